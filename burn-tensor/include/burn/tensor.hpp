@@ -1,0 +1,10 @@
+// The umbrella header of burn-tensor: Tensor<D, K>, Device, TensorData, errors and the plugin host.
+#pragma once
+
+#include "burn/tensor/api.hpp"
+#include "burn/tensor/backend.hpp"
+#include "burn/tensor/data.hpp"
+#include "burn/tensor/device.hpp"
+#include "burn/tensor/error.hpp"
+#include "burn/tensor/plugin.hpp"
+#include "burn/tensor/tensor.hpp"

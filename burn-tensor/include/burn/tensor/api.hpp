@@ -1,0 +1,150 @@
+// The non-template core of the tensor API. Tensor<D, K> forwards here so that the public template
+// stays thin and compile times stay low; these functions do the checking and call the backend.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "burn/tensor/device.hpp"
+
+namespace burn {
+
+enum class Kind : uint8_t { Float, Int, Bool };
+
+// A tensor without its static rank and kind: the device it lives on and the backend's primitive.
+struct TensorHandle {
+  Device device = Device::from_backend(nullptr);
+  Prim prim;
+};
+
+// One dim of a slice, Python style: [start, end) with a step; negative start/end count from the end;
+// a missing bound means the whole side; a negative step walks the range backwards (NumPy).
+struct Slice {
+  std::optional<int64_t> start, end;
+  int64_t step = 1;
+  static Slice all() { return {}; }
+  static Slice range(int64_t start, int64_t end, int64_t step = 1) { return {start, end, step}; }
+  static Slice from(int64_t start, int64_t step = 1) { return {start, std::nullopt, step}; }
+  static Slice to(int64_t end) { return {std::nullopt, end, 1}; }
+  // A single index, keeping the dim (size 1); -1 is the last element.
+  static Slice at(int64_t index) { return {index, index == -1 ? std::nullopt : std::optional<int64_t>(index + 1), 1}; }
+};
+
+enum class PadMode : uint8_t { Constant, Reflect, Replicate };
+
+namespace api {
+
+using H = TensorHandle;
+using Hs = std::vector<TensorHandle>;
+
+// Checks that a handle matches a static rank and kind; ShapeError / DTypeError naming `op`.
+BURN_TENSOR_API void check_tensor(const H& h, size_t rank, Kind kind, const char* op);
+BURN_TENSOR_API Kind kind_of(DType d);
+BURN_TENSOR_API DType default_dtype(Kind k);
+
+// creation
+BURN_TENSOR_API H empty(const Device& d, const Shape& s, DType dt);
+BURN_TENSOR_API H full(const Device& d, const Shape& s, Scalar v, DType dt);
+BURN_TENSOR_API H from_data(const Device& d, const TensorData& data, Kind kind);
+BURN_TENSOR_API H arange(const Device& d, int64_t start, int64_t end, int64_t step, DType dt);
+BURN_TENSOR_API H eye(const Device& d, int64_t n, int64_t m, DType dt);
+BURN_TENSOR_API H random(const Device& d, const Shape& s, const Distribution& dist, DType dt);
+BURN_TENSOR_API TensorData into_data(const H& h);
+BURN_TENSOR_API H to_device(const H& h, const Device& d);
+BURN_TENSOR_API H cast(H h, DType dt);
+BURN_TENSOR_API std::string to_string(const H& h);
+
+// layout
+BURN_TENSOR_API H reshape(H h, const std::vector<int64_t>& dims);  // one -1 allowed
+BURN_TENSOR_API H permute(H h, const std::vector<int64_t>& axes);   // negative axes allowed
+BURN_TENSOR_API H swap_dims(H h, int64_t a, int64_t b);
+BURN_TENSOR_API H flatten(H h, int64_t start, int64_t end);
+BURN_TENSOR_API H squeeze_dims(H h, const std::vector<int64_t>& dims);  // empty: every size-1 dim
+BURN_TENSOR_API H unsqueeze_dims(H h, const std::vector<int64_t>& dims);  // positions in the output
+BURN_TENSOR_API H expand(H h, const std::vector<int64_t>& dims);  // -1 keeps a dim; may add leading dims
+BURN_TENSOR_API H flip(H h, const std::vector<int64_t>& axes);
+BURN_TENSOR_API H roll(H h, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims);
+BURN_TENSOR_API H repeat(H h, const std::vector<int64_t>& sizes);
+BURN_TENSOR_API H narrow(H h, int64_t dim, int64_t start, int64_t length);
+BURN_TENSOR_API Hs chunk(H h, int64_t chunks, int64_t dim);
+BURN_TENSOR_API Hs split(H h, int64_t size, int64_t dim);
+BURN_TENSOR_API Hs split_with_sizes(H h, const std::vector<int64_t>& sizes, int64_t dim);
+BURN_TENSOR_API H cat(const Hs& hs, int64_t dim);
+BURN_TENSOR_API H stack(const Hs& hs, int64_t dim);
+BURN_TENSOR_API H slice(H h, const std::vector<Slice>& slices);
+BURN_TENSOR_API H slice_assign(H h, const std::vector<Slice>& slices, const H& value);
+BURN_TENSOR_API H slice_fill(H h, const std::vector<Slice>& slices, Scalar value);
+// pads: (left, right) pairs starting from the LAST dim, as torch.nn.functional.pad.
+BURN_TENSOR_API H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value);
+
+// indexing
+BURN_TENSOR_API H select(H h, int64_t dim, const H& indices);
+BURN_TENSOR_API H select_assign(H h, int64_t dim, const H& indices, const H& values);
+BURN_TENSOR_API H gather(H h, int64_t dim, const H& indices);
+BURN_TENSOR_API H scatter_add(H h, int64_t dim, const H& indices, const H& values);
+BURN_TENSOR_API H mask_where(H h, const H& mask, const H& value);
+BURN_TENSOR_API H mask_fill(H h, const H& mask, Scalar value);
+BURN_TENSOR_API H argwhere(const H& h);
+BURN_TENSOR_API Hs nonzero(const H& h);
+BURN_TENSOR_API H one_hot(const H& h, int64_t num_classes, DType dt);
+BURN_TENSOR_API H tril(H h, int64_t diagonal);
+BURN_TENSOR_API H triu(H h, int64_t diagonal);
+BURN_TENSOR_API H tril_mask(const Device& d, const Shape& s, int64_t diagonal);
+BURN_TENSOR_API H triu_mask(const Device& d, const Shape& s, int64_t diagonal);
+
+// numeric
+BURN_TENSOR_API H add(H a, const H& b);
+BURN_TENSOR_API H sub(H a, const H& b);
+BURN_TENSOR_API H mul(H a, const H& b);
+BURN_TENSOR_API H div(H a, const H& b);
+BURN_TENSOR_API H remainder(H a, const H& b);
+BURN_TENSOR_API H powf(H a, const H& b);
+BURN_TENSOR_API H atan2(H a, const H& b);
+BURN_TENSOR_API H maximum(H a, const H& b);
+BURN_TENSOR_API H minimum(H a, const H& b);
+BURN_TENSOR_API H add_scalar(H a, Scalar b);
+BURN_TENSOR_API H sub_scalar(H a, Scalar b);
+BURN_TENSOR_API H rsub_scalar(H a, Scalar b);  // b - a
+BURN_TENSOR_API H mul_scalar(H a, Scalar b);
+BURN_TENSOR_API H div_scalar(H a, Scalar b);
+BURN_TENSOR_API H rdiv_scalar(H a, Scalar b);  // b / a
+BURN_TENSOR_API H remainder_scalar(H a, Scalar b);
+BURN_TENSOR_API H powf_scalar(H a, Scalar b);
+BURN_TENSOR_API H powi(H a, const H& b);
+BURN_TENSOR_API H powi_scalar(H a, int64_t b);
+BURN_TENSOR_API H matmul(H a, const H& b);
+BURN_TENSOR_API H clamp(H h, Scalar lo, Scalar hi);
+BURN_TENSOR_API H clamp_min(H h, Scalar lo);
+BURN_TENSOR_API H clamp_max(H h, Scalar hi);
+
+// unary ops by id: the float math, abs/neg/sign and the parameterless activations
+BURN_TENSOR_API H unary(OpId op, H h);
+
+// reductions
+BURN_TENSOR_API H reduce_all(OpId op, H h);               // sum, mean, prod, max, min, any, all -> [1]
+BURN_TENSOR_API H reduce_dim(OpId op, H h, int64_t dim);  // *_dim, argmax, argmin, cum*, keeps dim
+BURN_TENSOR_API std::pair<H, H> reduce_dim_with_indices(OpId op, H h, int64_t dim);  // max/min
+BURN_TENSOR_API H var(H h, int64_t dim, int64_t correction);
+BURN_TENSOR_API std::pair<H, H> var_mean(H h, int64_t dim, int64_t correction);
+BURN_TENSOR_API std::pair<H, H> sort_with_indices(H h, int64_t dim, bool descending, bool stable);
+BURN_TENSOR_API H argsort(H h, int64_t dim, bool descending, bool stable);
+BURN_TENSOR_API std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest);
+
+// comparison and bool (op is one of the compare/boolean ops of the table)
+BURN_TENSOR_API H compare(OpId op, H a, const H& b);
+BURN_TENSOR_API H compare_elem(OpId op, H a, Scalar b);
+BURN_TENSOR_API H bool_binary(OpId op, H a, const H& b);
+
+// parameterised activations
+BURN_TENSOR_API H leaky_relu(H h, double negative_slope);
+BURN_TENSOR_API H softplus(H h, double beta, double threshold);
+BURN_TENSOR_API H hard_sigmoid(H h, double alpha, double beta);
+BURN_TENSOR_API H elu(H h, double alpha);
+BURN_TENSOR_API H softmax(H h, int64_t dim);
+BURN_TENSOR_API H log_softmax(H h, int64_t dim);
+BURN_TENSOR_API H softmin(H h, int64_t dim);
+
+}  // namespace api
+}  // namespace burn

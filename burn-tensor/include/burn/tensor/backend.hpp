@@ -1,0 +1,108 @@
+// The Backend interface: one virtual per op of the op table. CORE ops are pure virtual; DEFAULT
+// ops have composite bodies in burn-tensor (src/backend_defaults*.cpp) built from other ops.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "burn/tensor/data.hpp"
+#include "burn/tensor/op_table.hpp"
+#include "burn/tensor/primitive.hpp"
+
+namespace burn {
+
+// The plugin ABI: bump on any change to the op table or to the Backend class layout.
+#define BURN_PLUGIN_ABI_VERSION 1
+inline constexpr size_t kOpCountAtAbi = 123;
+static_assert(kOpCount == kOpCountAtAbi,
+              "the op table changed: bump BURN_PLUGIN_ABI_VERSION and set kOpCountAtAbi to kOpCount");
+
+enum class OpTier : uint8_t { Core, Default };
+
+struct OpInfo {
+  OpId id;
+  const char* name;
+  const char* group;
+  OpTier tier;
+};
+
+// Every op of the table, in table order (for errors, logs and the conformance coverage check).
+BURN_TENSOR_API const OpInfo (&all_ops())[kOpCount];
+BURN_TENSOR_API const OpInfo& op_info(OpId id);
+BURN_TENSOR_API const OpInfo* find_op(std::string_view name);
+
+class BURN_TENSOR_API Backend {
+ public:
+  virtual ~Backend();
+
+  // The chain's spec, e.g. "cpu" or "trace<cpu>".
+  virtual std::string name() const = 0;
+  // Whether `op` runs on `dtype` here; callers ask before they fail.
+  virtual bool supports(OpId op, DType dtype) const;
+  // Backend-specific extras (memory stats, a fused-kernel executor); nullptr when absent.
+  virtual void* query_interface(std::string_view name);
+  // Waits for queued work (asynchronous backends); a no-op by default.
+  virtual void sync();
+  // Seeds the generator used by `random`.
+  virtual void seed(uint64_t seed);
+
+#define BURN_X_CORE(ret, name, params) virtual ret name params = 0;
+#define BURN_X_DEFAULT(ret, name, params) virtual ret name params;
+#define BURN_X_DECL(group, name, ret, params, args, tier) BURN_X_##tier(ret, name, params)
+  BURN_OP_TABLE(BURN_X_DECL)
+#undef BURN_X_DECL
+#undef BURN_X_CORE
+#undef BURN_X_DEFAULT
+
+ protected:
+  // The generator behind the default `random`; guarded because devices are shared across threads.
+  std::mt19937_64& rng() { return rng_; }
+  std::mutex& rng_mutex() { return rng_mutex_; }
+
+ private:
+  std::mt19937_64 rng_{0x5eedULL};
+  std::mutex rng_mutex_;
+};
+
+using BackendPtr = std::shared_ptr<Backend>;
+
+// Forwards every op to an inner backend. Decorators derive from it and override what they change.
+class BURN_TENSOR_API ForwardingBackend : public Backend {
+ public:
+  explicit ForwardingBackend(BackendPtr inner);
+  const BackendPtr& inner() const { return inner_; }
+
+  std::string name() const override;  // "<decorator_name()><inner name>"
+  bool supports(OpId op, DType dtype) const override;
+  void* query_interface(std::string_view name) override;
+  void sync() override;
+  void seed(uint64_t seed) override;
+
+#define BURN_X_FWD(group, name, ret, params, args, tier) ret name params override;
+  BURN_OP_TABLE(BURN_X_FWD)
+#undef BURN_X_FWD
+
+ protected:
+  virtual std::string decorator_name() const = 0;
+
+ private:
+  BackendPtr inner_;
+};
+
+// Per-op call counts of a trace<...> decorator, reached through query_interface("trace").
+class BURN_TENSOR_API TraceCounters {
+ public:
+  virtual ~TraceCounters();
+  virtual uint64_t count(OpId op) const = 0;
+  virtual uint64_t total() const = 0;
+  virtual void reset() = 0;
+};
+
+// Makes the built-in trace decorator: counts every op it forwards and logs it at debug level.
+BURN_TENSOR_API BackendPtr make_trace_backend(BackendPtr inner);
+
+}  // namespace burn

@@ -1,0 +1,112 @@
+// The plugin ABI and host. A plugin is a shared library exporting one C symbol,
+// `burn_plugin_entry`, that returns a static C-layout descriptor; see docs/plugins.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "burn/tensor/backend.hpp"
+#include "burn/tensor/version.hpp"
+
+#define BURN_STRINGIFY_(x) #x
+#define BURN_STRINGIFY(x) BURN_STRINGIFY_(x)
+
+// Compiler family and major, libstdc++ dual ABI, C++ standard: a plugin must match the host's.
+#if defined(__clang__)
+#define BURN_COMPILER_TAG "clang-" BURN_STRINGIFY(__clang_major__)
+#elif defined(__GNUC__)
+#define BURN_COMPILER_TAG "gcc-" BURN_STRINGIFY(__GNUC__)
+#else
+#define BURN_COMPILER_TAG "unknown"
+#endif
+#if defined(_GLIBCXX_USE_CXX11_ABI)
+#define BURN_STDLIB_TAG "libstdc++-cxx11abi" BURN_STRINGIFY(_GLIBCXX_USE_CXX11_ABI)
+#else
+#define BURN_STDLIB_TAG "stdlib-other"
+#endif
+#define BURN_TOOLCHAIN_TAG BURN_COMPILER_TAG ";" BURN_STDLIB_TAG ";c++" BURN_STRINGIFY(__cplusplus)
+
+extern "C" {
+
+enum BurnPluginKind : uint32_t { BURN_PLUGIN_BACKEND = 1, BURN_PLUGIN_RECORDER = 2, BURN_PLUGIN_IMPORTER = 3 };
+
+struct BurnPluginDescriptor {
+  uint32_t struct_size;          // sizeof(BurnPluginDescriptor) when built
+  uint32_t abi_version;          // BURN_PLUGIN_ABI_VERSION when built
+  uint32_t kind;                 // BurnPluginKind
+  const char* name;              // "cpu"
+  const char* version;           // the plugin's own version
+  const char* burn_tensor_version;  // BURN_TENSOR_VERSION when built
+  const char* toolchain;         // BURN_TOOLCHAIN_TAG when built
+  int32_t (*score)(void);        // 0: cannot run here; higher wins between plugins of one name
+  // Returns a new object of the kind's interface (burn::Backend* for backends), or nullptr
+  // after writing a NUL-terminated reason into err. Never throws.
+  void* (*create)(char* err, size_t err_len);
+  void (*destroy)(void* object);
+};
+
+typedef const BurnPluginDescriptor* (*BurnPluginEntryFn)(void);
+}
+
+namespace burn::plugins {
+
+// What the host found at one path, for `burn plugins` and logs.
+struct PluginRecord {
+  std::string path;
+  std::string name;     // empty when the descriptor could not be read
+  std::string kind;     // "backend", "recorder", "importer"
+  std::string version;
+  int32_t score = 0;
+  bool loaded = false;  // accepted; may still lose to a higher-scored plugin of the same name
+  bool selected = false;  // the one used for its name
+  std::string reason;   // why it was rejected or not selected
+};
+
+// Loads one plugin file now; throws PluginError with the rejection reason.
+BURN_TENSOR_API void load(const std::string& path);
+// Runs discovery once (idempotent): BURN_PLUGIN_PATH, the library's folder, the executable's
+// folder, the install folder. Rejections are logged and recorded, never thrown.
+BURN_TENSOR_API void discover();
+// Everything found so far (after discover()).
+BURN_TENSOR_API std::vector<PluginRecord> report();
+// The folders and files searched, in order.
+BURN_TENSOR_API std::vector<std::string> search_paths();
+// Names of the backends available after discovery.
+BURN_TENSOR_API std::vector<std::string> backend_names();
+// A new backend from the selected plugin of that name; PluginError naming the known ones if none.
+BURN_TENSOR_API BackendPtr create_backend(std::string_view name);
+
+}  // namespace burn::plugins
+
+// Writes `burn_plugin_entry` for a backend plugin. FACTORY: a callable returning
+// std::unique_ptr<burn::Backend> (may throw); SCORE: a callable returning int32_t (may throw: 0).
+#define BURN_BACKEND_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                         \
+  namespace {                                                                                      \
+  int32_t burn_plugin_score_() noexcept {                                                          \
+    try { return static_cast<int32_t>((SCORE)()); } catch (...) { return 0; }                      \
+  }                                                                                                \
+  void* burn_plugin_create_(char* err, size_t err_len) noexcept {                                  \
+    try {                                                                                          \
+      std::unique_ptr<burn::Backend> b = (FACTORY)();                                              \
+      return static_cast<void*>(b.release());                                                      \
+    } catch (const std::exception& e) {                                                            \
+      if (err && err_len) { std::snprintf(err, err_len, "%s", e.what()); }                         \
+    } catch (...) {                                                                                \
+      if (err && err_len) { std::snprintf(err, err_len, "unknown exception"); }                    \
+    }                                                                                              \
+    return nullptr;                                                                                \
+  }                                                                                                \
+  void burn_plugin_destroy_(void* p) noexcept { delete static_cast<burn::Backend*>(p); }           \
+  const BurnPluginDescriptor burn_plugin_descriptor_ = {                                           \
+      sizeof(BurnPluginDescriptor), BURN_PLUGIN_ABI_VERSION, BURN_PLUGIN_BACKEND, NAME, VERSION,   \
+      BURN_TENSOR_VERSION, BURN_TOOLCHAIN_TAG, &burn_plugin_score_, &burn_plugin_create_,          \
+      &burn_plugin_destroy_};                                                                      \
+  }                                                                                                \
+  extern "C" __attribute__((visibility("default"))) const BurnPluginDescriptor* burn_plugin_entry() { \
+    return &burn_plugin_descriptor_;                                                               \
+  }

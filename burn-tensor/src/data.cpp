@@ -1,0 +1,249 @@
+// TensorData: typed host buffers, dtype conversion, approximate comparison and printing.
+#include "burn/tensor/data.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+namespace burn {
+
+float f16_to_f32(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu, bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400u)) { mant <<= 1; --exp; }
+      bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t f32_to_f16(float v) {
+  uint32_t x;
+  std::memcpy(&x, &v, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff);
+  uint32_t mant = x & 0x7fffffu;
+  if (exp == 255) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
+  int32_t e = exp - 127 + 15;
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;  // round to nearest even
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1))) ++half;  // may carry into the exponent: correct
+  return static_cast<uint16_t>(half);
+}
+
+float bf16_to_f32(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t f32_to_bf16(float v) {
+  uint32_t x;
+  std::memcpy(&x, &v, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // keep NaN
+  x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
+  return static_cast<uint16_t>(x >> 16);
+}
+
+TensorData::TensorData(Shape shape, DType dtype)
+    : shape_(std::move(shape)), dtype_(dtype),
+      bytes_(static_cast<size_t>(shape_.num_elements()) * dtype_size(dtype), 0) {}
+
+TensorData::TensorData(Shape shape, DType dtype, std::vector<uint8_t> bytes)
+    : shape_(std::move(shape)), dtype_(dtype), bytes_(std::move(bytes)) {
+  size_t want = static_cast<size_t>(shape_.num_elements()) * dtype_size(dtype_);
+  if (bytes_.size() != want)
+    throw ShapeError("TensorData", "shape " + shape_.to_string() + " of " + std::string(dtype_name(dtype_)) +
+                                       " needs " + std::to_string(want) + " bytes, got " +
+                                       std::to_string(bytes_.size()));
+}
+
+void TensorData::check_count(size_t n, const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) throw ShapeError("TensorData", "negative dim in shape " + shape.to_string());
+  if (static_cast<int64_t>(n) != shape.num_elements())
+    throw ShapeError("TensorData", std::to_string(n) + " values do not fill shape " + shape.to_string() +
+                                       " (" + std::to_string(shape.num_elements()) + " elements)");
+}
+
+void TensorData::check_dtype(DType want, const char* op) const {
+  if (want != dtype_)
+    throw DTypeError(op, "data is " + std::string(dtype_name(dtype_)) + ", requested " +
+                             std::string(dtype_name(want)));
+}
+
+double TensorData::value_f64(int64_t i) const {
+  const uint8_t* p = bytes_.data() + static_cast<size_t>(i) * dtype_size(dtype_);
+  switch (dtype_) {
+    case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
+    case DType::F64: { double v; std::memcpy(&v, p, 8); return v; }
+    case DType::F16: { uint16_t v; std::memcpy(&v, p, 2); return f16_to_f32(v); }
+    case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_f32(v); }
+    case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::I8: return static_cast<int8_t>(*p);
+    case DType::U8: return *p;
+    case DType::Bool: return *p ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+std::vector<double> TensorData::to_f64_vec() const {
+  std::vector<double> out(static_cast<size_t>(num_elements()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = value_f64(static_cast<int64_t>(i));
+  return out;
+}
+
+namespace {
+
+// Integer targets go through int64 so that i64 values beyond 2^53 survive an int->int conversion.
+int64_t value_i64(const TensorData& d, int64_t i) {
+  const uint8_t* p = d.bytes().data() + static_cast<size_t>(i) * dtype_size(d.dtype());
+  switch (d.dtype()) {
+    case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return v; }
+    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::I8: return static_cast<int8_t>(*p);
+    case DType::U8: case DType::Bool: return *p;
+    default: {
+      double v = d.value_f64(i);
+      return std::isfinite(v) ? static_cast<int64_t>(v) : 0;
+    }
+  }
+}
+
+void store(uint8_t* p, DType to, double f, int64_t i) {
+  switch (to) {
+    case DType::F32: { float v = static_cast<float>(f); std::memcpy(p, &v, 4); break; }
+    case DType::F64: std::memcpy(p, &f, 8); break;
+    case DType::F16: { uint16_t v = f32_to_f16(static_cast<float>(f)); std::memcpy(p, &v, 2); break; }
+    case DType::BF16: { uint16_t v = f32_to_bf16(static_cast<float>(f)); std::memcpy(p, &v, 2); break; }
+    case DType::I64: std::memcpy(p, &i, 8); break;
+    case DType::I32: { int32_t v = static_cast<int32_t>(i); std::memcpy(p, &v, 4); break; }
+    case DType::I8: *p = static_cast<uint8_t>(static_cast<int8_t>(i)); break;
+    case DType::U8: *p = static_cast<uint8_t>(i); break;
+    case DType::Bool: *p = f != 0.0 ? 1 : 0; break;
+  }
+}
+
+}  // namespace
+
+TensorData TensorData::convert(DType to) const {
+  if (to == dtype_) return *this;
+  TensorData out(shape_, to);
+  size_t w = dtype_size(to);
+  for (int64_t k = 0; k < num_elements(); ++k)
+    store(out.bytes_.data() + static_cast<size_t>(k) * w, to, value_f64(k), is_int(to) ? value_i64(*this, k) : 0);
+  return out;
+}
+
+TensorData TensorData::reshape(Shape shape) const {
+  if (shape.num_elements() != num_elements())
+    throw ShapeError("TensorData::reshape", "cannot reshape " + shape_.to_string() + " to " + shape.to_string());
+  return TensorData(std::move(shape), dtype_, bytes_);
+}
+
+ApproxReport TensorData::compare_approx(const TensorData& expected, double rtol, double atol) const {
+  ApproxReport r;
+  if (shape_ != expected.shape_) {
+    r.ok = false;
+    r.message = "shape " + shape_.to_string() + " differs from expected " + expected.shape_.to_string();
+    return r;
+  }
+  double worst_excess = 0;
+  for (int64_t i = 0; i < num_elements(); ++i) {
+    double a = value_f64(i), e = expected.value_f64(i);
+    if (std::isnan(a) && std::isnan(e)) continue;
+    if (a == e) continue;  // equal infinities
+    double err = std::fabs(a - e), tol = atol + rtol * std::fabs(e);
+    bool bad = !(err <= tol);
+    double excess = std::isnan(err) || std::isinf(err) ? std::numeric_limits<double>::infinity() : err - tol;
+    if (bad && (r.ok || excess > worst_excess)) {
+      r.ok = false;
+      worst_excess = excess;
+      r.worst_index = i;
+      r.worst_actual = a;
+      r.worst_expected = e;
+      r.worst_error = err;
+    }
+  }
+  if (!r.ok) {
+    std::ostringstream os;
+    os << std::setprecision(9) << "element " << r.worst_index << " is " << r.worst_actual << ", expected "
+       << r.worst_expected << " (|diff| " << r.worst_error << " > atol " << atol << " + rtol " << rtol
+       << " * |expected|)";
+    r.message = os.str();
+  }
+  return r;
+}
+
+void TensorData::assert_approx_eq(const TensorData& expected, double rtol, double atol) const {
+  ApproxReport r = compare_approx(expected, rtol, atol);
+  if (!r.ok) throw ValueError("assert_approx_eq", r.message);
+}
+
+bool TensorData::operator==(const TensorData& o) const {
+  return shape_ == o.shape_ && dtype_ == o.dtype_ && bytes_ == o.bytes_;
+}
+
+namespace {
+
+void print_rec(std::ostringstream& os, const TensorData& d, const std::vector<int64_t>& strides, size_t dim,
+               int64_t base, bool summarise, int edge, int indent) {
+  const Shape& s = d.shape();
+  os << '[';
+  int64_t n = s[dim];
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarise && n > 2 * edge && i == edge) {
+      os << (dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
+      i = n - edge - 1;
+      continue;
+    }
+    if (dim + 1 == s.rank()) {
+      double v = d.value_f64(base + i * strides[dim]);
+      if (d.dtype() == DType::Bool) os << (v != 0 ? "true" : "false");
+      else if (is_int(d.dtype())) os << static_cast<int64_t>(v);
+      else os << std::setprecision(6) << v;
+    } else {
+      print_rec(os, d, strides, dim + 1, base + i * strides[dim], summarise, edge, indent + 1);
+    }
+    if (i + 1 < n) os << (dim + 1 == s.rank() ? ", " : ",\n" + std::string(indent + 1, ' '));
+  }
+  os << ']';
+}
+
+}  // namespace
+
+std::string TensorData::to_string(int64_t threshold, int edge_items) const {
+  std::ostringstream os;
+  if (shape_.rank() == 0) {
+    os << value_f64(0);
+  } else if (num_elements() == 0) {
+    os << "[]";
+  } else {
+    print_rec(os, *this, contiguous_strides(shape_), 0, 0, num_elements() > threshold, edge_items, 0);
+  }
+  return os.str();
+}
+
+}  // namespace burn
