@@ -1,0 +1,57 @@
+// Private helpers shared by the api/*.cpp files: argument checks that produce the tagged errors.
+#pragma once
+
+#include <string>
+
+#include "burn/tensor/api.hpp"
+#include "burn/tensor/error.hpp"
+
+namespace burn::api::detail {
+
+inline std::string dt(DType d) { return std::string(dtype_name(d)); }
+
+// The backend of a handle; a default-constructed tensor has none.
+inline Backend& be(const H& h, const char* op) {
+  if (!h.prim || !h.device.backend()) throw ValueError(op, "the tensor is empty (default-constructed)");
+  return *h.device.backend();
+}
+
+inline void same_device(const H& a, const H& b, const char* op) {
+  be(a, op);
+  be(b, op);
+  if (a.device != b.device)
+    throw DeviceError(op, "tensors are on different devices: " + a.device.name() + " and " + b.device.name() +
+                              "; move one with to_device");
+}
+
+inline void same_dtype(const H& a, const H& b, const char* op) {
+  if (a.prim->dtype() != b.prim->dtype())
+    throw DTypeError(op, "lhs is " + dt(a.prim->dtype()) + " and rhs is " + dt(b.prim->dtype()) +
+                             "; cast one of them first");
+}
+
+inline void require_float(const H& h, const char* op) {
+  if (!is_float(h.prim->dtype()))
+    throw DTypeError(op, "expected a float tensor, got " + dt(h.prim->dtype()));
+}
+inline void require_numeric(const H& h, const char* op) {
+  if (is_bool(h.prim->dtype())) throw DTypeError(op, "expected a float or int tensor, got bool");
+}
+inline void require_bool(const H& h, const char* op) {
+  if (!is_bool(h.prim->dtype())) throw DTypeError(op, "expected a bool tensor, got " + dt(h.prim->dtype()));
+}
+inline void require_index(const H& h, const char* op) {
+  DType d = h.prim->dtype();
+  if (d != DType::I64 && d != DType::I32)
+    throw DTypeError(op, "indices must be i64 or i32, got " + dt(d));
+}
+inline void check_shape(const Shape& s, const char* op) {
+  for (int64_t d : s)
+    if (d < 0) throw ShapeError(op, "negative dim in shape " + s.to_string());
+}
+
+inline const Shape& shape(const H& h) { return h.prim->shape(); }
+inline size_t rank(const H& h) { return h.prim->shape().rank(); }
+inline H with(const H& like, Prim p) { return H{like.device, std::move(p)}; }
+
+}  // namespace burn::api::detail

@@ -1,0 +1,394 @@
+// Tensor API: shape and layout functions, composed from the backend's view ops.
+#include <algorithm>
+#include <numeric>
+
+#include "checks.hpp"
+
+namespace burn::api {
+using namespace detail;
+
+namespace {
+
+std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size_t r, const char* op) {
+  std::vector<size_t> out;
+  std::vector<bool> seen(r, false);
+  for (int64_t a : axes) {
+    size_t d = normalize_dim(a, r, op);
+    if (seen[d]) throw IndexError(op, "dim " + std::to_string(a) + " is repeated");
+    seen[d] = true;
+    out.push_back(d);
+  }
+  return out;
+}
+
+Axes to_axes(const std::vector<size_t>& v) { return Axes(v.begin(), v.end()); }
+
+// One dim of a Python-style slice, clamped like Python; returns the positive-step range and
+// whether the dim must be flipped afterwards (negative step).
+std::pair<SliceRange, bool> normalize_slice(const Slice& s, int64_t n, size_t dim, const char* op) {
+  if (s.step == 0) throw ValueError(op, "slice step for dim " + std::to_string(dim) + " is 0");
+  auto clampi = [n](int64_t v) { return std::clamp(v < 0 ? v + n : v, int64_t{0}, n); };
+  int64_t start = s.start ? clampi(*s.start) : 0;
+  int64_t end = s.end ? clampi(*s.end) : n;
+  if (end < start) end = start;
+  int64_t step = s.step > 0 ? s.step : -s.step;
+  if (s.step > 0 || end == start) return {{start, end, step}, s.step < 0};
+  // Walking [start, end) backwards from end - 1 selects the elements congruent to end - 1.
+  int64_t first = start + (end - 1 - start) % step;
+  return {{first, end, step}, true};
+}
+
+struct NormalizedSlices {
+  Slices ranges;
+  Axes flips;
+  Shape region;
+};
+
+NormalizedSlices normalize_slices(const H& h, const std::vector<Slice>& slices, const char* op) {
+  const Shape& s = shape(h);
+  if (slices.size() > s.rank())
+    throw IndexError(op, std::to_string(slices.size()) + " slices for a tensor of rank " + std::to_string(s.rank()));
+  NormalizedSlices out;
+  std::vector<int64_t> region;
+  for (size_t d = 0; d < s.rank(); ++d) {
+    auto [r, flip] = d < slices.size() ? normalize_slice(slices[d], s[d], d, op)
+                                       : std::pair<SliceRange, bool>{{0, s[d], 1}, false};
+    out.ranges.push_back(r);
+    if (flip) out.flips.push_back(static_cast<int64_t>(d));
+    region.push_back(r.length());
+  }
+  out.region = Shape(std::move(region));
+  return out;
+}
+
+}  // namespace
+
+H reshape(H h, const std::vector<int64_t>& dims) {
+  Backend& b = be(h, "reshape");
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      if (infer >= 0) throw ShapeError("reshape", "only one dim may be -1, got " + Shape(dims).to_string());
+      infer = static_cast<int64_t>(i);
+    } else if (dims[i] < 0) {
+      throw ShapeError("reshape", "invalid dim " + std::to_string(dims[i]) + " in " + Shape(dims).to_string());
+    } else {
+      known *= dims[i];
+    }
+  }
+  std::vector<int64_t> out = dims;
+  int64_t n = shape(h).num_elements();
+  if (infer >= 0) {
+    if (known == 0 || n % known != 0)
+      throw ShapeError("reshape", "cannot reshape " + shape(h).to_string() + " (" + std::to_string(n) +
+                                      " elements) to " + Shape(dims).to_string());
+    out[static_cast<size_t>(infer)] = n / known;
+  } else if (known != n) {
+    throw ShapeError("reshape", "cannot reshape " + shape(h).to_string() + " (" + std::to_string(n) +
+                                    " elements) to " + Shape(dims).to_string());
+  }
+  Shape target(std::move(out));
+  if (target == shape(h)) return h;
+  return with(h, b.reshape(std::move(h.prim), target));
+}
+
+H permute(H h, const std::vector<int64_t>& axes) {
+  Backend& b = be(h, "permute");
+  if (axes.size() != rank(h))
+    throw ShapeError("permute", "got " + std::to_string(axes.size()) + " axes for a tensor of rank " +
+                                    std::to_string(rank(h)));
+  auto norm = normalize_axes(axes, rank(h), "permute");
+  return with(h, b.permute(std::move(h.prim), to_axes(norm)));
+}
+
+H swap_dims(H h, int64_t a, int64_t c) {
+  size_t r = rank(h);
+  size_t da = normalize_dim(a, r, "swap_dims"), dc = normalize_dim(c, r, "swap_dims");
+  if (da == dc) return h;
+  std::vector<int64_t> axes(r);
+  std::iota(axes.begin(), axes.end(), 0);
+  std::swap(axes[da], axes[dc]);
+  return permute(std::move(h), axes);
+}
+
+H flatten(H h, int64_t start, int64_t end) {
+  size_t r = rank(h);
+  size_t s = normalize_dim(start, r, "flatten"), e = normalize_dim(end, r, "flatten");
+  if (s > e) throw IndexError("flatten", "start dim " + std::to_string(start) + " is after end dim " + std::to_string(end));
+  std::vector<int64_t> dims;
+  int64_t merged = 1;
+  for (size_t i = 0; i < r; ++i) {
+    if (i < s || i > e) {
+      dims.push_back(shape(h)[i]);
+    } else {
+      merged *= shape(h)[i];
+      if (i == e) dims.push_back(merged);
+    }
+  }
+  return reshape(std::move(h), dims);
+}
+
+H squeeze_dims(H h, const std::vector<int64_t>& dims) {
+  const Shape& s = shape(h);
+  std::vector<bool> drop(s.rank(), false);
+  if (dims.empty()) {
+    for (size_t i = 0; i < s.rank(); ++i) drop[i] = s[i] == 1;
+  } else {
+    for (size_t d : normalize_axes(dims, s.rank(), "squeeze")) {
+      if (s[d] != 1)
+        throw ShapeError("squeeze", "dim " + std::to_string(d) + " of " + s.to_string() + " has size " +
+                                        std::to_string(s[d]) + ", not 1");
+      drop[d] = true;
+    }
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < s.rank(); ++i)
+    if (!drop[i]) out.push_back(s[i]);
+  return reshape(std::move(h), out);
+}
+
+H unsqueeze_dims(H h, const std::vector<int64_t>& dims) {
+  const Shape& s = shape(h);
+  size_t out_rank = s.rank() + dims.size();
+  std::vector<bool> is_new(out_rank, false);
+  for (size_t d : normalize_axes(dims, out_rank, "unsqueeze")) is_new[d] = true;
+  std::vector<int64_t> out;
+  size_t k = 0;
+  for (size_t i = 0; i < out_rank; ++i) out.push_back(is_new[i] ? 1 : s[k++]);
+  return reshape(std::move(h), out);
+}
+
+H expand(H h, const std::vector<int64_t>& dims) {
+  Backend& b = be(h, "expand");
+  const Shape& s = shape(h);
+  if (dims.size() < s.rank())
+    throw ShapeError("expand", "cannot expand " + s.to_string() + " to fewer dims " + Shape(dims).to_string());
+  size_t lead = dims.size() - s.rank();
+  std::vector<int64_t> out(dims.size()), in(dims.size(), 1);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t have = i < lead ? 1 : s[i - lead];
+    in[i] = have;
+    if (dims[i] == -1) {
+      if (i < lead) throw ShapeError("expand", "-1 is not allowed for the new leading dim " + std::to_string(i));
+      out[i] = have;
+    } else if (dims[i] < 0 || (have != 1 && have != dims[i])) {
+      throw ShapeError("expand", "cannot expand " + s.to_string() + " to " + Shape(dims).to_string() + ": dim " +
+                                     std::to_string(i) + " has size " + std::to_string(have));
+    } else {
+      out[i] = dims[i];
+    }
+  }
+  Prim p = std::move(h.prim);
+  if (lead) p = b.reshape(std::move(p), Shape(in));
+  Shape target(std::move(out));
+  if (target == p->shape()) return with(h, std::move(p));
+  return with(h, b.expand(std::move(p), target));
+}
+
+H flip(H h, const std::vector<int64_t>& axes) {
+  Backend& b = be(h, "flip");
+  auto norm = normalize_axes(axes, rank(h), "flip");
+  if (norm.empty()) return h;
+  return with(h, b.flip(std::move(h.prim), to_axes(norm)));
+}
+
+H roll(H h, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims) {
+  Backend& b = be(h, "roll");
+  if (shifts.size() != dims.size())
+    throw ShapeError("roll", std::to_string(shifts.size()) + " shifts for " + std::to_string(dims.size()) + " dims");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    size_t d = normalize_dim(dims[i], rank(h), "roll");
+    int64_t n = shape(h)[d];
+    if (n == 0) continue;
+    int64_t s = ((shifts[i] % n) + n) % n;
+    if (s == 0) continue;
+    Slices tail(rank(h)), head(rank(h));
+    for (size_t k = 0; k < rank(h); ++k) tail[k] = head[k] = {0, shape(h)[k], 1};
+    tail[d] = {n - s, n, 1};
+    head[d] = {0, n - s, 1};
+    h = with(h, b.cat({b.slice(h.prim, tail), b.slice(h.prim, head)}, d));
+  }
+  return h;
+}
+
+H repeat(H h, const std::vector<int64_t>& sizes) {
+  Backend& b = be(h, "repeat");
+  if (sizes.size() < rank(h))
+    throw ShapeError("repeat", std::to_string(sizes.size()) + " repeat counts for a tensor of rank " +
+                                   std::to_string(rank(h)));
+  if (sizes.size() > rank(h)) {
+    std::vector<int64_t> lead(sizes.size() - rank(h));
+    std::iota(lead.begin(), lead.end(), 0);
+    h = unsqueeze_dims(std::move(h), lead);
+  }
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < 0) throw ValueError("repeat", "negative repeat count " + std::to_string(sizes[d]) + " for dim " + std::to_string(d));
+    if (sizes[d] != 1) h = with(h, b.repeat_dim(std::move(h.prim), d, sizes[d]));
+  }
+  return h;
+}
+
+H narrow(H h, int64_t dim, int64_t start, int64_t length) {
+  size_t d = normalize_dim(dim, rank(h), "narrow");
+  int64_t n = shape(h)[d];
+  int64_t s = start < 0 ? start + n : start;
+  if (s < 0 || length < 0 || s + length > n)
+    throw IndexError("narrow", "start " + std::to_string(start) + " and length " + std::to_string(length) +
+                                   " exceed dim " + std::to_string(d) + " of size " + std::to_string(n));
+  std::vector<Slice> sl(d + 1);
+  sl[d] = Slice::range(s, s + length);
+  return slice(std::move(h), sl);
+}
+
+Hs split_with_sizes(H h, const std::vector<int64_t>& sizes, int64_t dim) {
+  size_t d = normalize_dim(dim, rank(h), "split_with_sizes");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) throw ValueError("split_with_sizes", "negative size " + std::to_string(s));
+    total += s;
+  }
+  if (total != shape(h)[d])
+    throw ShapeError("split_with_sizes", "sizes sum to " + std::to_string(total) + " but dim " + std::to_string(d) +
+                                             " has size " + std::to_string(shape(h)[d]));
+  Hs out;
+  int64_t at = 0;
+  for (int64_t s : sizes) {
+    out.push_back(narrow(h, static_cast<int64_t>(d), at, s));
+    at += s;
+  }
+  return out;
+}
+
+Hs split(H h, int64_t size, int64_t dim) {
+  if (size <= 0) throw ValueError("split", "split size must be positive, got " + std::to_string(size));
+  size_t d = normalize_dim(dim, rank(h), "split");
+  int64_t n = shape(h)[d];
+  std::vector<int64_t> sizes;
+  for (int64_t at = 0; at < n; at += size) sizes.push_back(std::min(size, n - at));
+  if (sizes.empty()) sizes.push_back(0);
+  return split_with_sizes(std::move(h), sizes, dim);
+}
+
+Hs chunk(H h, int64_t chunks, int64_t dim) {
+  if (chunks <= 0) throw ValueError("chunk", "number of chunks must be positive, got " + std::to_string(chunks));
+  size_t d = normalize_dim(dim, rank(h), "chunk");
+  int64_t n = shape(h)[d];
+  int64_t size = std::max<int64_t>(1, (n + chunks - 1) / chunks);
+  return split(std::move(h), size, static_cast<int64_t>(d));
+}
+
+H cat(const Hs& hs, int64_t dim) {
+  if (hs.empty()) throw ValueError("cat", "needs at least one tensor");
+  const H& first = hs[0];
+  Backend& b = be(first, "cat");
+  size_t d = normalize_dim(dim, rank(first), "cat");
+  Prims prims;
+  for (size_t i = 0; i < hs.size(); ++i) {
+    same_device(first, hs[i], "cat");
+    if (hs[i].prim->dtype() != first.prim->dtype())
+      throw DTypeError("cat", "tensor " + std::to_string(i) + " is " + dt(hs[i].prim->dtype()) + ", tensor 0 is " +
+                                  dt(first.prim->dtype()));
+    const Shape& s = shape(hs[i]);
+    bool ok = s.rank() == rank(first);
+    for (size_t k = 0; ok && k < s.rank(); ++k) ok = k == d || s[k] == shape(first)[k];
+    if (!ok)
+      throw ShapeError("cat", "tensor " + std::to_string(i) + " has shape " + s.to_string() + ", tensor 0 has " +
+                                  shape(first).to_string() + " (they may differ only in dim " + std::to_string(d) + ")");
+    prims.push_back(hs[i].prim);
+  }
+  if (prims.size() == 1) return first;
+  return with(first, b.cat(prims, d));
+}
+
+H stack(const Hs& hs, int64_t dim) {
+  if (hs.empty()) throw ValueError("stack", "needs at least one tensor");
+  size_t d = normalize_dim(dim, rank(hs[0]) + 1, "stack");
+  Hs parts;
+  for (size_t i = 0; i < hs.size(); ++i) {
+    if (shape(hs[i]) != shape(hs[0]))
+      throw ShapeError("stack", "tensor " + std::to_string(i) + " has shape " + shape(hs[i]).to_string() +
+                                    ", tensor 0 has " + shape(hs[0]).to_string());
+    parts.push_back(unsqueeze_dims(hs[i], {static_cast<int64_t>(d)}));
+  }
+  return cat(parts, static_cast<int64_t>(d));
+}
+
+H slice(H h, const std::vector<Slice>& slices) {
+  Backend& b = be(h, "slice");
+  NormalizedSlices n = normalize_slices(h, slices, "slice");
+  bool whole = n.region == shape(h);
+  for (const auto& r : n.ranges) whole = whole && r.start == 0 && r.step == 1;
+  Prim p = whole ? std::move(h.prim) : b.slice(std::move(h.prim), n.ranges);
+  if (!n.flips.empty()) p = b.flip(std::move(p), n.flips);
+  return with(h, std::move(p));
+}
+
+H slice_assign(H h, const std::vector<Slice>& slices, const H& value) {
+  Backend& b = be(h, "slice_assign");
+  same_device(h, value, "slice_assign");
+  same_dtype(h, value, "slice_assign");
+  NormalizedSlices n = normalize_slices(h, slices, "slice_assign");
+  if (shape(value).rank() > n.region.rank())
+    throw ShapeError("slice_assign", "value of shape " + shape(value).to_string() + " does not fit the region " +
+                                         n.region.to_string());
+  H v = expand(value, n.region.dims());
+  if (!n.flips.empty()) v = with(v, b.flip(v.prim, n.flips));
+  if (n.region.num_elements() == 0) return h;
+  return with(h, b.slice_assign(std::move(h.prim), n.ranges, std::move(v.prim)));
+}
+
+H slice_fill(H h, const std::vector<Slice>& slices, Scalar value) {
+  Backend& b = be(h, "slice_fill");
+  NormalizedSlices n = normalize_slices(h, slices, "slice_fill");
+  if (n.region.num_elements() == 0) return h;
+  Prim v = b.full(n.region, value, h.prim->dtype());
+  return with(h, b.slice_assign(std::move(h.prim), n.ranges, std::move(v)));
+}
+
+H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value) {
+  Backend& b = be(h, "pad");
+  size_t r = rank(h);
+  if (pads.size() % 2 != 0 || pads.size() / 2 > r)
+    throw ShapeError("pad", std::to_string(pads.size()) + " padding values for a tensor of rank " + std::to_string(r) +
+                                "; expected (left, right) pairs for at most " + std::to_string(r) + " trailing dims");
+  for (size_t i = 0; i < pads.size() / 2; ++i) {
+    size_t d = r - 1 - i;
+    int64_t left = pads[2 * i], right = pads[2 * i + 1], n = shape(h)[d];
+    if (left == 0 && right == 0) continue;
+    if (mode == PadMode::Constant) {
+      // Negative padding crops, as in torch.nn.functional.pad.
+      int64_t crop_l = std::max<int64_t>(0, -left), crop_r = std::max<int64_t>(0, -right);
+      if (crop_l + crop_r > n)
+        throw ShapeError("pad", "negative padding " + std::to_string(left) + ", " + std::to_string(right) +
+                                    " removes more than dim " + std::to_string(d) + " of size " + std::to_string(n));
+      if (crop_l || crop_r) h = narrow(std::move(h), static_cast<int64_t>(d), crop_l, n - crop_l - crop_r);
+      int64_t pl = std::max<int64_t>(0, left), pr = std::max<int64_t>(0, right);
+      if (pl == 0 && pr == 0) continue;
+      std::vector<int64_t> dims = shape(h).dims();
+      int64_t inner = dims[d];
+      dims[d] += pl + pr;
+      H out{h.device, b.full(Shape(dims), value, h.prim->dtype())};
+      std::vector<Slice> region(d + 1);
+      region[d] = Slice::range(pl, pl + inner);
+      h = slice_assign(std::move(out), region, h);
+    } else {
+      const char* name = mode == PadMode::Reflect ? "reflect" : "replicate";
+      if (left < 0 || right < 0)
+        throw ValueError("pad", std::string(name) + " padding must be non-negative, got " + std::to_string(left) + ", " + std::to_string(right));
+      if (mode == PadMode::Reflect && (left >= n || right >= n))
+        throw ShapeError("pad", "reflect padding " + std::to_string(left) + ", " + std::to_string(right) +
+                                    " must be smaller than dim " + std::to_string(d) + " of size " + std::to_string(n));
+      if (n == 0) throw ShapeError("pad", std::string(name) + " padding of an empty dim " + std::to_string(d));
+      std::vector<int64_t> idx;
+      for (int64_t i = -left; i < n + right; ++i) {
+        int64_t j = mode == PadMode::Reflect ? (i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i) : std::clamp<int64_t>(i, 0, n - 1);
+        idx.push_back(j);
+      }
+      Prim ip = b.from_data(TensorData::from_vector(idx, Shape{static_cast<int64_t>(idx.size())}));
+      h = with(h, b.select(std::move(h.prim), d, std::move(ip)));
+    }
+  }
+  return h;
+}
+
+}  // namespace burn::api

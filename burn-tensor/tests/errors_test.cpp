@@ -1,0 +1,116 @@
+// Bad input raises a burn::Error subclass whose message names the op and the offending values.
+#include <gtest/gtest.h>
+
+#include "burn/tensor.hpp"
+
+using namespace burn;
+
+namespace {
+
+Device cpu() { return Device::get("cpu"); }
+
+// Runs `fn`, expects exception type E, and checks that every fragment appears in the message.
+template <typename E, typename Fn>
+void expect_error(Fn&& fn, std::initializer_list<const char*> fragments) {
+  try {
+    fn();
+    FAIL() << "no exception thrown";
+  } catch (const E& e) {
+    std::string msg = e.what();
+    for (const char* f : fragments) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+  } catch (const std::exception& e) {
+    FAIL() << "wrong exception type: " << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(Errors, MatmulInnerDimsNameShapes) {
+  auto a = Tensor<2>::zeros({3, 4}, cpu());
+  auto b = Tensor<2>::zeros({5, 6}, cpu());
+  expect_error<ShapeError>([&] { a.matmul(b); }, {"[matmul]", "[3, 4]", "[5, 6]", "inner dimensions differ"});
+}
+
+TEST(Errors, BroadcastMismatch) {
+  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  auto b = Tensor<2>::zeros({4, 3}, cpu());
+  expect_error<ShapeError>([&] { (void)(a + b); }, {"[add]", "[2, 3]", "[4, 3]"});
+}
+
+TEST(Errors, RankMismatchOnConstruction) {
+  expect_error<ShapeError>([&] { Tensor<2>::from_vector(std::vector<float>{1, 2, 3}, {3}, cpu()); },
+                           {"rank-2", "[3]"});
+}
+
+TEST(Errors, ReshapeElementCount) {
+  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  expect_error<ShapeError>([&] { a.reshape({4, -1}); }, {"[reshape]", "[2, 3]", "[4, -1]"});
+  expect_error<ShapeError>([&] { a.reshape({-1, -1}); }, {"[reshape]", "only one dim"});
+}
+
+TEST(Errors, DTypeMismatchAndWrongKind) {
+  auto a = Tensor<1>::zeros({2}, cpu());
+  auto b = Tensor<1>::zeros({2}, cpu(), DType::F64);
+  expect_error<DTypeError>([&] { (void)(a + b); }, {"[add]", "f32", "f64"});
+  auto i = Tensor<1, Int>::arange(0, 3, cpu());
+  expect_error<DTypeError>([&] { i.exp(); }, {"[exp]", "float", "i64"});
+  expect_error<DTypeError>([&] { Tensor<1, Int>(a.handle()); }, {"Int", "f32"});
+}
+
+TEST(Errors, DimOutOfRange) {
+  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  expect_error<IndexError>([&] { a.sum_dim(2); }, {"[sum_dim]", "dim 2", "rank 2"});
+  expect_error<IndexError>([&] { a.softmax(-3); }, {"[softmax]", "dim -3"});
+}
+
+TEST(Errors, IndexOutOfRange) {
+  auto a = Tensor<1>::from_list({1.0f, 2.0f, 3.0f}, cpu());
+  auto idx = Tensor<1, Int>::from_list({0, 5}, cpu());
+  expect_error<IndexError>([&] { a.select(0, idx); }, {"[select]", "5"});
+  auto g = Tensor<1, Int>::from_list({-4}, cpu());
+  expect_error<IndexError>([&] { a.gather(0, g); }, {"[gather]", "-4"});
+  expect_error<IndexError>([&] { a.narrow(0, 2, 5); }, {"[narrow]", "dim 0", "size 3"});
+}
+
+TEST(Errors, IndicesMustBeInts) {
+  auto a = Tensor<1>::from_list({1.0f, 2.0f}, cpu());
+  auto bad = Tensor<1>::from_list({0.0f}, cpu());
+  expect_error<DTypeError>([&] { api::select(a.handle(), 0, bad.handle()); }, {"[select]", "i64", "f32"});
+}
+
+TEST(Errors, DifferentDevices) {
+  auto a = Tensor<1>::zeros({2}, Device::get("cpu"));
+  auto b = Tensor<1>::zeros({2}, Device::get("trace<cpu>"));
+  expect_error<DeviceError>([&] { (void)(a + b); }, {"[add]", "cpu", "trace<cpu>"});
+  EXPECT_NO_THROW((void)(a + b.to_device(a.device())));
+}
+
+TEST(Errors, MalformedSpecs) {
+  expect_error<DeviceError>([] { Device::get("trace<cpu"); }, {"trace<cpu", "position"});
+  expect_error<DeviceError>([] { Device::get("<cpu>"); }, {"<cpu>"});
+  expect_error<DeviceError>([] { Device::get(""); }, {"spec"});
+  expect_error<PluginError>([] { Device::get("nosuchbackend"); }, {"nosuchbackend", "cpu"});
+  expect_error<PluginError>([] { Device::get("nosuchdecorator<cpu>"); }, {"nosuchdecorator", "trace"});
+}
+
+TEST(Errors, BadArgumentValues) {
+  expect_error<ValueError>([] { Tensor<1, Int>::arange(0, 5, cpu(), 0); }, {"[arange]", "step"});
+  auto a = Tensor<1>::zeros({3}, cpu());
+  expect_error<ValueError>([&] { a.slice({Slice::range(0, 3, 0)}); }, {"[slice]", "step", "0"});
+  expect_error<ValueError>([&] { Tensor<1>::random({3}, Distribution::bernoulli(1.5), cpu()); }, {"[random]", "1.5"});
+  auto i = Tensor<1, Int>::from_list({1, 2}, cpu());
+  expect_error<ValueError>([&] { (void)(i / 0); }, {"division by zero"});
+  expect_error<IndexError>([&] { a.topk(4, 0); }, {"[topk]", "k = 4", "size 3"});
+}
+
+TEST(Errors, CatShapesNameTheTensor) {
+  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  auto b = Tensor<2>::zeros({2, 4}, cpu());
+  expect_error<ShapeError>([&] { Tensor<2>::cat({a, b}, 0); }, {"[cat]", "tensor 1", "[2, 4]", "[2, 3]"});
+}
+
+TEST(Errors, EmptyReductions) {
+  auto e = Tensor<1>::zeros({0}, cpu());
+  expect_error<ValueError>([&] { e.max(); }, {"[max]", "empty"});
+  expect_error<ValueError>([&] { e.argmax(0); }, {"[argmax]", "size 0"});
+}

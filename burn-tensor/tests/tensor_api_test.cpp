@@ -1,0 +1,143 @@
+// The typed Tensor<D, K> API on the cpu device: real values (from PyTorch, expression in the
+// comment) and the zero-copy / buffer-reuse properties the design promises.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "burn/tensor.hpp"
+
+using namespace burn;
+
+namespace {
+
+Device cpu() { return Device::get("cpu"); }
+
+template <typename T, size_t D, typename K>
+void expect_values(const Tensor<D, K>& t, const std::vector<T>& want, double tol = 1e-6) {
+  auto got = t.template to_vec<T>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+      } else {
+        EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+      }
+    } else {
+      EXPECT_EQ(got[i], want[i]) << "element " << i;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(TensorApi, ArithmeticChainMatchesTorch) {
+  // torch.exp(torch.relu(torch.tensor([[-1.,0.5],[2.,-3.]])*2+1))
+  auto x = Tensor<2>::from_vector(std::vector<float>{-1, 0.5f, 2, -3}, {2, 2}, cpu());
+  auto y = (x * 2.0f + 1.0f).relu().exp();
+  expect_values<float>(y, {1.0f, 7.389056f, 148.41316f, 1.0f}, 1e-4);
+}
+
+TEST(TensorApi, ReshapeInfersAndPermuteIsAView) {
+  auto x = Tensor<1, Int>::arange(0, 24, cpu());
+  auto y = x.reshape({2, -1, 4});
+  EXPECT_EQ(y.shape(), (Shape{2, 3, 4}));
+  auto p = y.permute({2, 0, 1});
+  EXPECT_EQ(p.shape(), (Shape{4, 2, 3}));
+  // torch.arange(24).reshape(2,3,4).permute(2,0,1)[1] -> [[1,5,9],[13,17,21]]
+  expect_values<int64_t>(p.slice({Slice::at(1)}), {1, 5, 9, 13, 17, 21});
+}
+
+TEST(TensorApi, SliceNegativeIndicesAndSteps) {
+  auto x = Tensor<1, Int>::arange(0, 10, cpu());
+  expect_values<int64_t>(x.slice({{-3, std::nullopt}}), {7, 8, 9});
+  expect_values<int64_t>(x.slice({Slice::range(1, 8, 3)}), {1, 4, 7});
+  // Negative steps walk [start, end) backwards from end - 1: numpy x[0:4][::-1][::2] = [3, 1].
+  expect_values<int64_t>(x.slice({Slice::range(0, 4, -2)}), {3, 1});
+  expect_values<int64_t>(x.slice({Slice::all()}).flip({0}).slice({Slice::to(3)}), {9, 8, 7});
+}
+
+TEST(TensorApi, SliceAssignAndFill) {
+  auto x = Tensor<2>::zeros({2, 3}, cpu());
+  auto v = Tensor<2>::ones({2, 1}, cpu());
+  auto y = x.slice_assign({Slice::all(), Slice::at(1)}, v).slice_fill({Slice::at(0), Slice::at(2)}, 5.0);
+  expect_values<float>(y, {0, 1, 5, 0, 1, 0});
+  expect_values<float>(x, {0, 0, 0, 0, 0, 0});  // the original is untouched
+}
+
+TEST(TensorApi, ReductionsKeepDims) {
+  auto x = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3}, cpu());
+  EXPECT_EQ(x.sum_dim(1).shape(), (Shape{2, 1}));
+  expect_values<float>(x.sum_dim(1), {6, 15});
+  expect_values<float>(x.mean_dim(0), {2.5f, 3.5f, 4.5f});
+  expect_values<float>(x.sum(), {21});
+  expect_values<int64_t>(x.argmax(1), {2, 2});
+  // torch.var(torch.tensor([[1.,2,3],[4,5,6]]), dim=1, keepdim=True) -> [[1.],[1.]]
+  expect_values<float>(x.var(1), {1, 1});
+}
+
+TEST(TensorApi, MatmulBroadcastsBatch) {
+  auto a = Tensor<3>::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}, cpu());
+  auto b = Tensor<3>::from_vector(std::vector<float>{1, 0, 0, 1}, {1, 2, 2}, cpu());
+  expect_values<float>(a.matmul(b), {1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST(TensorApi, CatStackChunk) {
+  auto a = Tensor<1>::from_list({1.0f, 2.0f}, cpu());
+  auto b = Tensor<1>::from_list({3.0f}, cpu());
+  expect_values<float>(Tensor<1>::cat({a, b}, 0), {1, 2, 3});
+  auto s = Tensor<1>::stack<2>({a, a}, 1);
+  EXPECT_EQ(s.shape(), (Shape{2, 2}));
+  expect_values<float>(s, {1, 1, 2, 2});
+  auto parts = Tensor<1, Int>::arange(0, 5, cpu()).chunk(2, 0);
+  ASSERT_EQ(parts.size(), 2u);
+  expect_values<int64_t>(parts[1], {3, 4});
+}
+
+TEST(TensorApi, PadModesMatchTorch) {
+  auto x = Tensor<1>::from_list({1.0f, 2.0f, 3.0f}, cpu());
+  // F.pad(x[None], (2, 1), mode=...) along the last dim
+  expect_values<float>(x.pad({2, 1}, PadMode::Constant, -1.0), {-1, -1, 1, 2, 3, -1});
+  expect_values<float>(x.pad({2, 1}, PadMode::Reflect), {3, 2, 1, 2, 3, 2});
+  expect_values<float>(x.pad({2, 1}, PadMode::Replicate), {1, 1, 1, 2, 3, 3});
+}
+
+TEST(TensorApi, TrilTriuOneHotEye) {
+  auto x = Tensor<2>::ones({3, 3}, cpu());
+  expect_values<float>(x.tril(), {1, 0, 0, 1, 1, 0, 1, 1, 1});
+  expect_values<float>(x.triu(1), {0, 1, 1, 0, 0, 1, 0, 0, 0});
+  auto labels = Tensor<1, Int>::from_list({2, 0}, cpu());
+  expect_values<int64_t>(labels.one_hot(3), {0, 0, 1, 1, 0, 0});
+  expect_values<float>(Tensor<2>::eye(2, cpu()), {1, 0, 0, 1});
+}
+
+TEST(TensorApi, RandomIsSeededAndReproducible) {
+  Device dev = cpu();
+  dev.seed(7);
+  auto a = Tensor<1>::random({16}, Distribution::uniform(-1, 1), dev).to_vec<float>();
+  dev.seed(7);
+  auto b = Tensor<1>::random({16}, Distribution::uniform(-1, 1), dev).to_vec<float>();
+  EXPECT_EQ(a, b);
+  for (float v : a) EXPECT_TRUE(v >= -1 && v < 1);
+}
+
+TEST(TensorApi, PrintingSummarisesLargeTensors) {
+  auto small = Tensor<1, Int>::arange(0, 3, cpu());
+  EXPECT_NE(small.to_string().find("[0, 1, 2]"), std::string::npos);
+  auto big = Tensor<1, Int>::arange(0, 5000, cpu());
+  std::string s = big.to_string();
+  EXPECT_NE(s.find("[0, 1, 2, ..., 4997, 4998, 4999]"), std::string::npos) << s;
+}
+
+TEST(TensorApi, TraceDecoratorCountsForwardedOps) {
+  Device dev = Device::get("trace<cpu>");
+  auto* counters = static_cast<TraceCounters*>(dev->query_interface("trace"));
+  ASSERT_NE(counters, nullptr);
+  counters->reset();
+  auto x = Tensor<1>::from_list({1.0f, -2.0f}, dev);
+  auto y = x.abs().exp();
+  EXPECT_EQ(counters->count(OpId::abs), 1u);
+  EXPECT_EQ(counters->count(OpId::exp), 1u);
+  expect_values<float>(y, {2.7182817f, 7.389056f}, 1e-5);
+  EXPECT_EQ(dev.name(), "trace<cpu>");
+}
