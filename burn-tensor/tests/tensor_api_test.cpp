@@ -5,12 +5,13 @@
 #include <cmath>
 
 #include "burn/tensor.hpp"
+#include "test_device.hpp"
 
 using namespace burn;
 
 namespace {
 
-Device cpu() { return Device::get("cpu"); }
+Device cpu() { return burn::testing::test_device(); }
 
 template <typename T, size_t D, typename K>
 void expect_values(const Tensor<D, K>& t, const std::vector<T>& want, double tol = 1e-6) {

@@ -25,12 +25,13 @@ std::vector<int64_t> dims_of(const int64_t (&a)[D]) { return std::vector<int64_t
 
 // Elementwise methods get an rvalue overload so that `std::move(x).exp()` and chains such as
 // `(x * 2 + 1).relu()` hand the backend their only reference and it can reuse the buffer.
-#define BURN_TENSOR_UNARY(method, op)                                                    \
-  Tensor method() const& { return Tensor(api::unary(OpId::op, h_)); }                    \
-  Tensor method()&& { return Tensor(api::unary(OpId::op, std::move(h_))); }
-#define BURN_TENSOR_UNARY_TO(method, op, K2)                                             \
-  Tensor<D, K2> method() const& { return Tensor<D, K2>(api::unary(OpId::op, h_)); }     \
-  Tensor<D, K2> method()&& { return Tensor<D, K2>(api::unary(OpId::op, std::move(h_))); }
+// `requires` makes kind misuse (exp of an Int tensor) a compile error rather than a run-time one.
+#define BURN_TENSOR_UNARY(method, op, when)                                                        \
+  Tensor method() const& requires(when) { return Tensor(api::unary(OpId::op, h_)); }               \
+  Tensor method()&& requires(when) { return Tensor(api::unary(OpId::op, std::move(h_))); }
+#define BURN_TENSOR_UNARY_TO(method, op, K2)                                                       \
+  Tensor<D, K2> method() const& requires(kFloat) { return Tensor<D, K2>(api::unary(OpId::op, h_)); } \
+  Tensor<D, K2> method()&& requires(kFloat) { return Tensor<D, K2>(api::unary(OpId::op, std::move(h_))); }
 
 template <size_t D, typename K>
 class Tensor {
@@ -177,29 +178,29 @@ class Tensor {
   static Tensor<D, Bool> triu_mask(const Shape& s, int64_t diagonal, const Device& d) { return Tensor<D, Bool>(api::triu_mask(d, s, diagonal)); }
 
   // ---- numeric ----
-  Tensor add(const Tensor& o) const { return Tensor(api::add(h_, o.h_)); }
-  Tensor sub(const Tensor& o) const { return Tensor(api::sub(h_, o.h_)); }
-  Tensor mul(const Tensor& o) const { return Tensor(api::mul(h_, o.h_)); }
-  Tensor div(const Tensor& o) const { return Tensor(api::div(h_, o.h_)); }
-  Tensor remainder(const Tensor& o) const { return Tensor(api::remainder(h_, o.h_)); }
-  Tensor add_scalar(Scalar s) const { return Tensor(api::add_scalar(h_, s)); }
-  Tensor sub_scalar(Scalar s) const { return Tensor(api::sub_scalar(h_, s)); }
-  Tensor mul_scalar(Scalar s) const { return Tensor(api::mul_scalar(h_, s)); }
-  Tensor div_scalar(Scalar s) const { return Tensor(api::div_scalar(h_, s)); }
-  Tensor remainder_scalar(Scalar s) const { return Tensor(api::remainder_scalar(h_, s)); }
-  Tensor powf(const Tensor& o) const { return Tensor(api::powf(h_, o.h_)); }
-  Tensor powf_scalar(Scalar s) const { return Tensor(api::powf_scalar(h_, s)); }
+  Tensor add(const Tensor& o) const requires(kNumeric) { return Tensor(api::add(h_, o.h_)); }
+  Tensor sub(const Tensor& o) const requires(kNumeric) { return Tensor(api::sub(h_, o.h_)); }
+  Tensor mul(const Tensor& o) const requires(kNumeric) { return Tensor(api::mul(h_, o.h_)); }
+  Tensor div(const Tensor& o) const requires(kNumeric) { return Tensor(api::div(h_, o.h_)); }
+  Tensor remainder(const Tensor& o) const requires(kNumeric) { return Tensor(api::remainder(h_, o.h_)); }
+  Tensor add_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::add_scalar(h_, s)); }
+  Tensor sub_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::sub_scalar(h_, s)); }
+  Tensor mul_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::mul_scalar(h_, s)); }
+  Tensor div_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::div_scalar(h_, s)); }
+  Tensor remainder_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::remainder_scalar(h_, s)); }
+  Tensor powf(const Tensor& o) const requires(kFloat) { return Tensor(api::powf(h_, o.h_)); }
+  Tensor powf_scalar(Scalar s) const requires(kFloat) { return Tensor(api::powf_scalar(h_, s)); }
   Tensor powi(const Tensor<D, Int>& o) const { return Tensor(api::powi(h_, o.handle())); }
   Tensor powi_scalar(int64_t e) const { return Tensor(api::powi_scalar(h_, e)); }
-  Tensor max_pair(const Tensor& o) const { return Tensor(api::maximum(h_, o.h_)); }
-  Tensor min_pair(const Tensor& o) const { return Tensor(api::minimum(h_, o.h_)); }
-  Tensor matmul(const Tensor& o) const { return Tensor(api::matmul(h_, o.h_)); }
+  Tensor max_pair(const Tensor& o) const requires(kNumeric) { return Tensor(api::maximum(h_, o.h_)); }
+  Tensor min_pair(const Tensor& o) const requires(kNumeric) { return Tensor(api::minimum(h_, o.h_)); }
+  Tensor matmul(const Tensor& o) const requires(kNumeric) { return Tensor(api::matmul(h_, o.h_)); }
   Tensor clamp(Scalar lo, Scalar hi) const { return Tensor(api::clamp(h_, lo, hi)); }
   Tensor clamp_min(Scalar lo) const { return Tensor(api::clamp_min(h_, lo)); }
   Tensor clamp_max(Scalar hi) const { return Tensor(api::clamp_max(h_, hi)); }
-  BURN_TENSOR_UNARY(neg, neg)
-  BURN_TENSOR_UNARY(abs, abs)
-  BURN_TENSOR_UNARY(sign, sign)
+  BURN_TENSOR_UNARY(neg, neg, kNumeric)
+  BURN_TENSOR_UNARY(abs, abs, kNumeric)
+  BURN_TENSOR_UNARY(sign, sign, kNumeric)
 
   // ---- reductions ----
   Tensor<1, K> sum() const { return Tensor<1, K>(api::reduce_all(OpId::sum, h_)); }
@@ -228,7 +229,7 @@ class Tensor {
   Tensor cumprod(int64_t dim) const { return Tensor(api::reduce_dim(OpId::cumprod, h_, dim)); }
   Tensor cummax(int64_t dim) const { return Tensor(api::reduce_dim(OpId::cummax, h_, dim)); }
   Tensor cummin(int64_t dim) const { return Tensor(api::reduce_dim(OpId::cummin, h_, dim)); }
-  Tensor var(int64_t dim, int64_t correction = 1) const { return Tensor(api::var(h_, dim, correction)); }
+  Tensor var(int64_t dim, int64_t correction = 1) const requires(kFloat) { return Tensor(api::var(h_, dim, correction)); }
   std::pair<Tensor, Tensor> var_mean(int64_t dim, int64_t correction = 1) const {
     auto [v, m] = api::var_mean(h_, dim, correction);
     return {Tensor(std::move(v)), Tensor(std::move(m))};
@@ -262,74 +263,74 @@ class Tensor {
   Tensor<D, Bool> lower_equal_elem(Scalar s) const { return cmp_elem(OpId::lower_equal_elem, s); }
 
   // ---- bool ----
-  Tensor bool_and(const Tensor& o) const { return Tensor(api::bool_binary(OpId::bool_and, h_, o.h_)); }
-  Tensor bool_or(const Tensor& o) const { return Tensor(api::bool_binary(OpId::bool_or, h_, o.h_)); }
-  Tensor bool_xor(const Tensor& o) const { return Tensor(api::bool_binary(OpId::bool_xor, h_, o.h_)); }
-  BURN_TENSOR_UNARY(bool_not, bool_not)
+  Tensor bool_and(const Tensor& o) const requires(kBool) { return Tensor(api::bool_binary(OpId::bool_and, h_, o.h_)); }
+  Tensor bool_or(const Tensor& o) const requires(kBool) { return Tensor(api::bool_binary(OpId::bool_or, h_, o.h_)); }
+  Tensor bool_xor(const Tensor& o) const requires(kBool) { return Tensor(api::bool_binary(OpId::bool_xor, h_, o.h_)); }
+  BURN_TENSOR_UNARY(bool_not, bool_not, kBool)
 
   // ---- float math ----
-  BURN_TENSOR_UNARY(exp, exp)
-  BURN_TENSOR_UNARY(log, log)
-  BURN_TENSOR_UNARY(log1p, log1p)
-  BURN_TENSOR_UNARY(sqrt, sqrt)
-  BURN_TENSOR_UNARY(recip, recip)
-  BURN_TENSOR_UNARY(square, square)
-  BURN_TENSOR_UNARY(sin, sin)
-  BURN_TENSOR_UNARY(cos, cos)
-  BURN_TENSOR_UNARY(tan, tan)
-  BURN_TENSOR_UNARY(sinh, sinh)
-  BURN_TENSOR_UNARY(cosh, cosh)
-  BURN_TENSOR_UNARY(tanh, tanh)
-  BURN_TENSOR_UNARY(asin, asin)
-  BURN_TENSOR_UNARY(acos, acos)
-  BURN_TENSOR_UNARY(atan, atan)
-  BURN_TENSOR_UNARY(erf, erf)
-  BURN_TENSOR_UNARY(round, round)
-  BURN_TENSOR_UNARY(floor, floor)
-  BURN_TENSOR_UNARY(ceil, ceil)
-  BURN_TENSOR_UNARY(trunc, trunc)
+  BURN_TENSOR_UNARY(exp, exp, kFloat)
+  BURN_TENSOR_UNARY(log, log, kFloat)
+  BURN_TENSOR_UNARY(log1p, log1p, kFloat)
+  BURN_TENSOR_UNARY(sqrt, sqrt, kFloat)
+  BURN_TENSOR_UNARY(recip, recip, kFloat)
+  BURN_TENSOR_UNARY(square, square, kFloat)
+  BURN_TENSOR_UNARY(sin, sin, kFloat)
+  BURN_TENSOR_UNARY(cos, cos, kFloat)
+  BURN_TENSOR_UNARY(tan, tan, kFloat)
+  BURN_TENSOR_UNARY(sinh, sinh, kFloat)
+  BURN_TENSOR_UNARY(cosh, cosh, kFloat)
+  BURN_TENSOR_UNARY(tanh, tanh, kFloat)
+  BURN_TENSOR_UNARY(asin, asin, kFloat)
+  BURN_TENSOR_UNARY(acos, acos, kFloat)
+  BURN_TENSOR_UNARY(atan, atan, kFloat)
+  BURN_TENSOR_UNARY(erf, erf, kFloat)
+  BURN_TENSOR_UNARY(round, round, kFloat)
+  BURN_TENSOR_UNARY(floor, floor, kFloat)
+  BURN_TENSOR_UNARY(ceil, ceil, kFloat)
+  BURN_TENSOR_UNARY(trunc, trunc, kFloat)
   BURN_TENSOR_UNARY_TO(is_nan, is_nan, Bool)
   BURN_TENSOR_UNARY_TO(is_inf, is_inf, Bool)
   BURN_TENSOR_UNARY_TO(is_finite, is_finite, Bool)
-  Tensor atan2(const Tensor& o) const { return Tensor(api::atan2(h_, o.h_)); }
+  Tensor atan2(const Tensor& o) const requires(kFloat) { return Tensor(api::atan2(h_, o.h_)); }
 
   // ---- activations (burn::activation has the free-function forms) ----
-  BURN_TENSOR_UNARY(relu, relu)
-  BURN_TENSOR_UNARY(gelu, gelu)
-  BURN_TENSOR_UNARY(gelu_tanh, gelu_tanh)
-  BURN_TENSOR_UNARY(sigmoid, sigmoid)
-  BURN_TENSOR_UNARY(log_sigmoid, log_sigmoid)
-  BURN_TENSOR_UNARY(silu, silu)
-  BURN_TENSOR_UNARY(mish, mish)
-  BURN_TENSOR_UNARY(selu, selu)
-  Tensor leaky_relu(double slope = 0.01) const { return Tensor(api::leaky_relu(h_, slope)); }
-  Tensor softplus(double beta = 1.0, double threshold = 20.0) const { return Tensor(api::softplus(h_, beta, threshold)); }
-  Tensor hard_sigmoid(double alpha = 1.0 / 6.0, double beta = 0.5) const { return Tensor(api::hard_sigmoid(h_, alpha, beta)); }
-  Tensor elu(double alpha = 1.0) const { return Tensor(api::elu(h_, alpha)); }
-  Tensor softmax(int64_t dim) const { return Tensor(api::softmax(h_, dim)); }
-  Tensor log_softmax(int64_t dim) const { return Tensor(api::log_softmax(h_, dim)); }
-  Tensor softmin(int64_t dim) const { return Tensor(api::softmin(h_, dim)); }
+  BURN_TENSOR_UNARY(relu, relu, kFloat)
+  BURN_TENSOR_UNARY(gelu, gelu, kFloat)
+  BURN_TENSOR_UNARY(gelu_tanh, gelu_tanh, kFloat)
+  BURN_TENSOR_UNARY(sigmoid, sigmoid, kFloat)
+  BURN_TENSOR_UNARY(log_sigmoid, log_sigmoid, kFloat)
+  BURN_TENSOR_UNARY(silu, silu, kFloat)
+  BURN_TENSOR_UNARY(mish, mish, kFloat)
+  BURN_TENSOR_UNARY(selu, selu, kFloat)
+  Tensor leaky_relu(double slope = 0.01) const requires(kFloat) { return Tensor(api::leaky_relu(h_, slope)); }
+  Tensor softplus(double beta = 1.0, double threshold = 20.0) const requires(kFloat) { return Tensor(api::softplus(h_, beta, threshold)); }
+  Tensor hard_sigmoid(double alpha = 1.0 / 6.0, double beta = 0.5) const requires(kFloat) { return Tensor(api::hard_sigmoid(h_, alpha, beta)); }
+  Tensor elu(double alpha = 1.0) const requires(kFloat) { return Tensor(api::elu(h_, alpha)); }
+  Tensor softmax(int64_t dim) const requires(kFloat) { return Tensor(api::softmax(h_, dim)); }
+  Tensor log_softmax(int64_t dim) const requires(kFloat) { return Tensor(api::log_softmax(h_, dim)); }
+  Tensor softmin(int64_t dim) const requires(kFloat) { return Tensor(api::softmin(h_, dim)); }
 
   // ---- operators ----
-  friend Tensor operator+(Tensor a, const Tensor& b) { return Tensor(api::add(std::move(a.h_), b.h_)); }
-  friend Tensor operator-(Tensor a, const Tensor& b) { return Tensor(api::sub(std::move(a.h_), b.h_)); }
-  friend Tensor operator*(Tensor a, const Tensor& b) { return Tensor(api::mul(std::move(a.h_), b.h_)); }
-  friend Tensor operator/(Tensor a, const Tensor& b) { return Tensor(api::div(std::move(a.h_), b.h_)); }
-  friend Tensor operator%(Tensor a, const Tensor& b) { return Tensor(api::remainder(std::move(a.h_), b.h_)); }
-  friend Tensor operator+(Tensor a, Scalar b) { return Tensor(api::add_scalar(std::move(a.h_), b)); }
-  friend Tensor operator-(Tensor a, Scalar b) { return Tensor(api::sub_scalar(std::move(a.h_), b)); }
-  friend Tensor operator*(Tensor a, Scalar b) { return Tensor(api::mul_scalar(std::move(a.h_), b)); }
-  friend Tensor operator/(Tensor a, Scalar b) { return Tensor(api::div_scalar(std::move(a.h_), b)); }
-  friend Tensor operator%(Tensor a, Scalar b) { return Tensor(api::remainder_scalar(std::move(a.h_), b)); }
-  friend Tensor operator+(Scalar a, Tensor b) { return Tensor(api::add_scalar(std::move(b.h_), a)); }
-  friend Tensor operator-(Scalar a, Tensor b) { return Tensor(api::rsub_scalar(std::move(b.h_), a)); }
-  friend Tensor operator*(Scalar a, Tensor b) { return Tensor(api::mul_scalar(std::move(b.h_), a)); }
-  friend Tensor operator/(Scalar a, Tensor b) { return Tensor(api::rdiv_scalar(std::move(b.h_), a)); }
-  friend Tensor operator-(Tensor a) { return Tensor(api::unary(OpId::neg, std::move(a.h_))); }
-  friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bool_and(b); }
-  friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bool_or(b); }
-  friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bool_xor(b); }
-  friend Tensor operator!(Tensor a) { return std::move(a).bool_not(); }
+  friend Tensor operator+(Tensor a, const Tensor& b) requires(kNumeric) { return Tensor(api::add(std::move(a.h_), b.h_)); }
+  friend Tensor operator-(Tensor a, const Tensor& b) requires(kNumeric) { return Tensor(api::sub(std::move(a.h_), b.h_)); }
+  friend Tensor operator*(Tensor a, const Tensor& b) requires(kNumeric) { return Tensor(api::mul(std::move(a.h_), b.h_)); }
+  friend Tensor operator/(Tensor a, const Tensor& b) requires(kNumeric) { return Tensor(api::div(std::move(a.h_), b.h_)); }
+  friend Tensor operator%(Tensor a, const Tensor& b) requires(kNumeric) { return Tensor(api::remainder(std::move(a.h_), b.h_)); }
+  friend Tensor operator+(Tensor a, Scalar b) requires(kNumeric) { return Tensor(api::add_scalar(std::move(a.h_), b)); }
+  friend Tensor operator-(Tensor a, Scalar b) requires(kNumeric) { return Tensor(api::sub_scalar(std::move(a.h_), b)); }
+  friend Tensor operator*(Tensor a, Scalar b) requires(kNumeric) { return Tensor(api::mul_scalar(std::move(a.h_), b)); }
+  friend Tensor operator/(Tensor a, Scalar b) requires(kNumeric) { return Tensor(api::div_scalar(std::move(a.h_), b)); }
+  friend Tensor operator%(Tensor a, Scalar b) requires(kNumeric) { return Tensor(api::remainder_scalar(std::move(a.h_), b)); }
+  friend Tensor operator+(Scalar a, Tensor b) requires(kNumeric) { return Tensor(api::add_scalar(std::move(b.h_), a)); }
+  friend Tensor operator-(Scalar a, Tensor b) requires(kNumeric) { return Tensor(api::rsub_scalar(std::move(b.h_), a)); }
+  friend Tensor operator*(Scalar a, Tensor b) requires(kNumeric) { return Tensor(api::mul_scalar(std::move(b.h_), a)); }
+  friend Tensor operator/(Scalar a, Tensor b) requires(kNumeric) { return Tensor(api::rdiv_scalar(std::move(b.h_), a)); }
+  friend Tensor operator-(Tensor a) requires(kNumeric) { return Tensor(api::unary(OpId::neg, std::move(a.h_))); }
+  friend Tensor operator&(const Tensor& a, const Tensor& b) requires(kBool) { return a.bool_and(b); }
+  friend Tensor operator|(const Tensor& a, const Tensor& b) requires(kBool) { return a.bool_or(b); }
+  friend Tensor operator^(const Tensor& a, const Tensor& b) requires(kBool) { return a.bool_xor(b); }
+  friend Tensor operator!(Tensor a) requires(kBool) { return std::move(a).bool_not(); }
   friend std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.to_string(); }
 
  private:
