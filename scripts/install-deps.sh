@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages burn-cpp builds and tests with, only those that are missing, so a
+# second run does nothing and needs no network. Shared by scripts/test.sh, scripts/demo.sh, .ci/run.
+set -euo pipefail
+
+# ctest never needs Python: the PyTorch reference fixtures are committed.
+BURN_DEB_PACKAGES=(
+  g++ cmake ninja-build ccache pkg-config
+  libboost-dev libboost-filesystem-dev libboost-program-options-dev
+  libopenblas-dev libspdlog-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for pkg in "${BURN_DEB_PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#BURN_DEB_PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo -n)
+else
+  echo "install-deps: missing packages (${missing[*]}) and not root; install them or run as root" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update
+"${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" </dev/null

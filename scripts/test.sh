@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The full test run, as in CI: every suite on the release build, then the unit and conformance
+# suites under AddressSanitizer + UBSan. Usage: bash scripts/test.sh (from anywhere).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/install-deps.sh
+
+# The compiler cache lives in the build folder so reruns (and CI caches of build/) are fast.
+export CCACHE_DIR="${CCACHE_DIR:-$PWD/build/ccache}"
+export CCACHE_BASEDIR="$PWD"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+mkdir -p "$CCACHE_DIR"
+jobs="${BURN_TEST_JOBS:-2}"
+
+stage() {
+  local name=$1
+  shift
+  echo "=== $name: $*"
+  local start=$SECONDS rc=0
+  "$@" || rc=$?
+  if ((rc != 0)); then
+    echo "=== $name: FAILED (exit $rc) after $((SECONDS - start))s" >&2
+    exit "$rc"
+  fi
+  echo "=== $name: done in $((SECONDS - start))s"
+}
+
+total_start=$SECONDS
+stage "release configure" cmake --preset release
+stage "release build" cmake --build --preset release
+stage "release test" ctest --preset release -j"$jobs"
+stage "asan configure" cmake --preset asan
+stage "asan build" cmake --build --preset asan
+stage "asan test" ctest --preset asan -j"$jobs"
+echo "=== all stages passed in $((SECONDS - total_start))s"
+ccache --show-stats 2>/dev/null | grep -iE "hit|miss" | head -4 || true
