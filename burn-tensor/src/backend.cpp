@@ -4,7 +4,7 @@
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
-#include "spdlog/spdlog.h"
+#include "log.hpp"
 
 namespace burn {
 
@@ -78,7 +78,7 @@ class TraceBackend final : public ForwardingBackend, public TraceCounters {
  private:
   void hit(OpId op) {
     counts_[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed);
-    SPDLOG_LOGGER_DEBUG(spdlog::default_logger_raw(), "[trace] {}", op_info(op).name);
+    detail::logger().debug("[trace] {}", op_info(op).name);
   }
   std::array<std::atomic<uint64_t>, kOpCount> counts_{};
 };

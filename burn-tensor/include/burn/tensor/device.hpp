@@ -42,7 +42,7 @@ class BURN_TENSOR_API Device {
 };
 
 // A parsed spec: "a<b<c>>" is {a, {b, {c}}}. Exposed for the command-line tools.
-struct DeviceSpec {
+struct BURN_TENSOR_API DeviceSpec {
   std::string name;
   std::vector<DeviceSpec> inner;  // empty for a leaf backend, one element for a decorator
   std::string to_string() const;

@@ -1,0 +1,450 @@
+// The plugin host: finds `libburn-*.so` files, checks their descriptors, keeps the accepted ones
+// loaded for the life of the process and makes backends from them. See docs/plugins.md.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <boost/filesystem.hpp>
+#include <spdlog/spdlog.h>
+
+#include "../log.hpp"
+
+#include "burn/tensor/error.hpp"
+#include "burn/tensor/plugin.hpp"
+#include "burn/tensor/version.hpp"
+
+#ifndef BURN_PLUGIN_INSTALL_DIR
+#define BURN_PLUGIN_INSTALL_DIR ""
+#endif
+
+namespace burn::plugins {
+namespace {
+
+namespace fs = boost::filesystem;
+namespace dll = boost::dll;
+
+constexpr const char* kEntrySymbol = "burn_plugin_entry";
+
+const char* kind_name(uint32_t kind) {
+  switch (kind) {
+    case BURN_PLUGIN_BACKEND: return "backend";
+    case BURN_PLUGIN_RECORDER: return "recorder";
+    case BURN_PLUGIN_IMPORTER: return "importer";
+    default: return "unknown";
+  }
+}
+
+// Plugin strings come from foreign code: a null pointer must not crash the host.
+std::string safe_str(const char* s) { return s ? std::string(s) : std::string(); }
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(sep, start), s.size());
+    std::string item(s.substr(start, end - start));
+    // Trim spaces so "vulkan, opencl" works.
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(std::move(item));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+// Re-read on every check, so a process (or a test) may change it before loading more.
+bool is_disabled(const std::string& name) {
+  const char* env = std::getenv("BURN_PLUGIN_DISABLE");
+  if (!env || name.empty()) return false;
+  const auto names = split(env, ',');
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// "libburn-backend-cpu.so" -> "cpu", so a disabled plugin is skipped before it is even opened.
+std::string name_from_filename(const fs::path& p) {
+  const std::string file = p.filename().string();
+  const std::string prefix = "libburn-", suffix = ".so";
+  if (file.size() <= prefix.size() + suffix.size() || file.rfind(prefix, 0) != 0 ||
+      file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return {};
+  }
+  const std::string rest = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+  for (const char* kind : {"backend-", "recorder-", "importer-"}) {
+    const std::string k(kind);
+    if (rest.rfind(k, 0) == 0 && rest.size() > k.size()) return rest.substr(k.size());
+  }
+  return {};
+}
+
+// Leading integer of "1.2.3"; -1 when there is none.
+long version_major(const std::string& v) {
+  if (v.empty() || v[0] < '0' || v[0] > '9') return -1;
+  return std::strtol(v.c_str(), nullptr, 10);
+}
+
+std::string canonical_or_absolute(const fs::path& p) {
+  boost::system::error_code ec;
+  fs::path c = fs::canonical(p, ec);
+  if (ec) c = fs::absolute(p, ec).lexically_normal();
+  return c.string();
+}
+
+struct Entry {
+  PluginRecord record;
+  std::string canonical;
+  std::shared_ptr<dll::shared_library> library;  // never released: the host does not unload
+  const BurnPluginDescriptor* descriptor = nullptr;
+};
+
+class Host {
+ public:
+  // Loads or returns the earlier outcome of one file; empty string on success, else the reason.
+  std::string load_file(const fs::path& path, bool is_explicit) {
+    std::lock_guard lock(mutex_);
+    return load_locked(path, is_explicit);
+  }
+
+  void discover() {
+    std::lock_guard lock(mutex_);
+    if (discovered_) return;
+    discovered_ = true;
+    searched_ = compute_search_paths();
+    for (const auto& where : searched_) {
+      boost::system::error_code ec;
+      const fs::path p(where);
+      if (fs::is_regular_file(p, ec)) {
+        detail::logger().debug("plugins: trying file {}", where);
+        load_locked(p, false);
+        continue;
+      }
+      if (!fs::is_directory(p, ec)) {
+        detail::logger().debug("plugins: {} does not exist, skipped", where);
+        continue;
+      }
+      detail::logger().debug("plugins: scanning folder {}", where);
+      std::vector<fs::path> candidates;
+      for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        if (file.size() > 11 && file.rfind("libburn-", 0) == 0 &&
+            file.compare(file.size() - 3, 3, ".so") == 0 && fs::is_regular_file(it->path(), ec)) {
+          candidates.push_back(it->path());
+        }
+      }
+      std::sort(candidates.begin(), candidates.end());  // a stable order across file systems
+      for (const auto& c : candidates) load_locked(c, false);
+    }
+  }
+
+  std::vector<PluginRecord> report() {
+    std::lock_guard lock(mutex_);
+    std::vector<PluginRecord> out;
+    out.reserve(entries_.size());
+    for (const auto& e : entries_) out.push_back(e.record);
+    return out;
+  }
+
+  std::vector<std::string> search_paths() {
+    std::lock_guard lock(mutex_);
+    return discovered_ ? searched_ : compute_search_paths();
+  }
+
+  std::vector<std::string> backend_names() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> names;
+    for (const auto& e : entries_) {
+      if (e.record.selected && e.descriptor && e.descriptor->kind == BURN_PLUGIN_BACKEND) {
+        names.push_back(e.record.name);
+      }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  BackendPtr create_backend(std::string_view name) {
+    for (;;) {
+      std::shared_ptr<dll::shared_library> library;
+      const BurnPluginDescriptor* d = nullptr;
+      size_t index = 0;
+      {
+        std::lock_guard lock(mutex_);
+        const auto it = selected_.find(key(BURN_PLUGIN_BACKEND, std::string(name)));
+        if (it == selected_.end()) throw PluginError("plugins", unknown_backend_message(name));
+        index = it->second;
+        library = entries_[index].library;
+        d = entries_[index].descriptor;
+      }
+      // Called without the lock: a factory may itself ask for a device (a decorator-like plugin).
+      char err[1024] = {0};
+      void* object = d->create(err, sizeof err);
+      if (object) {
+        const auto destroy = d->destroy;
+        // The deleter holds the library too, so the code of ~Backend outlives every object.
+        return BackendPtr(static_cast<Backend*>(object),
+                          [destroy, library](Backend* b) { destroy(static_cast<void*>(b)); });
+      }
+      std::string reason = "create() failed: ";
+      reason += err[0] ? err : "the plugin gave no reason";
+      std::lock_guard lock(mutex_);
+      reject_selected(index, reason);
+      // Loop: another loaded plugin of the same name may take over; if none, the next round throws.
+      if (selected_.count(key(BURN_PLUGIN_BACKEND, std::string(name))) == 0) {
+        throw PluginError("plugins", "backend plugin '" + std::string(name) + "' (" +
+                                         entries_[index].record.path + ") failed: " + reason);
+      }
+    }
+  }
+
+ private:
+  static std::string key(uint32_t kind, const std::string& name) {
+    return std::string(kind_name(kind)) + ":" + name;
+  }
+
+  std::vector<std::string> compute_search_paths() const {
+    std::vector<std::string> paths;
+    std::set<std::string> seen;
+    auto add = [&](const fs::path& p) {
+      if (p.empty()) return;
+      const std::string c = canonical_or_absolute(p);
+      if (seen.insert(c).second) paths.push_back(c);
+    };
+    if (const char* env = std::getenv("BURN_PLUGIN_PATH")) {
+      // Empty items are skipped: unlike $PATH they never mean the current directory.
+      for (const auto& item : split(env, ':')) add(item);
+    }
+    boost::system::error_code ec;
+    const fs::path lib = dll::this_line_location(ec);
+    if (!ec && !lib.empty()) add(lib.parent_path() / "burn" / "plugins");
+    ec.clear();
+    const fs::path exe = dll::program_location(ec);
+    if (!ec && !exe.empty()) {
+      add(exe.parent_path());
+      add(exe.parent_path() / ".." / "lib" / "burn" / "plugins");
+    }
+    if (std::string_view(BURN_PLUGIN_INSTALL_DIR).size() > 0) add(fs::path(BURN_PLUGIN_INSTALL_DIR));
+    return paths;
+  }
+
+  std::string unknown_backend_message(std::string_view name) const {
+    std::vector<std::string> found;
+    std::vector<std::string> rejected;
+    for (const auto& e : entries_) {
+      if (e.record.selected && e.record.kind == "backend") found.push_back(e.record.name);
+      if (!e.record.loaded && e.record.name == name) {
+        rejected.push_back(e.record.path + ": " + e.record.reason);
+      }
+    }
+    std::sort(found.begin(), found.end());
+    std::string msg = "no backend plugin named '" + std::string(name) + "'; found: " +
+                      (found.empty() ? std::string("(none)") : join(found, ", "));
+    if (!rejected.empty()) msg += "; rejected: " + join(rejected, "; ");
+    const auto& searched = discovered_ ? searched_ : compute_search_paths();
+    msg += "; searched: " + (searched.empty() ? std::string("(nothing)") : join(searched, ":"));
+    msg += "; run `burn plugins`";
+    return msg;
+  }
+
+  std::string reject(Entry& e, std::string reason) {
+    e.record.loaded = false;
+    e.record.selected = false;
+    e.record.reason = reason;
+    detail::logger().warn("plugin {} rejected: {}", e.record.path, reason);
+    return reason;
+  }
+
+  // A selected plugin failed at first use: drop it and promote the best remaining one of its name.
+  void reject_selected(size_t index, const std::string& reason) {
+    Entry& e = entries_[index];
+    if (!e.record.loaded) return;  // another thread got here first
+    const std::string k = key(e.descriptor->kind, e.record.name);
+    reject(e, reason);
+    selected_.erase(k);
+    std::optional<size_t> best;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const Entry& o = entries_[i];
+      if (o.record.loaded && o.descriptor && key(o.descriptor->kind, o.record.name) == k &&
+          (!best || o.record.score > entries_[*best].record.score)) {
+        best = i;
+      }
+    }
+    if (best) {
+      entries_[*best].record.selected = true;
+      entries_[*best].record.reason.clear();
+      selected_[k] = *best;
+      detail::logger().info("plugin {} selected for '{}' after {} failed", entries_[*best].record.path,
+                     e.record.name, e.record.path);
+    }
+  }
+
+  std::string load_locked(const fs::path& path, bool is_explicit) {
+    const std::string canonical = canonical_or_absolute(path);
+    if (const auto it = by_path_.find(canonical); it != by_path_.end()) {
+      const Entry& e = entries_[it->second];
+      detail::logger().debug("plugins: {} already seen as {}", path.string(), e.record.path);
+      return e.record.loaded ? std::string() : e.record.reason;
+    }
+    // Never reached by discovery's own folder globs, but an explicit path or a wide
+    // BURN_PLUGIN_PATH folder may name the host library itself.
+    boost::system::error_code ec;
+    if (const fs::path self = dll::this_line_location(ec); !ec && canonical_or_absolute(self) == canonical) {
+      detail::logger().debug("plugins: {} is the host library, skipped", canonical);
+      return is_explicit ? std::string("this is libburn-tensor itself, not a plugin") : std::string();
+    }
+
+    by_path_[canonical] = entries_.size();
+    entries_.push_back(Entry{});
+    Entry& e = entries_.back();
+    e.canonical = canonical;
+    e.record.path = canonical;
+    detail::logger().debug("plugins: checking {}{}", canonical, is_explicit ? " (explicit load)" : "");
+
+    if (!fs::exists(path, ec)) return reject(e, "no such file");
+    if (const std::string n = name_from_filename(path); is_disabled(n)) {
+      e.record.name = n;
+      return reject(e, "disabled by BURN_PLUGIN_DISABLE");
+    }
+
+    auto library = std::make_shared<dll::shared_library>();
+    try {
+      library->load(fs::path(canonical), dll::load_mode::rtld_now | dll::load_mode::rtld_local);
+    } catch (const std::exception& ex) {
+      // Boost appends dlerror()'s text, which names the missing symbol or library; keep just that.
+      std::string what = ex.what();
+      const std::string marker = "dlerror system message: ";
+      if (const auto pos = what.find(marker); pos != std::string::npos) {
+        what = what.substr(pos + marker.size());
+        if (!what.empty() && what.back() == ')') what.pop_back();
+      }
+      return reject(e, "cannot load: " + what);
+    }
+    e.library = library;  // from here on the library stays loaded, even when rejected
+
+    if (!library->has(kEntrySymbol)) {
+      return reject(e, std::string("no '") + kEntrySymbol + "' symbol: not a burn plugin (the host needs extern \"C\" " +
+                           kEntrySymbol + ", written by BURN_BACKEND_PLUGIN)");
+    }
+    const auto entry = library->get<const BurnPluginDescriptor*()>(kEntrySymbol);
+    const BurnPluginDescriptor* d = entry();
+    if (!d) return reject(e, std::string(kEntrySymbol) + "() returned a null descriptor");
+
+    // Read only struct_size until it says the rest of the struct is there.
+    if (d->struct_size < sizeof(BurnPluginDescriptor)) {
+      return reject(e, "descriptor size " + std::to_string(d->struct_size) + " bytes, host expects at least " +
+                           std::to_string(sizeof(BurnPluginDescriptor)));
+    }
+    if (d->abi_version != BURN_PLUGIN_ABI_VERSION) {
+      return reject(e, "ABI version " + std::to_string(d->abi_version) + ", host expects " +
+                           std::to_string(BURN_PLUGIN_ABI_VERSION));
+    }
+    e.record.name = safe_str(d->name);
+    e.record.kind = kind_name(d->kind);
+    e.record.version = safe_str(d->version);
+
+    const std::string toolchain = safe_str(d->toolchain);
+    if (toolchain != BURN_TOOLCHAIN_TAG) {
+      return reject(e, "toolchain '" + toolchain + "', host expects '" + BURN_TOOLCHAIN_TAG + "'");
+    }
+    const std::string built_against = safe_str(d->burn_tensor_version);
+    if (version_major(built_against) != BURN_TENSOR_VERSION_MAJOR) {
+      return reject(e, "built against burn-tensor " + built_against + " (major " +
+                           std::to_string(version_major(built_against)) + "), host is burn-tensor " +
+                           BURN_TENSOR_VERSION + " (major " + std::to_string(BURN_TENSOR_VERSION_MAJOR) + ")");
+    }
+    if (e.record.kind == "unknown") {
+      return reject(e, "kind " + std::to_string(d->kind) + ", host expects 1 (backend), 2 (recorder) or 3 (importer)");
+    }
+    if (e.record.name.empty()) return reject(e, "the descriptor has an empty name");
+    if (is_disabled(e.record.name)) return reject(e, "disabled by BURN_PLUGIN_DISABLE");
+    if (!d->score || !d->create || !d->destroy) {
+      return reject(e, "the descriptor lacks score(), create() or destroy()");
+    }
+    e.record.score = d->score();
+    if (e.record.score <= 0) {
+      return reject(e, "score " + std::to_string(e.record.score) + ": cannot run on this machine");
+    }
+
+    e.descriptor = d;
+    e.record.loaded = true;
+    const std::string k = key(d->kind, e.record.name);
+    const size_t self_index = entries_.size() - 1;
+    const auto current = selected_.find(k);
+    if (current == selected_.end()) {
+      e.record.selected = true;
+      selected_[k] = self_index;
+    } else {
+      Entry& other = entries_[current->second];
+      // Ties keep the one found first: the search order is the user's order of preference.
+      Entry& winner = e.record.score > other.record.score ? e : other;
+      Entry& loser = &winner == &e ? other : e;
+      loser.record.selected = false;
+      loser.record.reason = "lost to " + winner.record.path + " (score " + std::to_string(winner.record.score) +
+                            (winner.record.score > loser.record.score ? " > " : " = ") +
+                            std::to_string(loser.record.score) + ")";
+      winner.record.selected = true;
+      winner.record.reason.clear();
+      selected_[k] = &winner == &e ? self_index : current->second;
+      detail::logger().info("plugin {} not selected: {}", loser.record.path, loser.record.reason);
+    }
+    detail::logger().debug("plugins: loaded {} '{}' {} (score {}) from {}", e.record.kind, e.record.name,
+                    e.record.version, e.record.score, canonical);
+    return {};
+  }
+
+  std::recursive_mutex mutex_;
+  bool discovered_ = false;
+  std::vector<std::string> searched_;
+  std::vector<Entry> entries_;
+  std::map<std::string, size_t> by_path_;
+  std::map<std::string, size_t> selected_;  // "kind:name" -> index in entries_
+};
+
+// Never destroyed: plugin code must stay mapped while any object it made may still run.
+Host& host() {
+  static Host* h = new Host();
+  return *h;
+}
+
+}  // namespace
+
+void load(const std::string& path) {
+  const std::string reason = host().load_file(fs::path(path), true);
+  if (!reason.empty()) throw PluginError("plugins", "cannot load plugin '" + path + "': " + reason);
+}
+
+void discover() { host().discover(); }
+
+std::vector<PluginRecord> report() { return host().report(); }
+
+std::vector<std::string> search_paths() { return host().search_paths(); }
+
+std::vector<std::string> backend_names() {
+  host().discover();
+  return host().backend_names();
+}
+
+BackendPtr create_backend(std::string_view name) {
+  host().discover();
+  return host().create_backend(name);
+}
+
+}  // namespace burn::plugins
