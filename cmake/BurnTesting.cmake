@@ -3,17 +3,28 @@
 # DEVICES, the suite is registered once per device spec (BURN_TEST_DEVICE) with the spec as suffix.
 include(GoogleTest)
 
+# Labels are set from an include file run after discovery: gtest_discover_tests' PROPERTIES splits
+# list values (CMake 3.25), which would keep only the first label.
+function(_burn_discover name list_var labels)
+  gtest_discover_tests(${name} TEST_LIST ${list_var} DISCOVERY_TIMEOUT 60 ${ARGN})
+  set(file ${CMAKE_CURRENT_BINARY_DIR}/${list_var}_labels.cmake)
+  file(WRITE ${file} "foreach(t IN LISTS ${list_var})\n"
+                     "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\")\n"
+                     "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
+endfunction()
+
 function(burn_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;DEVICES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   if(NOT ARG_DEVICES)
-    gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+    _burn_discover(${name} ${name}_TESTS "${ARG_LABELS}")
     return()
   endif()
   foreach(spec IN LISTS ARG_DEVICES)
     string(MAKE_C_IDENTIFIER "${spec}" suffix)
-    gtest_discover_tests(${name} TEST_SUFFIX "@${suffix}" DISCOVERY_TIMEOUT 60
-                         PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "BURN_TEST_DEVICE=${spec}")
+    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" TEST_SUFFIX "@${suffix}"
+                   PROPERTIES ENVIRONMENT "BURN_TEST_DEVICE=${spec}")
   endforeach()
 endfunction()
