@@ -1,0 +1,246 @@
+// burn-conformance: runs the PyTorch reference fixtures against one backend chain.
+//   burn-conformance --backend SPEC [--filter GLOB] [--fixtures DIR] [--list] [gtest args...]
+// Each case is one GoogleTest test named <group>.<case>; --filter takes "<group>/<case>" globs.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "conformance.hpp"
+
+namespace burn::conformance {
+namespace {
+
+std::string g_backend = "cpu";
+std::optional<Device> g_device;
+std::string g_device_error;  // why the device could not be made; every case fails with it
+std::vector<Case> g_cases;
+
+const Device& device() {
+  if (!g_device && g_device_error.empty()) {
+    try {
+      g_device = Device::get(g_backend);
+    } catch (const std::exception& e) {
+      g_device_error = e.what();
+    }
+  }
+  if (!g_device) throw std::runtime_error("cannot make device '" + g_backend + "': " + g_device_error);
+  return *g_device;
+}
+
+std::string describe(const Case& c) {
+  std::ostringstream os;
+  os << c.group << "/" << c.name << " (op " << c.op << ", call " << c.call;
+  if (!c.attrs.empty()) os << ", attrs " << c.attrs.dump();
+  os << ")";
+  if (!c.torch.empty()) os << "\n  torch: " << c.torch;
+  return os.str();
+}
+
+class CaseTest : public testing::Test {
+ public:
+  explicit CaseTest(const Case* c) : c_(c) {}
+
+  void TestBody() override {
+    const Case& c = *c_;
+    auto it = call_table().find(c.call);
+    ASSERT_NE(it, call_table().end()) << "unknown call '" << c.call << "' in " << describe(c);
+    if (!c.error.empty()) {
+      std::vector<TensorHandle> inputs;
+      ASSERT_TRUE(inputs_ok(inputs));
+      run_error_case(it->second, inputs);
+      return;
+    }
+    // Pass 1: the runner keeps the inputs, so the backend must not write into them.
+    {
+      std::vector<TensorHandle> kept;
+      ASSERT_TRUE(inputs_ok(kept));
+      std::vector<TensorData> before;
+      for (const TensorHandle& h : kept) before.push_back(api::into_data(h));
+      std::vector<TensorHandle> copy = kept;
+      run_and_compare(it->second, copy, "inputs shared");
+      for (size_t i = 0; i < kept.size(); ++i)
+        EXPECT_TRUE(api::into_data(kept[i]) == before[i])
+            << "input " << i << " was modified by the op\n  " << describe(c);
+    }
+    // Pass 2: the call holds the only handles, so the backend may reuse their buffers.
+    {
+      std::vector<TensorHandle> owned;
+      ASSERT_TRUE(inputs_ok(owned));
+      run_and_compare(it->second, owned, "inputs moved");
+    }
+  }
+
+ private:
+  bool inputs_ok(std::vector<TensorHandle>& out) {
+    try {
+      out = make_inputs(device(), *c_);
+      return true;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "making the inputs threw: " << e.what() << "\n  " << describe(*c_);
+      return false;
+    }
+  }
+
+  void run_and_compare(const CallFn& fn, std::vector<TensorHandle>& inputs, const char* pass) {
+    const Case& c = *c_;
+    std::vector<TensorData> outs;
+    try {
+      std::vector<TensorHandle> hs = fn(device(), inputs, c.attrs);
+      inputs.clear();
+      for (const TensorHandle& h : hs) outs.push_back(api::into_data(h));
+    } catch (const burn::Error& e) {
+      FAIL() << "[" << pass << "] " << error_kind(e) << " thrown: " << e.what() << "\n  " << describe(c);
+    } catch (const std::exception& e) {
+      FAIL() << "[" << pass << "] exception thrown: " << e.what() << "\n  " << describe(c);
+    }
+    ASSERT_EQ(outs.size(), c.expected.size()) << "[" << pass << "] number of outputs differs\n  " << describe(c);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      std::string msg = compare_output(outs[i], c.expected[i], c);
+      EXPECT_TRUE(msg.empty()) << "[" << pass << "] output " << i << ": " << msg << "\n  " << describe(c);
+    }
+  }
+
+  void run_error_case(const CallFn& fn, std::vector<TensorHandle>& inputs) {
+    const Case& c = *c_;
+    try {
+      // Reading the outputs back makes deferred (fused, asynchronous) backends raise too.
+      for (const TensorHandle& h : fn(device(), inputs, c.attrs)) (void)api::into_data(h);
+    } catch (const burn::Error& e) {
+      EXPECT_EQ(error_kind(e), c.error) << "wrong error type; message: " << e.what() << "\n  " << describe(c);
+      return;
+    } catch (const std::exception& e) {
+      FAIL() << "expected burn::" << c.error << ", got a non-burn exception: " << e.what() << "\n  " << describe(c);
+    }
+    FAIL() << "expected burn::" << c.error << ", but the call succeeded\n  " << describe(c);
+  }
+
+  const Case* c_;
+};
+
+void register_cases() {
+  for (const Case& c : g_cases) {
+    testing::RegisterTest(c.group.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                          [&c]() -> testing::Test* { return new CaseTest(&c); });
+  }
+}
+
+std::string exe_dir() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : p.parent_path().string();
+}
+
+std::string to_gtest_filter(std::string glob) {
+  // Our names are <group>/<case>; gtest's are <group>.<case>.
+  for (char& ch : glob)
+    if (ch == '/') ch = '.';
+  return glob;
+}
+
+void usage(std::ostream& os) {
+  os << "usage: burn-conformance --backend SPEC [--filter GLOB] [--fixtures DIR] [--list] [gtest options]\n"
+        "  --backend SPEC   device spec, e.g. cpu, \"trace<cpu>\", \"autodiff<fusion<cpu>>\" (default cpu)\n"
+        "  --filter GLOB    run the cases matching GLOB (\"numeric/*\", \"*/sum_*\"; ':' separates, '-' excludes)\n"
+        "  --fixtures DIR   fixture folder (default <exe>/../share/burn/conformance/fixtures)\n"
+        "  --list           print the cases (group/name, op, call) and exit\n";
+}
+
+}  // namespace
+
+// Every op of the table must be exercised by at least one case; a new op without fixtures fails here.
+TEST(Coverage, EveryOpHasACase) {
+  std::set<std::string> covered;
+  for (const Case& c : g_cases) covered.insert(c.op);
+  std::vector<std::string> missing;
+  for (const OpInfo& info : all_ops())
+    if (!covered.count(info.name)) missing.push_back(std::string(info.group) + "/" + info.name);
+  std::ostringstream os;
+  for (const auto& m : missing) os << " " << m;
+  EXPECT_TRUE(missing.empty()) << missing.size() << " op(s) of burn::all_ops() have no conformance case:" << os.str();
+}
+
+// A case's "op" must name an op of the table (or an api function); catches typos in the fixtures.
+TEST(Coverage, CaseOpsExist) {
+  std::vector<std::string> bad;
+  for (const Case& c : g_cases)
+    if (c.op.rfind("api:", 0) != 0 && !find_op(c.op)) bad.push_back(c.group + "/" + c.name + " (" + c.op + ")");
+  for (const Case& c : g_cases)
+    if (!call_table().count(c.call)) bad.push_back(c.group + "/" + c.name + " (call " + c.call + ")");
+  std::ostringstream os;
+  for (const auto& b : bad) os << "\n  " << b;
+  EXPECT_TRUE(bad.empty()) << "cases naming unknown ops or calls:" << os.str();
+}
+
+}  // namespace burn::conformance
+
+int main(int argc, char** argv) {
+  using namespace burn::conformance;
+  std::string fixtures = exe_dir() + "/../share/burn/conformance/fixtures";
+  std::optional<std::string> filter;
+  bool list = false;
+  std::vector<std::string> rest = {argv[0]};
+  auto value_of = [&](int& i, const char* flag) -> std::optional<std::string> {
+    std::string a = argv[i];
+    std::string f = flag;
+    if (a == f) {
+      if (i + 1 >= argc) {
+        std::cerr << "burn-conformance: " << f << " needs a value\n";
+        std::exit(2);
+      }
+      return std::string(argv[++i]);
+    }
+    if (a.rfind(f + "=", 0) == 0) return a.substr(f.size() + 1);
+    return std::nullopt;
+  };
+  for (int i = 1; i < argc; ++i) {
+    if (auto v = value_of(i, "--backend")) {
+      g_backend = *v;
+    } else if (auto v2 = value_of(i, "--filter")) {
+      filter = *v2;
+    } else if (auto v3 = value_of(i, "--fixtures")) {
+      fixtures = *v3;
+    } else if (std::strcmp(argv[i], "--list") == 0) {
+      list = true;
+    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      usage(std::cout);
+      return 0;
+    } else {
+      rest.emplace_back(argv[i]);
+    }
+  }
+  try {
+    g_cases = load_cases(fixtures);
+  } catch (const std::exception& e) {
+    std::cerr << "burn-conformance: " << e.what() << "\n";
+    return 2;
+  }
+  if (list) {
+    for (const Case& c : g_cases)
+      std::cout << c.group << "/" << c.name << "  op=" << c.op << "  call=" << c.call
+                << (c.error.empty() ? "" : "  error=" + c.error) << "\n";
+    std::cout << g_cases.size() << " cases\n";
+    return 0;
+  }
+  try {
+    (void)device();
+  } catch (const std::exception& e) {
+    std::cerr << "burn-conformance: " << e.what() << "\n";
+    return 1;
+  }
+  if (filter) rest.push_back("--gtest_filter=" + to_gtest_filter(*filter));
+  std::vector<char*> args;
+  for (auto& s : rest) args.push_back(s.data());
+  int n = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  testing::InitGoogleTest(&n, args.data());
+  register_cases();
+  std::cout << "burn-conformance: backend " << g_backend << ", " << g_cases.size() << " cases from " << fixtures
+            << "\n";
+  return RUN_ALL_TESTS();
+}
