@@ -1,0 +1,333 @@
+// CPU backend internals: aligned storage, strided views, strided copies and the persistent thread pool.
+#include "cpu_tensor.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "elementwise.hpp"
+
+// Weak so the plugin still loads against a BLAS that is not OpenBLAS (the call is then skipped).
+extern "C" __attribute__((weak)) void openblas_set_num_threads(int);
+
+namespace burn::cpu {
+
+// ---------------------------------------------------------------------------------------------
+// Storage and views
+
+Storage::Storage(size_t n) : bytes(n) {
+  // aligned_alloc needs a size that is a multiple of the alignment; never 0 so data is never null.
+  const size_t rounded = std::max<size_t>(64, (n + 63) / 64 * 64);
+  data = std::aligned_alloc(64, rounded);
+  if (!data) throw ValueError("alloc", "out of memory allocating " + std::to_string(n) + " bytes");
+}
+
+Storage::~Storage() { std::free(data); }
+
+namespace {
+
+std::vector<int64_t> row_major_strides(const Shape& s) {
+  std::vector<int64_t> st(s.rank(), 1);
+  int64_t acc = 1;
+  for (size_t i = s.rank(); i-- > 0;) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(s[i], 1);
+  }
+  return st;
+}
+
+bool compute_contiguous(const Shape& shape, const std::vector<int64_t>& strides) {
+  int64_t expected = 1;
+  for (size_t i = shape.rank(); i-- > 0;) {
+    if (shape[i] == 0) return true;  // an empty tensor has nothing to walk
+    if (shape[i] == 1) continue;     // a size-1 dim is never stepped, its stride is irrelevant
+    if (strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+}  // namespace
+
+CpuTensor::CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage, std::vector<int64_t> strides,
+                     int64_t offset)
+    : Primitive(std::move(shape), dtype), storage_(std::move(storage)), strides_(std::move(strides)), offset_(offset) {
+  if (strides_.size() != this->shape().rank())
+    throw ShapeError("view", "shape " + this->shape().to_string() + " has rank " +
+                                 std::to_string(this->shape().rank()) + " but " + std::to_string(strides_.size()) +
+                                 " strides were given");
+  contiguous_ = compute_contiguous(this->shape(), strides_);
+}
+
+CpuPtr as_cpu(const Prim& p, const char* op) {
+  if (!p) throw DeviceError(op, "tensor is null (a moved-from or uninitialised tensor)");
+  auto t = std::dynamic_pointer_cast<CpuTensor>(p);
+  if (!t) throw DeviceError(op, "tensor is not a cpu tensor (it belongs to another backend)");
+  return t;
+}
+
+CpuPtr alloc(const Shape& shape, DType dtype) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw ShapeError("alloc", "negative dim in shape " + shape.to_string());
+    n *= d;
+  }
+  auto storage = std::make_shared<Storage>(static_cast<size_t>(n) * dtype_size(dtype));
+  return std::make_shared<CpuTensor>(shape, dtype, std::move(storage), row_major_strides(shape), 0);
+}
+
+CpuPtr contiguous(const CpuPtr& x) {
+  if (x->is_contiguous()) return x;
+  CpuPtr out = alloc(x->shape(), x->dtype());
+  copy_strided(*x, *out);
+  return out;
+}
+
+namespace {
+
+template <typename E>
+void copy_rows(const CpuTensor& src, const CpuTensor& dst) {
+  const Shape& shape = dst.shape();
+  const LoopPlan<2> plan(shape, {broadcast_strides(dst, shape), broadcast_strides(src, shape)});
+  E* d = static_cast<E*>(dst.raw());
+  const E* s = static_cast<const E*>(src.raw());
+  for_each_row(plan, kElementwiseGrain, [&](int64_t, int64_t len, const int64_t* offs, const int64_t* in) {
+    E* dr = d + offs[0];
+    const E* sr = s + offs[1];
+    if (in[0] == 1 && in[1] == 1) {
+      std::memcpy(dr, sr, static_cast<size_t>(len) * sizeof(E));
+    } else if (in[1] == 0) {
+      const E v = *sr;
+      for (int64_t j = 0; j < len; ++j) dr[j * in[0]] = v;
+    } else {
+      for (int64_t j = 0; j < len; ++j) dr[j * in[0]] = sr[j * in[1]];
+    }
+  });
+}
+
+}  // namespace
+
+void copy_view(const CpuTensor& src, const CpuTensor& dst) {
+  if (src.dtype() != dst.dtype())
+    throw DTypeError("copy", "source " + std::string(dtype_name(src.dtype())) + " and destination " +
+                                 std::string(dtype_name(dst.dtype())) + " differ");
+  if (dst.shape().num_elements() == 0) return;
+  switch (dtype_size(dst.dtype())) {
+    case 1: copy_rows<uint8_t>(src, dst); break;
+    case 2: copy_rows<uint16_t>(src, dst); break;
+    case 4: copy_rows<uint32_t>(src, dst); break;
+    default: copy_rows<uint64_t>(src, dst); break;
+  }
+}
+
+void copy_strided(const CpuTensor& src, CpuTensor& dst) {
+  if (src.shape() != dst.shape())
+    throw ShapeError("copy", "source " + src.shape().to_string() + " and destination " + dst.shape().to_string() +
+                                 " differ");
+  const int64_t n = src.shape().num_elements();
+  if (n == 0) return;
+  if (src.is_contiguous() && dst.is_contiguous()) {
+    const size_t es = dtype_size(src.dtype());
+    const auto* s = static_cast<const uint8_t*>(src.raw());
+    auto* d = static_cast<uint8_t*>(dst.raw());
+    // Large copies are split so several cores share the memory bandwidth.
+    parallel_for(n, 1 << 18, [&](int64_t b, int64_t e) {
+      std::memcpy(d + b * es, s + b * es, static_cast<size_t>(e - b) * es);
+    });
+    return;
+  }
+  copy_view(src, dst);
+}
+
+bool reusable(const Prim& p, const Shape& shape, DType dtype) {
+  if (!p || p.use_count() != 1) return false;
+  auto* t = dynamic_cast<CpuTensor*>(p.get());
+  return t && t->dtype() == dtype && t->is_contiguous() && t->shape() == shape && t->storage().use_count() == 1;
+}
+
+CpuPtr make_view(const CpuPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset) {
+  return std::make_shared<CpuTensor>(std::move(shape), x->dtype(), x->storage(), std::move(strides), offset);
+}
+
+StridedIndexer::StridedIndexer(const Shape& shape, const std::vector<int64_t>& st)
+    : dims(shape.dims()), strides(st) {}
+
+int64_t StridedIndexer::offset_of(int64_t i) const {
+  int64_t off = 0;
+  for (size_t d = dims.size(); d-- > 0;) {
+    const int64_t n = dims[d];
+    if (n == 0) return 0;
+    off += (i % n) * strides[d];
+    i /= n;
+  }
+  return off;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The thread pool: workers are started once and sleep between jobs; the caller runs chunks too.
+
+namespace {
+
+thread_local bool tl_in_parallel = false;  // nested parallel_for calls run inline
+
+size_t default_thread_count() {
+  if (const char* env = std::getenv("BURN_NUM_THREADS")) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (end != env && v > 0) return static_cast<size_t>(v);
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(size_t n) { start(n); }
+  ~ThreadPool() { stop(); }
+
+  size_t size() const { return size_; }
+
+  void resize(size_t n) {
+    std::lock_guard<std::mutex> job(job_mutex_);
+    stop();
+    start(n);
+  }
+
+  // Runs fn over [0, n) in `chunks` pieces; returns false (nothing run) when another thread holds
+  // the pool, so that caller runs inline instead of waiting.
+  bool run(int64_t n, int64_t chunks, const std::function<void(int64_t, int64_t)>& fn) {
+    std::unique_lock<std::mutex> job(job_mutex_, std::try_to_lock);
+    if (!job.owns_lock()) return false;
+    {
+      std::unique_lock<std::mutex> lk(mutex_);
+      // Workers still leaving the previous job must be gone before its fields are overwritten.
+      idle_cv_.wait(lk, [&] { return active_.load() == 0; });
+      fn_ = &fn;
+      n_ = n;
+      chunks_ = chunks;
+      next_.store(0);
+      done_.store(0);
+      error_ = nullptr;
+      ++generation_;
+    }
+    work_cv_.notify_all();
+    tl_in_parallel = true;
+    work();
+    tl_in_parallel = false;
+    // Spin briefly (most chunks are short), then sleep, until every claimed chunk has finished.
+    for (int spins = 0; done_.load(std::memory_order_acquire) < chunks_; ++spins) {
+      if (spins > 4000) {
+        std::unique_lock<std::mutex> lk(mutex_);
+        done_cv_.wait(lk, [&] { return done_.load(std::memory_order_acquire) >= chunks_; });
+        break;
+      }
+    }
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+ private:
+  void start(size_t n) {
+    size_ = std::max<size_t>(1, n);
+    stop_ = false;
+    for (size_t i = 0; i + 1 < size_; ++i) workers_.emplace_back([this] { worker_loop(); });
+    if (openblas_set_num_threads) openblas_set_num_threads(static_cast<int>(size_));
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  void worker_loop() {
+    tl_in_parallel = true;
+    uint64_t seen = 0;
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      seen = generation_;
+    }
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mutex_);
+        work_cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        active_.fetch_add(1);
+      }
+      work();
+      if (active_.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lk(mutex_);
+        idle_cv_.notify_all();
+      }
+    }
+  }
+
+  // Claims chunks until none is left.
+  void work() {
+    for (;;) {
+      const int64_t c = next_.fetch_add(1);
+      if (c >= chunks_) return;
+      const int64_t b = n_ * c / chunks_, e = n_ * (c + 1) / chunks_;
+      try {
+        (*fn_)(b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(error_mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks_) {
+        std::lock_guard<std::mutex> lk(mutex_);
+        done_cv_.notify_all();
+      }
+    }
+  }
+
+  size_t size_ = 1;
+  std::vector<std::thread> workers_;
+  std::mutex job_mutex_;  // one job at a time
+  std::mutex mutex_;      // guards generation_, stop_ and the job fields while they are set
+  std::condition_variable work_cv_, idle_cv_, done_cv_;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  int64_t n_ = 0, chunks_ = 0;
+  std::atomic<int64_t> next_{0}, done_{0};
+  std::atomic<int> active_{0};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+ThreadPool& pool() {
+  static ThreadPool p(default_thread_count());
+  return p;
+}
+
+}  // namespace
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  if (n <= grain || tl_in_parallel) {
+    fn(0, n);
+    return;
+  }
+  ThreadPool& p = pool();
+  const int64_t chunks = std::min<int64_t>(static_cast<int64_t>(p.size()), (n + grain - 1) / grain);
+  if (chunks <= 1 || !p.run(n, chunks, fn)) fn(0, n);
+}
+
+size_t num_threads() { return pool().size(); }
+
+void set_num_threads(size_t n) { pool().resize(n == 0 ? default_thread_count() : n); }
+
+}  // namespace burn::cpu

@@ -1,0 +1,95 @@
+// CPU backend internals: the strided tensor primitive, storage, dtype dispatch and the thread pool.
+// Private to the plugin; nothing here is installed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "burn/tensor/backend.hpp"
+#include "burn/tensor/error.hpp"
+
+namespace burn::cpu {
+
+// A 64-byte aligned, uninitialised buffer.
+struct Storage {
+  explicit Storage(size_t bytes);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
+// A strided view over a Storage. permute, transpose, slice, expand and flip only make new views;
+// strides are in elements and may be 0 (expand) or negative (flip).
+class CpuTensor final : public Primitive {
+ public:
+  CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage, std::vector<int64_t> strides,
+            int64_t offset);
+
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  const std::vector<int64_t>& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  bool is_contiguous() const { return contiguous_; }
+
+  template <typename T>
+  T* data() const { return static_cast<T*>(storage_->data) + offset_; }
+  void* raw() const { return static_cast<uint8_t*>(storage_->data) + offset_ * dtype_size(dtype()); }
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  std::vector<int64_t> strides_;
+  int64_t offset_;
+  bool contiguous_;
+};
+using CpuPtr = std::shared_ptr<CpuTensor>;
+
+// The CpuTensor behind a primitive; DeviceError naming `op` if it came from another backend.
+CpuPtr as_cpu(const Prim& p, const char* op);
+// A new contiguous tensor (uninitialised).
+CpuPtr alloc(const Shape& shape, DType dtype);
+// `x` itself when contiguous, else a contiguous copy.
+CpuPtr contiguous(const CpuPtr& x);
+// A contiguous copy of any strided tensor into `dst` (same shape and dtype, dst contiguous).
+void copy_strided(const CpuTensor& src, CpuTensor& dst);
+// True when `p` is the caller's only handle to a contiguous buffer of this shape and dtype that
+// nothing else views, so an elementwise op may write its result there.
+bool reusable(const Prim& p, const Shape& shape, DType dtype);
+// A view with new shape/strides/offset over x's storage.
+CpuPtr make_view(const CpuPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset);
+
+// Calls fn(begin, end) over [0, n) on the persistent pool; runs inline when n < grain.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+size_t num_threads();
+void set_num_threads(size_t n);
+
+// Walks every element of a strided shape in row-major order, yielding element offsets.
+// Used by the generic (non-contiguous) paths; contiguous paths index directly.
+struct StridedIndexer {
+  StridedIndexer(const Shape& shape, const std::vector<int64_t>& strides);
+  // Offset (in elements, relative to the view's base) of the flat row-major index i.
+  int64_t offset_of(int64_t i) const;
+  std::vector<int64_t> dims, strides;
+};
+
+}  // namespace burn::cpu
+
+// Runs the statement with `T` bound to the C++ type of a computing dtype (f32, f64, i64, i32, and
+// u8 for bool); anything else throws Unsupported naming the op.
+#define BURN_CPU_DISPATCH(DTYPE, OP, ...)                                                           \
+  [&] {                                                                                             \
+    switch (DTYPE) {                                                                                \
+      case ::burn::DType::F32: { using T = float; return __VA_ARGS__(); }                           \
+      case ::burn::DType::F64: { using T = double; return __VA_ARGS__(); }                          \
+      case ::burn::DType::I64: { using T = int64_t; return __VA_ARGS__(); }                         \
+      case ::burn::DType::I32: { using T = int32_t; return __VA_ARGS__(); }                         \
+      case ::burn::DType::Bool: case ::burn::DType::U8: { using T = uint8_t; return __VA_ARGS__(); } \
+      case ::burn::DType::I8: { using T = int8_t; return __VA_ARGS__(); }                           \
+      default: throw ::burn::Unsupported(OP, std::string("dtype ") +                                \
+                                                 std::string(::burn::dtype_name(DTYPE)) +          \
+                                                 " is storage-only on the cpu backend; cast it to f32 first"); \
+    }                                                                                               \
+  }()

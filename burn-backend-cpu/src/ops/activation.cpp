@@ -1,0 +1,265 @@
+// Activations of the cpu backend (f32 and f64): each one fused elementwise loop, and softmax /
+// log_softmax fused per lane (max, sum of exp, write). The f32 kernels that call exp are compiled for
+// AVX2 and for the baseline and picked at load time, so the plugin runs on any x86-64.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
+#include "elementwise.hpp"
+#include "ops/math_util.hpp"
+
+namespace burn::cpu {
+namespace {
+
+template <typename T>
+[[gnu::always_inline]] inline T exp_of(T v) {
+  if constexpr (std::is_same_v<T, float>) return vexp(v);
+  else return std::exp(v);
+}
+
+// NaN-propagating max: a NaN anywhere in a softmax lane makes the whole lane NaN, as in PyTorch.
+template <typename T>
+[[gnu::always_inline]] inline T nan_max(T a, T v) { return vselect((a > v) | (a != a), a, v); }
+
+// tanh(softplus(x)) = n / (n + 2) with n = e^x (e^x + 2); past x = 20 it is 1 to working precision.
+template <typename T>
+[[gnu::always_inline]] inline T mish_of(T x) {
+  const T e = exp_of(vselect(x > T(20), T(20), x));
+  const T n = e * (e + T(2));
+  return vselect(x > T(20), x, x * n / (n + T(2)));
+}
+
+// gelu with the tanh approximation: 0.5 x (1 + tanh(u)) = x * sigmoid(2u), which stays accurate
+// where 1 + tanh(u) cancels.
+template <typename T>
+[[gnu::always_inline]] inline T gelu_tanh_of(T x) {
+  constexpr T kC = T(0.79788456080286535588);  // sqrt(2 / pi)
+  const T u = kC * (x + T(0.044715) * x * x * x);
+  return x / (T(1) + exp_of(T(-2) * u));
+}
+
+__attribute__((target_clones("avx2", "default"))) void sigmoid_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + vexp(-x[i]));
+}
+__attribute__((target_clones("avx2", "default"))) void silu_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + vexp(-x[i]));
+}
+__attribute__((target_clones("avx2", "default"))) void gelu_tanh_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh_of(x[i]);
+}
+__attribute__((target_clones("avx2", "default"))) void mish_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = mish_of(x[i]);
+}
+
+constexpr int kLanes = 16;
+constexpr int64_t kCols = 256;
+
+// One contiguous softmax row: max, sum of exp (written out for softmax), then scale or shift.
+template <typename T, bool kLog>
+[[gnu::always_inline]] inline void softmax_row(const T* x, T* y, int64_t n) {
+  T lane[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane[j] = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = nan_max(lane[j], x[i + j]);
+  for (; i < n; ++i) lane[0] = nan_max(lane[0], x[i]);
+  T m = lane[0];
+  for (int j = 1; j < kLanes; ++j) m = nan_max(m, lane[j]);
+
+  for (int j = 0; j < kLanes; ++j) lane[j] = 0;
+  for (i = 0; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const T e = exp_of(x[i + j] - m);
+      if constexpr (!kLog) y[i + j] = e;
+      lane[j] += e;
+    }
+  }
+  for (; i < n; ++i) {
+    const T e = exp_of(x[i] - m);
+    if constexpr (!kLog) y[i] = e;
+    lane[0] += e;
+  }
+  T s = 0;
+  for (int j = 0; j < kLanes; ++j) s += lane[j];
+
+  if constexpr (kLog) {
+    // (x - m) - log(s), not x - (m + log(s)): for |x| ~ 1000 in f32 the sum m + log(s) rounds away 1e-5.
+    const T ls = std::log(s);
+    for (i = 0; i < n; ++i) y[i] = (x[i] - m) - ls;
+  } else {
+    const T inv = T(1) / s;
+    for (i = 0; i < n; ++i) y[i] *= inv;
+  }
+}
+
+// Softmax over `w` adjacent columns of a lane block (row stride `inner`), vectorised across columns.
+template <typename T, bool kLog>
+[[gnu::always_inline]] inline void softmax_cols(const T* x, T* y, int64_t n, int64_t inner, int64_t w) {
+  T m[kCols], s[kCols];
+  for (int64_t j = 0; j < w; ++j) m[j] = -std::numeric_limits<T>::infinity(), s[j] = 0;
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t j = 0; j < w; ++j) m[j] = nan_max(m[j], x[k * inner + j]);
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t j = 0; j < w; ++j) {
+      const T e = exp_of(x[k * inner + j] - m[j]);
+      if constexpr (!kLog) y[k * inner + j] = e;
+      s[j] += e;
+    }
+  if constexpr (kLog) {
+    for (int64_t j = 0; j < w; ++j) s[j] = std::log(s[j]);
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < w; ++j) y[k * inner + j] = (x[k * inner + j] - m[j]) - s[j];
+  } else {
+    for (int64_t j = 0; j < w; ++j) s[j] = T(1) / s[j];
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < w; ++j) y[k * inner + j] *= s[j];
+  }
+}
+
+// The per-task kernels: `rows` contiguous rows of length n, or one column block.
+#define BURN_CPU_SOFTMAX_KERNELS(T, SUFFIX)                                                                 \
+  __attribute__((target_clones("avx2", "default"))) void softmax_rows_##SUFFIX(const T* x, T* y, int64_t rows, \
+                                                                              int64_t n, bool log) {        \
+    for (int64_t r = 0; r < rows; ++r) {                                                                    \
+      if (log) softmax_row<T, true>(x + r * n, y + r * n, n);                                               \
+      else softmax_row<T, false>(x + r * n, y + r * n, n);                                                  \
+    }                                                                                                       \
+  }                                                                                                         \
+  __attribute__((target_clones("avx2", "default"))) void softmax_cols_##SUFFIX(                              \
+      const T* x, T* y, int64_t n, int64_t inner, int64_t w, bool log) {                                    \
+    if (log) softmax_cols<T, true>(x, y, n, inner, w);                                                      \
+    else softmax_cols<T, false>(x, y, n, inner, w);                                                         \
+  }
+BURN_CPU_SOFTMAX_KERNELS(float, f32)
+BURN_CPU_SOFTMAX_KERNELS(double, f64)
+#undef BURN_CPU_SOFTMAX_KERNELS
+
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool log) { softmax_rows_f32(x, y, rows, n, log); }
+void softmax_rows(const double* x, double* y, int64_t rows, int64_t n, bool log) { softmax_rows_f64(x, y, rows, n, log); }
+void softmax_block(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
+  softmax_cols_f32(x, y, n, inner, w, log);
+}
+void softmax_block(const double* x, double* y, int64_t n, int64_t inner, int64_t w, bool log) {
+  softmax_cols_f64(x, y, n, inner, w, log);
+}
+
+Prim softmax_impl(Prim xp, size_t dim, bool log) {
+  const char* op = log ? "log_softmax" : "softmax";
+  const DType dt = xp->dtype();
+  require_float(dt, op);
+  check_dim(op, xp->shape(), dim);
+  const Shape shape = xp->shape();
+  const Lanes l = lanes_of(shape, dim);
+  // Every element is read before its lane is written, so a reusable input can take the result.
+  CpuPtr out = output_for(xp, shape, dt);
+  const CpuPtr x = out ? out : contiguous(as_cpu(xp, op));
+  if (!out && x.get() != xp.get()) out = x;
+  xp.reset();
+  if (!out) out = alloc(shape, dt);
+  if (shape.num_elements() == 0) return out;
+  return BURN_CPU_DISPATCH_FLOAT(dt, op, [&]() -> Prim {
+    const T* px = x->data<T>();
+    T* py = out->data<T>();
+    if (l.inner == 1) {
+      parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)), [&](int64_t b, int64_t e) {
+        softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log);
+      });
+    } else {
+      const int64_t chunks = (l.inner + kCols - 1) / kCols;
+      const int64_t width = std::min(l.inner, kCols);
+      parallel_for(l.outer * chunks, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n * width)),
+                   [&](int64_t b, int64_t e) {
+                     for (int64_t t = b; t < e; ++t) {
+                       const int64_t o = t / chunks, j0 = (t % chunks) * kCols;
+                       const int64_t off = o * l.n * l.inner + j0;
+                       softmax_block(px + off, py + off, l.n, l.inner, std::min(kCols, l.inner - j0), log);
+                     }
+                   });
+    }
+    return out;
+  });
+}
+
+}  // namespace
+
+#define BURN_CPU_ACTIVATION(NAME, EXPR)                                                          \
+  Prim CpuBackend::NAME(Prim x) {                                                                \
+    const DType dt = x->dtype();                                                                 \
+    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                              \
+      return unary_op<T, T>(std::move(x), dt, #NAME, [](T v) { return static_cast<T>(EXPR); });  \
+    });                                                                                          \
+  }
+
+// An activation with a vectorised f32 kernel; f64 takes the plain loop.
+#define BURN_CPU_ACTIVATION_F32(NAME, KERNEL, EXPR)                                               \
+  Prim CpuBackend::NAME(Prim x) {                                                                \
+    const DType dt = x->dtype();                                                                 \
+    if (dt == DType::F32) return map_flat<float>(std::move(x), #NAME, KERNEL);                   \
+    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                              \
+      return unary_op<T, T>(std::move(x), dt, #NAME, [](T v) { return static_cast<T>(EXPR); });  \
+    });                                                                                          \
+  }
+
+// relu keeps NaN (torch.relu is clamp_min(0)).
+BURN_CPU_ACTIVATION(relu, v < T(0) ? T(0) : v)
+// Exact gelu: 0.5 x (1 + erf(x / sqrt 2)).
+BURN_CPU_ACTIVATION(gelu, T(0.5) * v * (T(1) + std::erf(v * T(0.70710678118654752440))))
+BURN_CPU_ACTIVATION_F32(gelu_tanh, gelu_tanh_f32, gelu_tanh_of(v))
+BURN_CPU_ACTIVATION_F32(sigmoid, sigmoid_f32, T(1) / (T(1) + std::exp(-v)))
+BURN_CPU_ACTIVATION_F32(silu, silu_f32, v / (T(1) + std::exp(-v)))
+BURN_CPU_ACTIVATION_F32(mish, mish_f32, mish_of(v))
+// Stable: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
+BURN_CPU_ACTIVATION(log_sigmoid, (v < T(0) ? v : T(0)) - std::log1p(std::exp(-std::fabs(v))))
+// torch.selu's constants.
+BURN_CPU_ACTIVATION(selu, T(1.0507009873554804934193349852946) *
+                              (v > T(0) ? v : T(1.6732632423543772848170429916717) * std::expm1(v)))
+
+Prim CpuBackend::leaky_relu(Prim x, double negative_slope) {
+  const DType dt = x->dtype();
+  return BURN_CPU_DISPATCH_FLOAT(dt, "leaky_relu", [&] {
+    const T s = static_cast<T>(negative_slope);
+    return unary_op<T, T>(std::move(x), dt, "leaky_relu", [s](T v) { return v > T(0) ? v : v * s; });
+  });
+}
+
+// As torch: x where beta * x > threshold (linear regime), else log1p(exp(beta * x)) / beta.
+Prim CpuBackend::softplus(Prim x, double beta, double threshold) {
+  const DType dt = x->dtype();
+  return BURN_CPU_DISPATCH_FLOAT(dt, "softplus", [&] {
+    const T b = static_cast<T>(beta), th = static_cast<T>(threshold);
+    return unary_op<T, T>(std::move(x), dt, "softplus", [b, th](T v) {
+      return v * b > th ? v : std::log1p(std::exp(v * b)) / b;
+    });
+  });
+}
+
+// clamp(alpha x + beta, 0, 1); torch.nn.Hardsigmoid is alpha = 1/6, beta = 0.5. NaN stays NaN.
+Prim CpuBackend::hard_sigmoid(Prim x, double alpha, double beta) {
+  const DType dt = x->dtype();
+  return BURN_CPU_DISPATCH_FLOAT(dt, "hard_sigmoid", [&] {
+    const T a = static_cast<T>(alpha), c = static_cast<T>(beta);
+    return unary_op<T, T>(std::move(x), dt, "hard_sigmoid", [a, c](T v) {
+      const T u = a * v + c;
+      const T lo = u < T(0) ? T(0) : u;
+      return lo > T(1) ? T(1) : lo;
+    });
+  });
+}
+
+Prim CpuBackend::elu(Prim x, double alpha) {
+  const DType dt = x->dtype();
+  return BURN_CPU_DISPATCH_FLOAT(dt, "elu", [&] {
+    const T a = static_cast<T>(alpha);
+    return unary_op<T, T>(std::move(x), dt, "elu", [a](T v) { return v > T(0) ? v : a * std::expm1(v); });
+  });
+}
+
+Prim CpuBackend::softmax(Prim x, size_t dim) { return softmax_impl(std::move(x), dim, false); }
+Prim CpuBackend::log_softmax(Prim x, size_t dim) { return softmax_impl(std::move(x), dim, true); }
+
+#undef BURN_CPU_ACTIVATION
+#undef BURN_CPU_ACTIVATION_F32
+
+}  // namespace burn::cpu

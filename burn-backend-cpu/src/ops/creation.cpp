@@ -1,0 +1,99 @@
+// CPU creation ops: empty, full, from_data, into_data, cast (every dtype, f16/bf16 included),
+// random (the default body), arange.
+#include <cstring>
+#include <string>
+
+#include "convert.hpp"
+#include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
+#include "elementwise.hpp"
+
+namespace burn::cpu {
+
+namespace {
+
+void check_shape(const Shape& shape, const char* op) {
+  for (int64_t d : shape)
+    if (d < 0) throw ShapeError(op, "shape " + shape.to_string() + " has a negative dim");
+}
+
+template <typename S>
+void fill(S* out, int64_t n, S value) {
+  parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = value;
+  });
+}
+
+}  // namespace
+
+Prim CpuBackend::empty(const Shape& shape, DType dtype) {
+  check_shape(shape, "empty");
+  return alloc(shape, dtype);
+}
+
+Prim CpuBackend::full(const Shape& shape, Scalar value, DType dtype) {
+  check_shape(shape, "full");
+  CpuPtr out = alloc(shape, dtype);
+  const int64_t n = shape.num_elements();
+  visit_dtype(dtype, [&]<DType D>() {
+    using S = typename Conv<D>::Storage;
+    fill<S>(out->data<S>(), n, scalar_to<D>(value));
+  });
+  return out;
+}
+
+Prim CpuBackend::from_data(const TensorData& data) {
+  check_shape(data.shape(), "from_data");
+  const size_t bytes = static_cast<size_t>(data.num_elements()) * dtype_size(data.dtype());
+  if (data.bytes().size() != bytes)
+    throw ValueError("from_data", "shape " + data.shape().to_string() + " of " + std::string(dtype_name(data.dtype())) +
+                                      " needs " + std::to_string(bytes) + " bytes, got " +
+                                      std::to_string(data.bytes().size()));
+  CpuPtr out = alloc(data.shape(), data.dtype());
+  if (bytes) std::memcpy(out->raw(), data.raw(), bytes);
+  return out;
+}
+
+TensorData CpuBackend::into_data(const Prim& x) {
+  CpuPtr t = contiguous(as_cpu(x, "into_data"));
+  const size_t bytes = static_cast<size_t>(t->shape().num_elements()) * dtype_size(t->dtype());
+  std::vector<uint8_t> buf(bytes);
+  if (bytes) std::memcpy(buf.data(), t->raw(), bytes);
+  return TensorData(t->shape(), t->dtype(), std::move(buf));
+}
+
+Prim CpuBackend::cast(Prim x, DType dtype) {
+  const DType from = as_cpu(x, "cast")->dtype();
+  if (from == dtype) return x;
+  return visit_dtype(from, [&]<DType S>() -> Prim {
+    return visit_dtype(dtype, [&]<DType D>() -> Prim {
+      using SS = typename Conv<S>::Storage;
+      using DS = typename Conv<D>::Storage;
+      return unary_op<SS, DS>(std::move(x), dtype, "cast", [](SS v) { return Conv<D>::store(Conv<S>::load(v)); });
+    });
+  });
+}
+
+Prim CpuBackend::random(const Shape& shape, const Distribution& dist, DType dtype) {
+  return Backend::random(shape, dist, dtype);
+}
+
+Prim CpuBackend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
+  if (step == 0) throw ValueError("arange", "step must be nonzero (start " + std::to_string(start) + ", end " +
+                                                std::to_string(end) + ")");
+  if (dtype == DType::Bool) throw DTypeError("arange", "cannot make a range of bool");
+  int64_t n = 0;
+  if (step > 0 && end > start) n = (end - start + step - 1) / step;
+  if (step < 0 && end < start) n = (start - end - step - 1) / -step;
+  CpuPtr out = alloc(Shape{n}, dtype);
+  visit_dtype(dtype, [&]<DType D>() {
+    using S = typename Conv<D>::Storage;
+    S* o = out->data<S>();
+    parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = Conv<D>::store(start + i * step);
+    });
+  });
+  return out;
+}
+
+}  // namespace burn::cpu

@@ -1,0 +1,185 @@
+// Batched matmul on the cpu backend (torch.matmul semantics for operands of equal rank >= 2): f32/f64
+// through OpenBLAS GEMM, reading strided and transposed views in place; i64/i32 with a blocked loop.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
+#include "ops/math_util.hpp"
+
+namespace burn::cpu {
+namespace {
+
+// OpenBLAS 0.3 runs a GEMM single-threaded below m*n*k = 65536 * GEMM_MULTITHREAD_THRESHOLD (4):
+// batches of such products are spread over our pool; bigger ones run one after another on its threads.
+constexpr int64_t kBlasSerialWork = 65536 * 4;
+// Multiply-adds per pool task when looping over a batch.
+constexpr int64_t kMatmulGrain = 1 << 16;
+
+// How GEMM can read the last two dims of a view in place: row-major with leading dim `ld`,
+// transposed or not. nullopt when it needs a copy.
+struct GemmLayout {
+  bool trans = false;
+  int64_t ld = 0;
+};
+
+std::optional<GemmLayout> gemm_layout(const CpuTensor& t) {
+  const size_t r = t.shape().rank();
+  const int64_t rows = t.shape()[r - 2], cols = t.shape()[r - 1];
+  const int64_t rs = t.strides()[r - 2], cs = t.strides()[r - 1];
+  // A dim of size 1 may carry any stride; it never steps.
+  if ((cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<int64_t>(cols, 1)))
+    return GemmLayout{false, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
+  if ((rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1)))
+    return GemmLayout{true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
+  return std::nullopt;
+}
+
+template <typename T>
+void gemm(const GemmLayout& la, const GemmLayout& lb, int64_t m, int64_t n, int64_t k, const T* a,
+          const T* b, T* c) {
+  const auto ta = la.trans ? CblasTrans : CblasNoTrans;
+  const auto tb = lb.trans ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+                static_cast<int>(la.ld), b, static_cast<int>(lb.ld), 0.0f, c, static_cast<int>(n));
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
+                static_cast<int>(la.ld), b, static_cast<int>(lb.ld), 0.0, c, static_cast<int>(n));
+}
+
+// C (m x n) = A (m x k) * B (k x n), all contiguous row-major; wrapping int arithmetic.
+// Blocked over k and n so one C row segment and a panel of B rows stay in cache.
+template <typename T>
+void int_gemm_rows(const T* a, const T* b, T* c, int64_t row0, int64_t row1, int64_t n, int64_t k) {
+  using U = std::make_unsigned_t<T>;
+  constexpr int64_t kNb = 512, kKb = 128;
+  for (int64_t i = row0; i < row1; ++i) std::fill(c + i * n, c + (i + 1) * n, T(0));
+  for (int64_t j0 = 0; j0 < n; j0 += kNb) {
+    const int64_t j1 = std::min(n, j0 + kNb);
+    for (int64_t p0 = 0; p0 < k; p0 += kKb) {
+      const int64_t p1 = std::min(k, p0 + kKb);
+      for (int64_t i = row0; i < row1; ++i) {
+        U* crow = reinterpret_cast<U*>(c + i * n);
+        for (int64_t p = p0; p < p1; ++p) {
+          const U av = static_cast<U>(a[i * k + p]);
+          const U* brow = reinterpret_cast<const U*>(b + p * n);
+          for (int64_t j = j0; j < j1; ++j) crow[j] += av * brow[j];
+        }
+      }
+    }
+  }
+}
+
+std::string shapes(const Shape& a, const Shape& b) { return "lhs " + a.to_string() + " and rhs " + b.to_string(); }
+
+}  // namespace
+
+Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
+  static constexpr const char* op = "matmul";
+  CpuPtr a = as_cpu(lhs, op), b = as_cpu(rhs, op);
+  lhs.reset();
+  rhs.reset();
+  require_same_dtype(a->dtype(), b->dtype(), op);
+  require_numeric(op, a->dtype());
+  const Shape& sa = a->shape();
+  const Shape& sb = b->shape();
+  const size_t rank = sa.rank();
+  if (rank < 2 || sb.rank() != rank)
+    throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");
+  const int64_t m = sa[rank - 2], k = sa[rank - 1], n = sb[rank - 1];
+  if (sb[rank - 2] != k) throw ShapeError(op, shapes(sa, sb) + ": inner dimensions differ");
+
+  // Broadcast batch dims; broadcast dims read with stride 0, so nothing is copied.
+  std::vector<int64_t> out_dims(rank);
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1)
+      throw ShapeError(op, shapes(sa, sb) + ": batch dimensions are not broadcastable (dim " + std::to_string(d) +
+                               ": " + std::to_string(sa[d]) + " vs " + std::to_string(sb[d]) + ")");
+    out_dims[d] = sa[d] == 1 ? sb[d] : sa[d];
+    batch *= out_dims[d];
+  }
+  out_dims[rank - 2] = m;
+  out_dims[rank - 1] = n;
+  const CpuPtr out = alloc(Shape(out_dims), a->dtype());
+  if (batch * m * n == 0) return out;
+
+  const bool is_float = a->dtype() == DType::F32 || a->dtype() == DType::F64;
+  std::optional<GemmLayout> la, lb;
+  if (is_float) {
+    la = gemm_layout(*a);
+    lb = gemm_layout(*b);
+  }
+  if (!la) a = contiguous(a), la = GemmLayout{false, std::max<int64_t>(k, 1)};
+  if (!lb) b = contiguous(b), lb = GemmLayout{false, std::max<int64_t>(n, 1)};
+
+  // Element offsets of every batch's matrix, walking the broadcast batch dims as an odometer.
+  const size_t nb = rank - 2;
+  std::vector<int64_t> a_off(batch), b_off(batch);
+  {
+    std::vector<int64_t> idx(nb, 0);
+    int64_t oa = 0, ob = 0;
+    for (int64_t i = 0; i < batch; ++i) {
+      a_off[i] = oa, b_off[i] = ob;
+      for (size_t d = nb; d-- > 0;) {
+        const int64_t sa_d = sa[d] == 1 ? 0 : a->strides()[d], sb_d = sb[d] == 1 ? 0 : b->strides()[d];
+        ++idx[d], oa += sa_d, ob += sb_d;
+        if (idx[d] < out_dims[d]) break;
+        oa -= idx[d] * sa_d, ob -= idx[d] * sb_d, idx[d] = 0;
+      }
+    }
+  }
+  const int64_t work = m * n * std::max<int64_t>(k, 1);
+
+  if (is_float) {
+    return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+      const T* pa = a->data<T>();
+      const T* pb = b->data<T>();
+      T* pc = out->data<T>();
+      if (k == 0) {
+        std::fill(pc, pc + batch * m * n, T(0));
+        return out;
+      }
+      // One shared rhs and lhs rows evenly spaced across the batch (e.g. [B, T, C] x [1, C, D]):
+      // fold the batch into M for one big GEMM.
+      bool fold = batch > 1 && !la->trans;
+      for (int64_t i = 1; fold && i < batch; ++i)
+        fold = b_off[i] == b_off[0] && a_off[i] - a_off[i - 1] == m * la->ld;
+      if (fold) {
+        gemm<T>(*la, *lb, batch * m, n, k, pa + a_off[0], pb + b_off[0], pc);
+      } else if (batch > 1 && work < kBlasSerialWork) {
+        parallel_for(batch, std::max<int64_t>(1, kMatmulGrain / work), [&](int64_t s, int64_t e) {
+          for (int64_t i = s; i < e; ++i) gemm<T>(*la, *lb, m, n, k, pa + a_off[i], pb + b_off[i], pc + i * m * n);
+        });
+      } else {
+        for (int64_t i = 0; i < batch; ++i) gemm<T>(*la, *lb, m, n, k, pa + a_off[i], pb + b_off[i], pc + i * m * n);
+      }
+      return out;
+    });
+  }
+
+  // Parallel over (batch, row) pairs; each row walks the whole rhs.
+  const auto int_matmul = [&]<typename T>() -> Prim {
+    const T* pa = a->data<T>();
+    const T* pb = b->data<T>();
+    T* pc = out->data<T>();
+    parallel_for(batch * m, std::max<int64_t>(1, kMatmulGrain / std::max<int64_t>(1, n * k)), [&](int64_t s, int64_t e) {
+      while (s < e) {
+        const int64_t bi = s / m, r0 = s % m, r1 = std::min(m, r0 + (e - s));
+        int_gemm_rows<T>(pa + a_off[bi], pb + b_off[bi], pc + bi * m * n, r0, r1, n, k);
+        s += r1 - r0;
+      }
+    });
+    return out;
+  };
+  return a->dtype() == DType::I64 ? int_matmul.template operator()<int64_t>()
+                                  : int_matmul.template operator()<int32_t>();
+}
+
+}  // namespace burn::cpu

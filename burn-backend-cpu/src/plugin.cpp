@@ -1,0 +1,45 @@
+// The cpu plugin's entry point and its dtype support table.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "burn/tensor/plugin.hpp"
+#include "cpu_backend.hpp"
+
+namespace burn::cpu {
+
+bool CpuBackend::supports(OpId op, DType dtype) const {
+  const bool f = dtype == DType::F32 || dtype == DType::F64;
+  const bool num = f || dtype == DType::I64 || dtype == DType::I32;
+  const bool computing = num || dtype == DType::Bool;
+  const char* group = op_info(op).group;
+  auto in = [&](const char* g) { return std::strcmp(group, g) == 0; };
+  switch (op) {
+    // Data movement copies raw element bits, so it works for every dtype (f16/bf16 included).
+    case OpId::empty: case OpId::full: case OpId::from_data: case OpId::into_data: case OpId::cast:
+    case OpId::gather: case OpId::select: case OpId::mask_where: case OpId::mask_fill: case OpId::argwhere:
+      return true;
+    case OpId::random: return computing;
+    case OpId::arange: return num;
+    case OpId::scatter_add: case OpId::select_add: return num;
+    case OpId::any: case OpId::all: case OpId::any_dim: case OpId::all_dim: return computing;
+    default: break;
+  }
+  if (in("layout")) return true;
+  if (in("compare")) return computing;
+  if (in("boolean")) return dtype == DType::Bool;
+  if (in("float_math") || in("activation")) return f;
+  if (in("numeric") || in("reduce")) return num;
+  return computing;
+}
+
+}  // namespace burn::cpu
+
+namespace {
+
+std::unique_ptr<burn::Backend> make_cpu_backend() { return std::make_unique<burn::cpu::CpuBackend>(); }
+int32_t cpu_score() { return 100; }
+
+}  // namespace
+
+BURN_BACKEND_PLUGIN("cpu", "0.1.0", make_cpu_backend, cpu_score)

@@ -1,0 +1,373 @@
+// Unit tests of the cpu backend's numeric, matmul, float-math, activation and reduce kernels, driven
+// through CpuBackend directly. Expected values are hand-computed or printed by PyTorch 1.13
+// (/usr/bin/python3); the torch expression is named next to each.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
+
+namespace burn::cpu {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+class CpuMath : public ::testing::Test {
+ protected:
+  CpuBackend b;
+
+  Prim f32(const std::vector<float>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
+  Prim f64(const std::vector<double>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
+  Prim i64(const std::vector<int64_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
+  Prim i32(const std::vector<int32_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
+  Prim boolean(const std::vector<bool>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
+  Prim iota(Shape s, float start = 0.0f) {
+    std::vector<float> v(static_cast<size_t>(s.num_elements()));
+    std::iota(v.begin(), v.end(), start);
+    return f32(v, std::move(s));
+  }
+  template <typename T>
+  std::vector<T> vals(const Prim& p) { return b.into_data(p).to_vec<T>(); }
+  static void near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-6f) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(got[i])) << "at " << i;
+      else EXPECT_NEAR(got[i], want[i], tol * std::max(1.0f, std::fabs(want[i]))) << "at " << i;
+    }
+  }
+  // Plain triple loop over contiguous row-major operands, for checking GEMM results.
+  static std::vector<float> ref_matmul(const std::vector<float>& a, const std::vector<float>& c, int64_t m,
+                                       int64_t k, int64_t n) {
+    std::vector<float> out(static_cast<size_t>(m * n), 0.0f);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j) out[i * n + j] += a[i * k + p] * c[p * n + j];
+    return out;
+  }
+};
+
+template <typename E, typename F>
+void expect_error(F f, const std::string& fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an exception containing: " << fragment;
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+// ---- numeric ------------------------------------------------------------------------------------
+
+TEST_F(CpuMath, AddBroadcastsAndChecksDtypes) {
+  // torch.tensor([[1., 2., 3.], [4., 5., 6.]]) + torch.tensor([10., 20., 30.])
+  EXPECT_EQ(vals<float>(b.add(iota({2, 3}, 1), f32({10, 20, 30}, {3}))), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(vals<int64_t>(b.sub(i64({5, 7}, {2, 1}), i64({1, 2, 3}, {1, 3}))), (std::vector<int64_t>{4, 3, 2, 6, 5, 4}));
+  expect_error<DTypeError>([&] { b.add(iota({2}), i64({1, 2}, {2})); }, "[add]");
+  expect_error<DTypeError>([&] { b.mul(boolean({true}, {1}), boolean({true}, {1})); }, "got bool");
+  expect_error<ShapeError>([&] { b.add(iota({2, 3}), iota({2})); }, "[add]");
+}
+
+TEST_F(CpuMath, IntDivTruncatesAndRemainderFollowsDivisor) {
+  // torch.div(a, b, rounding_mode="trunc"), torch.remainder(a, b) with a = [-7, 7, -7, 7], b = [3, -3, -3, 3]
+  const auto a = [&] { return i64({-7, 7, -7, 7}, {4}); };
+  const auto d = [&] { return i64({3, -3, -3, 3}, {4}); };
+  EXPECT_EQ(vals<int64_t>(b.div(a(), d())), (std::vector<int64_t>{-2, -2, 2, 2}));
+  EXPECT_EQ(vals<int64_t>(b.remainder(a(), d())), (std::vector<int64_t>{2, -2, -1, 1}));
+  EXPECT_EQ(vals<int32_t>(b.remainder(i32({-7, 7}, {2}), i32({3, -3}, {2}))), (std::vector<int32_t>{2, -2}));
+  EXPECT_EQ(vals<int64_t>(b.remainder_scalar(i64({-7, 7}, {2}), Scalar(int64_t{3}))), (std::vector<int64_t>{2, 1}));
+  // torch.remainder(torch.tensor([-7.5, 7.5]), torch.tensor([3., -3.])) -> [1.5, -1.5]
+  EXPECT_EQ(vals<float>(b.remainder(f32({-7.5f, 7.5f}, {2}), f32({3, -3}, {2}))), (std::vector<float>{1.5f, -1.5f}));
+  EXPECT_EQ(vals<int64_t>(b.div(i64({std::numeric_limits<int64_t>::min()}, {1}), i64({-1}, {1}))),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::min()}));
+  expect_error<ValueError>([&] { b.div(i64({1, 2}, {2}), i64({1, 0}, {2})); }, "[div] integer division by zero");
+  expect_error<ValueError>([&] { b.div_scalar(i32({1}, {1}), Scalar(int64_t{0})); }, "[div_scalar]");
+  expect_error<ValueError>([&] { b.remainder(i64({1}, {1}), i64({0}, {1})); }, "[remainder]");
+}
+
+TEST_F(CpuMath, PowClampSignMaximum) {
+  // torch.pow(torch.tensor([2, -1, 1, 3, 0]), torch.tensor([-1, -3, -2, 3, 0])) -> [0, -1, 1, 27, 1]
+  EXPECT_EQ(vals<int64_t>(b.powf(i64({2, -1, 1, 3, 0}, {5}), i64({-1, -3, -2, 3, 0}, {5}))),
+            (std::vector<int64_t>{0, -1, 1, 27, 1}));
+  near(vals<float>(b.powf_scalar(f32({4, 9}, {2}), Scalar(0.5))), {2, 3});
+  near(vals<float>(b.powf_scalar(f32({2, 3}, {2}), Scalar(2.5))), {5.656854f, 15.588457f});
+  // torch.clamp(torch.tensor([nan, 5., -5., 0.5]), 0, 1) -> [nan, 1, 0, 0.5]
+  near(vals<float>(b.clamp(f32({kNaN, 5, -5, 0.5f}, {4}), Scalar(0.0), Scalar(1.0))), {kNaN, 1, 0, 0.5f});
+  // torch.sign(torch.tensor([nan, -0., 2., -3.])) -> [0, 0, 1, -1]
+  EXPECT_EQ(vals<float>(b.sign(f32({kNaN, -0.0f, 2, -3}, {4}))), (std::vector<float>{0, 0, 1, -1}));
+  EXPECT_EQ(vals<int32_t>(b.abs(i32({-3, 4}, {2}))), (std::vector<int32_t>{3, 4}));
+  // torch.maximum(torch.tensor([1., nan]), torch.tensor([nan, 1.])) -> [nan, nan]
+  near(vals<float>(b.maximum(f32({1, kNaN, 3}, {3}), f32({kNaN, 1, 2}, {3}))), {kNaN, kNaN, 3});
+  near(vals<float>(b.minimum(f32({1, kNaN, 3}, {3}), f32({kNaN, 1, 2}, {3}))), {kNaN, kNaN, 2});
+}
+
+TEST_F(CpuMath, UnaryReusesAnOnlyHandle) {
+  Prim x = iota({64});
+  const void* buf = as_cpu(x, "test")->storage()->data;
+  Prim y = b.neg(std::move(x));
+  EXPECT_EQ(as_cpu(y, "test")->storage()->data, buf);
+  Prim z = b.exp(std::move(y));
+  EXPECT_EQ(as_cpu(z, "test")->storage()->data, buf);
+  Prim kept = iota({64});
+  Prim w = b.neg(kept);
+  EXPECT_NE(as_cpu(w, "test")->storage()->data, as_cpu(kept, "test")->storage()->data);
+  EXPECT_EQ(vals<float>(kept)[3], 3.0f);
+}
+
+// ---- matmul -------------------------------------------------------------------------------------
+
+TEST_F(CpuMath, MatmulPlainAndInt) {
+  // [[1, 2], [3, 4]] @ [[5, 6], [7, 8]] = [[19, 22], [43, 50]]
+  EXPECT_EQ(vals<float>(b.matmul(f32({1, 2, 3, 4}, {2, 2}), f32({5, 6, 7, 8}, {2, 2}))),
+            (std::vector<float>{19, 22, 43, 50}));
+  EXPECT_EQ(vals<double>(b.matmul(f64({1, 2, 3, 4}, {2, 2}), f64({5, 6, 7, 8}, {2, 2}))),
+            (std::vector<double>{19, 22, 43, 50}));
+  EXPECT_EQ(vals<int64_t>(b.matmul(i64({1, 2, 3, 4}, {2, 2}), i64({5, 6, 7, 8}, {2, 2}))),
+            (std::vector<int64_t>{19, 22, 43, 50}));
+  EXPECT_EQ(vals<int32_t>(b.matmul(i32({1, 2, 3, 4, 5, 6}, {2, 3}), i32({1, 0, 0, 1, 1, 1}, {3, 2}))),
+            (std::vector<int32_t>{4, 5, 10, 11}));
+}
+
+TEST_F(CpuMath, MatmulBroadcastsBatchDims) {
+  // torch.matmul(torch.arange(24.).reshape(2, 3, 4), torch.arange(20.).reshape(1, 4, 5)): first row
+  // [70, 76, 82, 88, 94], total 13860.
+  const Prim out = b.matmul(iota({2, 3, 4}), iota({1, 4, 5}));
+  EXPECT_EQ(out->shape(), (Shape{2, 3, 5}));
+  const auto v = vals<float>(out);
+  EXPECT_EQ(std::vector<float>(v.begin(), v.begin() + 5), (std::vector<float>{70, 76, 82, 88, 94}));
+  EXPECT_EQ(std::accumulate(v.begin(), v.end(), 0.0), 13860.0);
+  // [1, 2, 2] x [3, 2, 2]: lhs broadcast over rhs's batch.
+  const Prim c = b.matmul(f32({1, 0, 0, 1}, {1, 2, 2}), iota({3, 2, 2}));
+  EXPECT_EQ(c->shape(), (Shape{3, 2, 2}));
+  EXPECT_EQ(vals<float>(c), vals<float>(iota({3, 2, 2})));
+  // [2, 1, 2, 3] x [1, 3, 3, 2] -> [2, 3, 2, 2]: both sides broadcast.
+  const Prim d = b.matmul(iota({2, 1, 2, 3}), iota({1, 3, 3, 2}));
+  EXPECT_EQ(d->shape(), (Shape{2, 3, 2, 2}));
+  const auto dv = vals<float>(d);
+  const auto av = vals<float>(iota({2, 1, 2, 3})), bv = vals<float>(iota({1, 3, 3, 2}));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      const auto r = ref_matmul(std::vector<float>(av.begin() + i * 6, av.begin() + i * 6 + 6),
+                                std::vector<float>(bv.begin() + j * 6, bv.begin() + j * 6 + 6), 2, 3, 2);
+      EXPECT_EQ(std::vector<float>(dv.begin() + (i * 3 + j) * 4, dv.begin() + (i * 3 + j) * 4 + 4), r);
+    }
+}
+
+TEST_F(CpuMath, MatmulReadsTransposedAndStridedViews) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> av(37 * 23), bv(23 * 19);
+  for (auto& v : av) v = u(gen);
+  for (auto& v : bv) v = u(gen);
+  const auto want = ref_matmul(av, bv, 37, 23, 19);
+  // Transposed views: lhs^T^T and rhs as permute of a [19, 23] buffer.
+  std::vector<float> at(av.size()), bt(bv.size());
+  for (int i = 0; i < 37; ++i)
+    for (int p = 0; p < 23; ++p) at[p * 37 + i] = av[i * 23 + p];
+  for (int p = 0; p < 23; ++p)
+    for (int j = 0; j < 19; ++j) bt[j * 23 + p] = bv[p * 19 + j];
+  const Prim lhs_t = b.permute(f32(at, {23, 37}), {1, 0});
+  const Prim rhs_t = b.permute(f32(bt, {19, 23}), {1, 0});
+  near(vals<float>(b.matmul(lhs_t, rhs_t)), want, 1e-5f);
+  near(vals<float>(b.matmul(f32(av, {37, 23}), rhs_t)), want, 1e-5f);
+  // A sliced view (row stride larger than its width) and a flipped one that needs a copy.
+  const Prim wide = f32(std::vector<float>(37 * 30, 0.0f), {37, 30});
+  const Prim sliced = b.slice_assign(wide, {{0, 37, 1}, {0, 23, 1}}, f32(av, {37, 23}));
+  near(vals<float>(b.matmul(b.slice(sliced, {{0, 37, 1}, {0, 23, 1}}), f32(bv, {23, 19}))), want, 1e-5f);
+  // Flipping both sides along the inner dim reverses the sum's order only; GEMM needs copies here.
+  near(vals<float>(b.matmul(b.flip(f32(av, {37, 23}), {1}), b.flip(f32(bv, {23, 19}), {0}))), want, 1e-5f);
+  // Batched with an expanded (stride 0) rhs.
+  const Prim batched = b.matmul(b.expand(f32(av, {1, 37, 23}), {4, 37, 23}), b.expand(f32(bv, {1, 23, 19}), {4, 23, 19}));
+  const auto bvals = vals<float>(batched);
+  near(std::vector<float>(bvals.end() - 37 * 19, bvals.end()), want, 1e-5f);
+}
+
+TEST_F(CpuMath, MatmulErrors) {
+  expect_error<ShapeError>([&] { b.matmul(iota({3, 4}), iota({5, 6})); },
+                           "[matmul] lhs [3, 4] and rhs [5, 6]: inner dimensions differ");
+  expect_error<ShapeError>([&] { b.matmul(iota({2, 3, 4}), iota({3, 4, 5})); }, "batch dimensions are not broadcastable");
+  expect_error<DTypeError>([&] { b.matmul(iota({2, 2}), i64({1, 2, 3, 4}, {2, 2})); }, "[matmul]");
+}
+
+// ---- reductions ---------------------------------------------------------------------------------
+
+TEST_F(CpuMath, SumDimFirstAndLast) {
+  const Prim x = iota({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+  const Prim s0 = b.sum_dim(x, 0);
+  EXPECT_EQ(s0->shape(), (Shape{1, 3}));
+  EXPECT_EQ(vals<float>(s0), (std::vector<float>{3, 5, 7}));
+  const Prim s1 = b.sum_dim(x, 1);
+  EXPECT_EQ(s1->shape(), (Shape{2, 1}));
+  EXPECT_EQ(vals<float>(s1), (std::vector<float>{3, 12}));
+  EXPECT_EQ(vals<float>(b.sum_dim(b.permute(x, {1, 0}), 1)), (std::vector<float>{3, 5, 7}));
+  const Prim full = b.sum(x);
+  EXPECT_EQ(full->shape(), (Shape{1}));
+  EXPECT_EQ(vals<float>(full), (std::vector<float>{15}));
+  // Large enough to run on the pool and to split the reduced dim: sum of 0..n-1 in f64.
+  const int64_t n = 1 << 20;
+  std::vector<double> big(static_cast<size_t>(n));
+  std::iota(big.begin(), big.end(), 0.0);
+  EXPECT_EQ(vals<double>(b.sum(f64(big, {n})))[0], double(n) * double(n - 1) / 2);
+  const auto cols = vals<double>(b.sum_dim(f64(big, {n / 512, 512}), 0));
+  for (int64_t j = 0; j < 512; ++j) {
+    const double rows = n / 512;
+    ASSERT_EQ(cols[j], 512.0 * rows * (rows - 1) / 2 + rows * j);
+  }
+  EXPECT_EQ(vals<int32_t>(b.sum_dim(i32({1, 2, 3, 4}, {2, 2}), 1)), (std::vector<int32_t>{3, 7}));
+}
+
+TEST_F(CpuMath, MeanProdAnyAll) {
+  EXPECT_EQ(vals<float>(b.mean_dim(iota({2, 3}), 1)), (std::vector<float>{1, 4}));
+  // Int mean truncates the sum's division (Burn): (1 + 2 + 4) / 3 = 2, (-1 - 2 - 4) / 3 = -2.
+  EXPECT_EQ(vals<int64_t>(b.mean_dim(i64({1, 2, 4, -1, -2, -4}, {2, 3}), 1)), (std::vector<int64_t>{2, -2}));
+  EXPECT_EQ(vals<float>(b.prod(f32({1, 2, 3, 4}, {4}))), (std::vector<float>{24}));
+  EXPECT_EQ(vals<int64_t>(b.prod_dim(i64({1, 2, 3, 4, 5, 6}, {2, 3}), 0)), (std::vector<int64_t>{4, 10, 18}));
+  EXPECT_EQ(vals<bool>(b.any_dim(boolean({false, false, true, false}, {2, 2}), 1)), (std::vector<bool>{false, true}));
+  EXPECT_EQ(vals<bool>(b.all(f32({1, 2, 0}, {3}))), (std::vector<bool>{false}));
+  EXPECT_EQ(vals<bool>(b.any(f32({0, kNaN}, {2}))), (std::vector<bool>{true}));
+}
+
+TEST_F(CpuMath, MaxMinPropagateNaNAndArgmaxTakesTheFirst) {
+  // torch.tensor([[1., nan, 3.], [4., 5., 5.]]).max(dim=1) -> values [nan, 5], indices [1, 1]
+  const auto x = [&] { return f32({1, kNaN, 3, 4, 5, 5}, {2, 3}); };
+  near(vals<float>(b.max(x())), {kNaN});
+  near(vals<float>(b.max_dim(x(), 1)), {kNaN, 5});
+  near(vals<float>(b.min_dim(x(), 1)), {kNaN, 4});
+  const auto [mv, mi] = b.max_dim_with_indices(x(), 1);
+  near(vals<float>(mv), {kNaN, 5});
+  EXPECT_EQ(vals<int64_t>(mi), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(vals<int64_t>(b.argmax(x(), 1)), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(vals<int64_t>(b.argmin(x(), 1)), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(vals<int64_t>(b.argmax(x(), 0)), (std::vector<int64_t>{1, 0, 1}));
+  EXPECT_EQ(vals<int64_t>(b.argmax(i64({3, 7, 7, 1}, {4}), 0)), (std::vector<int64_t>{1}));
+  EXPECT_EQ(vals<float>(b.max(f32({-3, -1, -2}, {3}))), (std::vector<float>{-1}));
+  EXPECT_EQ(vals<int32_t>(b.min(i32({3, -1, 2}, {3}))), (std::vector<int32_t>{-1}));
+  expect_error<ValueError>([&] { b.max(f32({}, {0})); }, "[max]");
+  expect_error<IndexError>([&] { b.sum_dim(iota({2, 3}), 2); }, "[sum_dim] dim 2 is out of range");
+}
+
+TEST_F(CpuMath, VarWithCorrection) {
+  // torch.var(torch.tensor([[1., 2., 3.], [4., 6., 9.]]), 0, correction=1) -> [4.5, 8, 18]
+  const auto x = [&] { return f32({1, 2, 3, 4, 6, 9}, {2, 3}); };
+  near(vals<float>(b.var(x(), 0, 1)), {4.5f, 8.0f, 18.0f});
+  // torch.var(..., 1, unbiased=False) -> [0.6666667, 4.2222223]
+  near(vals<float>(b.var(x(), 1, 0)), {0.6666667f, 4.2222223f});
+  expect_error<DTypeError>([&] { b.var(i64({1, 2}, {2}), 0, 1); }, "[var] expected a float tensor");
+}
+
+TEST_F(CpuMath, CumulativeOps) {
+  // torch.cumsum(torch.tensor([[1, 2, 3], [4, 5, 6]]), 0) -> [[1, 2, 3], [5, 7, 9]]
+  EXPECT_EQ(vals<int64_t>(b.cumsum(i64({1, 2, 3, 4, 5, 6}, {2, 3}), 0)), (std::vector<int64_t>{1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(vals<float>(b.cumsum(iota({2, 3}), 1)), (std::vector<float>{0, 1, 3, 3, 7, 12}));
+  EXPECT_EQ(vals<float>(b.cumprod(f32({1, 2, 3, 4}, {4}), 0)), (std::vector<float>{1, 2, 6, 24}));
+  // torch.cummax(torch.tensor([1., 3., nan, 2.]), 0).values -> [1, 3, nan, nan]
+  near(vals<float>(b.cummax(f32({1, 3, kNaN, 2}, {4}), 0)), {1, 3, kNaN, kNaN});
+  EXPECT_EQ(vals<int32_t>(b.cummin(i32({3, 1, 2, 0}, {4}), 0)), (std::vector<int32_t>{3, 1, 1, 0}));
+}
+
+TEST_F(CpuMath, SortIsStableWithTiesAndNaNLargest) {
+  // torch.sort(torch.tensor([2., 1., nan, 1., 2.]), stable=True) -> [1, 1, 2, 2, nan], [1, 3, 0, 4, 2]
+  const auto x = [&] { return f32({2, 1, kNaN, 1, 2}, {5}); };
+  auto [v, i] = b.sort(x(), 0, false, true);
+  near(vals<float>(v), {1, 1, 2, 2, kNaN});
+  EXPECT_EQ(vals<int64_t>(i), (std::vector<int64_t>{1, 3, 0, 4, 2}));
+  // descending=True, stable=True -> [nan, 2, 2, 1, 1], [2, 0, 4, 1, 3]
+  auto [dv, di] = b.sort(x(), 0, true, true);
+  near(vals<float>(dv), {kNaN, 2, 2, 1, 1});
+  EXPECT_EQ(vals<int64_t>(di), (std::vector<int64_t>{2, 0, 4, 1, 3}));
+  // Along dim 0 of a [3, 2].
+  auto [cv, ci] = b.sort(i64({3, 1, 1, 2, 2, 0}, {3, 2}), 0, false, true);
+  EXPECT_EQ(vals<int64_t>(cv), (std::vector<int64_t>{1, 0, 2, 1, 3, 2}));
+  EXPECT_EQ(vals<int64_t>(ci), (std::vector<int64_t>{1, 2, 2, 0, 0, 1}));
+  EXPECT_EQ(vals<int64_t>(b.argsort(x(), 0, true, true)), (std::vector<int64_t>{2, 0, 4, 1, 3}));
+}
+
+TEST_F(CpuMath, TopK) {
+  // torch.topk(torch.tensor([3., 1., 4., 1., 5., 9., 2., 6.]), 3) -> [9, 6, 5], [5, 7, 4]
+  auto [v, i] = b.topk(f32({3, 1, 4, 1, 5, 9, 2, 6}, {8}), 3, 0, true);
+  EXPECT_EQ(v->shape(), (Shape{3}));
+  EXPECT_EQ(vals<float>(v), (std::vector<float>{9, 6, 5}));
+  EXPECT_EQ(vals<int64_t>(i), (std::vector<int64_t>{5, 7, 4}));
+  auto [sv, si] = b.topk(f32({3, 1, 4, 1, 5, 9, 2, 6}, {2, 4}), 2, 1, false);
+  EXPECT_EQ(vals<float>(sv), (std::vector<float>{1, 1, 2, 5}));
+  EXPECT_EQ(vals<int64_t>(si), (std::vector<int64_t>{1, 3, 2, 0}));
+  expect_error<IndexError>([&] { b.topk(iota({4}), 5, 0, true); }, "[topk]");
+}
+
+// ---- float math and activations ------------------------------------------------------------------
+
+TEST_F(CpuMath, FloatMathRejectsInts) {
+  expect_error<DTypeError>([&] { b.exp(i64({1}, {1})); }, "[exp] expected a float tensor");
+  expect_error<DTypeError>([&] { b.sigmoid(i32({1}, {1})); }, "[sigmoid]");
+  expect_error<DTypeError>([&] { b.softmax(i64({1}, {1}), 0); }, "[softmax]");
+}
+
+TEST_F(CpuMath, ExpMatchesLibm) {
+  std::vector<float> xs;
+  for (float v = -110.0f; v < 95.0f; v += 0.37f) xs.push_back(v);
+  xs.push_back(kNaN);
+  xs.push_back(std::numeric_limits<float>::infinity());
+  xs.push_back(-std::numeric_limits<float>::infinity());
+  const auto got = vals<float>(b.exp(f32(xs, {static_cast<int64_t>(xs.size())})));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float want = std::exp(xs[i]);
+    if (std::isnan(want)) EXPECT_TRUE(std::isnan(got[i]));
+    else if (std::isinf(want)) EXPECT_EQ(got[i], want) << xs[i];
+    else EXPECT_NEAR(got[i], want, 2e-7f * want + 1e-37f) << xs[i];
+  }
+  near(vals<float>(b.log(f32({1, std::exp(2.0f)}, {2}))), {0, 2});
+  EXPECT_EQ(vals<float>(b.round(f32({0.5f, 1.5f, 2.5f, -0.5f}, {4}))), (std::vector<float>{0, 2, 2, -0.0f}));
+  EXPECT_EQ(vals<bool>(b.is_nan(f32({kNaN, 1}, {2}))), (std::vector<bool>{true, false}));
+  EXPECT_EQ(vals<bool>(b.is_finite(f32({kNaN, 1, std::numeric_limits<float>::infinity()}, {3}))),
+            (std::vector<bool>{false, true, false}));
+}
+
+TEST_F(CpuMath, ActivationsMatchTorch) {
+  const std::vector<float> v{-3.0f, -1.0f, -0.1f, 0.0f, 0.5f, 2.0f, 10.0f};
+  const auto x = [&] { return f32(v, {7}); };
+  // Each torch.nn.functional.<name>(torch.tensor(v), ...) printed with %.8g.
+  near(vals<float>(b.gelu(x())), {-0.0040498674f, -0.15865529f, -0.046017211f, 0.0f, 0.3457312f, 1.9545f, 10.0f}, 1e-6f);
+  near(vals<float>(b.gelu_tanh(x())), {-0.0036374331f, -0.15880799f, -0.046017248f, 0.0f, 0.345714f, 1.9545977f, 10.0f}, 1e-6f);
+  near(vals<float>(b.sigmoid(x())), {0.047425874f, 0.26894143f, 0.4750208f, 0.5f, 0.62245935f, 0.88079703f, 0.99995458f});
+  near(vals<float>(b.log_sigmoid(x())), {-3.0485873f, -1.3132617f, -0.74439669f, -0.69314718f, -0.47407699f, -0.12692802f, -4.5398901e-05f});
+  near(vals<float>(b.silu(x())), {-0.14227761f, -0.26894143f, -0.047502082f, 0.0f, 0.31122968f, 1.7615941f, 9.9995461f});
+  near(vals<float>(b.mish(x())), {-0.14564747f, -0.30340144f, -0.056788571f, 0.0f, 0.37524524f, 1.943959f, 10.0f});
+  // F.softplus(x, beta=2.0, threshold=5.0)
+  near(vals<float>(b.softplus(x(), 2.0, 5.0)), {0.0012378426f, 0.063464001f, 0.29906943f, 0.34657359f, 0.65663081f, 2.0090749f, 10.0f});
+  // F.hardsigmoid(x) == hard_sigmoid(alpha=1/6, beta=0.5)
+  near(vals<float>(b.hard_sigmoid(x(), 1.0 / 6.0, 0.5)), {0.0f, 0.33333334f, 0.48333335f, 0.5f, 0.58333331f, 0.83333331f, 1.0f});
+  near(vals<float>(b.elu(x(), 0.7)), {-0.66514903f, -0.44248438f, -0.066613801f, 0.0f, 0.5f, 2.0f, 10.0f});
+  near(vals<float>(b.selu(x())), {-1.6705687f, -1.1113307f, -0.16730525f, 0.0f, 0.52535051f, 2.101402f, 10.50701f});
+  near(vals<float>(b.leaky_relu(x(), 0.1)), {-0.30000001f, -0.1f, -0.010000001f, 0.0f, 0.5f, 2.0f, 10.0f});
+  near(vals<float>(b.relu(f32({-1, kNaN, 2}, {3}))), {0, kNaN, 2});
+  // f64 takes the scalar paths.
+  EXPECT_NEAR(vals<double>(b.sigmoid(f64({-3.0}, {1})))[0], 0.04742587317756678, 1e-15);
+}
+
+TEST_F(CpuMath, SoftmaxRowsSumToOneAndMatchTorch) {
+  const auto x = [&] { return f32({1, 2, 3, -1, 0.5f, 4}, {2, 3}); };
+  // torch.softmax(x, 1), torch.softmax(x, 0), torch.log_softmax(x, 1)
+  near(vals<float>(b.softmax(x(), 1)), {0.09003057f, 0.24472848f, 0.66524094f, 0.0064979433f, 0.029121762f, 0.96438032f});
+  near(vals<float>(b.softmax(x(), 0)), {0.88079703f, 0.81757444f, 0.26894143f, 0.11920292f, 0.18242551f, 0.7310586f});
+  near(vals<float>(b.log_softmax(x(), 1)), {-2.4076059f, -1.4076059f, -0.40760595f, -5.0362697f, -3.5362697f, -0.03626956f});
+  // Long rows through the vectorised path.
+  std::vector<float> big(7 * 1000);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = std::sin(0.1f * static_cast<float>(i)) * 20.0f;
+  const auto s = vals<float>(b.softmax(f32(big, {7, 1000}), 1));
+  for (int r = 0; r < 7; ++r) EXPECT_NEAR(std::accumulate(s.begin() + r * 1000, s.begin() + (r + 1) * 1000, 0.0), 1.0, 1e-5);
+  const auto c = vals<float>(b.softmax(f32(big, {7, 1000}), 0));
+  for (int j = 0; j < 1000; j += 37) {
+    double sum = 0;
+    for (int r = 0; r < 7; ++r) sum += c[r * 1000 + j];
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+  near(vals<float>(b.softmax(f32({1, kNaN, 2, 0, 0, 0}, {2, 3}), 1)), {kNaN, kNaN, kNaN, 1 / 3.0f, 1 / 3.0f, 1 / 3.0f});
+}
+
+}  // namespace
+}  // namespace burn::cpu
