@@ -123,3 +123,11 @@ TEST(Errors, EmptyReductions) {
   expect_error<ValueError>([&] { e.max(); }, {"[max]", "empty"});
   expect_error<ValueError>([&] { e.argmax(0); }, {"[argmax]", "size 0"});
 }
+
+TEST(Errors, SliceAtOutOfRange) {
+  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  expect_error<IndexError>([&] { a.slice({Slice::all(), Slice::at(5)}); }, {"[slice]", "index 5", "dim 1", "size 3"});
+  expect_error<IndexError>([&] { a.slice({Slice::at(-3)}); }, {"[slice]", "index -3", "dim 0"});
+  EXPECT_EQ(a.slice({Slice::at(-1)}).shape(), (Shape{1, 3}));
+  EXPECT_EQ(a.slice({{1, 100}, {-100, 2}}).shape(), (Shape{1, 2}));  // ranges clamp like Python
+}

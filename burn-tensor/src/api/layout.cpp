@@ -27,6 +27,9 @@ Axes to_axes(const std::vector<size_t>& v) { return Axes(v.begin(), v.end()); }
 // whether the dim must be flipped afterwards (negative step).
 std::pair<SliceRange, bool> normalize_slice(const Slice& s, int64_t n, size_t dim, const char* op) {
   if (s.step == 0) throw ValueError(op, "slice step for dim " + std::to_string(dim) + " is 0");
+  if (s.index && (*s.start < -n || *s.start >= n))
+    throw IndexError(op, "index " + std::to_string(*s.start) + " is out of range for dim " + std::to_string(dim) +
+                             " of size " + std::to_string(n));
   auto clampi = [n](int64_t v) { return std::clamp(v < 0 ? v + n : v, int64_t{0}, n); };
   int64_t start = s.start ? clampi(*s.start) : 0;
   int64_t end = s.end ? clampi(*s.end) : n;

@@ -24,12 +24,13 @@ struct TensorHandle {
 struct Slice {
   std::optional<int64_t> start, end;
   int64_t step = 1;
+  bool index = false;  // made by at(): the bound is checked (IndexError) instead of clamped
   static Slice all() { return {}; }
   static Slice range(int64_t start, int64_t end, int64_t step = 1) { return {start, end, step}; }
   static Slice from(int64_t start, int64_t step = 1) { return {start, std::nullopt, step}; }
   static Slice to(int64_t end) { return {std::nullopt, end, 1}; }
   // A single index, keeping the dim (size 1); -1 is the last element.
-  static Slice at(int64_t index) { return {index, index == -1 ? std::nullopt : std::optional<int64_t>(index + 1), 1}; }
+  static Slice at(int64_t i) { return {i, i == -1 ? std::nullopt : std::optional<int64_t>(i + 1), 1, true}; }
 };
 
 enum class PadMode : uint8_t { Constant, Reflect, Replicate };
