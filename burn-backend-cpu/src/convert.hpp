@@ -2,6 +2,7 @@
 // Private to the plugin.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -26,6 +27,46 @@ inline I to_integer(V v) {
   }
 }
 
+// Inline IEEE half conversions (round to nearest even; NaN stays NaN, overflow goes to inf): the same
+// results as burn's f16_to_f32/f32_to_f16, but branch-light and inlinable so cast loops run fast.
+inline float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t em = h & 0x7fff;
+  uint32_t bits;
+  if (em >= 0x7c00) {
+    bits = sign | 0x7f800000u | ((em & 0x3ff) << 13);  // inf, NaN (payload kept)
+  } else if (em >= 0x400) {
+    bits = sign | ((em << 13) + 0x38000000u);  // normal: rebias the exponent by 127 - 15
+  } else {
+    return std::bit_cast<float>(sign | std::bit_cast<uint32_t>(static_cast<float>(em) * 5.9604644775390625e-8f));
+  }
+  return std::bit_cast<float>(bits);
+}
+
+inline uint16_t float_to_half(float f) {
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  const uint32_t sign = (u >> 16) & 0x8000;
+  u &= 0x7fffffffu;
+  if (u >= 0x47800000u) return static_cast<uint16_t>(sign | (u > 0x7f800000u ? 0x7e00 : 0x7c00));
+  if (u < 0x38800000u) {
+    // Below 2^-14 the result is subnormal: adding 0.5 lines the half's ulp up with the float's,
+    // so the FPU does the round-to-nearest-even.
+    const float r = std::bit_cast<float>(u) + 0.5f;
+    return static_cast<uint16_t>(sign | (std::bit_cast<uint32_t>(r) - 0x3f000000u));
+  }
+  const uint32_t odd = (u >> 13) & 1;
+  u += 0xc8000fffu + odd;  // rebias (15 - 127) << 23, plus the rounding bias
+  return static_cast<uint16_t>(sign | (u >> 13));
+}
+
+inline float bfloat_to_float(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+
+inline uint16_t float_to_bfloat(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
 // Conv<D>: the storage type of D, load() to a C++ arithmetic value and store() back from one.
 template <DType D> struct Conv;
 
@@ -41,13 +82,13 @@ template <> struct Conv<DType::F64> {
 };
 template <> struct Conv<DType::F16> {
   using Storage = uint16_t;
-  static float load(uint16_t v) { return f16_to_f32(v); }
-  template <typename V> static uint16_t store(V v) { return f32_to_f16(static_cast<float>(v)); }
+  static float load(uint16_t v) { return half_to_float(v); }
+  template <typename V> static uint16_t store(V v) { return float_to_half(static_cast<float>(v)); }
 };
 template <> struct Conv<DType::BF16> {
   using Storage = uint16_t;
-  static float load(uint16_t v) { return bf16_to_f32(v); }
-  template <typename V> static uint16_t store(V v) { return f32_to_bf16(static_cast<float>(v)); }
+  static float load(uint16_t v) { return bfloat_to_float(v); }
+  template <typename V> static uint16_t store(V v) { return float_to_bfloat(static_cast<float>(v)); }
 };
 template <typename I> struct ConvInt {
   using Storage = I;

@@ -91,12 +91,58 @@ CpuPtr contiguous(const CpuPtr& x) {
 
 namespace {
 
+// A transposing copy (the source is unit-stride along some outer dim k but not along the last) done
+// in square tiles over (k, last), so both sides stay in cache; false when the layout is not that.
+template <typename E>
+bool copy_tiled(const LoopPlan<2>& plan, E* d, const E* s) {
+  const size_t rank = plan.dims.size();
+  const auto& ds = plan.strides[0];
+  const auto& ss = plan.strides[1];
+  if (rank < 2 || ss.back() == 1 || ss.back() == 0) return false;
+  size_t k = rank;
+  for (size_t i = 0; i + 1 < rank; ++i)
+    if (ss[i] == 1) k = i;
+  constexpr int64_t B = 32;
+  if (k == rank || plan.dims[k] < B || plan.dims.back() < B) return false;
+  const size_t last = rank - 1;
+  // The remaining dims are walked as an outer index; each task is one band of B rows of dim k.
+  std::vector<size_t> others;
+  int64_t outer = 1;
+  for (size_t i = 0; i < last; ++i)
+    if (i != k) { others.push_back(i); outer *= plan.dims[i]; }
+  const int64_t nk = plan.dims[k], nl = plan.dims[last];
+  const int64_t bands = (nk + B - 1) / B;
+  const int64_t dk = ds[k], dl = ds[last], sk = ss[k], sl = ss[last];
+  parallel_for(outer * bands, std::max<int64_t>(1, kElementwiseGrain / (B * nl)), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t rem = t / bands, doff = 0, soff = 0;
+      for (size_t j = others.size(); j-- > 0;) {
+        const int64_t i = rem % plan.dims[others[j]];
+        rem /= plan.dims[others[j]];
+        doff += i * ds[others[j]];
+        soff += i * ss[others[j]];
+      }
+      const int64_t i0 = (t % bands) * B, i1 = std::min(nk, i0 + B);
+      for (int64_t j0 = 0; j0 < nl; j0 += B) {
+        const int64_t j1 = std::min(nl, j0 + B);
+        for (int64_t i = i0; i < i1; ++i) {
+          E* dr = d + doff + i * dk;
+          const E* sr = s + soff + i * sk;
+          for (int64_t j = j0; j < j1; ++j) dr[j * dl] = sr[j * sl];
+        }
+      }
+    }
+  });
+  return true;
+}
+
 template <typename E>
 void copy_rows(const CpuTensor& src, const CpuTensor& dst) {
   const Shape& shape = dst.shape();
   const LoopPlan<2> plan(shape, {broadcast_strides(dst, shape), broadcast_strides(src, shape)});
   E* d = static_cast<E*>(dst.raw());
   const E* s = static_cast<const E*>(src.raw());
+  if (copy_tiled(plan, d, s)) return;
   for_each_row(plan, kElementwiseGrain, [&](int64_t, int64_t len, const int64_t* offs, const int64_t* in) {
     E* dr = d + offs[0];
     const E* sr = s + offs[1];

@@ -124,7 +124,8 @@ struct LoopPlan {
 
 // Calls body(out_begin, len, offs, inner) for rows of the plan's innermost dim, in parallel:
 // out_begin is the flat output index of the row, offs[k] operand k's element offset at the row
-// start, inner[k] operand k's stride along the row.
+// start, inner[k] operand k's stride along the row. A long row may arrive as several pieces, so
+// the body must treat each call independently (elementwise work, not a reduction along the row).
 template <size_t N, typename Body>
 void for_each_row(const LoopPlan<N>& plan, int64_t grain, Body&& body) {
   if (plan.numel == 0) return;
@@ -133,6 +134,25 @@ void for_each_row(const LoopPlan<N>& plan, int64_t grain, Body&& body) {
   const int64_t rows = plan.numel / len;
   std::array<int64_t, N> inner;
   for (size_t k = 0; k < N; ++k) inner[k] = plan.strides[k].back();
+  if (len >= 2 * grain && rows < 4 * static_cast<int64_t>(num_threads())) {
+    // Few long rows: split each row into pieces so every thread gets work (cat of two big tensors).
+    const int64_t pieces = (len + grain - 1) / grain;
+    parallel_for(rows * pieces, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t r = t / pieces, p0 = (t % pieces) * len / pieces, p1 = (t % pieces + 1) * len / pieces;
+        std::array<int64_t, N> offs{};
+        int64_t rem = r;
+        for (size_t d = rank - 1; d-- > 0;) {
+          const int64_t i = rem % plan.dims[d];
+          rem /= plan.dims[d];
+          for (size_t k = 0; k < N; ++k) offs[k] += i * plan.strides[k][d];
+        }
+        for (size_t k = 0; k < N; ++k) offs[k] += p0 * inner[k];
+        body(r * len + p0, p1 - p0, offs.data(), inner.data());
+      }
+    });
+    return;
+  }
   parallel_for(rows, std::max<int64_t>(1, grain / std::max<int64_t>(len, 1)), [&](int64_t r0, int64_t r1) {
     // Decompose the first row once, then step an odometer over the outer dims.
     std::vector<int64_t> idx(rank, 0);
@@ -182,42 +202,58 @@ Prim binary_op(Prim lhs, Prim rhs, DType out_dtype, const char* op, F f) {
   const T* y = b->data<T>();
   const bool a_flat = a->is_contiguous() && a->shape() == out_shape;
   const bool b_flat = b->is_contiguous() && b->shape() == out_shape;
+  // Loops read pointers and f's state from locals: a u8 (bool) store may alias anything, and a
+  // value reloaded through the closure every iteration stops GCC from vectorising.
   if (a_flat && b_flat) {
     parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
+      R* op = o;
+      const T* xp = x;
+      const T* yp = y;
+      const F fn = f;
 #pragma GCC ivdep
-      for (int64_t i = s; i < e; ++i) o[i] = static_cast<R>(f(x[i], y[i]));
+      for (int64_t i = s; i < e; ++i) op[i] = static_cast<R>(fn(xp[i], yp[i]));
     });
   } else if (a_flat && b->shape().num_elements() == 1) {
-    const T c = *y;
+    const T c0 = *y;
     parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
+      R* op = o;
+      const T* xp = x;
+      const T c = c0;
+      const F fn = f;
 #pragma GCC ivdep
-      for (int64_t i = s; i < e; ++i) o[i] = static_cast<R>(f(x[i], c));
+      for (int64_t i = s; i < e; ++i) op[i] = static_cast<R>(fn(xp[i], c));
     });
   } else if (b_flat && a->shape().num_elements() == 1) {
-    const T c = *x;
+    const T c0 = *x;
     parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
+      R* op = o;
+      const T* yp = y;
+      const T c = c0;
+      const F fn = f;
 #pragma GCC ivdep
-      for (int64_t i = s; i < e; ++i) o[i] = static_cast<R>(f(c, y[i]));
+      for (int64_t i = s; i < e; ++i) op[i] = static_cast<R>(fn(c, yp[i]));
     });
   } else {
     const LoopPlan<2> plan(out_shape, {broadcast_strides(*a, out_shape), broadcast_strides(*b, out_shape)});
     for_each_row(plan, kElementwiseGrain, [&](int64_t ob, int64_t len, const int64_t* offs, const int64_t* in) {
+      const F fn = f;
       R* orow = o + ob;
       const T* xr = x + offs[0];
       const T* yr = y + offs[1];
-      if (in[0] == 1 && in[1] == 1) {
+      const int64_t sx = in[0], sy = in[1];
+      if (sx == 1 && sy == 1) {
 #pragma GCC ivdep
-        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(f(xr[j], yr[j]));
-      } else if (in[0] == 1 && in[1] == 0) {
+        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(fn(xr[j], yr[j]));
+      } else if (sx == 1 && sy == 0) {
         const T c = *yr;
 #pragma GCC ivdep
-        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(f(xr[j], c));
-      } else if (in[0] == 0 && in[1] == 1) {
+        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(fn(xr[j], c));
+      } else if (sx == 0 && sy == 1) {
         const T c = *xr;
 #pragma GCC ivdep
-        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(f(c, yr[j]));
+        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(fn(c, yr[j]));
       } else {
-        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(f(xr[j * in[0]], yr[j * in[1]]));
+        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(fn(xr[j * sx], yr[j * sy]));
       }
     });
   }
@@ -236,20 +272,24 @@ Prim unary_op(Prim x, DType out_dtype, const char* op, F f) {
   const T* in = a->data<T>();
   if (a->is_contiguous()) {
     parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
+      R* op = o;
+      const T* xp = in;
+      const F fn = f;
 #pragma GCC ivdep
-      for (int64_t i = s; i < e; ++i) o[i] = static_cast<R>(f(in[i]));
+      for (int64_t i = s; i < e; ++i) op[i] = static_cast<R>(fn(xp[i]));
     });
   } else {
     const LoopPlan<1> plan(shape, {broadcast_strides(*a, shape)});
     for_each_row(plan, kElementwiseGrain, [&](int64_t ob, int64_t len, const int64_t* offs, const int64_t* st) {
+      const F fn = f;
       R* orow = o + ob;
       const T* xr = in + offs[0];
       const int64_t s0 = st[0];
       if (s0 == 1) {
 #pragma GCC ivdep
-        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(f(xr[j]));
+        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(fn(xr[j]));
       } else {
-        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(f(xr[j * s0]));
+        for (int64_t j = 0; j < len; ++j) orow[j] = static_cast<R>(fn(xr[j * s0]));
       }
     });
   }

@@ -36,7 +36,7 @@ int main() {
     auto b = Tensor<2>::ones({3, 2}, dev);
     int failures = 0;
     failures += check("add", (a + a * 10.0f).to_vec<float>(), {11, 22, 33, 44, 55, 66});
-    failures += check("matmul", a.matmul(b).to_vec<float>(), {6, 15});
+    failures += check("matmul", a.matmul(b).to_vec<float>(), {6, 6, 15, 15});
     failures += check("transpose+sum_dim", a.transpose().sum_dim(1).to_vec<float>(), {5, 7, 9});
     // torch.softmax(torch.tensor([1., 2., 3.]), 0)
     failures += check("softmax", a.slice({Slice::at(0)}).softmax(1).to_vec<float>(), {0.09003057f, 0.24472847f, 0.66524096f});
