@@ -1,0 +1,54 @@
+// Elementwise ops on 16M and 64M f32 elements written as a user would (`a + b`, `x.exp()`), and the
+// chain exp(relu(x*2+1)), whose temporaries the backend may reuse since only the chain owns them.
+#include "common.hpp"
+
+namespace {
+
+using namespace burn;
+using namespace burn::bench;
+
+struct Size {
+  const char* label;
+  int64_t n;
+};
+constexpr Size kSizes[] = {{"16M", int64_t{16} << 20}, {"64M", int64_t{64} << 20}};
+
+template <typename Op>
+void add_unary(const std::string& name, int64_t n, Op op) {
+  add_case(name, [n, op](benchmark::State& st) {
+    auto x = input<1>({n});
+    for (auto _ : st) {
+      auto y = op(x);
+      benchmark::DoNotOptimize(y);
+    }
+  });
+}
+
+template <typename Op>
+void add_binary(const std::string& name, int64_t n, Op op) {
+  add_case(name, [n, op](benchmark::State& st) {
+    auto a = input<1>({n});
+    auto b = input<1>({n});
+    for (auto _ : st) {
+      auto y = op(a, b);
+      benchmark::DoNotOptimize(y);
+    }
+  });
+}
+
+void register_cases() {
+  using T = Tensor<1>;
+  for (const Size& s : kSizes) {
+    const std::string sz = s.label;
+    add_binary("add/" + sz, s.n, [](const T& a, const T& b) { return a + b; });
+    add_binary("mul/" + sz, s.n, [](const T& a, const T& b) { return a * b; });
+    add_unary("exp/" + sz, s.n, [](const T& x) { return x.exp(); });
+    add_unary("gelu/" + sz, s.n, [](const T& x) { return x.gelu(); });
+    // `x * 2.0f` copies x's handle, so the first op cannot reuse x; the rest may reuse temporaries.
+    add_unary("chain_exp_relu_affine/" + sz, s.n, [](const T& x) { return (x * 2.0f + 1.0f).relu().exp(); });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return burn::bench::run_main(argc, argv, register_cases); }

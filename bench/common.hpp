@@ -1,0 +1,54 @@
+// Shared helpers of the Google Benchmark programs: the cpu device, input tensors, and one way to
+// register a case so every program times it the same way (wall clock, since the ops are threaded).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <utility>
+
+#include "burn/tensor.hpp"
+
+namespace burn::bench {
+
+// One device for the whole process, made on first use so that plugin loading is never timed.
+inline const Device& cpu() {
+  static const Device dev = [] {
+    Device d = Device::get("cpu");
+    d.seed(1234);
+    return d;
+  }();
+  return dev;
+}
+
+// Uniform in [-1, 1): exp stays finite, relu has both branches, softmax rows are not degenerate.
+template <size_t D>
+Tensor<D> input(const Shape& s) {
+  return Tensor<D>::random(s, Distribution::uniform(-1.0, 1.0), cpu());
+}
+
+// Registers `fn(state)` under `name` (the name the torch side and the table use).
+template <typename Fn>
+void add_case(const std::string& name, Fn fn) {
+  benchmark::RegisterBenchmark(name.c_str(), std::move(fn))->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+// main() of every program: creates the device (and so the thread pool) before any case runs.
+inline int run_main(int argc, char** argv, void (*register_cases)()) {
+  try {
+    cpu();
+  } catch (const burn::Error& e) {
+    std::cerr << "bench: cannot make the cpu device: " << e.what() << "\n";
+    return 1;
+  }
+  register_cases();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace burn::bench

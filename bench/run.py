@@ -1,0 +1,284 @@
+"""Runs the burn-cpp benchmarks and their PyTorch twins back to back, case by case, and prints one table.
+
+Called by bench/run.sh after the build; it can be run alone on an existing build:
+  /usr/bin/python3 bench/run.py [--quick] [--build-dir build/release] [--markdown BENCHMARKS.md]
+                                [--json out.json] [--only REGEX]
+For every case it runs the burn program (Google Benchmark, JSON output, N repetitions) and then asks a
+long-lived PyTorch process (bench/torch/bench_torch.py --serve) for the same case with the same
+iteration count and number of repetitions, so machine drift hits both sides alike. Medians are reported.
+The machine's limits come from bench/limits (raw OpenBLAS SGEMM, STREAM-like triad), run at the start.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+THREADS = 2
+M16, M64 = 16 << 20, 64 << 20
+F32 = 4
+NOTES_MARK = "<!-- notes below this line are kept when the table is regenerated -->"
+
+
+class Case:
+    """One workload: its name (shared with the torch side), program, limit kind and work, target group."""
+
+    def __init__(self, name, program, kind, work, group, quick=True):
+        self.name, self.program, self.kind, self.work, self.group, self.quick = name, program, kind, work, group, quick
+
+
+def cases():
+    out = []
+    for n in (256, 1024, 2048):
+        out.append(Case(f"matmul/{n}", "matmul", "gemm", 2.0 * n ** 3, "matmul"))
+    out.append(Case("matmul_batched/32x128x64@32x64x128", "matmul", "gemm", 2.0 * 32 * 128 * 64 * 128, "matmul"))
+    for label, n in (("16M", M16), ("64M", M64)):
+        quick = n == M16
+        out += [
+            Case(f"add/{label}", "elementwise", "mem", 3 * n * F32, "elementwise", quick),
+            Case(f"mul/{label}", "elementwise", "mem", 3 * n * F32, "elementwise", quick),
+            Case(f"exp/{label}", "elementwise", "mem", 2 * n * F32, "elementwise", quick),
+            Case(f"gelu/{label}", "elementwise", "mem", 2 * n * F32, "elementwise", quick),
+            Case(f"chain_exp_relu_affine/{label}", "elementwise", "mem", 2 * n * F32, "elementwise", quick),
+        ]
+    n, rows = 4096 * 4096, 4096
+    out += [
+        Case("sum/4096x4096", "reduce", "mem", n * F32 + F32, "reduction"),
+        Case("sum_dim_last/4096x4096", "reduce", "mem", n * F32 + rows * F32, "reduction"),
+        Case("sum_dim_first/4096x4096", "reduce", "mem", n * F32 + rows * F32, "reduction"),
+        Case("argmax_last/4096x4096", "reduce", "mem", n * F32 + rows * 8, "reduction"),
+        Case("softmax/4096x1024", "softmax", "mem", 2 * 4096 * 1024 * F32, "softmax"),
+        Case("log_softmax/4096x1024", "softmax", "mem", 2 * 4096 * 1024 * F32, "softmax"),
+        Case("tiny_add/1x8", "overhead", "none", 0, "fixed cost"),
+    ]
+    return out
+
+
+TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0, "fixed cost": 0.5}
+
+
+def env():
+    e = dict(os.environ)
+    e.update(BURN_NUM_THREADS=str(THREADS), OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS))
+    return e
+
+
+def run_limit(path, args):
+    out = subprocess.run([path] + [str(a) for a in args], check=True, capture_output=True, text=True, env=env())
+    return json.loads(out.stdout)
+
+
+def run_burn(bin_dir, case, reps, min_time, warmup):
+    prog = os.path.join(bin_dir, f"burn-bench-{case.program}")
+    cmd = [prog, f"--benchmark_filter=^{re.escape(case.name)}(/real_time)?$", f"--benchmark_repetitions={reps}",
+           f"--benchmark_min_time={min_time}", f"--benchmark_min_warmup_time={warmup}",
+           "--benchmark_format=json", "--benchmark_enable_random_interleaving=false"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env())
+    if out.returncode != 0:
+        return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:] or ["exit %d" % out.returncode]}
+    data = json.loads(out.stdout)
+    scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+    runs = [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
+    median = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
+    if not runs:
+        return {"error": ["no such case in " + prog]}
+    times = [b["real_time"] * scale[b["time_unit"]] for b in runs]
+    med = median[0]["real_time"] * scale[median[0]["time_unit"]] if median else sorted(times)[len(times) // 2]
+    return {"times_ns": times, "median_ns": med, "iterations": runs[0]["iterations"], "context": data["context"]}
+
+
+class Torch:
+    """The long-lived PyTorch process: one request line in, one JSON line out."""
+
+    def __init__(self):
+        script = os.path.join(HERE, "torch", "bench_torch.py")
+        self.p = subprocess.Popen(["/usr/bin/python3", script, "--serve"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=env())
+
+    def run(self, name, iters, reps, warmup):
+        self.p.stdin.write(f"{name} {iters} {reps} {warmup}\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        return json.loads(line) if line else {"error": "torch process died"}
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+    def version(self):
+        out = subprocess.run(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"],
+                             capture_output=True, text=True)
+        return out.stdout.strip()
+
+
+def fmt_time(ns):
+    if ns is None:
+        return "n/a"
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= div:
+            return f"{ns / div:.3g} {unit}" if ns / div < 100 else f"{ns / div:.0f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def fraction(case, ns, limits):
+    if ns is None or case.kind == "none":
+        return None
+    if case.kind == "gemm":
+        return case.work / (ns * 1e-9) / (limits["gemm_gflops"] * 1e9)
+    return case.work / (ns * 1e-9) / (limits["triad_gbs"] * 1e9)
+
+
+def table(rows, limits):
+    head = ["case", "burn-cpp median", "PyTorch median", "burn/PyTorch", "target", "met",
+            "burn % of limit", "PyTorch % of limit"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, b, t in rows:
+        bn, tn = b.get("median_ns"), t.get("median_ns")
+        ratio = bn / tn if bn and tn else None
+        target = TARGETS[case.group]
+        fb, ft = fraction(case, bn, limits), fraction(case, tn, limits)
+        pct = lambda f: "—" if f is None else f"{100 * f:.0f}%"
+        met = "n/a" if ratio is None else ("yes" if ratio <= target else f"no (+{100 * (ratio / target - 1):.1f}%)")
+        lines.append("| " + " | ".join([
+            case.name, fmt_time(bn) if bn else "error: " + str(b.get("error")), fmt_time(tn) if tn else "error",
+            "n/a" if ratio is None else f"{ratio:.2f}", f"≤ {target}", met, pct(fb), pct(ft)]) + " |")
+    return "\n".join(lines)
+
+
+def lscpu():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    except OSError:
+        return {}
+    info = {}
+    for line in out.splitlines():
+        k, _, v = line.partition(":")
+        info[k.strip()] = v.strip()
+    return info
+
+
+def busy_compilers():
+    out = subprocess.run(["pgrep", "-c", "cc1plus"], capture_output=True, text=True).stdout.strip()
+    return int(out or 0)
+
+
+def git_rev():
+    out = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True)
+    return out.stdout.strip() or "unknown"
+
+
+def markdown(path, rows, limits, meta, cmd):
+    notes = ""
+    if os.path.exists(path):
+        old = open(path, encoding="utf-8").read()
+        if NOTES_MARK in old:
+            notes = old.split(NOTES_MARK, 1)[1]
+    cpu = meta["lscpu"]
+    tiny = [(b, t) for c, b, t in rows if c.kind == "none"]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# Benchmarks\n\n")
+        f.write("burn-cpp (cpu backend, public `Tensor` API) against PyTorch on the same machine in the same run, "
+                "cases alternating burn/PyTorch. Generated by `bench/run.py`; the table is the last full run.\n\n")
+        f.write(f"Command: `{cmd}`  \n")
+        f.write(f"Date: {meta['date']}; commit `{meta['git']}`; PyTorch {meta['torch']}; "
+                f"{THREADS} threads on both sides (BURN_NUM_THREADS, torch.set_num_threads); "
+                f"{meta['repetitions']} repetitions, medians; min time per repetition {meta['min_time']} s.  \n")
+        f.write(f"Compiler processes (cc1plus) running at start / end: {meta['busy_start']} / {meta['busy_end']}.\n\n")
+        f.write("## Machine\n\n")
+        f.write(f"- CPU: {cpu.get('Model name', platform.processor())} (family {cpu.get('CPU family', '?')}, "
+                f"model {cpu.get('Model', '?')}), {cpu.get('CPU(s)', '?')} CPUs, "
+                f"{cpu.get('Thread(s) per core', '?')} thread(s) per core, "
+                f"hypervisor {cpu.get('Hypervisor vendor', 'none')}\n")
+        f.write(f"- Caches: L1d {cpu.get('L1d cache', '?')}, L2 {cpu.get('L2 cache', '?')}, "
+                f"L3 {cpu.get('L3 cache', '?')}\n")
+        f.write(f"- Flags: `{cpu.get('Flags', '?')}`\n")
+        f.write(f"- GEMM limit: {limits['gemm_gflops']:.1f} GFLOP/s (raw OpenBLAS SGEMM {limits['gemm_n']}², "
+                f"{THREADS} threads, best of 10; `bench/limits/sgemm_peak.cpp`)\n")
+        f.write(f"- Memory limit: {limits['triad_gbs']:.2f} GB/s (triad on 3 x 64M floats, {THREADS} threads, "
+                f"best of 10, write-allocate not counted; `bench/limits/triad.cpp`)\n\n")
+        f.write("## Results\n\n")
+        f.write("Ratios are times burn/PyTorch (lower is better). '% of limit' is achieved FLOP/s over the SGEMM "
+                "limit for matmul, and bytes moved (inputs read once + output written once) per second over the "
+                "triad bandwidth for the rest.\n\n")
+        f.write(table(rows, limits) + "\n\n")
+        for b, t in tiny:
+            if b.get("median_ns") and t.get("median_ns"):
+                f.write(f"Fixed cost per op (`a + b` on 1x8): burn-cpp {1e9 / b['median_ns'] / 1e6:.2f} M ops/s, "
+                        f"PyTorch (from Python) {1e9 / t['median_ns'] / 1e6:.2f} M ops/s.\n\n")
+        f.write(NOTES_MARK + notes)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="16M elementwise sizes only, 3 short repetitions")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "release"))
+    ap.add_argument("--markdown", help="write the results page (BENCHMARKS.md) here")
+    ap.add_argument("--json", help="write every measurement here")
+    ap.add_argument("--only", help="run only the cases whose name matches this regex")
+    ap.add_argument("--command", default=None, help="the command line to quote in the markdown page")
+    ap.add_argument("--from-json", help="print (and with --markdown write) the table of a saved --json run")
+    a = ap.parse_args()
+
+    if a.from_json:
+        saved = json.load(open(a.from_json))
+        by_name = {c.name: c for c in cases()}
+        rows = [(by_name[r["name"]], r["burn"], r["torch"]) for r in saved["cases"]]
+        print(table(rows, saved["limits"]))
+        if a.markdown:
+            markdown(a.markdown, rows, saved["limits"], saved["meta"], a.command or "bash bench/run.sh")
+        return 0
+
+    reps, min_time, warmup = (3, 0.1, 0.05) if a.quick else (10, 0.5, 0.2)
+    bin_dir = os.path.join(a.build_dir, "bin")
+    todo = [c for c in cases() if (c.quick or not a.quick) and (not a.only or re.search(a.only, c.name))]
+    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "git": git_rev(), "lscpu": lscpu(),
+            "busy_start": busy_compilers(), "repetitions": reps, "min_time": min_time}
+    if meta["busy_start"]:
+        print(f"warning: {meta['busy_start']} compiler processes are running; numbers will be noisy", file=sys.stderr)
+
+    t_start = time.time()
+    gemm = run_limit(os.path.join(bin_dir, "burn-limit-sgemm"), [2048, THREADS, 10 if not a.quick else 4])
+    triad = run_limit(os.path.join(bin_dir, "burn-limit-triad"), [M64, THREADS, 10 if not a.quick else 4])
+    limits = {"gemm_gflops": gemm["best_gflops"], "gemm_n": gemm["n"], "triad_gbs": triad["best_gbs"]}
+    print(f"limits: SGEMM {limits['gemm_gflops']:.1f} GFLOP/s, triad {limits['triad_gbs']:.2f} GB/s "
+          f"({THREADS} threads)", flush=True)
+
+    torch = Torch()
+    meta["torch"] = torch.version()
+    meta["quick"] = a.quick
+    rows = []
+    for case in todo:
+        b = run_burn(bin_dir, case, reps, min_time, warmup)
+        iters = b.get("iterations", 1)
+        t = torch.run(case.name, iters, reps, warmup)
+        rows.append((case, b, t))
+        bn, tn = b.get("median_ns"), t.get("median_ns")
+        ratio = f"{bn / tn:.2f}" if bn and tn else "n/a"
+        print(f"  {case.name:40s} burn {fmt_time(bn):>10s}  torch {fmt_time(tn):>10s}  ratio {ratio}"
+              + (f"  burn error: {b['error']}" if "error" in b else "")
+              + (f"  torch error: {t['error']}" if "error" in t else ""), flush=True)
+    torch.close()
+    meta["busy_end"] = busy_compilers()
+
+    print()
+    print(table(rows, limits))
+    print(f"\n{len(rows)} cases in {time.time() - t_start:.0f} s; compiler processes at start/end: "
+          f"{meta['busy_start']}/{meta['busy_end']}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"limits": limits, "meta": meta,
+                       "cases": [{"name": c.name, "burn": b, "torch": t} for c, b, t in rows]}, f, indent=1)
+    if a.markdown:
+        markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh")
+        print(f"wrote {a.markdown}")
+    return 0 if all("error" not in b and "error" not in t for _, b, t in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

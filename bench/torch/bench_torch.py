@@ -1,0 +1,129 @@
+"""The PyTorch side of the benchmarks: the same workloads as the burn-bench-* programs, same names.
+
+Run with /usr/bin/python3 (it has torch). Two modes:
+  bench_torch.py --list                      print the case names
+  bench_torch.py --serve                     read "name iterations repetitions warmup_s" lines on stdin,
+                                             answer one JSON line per request (used by bench/run.py so
+                                             that burn and torch cases alternate in one run)
+  bench_torch.py NAME [ITERS REPS WARMUP_S]  time one case and print its JSON line
+Each repetition times ITERS calls with time.perf_counter; the answer holds every repetition's
+per-call time and their median, in nanoseconds.
+"""
+import json
+import os
+import statistics
+import sys
+import time
+
+THREADS = int(os.environ.get("BURN_NUM_THREADS", "2"))
+os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
+
+import torch  # noqa: E402  (after OMP_NUM_THREADS, which OpenMP reads at start-up)
+import torch.nn.functional as F  # noqa: E402
+
+torch.set_num_threads(THREADS)
+torch.set_grad_enabled(False)
+torch.manual_seed(1234)
+
+M16 = 16 << 20
+M64 = 64 << 20
+
+
+def uniform(*shape):
+    return torch.rand(*shape, dtype=torch.float32) * 2 - 1
+
+
+def unary(n, fn):
+    x = uniform(n)
+    return lambda: fn(x)
+
+
+def binary(n, fn):
+    a, b = uniform(n), uniform(n)
+    return lambda: fn(a, b)
+
+
+def matmul(shape_a, shape_b):
+    a, b = uniform(*shape_a), uniform(*shape_b)
+    return lambda: torch.matmul(a, b)
+
+
+def on_4096x4096(fn):
+    x = uniform(4096, 4096)
+    return lambda: fn(x)
+
+
+def on_4096x1024(fn):
+    x = uniform(4096, 1024)
+    return lambda: fn(x)
+
+
+# name -> factory that makes the inputs (kept alive by the closure) and returns the timed call.
+CASES = {
+    "matmul/256": lambda: matmul((256, 256), (256, 256)),
+    "matmul/1024": lambda: matmul((1024, 1024), (1024, 1024)),
+    "matmul/2048": lambda: matmul((2048, 2048), (2048, 2048)),
+    "matmul_batched/32x128x64@32x64x128": lambda: matmul((32, 128, 64), (32, 64, 128)),
+    "sum/4096x4096": lambda: on_4096x4096(lambda x: x.sum()),
+    "sum_dim_last/4096x4096": lambda: on_4096x4096(lambda x: x.sum(dim=1, keepdim=True)),
+    "sum_dim_first/4096x4096": lambda: on_4096x4096(lambda x: x.sum(dim=0, keepdim=True)),
+    "argmax_last/4096x4096": lambda: on_4096x4096(lambda x: torch.argmax(x, dim=1, keepdim=True)),
+    "softmax/4096x1024": lambda: on_4096x1024(lambda x: torch.softmax(x, dim=1)),
+    "log_softmax/4096x1024": lambda: on_4096x1024(lambda x: torch.log_softmax(x, dim=1)),
+    "tiny_add/1x8": lambda: binary_2d_tiny(),
+}
+for label, n in (("16M", M16), ("64M", M64)):
+    CASES.update({
+        f"add/{label}": (lambda n=n: binary(n, lambda a, b: a + b)),
+        f"mul/{label}": (lambda n=n: binary(n, lambda a, b: a * b)),
+        f"exp/{label}": (lambda n=n: unary(n, torch.exp)),
+        f"gelu/{label}": (lambda n=n: unary(n, F.gelu)),
+        f"chain_exp_relu_affine/{label}": (lambda n=n: unary(n, lambda x: torch.exp(torch.relu(x * 2 + 1)))),
+    })
+
+
+def binary_2d_tiny():
+    a, b = uniform(1, 8), uniform(1, 8)
+    return lambda: a + b
+
+
+def time_case(name, iters, reps, warmup_s):
+    fn = CASES[name]()
+    deadline = time.perf_counter() + warmup_s
+    fn()
+    while time.perf_counter() < deadline:
+        fn()
+    per_call_ns = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        per_call_ns.append((time.perf_counter() - t0) / iters * 1e9)
+    return {"name": name, "iterations": iters, "repetitions": reps, "threads": torch.get_num_threads(),
+            "times_ns": per_call_ns, "median_ns": statistics.median(per_call_ns)}
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--list":
+        print("\n".join(CASES))
+    elif len(argv) > 1 and argv[1] == "--serve":
+        for line in sys.stdin:
+            parts = line.split()
+            if not parts:
+                continue
+            try:
+                res = time_case(parts[0], int(parts[1]), int(parts[2]), float(parts[3]))
+            except Exception as e:  # noqa: BLE001  (answer the driver rather than die mid-run)
+                res = {"name": parts[0], "error": repr(e)}
+            print(json.dumps(res), flush=True)
+    elif len(argv) > 1:
+        args = argv[2:] + ["100", "5", "0.5"][len(argv) - 2:]
+        print(json.dumps(time_case(argv[1], int(args[0]), int(args[1]), float(args[2]))))
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
