@@ -53,7 +53,7 @@ class BURN_TENSOR_API TensorData {
     TensorData d(std::move(shape), dtype_of<T>());
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < values.size(); ++i) d.bytes_[i] = values[i] ? 1 : 0;
-    } else {
+    } else if (!values.empty()) {  // memcpy from a null pointer is undefined even for 0 bytes
       std::memcpy(d.bytes_.data(), values.data(), values.size() * sizeof(T));
     }
     return d;
@@ -74,7 +74,7 @@ class BURN_TENSOR_API TensorData {
     std::vector<T> out(static_cast<size_t>(num_elements()));
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < out.size(); ++i) out[i] = bytes_[i] != 0;
-    } else {
+    } else if (!out.empty()) {
       std::memcpy(out.data(), bytes_.data(), out.size() * sizeof(T));
     }
     return out;
