@@ -2,65 +2,13 @@
 #include <stdexcept>
 #include <utility>
 
+#include "call_helpers.hpp"
 #include "conformance.hpp"
 
 namespace burn::conformance {
 
 namespace {
 
-using H = TensorHandle;
-using Hs = std::vector<TensorHandle>;
-
-int64_t i64(const json& a, const char* key) { return a.at(key).get<int64_t>(); }
-double f64(const json& a, const char* key) { return f64_from_json(a.at(key)); }
-bool flag(const json& a, const char* key) { return a.at(key).get<bool>(); }
-std::vector<int64_t> ints(const json& a, const char* key) { return a.at(key).get<std::vector<int64_t>>(); }
-DType dtype(const json& a) { return dtype_from_json(a.at("dtype")); }
-Scalar scalar(const json& a, const char* key) { return scalar_from_json(a.at(key)); }
-
-OpId op_id(const json& a) {
-  const std::string name = a.at("op").get<std::string>();
-  const OpInfo* info = find_op(name);
-  if (!info) throw std::runtime_error("fixture names an unknown op '" + name + "'");
-  return info->id;
-}
-
-std::vector<Slice> slices(const json& a) {
-  std::vector<Slice> out;
-  for (const json& s : a.at("slices")) {
-    if (s.contains("at")) {
-      out.push_back(Slice::at(s["at"].get<int64_t>()));
-      continue;
-    }
-    Slice sl;
-    if (!s.at("start").is_null()) sl.start = s["start"].get<int64_t>();
-    if (!s.at("end").is_null()) sl.end = s["end"].get<int64_t>();
-    sl.step = s.at("step").get<int64_t>();
-    out.push_back(sl);
-  }
-  return out;
-}
-
-Distribution distribution(const json& a) {
-  const json& d = a.at("dist");
-  const std::string kind = d.at("kind").get<std::string>();
-  if (kind == "uniform") return Distribution::uniform(d.at("a").get<double>(), d.at("b").get<double>());
-  if (kind == "normal") return Distribution::normal(d.at("a").get<double>(), d.at("b").get<double>());
-  if (kind == "bernoulli") return Distribution::bernoulli(d.at("a").get<double>());
-  if (kind == "default") return Distribution{};
-  throw std::runtime_error("unknown distribution '" + kind + "'");
-}
-
-PadMode pad_mode(const json& a) {
-  const std::string m = a.at("mode").get<std::string>();
-  if (m == "constant") return PadMode::Constant;
-  if (m == "reflect") return PadMode::Reflect;
-  if (m == "replicate") return PadMode::Replicate;
-  throw std::runtime_error("unknown pad mode '" + m + "'");
-}
-
-Hs one(H h) { return {std::move(h)}; }
-Hs two(std::pair<H, H> p) { return {std::move(p.first), std::move(p.second)}; }
 
 #define UNARY_CALL(fn, ...) [](const Device&, Hs& in, const json& a) { (void)a; return one(api::fn(std::move(in.at(0)), __VA_ARGS__)); }
 #define BINARY_CALL(fn) [](const Device&, Hs& in, const json&) { return one(api::fn(std::move(in.at(0)), in.at(1))); }
@@ -183,6 +131,13 @@ std::map<std::string, CallFn> build_table() {
   t["softmax"] = UNARY_CALL(softmax, i64(a, "dim"));
   t["log_softmax"] = UNARY_CALL(log_softmax, i64(a, "dim"));
   t["softmin"] = UNARY_CALL(softmin, i64(a, "dim"));
+  // module ops, one file per op family
+  add_conv_calls(t);
+  add_pool_calls(t);
+  add_resample_calls(t);
+  add_embedding_calls(t);
+  add_norm_calls(t);
+  add_attention_calls(t);
   return t;
 }
 

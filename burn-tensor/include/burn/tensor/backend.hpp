@@ -10,14 +10,15 @@
 #include <string_view>
 
 #include "burn/tensor/data.hpp"
+#include "burn/tensor/module_options.hpp"
 #include "burn/tensor/op_table.hpp"
 #include "burn/tensor/primitive.hpp"
 
 namespace burn {
 
 // The plugin ABI: bump on any change to the op table or to the Backend class layout.
-#define BURN_PLUGIN_ABI_VERSION 1
-inline constexpr size_t kOpCountAtAbi = 123;
+#define BURN_PLUGIN_ABI_VERSION 2
+inline constexpr size_t kOpCountAtAbi = 154;
 static_assert(kOpCount == kOpCountAtAbi,
               "the op table changed: bump BURN_PLUGIN_ABI_VERSION and set kOpCountAtAbi to kOpCount");
 

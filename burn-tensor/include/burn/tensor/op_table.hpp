@@ -140,7 +140,39 @@
   X(activation, elu, Prim, (Prim x, double alpha), (std::move(x), alpha), DEFAULT)               \
   X(activation, selu, Prim, (Prim x), (std::move(x)), DEFAULT)                                   \
   X(activation, softmax, Prim, (Prim x, size_t dim), (std::move(x), dim), DEFAULT)               \
-  X(activation, log_softmax, Prim, (Prim x, size_t dim), (std::move(x), dim), DEFAULT)
+  X(activation, log_softmax, Prim, (Prim x, size_t dim), (std::move(x), dim), DEFAULT)             \
+  /* module ops: NC<spatial> layout; bias, mask and weight primitives may be null (absent) */      \
+  X(conv, conv, Prim, (Prim x, Prim weight, Prim bias, const ConvOptions& options), (std::move(x), std::move(weight), std::move(bias), options), DEFAULT) \
+  X(conv, conv_backward, Prims, (Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad), (std::move(x), std::move(weight), std::move(grad_out), options, bias_grad), DEFAULT) \
+  X(conv, conv_transpose, Prim, (Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options), (std::move(x), std::move(weight), std::move(bias), options), DEFAULT) \
+  X(conv, conv_transpose_backward, Prims, (Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options, bool bias_grad), (std::move(x), std::move(weight), std::move(grad_out), options, bias_grad), DEFAULT) \
+  X(conv, deform_conv2d, Prim, (Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options), (std::move(x), std::move(offset), std::move(weight), std::move(mask), std::move(bias), options), DEFAULT) \
+  X(conv, unfold, Prim, (Prim x, const UnfoldOptions& options), (std::move(x), options), DEFAULT)    \
+  X(conv, fold, Prim, (Prim cols, const Shape& output_size, const UnfoldOptions& options), (std::move(cols), output_size, options), DEFAULT) \
+  X(pool, max_pool, Prim, (Prim x, const PoolOptions& options), (std::move(x), options), DEFAULT)    \
+  X(pool, max_pool_with_indices, PrimPair, (Prim x, const PoolOptions& options), (std::move(x), options), DEFAULT) \
+  X(pool, max_pool_backward, Prim, (Prim x, Prim grad_out, Prim indices, const PoolOptions& options), (std::move(x), std::move(grad_out), std::move(indices), options), DEFAULT) \
+  X(pool, avg_pool, Prim, (Prim x, const PoolOptions& options), (std::move(x), options), DEFAULT)    \
+  X(pool, avg_pool_backward, Prim, (Prim x, Prim grad_out, const PoolOptions& options), (std::move(x), std::move(grad_out), options), DEFAULT) \
+  X(pool, adaptive_avg_pool, Prim, (Prim x, const Shape& output_size), (std::move(x), output_size), DEFAULT) \
+  X(pool, adaptive_avg_pool_backward, Prim, (Prim x, Prim grad_out), (std::move(x), std::move(grad_out)), DEFAULT) \
+  X(pool, adaptive_max_pool, PrimPair, (Prim x, const Shape& output_size), (std::move(x), output_size), DEFAULT) \
+  X(pool, adaptive_max_pool_backward, Prim, (Prim x, Prim grad_out, Prim indices), (std::move(x), std::move(grad_out), std::move(indices)), DEFAULT) \
+  X(resample, interpolate, Prim, (Prim x, const Shape& output_size, const InterpolateOptions& options), (std::move(x), output_size, options), DEFAULT) \
+  X(resample, interpolate_backward, Prim, (Prim x, Prim grad_out, const Shape& output_size, const InterpolateOptions& options), (std::move(x), std::move(grad_out), output_size, options), DEFAULT) \
+  X(resample, pixel_shuffle, Prim, (Prim x, int64_t factor), (std::move(x), factor), DEFAULT)       \
+  X(resample, pixel_unshuffle, Prim, (Prim x, int64_t factor), (std::move(x), factor), DEFAULT)     \
+  X(embedding, embedding, Prim, (Prim weight, Prim indices), (std::move(weight), std::move(indices)), DEFAULT) \
+  X(embedding, embedding_backward, Prim, (Prim weight, Prim grad_out, Prim indices), (std::move(weight), std::move(grad_out), std::move(indices)), DEFAULT) \
+  X(norm, layer_norm, Prim, (Prim x, Prim weight, Prim bias, size_t normalized_dims, double eps), (std::move(x), std::move(weight), std::move(bias), normalized_dims, eps), DEFAULT) \
+  X(norm, layer_norm_backward, Prims, (Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps), (std::move(x), std::move(weight), std::move(grad_out), normalized_dims, eps), DEFAULT) \
+  X(norm, group_norm, Prim, (Prim x, Prim weight, Prim bias, int64_t num_groups, double eps), (std::move(x), std::move(weight), std::move(bias), num_groups, eps), DEFAULT) \
+  X(norm, group_norm_backward, Prims, (Prim x, Prim weight, Prim grad_out, int64_t num_groups, double eps), (std::move(x), std::move(weight), std::move(grad_out), num_groups, eps), DEFAULT) \
+  X(norm, batch_norm, Prims, (Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum, double eps), (std::move(x), std::move(weight), std::move(bias), std::move(running_mean), std::move(running_var), training, momentum, eps), DEFAULT) \
+  X(norm, batch_norm_backward, Prims, (Prim x, Prim weight, Prim running_mean, Prim running_var, Prim grad_out, bool training, double eps), (std::move(x), std::move(weight), std::move(running_mean), std::move(running_var), std::move(grad_out), training, eps), DEFAULT) \
+  X(norm, rms_norm, Prim, (Prim x, Prim weight, size_t normalized_dims, double eps), (std::move(x), std::move(weight), normalized_dims, eps), DEFAULT) \
+  X(norm, rms_norm_backward, Prims, (Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps), (std::move(x), std::move(weight), std::move(grad_out), normalized_dims, eps), DEFAULT) \
+  X(attention, attention, Prim, (Prim query, Prim key, Prim value, Prim mask, const AttentionOptions& options), (std::move(query), std::move(key), std::move(value), std::move(mask), options), DEFAULT)
 
 namespace burn {
 

@@ -1,0 +1,67 @@
+// Options of the module ops (convolution, pooling, resampling, normalisation, attention): plain
+// structs with PyTorch's defaults. Per-spatial-dim vectors may be empty (the default) or hold one
+// value (used for every dim) or one value per spatial dim.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace burn {
+
+struct ConvOptions {
+  std::vector<int64_t> stride;       // default 1
+  std::vector<int64_t> padding;      // zeros before each spatial dim; default 0
+  std::vector<int64_t> padding_end;  // zeros after each spatial dim; default: same as padding
+  std::vector<int64_t> dilation;     // default 1
+  int64_t groups = 1;
+};
+
+struct ConvTransposeOptions {
+  std::vector<int64_t> stride;
+  std::vector<int64_t> padding;
+  std::vector<int64_t> padding_out;  // PyTorch's output_padding; default 0
+  std::vector<int64_t> dilation;
+  int64_t groups = 1;
+};
+
+// torchvision.ops.deform_conv2d.
+struct DeformConvOptions {
+  std::vector<int64_t> stride;
+  std::vector<int64_t> padding;
+  std::vector<int64_t> dilation;
+  int64_t weight_groups = 1;
+  int64_t offset_groups = 1;
+};
+
+// im2col / col2im (torch.nn.functional.unfold / fold).
+struct UnfoldOptions {
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> stride;
+  std::vector<int64_t> padding;
+  std::vector<int64_t> dilation;
+};
+
+struct PoolOptions {
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> stride;       // default: the kernel
+  std::vector<int64_t> padding;      // before; max pools pad with -inf, avg pools with 0
+  std::vector<int64_t> padding_end;  // after; default: same as padding
+  std::vector<int64_t> dilation;     // max pools only
+  bool ceil_mode = false;
+  bool count_include_pad = true;     // avg pools only
+};
+
+enum class InterpolateMode : uint8_t { Nearest, Linear, Cubic };  // Linear/Cubic: bilinear/bicubic in 2-D
+
+struct InterpolateOptions {
+  InterpolateMode mode = InterpolateMode::Nearest;
+  bool align_corners = false;  // ignored by Nearest, as in PyTorch
+};
+
+struct AttentionOptions {
+  bool causal = false;                // mask keys after the query's position (upper triangle)
+  std::optional<double> scale;        // default 1/sqrt(head_dim)
+};
+
+}  // namespace burn
