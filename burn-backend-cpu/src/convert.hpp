@@ -32,39 +32,33 @@ inline I to_integer(V v) {
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
   const uint32_t em = h & 0x7fff;
-  uint32_t bits;
-  if (em >= 0x7c00) {
-    bits = sign | 0x7f800000u | ((em & 0x3ff) << 13);  // inf, NaN (payload kept)
-  } else if (em >= 0x400) {
-    bits = sign | ((em << 13) + 0x38000000u);  // normal: rebias the exponent by 127 - 15
-  } else {
-    return std::bit_cast<float>(sign | std::bit_cast<uint32_t>(static_cast<float>(em) * 5.9604644775390625e-8f));
-  }
-  return std::bit_cast<float>(bits);
+  const uint32_t infnan = 0x7f800000u | ((em & 0x3ff) << 13);  // payload kept
+  const uint32_t normal = (em << 13) + 0x38000000u;            // rebias the exponent by 127 - 15
+  const uint32_t sub = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(em)) * 5.9604644775390625e-8f);
+  const uint32_t r = em >= 0x7c00 ? infnan : (em >= 0x400 ? normal : sub);
+  return std::bit_cast<float>(sign | r);
 }
 
 inline uint16_t float_to_half(float f) {
+  // All three cases are computed and picked with integer selects, so cast loops vectorise.
   uint32_t u = std::bit_cast<uint32_t>(f);
   const uint32_t sign = (u >> 16) & 0x8000;
   u &= 0x7fffffffu;
-  if (u >= 0x47800000u) return static_cast<uint16_t>(sign | (u > 0x7f800000u ? 0x7e00 : 0x7c00));
-  if (u < 0x38800000u) {
-    // Below 2^-14 the result is subnormal: adding 0.5 lines the half's ulp up with the float's,
-    // so the FPU does the round-to-nearest-even.
-    const float r = std::bit_cast<float>(u) + 0.5f;
-    return static_cast<uint16_t>(sign | (std::bit_cast<uint32_t>(r) - 0x3f000000u));
-  }
-  const uint32_t odd = (u >> 13) & 1;
-  u += 0xc8000fffu + odd;  // rebias (15 - 127) << 23, plus the rounding bias
-  return static_cast<uint16_t>(sign | (u >> 13));
+  const uint32_t infnan = u > 0x7f800000u ? 0x7e00u : 0x7c00u;
+  // Below 2^-14 the result is subnormal: adding 0.5 lines the half's ulp up with the float's, so
+  // the FPU does the round-to-nearest-even.
+  const uint32_t sub = std::bit_cast<uint32_t>(std::bit_cast<float>(u) + 0.5f) - 0x3f000000u;
+  const uint32_t normal = (u + 0xc8000fffu + ((u >> 13) & 1)) >> 13;  // rebias (15 - 127) << 23, round
+  const uint32_t r = u >= 0x47800000u ? infnan : (u < 0x38800000u ? sub : normal);
+  return static_cast<uint16_t>(sign | r);
 }
 
 inline float bfloat_to_float(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
 
 inline uint16_t float_to_bfloat(float f) {
   const uint32_t u = std::bit_cast<uint32_t>(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
-  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1)) >> 16;
+  return static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? ((u >> 16) | 0x40) : rounded);  // NaN stays quiet NaN
 }
 
 // Conv<D>: the storage type of D, load() to a C++ arithmetic value and store() back from one.

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
 
+#include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
@@ -139,6 +141,32 @@ TEST_F(CpuKernels, CastF32F16F32RoundTrip) {
   EXPECT_EQ(vals<int64_t>(b.cast(h, DType::I64)), (std::vector<int64_t>{1, -2, 1024, 0, 0, 65504}));
 }
 
+TEST(CpuConvert, InlineHalfConversionsMatchBurnTensor) {
+  // Every half bit pattern decodes exactly as burn-tensor's reference (NaNs: both NaN).
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float a = half_to_float(static_cast<uint16_t>(h)), e = f16_to_f32(static_cast<uint16_t>(h));
+    if (std::isnan(e)) ASSERT_TRUE(std::isnan(a)) << h;
+    else ASSERT_EQ(std::bit_cast<uint32_t>(a), std::bit_cast<uint32_t>(e)) << h;
+    const float ba = bfloat_to_float(static_cast<uint16_t>(h)), be = bf16_to_f32(static_cast<uint16_t>(h));
+    if (std::isnan(be)) ASSERT_TRUE(std::isnan(ba)) << h;
+    else ASSERT_EQ(std::bit_cast<uint32_t>(ba), std::bit_cast<uint32_t>(be)) << h;
+  }
+  // A sweep of float bit patterns (every 4099th, so all exponents and rounding cases) encodes the same.
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 4099) {
+    const float f = std::bit_cast<float>(static_cast<uint32_t>(u));
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(half_to_float(float_to_half(f))));
+      EXPECT_TRUE(std::isnan(bfloat_to_float(float_to_bfloat(f))));
+      continue;
+    }
+    ASSERT_EQ(float_to_half(f), f32_to_f16(f)) << f;
+    ASSERT_EQ(float_to_bfloat(f), f32_to_bf16(f)) << f;
+  }
+  // Ties round to even: 2049 lies halfway between the halves 2048 and 2050.
+  EXPECT_EQ(half_to_float(float_to_half(2049.0f)), 2048.0f);
+  EXPECT_EQ(half_to_float(float_to_half(65520.0f)), INFINITY);
+}
+
 TEST_F(CpuKernels, CastTruncatesTowardZeroAndBoolIsNonzero) {
   Prim x = f32({-1.7f, 2.9f, -0.2f, 0.0f, std::nanf("")}, Shape{5});
   EXPECT_EQ(vals<int64_t>(b.cast(x, DType::I64)), (std::vector<int64_t>{-1, 2, 0, 0, 0}));
@@ -204,6 +232,35 @@ TEST_F(CpuKernels, ExpandUsesStrideZero) {
       for (int c = 0; c < 4; ++c) want.push_back(v);
   EXPECT_EQ(vals<float>(e), want);
   EXPECT_THROW(b.expand(x, Shape{2, 4}), ShapeError);
+}
+
+TEST_F(CpuKernels, TransposedCopiesMatchIndexMath) {
+  // Large enough for the tiled transpose path, with sizes that are not multiples of the tile.
+  const int64_t a = 3, r = 70, c = 45;
+  Prim x = iota(Shape{a, r, c});
+  std::vector<float> got = vals<float>(b.permute(x, {0, 2, 1}));  // [a, c, r]
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t k = 0; k < r; ++k)
+        ASSERT_EQ(got[static_cast<size_t>((i * c + j) * r + k)], static_cast<float>((i * r + k) * c + j));
+  std::vector<float> got2 = vals<float>(b.permute(x, {2, 1, 0}));  // [c, r, a]
+  for (int64_t j = 0; j < c; ++j)
+    for (int64_t k = 0; k < r; ++k)
+      for (int64_t i = 0; i < a; ++i)
+        ASSERT_EQ(got2[static_cast<size_t>((j * r + k) * a + i)], static_cast<float>((i * r + k) * c + j));
+  // f16 goes through the same byte-size copy.
+  Prim h = b.cast(b.permute(x, {0, 2, 1}), DType::F16);
+  std::vector<float> back = vals<float>(b.cast(h, DType::F32));
+  EXPECT_EQ(back.size(), got.size());
+  for (size_t i = 0; i < back.size(); ++i) ASSERT_EQ(back[i], half_to_float(float_to_half(got[i])));
+}
+
+TEST_F(CpuKernels, CatOfLongRowsSplitsAcrossThreads) {
+  const int64_t n = 300'000;
+  Prim x = b.arange(0, n, 1, DType::I64), y = b.arange(n, 2 * n, 1, DType::I64);
+  std::vector<int64_t> got = vals<int64_t>(b.cat({x, y}, 0));
+  ASSERT_EQ(static_cast<int64_t>(got.size()), 2 * n);
+  for (int64_t i = 0; i < 2 * n; ++i) ASSERT_EQ(got[static_cast<size_t>(i)], i);
 }
 
 TEST_F(CpuKernels, ReshapeViewsContiguousAndCopiesStrided) {
