@@ -240,14 +240,18 @@ std::string dist_text(const Distribution& d) {
 
 // Sampled on the host with our own transforms of mt19937_64 (which the standard fixes bit for
 // bit), never std::*_distribution (implementation-defined), so a seed gives the same values on
-// every platform. Float dtypes: Default = Uniform(0, 1). Int dtypes: Default and Uniform draw
-// integers in [ceil(a), ceil(b)); Normal is truncated toward zero. Bool: Default is a fair coin,
+// every platform. Float dtypes: Default = Uniform(0, 1). Int dtypes: Uniform draws integers in
+// [ceil(a), ceil(b)), Default is refused (no natural range); Normal is truncated toward zero. Bool: Default is a fair coin,
 // other kinds store value != 0. Bernoulli stores 0/1 in any dtype.
 Prim Backend::random(const Shape& shape, const Distribution& dist, DType dtype) {
   using K = Distribution::Kind;
   const double a = dist.a, b = dist.b;
   const bool int_like = !is_float(dtype);
   K kind = dist.kind;
+  // An all-zero "random" int tensor (Uniform [0, 1)) would be a silent surprise: ask for bounds.
+  if (kind == K::Default && is_int(dtype))
+    throw ValueError("random", "Distribution::Default has no range for " + std::string(dtype_name(dtype)) +
+                                   "; use Distribution::uniform(low, high)");
   if (kind == K::Default) kind = dtype == DType::Bool ? K::Bernoulli : K::Uniform;
   const double p = dist.kind == K::Default ? 0.5 : a;
 

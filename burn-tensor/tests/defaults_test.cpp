@@ -187,6 +187,8 @@ TEST_F(Defaults, RandomRejectsBadParameters) {
                            {"random", "-1"});
   expect_error<ValueError>([] { b().random(Shape{2}, Distribution::uniform(0, 1000), DType::U8); },
                            {"random", "u8"});
+  expect_error<ValueError>([] { b().random(Shape{2}, Distribution{}, DType::I64); },
+                           {"random", "Default", "i64", "uniform(low, high)"});
 }
 
 TEST_F(Defaults, Arange) {
