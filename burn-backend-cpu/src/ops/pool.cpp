@@ -1,25 +1,458 @@
 // CPU kernels of the pool module ops (max, average and adaptive pooling, and their backward).
-// Until a kernel is written here, an op runs the default composite from burn-tensor.
+// Inputs are NC<spatial> planes seen as (D, H, W). The forward kernels work one output row per task:
+// a vertical pass combines the window's input rows into a padded scratch row (contiguous, vectorised)
+// and a horizontal pass reduces each output's taps from it. Options arrive normalised by the api.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "cpu_backend.hpp"
+#include "pool_util.hpp"
 
 namespace burn::cpu {
 
-Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) { return Backend::max_pool(std::move(x), options); }
+using namespace pool_detail;
 
-PrimPair CpuBackend::max_pool_with_indices(Prim x, const PoolOptions& options) { return Backend::max_pool_with_indices(std::move(x), options); }
+namespace {
 
-Prim CpuBackend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolOptions& options) { return Backend::max_pool_backward(std::move(x), std::move(grad_out), std::move(indices), options); }
+constexpr int64_t kRowGrain = 4096;  // output elements per task, roughly
 
-Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) { return Backend::avg_pool(std::move(x), options); }
+int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
+  const int64_t span = in + pb + pe - d * (k - 1) - 1;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pb) --out;
+  return out;
+}
 
-Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) { return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options); }
+std::vector<int64_t> pool_out_sp(const Shape& s, const PoolOptions& p) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < p.kernel.size(); ++i)
+    out.push_back(out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i], p.dilation[i],
+                          p.ceil_mode));
+  return out;
+}
 
-Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) { return Backend::adaptive_avg_pool(std::move(x), output_size); }
+bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
 
-Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) { return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out)); }
+// The input rows (offsets within a plane) a (od, oh) output row's window covers.
+int64_t window_rows(const Geometry& g, const Pool3& q, int64_t od, int64_t oh, int64_t* rows) {
+  int64_t n = 0;
+  for (int64_t kd = 0; kd < q.k[0]; ++kd) {
+    const int64_t id = od * q.s[0] - q.pb[0] + kd * q.d[0];
+    if (id < 0 || id >= g.in[0]) continue;
+    for (int64_t kh = 0; kh < q.k[1]; ++kh) {
+      const int64_t ih = oh * q.s[1] - q.pb[1] + kh * q.d[1];
+      if (ih < 0 || ih >= g.in[1]) continue;
+      rows[n++] = (id * g.in[1] + ih) * g.in[2];
+    }
+  }
+  return n;
+}
 
-PrimPair CpuBackend::adaptive_max_pool(Prim x, const Shape& output_size) { return Backend::adaptive_max_pool(std::move(x), output_size); }
+// Horizontal pass of a max pool: y[o] = max_j t[o * S + j * dil]; fixed (K, S) for the common cases.
+template <typename T, int K, int S>
+void hmax_fixed(const T* t, T* y, int64_t n) {
+  for (int64_t o = 0; o < n; ++o) {
+    T m = t[o * S];
+    for (int j = 1; j < K; ++j) {
+      const T v = t[o * S + j];
+      m = takes_max(v, m) ? v : m;
+    }
+    y[o] = m;
+  }
+}
+template <typename T>
+void hmax(const T* t, T* y, int64_t n, int64_t k, int64_t s, int64_t dil) {
+  if (dil == 1 && k == 2 && s == 2) return hmax_fixed<T, 2, 2>(t, y, n);
+  if (dil == 1 && k == 3 && s == 2) return hmax_fixed<T, 3, 2>(t, y, n);
+  if (dil == 1 && k == 3 && s == 1) return hmax_fixed<T, 3, 1>(t, y, n);
+  for (int64_t o = 0; o < n; ++o) {
+    T m = t[o * s];
+    for (int64_t j = 1; j < k; ++j) {
+      const T v = t[o * s + j * dil];
+      m = takes_max(v, m) ? v : m;
+    }
+    y[o] = m;
+  }
+}
 
-Prim CpuBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) { return Backend::adaptive_max_pool_backward(std::move(x), std::move(grad_out), std::move(indices)); }
+template <typename T, int K, int S>
+void hsum_fixed(const T* t, T* y, const T* inv, int64_t n, T scale) {
+  for (int64_t o = 0; o < n; ++o) {
+    T acc = t[o * S];
+    for (int j = 1; j < K; ++j) acc += t[o * S + j];
+    y[o] = acc * (inv[o] * scale);
+  }
+}
+template <typename T>
+void hsum(const T* t, T* y, const T* inv, int64_t n, int64_t k, int64_t s, T scale) {
+  if (k == 2 && s == 2) return hsum_fixed<T, 2, 2>(t, y, inv, n, scale);
+  if (k == 3 && s == 2) return hsum_fixed<T, 3, 2>(t, y, inv, n, scale);
+  if (k == 3 && s == 1) return hsum_fixed<T, 3, 1>(t, y, inv, n, scale);
+  for (int64_t o = 0; o < n; ++o) {
+    T acc = 0;
+    for (int64_t j = 0; j < k; ++j) acc += t[o * s + j];
+    y[o] = acc * (inv[o] * scale);
+  }
+}
+
+// Scratch row length: the padded width, or more when ceil_mode's last window runs past it.
+int64_t scratch_len(const Geometry& g, const Pool3& q) {
+  return std::max(q.pb[2] + g.in[2] + q.pe[2], (g.out[2] - 1) * q.s[2] + q.d[2] * (q.k[2] - 1) + 1);
+}
+
+template <typename T>
+void max_pool_values(const T* x, T* y, const Geometry& g, const Pool3& q) {
+  const int64_t rows = g.planes * g.out[0] * g.out[1];
+  const int64_t len = scratch_len(g, q), W = g.in[2];
+  const T ninf = -std::numeric_limits<T>::infinity();
+  parallel_for(rows, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(1, g.out[2] * q.k[0] * q.k[1] * q.k[2])),
+               [&](int64_t r0, int64_t r1) {
+    std::vector<T> tmp(len, ninf);
+    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t p = r / (g.out[0] * g.out[1]), od = (r / g.out[1]) % g.out[0], oh = r % g.out[1];
+      const int64_t nr = window_rows(g, q, od, oh, wr.data());
+      const T* plane = x + p * g.in_len();
+      T* t = tmp.data() + q.pb[2];
+      if (nr == 0) {
+        std::fill(t, t + W, ninf);
+      } else {
+        std::memcpy(t, plane + wr[0], W * sizeof(T));
+        for (int64_t i = 1; i < nr; ++i) {
+          const T* src = plane + wr[i];
+          for (int64_t w = 0; w < W; ++w) t[w] = takes_max(src[w], t[w]) ? src[w] : t[w];
+        }
+      }
+      hmax(tmp.data(), y + r * g.out[2], g.out[2], q.k[2], q.s[2], q.d[2]);
+    }
+  });
+}
+
+// Window walk in PyTorch's order (taps in row-major window order; the first strict maximum wins, NaN
+// wins), one tap at a time across the whole output row so the inner loop runs over contiguous outputs.
+template <typename T>
+void max_pool_indices(const T* x, T* y, int64_t* yi, const Geometry& g, const Pool3& q) {
+  const int64_t rows = g.planes * g.out[0] * g.out[1];
+  const int64_t W = g.in[2], OW = g.out[2], S = q.s[2];
+  parallel_for(rows, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(1, OW * q.k[0] * q.k[1] * q.k[2])),
+               [&](int64_t r0, int64_t r1) {
+    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t p = r / (g.out[0] * g.out[1]), od = (r / g.out[1]) % g.out[0], oh = r % g.out[1];
+      const int64_t nr = window_rows(g, q, od, oh, wr.data());
+      const T* plane = x + p * g.in_len();
+      T* m = y + r * OW;
+      int64_t* mi = yi + r * OW;
+      std::fill(m, m + OW, -std::numeric_limits<T>::infinity());
+      std::fill(mi, mi + OW, int64_t{-1});
+      for (int64_t i = 0; i < nr; ++i) {
+        const T* src = plane + wr[i];
+        for (int64_t kw = 0; kw < q.k[2]; ++kw) {
+          const int64_t off = kw * q.d[2] - q.pb[2];  // iw = ow * S + off
+          const int64_t lo = std::max<int64_t>(0, off >= 0 ? 0 : (-off + S - 1) / S);
+          const int64_t hi = std::min<int64_t>(OW, W - 1 - off < 0 ? 0 : (W - 1 - off) / S + 1);
+          const int64_t base = wr[i] + off;
+          for (int64_t ow = lo; ow < hi; ++ow) {
+            const T v = src[ow * S + off];
+            const bool take = takes_max(v, m[ow]) || mi[ow] < 0;
+            m[ow] = take ? v : m[ow];
+            mi[ow] = take ? base + ow * S : mi[ow];
+          }
+        }
+      }
+      for (int64_t ow = 0; ow < OW; ++ow) mi[ow] = std::max<int64_t>(mi[ow], 0);
+    }
+  });
+}
+
+// 1 / PyTorch's avg-pool divisor factor along one dim (the divisor is the product over dims).
+template <typename T>
+std::vector<T> inv_divisors(int64_t in, int64_t out, int64_t k, int64_t s, int64_t pb, int64_t pe, bool cip) {
+  std::vector<T> v(out);
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t start = o * s - pb;
+    const int64_t cap = std::min(start + k, in + pe);
+    const int64_t lo = std::max<int64_t>(start, 0), hi = std::min(start + k, in);
+    v[o] = T(1) / static_cast<T>(cip ? cap - start : hi - lo);
+  }
+  return v;
+}
+
+template <typename T>
+void avg_pool_fwd(const T* x, T* y, const Geometry& g, const Pool3& q, bool cip) {
+  const int64_t rows = g.planes * g.out[0] * g.out[1];
+  const int64_t len = scratch_len(g, q), W = g.in[2];
+  std::vector<T> inv[3];
+  for (int i = 0; i < 3; ++i) inv[i] = inv_divisors<T>(g.in[i], g.out[i], q.k[i], q.s[i], q.pb[i], q.pe[i], cip);
+  parallel_for(rows, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(1, g.out[2] * q.k[0] * q.k[1] * q.k[2])),
+               [&](int64_t r0, int64_t r1) {
+    std::vector<T> tmp(len, T(0));
+    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t p = r / (g.out[0] * g.out[1]), od = (r / g.out[1]) % g.out[0], oh = r % g.out[1];
+      const int64_t nr = window_rows(g, q, od, oh, wr.data());
+      const T* plane = x + p * g.in_len();
+      T* t = tmp.data() + q.pb[2];
+      if (nr == 0) {
+        std::fill(t, t + W, T(0));
+      } else {
+        std::memcpy(t, plane + wr[0], W * sizeof(T));
+        for (int64_t i = 1; i < nr; ++i) {
+          const T* src = plane + wr[i];
+          for (int64_t w = 0; w < W; ++w) t[w] += src[w];
+        }
+      }
+      hsum(tmp.data(), y + r * g.out[2], inv[2].data(), g.out[2], q.k[2], q.s[2], inv[0][od] * inv[1][oh]);
+    }
+  });
+}
+
+template <typename T>
+void avg_pool_bwd(const T* go, T* gi, const Geometry& g, const Pool3& q, bool cip) {
+  const int64_t len = scratch_len(g, q), W = g.in[2];
+  std::vector<T> inv[3];
+  for (int i = 0; i < 3; ++i) inv[i] = inv_divisors<T>(g.in[i], g.out[i], q.k[i], q.s[i], q.pb[i], q.pe[i], cip);
+  parallel_for(g.planes, 1, [&](int64_t p0, int64_t p1) {
+    std::vector<T> tmp(len);
+    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+    for (int64_t p = p0; p < p1; ++p) {
+      T* plane = gi + p * g.in_len();
+      std::fill(plane, plane + g.in_len(), T(0));
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+          const T* grow = go + ((p * g.out[0] + od) * g.out[1] + oh) * g.out[2];
+          const T scale = inv[0][od] * inv[1][oh];
+          std::fill(tmp.begin(), tmp.end(), T(0));
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const T v = grow[ow] * inv[2][ow] * scale;
+            for (int64_t kw = 0; kw < q.k[2]; ++kw) tmp[ow * q.s[2] + kw] += v;
+          }
+          const int64_t nr = window_rows(g, q, od, oh, wr.data());
+          const T* t = tmp.data() + q.pb[2];
+          for (int64_t i = 0; i < nr; ++i) {
+            T* dst = plane + wr[i];
+            for (int64_t w = 0; w < W; ++w) dst[w] += t[w];
+          }
+        }
+    }
+  });
+}
+
+// grad_in[plane][idx[o]] += grad_out[o], one plane per task.
+template <typename T>
+void scatter_planes(const T* go, const std::vector<int64_t>& idx, T* gi, int64_t planes, int64_t in_len,
+                    int64_t out_len) {
+  parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      T* plane = gi + p * in_len;
+      std::fill(plane, plane + in_len, T(0));
+      for (int64_t o = 0; o < out_len; ++o) {
+        plane[idx[p * out_len + o]] += go[p * out_len + o];
+      }
+    }
+  });
+}
+
+Prim scatter_by_indices(Prim x, Prim grad_out, Prim indices, const char* op) {
+  const CpuPtr xc = as_cpu(x, op);
+  const CpuPtr gc = contiguous(as_cpu(grad_out, op));
+  const std::vector<int64_t> idx = load_indices(as_cpu(indices, op));
+  const Shape& s = xc->shape();
+  CpuPtr out = alloc(s, xc->dtype());
+  const int64_t planes = s[0] * s[1];
+  const int64_t in_len = planes ? s.num_elements() / planes : 0;
+  const int64_t o_len = planes ? gc->shape().num_elements() / planes : 0;
+  for (int64_t i : idx)
+    if (i < 0 || i >= in_len)
+      throw IndexError(op, "index " + std::to_string(i) + " is outside a plane of " + std::to_string(in_len));
+  if (xc->dtype() == DType::F32)
+    scatter_planes(gc->data<float>(), idx, out->data<float>(), planes, in_len, o_len);
+  else
+    scatter_planes(gc->data<double>(), idx, out->data<double>(), planes, in_len, o_len);
+  return out;
+}
+
+// Adaptive windows along one dim: [floor(o*in/out), ceil((o+1)*in/out)).
+inline int64_t a_lo(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+inline int64_t a_hi(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+template <typename T>
+void adaptive_fwd(const T* x, T* y, int64_t* yi, const Geometry& g, bool is_max) {
+  const int64_t rows = g.planes * g.out[0] * g.out[1];
+  parallel_for(rows, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(1, g.out[2])), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t p = r / (g.out[0] * g.out[1]), od = (r / g.out[1]) % g.out[0], oh = r % g.out[1];
+      const T* plane = x + p * g.in_len();
+      const int64_t d0 = a_lo(od, g.in[0], g.out[0]), d1 = a_hi(od, g.in[0], g.out[0]);
+      const int64_t h0 = a_lo(oh, g.in[1], g.out[1]), h1 = a_hi(oh, g.in[1], g.out[1]);
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        const int64_t w0 = a_lo(ow, g.in[2], g.out[2]), w1 = a_hi(ow, g.in[2], g.out[2]);
+        T acc = is_max ? -std::numeric_limits<T>::infinity() : T(0);
+        int64_t mi = (d0 * g.in[1] + h0) * g.in[2] + w0;
+        for (int64_t id = d0; id < d1; ++id)
+          for (int64_t ih = h0; ih < h1; ++ih) {
+            const int64_t base = (id * g.in[1] + ih) * g.in[2];
+            for (int64_t iw = w0; iw < w1; ++iw) {
+              const T v = plane[base + iw];
+              if (!is_max) {
+                acc += v;
+              } else if (takes_max(v, acc)) {
+                acc = v;
+                mi = base + iw;
+              }
+            }
+          }
+        const int64_t o = r * g.out[2] + ow;
+        if (is_max) {
+          y[o] = acc;
+          yi[o] = mi;
+        } else {
+          y[o] = acc / static_cast<T>((d1 - d0) * (h1 - h0) * (w1 - w0));
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void adaptive_avg_bwd(const T* go, T* gi, const Geometry& g) {
+  parallel_for(g.planes, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      T* plane = gi + p * g.in_len();
+      std::fill(plane, plane + g.in_len(), T(0));
+      for (int64_t od = 0; od < g.out[0]; ++od) {
+        const int64_t d0 = a_lo(od, g.in[0], g.out[0]), d1 = a_hi(od, g.in[0], g.out[0]);
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+          const int64_t h0 = a_lo(oh, g.in[1], g.out[1]), h1 = a_hi(oh, g.in[1], g.out[1]);
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t w0 = a_lo(ow, g.in[2], g.out[2]), w1 = a_hi(ow, g.in[2], g.out[2]);
+            const T v = go[((p * g.out[0] + od) * g.out[1] + oh) * g.out[2] + ow] /
+                        static_cast<T>((d1 - d0) * (h1 - h0) * (w1 - w0));
+            for (int64_t id = d0; id < d1; ++id)
+              for (int64_t ih = h0; ih < h1; ++ih) {
+                T* dst = plane + (id * g.in[1] + ih) * g.in[2];
+                for (int64_t iw = w0; iw < w1; ++iw) dst[iw] += v;
+              }
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) {
+  if (!is_float_dtype(x->dtype())) return Backend::max_pool(std::move(x), options);
+  const CpuPtr xc = contiguous(as_cpu(x, "max_pool"));
+  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
+  const Geometry g = geometry(xc->shape(), sp);
+  const Pool3 q = pool3(options);
+  CpuPtr out = alloc(out_shape(xc->shape(), sp), xc->dtype());
+  if (xc->dtype() == DType::F32)
+    max_pool_values(xc->data<float>(), out->data<float>(), g, q);
+  else
+    max_pool_values(xc->data<double>(), out->data<double>(), g, q);
+  return out;
+}
+
+PrimPair CpuBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
+  if (!is_float_dtype(x->dtype())) return Backend::max_pool_with_indices(std::move(x), options);
+  const CpuPtr xc = contiguous(as_cpu(x, "max_pool_with_indices"));
+  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
+  const Geometry g = geometry(xc->shape(), sp);
+  const Pool3 q = pool3(options);
+  const Shape os = out_shape(xc->shape(), sp);
+  CpuPtr out = alloc(os, xc->dtype());
+  CpuPtr idx = alloc(os, DType::I64);
+  if (xc->dtype() == DType::F32)
+    max_pool_indices(xc->data<float>(), out->data<float>(), idx->data<int64_t>(), g, q);
+  else
+    max_pool_indices(xc->data<double>(), out->data<double>(), idx->data<int64_t>(), g, q);
+  return {out, idx};
+}
+
+Prim CpuBackend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolOptions& options) {
+  if (!is_float_dtype(x->dtype()))
+    return Backend::max_pool_backward(std::move(x), std::move(grad_out), std::move(indices), options);
+  return scatter_by_indices(std::move(x), std::move(grad_out), std::move(indices), "max_pool_backward");
+}
+
+Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) {
+  if (!is_float_dtype(x->dtype())) return Backend::avg_pool(std::move(x), options);
+  const CpuPtr xc = contiguous(as_cpu(x, "avg_pool"));
+  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
+  const Geometry g = geometry(xc->shape(), sp);
+  const Pool3 q = pool3(options);
+  CpuPtr out = alloc(out_shape(xc->shape(), sp), xc->dtype());
+  if (xc->dtype() == DType::F32)
+    avg_pool_fwd(xc->data<float>(), out->data<float>(), g, q, options.count_include_pad);
+  else
+    avg_pool_fwd(xc->data<double>(), out->data<double>(), g, q, options.count_include_pad);
+  return out;
+}
+
+Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) {
+  if (!is_float_dtype(x->dtype())) return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
+  const CpuPtr xc = as_cpu(x, "avg_pool_backward");
+  const CpuPtr gc = contiguous(as_cpu(grad_out, "avg_pool_backward"));
+  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
+  const Geometry g = geometry(xc->shape(), sp);
+  const Pool3 q = pool3(options);
+  CpuPtr out = alloc(xc->shape(), xc->dtype());
+  if (xc->dtype() == DType::F32)
+    avg_pool_bwd(gc->data<float>(), out->data<float>(), g, q, options.count_include_pad);
+  else
+    avg_pool_bwd(gc->data<double>(), out->data<double>(), g, q, options.count_include_pad);
+  return out;
+}
+
+Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
+  if (!is_float_dtype(x->dtype())) return Backend::adaptive_avg_pool(std::move(x), output_size);
+  const CpuPtr xc = contiguous(as_cpu(x, "adaptive_avg_pool"));
+  const Geometry g = geometry(xc->shape(), output_size.dims());
+  CpuPtr out = alloc(out_shape(xc->shape(), output_size.dims()), xc->dtype());
+  if (xc->dtype() == DType::F32)
+    adaptive_fwd<float>(xc->data<float>(), out->data<float>(), nullptr, g, false);
+  else
+    adaptive_fwd<double>(xc->data<double>(), out->data<double>(), nullptr, g, false);
+  return out;
+}
+
+Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
+  if (!is_float_dtype(x->dtype())) return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
+  const CpuPtr xc = as_cpu(x, "adaptive_avg_pool_backward");
+  const CpuPtr gc = contiguous(as_cpu(grad_out, "adaptive_avg_pool_backward"));
+  const std::vector<int64_t> sp(gc->shape().begin() + 2, gc->shape().end());
+  const Geometry g = geometry(xc->shape(), sp);
+  CpuPtr out = alloc(xc->shape(), xc->dtype());
+  if (xc->dtype() == DType::F32)
+    adaptive_avg_bwd(gc->data<float>(), out->data<float>(), g);
+  else
+    adaptive_avg_bwd(gc->data<double>(), out->data<double>(), g);
+  return out;
+}
+
+PrimPair CpuBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
+  if (!is_float_dtype(x->dtype())) return Backend::adaptive_max_pool(std::move(x), output_size);
+  const CpuPtr xc = contiguous(as_cpu(x, "adaptive_max_pool"));
+  const Geometry g = geometry(xc->shape(), output_size.dims());
+  const Shape os = out_shape(xc->shape(), output_size.dims());
+  CpuPtr out = alloc(os, xc->dtype());
+  CpuPtr idx = alloc(os, DType::I64);
+  if (xc->dtype() == DType::F32)
+    adaptive_fwd<float>(xc->data<float>(), out->data<float>(), idx->data<int64_t>(), g, true);
+  else
+    adaptive_fwd<double>(xc->data<double>(), out->data<double>(), idx->data<int64_t>(), g, true);
+  return {out, idx};
+}
+
+Prim CpuBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {
+  if (!is_float_dtype(x->dtype()))
+    return Backend::adaptive_max_pool_backward(std::move(x), std::move(grad_out), std::move(indices));
+  return scatter_by_indices(std::move(x), std::move(grad_out), std::move(indices), "adaptive_max_pool_backward");
+}
 
 }  // namespace burn::cpu

@@ -1,0 +1,75 @@
+// Private helpers of the cpu pool and resample kernels: NC<spatial> inputs seen as planes of
+// (D, H, W) with unit leading dims for 1-D and 2-D, index loading, and per-thread scratch rows.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu_tensor.hpp"
+
+namespace burn::cpu::pool_detail {
+
+// Spatial extents padded to three dims (D, H, W); planes = N * C.
+struct Geometry {
+  int64_t planes = 1;
+  int64_t in[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+  int64_t in_len() const { return in[0] * in[1] * in[2]; }
+  int64_t out_len() const { return out[0] * out[1] * out[2]; }
+};
+
+inline Geometry geometry(const Shape& in, const std::vector<int64_t>& out_sp) {
+  Geometry g;
+  g.planes = in[0] * in[1];
+  const size_t n = in.rank() - 2, lead = 3 - n;
+  for (size_t i = 0; i < n; ++i) {
+    g.in[lead + i] = in[i + 2];
+    g.out[lead + i] = out_sp[i];
+  }
+  return g;
+}
+
+// Per-dim pool parameters padded to three dims (unit kernel on the missing leading dims).
+struct Pool3 {
+  int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, pe[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+};
+
+inline Pool3 pool3(const PoolOptions& p) {
+  Pool3 q;
+  const size_t n = p.kernel.size(), lead = 3 - n;
+  for (size_t i = 0; i < n; ++i) {
+    q.k[lead + i] = p.kernel[i];
+    q.s[lead + i] = p.stride[i];
+    q.pb[lead + i] = p.padding[i];
+    q.pe[lead + i] = p.padding_end[i];
+    q.d[lead + i] = p.dilation[i];
+  }
+  return q;
+}
+
+inline Shape out_shape(const Shape& in, const std::vector<int64_t>& sp) {
+  std::vector<int64_t> d{in[0], in[1]};
+  d.insert(d.end(), sp.begin(), sp.end());
+  return Shape(d);
+}
+
+// Index tensors (I64 or I32) read as int64.
+inline std::vector<int64_t> load_indices(const CpuPtr& idx) {
+  const CpuPtr c = contiguous(idx);
+  const int64_t n = c->shape().num_elements();
+  std::vector<int64_t> v(n);
+  if (c->dtype() == DType::I32) {
+    const int32_t* p = c->data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) v[i] = p[i];
+  } else {
+    const int64_t* p = c->data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) v[i] = p[i];
+  }
+  return v;
+}
+
+// PyTorch's max rule: a NaN wins and stays.
+template <typename T>
+inline bool takes_max(T v, T m) { return v > m || v != v; }
+
+}  // namespace burn::cpu::pool_detail
