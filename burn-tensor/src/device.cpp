@@ -223,7 +223,7 @@ Device Device::wrap(std::string_view decorator) const {
   return Device(apply_decorator(require_decorator(deco, deco + "<" + name() + ">"), deco, backend_));
 }
 
-std::string Device::name() const { return backend_->name(); }
+std::string Device::name() const { return backend_ ? backend_->name() : "none"; }
 
 void register_decorator(const std::string& name, DecoratorFactory factory) {
   if (!is_valid_name(name)) {

@@ -131,3 +131,12 @@ TEST(Errors, SliceAtOutOfRange) {
   EXPECT_EQ(a.slice({Slice::at(-1)}).shape(), (Shape{1, 3}));
   EXPECT_EQ(a.slice({{1, 100}, {-100, 2}}).shape(), (Shape{1, 2}));  // ranges clamp like Python
 }
+
+TEST(Errors, DefaultConstructedTensorIsEmptyNotACrash) {
+  Tensor<2> t;  // e.g. a member filled in later
+  EXPECT_EQ(t.device().name(), "none");
+  expect_error<ValueError>([&] { api::into_data(t.handle()); }, {"[into_data]", "empty"});
+  expect_error<ValueError>([&] { api::add(t.handle(), Tensor<2>::zeros({1, 1}, cpu()).handle()); }, {"[add]", "empty"});
+  t = Tensor<2>::ones({1, 2}, cpu());
+  EXPECT_EQ(t.to_vec<float>(), (std::vector<float>{1, 1}));
+}

@@ -15,7 +15,7 @@ enum class Kind : uint8_t { Float, Int, Bool };
 
 // A tensor without its static rank and kind: the device it lives on and the backend's primitive.
 struct TensorHandle {
-  Device device = Device::from_backend(nullptr);
+  Device device;  // none for a default-constructed tensor
   Prim prim;
 };
 

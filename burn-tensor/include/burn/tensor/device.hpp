@@ -14,6 +14,8 @@ namespace burn {
 
 class BURN_TENSOR_API Device {
  public:
+  // No device: what a default-constructed tensor holds. name() is "none"; ops on it throw.
+  Device() = default;
   // The same spec always returns the same device (one backend instance per spec per process).
   // Throws DeviceError for a malformed spec, PluginError for an unknown backend or decorator.
   static Device get(std::string_view spec);
