@@ -1,21 +1,371 @@
-// CPU kernels of the conv module ops (convolution, transposed and deformable convolution, im2col/col2im, and their backward).
-// Until a kernel is written here, an op runs the default composite from burn-tensor.
+// CPU kernels of the conv module ops (convolution, transposed and deformable convolution, im2col/col2im,
+// and their backward): im2col + OpenBLAS GEMM per (image, group), the columns skipped for 1x1 convs.
+// Big products run one after another with OpenBLAS on the pool's thread count and a parallel
+// im2col/col2im; small ones are spread over the pool with single-threaded GEMMs. f32 and f64.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <utility>
+#include <vector>
+
 #include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
+#include "elementwise.hpp"
+#include "ops/conv_util.hpp"
 
 namespace burn::cpu {
+namespace {
 
-Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) { return Backend::conv(std::move(x), std::move(weight), std::move(bias), options); }
+using conv_detail::col2im_channel;
+using conv_detail::gemm;
+using conv_detail::Geo3;
 
-Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) { return Backend::conv_backward(std::move(x), std::move(weight), std::move(grad_out), options, bias_grad); }
+// OpenBLAS runs a GEMM single-threaded below m*n*k = 65536 * 4; such tasks are spread over our pool.
+constexpr int64_t kBlasSerialWork = 65536 * 4;
+// Elements per pool task for im2col/col2im and bias loops.
+constexpr int64_t kCopyGrain = 1 << 14;
 
-Prim CpuBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) { return Backend::conv_transpose(std::move(x), std::move(weight), std::move(bias), options); }
+template <typename T>
+std::unique_ptr<T[]> scratch(int64_t n) {
+  return std::unique_ptr<T[]>(new T[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+}
 
-Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options, bool bias_grad) { return Backend::conv_transpose_backward(std::move(x), std::move(weight), std::move(grad_out), options, bias_grad); }
+std::vector<int64_t> spatial(const Shape& s) { return {s.dims().begin() + 2, s.dims().end()}; }
 
-Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) { return Backend::deform_conv2d(std::move(x), std::move(offset), std::move(weight), std::move(mask), std::move(bias), options); }
+Shape out_shape(int64_t n, int64_t c, const std::vector<int64_t>& sp) {
+  std::vector<int64_t> d{n, c};
+  d.insert(d.end(), sp.begin(), sp.end());
+  return Shape(std::move(d));
+}
 
-Prim CpuBackend::unfold(Prim x, const UnfoldOptions& options) { return Backend::unfold(std::move(x), options); }
+// The sizes of one grouped conv seen as GEMMs: per group, weight [Mo, Kc] x columns [Kc, L].
+struct Dims {
+  int64_t n, c, cout, groups, cg, mo, kc;
+  Dims(int64_t n_, int64_t c_, int64_t cout_, int64_t groups_, const Geo3& g)
+      : n(n_), c(c_), cout(cout_), groups(groups_), cg(c_ / groups_), mo(cout_ / groups_), kc(c_ / groups_ * g.ksize) {}
+};
 
-Prim CpuBackend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) { return Backend::fold(std::move(cols), output_size, options); }
+// Runs task(i, parallel_inner) for i in [0, tasks): spread over the pool when each task is small
+// (then each runs single-threaded), else one after another with parallel inner loops.
+template <typename F>
+void run_tasks(int64_t tasks, int64_t work_per_task, F&& task) {
+  if (tasks > 1 && work_per_task < kBlasSerialWork) {
+    parallel_for(tasks, std::max<int64_t>(1, kBlasSerialWork / std::max<int64_t>(work_per_task, 1)),
+                 [&](int64_t s, int64_t e) {
+                   for (int64_t i = s; i < e; ++i) task(i, false);
+                 });
+  } else {
+    for (int64_t i = 0; i < tasks; ++i) task(i, true);
+  }
+}
+
+// im2col of channels [c0, c0 + count) of one image into rows of `cols`.
+// Parallel over (channel, tap) rows so that few-channel inputs (an RGB stem) still split evenly.
+template <typename T>
+void im2col_channels(const T* x, T* cols, int64_t count, const Geo3& g, bool parallel) {
+  const auto body = [&](int64_t s, int64_t e) {
+    for (int64_t r = s; r < e; ++r)
+      conv_detail::im2col_tap(x + (r / g.ksize) * g.in_size, cols + r * g.out_size, g, r % g.ksize);
+  };
+  if (parallel) parallel_for(count * g.ksize, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.out_size, 1)), body);
+  else body(0, count * g.ksize);
+}
+
+template <typename T>
+void col2im_channels(const T* cols, T* x, int64_t count, const Geo3& g, bool parallel) {
+  const auto body = [&](int64_t s, int64_t e) {
+    for (int64_t c = s; c < e; ++c) col2im_channel(cols + c * g.ksize * g.out_size, x + c * g.in_size, g);
+  };
+  if (parallel) parallel_for(count, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.ksize * g.out_size, 1)), body);
+  else body(0, count);
+}
+
+// y [N, Cout, L] = conv(x [N, C, in], w [Cout, Cg, K]) without bias.
+template <typename T>
+void conv_forward(const T* x, const T* w, T* y, const Dims& m, const Geo3& g) {
+  const int64_t L = g.out_size;
+  run_tasks(m.n * m.groups, m.mo * L * m.kc, [&](int64_t t, bool par) {
+    const int64_t n = t / m.groups, gi = t % m.groups;
+    const T* xg = x + (n * m.c + gi * m.cg) * g.in_size;
+    std::unique_ptr<T[]> buf;
+    const T* cols = xg;
+    if (!g.pointwise) {
+      buf = scratch<T>(m.kc * L);
+      im2col_channels(xg, buf.get(), m.cg, g, par);
+      cols = buf.get();
+    }
+    gemm<T>(false, false, m.mo, L, m.kc, w + gi * m.mo * m.kc, m.kc, cols, L, T(0), y + (n * m.cout + gi * m.mo) * L, L);
+  });
+}
+
+// gx [N, C, in] = the input gradient of conv_forward for gy [N, Cout, L].
+template <typename T>
+void conv_grad_input(const T* gy, const T* w, T* gx, const Dims& m, const Geo3& g) {
+  const int64_t L = g.out_size;
+  run_tasks(m.n * m.groups, m.mo * L * m.kc, [&](int64_t t, bool par) {
+    const int64_t n = t / m.groups, gi = t % m.groups;
+    T* gxg = gx + (n * m.c + gi * m.cg) * g.in_size;
+    const T* gyg = gy + (n * m.cout + gi * m.mo) * L;
+    const T* wg = w + gi * m.mo * m.kc;
+    if (g.pointwise) {
+      gemm<T>(true, false, m.kc, L, m.mo, wg, m.kc, gyg, L, T(0), gxg, L);
+      return;
+    }
+    std::unique_ptr<T[]> cols = scratch<T>(m.kc * L);
+    gemm<T>(true, false, m.kc, L, m.mo, wg, m.kc, gyg, L, T(0), cols.get(), L);
+    col2im_channels(cols.get(), gxg, m.cg, g, par);
+  });
+}
+
+// gw [Cout, Cg, K] = sum over images of gy_g [Mo, L] x cols_g^T [L, Kc]. Small groups run in
+// parallel (each owns its slice of gw); one big group accumulates image after image.
+template <typename T>
+void conv_grad_weight(const T* x, const T* gy, T* gw, const Dims& m, const Geo3& g) {
+  const int64_t L = g.out_size;
+  const auto group = [&](int64_t gi, int64_t n0, int64_t n1, T* out, bool par) {
+    std::unique_ptr<T[]> buf = g.pointwise ? nullptr : scratch<T>(m.kc * L);
+    for (int64_t n = n0; n < n1; ++n) {
+      const T* xg = x + (n * m.c + gi * m.cg) * g.in_size;
+      const T* cols = xg;
+      if (!g.pointwise) {
+        im2col_channels(xg, buf.get(), m.cg, g, par);
+        cols = buf.get();
+      }
+      gemm<T>(false, true, m.mo, m.kc, L, gy + (n * m.cout + gi * m.mo) * L, L, cols, L, n == n0 ? T(0) : T(1), out,
+              m.kc);
+    }
+    if (n1 == n0) std::fill(out, out + m.mo * m.kc, T(0));
+  };
+  const int64_t work = m.mo * L * m.kc;
+  if (work >= kBlasSerialWork || m.n == 0 || (m.groups == 1 && m.n == 1)) {
+    for (int64_t gi = 0; gi < m.groups; ++gi) group(gi, 0, m.n, gw + gi * m.mo * m.kc, true);
+  } else if (m.groups > 1) {
+    parallel_for(m.groups, 1, [&](int64_t s, int64_t e) {
+      for (int64_t gi = s; gi < e; ++gi) group(gi, 0, m.n, gw + gi * m.mo * m.kc, false);
+    });
+  } else {
+    // One small group over many images: fixed image chunks with their own partial sums, added in order.
+    const int64_t chunks = std::min<int64_t>(m.n, static_cast<int64_t>(num_threads()));
+    const int64_t size = m.mo * m.kc;
+    std::unique_ptr<T[]> part = scratch<T>(chunks * size);
+    parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
+      for (int64_t ch = s; ch < e; ++ch) group(0, m.n * ch / chunks, m.n * (ch + 1) / chunks, part.get() + ch * size, false);
+    });
+    std::copy(part.get(), part.get() + size, gw);
+    for (int64_t ch = 1; ch < chunks; ++ch)
+      for (int64_t i = 0; i < size; ++i) gw[i] += part[ch * size + i];
+  }
+}
+
+template <typename T>
+void add_bias(T* y, const T* bias, int64_t n, int64_t c, int64_t l) {
+  parallel_for(n * c, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(l, 1)), [&](int64_t s, int64_t e) {
+    for (int64_t r = s; r < e; ++r) {
+      const T b = bias[r % c];
+      T* row = y + r * l;
+      for (int64_t i = 0; i < l; ++i) row[i] += b;
+    }
+  });
+}
+
+template <typename T>
+void channel_sums(const T* g, T* out, int64_t n, int64_t c, int64_t l) {
+  parallel_for(c, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(n * l, 1)), [&](int64_t s, int64_t e) {
+    for (int64_t ch = s; ch < e; ++ch) {
+      double acc = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const T* row = g + (i * c + ch) * l;
+        T part = 0;
+        for (int64_t j = 0; j < l; ++j) part += row[j];
+        acc += part;
+      }
+      out[ch] = static_cast<T>(acc);
+    }
+  });
+}
+
+CpuPtr cpu_in(const Prim& p, const char* op) { return contiguous(as_cpu(p, op)); }
+
+// Geometry of conv(x, w) with normalised options.
+Geo3 conv_geo(const Shape& xs, const Shape& ws, const ConvOptions& o) {
+  const std::vector<int64_t> in = spatial(xs), k = spatial(ws);
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < in.size(); ++i)
+    out.push_back((in[i] + o.padding[i] + o.padding_end[i] - o.dilation[i] * (k[i] - 1) - 1) / o.stride[i] + 1);
+  return Geo3(in, out, k, o.stride, o.padding, o.dilation);
+}
+
+// A transposed conv is the input gradient of the conv from its output (`big`) to its input x.
+Geo3 transpose_geo(const Shape& xs, const Shape& ws, const ConvTransposeOptions& o, std::vector<int64_t>& big) {
+  const std::vector<int64_t> small = spatial(xs), k = spatial(ws);
+  big.clear();
+  for (size_t i = 0; i < small.size(); ++i)
+    big.push_back((small[i] - 1) * o.stride[i] - 2 * o.padding[i] + o.dilation[i] * (k[i] - 1) + o.padding_out[i] + 1);
+  return Geo3(big, small, k, o.stride, o.padding, o.dilation);
+}
+
+Geo3 unfold_geo(const std::vector<int64_t>& in, const UnfoldOptions& o) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < 2; ++i)
+    out.push_back((in[i] + 2 * o.padding[i] - o.dilation[i] * (o.kernel[i] - 1) - 1) / o.stride[i] + 1);
+  return Geo3(in, out, o.kernel, o.stride, o.padding, o.dilation);
+}
+
+// Bilinear sample of one plane at (y, x), zero outside (torchvision's deform_conv2d rule).
+template <typename T>
+T bilinear(const T* plane, int64_t h, int64_t w, T y, T x) {
+  if (!(y > T(-1)) || !(y < T(h)) || !(x > T(-1)) || !(x < T(w))) return T(0);
+  const T fy = std::floor(y), fx = std::floor(x);
+  const int64_t y0 = static_cast<int64_t>(fy), x0 = static_cast<int64_t>(fx);
+  const T ly = y - fy, lx = x - fx, hy = T(1) - ly, hx = T(1) - lx;
+  const auto at = [&](int64_t yy, int64_t xx) -> T {
+    return yy >= 0 && yy < h && xx >= 0 && xx < w ? plane[yy * w + xx] : T(0);
+  };
+  return hy * hx * at(y0, x0) + hy * lx * at(y0, x0 + 1) + ly * hx * at(y0 + 1, x0) + ly * lx * at(y0 + 1, x0 + 1);
+}
+
+}  // namespace
+
+Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
+  static constexpr const char* op = "conv";
+  CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op);
+  x.reset();
+  const Shape &xs = a->shape(), &ws = w->shape();
+  const Geo3 g = conv_geo(xs, ws, options);
+  const Dims m(xs[0], xs[1], ws[0], options.groups, g);
+  std::vector<int64_t> out_sp(g.out + 3 - (xs.rank() - 2), g.out + 3);
+  CpuPtr y = alloc(out_shape(xs[0], ws[0], out_sp), a->dtype());
+  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
+  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+    conv_forward<T>(a->data<T>(), w->data<T>(), y->data<T>(), m, g);
+    if (b) add_bias<T>(y->data<T>(), b->data<T>(), m.n, m.cout, g.out_size);
+    return y;
+  });
+}
+
+Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
+  static constexpr const char* op = "conv_backward";
+  CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op), gy = cpu_in(grad_out, op);
+  const Shape &xs = a->shape(), &ws = w->shape();
+  const Geo3 g = conv_geo(xs, ws, options);
+  const Dims m(xs[0], xs[1], ws[0], options.groups, g);
+  CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
+  CpuPtr gb = bias_grad ? alloc(Shape{ws[0]}, a->dtype()) : nullptr;
+  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prims {
+    conv_grad_input<T>(gy->data<T>(), w->data<T>(), gx->data<T>(), m, g);
+    conv_grad_weight<T>(a->data<T>(), gy->data<T>(), gw->data<T>(), m, g);
+    if (gb) channel_sums<T>(gy->data<T>(), gb->data<T>(), m.n, m.cout, g.out_size);
+    return Prims{gx, gw, gb};
+  });
+}
+
+Prim CpuBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
+  static constexpr const char* op = "conv_transpose";
+  CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op);
+  x.reset();
+  const Shape &xs = a->shape(), &ws = w->shape();
+  std::vector<int64_t> big;
+  const Geo3 g = transpose_geo(xs, ws, options, big);
+  const int64_t cout = ws[1] * options.groups;
+  const Dims m(xs[0], cout, ws[0], options.groups, g);  // the conv from the output (cout) to x (C_in)
+  CpuPtr y = alloc(out_shape(xs[0], cout, big), a->dtype());
+  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
+  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+    conv_grad_input<T>(a->data<T>(), w->data<T>(), y->data<T>(), m, g);
+    if (b) add_bias<T>(y->data<T>(), b->data<T>(), m.n, cout, g.in_size);
+    return y;
+  });
+}
+
+Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
+                                          bool bias_grad) {
+  static constexpr const char* op = "conv_transpose_backward";
+  CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op), gy = cpu_in(grad_out, op);
+  const Shape &xs = a->shape(), &ws = w->shape();
+  std::vector<int64_t> big;
+  const Geo3 g = transpose_geo(xs, ws, options, big);
+  const int64_t cout = ws[1] * options.groups;
+  const Dims m(xs[0], cout, ws[0], options.groups, g);
+  CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
+  CpuPtr gb = bias_grad ? alloc(Shape{cout}, a->dtype()) : nullptr;
+  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prims {
+    conv_forward<T>(gy->data<T>(), w->data<T>(), gx->data<T>(), m, g);
+    conv_grad_weight<T>(gy->data<T>(), a->data<T>(), gw->data<T>(), m, g);
+    if (gb) channel_sums<T>(gy->data<T>(), gb->data<T>(), m.n, cout, g.in_size);
+    return Prims{gx, gw, gb};
+  });
+}
+
+Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) {
+  static constexpr const char* op = "deform_conv2d";
+  CpuPtr a = cpu_in(x, op), off = cpu_in(offset, op), w = cpu_in(weight, op);
+  CpuPtr mk = mask ? cpu_in(mask, op) : nullptr, b = bias ? cpu_in(bias, op) : nullptr;
+  x.reset();
+  const Shape &xs = a->shape(), &ws = w->shape();
+  const int64_t n = xs[0], c = xs[1], h = xs[2], wd = xs[3], kh = ws[2], kw = ws[3], k = kh * kw;
+  const int64_t ho = off->shape()[2], wo = off->shape()[3], l = ho * wo;
+  const int64_t og = options.offset_groups, cpg = c / og, groups = options.weight_groups;
+  const int64_t cout = ws[0], mo = cout / groups, kc = c / groups * k;
+  CpuPtr y = alloc(Shape{n, cout, ho, wo}, a->dtype());
+  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+    const T* px = a->data<T>();
+    const T* po = off->data<T>();
+    const T* pm = mk ? mk->data<T>() : nullptr;
+    std::unique_ptr<T[]> cols = scratch<T>(c * k * l);
+    for (int64_t img = 0; img < n; ++img) {
+      // Columns [C * K, L]: channel ch, tap (i, j) sampled at its offset-group's displaced position.
+      parallel_for(c * k, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(l, 1)), [&](int64_t s, int64_t e) {
+        for (int64_t r = s; r < e; ++r) {
+          const int64_t ch = r / k, tap = r % k, i = tap / kw, j = tap % kw, grp = ch / cpg;
+          const T* plane = px + (img * c + ch) * h * wd;
+          const T* dy = po + ((img * og + grp) * 2 * k + 2 * tap) * l;
+          const T* dx = dy + l;
+          const T* mrow = pm ? pm + ((img * og + grp) * k + tap) * l : nullptr;
+          T* dst = cols.get() + r * l;
+          for (int64_t oy = 0; oy < ho; ++oy)
+            for (int64_t ox = 0; ox < wo; ++ox) {
+              const int64_t q = oy * wo + ox;
+              const T yy = T(oy * options.stride[0] - options.padding[0] + i * options.dilation[0]) + dy[q];
+              const T xx = T(ox * options.stride[1] - options.padding[1] + j * options.dilation[1]) + dx[q];
+              T v = bilinear(plane, h, wd, yy, xx);
+              dst[q] = mrow ? v * mrow[q] : v;
+            }
+        }
+      });
+      for (int64_t gi = 0; gi < groups; ++gi)
+        gemm<T>(false, false, mo, l, kc, w->data<T>() + gi * mo * kc, kc, cols.get() + gi * kc * l, l, T(0),
+                y->data<T>() + (img * cout + gi * mo) * l, l);
+    }
+    if (b) add_bias<T>(y->data<T>(), b->data<T>(), n, cout, l);
+    return y;
+  });
+}
+
+Prim CpuBackend::unfold(Prim x, const UnfoldOptions& options) {
+  static constexpr const char* op = "unfold";
+  CpuPtr a = cpu_in(x, op);
+  x.reset();
+  const Shape& xs = a->shape();
+  const Geo3 g = unfold_geo(spatial(xs), options);
+  CpuPtr y = alloc(Shape{xs[0], xs[1] * g.ksize, g.out_size}, a->dtype());
+  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+    im2col_channels(a->data<T>(), y->data<T>(), xs[0] * xs[1], g, true);
+    return y;
+  });
+}
+
+Prim CpuBackend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) {
+  static constexpr const char* op = "fold";
+  CpuPtr a = cpu_in(cols, op);
+  cols.reset();
+  const Shape& cs = a->shape();
+  const Geo3 g = unfold_geo(output_size.dims(), options);
+  const int64_t c = cs[1] / g.ksize;
+  CpuPtr y = alloc(Shape{cs[0], c, output_size[0], output_size[1]}, a->dtype());
+  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+    col2im_channels(a->data<T>(), y->data<T>(), cs[0] * c, g, true);
+    return y;
+  });
+}
 
 }  // namespace burn::cpu

@@ -1,0 +1,134 @@
+// Private helpers of the cpu conv kernels: 1-3-D geometry, im2col/col2im of one channel, GEMM.
+#pragma once
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+namespace burn::cpu::conv_detail {
+
+// A convolution's geometry seen from its input side, right-aligned into 3 spatial dims
+// (a 1-D conv is [1, 1, W]). `out` is given, not derived: transposed convs fix it from their input.
+struct Geo3 {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0},
+          d[3] = {1, 1, 1};
+  int64_t in_size = 1, out_size = 1, ksize = 1;
+  bool pointwise = false;  // 1x1 kernel, stride 1, no padding: the columns are the input itself
+
+  Geo3(const std::vector<int64_t>& in_, const std::vector<int64_t>& out_, const std::vector<int64_t>& k_,
+       const std::vector<int64_t>& s_, const std::vector<int64_t>& p_, const std::vector<int64_t>& d_) {
+    const size_t r = in_.size(), off = 3 - r;
+    for (size_t i = 0; i < r; ++i) {
+      in[off + i] = in_[i], out[off + i] = out_[i], k[off + i] = k_[i];
+      s[off + i] = s_[i], p[off + i] = p_[i], d[off + i] = d_[i];
+    }
+    pointwise = true;
+    for (int i = 0; i < 3; ++i) {
+      in_size *= in[i], out_size *= out[i], ksize *= k[i];
+      pointwise = pointwise && k[i] == 1 && s[i] == 1 && p[i] == 0 && in[i] == out[i];
+    }
+  }
+};
+
+// The output positions [lo, hi) of one row whose input index ix0 + o*s lies in [0, n).
+inline void valid_span(int64_t ix0, int64_t s, int64_t n, int64_t out, int64_t& lo, int64_t& hi) {
+  lo = ix0 >= 0 ? 0 : (-ix0 + s - 1) / s;
+  hi = ix0 >= n ? 0 : (n - 1 - ix0) / s + 1;
+  lo = std::min(lo, out);
+  hi = std::clamp(hi, lo, out);
+}
+
+// One kernel tap (t = flat (kz, ky, kx)) of one input channel plane [in...] -> one row of L columns.
+template <typename T>
+void im2col_tap(const T* x, T* row, const Geo3& g, int64_t t) {
+  const int64_t kx = t % g.k[2], ky = (t / g.k[2]) % g.k[1], kz = t / (g.k[2] * g.k[1]);
+  const int64_t ow = g.out[2];
+  const int64_t ix0 = kx * g.d[2] - g.p[2];
+  int64_t lo, hi;
+  valid_span(ix0, g.s[2], g.in[2], ow, lo, hi);
+  for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+    const int64_t iz = oz * g.s[0] - g.p[0] + kz * g.d[0];
+    for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+      const int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
+      T* dst = row + (oz * g.out[1] + oy) * ow;
+      if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1]) {
+        std::fill(dst, dst + ow, T(0));
+        continue;
+      }
+      const T* src = x + (iz * g.in[1] + iy) * g.in[2] + ix0;
+      std::fill(dst, dst + lo, T(0));
+      if (g.s[2] == 1) {
+        if (hi > lo) std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(T));
+      } else if (g.s[2] == 2) {
+        for (int64_t o = lo; o < hi; ++o) dst[o] = src[2 * o];
+      } else {
+        const int64_t s = g.s[2];
+        for (int64_t o = lo; o < hi; ++o) dst[o] = src[o * s];
+      }
+      std::fill(dst + hi, dst + ow, T(0));
+    }
+  }
+}
+
+// One input channel plane [in...] -> its K rows of L columns.
+template <typename T>
+void im2col_channel(const T* x, T* col, const Geo3& g) {
+  for (int64_t t = 0; t < g.ksize; ++t) im2col_tap(x, col + t * g.out_size, g, t);
+}
+
+// K rows of L columns -> one channel plane [in...], summing overlapping taps (x is overwritten).
+template <typename T>
+void col2im_channel(const T* col, T* x, const Geo3& g) {
+  std::fill(x, x + g.in_size, T(0));
+  const int64_t L = g.out_size, ow = g.out[2];
+  for (int64_t kz = 0; kz < g.k[0]; ++kz)
+    for (int64_t ky = 0; ky < g.k[1]; ++ky)
+      for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+        const T* row = col + ((kz * g.k[1] + ky) * g.k[2] + kx) * L;
+        const int64_t ix0 = kx * g.d[2] - g.p[2];
+        int64_t lo, hi;
+        valid_span(ix0, g.s[2], g.in[2], ow, lo, hi);
+        if (hi <= lo) continue;
+        for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+          const int64_t iz = oz * g.s[0] - g.p[0] + kz * g.d[0];
+          if (iz < 0 || iz >= g.in[0]) continue;
+          for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+            const int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
+            if (iy < 0 || iy >= g.in[1]) continue;
+            const T* src = row + (oz * g.out[1] + oy) * ow;
+            T* dst = x + (iz * g.in[1] + iy) * g.in[2] + ix0;
+            if (g.s[2] == 1) {
+              for (int64_t o = lo; o < hi; ++o) dst[o] += src[o];
+            } else {
+              const int64_t s = g.s[2];
+              for (int64_t o = lo; o < hi; ++o) dst[o * s] += src[o];
+            }
+          }
+        }
+      }
+}
+
+// Row-major C (m x n) = op(A) (m x k) * op(B) (k x n) + beta * C.
+template <typename T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+    return;
+  }
+  const auto opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, opa, opb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, opa, opb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+}  // namespace burn::cpu::conv_detail
