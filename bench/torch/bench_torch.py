@@ -82,6 +82,65 @@ for label, n in (("16M", M16), ("64M", M64)):
     })
 
 
+def conv_case(x_shape, w_shape, stride, padding, backward):
+    x, w, b = uniform(*x_shape), uniform(*w_shape), uniform(w_shape[0])
+    y = F.conv2d(x, w, b, stride, padding)
+    gy = uniform(*y.shape)
+
+    def fwd():
+        return F.conv2d(x, w, b, stride, padding)
+
+    def fwd_bwd():  # the same kernels autograd runs, without the autograd bookkeeping
+        out = F.conv2d(x, w, b, stride, padding)
+        grads = torch.ops.aten.convolution_backward(gy, x, w, [w_shape[0]], [stride] * 2, [padding] * 2, [1, 1],
+                                                    False, [0, 0], 1, [True, True, True])
+        return out, grads
+    return fwd_bwd if backward else fwd
+
+
+def attention_case(causal):
+    q, k, v = (uniform(2, 8, 1024, 64) for _ in range(3))
+    mask = torch.ones(1024, 1024, dtype=torch.bool).triu(1)
+
+    def run():  # torch 1.13 has no fused scaled_dot_product_attention: the math path
+        s = q @ k.transpose(-2, -1) * (64 ** -0.5)
+        if causal:
+            s = s.masked_fill(mask, float("-inf"))
+        return torch.softmax(s, dim=-1) @ v
+    return run
+
+
+def image(*shape):
+    x = uniform(*shape)
+    return x
+
+
+CONV = {"n16_c64_56x56_k3_p1": ((16, 64, 56, 56), (64, 64, 3, 3), 1, 1),
+        "n1_c3_224x224_k7_s2_p3": ((1, 3, 224, 224), (64, 3, 7, 7), 2, 3)}
+for cname, (xs, ws, st, pd) in CONV.items():
+    CASES[f"conv2d/{cname}"] = (lambda xs=xs, ws=ws, st=st, pd=pd: conv_case(xs, ws, st, pd, False))
+    CASES[f"conv2d_fwd_bwd/{cname}"] = (lambda xs=xs, ws=ws, st=st, pd=pd: conv_case(xs, ws, st, pd, True))
+for c in (32, 128):
+    sz = f"2x{c}x512x512"
+    for label, k, st, pd in (("2x2s2", 2, 2, 0), ("3x3s2p1", 3, 2, 1)):
+        CASES[f"max_pool2d_{label}/{sz}"] = (
+            lambda c=c, k=k, st=st, pd=pd: (lambda x: lambda: F.max_pool2d(x, k, st, pd))(image(2, c, 512, 512)))
+        CASES[f"max_pool2d_with_indices_{label}/{sz}"] = (
+            lambda c=c, k=k, st=st, pd=pd: (lambda x: lambda: F.max_pool2d(x, k, st, pd, return_indices=True))(
+                image(2, c, 512, 512)))
+        CASES[f"avg_pool2d_{label}/{sz}"] = (
+            lambda c=c, k=k, st=st, pd=pd: (lambda x: lambda: F.avg_pool2d(x, k, st, pd))(image(2, c, 512, 512)))
+for mode, tmode in (("bilinear", "bilinear"), ("nearest", "nearest"), ("bicubic", "bicubic")):
+    CASES[f"interpolate_{mode}_2x/2x32x256x256"] = (
+        lambda tmode=tmode: (lambda x: lambda: F.interpolate(
+            x, size=(512, 512), mode=tmode, **({} if tmode == "nearest" else {"align_corners": False})))(
+            image(2, 32, 256, 256)))
+CASES["layer_norm/64x1024x768"] = lambda: (lambda x, w, b: lambda: F.layer_norm(x, (768,), w, b))(
+    uniform(64, 1024, 768), uniform(768), uniform(768))
+CASES["attention/b2h8l1024e64"] = lambda: attention_case(False)
+CASES["attention_causal/b2h8l1024e64"] = lambda: attention_case(True)
+
+
 def binary_2d_tiny():
     a, b = uniform(1, 8), uniform(1, 8)
     return lambda: a + b
