@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "elementwise.hpp"
+#include "storage_pool.hpp"
 
 // Weak so the plugin still loads against a BLAS that is not OpenBLAS (the call is then skipped).
 extern "C" __attribute__((weak)) void openblas_set_num_threads(int);
@@ -22,25 +23,24 @@ namespace burn::cpu {
 // Storage and views
 
 Storage::Storage(size_t n) : bytes(n) {
-  // aligned_alloc needs a size that is a multiple of the alignment; never 0 so data is never null.
-  const size_t rounded = std::max<size_t>(64, (n + 63) / 64 * 64);
-  data = std::aligned_alloc(64, rounded);
+  // Large buffers come from the pool (page-aligned, pages already faulted in when reused).
+  if (n >= kPoolMinBytes) {
+    data = pool_acquire(n);
+  } else {
+    // aligned_alloc needs a size that is a multiple of the alignment; never 0 so data is never null.
+    const size_t rounded = std::max<size_t>(64, (n + 63) / 64 * 64);
+    data = std::aligned_alloc(64, rounded);
+  }
   if (!data) throw ValueError("alloc", "out of memory allocating " + std::to_string(n) + " bytes");
 }
 
-Storage::~Storage() { std::free(data); }
+// Runs once no view references the buffer any more, so the pool may hand it out again.
+Storage::~Storage() {
+  if (bytes >= kPoolMinBytes) pool_release(data, bytes);
+  else std::free(data);
+}
 
 namespace {
-
-std::vector<int64_t> row_major_strides(const Shape& s) {
-  std::vector<int64_t> st(s.rank(), 1);
-  int64_t acc = 1;
-  for (size_t i = s.rank(); i-- > 0;) {
-    st[i] = acc;
-    acc *= std::max<int64_t>(s[i], 1);
-  }
-  return st;
-}
 
 bool compute_contiguous(const Shape& shape, const std::vector<int64_t>& strides) {
   int64_t expected = 1;
@@ -79,7 +79,7 @@ CpuPtr alloc(const Shape& shape, DType dtype) {
     n *= d;
   }
   auto storage = std::make_shared<Storage>(static_cast<size_t>(n) * dtype_size(dtype));
-  return std::make_shared<CpuTensor>(shape, dtype, std::move(storage), row_major_strides(shape), 0);
+  return std::make_shared<CpuTensor>(shape, dtype, std::move(storage), contiguous_strides(shape), 0);
 }
 
 CpuPtr contiguous(const CpuPtr& x) {

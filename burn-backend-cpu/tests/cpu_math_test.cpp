@@ -12,6 +12,7 @@
 
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "storage_pool.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -367,6 +368,148 @@ TEST_F(CpuMath, SoftmaxRowsSumToOneAndMatchTorch) {
     EXPECT_NEAR(sum, 1.0, 1e-5);
   }
   near(vals<float>(b.softmax(f32({1, kNaN, 2, 0, 0, 0}, {2, 3}), 1)), {kNaN, kNaN, kNaN, 1 / 3.0f, 1 / 3.0f, 1 / 3.0f});
+}
+
+// ---- vectorised f32 math (math_util.hpp) against libm over dense grids ----------------------------
+
+// Every float in [lo, hi) stepping by `step`, plus the special values.
+std::vector<float> grid(float lo, float hi, float step) {
+  std::vector<float> xs;
+  for (double v = lo; v < hi; v += step) xs.push_back(static_cast<float>(v));
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-40f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity(), kNaN})
+    xs.push_back(v);
+  return xs;
+}
+
+TEST_F(CpuMath, VectorisedErfMatchesLibm) {
+  const auto xs = grid(-12.0f, 12.0f, 1.3e-4f);
+  const auto got = vals<float>(b.erf(f32(xs, {static_cast<int64_t>(xs.size())})));
+  double worst = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::erf(static_cast<double>(xs[i]));
+    if (std::isnan(want)) { EXPECT_TRUE(std::isnan(got[i])) << xs[i]; continue; }
+    // 1e-7 absolute, and relative near 0 where erf(x) ~ 1.13 x.
+    const double err = std::fabs(got[i] - want);
+    worst = std::max(worst, err);
+    ASSERT_LE(err, 1.5e-7 * std::min(1.0, std::fabs(want) * 8) + 1e-45) << "erf(" << xs[i] << ")";
+  }
+  EXPECT_LE(worst, 1.5e-7);
+}
+
+TEST_F(CpuMath, VectorisedGeluMatchesLibm) {
+  const auto xs = grid(-15.0f, 15.0f, 1.1e-4f);
+  const auto got = vals<float>(b.gelu(f32(xs, {static_cast<int64_t>(xs.size())})));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double x = xs[i];
+    const double want = 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+    if (std::isnan(want)) { EXPECT_TRUE(std::isnan(got[i])) << xs[i]; continue; }
+    if (std::isinf(want)) { EXPECT_EQ(got[i], want); continue; }
+    // Absolute 2e-7 x (the erf part), and relative 1e-5 in the far negative tail.
+    ASSERT_LE(std::fabs(got[i] - want), std::max(2.5e-7 * std::max(1.0, std::fabs(x)), 1e-5 * std::fabs(want)) + 1e-37)
+        << "gelu(" << xs[i] << ")";
+  }
+}
+
+TEST_F(CpuMath, VectorisedTanhMatchesLibm) {
+  const auto xs = grid(-12.0f, 12.0f, 1.3e-4f);
+  const auto got = vals<float>(b.tanh(f32(xs, {static_cast<int64_t>(xs.size())})));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::tanh(static_cast<double>(xs[i]));
+    if (std::isnan(want)) { EXPECT_TRUE(std::isnan(got[i])) << xs[i]; continue; }
+    ASSERT_LE(std::fabs(got[i] - want), 2.5e-7 * std::fabs(want) + 1e-45) << "tanh(" << xs[i] << ")";
+  }
+}
+
+TEST_F(CpuMath, VectorisedLogMatchesLibm) {
+  std::vector<float> xs = grid(1e-3f, 20.0f, 7e-5f);
+  for (float v = 1e-44f; v < 3e38f; v *= 1.37f) xs.push_back(v);  // denormals up to near FLT_MAX
+  for (float v : {-1.0f, -1e-30f, 1.0f, 2.0f, 0.5f, std::numeric_limits<float>::max()}) xs.push_back(v);
+  const auto got = vals<float>(b.log(f32(xs, {static_cast<int64_t>(xs.size())})));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::log(static_cast<double>(xs[i]));
+    if (std::isnan(want)) { EXPECT_TRUE(std::isnan(got[i])) << xs[i]; continue; }
+    if (std::isinf(want)) { EXPECT_EQ(got[i], static_cast<float>(want)) << xs[i]; continue; }
+    ASSERT_LE(std::fabs(got[i] - want), 2.5e-7 * std::fabs(want) + 1e-7) << "log(" << xs[i] << ")";
+  }
+}
+
+TEST_F(CpuMath, SoftmaxNaNAnywhereInALaneMakesItNaN) {
+  // Rows of 37 (vector body plus tail) with a NaN at each position in turn; columns likewise.
+  for (int64_t pos = 0; pos < 37; ++pos) {
+    std::vector<float> v(2 * 37);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::cos(static_cast<float>(i));
+    v[static_cast<size_t>(pos)] = kNaN;
+    for (bool log : {false, true}) {
+      const auto r = vals<float>(log ? b.log_softmax(f32(v, {2, 37}), 1) : b.softmax(f32(v, {2, 37}), 1));
+      for (int64_t j = 0; j < 37; ++j) EXPECT_TRUE(std::isnan(r[j])) << pos << " " << j;
+      for (int64_t j = 37; j < 74; ++j) EXPECT_FALSE(std::isnan(r[j])) << pos << " " << j;
+      // The same data as 37 rows x 2 columns, reduced over dim 0: column pos % 2 is NaN.
+      const auto c = vals<float>(log ? b.log_softmax(f32(v, {37, 2}), 0) : b.softmax(f32(v, {37, 2}), 0));
+      for (int64_t k = 0; k < 37; ++k) {
+        EXPECT_TRUE(std::isnan(c[k * 2 + pos % 2])) << pos << " " << k;
+        EXPECT_FALSE(std::isnan(c[k * 2 + 1 - pos % 2])) << pos << " " << k;
+      }
+    }
+  }
+  // -inf and +inf are not NaN: [-inf, 0] -> [0, 1]; a lane with +inf has NaN (inf - inf), as torch.
+  near(vals<float>(b.softmax(f32({-std::numeric_limits<float>::infinity(), 0}, {1, 2}), 1)), {0, 1});
+  // f64 rows take the same max pass.
+  const auto d = vals<double>(b.softmax(f64({1, 2, std::numeric_limits<double>::quiet_NaN(), 0, 1, 2, 3, 4, 5}, {1, 9}), 1));
+  for (double v : d) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST_F(CpuMath, ReduceDimFirstSplitsRowsAcrossThreads) {
+  // Large enough that reduce_lanes splits the reduced dim between threads and merges the partials.
+  const int64_t n = 4099, inner = 4100;  // wider than one 4096-column task, odd lengths
+  std::vector<float> v(static_cast<size_t>(n * inner));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 1000) * 0.001f - 0.5f;
+  v[static_cast<size_t>(3000 * inner + 4097)] = 50.0f;
+  v[static_cast<size_t>(17 * inner + 5)] = kNaN;
+  const auto sum = vals<float>(b.sum_dim(f32(v, {n, inner}), 0));
+  const auto mx = vals<float>(b.max_dim(f32(v, {n, inner}), 0));
+  const auto mean = vals<float>(b.mean_dim(f32(v, {n, inner}), 0));
+  ASSERT_EQ(sum.size(), static_cast<size_t>(inner));
+  for (int64_t j = 0; j < inner; ++j) {
+    double s = 0;
+    float m = -std::numeric_limits<float>::infinity();
+    bool nan = false;
+    for (int64_t k = 0; k < n; ++k) {
+      const float x = v[static_cast<size_t>(k * inner + j)];
+      s += x;
+      nan |= std::isnan(x);
+      m = std::max(m, x);
+    }
+    if (nan) {
+      EXPECT_TRUE(std::isnan(sum[j]) && std::isnan(mx[j]) && std::isnan(mean[j])) << j;
+      continue;
+    }
+    ASSERT_NEAR(sum[j], s, 1e-3) << j;
+    ASSERT_NEAR(mean[j], s / n, 1e-6) << j;
+    ASSERT_EQ(mx[j], m) << j;
+  }
+}
+
+TEST_F(CpuMath, LargeBuffersAreReusedAfterTheLastViewGoes) {
+  // 4 MB buffers go through the pool; a freed one comes back for the next alloc of its size class,
+  // but never while a view still holds it.
+  if (pool_budget() == 0) GTEST_SKIP() << "BURN_CPU_POOL_BYTES=0 disables the pool";
+  const Shape s{1 << 20};
+  CpuPtr a = alloc(s, DType::F32);
+  void* pa = a->raw();
+  Prim view = b.slice(a, {SliceRange{0, 10, 1}});
+  a.reset();
+  CpuPtr c = alloc(s, DType::F32);
+  EXPECT_NE(c->raw(), pa);
+  view.reset();
+  c.reset();
+  CpuPtr d = alloc(s, DType::F32);
+  CpuPtr e = alloc(s, DType::F32);
+  EXPECT_TRUE(d->raw() == pa || e->raw() == pa);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(d->raw()) % 64, 0u);
+  // Writes through the reused buffer are the tensor's own.
+  std::fill_n(d->data<float>(), 1 << 20, 2.0f);
+  EXPECT_EQ(vals<float>(b.sum(d))[0], 2.0f * (1 << 20));
 }
 
 }  // namespace

@@ -16,15 +16,17 @@ __attribute__((target_clones("avx2", "default"))) void exp_f32(const float* x, f
   for (int64_t i = 0; i < n; ++i) y[i] = vexp(x[i]);
 }
 
-}  // namespace
+__attribute__((target_clones("avx2", "default"))) void log_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = vlog(x[i]);
+}
+__attribute__((target_clones("avx2", "default"))) void tanh_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = vtanh(x[i]);
+}
+__attribute__((target_clones("avx2", "default"))) void erf_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = verf(x[i]);
+}
 
-#define BURN_CPU_FLOAT_UNARY(NAME, EXPR)                                                        \
-  Prim CpuBackend::NAME(Prim x) {                                                               \
-    const DType dt = x->dtype();                                                                \
-    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                             \
-      return unary_op<T, T>(std::move(x), dt, #NAME, [](T v) { return static_cast<T>(EXPR); }); \
-    });                                                                                         \
-  }
+}  // namespace
 
 Prim CpuBackend::exp(Prim x) {
   const DType dt = x->dtype();
@@ -34,7 +36,7 @@ Prim CpuBackend::exp(Prim x) {
   });
 }
 
-BURN_CPU_FLOAT_UNARY(log, std::log(v))
+BURN_CPU_FLOAT_UNARY_F32(log, log_f32, std::log(v))
 BURN_CPU_FLOAT_UNARY(log1p, std::log1p(v))
 BURN_CPU_FLOAT_UNARY(sqrt, std::sqrt(v))
 BURN_CPU_FLOAT_UNARY(sin, std::sin(v))
@@ -42,11 +44,11 @@ BURN_CPU_FLOAT_UNARY(cos, std::cos(v))
 BURN_CPU_FLOAT_UNARY(tan, std::tan(v))
 BURN_CPU_FLOAT_UNARY(sinh, std::sinh(v))
 BURN_CPU_FLOAT_UNARY(cosh, std::cosh(v))
-BURN_CPU_FLOAT_UNARY(tanh, std::tanh(v))
+BURN_CPU_FLOAT_UNARY_F32(tanh, tanh_f32, std::tanh(v))
 BURN_CPU_FLOAT_UNARY(asin, std::asin(v))
 BURN_CPU_FLOAT_UNARY(acos, std::acos(v))
 BURN_CPU_FLOAT_UNARY(atan, std::atan(v))
-BURN_CPU_FLOAT_UNARY(erf, std::erf(v))
+BURN_CPU_FLOAT_UNARY_F32(erf, erf_f32, std::erf(v))
 // Half-way cases round to even, as torch.round.
 BURN_CPU_FLOAT_UNARY(round, std::nearbyint(v))
 BURN_CPU_FLOAT_UNARY(floor, std::floor(v))
@@ -74,7 +76,6 @@ BURN_CPU_FLOAT_PREDICATE(is_nan, v != v)
 BURN_CPU_FLOAT_PREDICATE(is_inf, v == std::numeric_limits<T>::infinity() || v == -std::numeric_limits<T>::infinity())
 BURN_CPU_FLOAT_PREDICATE(is_finite, v - v == T(0))
 
-#undef BURN_CPU_FLOAT_UNARY
 #undef BURN_CPU_FLOAT_PREDICATE
 
 }  // namespace burn::cpu

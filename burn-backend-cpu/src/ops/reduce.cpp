@@ -111,6 +111,9 @@ struct AllOp {
 };
 
 constexpr int64_t kCols = 256;       // columns per task in the column (inner > 1) kernels
+// Columns per task in reduce_lanes: whole rows of up to 16 KB (f32), so each task streams memory
+// contiguously instead of reading 1 KB per row at a row stride (a new page per row).
+constexpr int64_t kWideCols = 4096;
 constexpr int64_t kRowBlock = 4096;  // elements folded into 16 lanes before a merge (cascade summation)
 constexpr int64_t kColBlock = 512;   // rows folded per partial in the column kernels (cascade summation)
 constexpr int kLanes = 16;
@@ -135,11 +138,11 @@ typename Op::A reduce_row(const T* p, int64_t len) {
   return total;
 }
 
-// Folds rows [k0, k1) of `w` adjacent columns (row stride `inner`) into acc[0, w).
+// Folds rows [k0, k1) of `w` adjacent columns (row stride `inner`) into acc[0, w); `part` is scratch
+// of w elements.
 template <class Op, typename T>
-void reduce_cols(const T* base, int64_t k0, int64_t k1, int64_t inner, int64_t w, typename Op::A* acc) {
-  using A = typename Op::A;
-  A part[kCols];
+void reduce_cols(const T* base, int64_t k0, int64_t k1, int64_t inner, int64_t w, typename Op::A* acc,
+                 typename Op::A* part) {
   for (int64_t j = 0; j < w; ++j) acc[j] = Op::init();
   for (int64_t kb = k0; kb < k1; kb += kColBlock) {
     const int64_t ke = std::min(k1, kb + kColBlock);
@@ -159,8 +162,8 @@ void reduce_lanes(const T* x, typename Op::O* out, Lanes l) {
   using A = typename Op::A;
   const int64_t outer = l.outer, n = l.n, inner = l.inner;
   if (outer * inner == 0) return;
-  const int64_t col_chunks = (inner + kCols - 1) / kCols;
-  const int64_t width = std::min(inner, kCols);
+  const int64_t col_chunks = (inner + kWideCols - 1) / kWideCols;
+  const int64_t width = std::min(inner, kWideCols);
   const int64_t tasks = outer * col_chunks;
   const int64_t threads = static_cast<int64_t>(num_threads());
   int64_t splits = 1;
@@ -170,15 +173,17 @@ void reduce_lanes(const T* x, typename Op::O* out, Lanes l) {
   std::vector<A> partial(splits > 1 ? static_cast<size_t>(tasks * splits * width) : 0);
   const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, span * width));
   parallel_for(tasks * splits, grain, [&](int64_t b, int64_t e) {
-    A acc[kCols];
+    // On the heap: one chunk per thread per call, and up to 2 x 32 KB would crowd small thread stacks.
+    std::vector<A> acc_buf(static_cast<size_t>(width)), part_buf(inner == 1 ? 0 : static_cast<size_t>(width));
+    A* acc = acc_buf.data();
     for (int64_t t = b; t < e; ++t) {
       const int64_t task = t / splits, s = t % splits;
-      const int64_t o = task / col_chunks, j0 = (task % col_chunks) * kCols;
-      const int64_t w = std::min(kCols, inner - j0);
+      const int64_t o = task / col_chunks, j0 = (task % col_chunks) * kWideCols;
+      const int64_t w = std::min(kWideCols, inner - j0);
       const int64_t k0 = std::min(n, s * span), k1 = std::min(n, k0 + span);
       const T* base = x + o * n * inner + j0;
       if (inner == 1) acc[0] = reduce_row<Op>(base + k0, k1 - k0);
-      else reduce_cols<Op>(base, k0, k1, inner, w, acc);
+      else reduce_cols<Op>(base, k0, k1, inner, w, acc, part_buf.data());
       if (splits == 1) {
         for (int64_t j = 0; j < w; ++j) out[o * inner + j0 + j] = Op::finish(acc[j], n);
       } else {
@@ -188,8 +193,8 @@ void reduce_lanes(const T* x, typename Op::O* out, Lanes l) {
   });
   if (splits == 1) return;
   for (int64_t task = 0; task < tasks; ++task) {
-    const int64_t o = task / col_chunks, j0 = (task % col_chunks) * kCols;
-    const int64_t w = std::min(kCols, inner - j0);
+    const int64_t o = task / col_chunks, j0 = (task % col_chunks) * kWideCols;
+    const int64_t w = std::min(kWideCols, inner - j0);
     for (int64_t j = 0; j < w; ++j) {
       A a = partial[static_cast<size_t>(task * splits * width + j)];
       for (int64_t s = 1; s < splits; ++s) a = Op::merge(a, partial[static_cast<size_t>((task * splits + s) * width + j)]);
@@ -310,7 +315,7 @@ void var_lanes(const T* x, T* out, Lanes l, int64_t correction) {
         out[o] = s / divisor;
         continue;
       }
-      reduce_cols<SumOp<T>>(base, 0, n, inner, w, mean);
+      reduce_cols<SumOp<T>>(base, 0, n, inner, w, mean, ss);
       for (int64_t j = 0; j < w; ++j) mean[j] /= static_cast<T>(n), ss[j] = 0;
       for (int64_t k = 0; k < n; ++k) {
         const T* r = base + k * inner;
