@@ -1,6 +1,7 @@
 // Shape printing, broadcasting and dim normalisation.
 #include "burn/tensor/shape.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "burn/tensor/error.hpp"
@@ -52,7 +53,7 @@ std::vector<int64_t> contiguous_strides(const Shape& s) {
   int64_t acc = 1;
   for (size_t i = s.rank(); i-- > 0;) {
     st[i] = acc;
-    acc *= s[i];
+    acc *= std::max<int64_t>(s[i], 1);  // a zero-size dim must not zero the outer strides
   }
   return st;
 }

@@ -17,16 +17,6 @@ std::string axes_string(const Axes& axes) {
   return s + "]";
 }
 
-std::vector<int64_t> dense_strides(const Shape& s) {
-  std::vector<int64_t> st(s.rank(), 1);
-  int64_t acc = 1;
-  for (size_t i = s.rank(); i-- > 0;) {
-    st[i] = acc;
-    acc *= std::max<int64_t>(s[i], 1);
-  }
-  return st;
-}
-
 size_t check_axis(int64_t axis, size_t rank, const char* op) {
   const int64_t r = static_cast<int64_t>(rank);
   if (axis < -r || axis >= r)
@@ -87,7 +77,7 @@ Prim CpuBackend::reshape(Prim x, const Shape& shape) {
   if (target == t->shape()) return x;
   // A strided input is copied once; the result is then a view of the contiguous copy.
   CpuPtr c = contiguous(t);
-  std::vector<int64_t> strides = dense_strides(target);
+  std::vector<int64_t> strides = contiguous_strides(target);
   return make_view(c, std::move(target), std::move(strides), c->offset());
 }
 
@@ -237,7 +227,7 @@ Prim CpuBackend::repeat_dim(Prim x, size_t dim, int64_t times) {
   std::vector<int64_t> odims = s.dims();
   odims[dim] *= times;
   CpuPtr out = alloc(Shape(odims), t->dtype());
-  CpuTensor dst(Shape(vdims), t->dtype(), out->storage(), dense_strides(Shape(vdims)), 0);
+  CpuTensor dst(Shape(vdims), t->dtype(), out->storage(), contiguous_strides(Shape(vdims)), 0);
   copy_view(src, dst);
   return out;
 }
