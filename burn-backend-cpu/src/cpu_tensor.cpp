@@ -22,6 +22,35 @@ namespace burn::cpu {
 // ---------------------------------------------------------------------------------------------
 // Storage and views
 
+namespace {
+
+// Counts live storage bytes; the peak is raised with a CAS loop so concurrent allocations agree.
+class StorageStats final : public MemoryStats {
+ public:
+  void add(size_t n) {
+    const uint64_t now = in_use_.fetch_add(n, std::memory_order_relaxed) + n;
+    uint64_t peak = peak_.load(std::memory_order_relaxed);
+    while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
+  }
+  void sub(size_t n) { in_use_.fetch_sub(n, std::memory_order_relaxed); }
+  uint64_t bytes_in_use() const override { return in_use_.load(std::memory_order_relaxed); }
+  uint64_t peak_bytes_in_use() const override { return peak_.load(std::memory_order_relaxed); }
+  void reset_peak() override { peak_.store(in_use_.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> in_use_{0}, peak_{0};
+};
+
+StorageStats& stats() {
+  static StorageStats* s = new StorageStats();  // never destroyed: storages may outlive statics
+  return *s;
+}
+
+}  // namespace
+
+MemoryStats& storage_stats() { return stats(); }
+
 Storage::Storage(size_t n) : bytes(n) {
   // Large buffers come from the pool (page-aligned, pages already faulted in when reused).
   if (n >= kPoolMinBytes) {
@@ -32,10 +61,12 @@ Storage::Storage(size_t n) : bytes(n) {
     data = std::aligned_alloc(64, rounded);
   }
   if (!data) throw ValueError("alloc", "out of memory allocating " + std::to_string(n) + " bytes");
+  stats().add(n);
 }
 
 // Runs once no view references the buffer any more, so the pool may hand it out again.
 Storage::~Storage() {
+  stats().sub(bytes);
   if (bytes >= kPoolMinBytes) pool_release(data, bytes);
   else std::free(data);
 }

@@ -23,6 +23,9 @@ struct Storage {
   size_t bytes = 0;
 };
 
+// Bytes of every live Storage and their peak, for query_interface("memory").
+MemoryStats& storage_stats();
+
 // A strided view over a Storage. permute, transpose, slice, expand and flip only make new views;
 // strides are in elements and may be 0 (expand) or negative (flip).
 class CpuTensor final : public Primitive {

@@ -5,6 +5,7 @@
 
 #include "burn/tensor/plugin.hpp"
 #include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
 
 namespace burn::cpu {
 
@@ -31,6 +32,11 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
   if (in("float_math") || in("activation")) return f;
   if (in("numeric") || in("reduce")) return num;
   return computing;
+}
+
+void* CpuBackend::query_interface(std::string_view name) {
+  if (name == "memory") return &storage_stats();
+  return Backend::query_interface(name);
 }
 
 }  // namespace burn::cpu

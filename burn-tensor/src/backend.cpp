@@ -42,6 +42,7 @@ BURN_OP_TABLE(BURN_X_FWD)
 #undef BURN_X_FWD
 
 TraceCounters::~TraceCounters() = default;
+MemoryStats::~MemoryStats() = default;
 
 namespace {
 

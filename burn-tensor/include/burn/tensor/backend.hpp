@@ -103,6 +103,17 @@ class BURN_TENSOR_API TraceCounters {
   virtual void reset() = 0;
 };
 
+// Bytes of tensor storage a backend holds, reached through query_interface("memory"); what the
+// autodiff checkpointing measurements read.
+class BURN_TENSOR_API MemoryStats {
+ public:
+  virtual ~MemoryStats();
+  virtual uint64_t bytes_in_use() const = 0;
+  virtual uint64_t peak_bytes_in_use() const = 0;
+  // Sets the peak to the bytes in use now.
+  virtual void reset_peak() = 0;
+};
+
 // Makes the built-in trace decorator: counts every op it forwards and logs it at debug level.
 BURN_TENSOR_API BackendPtr make_trace_backend(BackendPtr inner);
 

@@ -12,6 +12,12 @@
 
 namespace burn {
 
+// How an autodiff device trades memory for compute (Burn's CheckpointStrategy).
+enum class Checkpointing : uint8_t {
+  None,      // keep every tensor the backward pass needs: "autodiff<...>"
+  Balanced,  // drop the outputs of memory-bound ops and recompute them in backward: "autodiff-balanced<...>"
+};
+
 class BURN_TENSOR_API Device {
  public:
   // No device: what a default-constructed tensor holds. name() is "none"; ops on it throw.
@@ -27,7 +33,9 @@ class BURN_TENSOR_API Device {
   Device wrap(std::string_view decorator) const;  // Device::get(decorator + "<" + name() + ">")
   Device trace() const { return wrap("trace"); }
   Device fused() const { return wrap("fusion"); }
-  Device autodiff() const { return wrap("autodiff"); }
+  Device autodiff(Checkpointing c = Checkpointing::None) const {
+    return wrap(c == Checkpointing::Balanced ? "autodiff-balanced" : "autodiff");
+  }
 
   const BackendPtr& backend() const { return backend_; }
   Backend* operator->() const { return backend_.get(); }

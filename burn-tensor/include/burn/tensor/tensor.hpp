@@ -3,11 +3,13 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <ostream>
 #include <type_traits>
 #include <vector>
 
 #include "burn/tensor/api.hpp"
+#include "burn/tensor/autodiff.hpp"
 
 namespace burn {
 
@@ -311,6 +313,23 @@ class Tensor {
   Tensor log_softmax(int64_t dim) const requires(kFloat) { return Tensor(api::log_softmax(h_, dim)); }
   Tensor softmin(int64_t dim) const requires(kFloat) { return Tensor(api::softmin(h_, dim)); }
 
+  // ---- autodiff (on an autodiff device, e.g. Device::get("cpu").autodiff()) ----
+  Tensor require_grad() const requires(kFloat) { return Tensor(api::set_require_grad(h_, true)); }
+  Tensor set_require_grad(bool require) const requires(kFloat) { return Tensor(api::set_require_grad(h_, require)); }
+  bool is_require_grad() const { return api::is_require_grad(h_); }
+  Tensor detach() const { return Tensor(api::detach(h_)); }
+  // Seeds the pass with ones of this tensor's shape (Burn); usually called on a scalar loss.
+  Gradients backward(const BackwardOptions& options = {}) const requires(kFloat) { return api::backward(h_, options); }
+  // On the inner device, or on the autodiff device for a create_graph backward; none if untracked.
+  std::optional<Tensor> grad(const Gradients& grads) const requires(kFloat) { return opt(api::grad(h_, grads)); }
+  std::optional<Tensor> grad_remove(Gradients& grads) const requires(kFloat) { return opt(api::grad_remove(h_, grads)); }
+  void grad_replace(Gradients& grads, const Tensor& grad) const requires(kFloat) { api::grad_replace(h_, grads, grad.h_); }
+  // The same values on the inner device, untracked; from_inner wraps them back onto `autodiff_device`.
+  Tensor inner() const { return Tensor(api::inner(h_)); }
+  static Tensor from_inner(const Tensor& inner, const Device& autodiff_device) {
+    return Tensor(api::from_inner(inner.h_, autodiff_device));
+  }
+
   // ---- operators ----
   friend Tensor operator+(Tensor a, const Tensor& b) requires(kNumeric) { return Tensor(api::add(std::move(a.h_), b.h_)); }
   friend Tensor operator-(Tensor a, const Tensor& b) requires(kNumeric) { return Tensor(api::sub(std::move(a.h_), b.h_)); }
@@ -351,6 +370,10 @@ class Tensor {
   }
   static std::pair<Tensor, Tensor<D, Int>> pair_of(std::pair<TensorHandle, TensorHandle> p) {
     return {Tensor(std::move(p.first)), Tensor<D, Int>(std::move(p.second))};
+  }
+  static std::optional<Tensor> opt(std::optional<TensorHandle> h) {
+    if (!h) return std::nullopt;
+    return Tensor(std::move(*h));
   }
   Tensor<D, Bool> cmp(OpId op, const Tensor& o) const { return Tensor<D, Bool>(api::compare(op, h_, o.h_)); }
   Tensor<D, Bool> cmp_elem(OpId op, Scalar s) const { return Tensor<D, Bool>(api::compare_elem(op, h_, s)); }

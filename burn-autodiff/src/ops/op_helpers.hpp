@@ -1,0 +1,24 @@
+// Shorthands for recording the common op shapes (one input, two inputs, input and scalar) in the
+// ops/*.cpp files.
+#pragma once
+
+#include "grad_math.hpp"
+
+namespace burn::autodiff {
+
+using UnaryFn = Prim (Backend::*)(Prim);
+using BinaryFn = Prim (Backend::*)(Prim, Prim);
+
+// An elementwise op of one tensor; backward reads the input and/or the output.
+inline Prim record_unary(AutodiffBackend& ad, OpId op, Prim x, UnaryFn fn, bool save_input, bool save_output,
+                         BackwardFn backward) {
+  return ad.record1({op, Bound::Memory, save_input ? in(0) : 0u, save_output}, {std::move(x)},
+                    [fn](Backend& b, Prims p) { return (b.*fn)(std::move(p[0])); }, std::move(backward));
+}
+
+// Which inputs a two-input op keeps: each input's gradient needs the other input (mul, matmul).
+inline uint32_t save_for_cross(const Prim& lhs, const Prim& rhs) {
+  return (tracked(rhs) ? in(0) : 0u) | (tracked(lhs) ? in(1) : 0u);
+}
+
+}  // namespace burn::autodiff
