@@ -120,6 +120,12 @@ class AutodiffBackend final : public UnwrapBackend,
   Prim clamp_min(Prim x, Scalar min) override;
   Prim clamp_max(Prim x, Scalar max) override;
   Prim matmul(Prim lhs, Prim rhs) override;
+  // Zero gradient almost everywhere, but tracked, as in PyTorch: backward through them gives zeros.
+  Prim sign(Prim x) override;
+  Prim round(Prim x) override;
+  Prim floor(Prim x) override;
+  Prim ceil(Prim x) override;
+  Prim trunc(Prim x) override;
 
   // float math (ops/float_math.cpp)
   Prim exp(Prim x) override;

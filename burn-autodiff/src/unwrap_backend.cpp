@@ -8,8 +8,8 @@
 namespace burn::autodiff {
 namespace {
 
-// Ops with no gradient anywhere (or zero almost everywhere), which take tracked inputs and give
-// untracked results, as PyTorch and Burn do.
+// Ops with no gradient (integer or bool results, creation), which take tracked inputs and give
+// untracked results, as PyTorch and Burn do. Rounding ops are tracked with a zero gradient instead.
 bool non_differentiable(OpId op) {
   switch (op) {
     case OpId::empty: case OpId::full: case OpId::from_data: case OpId::into_data: case OpId::random:
@@ -18,8 +18,7 @@ bool non_differentiable(OpId op) {
     case OpId::not_equal_elem: case OpId::greater_elem: case OpId::greater_equal_elem: case OpId::lower_elem:
     case OpId::lower_equal_elem: case OpId::bool_not: case OpId::bool_and: case OpId::bool_or:
     case OpId::bool_xor: case OpId::argmax: case OpId::argmin: case OpId::any: case OpId::any_dim:
-    case OpId::all: case OpId::all_dim: case OpId::argsort: case OpId::sign: case OpId::round:
-    case OpId::floor: case OpId::ceil: case OpId::trunc: case OpId::is_nan: case OpId::is_inf:
+    case OpId::all: case OpId::all_dim: case OpId::argsort: case OpId::is_nan: case OpId::is_inf:
     case OpId::is_finite:
       return true;
     default:

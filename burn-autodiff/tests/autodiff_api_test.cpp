@@ -93,7 +93,9 @@ TEST(AutodiffApi, IntAndBoolPassThroughUntracked) {
   EXPECT_EQ(idx.to_vec<int64_t>(), (std::vector<int64_t>{1, 0}));
   Tensor<2, Bool> m = x.greater_elem(2.0);
   EXPECT_FALSE(m.is_require_grad());
-  EXPECT_EQ((x.floor()).is_require_grad(), false);  // zero gradient almost everywhere: untracked
+  // Zero gradient almost everywhere, tracked as in PyTorch: backward gives no gradient (zeros).
+  EXPECT_TRUE(x.floor().is_require_grad());
+  EXPECT_FALSE(x.grad(x.floor().sum().backward()).has_value());
 }
 
 TEST(AutodiffApi, InnerAndFromInnerRoundTrip) {

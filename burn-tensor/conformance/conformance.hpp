@@ -32,6 +32,7 @@ struct Case {
   json check;         // "shape_dtype" or statistical checks (random); null for a value comparison
   double rtol = 0, atol = 0;
   std::string torch;  // the reference expression, for messages
+  json raw;           // the whole case, for suites with fields of their own (gradcheck's "grads")
 };
 
 // Reads every <group>.json of a folder; throws std::runtime_error naming the file on bad JSON.

@@ -227,6 +227,7 @@ std::vector<Case> load_cases(const std::filesystem::path& dir) {
       c.rtol = jc.value("rtol", 0.0);
       c.atol = jc.value("atol", 0.0);
       c.torch = jc.value("torch", std::string());
+      c.raw = jc;
       cases.push_back(std::move(c));
     }
   }

@@ -1,4 +1,4 @@
-// Uses an installed burn from outside the monorepo with only find_package(burn COMPONENTS tensor):
+// Uses an installed burn from outside the monorepo with only find_package(burn COMPONENTS tensor autodiff):
 // gets the cpu device (its backend found and loaded as a plugin at run time), runs a few tensor
 // ops and checks the values; exits non-zero on any mismatch or error.
 #include <cmath>
@@ -6,6 +6,7 @@
 #include <exception>
 #include <vector>
 
+#include <burn/autodiff/autodiff.hpp>
 #include <burn/tensor.hpp>
 
 namespace {
@@ -40,6 +41,11 @@ int main() {
     failures += check("transpose+sum_dim", a.transpose().sum_dim(1).to_vec<float>(), {5, 7, 9});
     // torch.softmax(torch.tensor([1., 2., 3.]), 0)
     failures += check("softmax", a.slice({Slice::at(0)}).softmax(1).to_vec<float>(), {0.09003057f, 0.24472847f, 0.66524096f});
+    // d/dx sum(x^2 * 3) = 6x on the autodiff device.
+    Device ad = dev.autodiff();
+    auto x = Tensor<1>::from_vector(std::vector<float>{1, -2, 0.5f}, {3}, ad).require_grad();
+    Gradients grads = (x * x * 3.0f).sum().backward();
+    failures += check("autodiff grad", x.grad(grads)->to_vec<float>(), {6, -12, 3});
     std::printf(failures ? "FAILED\n" : "OK\n");
     return failures ? 1 : 0;
   } catch (const std::exception& e) {

@@ -192,6 +192,26 @@ Prim AutodiffBackend::clamp_max(Prim x, Scalar max) {
                  });
 }
 
+namespace {
+Hs no_gradient(Step&, const H&) { return {}; }
+}  // namespace
+
+Prim AutodiffBackend::sign(Prim x) {
+  return record_unary(*this, OpId::sign, std::move(x), &Backend::sign, false, false, no_gradient);
+}
+Prim AutodiffBackend::round(Prim x) {
+  return record_unary(*this, OpId::round, std::move(x), &Backend::round, false, false, no_gradient);
+}
+Prim AutodiffBackend::floor(Prim x) {
+  return record_unary(*this, OpId::floor, std::move(x), &Backend::floor, false, false, no_gradient);
+}
+Prim AutodiffBackend::ceil(Prim x) {
+  return record_unary(*this, OpId::ceil, std::move(x), &Backend::ceil, false, false, no_gradient);
+}
+Prim AutodiffBackend::trunc(Prim x) {
+  return record_unary(*this, OpId::trunc, std::move(x), &Backend::trunc, false, false, no_gradient);
+}
+
 // Batched, broadcast matmul: dA = dC @ B^T and dB = A^T @ dC, summed over broadcast batch dims.
 Prim AutodiffBackend::matmul(Prim lhs, Prim rhs) {
   const uint32_t save = save_for_cross(lhs, rhs);
