@@ -86,13 +86,22 @@ def cases():
         Case("attention/b2h8l1024e64", "norm", "gemm", attn, "norm, attention"),
         Case("attention_causal/b2h8l1024e64", "norm", "gemm", attn / 2, "norm, attention"),
     ]
+    # autodiff (issue 5): a training step's forward + backward, and the cost of recording one op
+    mlp = 2.0 * 128 * (784 * 512 + 512 * 512 + 512 * 10) * 3
+    block = 2.0 * 8 * 32 * 32 * 32 * 32 * 9 * 2 * 3
+    out += [
+        Case("mlp_step/784-512-512-10_b128", "autodiff", "gemm", mlp, "mlp step"),
+        Case("conv_block_step/n8_c32_32x32", "autodiff", "gemm", block, "conv block step"),
+        Case("autodiff_tiny_add/1x8", "autodiff", "none", 0, "autodiff fixed cost"),
+    ]
     return out
 
 
-# Targets of issues 3 and 4 (None: reported, no target set).
+# Targets of issues 3, 4 and 5 (None: reported, no target set).
 TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0, "fixed cost": 0.5,
            "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": None,
-           "avg_pool, interpolate": 0.7, "norm, attention": None}
+           "avg_pool, interpolate": 0.7, "norm, attention": None,
+           "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5}
 
 
 def env():

@@ -141,6 +141,52 @@ CASES["attention/b2h8l1024e64"] = lambda: attention_case(False)
 CASES["attention_causal/b2h8l1024e64"] = lambda: attention_case(True)
 
 
+def params(*shapes):
+    return [(torch.rand(*s) * 0.1 - 0.05).requires_grad_() for s in shapes]
+
+
+def with_grad(step):
+    """Autograd cases run with grad enabled (the rest of this file times under no_grad)."""
+    def run():
+        with torch.enable_grad():
+            return step()
+    return run
+
+
+def mlp_step():
+    w1, w2, w3, b1, b2, b3 = params((784, 512), (512, 512), (512, 10), (512,), (512,), (10,))
+    x = uniform(128, 784)
+    y = (torch.rand(128, 1) * 10).long()
+
+    def step():  # autograd.grad returns the gradients without accumulating into .grad
+        h1 = (x @ w1 + b1).relu()
+        h2 = (h1 @ w2 + b2).relu()
+        loss = -torch.log_softmax(h2 @ w3 + b3, 1).gather(1, y).mean()
+        return torch.autograd.grad(loss, [w1, w2, w3, b1, b2, b3])
+    return with_grad(step)
+
+
+def conv_block_step():
+    w1, w2, b1, b2 = params((32, 32, 3, 3), (32, 32, 3, 3), (32,), (32,))
+    x = uniform(8, 32, 32, 32)
+
+    def step():
+        h = F.conv2d(x, w1, b1, 1, 1).relu()
+        loss = F.conv2d(h, w2, b2, 1, 1).relu().mean()
+        return torch.autograd.grad(loss, [w1, w2, b1, b2])
+    return with_grad(step)
+
+
+def autodiff_tiny_add():
+    a, b = uniform(1, 8).requires_grad_(), uniform(1, 8)
+    return with_grad(lambda: a + b)
+
+
+CASES["mlp_step/784-512-512-10_b128"] = mlp_step
+CASES["conv_block_step/n8_c32_32x32"] = conv_block_step
+CASES["autodiff_tiny_add/1x8"] = autodiff_tiny_add
+
+
 def binary_2d_tiny():
     a, b = uniform(1, 8), uniform(1, 8)
     return lambda: a + b

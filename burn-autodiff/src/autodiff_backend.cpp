@@ -62,12 +62,15 @@ bool AutodiffBackend::any_tracked(std::initializer_list<const Prim*> inputs) {
   return false;
 }
 
-SavedRef AutodiffBackend::save(const Prim& p) const {
+SavedRef AutodiffBackend::save(const Prim& p, bool read_by_backward) const {
   if (!p) return {};
   const AdPrim& a = static_cast<const AdPrim&>(*p);
   const NodePtr& n = a.node();
   // Balanced checkpointing: a memory-bound op's output is not kept; it is rebuilt from its inputs.
-  if (checkpointing_ == Checkpointing::Balanced && n && n->recompute) return {nullptr, a.inner(), n};
+  if (checkpointing_ == Checkpointing::Balanced && n && n->recompute) {
+    if (read_by_backward) n->output_needed = true;
+    return {nullptr, a.inner(), n};
+  }
   return {a.inner(), {}, n};
 }
 
@@ -91,14 +94,15 @@ Prims AutodiffBackend::record(const Record& r, Prims inputs, std::function<Prims
 
   std::vector<NodePtr> parents(inputs.size());
   std::vector<SavedRef> saved(inputs.size());
-  std::vector<SavedRef> recompute_inputs;
   const bool checkpoint = checkpointing_ == Checkpointing::Balanced && r.bound == Bound::Memory;
+  // One slot per input, absent ones (a null bias) included, so recomputation sees the same arguments.
+  std::vector<SavedRef> recompute_inputs(checkpoint ? inputs.size() : 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]) continue;
     AdPrim& a = static_cast<AdPrim&>(*inputs[i]);
     if (a.node() && is_float(a.dtype())) parents[i] = a.node();
-    if (r.save_inputs & in(i)) saved[i] = save(inputs[i]);
-    if (checkpoint) recompute_inputs.push_back(save(inputs[i]));
+    if (r.save_inputs & in(i)) saved[i] = save(inputs[i], true);
+    if (checkpoint) recompute_inputs[i] = save(inputs[i], false);
   }
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i]) inner_inputs[i] = static_cast<AdPrim&>(*inputs[i]).take_inner(inputs[i].use_count() == 1);
@@ -114,8 +118,12 @@ Prims AutodiffBackend::record(const Record& r, Prims inputs, std::function<Prims
     node->recompute = [f = std::move(forward)](Backend& b, Prims xs) { return f(b, std::move(xs)).at(0); };
   }
   if (r.save_output) {
-    if (checkpoint) node->output.weak = out[0];
-    else node->output.strong = out[0];
+    if (checkpoint) {
+      node->output.weak = out[0];
+      node->output_needed = true;
+    } else {
+      node->output.strong = out[0];
+    }
   }
   for (size_t k = 1; k < out.size(); ++k) node->extra_outputs.push_back(out[k]);
   out[0] = wrap(std::move(out[0]), std::move(node));
@@ -139,8 +147,11 @@ Prim AutodiffBackend::recompute(Node& node) {
   Prims xs;
   xs.reserve(node.recompute_inputs.size());
   for (const SavedRef& r : node.recompute_inputs) xs.push_back(resolve(r));
-  node.recomputed = node.recompute(*inner(), std::move(xs));
-  return node.recomputed;
+  Prim out = node.recompute(*inner(), std::move(xs));
+  // Cache only what a backward step reads; a link of the chain nobody saved is dropped at once, so a
+  // recomputed chain holds no more than the keep-all strategy would.
+  if (node.output_needed) node.recomputed = out;
+  return out;
 }
 
 Prim AutodiffBackend::resolve(const SavedRef& ref) {

@@ -227,7 +227,8 @@ class AutodiffBackend final : public UnwrapBackend,
   std::string decorator_name() const override;
 
  private:
-  SavedRef save(const Prim& ad_input) const;
+  // A reference to an input for backward (read_by_backward) or for recomputing this op.
+  SavedRef save(const Prim& ad_input, bool read_by_backward) const;
   Checkpointing checkpointing_;
 };
 

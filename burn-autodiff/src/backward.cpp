@@ -65,6 +65,12 @@ Gradients AutodiffBackend::backward(const Prim& root_prim, const BackwardOptions
   } clear{order};
 
   for (const NodePtr& node : order) {
+    // Every consumer of this node's output has a larger id and has run: a recomputed output is
+    // not read again in this pass.
+    struct DropRecomputed {
+      Node& n;
+      ~DropRecomputed() { n.recomputed = nullptr; }
+    } drop{*node};
     auto it = pending.find(node.get());
     if (it == pending.end()) continue;  // no path from the root carries a gradient here
     H grad = std::move(it->second);

@@ -342,7 +342,7 @@ def gen_numeric():
     g.add("clamp_max", "clamp_max", "clamp_max", [xc], unary_fn(lambda v: torch.clamp(v, max=0.4)),
           attrs={"max": 0.4}, expr="torch.clamp(x, max=0.4)")
     for name, sa, sb, g2 in [("2d", [3, 4], [4, 5], True), ("batched", [2, 3, 4], [2, 4, 5], True),
-                             ("broadcast_batch", [2, 1, 3, 4], [3, 4, 5], False)]:
+                             ("broadcast_batch", [2, 1, 3, 4], [1, 3, 4, 5], False)]:
         g.add(f"matmul_{name}", "matmul", "matmul", [randn(*sa), randn(*sb)], binary_fn(torch.matmul),
               expr=f"torch.matmul(a {sa}, b {sb})", grad2=g2)
     return g

@@ -1,0 +1,93 @@
+// Backward of the conv module ops. conv and conv_transpose call the backend's own backward kernels
+// (conv_backward, conv_transpose_backward) on the step's device, so they run on any inner backend;
+// unfold and fold are each other's adjoint; deform_conv2d has no backward kernel and runs its
+// composite default body on this backend.
+#include "burn/tensor/module.hpp"
+#include "op_helpers.hpp"
+
+namespace burn::autodiff {
+
+namespace {
+
+// d/dbias of a conv: g [N, C, spatial...] summed over everything but the channels -> [C].
+T channel_sum(const H& g) {
+  const Shape& s = g.prim->shape();
+  T r = api::reshape(g, {s[0], s[1], -1});
+  return r.sum_dim(2).sum_dim(0).reshape(Shape{s[1]});
+}
+
+// The backend kernels' {grad_x, grad_weight, grad_bias} as the step's gradients of {x, weight, bias}:
+// only those the step needs; a kernel that left grad_bias out gets it from the channel sums.
+Hs conv_grads(Step& s, const H& g, Prims r) {
+  Hs out(3);
+  r.resize(3);
+  for (size_t i = 0; i < 2; ++i)
+    if (s.needs(i)) out[i] = H{s.device(), std::move(r[i])};
+  if (s.needs(2)) out[2] = r[2] ? H{s.device(), std::move(r[2])} : H(channel_sum(g));
+  return out;
+}
+
+// Both conv backward kernels read x and the weight; with only the bias tracked neither is kept.
+uint32_t conv_saves(const Prim& x, const Prim& weight) { return tracked(x) || tracked(weight) ? in(0) | in(1) : 0u; }
+
+}  // namespace
+
+Prim AutodiffBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
+  if (!any_tracked({&x, &weight, &bias}))
+    return UnwrapBackend::conv(std::move(x), std::move(weight), std::move(bias), options);
+  const uint32_t save = conv_saves(x, weight);
+  return record1(
+      {OpId::conv, Bound::Compute, save}, {std::move(x), std::move(weight), std::move(bias)},
+      [options](Backend& b, Prims p) { return b.conv(std::move(p[0]), std::move(p[1]), std::move(p[2]), options); },
+      [options](Step& s, const H& g) -> Hs {
+        if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, channel_sum(g)};
+        return conv_grads(s, g,
+                          s.device()->conv_backward(s.input(0).prim, s.input(1).prim, g.prim, options, s.needs(2)));
+      });
+}
+
+Prim AutodiffBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
+  if (!any_tracked({&x, &weight, &bias}))
+    return UnwrapBackend::conv_transpose(std::move(x), std::move(weight), std::move(bias), options);
+  const uint32_t save = conv_saves(x, weight);
+  return record1({OpId::conv_transpose, Bound::Compute, save}, {std::move(x), std::move(weight), std::move(bias)},
+                 [options](Backend& b, Prims p) {
+                   return b.conv_transpose(std::move(p[0]), std::move(p[1]), std::move(p[2]), options);
+                 },
+                 [options](Step& s, const H& g) -> Hs {
+                   if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, channel_sum(g)};
+                   return conv_grads(s, g,
+                                     s.device()->conv_transpose_backward(s.input(0).prim, s.input(1).prim, g.prim,
+                                                                         options, s.needs(2)));
+                 });
+}
+
+Prim AutodiffBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias,
+                                    const DeformConvOptions& options) {
+  if (!any_tracked({&x, &offset, &weight, &mask, &bias}))
+    return UnwrapBackend::deform_conv2d(std::move(x), std::move(offset), std::move(weight), std::move(mask),
+                                        std::move(bias), options);
+  // Composite fallback (no backward kernel exists): the default body's bilinear gathers, masks and grouped
+  // matmul are all differentiable, and each runs (and is recorded) on this backend.
+  return Backend::deform_conv2d(std::move(x), std::move(offset), std::move(weight), std::move(mask), std::move(bias),
+                                options);
+}
+
+// unfold (im2col) copies each input element into every block that reads it; its adjoint, fold (col2im),
+// sums them back, so d/dx unfold = fold of g, and d/dcols fold = unfold of g.
+Prim AutodiffBackend::unfold(Prim x, const UnfoldOptions& options) {
+  return record1({OpId::unfold}, {std::move(x)},
+                 [options](Backend& b, Prims p) { return b.unfold(std::move(p[0]), options); },
+                 [options](Step& s, const H& g) -> Hs {
+                   const Shape& xs = s.input_shape(0);
+                   return {api::fold(g, {xs[2], xs[3]}, options)};
+                 });
+}
+
+Prim AutodiffBackend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) {
+  return record1({OpId::fold}, {std::move(cols)},
+                 [output_size, options](Backend& b, Prims p) { return b.fold(std::move(p[0]), output_size, options); },
+                 [options](Step&, const H& g) -> Hs { return {api::unfold(g, options)}; });
+}
+
+}  // namespace burn::autodiff

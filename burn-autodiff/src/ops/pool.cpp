@@ -1,0 +1,106 @@
+// Backward of the pool and resample module ops. Pools and interpolation call the backend's own
+// backward kernels on the step's device, so they run on any inner backend; max pools keep the argmax
+// indices of the forward pass for it. pixel_shuffle and pixel_unshuffle are each other's inverse.
+#include "burn/tensor/module.hpp"
+#include "op_helpers.hpp"
+
+namespace burn::autodiff {
+
+namespace {
+
+// The gradients of these ops do not depend on the input's values (max pools route by the saved
+// indices, the rest are linear), so their kernels get a zero-stride stand-in of the input's shape and
+// dtype instead of the input itself, which the graph then need not keep alive.
+H shape_of_input(const Step& s, size_t i) {
+  const Shape& shape = s.input_shape(i);
+  const H one = api::full(s.device(), Shape(std::vector<int64_t>(shape.rank(), 1)), 0, s.input_dtype(i));
+  return api::expand(one, shape.dims());
+}
+
+H on_step(const Step& s, Prim p) { return H{s.device(), std::move(p)}; }
+
+}  // namespace
+
+// Computed with indices even when only the values are asked for: the backward routes by them.
+Prim AutodiffBackend::max_pool(Prim x, const PoolOptions& options) {
+  if (!any_tracked({&x})) return UnwrapBackend::max_pool(std::move(x), options);
+  return record({OpId::max_pool}, {std::move(x)},
+                [options](Backend& b, Prims p) {
+                  auto [y, idx] = b.max_pool_with_indices(std::move(p[0]), options);
+                  return Prims{std::move(y), std::move(idx)};
+                },
+                [options](Step& s, const H& g) -> Hs {
+                  return {on_step(s, s.device()->max_pool_backward(shape_of_input(s, 0).prim, g.prim,
+                                                                   s.extra_output(1).prim, options))};
+                })
+      .at(0);
+}
+
+PrimPair AutodiffBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
+  if (!any_tracked({&x})) return UnwrapBackend::max_pool_with_indices(std::move(x), options);
+  Prims r = record({OpId::max_pool_with_indices}, {std::move(x)},
+                   [options](Backend& b, Prims p) {
+                     auto [y, idx] = b.max_pool_with_indices(std::move(p[0]), options);
+                     return Prims{std::move(y), std::move(idx)};
+                   },
+                   [options](Step& s, const H& g) -> Hs {
+                     return {on_step(s, s.device()->max_pool_backward(shape_of_input(s, 0).prim, g.prim,
+                                                                      s.extra_output(1).prim, options))};
+                   });
+  return {std::move(r.at(0)), std::move(r.at(1))};
+}
+
+Prim AutodiffBackend::avg_pool(Prim x, const PoolOptions& options) {
+  return record1({OpId::avg_pool}, {std::move(x)},
+                 [options](Backend& b, Prims p) { return b.avg_pool(std::move(p[0]), options); },
+                 [options](Step& s, const H& g) -> Hs {
+                   return {on_step(s, s.device()->avg_pool_backward(shape_of_input(s, 0).prim, g.prim, options))};
+                 });
+}
+
+Prim AutodiffBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
+  return record1({OpId::adaptive_avg_pool}, {std::move(x)},
+                 [output_size](Backend& b, Prims p) { return b.adaptive_avg_pool(std::move(p[0]), output_size); },
+                 [](Step& s, const H& g) -> Hs {
+                   return {on_step(s, s.device()->adaptive_avg_pool_backward(shape_of_input(s, 0).prim, g.prim))};
+                 });
+}
+
+PrimPair AutodiffBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
+  if (!any_tracked({&x})) return UnwrapBackend::adaptive_max_pool(std::move(x), output_size);
+  Prims r = record({OpId::adaptive_max_pool}, {std::move(x)},
+                   [output_size](Backend& b, Prims p) {
+                     auto [y, idx] = b.adaptive_max_pool(std::move(p[0]), output_size);
+                     return Prims{std::move(y), std::move(idx)};
+                   },
+                   [](Step& s, const H& g) -> Hs {
+                     return {on_step(s, s.device()->adaptive_max_pool_backward(shape_of_input(s, 0).prim, g.prim,
+                                                                               s.extra_output(1).prim))};
+                   });
+  return {std::move(r.at(0)), std::move(r.at(1))};
+}
+
+Prim AutodiffBackend::interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) {
+  return record1({OpId::interpolate}, {std::move(x)},
+                 [output_size, options](Backend& b, Prims p) {
+                   return b.interpolate(std::move(p[0]), output_size, options);
+                 },
+                 [output_size, options](Step& s, const H& g) -> Hs {
+                   return {on_step(s, s.device()->interpolate_backward(shape_of_input(s, 0).prim, g.prim,
+                                                                       output_size, options))};
+                 });
+}
+
+Prim AutodiffBackend::pixel_shuffle(Prim x, int64_t factor) {
+  return record1({OpId::pixel_shuffle}, {std::move(x)},
+                 [factor](Backend& b, Prims p) { return b.pixel_shuffle(std::move(p[0]), factor); },
+                 [factor](Step&, const H& g) -> Hs { return {api::pixel_unshuffle(g, factor)}; });
+}
+
+Prim AutodiffBackend::pixel_unshuffle(Prim x, int64_t factor) {
+  return record1({OpId::pixel_unshuffle}, {std::move(x)},
+                 [factor](Backend& b, Prims p) { return b.pixel_unshuffle(std::move(p[0]), factor); },
+                 [factor](Step&, const H& g) -> Hs { return {api::pixel_shuffle(g, factor)}; });
+}
+
+}  // namespace burn::autodiff
