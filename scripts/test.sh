@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full test run, as in CI: every suite on the release build, then the unit and conformance
+# The full test run, as in CI: every suite on the release build, then the unit, conformance and gradcheck
 # suites under AddressSanitizer + UBSan. Usage: bash scripts/test.sh (from anywhere).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
