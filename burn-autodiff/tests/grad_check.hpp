@@ -1,15 +1,19 @@
 // Gradient checking for the backward-rule tests: the gradient of sum(F(xs) * seed) on autodiff<cpu>
 // in f64 against central differences (eps 1e-6), on the plain device and under balanced
 // checkpointing (which must give identical gradients), and second-order checks against central
-// differences of the first-order gradient.
+// differences of the first-order gradient. Float inputs require grad unless marked untracked().
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <iomanip>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "burn/autodiff/autodiff.hpp"
@@ -59,6 +63,22 @@ inline TensorData with_values(TensorData d, const std::vector<std::pair<size_t, 
   return TensorData::from_vector(v, d.shape());
 }
 
+// One input of F. A float input requires grad and is checked unless untracked (a constant such as a
+// running statistic); int and bool inputs are never checked.
+struct Input {
+  TensorData data;
+  bool grad = true;
+  Input(TensorData d, bool g = true) : data(std::move(d)), grad(g) {}  // implicit, so {values(...), ints(...)} works
+};
+inline Input untracked(TensorData d) { return {std::move(d), false}; }
+inline bool checked(const Input& in) { return in.grad && is_float(in.data.dtype()); }
+
+inline std::vector<TensorData> data_of(const std::vector<Input>& inputs) {
+  std::vector<TensorData> out;
+  for (const Input& in : inputs) out.push_back(in.data);
+  return out;
+}
+
 inline TensorData ints(const std::vector<int64_t>& v, const Shape& s) { return TensorData::from_vector(v, s); }
 inline TensorData bools(const std::vector<bool>& v, const Shape& s) { return TensorData::from_vector(v, s); }
 
@@ -100,49 +120,62 @@ inline std::vector<double> numeric_grad(const std::function<double(const std::ve
   return out;
 }
 
-// |got - want| <= rel |want| + abs per element.
+// |got - want| <= rel |want| + abs per element (NaN fails). Only the first few mismatches are
+// reported one by one, so a broken rule on a large input stays readable.
 inline void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& what,
                          double rel = 1e-6, double abs = 1e-8) {
   ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t k = 0; k < got.size(); ++k)
-    EXPECT_NEAR(got[k], want[k], rel * std::abs(want[k]) + abs) << what << ", element " << k;
+  size_t failures = 0;
+  for (size_t k = 0; k < got.size(); ++k) {
+    const double diff = got[k] - want[k];
+    if (!(std::abs(diff) <= rel * std::abs(want[k]) + abs) && ++failures <= 5)
+      ADD_FAILURE() << what << ", element " << k << std::setprecision(12) << ": got " << got[k] << ", want "
+                    << want[k] << " (diff " << diff << ")";
+  }
+  EXPECT_EQ(failures, 0u) << what << ": " << failures << " of " << got.size() << " elements differ";
 }
 
-// Backward of sum(F(xs) * seed) on `device`: the gradient of every float input, checked to have the
-// input's shape and dtype.
+// Backward of sum(F(xs) * seed) on `device`: the gradient of every checked input, checked to have the
+// input's shape and dtype; F's output must be a tracked f64 tensor and untracked inputs get no gradient.
 inline std::vector<std::vector<double>> analytic_grads(const Device& device, const Fn& f,
-                                                       const std::vector<TensorData>& inputs, const TensorData& seed) {
+                                                       const std::vector<Input>& inputs, const TensorData& seed) {
   Hs xs;
-  for (const TensorData& d : inputs) {
-    H h = on(device, d);
-    xs.push_back(is_float(d.dtype()) ? api::set_require_grad(h, true) : h);
+  for (const Input& in : inputs) {
+    H h = on(device, in.data);
+    xs.push_back(checked(in) ? api::set_require_grad(h, true) : h);
   }
-  H loss = api::reduce_all(OpId::sum, api::mul(f(xs), on(device, seed)));
-  Gradients grads = api::backward(loss, {});
-  std::vector<std::vector<double>> out(inputs.size());
+  const H out = f(xs);
+  EXPECT_EQ(out.prim->dtype(), DType::F64) << "F's output";
+  EXPECT_TRUE(api::is_require_grad(out)) << "F's output is not tracked";
+  Gradients grads = api::backward(api::reduce_all(OpId::sum, api::mul(out, on(device, seed))), {});
+  std::vector<std::vector<double>> grad(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!is_float(inputs[i].dtype())) continue;
     std::optional<H> g = api::grad(xs[i], grads);
+    if (!checked(inputs[i])) {
+      EXPECT_FALSE(g.has_value()) << "untracked input " << i << " got a gradient";
+      continue;
+    }
     EXPECT_TRUE(g.has_value()) << "input " << i << " got no gradient";
     if (!g) continue;
-    EXPECT_EQ(g->prim->shape(), inputs[i].shape()) << "input " << i;
+    EXPECT_EQ(g->prim->shape(), inputs[i].data.shape()) << "input " << i;
     EXPECT_EQ(g->prim->dtype(), DType::F64) << "input " << i;
-    out[i] = host(*g);
+    grad[i] = host(*g);
   }
-  return out;
+  return grad;
 }
 
-// The gradient of every float input of F against central differences, on both devices.
-inline void gradcheck(const Fn& f, const std::vector<TensorData>& inputs) {
-  const TensorData seed = seed_for(f, inputs);
+// The gradient of every checked input of F against central differences, on both devices.
+inline void gradcheck(const Fn& f, const std::vector<Input>& inputs) {
+  const std::vector<TensorData> data = data_of(inputs);
+  const TensorData seed = seed_for(f, data);
   auto loss = [&](const std::vector<TensorData>& xs) { return loss_value(f, xs, seed); };
   const auto on_plain = analytic_grads(plain(), f, inputs, seed);
   const auto on_balanced = analytic_grads(balanced(), f, inputs, seed);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!is_float(inputs[i].dtype())) continue;
-    const std::vector<double> want = numeric_grad(loss, inputs, i);
-    expect_close(on_plain[i], want, "input " + std::to_string(i));
-    EXPECT_EQ(on_balanced[i], on_plain[i]) << "balanced checkpointing changed the gradient of input " << i;
+    if (!checked(inputs[i])) continue;
+    const std::string what = "input " + std::to_string(i) + " " + data[i].shape().to_string();
+    expect_close(on_plain[i], numeric_grad(loss, data, i), what);
+    EXPECT_EQ(on_balanced[i], on_plain[i]) << "balanced checkpointing changed the gradient of " << what;
   }
 }
 
@@ -153,7 +186,7 @@ inline void gradcheck2(const Fn& f, const TensorData& x) {
   const TensorData seed2 = values(x.shape(), 7, 0.5, 2.0);
   const std::vector<double> s2 = seed2.to_vec<double>();
   auto first = [&](const std::vector<TensorData>& xs) {
-    std::vector<double> g = analytic_grads(plain(), f, xs, seed)[0];
+    std::vector<double> g = analytic_grads(plain(), f, {xs[0]}, seed)[0];
     return std::inner_product(g.begin(), g.end(), s2.begin(), 0.0);
   };
   H x0 = api::set_require_grad(on(plain(), x), true);
