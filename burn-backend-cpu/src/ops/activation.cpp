@@ -1,6 +1,6 @@
 // Activations of the cpu backend (f32 and f64): each one fused elementwise loop, and softmax /
 // log_softmax fused per lane (max, sum of exp, write). The f32 kernels that call exp are compiled for
-// AVX2 and for the baseline and picked at load time, so the plugin runs on any x86-64.
+// x86-64-v3 (AVX2 + FMA) and for the baseline and picked at load time, so the plugin runs on any x86-64.
 #include <immintrin.h>
 
 #include <bit>
@@ -127,19 +127,19 @@ template <typename T>
   return x / (T(1) + exp_of(T(-2) * u));
 }
 
-__attribute__((target_clones("avx2", "default"))) void sigmoid_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void sigmoid_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + vexp(-x[i]));
 }
-__attribute__((target_clones("avx2", "default"))) void silu_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void silu_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + vexp(-x[i]));
 }
-__attribute__((target_clones("avx2", "default"))) void gelu_tanh_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void gelu_tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh_of(x[i]);
 }
-__attribute__((target_clones("avx2", "default"))) void gelu_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void gelu_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = vgelu(x[i]);
 }
-__attribute__((target_clones("avx2", "default"))) void mish_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void mish_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = mish_of(x[i]);
 }
 
@@ -203,15 +203,14 @@ template <typename T, bool kLog>
 
 // The per-task kernels: `rows` contiguous rows of length n, or one column block.
 #define BURN_CPU_SOFTMAX_KERNELS(T, SUFFIX)                                                                 \
-  __attribute__((target_clones("avx2", "default"))) void softmax_rows_##SUFFIX(const T* x, T* y, int64_t rows, \
-                                                                              int64_t n, bool log) {        \
+  BURN_CPU_SIMD_CLONES void softmax_rows_##SUFFIX(const T* x, T* y, int64_t rows, int64_t n, bool log) {    \
     for (int64_t r = 0; r < rows; ++r) {                                                                    \
       if (log) softmax_row<T, true>(x + r * n, y + r * n, n);                                               \
       else softmax_row<T, false>(x + r * n, y + r * n, n);                                                  \
     }                                                                                                       \
   }                                                                                                         \
-  __attribute__((target_clones("avx2", "default"))) void softmax_cols_##SUFFIX(                              \
-      const T* x, T* y, int64_t n, int64_t inner, int64_t w, bool log) {                                    \
+  BURN_CPU_SIMD_CLONES void softmax_cols_##SUFFIX(const T* x, T* y, int64_t n, int64_t inner, int64_t w,    \
+                                                  bool log) {                                               \
     if (log) softmax_cols<T, true>(x, y, n, inner, w);                                                      \
     else softmax_cols<T, false>(x, y, n, inner, w);                                                         \
   }

@@ -34,6 +34,13 @@ struct Geo3 {
   }
 };
 
+// The sizes of one grouped conv seen as GEMMs: per group, weight [Mo, Kc] x columns [Kc, L].
+struct Dims {
+  int64_t n, c, cout, groups, cg, mo, kc;
+  Dims(int64_t n_, int64_t c_, int64_t cout_, int64_t groups_, const Geo3& g)
+      : n(n_), c(c_), cout(cout_), groups(groups_), cg(c_ / groups_), mo(cout_ / groups_), kc(c_ / groups_ * g.ksize) {}
+};
+
 // The output positions [lo, hi) of one row whose input index ix0 + o*s lies in [0, n).
 inline void valid_span(int64_t ix0, int64_t s, int64_t n, int64_t out, int64_t& lo, int64_t& hi) {
   lo = ix0 >= 0 ? 0 : (-ix0 + s - 1) / s;

@@ -11,18 +11,18 @@
 namespace burn::cpu {
 namespace {
 
-// The f32 exp loop, compiled for AVX2 and for the baseline and picked at load time.
-__attribute__((target_clones("avx2", "default"))) void exp_f32(const float* x, float* y, int64_t n) {
+// The f32 loops, compiled for x86-64-v3 (AVX2 + FMA) and for the baseline and picked at load time.
+BURN_CPU_SIMD_CLONES void exp_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = vexp(x[i]);
 }
 
-__attribute__((target_clones("avx2", "default"))) void log_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void log_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = vlog(x[i]);
 }
-__attribute__((target_clones("avx2", "default"))) void tanh_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = vtanh(x[i]);
 }
-__attribute__((target_clones("avx2", "default"))) void erf_f32(const float* x, float* y, int64_t n) {
+BURN_CPU_SIMD_CLONES void erf_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = verf(x[i]);
 }
 

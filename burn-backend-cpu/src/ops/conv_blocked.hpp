@@ -1,0 +1,32 @@
+// The blocked f32 convolution kernels of the cpu backend, for x86-64 CPUs with AVX2 and FMA. A conv is
+// an implicit GEMM: for each tile of output pixels a zero-padded, stride-phase-split copy of the input
+// rows it reads stays in L2, and a register-blocked FMA micro-kernel reads the taps through an offset
+// table (no im2col matrix); the pool runs one tile per task, so there is no GEMM threading to share,
+// no full-size column buffer and no extra pass for the bias. conv.cpp keeps im2col + OpenBLAS for f64,
+// for CPUs without AVX2/FMA and for the shapes blocked_conv_fits turns down.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/conv_util.hpp"
+
+namespace burn::cpu::conv_detail {
+
+// True when the kernels below may run: the CPU has AVX2 and FMA, and BURN_CPU_CONV is not "gemm"
+// (that setting keeps the im2col + OpenBLAS path, for comparisons and for testing that path).
+bool blocked_conv_enabled();
+
+// Whether the blocked kernels take this shape (measured per shape; see the comment in the source): no
+// zero-size dim, a kernel larger than 1x1, and weights per group that stay in L2.
+bool blocked_conv_fits(const Dims& m, const Geo3& g);
+
+// y [N, Cout, L] = conv(x, w) + bias (bias [Cout] or null).
+void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g);
+
+// gx [N, C, in] = the input gradient of the conv for gy [N, Cout, L].
+void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g);
+
+// gw [Cout, Cg, K] = the weight gradient; when gb is not null, also gb [Cout] = sums of gy per channel.
+void blocked_conv_grad_weight(const float* x, const float* gy, float* gw, float* gb, const Dims& m, const Geo3& g);
+
+}  // namespace burn::cpu::conv_detail
