@@ -117,11 +117,13 @@ def run_limit(path, args):
 
 def run_burn(bin_dir, case, reps, min_time, warmup):
     prog = os.path.join(bin_dir, f"burn-bench-{case.program}")
-    cmd = [prog, f"--benchmark_filter=^{re.escape(case.name)}(/real_time)?$", f"--benchmark_repetitions={reps}",
+    # Google Benchmark's regex (POSIX) rejects Python's escaped '-', so escape only what is special there.
+    pattern = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", case.name)
+    cmd = [prog, f"--benchmark_filter=^{pattern}(/real_time)?$", f"--benchmark_repetitions={reps}",
            f"--benchmark_min_time={min_time}", f"--benchmark_min_warmup_time={warmup}",
            "--benchmark_format=json", "--benchmark_enable_random_interleaving=false"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env())
-    if out.returncode != 0:
+    if out.returncode != 0 or not out.stdout.strip():
         return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:] or ["exit %d" % out.returncode]}
     data = json.loads(out.stdout)
     scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
