@@ -13,4 +13,10 @@ T sum_to(T g, const Shape& shape) {
   return g.reshape(shape);
 }
 
+T channel_sum(const H& g) {
+  const Shape& s = g.prim->shape();
+  T r = api::reshape(g, {s[0], s[1], -1});
+  return r.sum_dim(2).sum_dim(0).reshape(Shape{s[1]});
+}
+
 }  // namespace burn::autodiff

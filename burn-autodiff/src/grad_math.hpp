@@ -74,4 +74,7 @@ inline T filled(const Step& s, const Shape& shape, double v, DType dtype) { retu
 // leading dims, and dims of size 1 that were stretched).
 T sum_to(T g, const Shape& shape);
 
+// Sum of g [N, C, ...] over everything but the channels -> [C]: the gradient of a per-channel bias.
+T channel_sum(const H& g);
+
 }  // namespace burn::autodiff

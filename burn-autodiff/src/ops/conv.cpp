@@ -9,21 +9,14 @@ namespace burn::autodiff {
 
 namespace {
 
-// d/dbias of a conv: g [N, C, spatial...] summed over everything but the channels -> [C].
-T channel_sum(const H& g) {
-  const Shape& s = g.prim->shape();
-  T r = api::reshape(g, {s[0], s[1], -1});
-  return r.sum_dim(2).sum_dim(0).reshape(Shape{s[1]});
-}
-
 // The backend kernels' {grad_x, grad_weight, grad_bias} as the step's gradients of {x, weight, bias}:
 // only those the step needs; a kernel that left grad_bias out gets it from the channel sums.
 Hs conv_grads(Step& s, const H& g, Prims r) {
   Hs out(3);
   r.resize(3);
   for (size_t i = 0; i < 2; ++i)
-    if (s.needs(i)) out[i] = H{s.device(), std::move(r[i])};
-  if (s.needs(2)) out[2] = r[2] ? H{s.device(), std::move(r[2])} : H(channel_sum(g));
+    if (s.needs(i)) out[i] = on_step(s, std::move(r[i]));
+  if (s.needs(2)) out[2] = r[2] ? on_step(s, std::move(r[2])) : H(channel_sum(g));
   return out;
 }
 

@@ -7,8 +7,6 @@ namespace burn::autodiff {
 
 namespace {
 
-H on_step(const Step& s, Prim p) { return H{s.device(), std::move(p)}; }
-
 // Sum of g over its leading dims, keeping the trailing `dims`: d/dbias of a layer norm.
 T leading_sum(const H& g, size_t dims) {
   const Shape& s = g.prim->shape();
@@ -16,13 +14,6 @@ T leading_sum(const H& g, size_t dims) {
   std::vector<int64_t> rows{-1};
   rows.insert(rows.end(), tail.begin(), tail.end());
   return T(api::reshape(g, rows)).sum_dim(0).reshape(Shape(tail));
-}
-
-// Sum of g [N, C, ...] over everything but the channels -> [C]: d/dbias of a group or batch norm.
-T channel_sum(const H& g) {
-  const Shape& s = g.prim->shape();
-  T r = api::reshape(g, {s[0], s[1], -1});
-  return r.sum_dim(2).sum_dim(0).reshape(Shape{s[1]});
 }
 
 // A norm kernel's {grad_x, grad_weight, grad_bias} as the gradients of {x, weight, bias}: those the
@@ -55,10 +46,9 @@ Prim AutodiffBackend::embedding(Prim weight, Prim indices) {
   return record1({OpId::embedding, Bound::Memory, in(1)}, {std::move(weight), std::move(indices)},
                  [](Backend& b, Prims p) { return b.embedding(std::move(p[0]), std::move(p[1])); },
                  [](Step& s, const H& g) -> Hs {
-                   const Shape& ws = s.input_shape(0);
-                   const H one = api::full(s.device(), Shape{1, 1}, 0, s.input_dtype(0));
-                   const H like = api::expand(one, ws.dims());
-                   return {on_step(s, s.device()->embedding_backward(like.prim, g.prim, s.input(1).prim)), H{}};
+                   return {on_step(s, s.device()->embedding_backward(shape_stand_in(s, 0).prim, g.prim,
+                                                                     s.input(1).prim)),
+                           H{}};
                  });
 }
 

@@ -21,4 +21,15 @@ inline uint32_t save_for_cross(const Prim& lhs, const Prim& rhs) {
   return (tracked(rhs) ? in(0) : 0u) | (tracked(lhs) ? in(1) : 0u);
 }
 
+// A backend kernel's result on the step's device.
+inline H on_step(const Step& s, Prim p) { return H{s.device(), std::move(p)}; }
+
+// A zero-stride zeros tensor with input i's shape and dtype, for backward kernels that read only the
+// input's shape (pools, interpolate, embedding), so the graph need not keep the input alive.
+inline H shape_stand_in(const Step& s, size_t i) {
+  const Shape& shape = s.input_shape(i);
+  const H one = api::full(s.device(), Shape(std::vector<int64_t>(shape.rank(), 1)), 0, s.input_dtype(i));
+  return api::expand(one, shape.dims());
+}
+
 }  // namespace burn::autodiff

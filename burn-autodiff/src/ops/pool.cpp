@@ -8,45 +8,31 @@ namespace burn::autodiff {
 
 namespace {
 
-// The gradients of these ops do not depend on the input's values (max pools route by the saved
-// indices, the rest are linear), so their kernels get a zero-stride stand-in of the input's shape and
-// dtype instead of the input itself, which the graph then need not keep alive.
-H shape_of_input(const Step& s, size_t i) {
-  const Shape& shape = s.input_shape(i);
-  const H one = api::full(s.device(), Shape(std::vector<int64_t>(shape.rank(), 1)), 0, s.input_dtype(i));
-  return api::expand(one, shape.dims());
+// max_pool and max_pool_with_indices record the same node: the forward keeps the argmax indices (the
+// second output), by which the backward routes the gradient.
+Prims record_max_pool(AutodiffBackend& ad, OpId op, Prim x, const PoolOptions& options) {
+  return ad.record({op}, {std::move(x)},
+                   [options](Backend& b, Prims p) {
+                     auto [y, idx] = b.max_pool_with_indices(std::move(p[0]), options);
+                     return Prims{std::move(y), std::move(idx)};
+                   },
+                   [options](Step& s, const H& g) -> Hs {
+                     return {on_step(s, s.device()->max_pool_backward(shape_stand_in(s, 0).prim, g.prim,
+                                                                      s.extra_output(1).prim, options))};
+                   });
 }
-
-H on_step(const Step& s, Prim p) { return H{s.device(), std::move(p)}; }
 
 }  // namespace
 
 // Computed with indices even when only the values are asked for: the backward routes by them.
 Prim AutodiffBackend::max_pool(Prim x, const PoolOptions& options) {
   if (!any_tracked({&x})) return UnwrapBackend::max_pool(std::move(x), options);
-  return record({OpId::max_pool}, {std::move(x)},
-                [options](Backend& b, Prims p) {
-                  auto [y, idx] = b.max_pool_with_indices(std::move(p[0]), options);
-                  return Prims{std::move(y), std::move(idx)};
-                },
-                [options](Step& s, const H& g) -> Hs {
-                  return {on_step(s, s.device()->max_pool_backward(shape_of_input(s, 0).prim, g.prim,
-                                                                   s.extra_output(1).prim, options))};
-                })
-      .at(0);
+  return record_max_pool(*this, OpId::max_pool, std::move(x), options).at(0);
 }
 
 PrimPair AutodiffBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
   if (!any_tracked({&x})) return UnwrapBackend::max_pool_with_indices(std::move(x), options);
-  Prims r = record({OpId::max_pool_with_indices}, {std::move(x)},
-                   [options](Backend& b, Prims p) {
-                     auto [y, idx] = b.max_pool_with_indices(std::move(p[0]), options);
-                     return Prims{std::move(y), std::move(idx)};
-                   },
-                   [options](Step& s, const H& g) -> Hs {
-                     return {on_step(s, s.device()->max_pool_backward(shape_of_input(s, 0).prim, g.prim,
-                                                                      s.extra_output(1).prim, options))};
-                   });
+  Prims r = record_max_pool(*this, OpId::max_pool_with_indices, std::move(x), options);
   return {std::move(r.at(0)), std::move(r.at(1))};
 }
 
@@ -54,7 +40,7 @@ Prim AutodiffBackend::avg_pool(Prim x, const PoolOptions& options) {
   return record1({OpId::avg_pool}, {std::move(x)},
                  [options](Backend& b, Prims p) { return b.avg_pool(std::move(p[0]), options); },
                  [options](Step& s, const H& g) -> Hs {
-                   return {on_step(s, s.device()->avg_pool_backward(shape_of_input(s, 0).prim, g.prim, options))};
+                   return {on_step(s, s.device()->avg_pool_backward(shape_stand_in(s, 0).prim, g.prim, options))};
                  });
 }
 
@@ -62,7 +48,7 @@ Prim AutodiffBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
   return record1({OpId::adaptive_avg_pool}, {std::move(x)},
                  [output_size](Backend& b, Prims p) { return b.adaptive_avg_pool(std::move(p[0]), output_size); },
                  [](Step& s, const H& g) -> Hs {
-                   return {on_step(s, s.device()->adaptive_avg_pool_backward(shape_of_input(s, 0).prim, g.prim))};
+                   return {on_step(s, s.device()->adaptive_avg_pool_backward(shape_stand_in(s, 0).prim, g.prim))};
                  });
 }
 
@@ -74,7 +60,7 @@ PrimPair AutodiffBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
                      return Prims{std::move(y), std::move(idx)};
                    },
                    [](Step& s, const H& g) -> Hs {
-                     return {on_step(s, s.device()->adaptive_max_pool_backward(shape_of_input(s, 0).prim, g.prim,
+                     return {on_step(s, s.device()->adaptive_max_pool_backward(shape_stand_in(s, 0).prim, g.prim,
                                                                                s.extra_output(1).prim))};
                    });
   return {std::move(r.at(0)), std::move(r.at(1))};
@@ -86,7 +72,7 @@ Prim AutodiffBackend::interpolate(Prim x, const Shape& output_size, const Interp
                    return b.interpolate(std::move(p[0]), output_size, options);
                  },
                  [output_size, options](Step& s, const H& g) -> Hs {
-                   return {on_step(s, s.device()->interpolate_backward(shape_of_input(s, 0).prim, g.prim,
+                   return {on_step(s, s.device()->interpolate_backward(shape_stand_in(s, 0).prim, g.prim,
                                                                        output_size, options))};
                  });
 }
