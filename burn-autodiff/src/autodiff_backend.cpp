@@ -94,7 +94,8 @@ Prims AutodiffBackend::record(const Record& r, Prims inputs, std::function<Prims
 
   std::vector<NodePtr> parents(inputs.size());
   std::vector<SavedRef> saved(inputs.size());
-  const bool checkpoint = checkpointing_ == Checkpointing::Balanced && r.bound == Bound::Memory;
+  // Compute-bound outputs are kept; memory-bound ones are cheap to recompute, so checkpointing drops them.
+  const bool checkpoint = checkpointing_ == Checkpointing::Balanced && op_info(r.op).bound == OpBound::Memory;
   // One slot per input, absent ones (a null bias) included, so recomputation sees the same arguments.
   std::vector<SavedRef> recompute_inputs(checkpoint ? inputs.size() : 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -109,7 +110,7 @@ Prims AutodiffBackend::record(const Record& r, Prims inputs, std::function<Prims
   inputs.clear();
 
   Prims out = forward(*inner(), std::move(inner_inputs));
-  auto node = std::make_shared<Node>(r.op, r.bound, out.at(0)->shape(), out[0]->dtype());
+  auto node = std::make_shared<Node>(r.op, out.at(0)->shape(), out[0]->dtype());
   node->parents = std::move(parents);
   node->saved = std::move(saved);
   node->backward = std::move(backward_fn);

@@ -18,7 +18,7 @@ class UnwrapBackend : public ForwardingBackend {
  public:
   using ForwardingBackend::ForwardingBackend;
 
-#define BURN_AD_DECL(group, name, ret, params, args, tier) ret name params override;
+#define BURN_AD_DECL(group, name, tier, grad, bound, ret, ...) ret name BURN_OP_PARAMS(__VA_ARGS__) override;
   BURN_OP_TABLE(BURN_AD_DECL)
 #undef BURN_AD_DECL
 };
@@ -56,7 +56,6 @@ class Step {
 // How a tracked op is recorded: which of its inputs and outputs backward reads.
 struct Record {
   OpId op;
-  Bound bound = Bound::Memory;
   uint32_t save_inputs = 0;  // bit i: backward reads input(i)
   bool save_output = false;
 };

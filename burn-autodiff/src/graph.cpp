@@ -11,8 +11,8 @@ namespace {
 std::atomic<uint64_t> g_next_id{1};
 }  // namespace
 
-Node::Node(OpId op_, Bound bound_, Shape shape_, DType dtype_)
-    : id(g_next_id.fetch_add(1, std::memory_order_relaxed)), op(op_), bound(bound_), shape(std::move(shape_)),
+Node::Node(OpId op_, Shape shape_, DType dtype_)
+    : id(g_next_id.fetch_add(1, std::memory_order_relaxed)), op(op_), shape(std::move(shape_)),
       dtype(dtype_) {}
 
 Node::~Node() {
@@ -54,7 +54,7 @@ void Node::release() {
 
 NodePtr make_leaf(const Shape& shape, DType dtype) {
   // A leaf records no op; `cast` stands in as a harmless id for logs.
-  auto n = std::make_shared<Node>(OpId::cast, Bound::Memory, shape, dtype);
+  auto n = std::make_shared<Node>(OpId::cast, shape, dtype);
   n->keep_grad = true;
   return n;
 }

@@ -16,10 +16,6 @@ namespace burn::autodiff {
 using H = TensorHandle;
 using Hs = std::vector<TensorHandle>;
 
-// Compute-bound ops keep their outputs for backward; under balanced checkpointing the outputs of
-// memory-bound ops are dropped and recomputed, since recomputing them is cheap.
-enum class Bound : uint8_t { Memory, Compute };
-
 struct Node;
 using NodePtr = std::shared_ptr<Node>;
 
@@ -39,12 +35,11 @@ using BackwardFn = std::function<Hs(Step& step, const H& grad)>;
 using ForwardFn = std::function<Prim(Backend& inner, Prims inputs)>;
 
 struct Node {
-  Node(OpId op, Bound bound, Shape shape, DType dtype);
+  Node(OpId op, Shape shape, DType dtype);
   ~Node();  // unlinks long parent chains iteratively, so a deep graph cannot overflow the stack
 
   const uint64_t id;  // creation order: every parent has a smaller id than its children
   const OpId op;
-  const Bound bound;
   const Shape shape;  // of the (first) output
   const DType dtype;
 

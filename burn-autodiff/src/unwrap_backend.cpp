@@ -8,24 +8,6 @@
 namespace burn::autodiff {
 namespace {
 
-// Ops with no gradient (integer or bool results, creation), which take tracked inputs and give
-// untracked results, as PyTorch and Burn do. Rounding ops are tracked with a zero gradient instead.
-bool non_differentiable(OpId op) {
-  switch (op) {
-    case OpId::empty: case OpId::full: case OpId::from_data: case OpId::into_data: case OpId::random:
-    case OpId::arange: case OpId::argwhere: case OpId::equal: case OpId::greater: case OpId::greater_equal:
-    case OpId::not_equal: case OpId::lower: case OpId::lower_equal: case OpId::equal_elem:
-    case OpId::not_equal_elem: case OpId::greater_elem: case OpId::greater_equal_elem: case OpId::lower_elem:
-    case OpId::lower_equal_elem: case OpId::bool_not: case OpId::bool_and: case OpId::bool_or:
-    case OpId::bool_xor: case OpId::argmax: case OpId::argmin: case OpId::any: case OpId::any_dim:
-    case OpId::all: case OpId::all_dim: case OpId::argsort: case OpId::is_nan: case OpId::is_inf:
-    case OpId::is_finite:
-      return true;
-    default:
-      return false;
-  }
-}
-
 template <typename T>
 bool is_tracked_arg(const T& a) {
   if constexpr (std::is_same_v<std::decay_t<T>, Prim>) {
@@ -75,30 +57,47 @@ Prims wrap_result(Prims ps) {
 }
 TensorData wrap_result(TensorData d) { return d; }
 
-template <typename F, typename... A>
-auto passthrough(Backend& inner, OpId op, F&& call, A&&... args) {
+// Checks that every primitive is ours (so tracked() may read it), then whether a gradient flows in.
+template <typename... A>
+bool any_tracked_arg(OpId op, const A&... args) {
   (check_arg(args, op), ...);
-  if ((is_tracked_arg(args) || ...) && grad_enabled() && !non_differentiable(op)) {
-    const std::string name = op_info(op).name;
-    const bool is_backward_op = name.size() > 9 && name.ends_with("_backward");
-    throw Unsupported(name, is_backward_op
-                                ? "second-order gradients through this module backward op are not supported"
-                                : "autodiff has no backward for this op; detach its input or run it under NoGradGuard");
-  }
+  return (is_tracked_arg(args) || ...) && grad_enabled();
+}
+
+// A tracked input reached an op that has no rule of its own: refuse rather than drop the gradient.
+[[noreturn]] void no_rule(OpId op) {
+  const OpInfo& info = op_info(op);
+  throw Unsupported(info.name, info.grad == OpGrad::Backward
+                                   ? "second-order gradients through this module backward op are not supported"
+                                   : "autodiff has no backward for this op; detach its input or run it under NoGradGuard");
+}
+
+template <typename F, typename... A>
+auto passthrough(Backend& inner, F&& call, A&&... args) {
   return wrap_result(call(inner, unwrap_arg(std::forward<A>(args))...));
 }
 
 }  // namespace
 
-#define BURN_AD_UNPAREN(...) __VA_ARGS__
-#define BURN_AD_PASS(group, name, ret, params, args, tier)                                            \
-  ret UnwrapBackend::name params {                                                                    \
-    return passthrough(                                                                               \
-        *inner(), OpId::name, [](Backend& b, auto&&... a) { return b.name(std::forward<decltype(a)>(a)...); }, \
-        BURN_AD_UNPAREN args);                                                                        \
+// A tracked input: NOGRAD ops give untracked results; a DEFAULT op with no rule of its own runs its
+// composite body on this backend, so its gradient comes from the recorded core ops; anything else is
+// refused.
+#define BURN_AD_TRACKED_CORE_GRAD(name, ...) no_rule(OpId::name);
+#define BURN_AD_TRACKED_CORE_BACKWARD(name, ...) no_rule(OpId::name);
+#define BURN_AD_TRACKED_DEFAULT_GRAD(name, ...) return Backend::name BURN_OP_ARGS(__VA_ARGS__);
+#define BURN_AD_TRACKED_DEFAULT_BACKWARD(name, ...) no_rule(OpId::name);
+#define BURN_AD_TRACKED_CORE_NOGRAD(name, ...)
+#define BURN_AD_TRACKED_DEFAULT_NOGRAD(name, ...)
+#define BURN_AD_PASS(group, name, tier, grad, bound, ret, ...)                                                  \
+  ret UnwrapBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                        \
+    if (any_tracked_arg(OpId::name, BURN_PP_MAP(BURN_PP_NAME, __VA_ARGS__))) {                                                \
+      BURN_AD_TRACKED_##tier##_##grad(name, __VA_ARGS__)                                                       \
+    }                                                                                                           \
+    return passthrough(                                                                                         \
+        *inner(), [](Backend& b, auto&&... a) { return b.name(std::forward<decltype(a)>(a)...); }, \
+        BURN_OP_ARG_LIST(__VA_ARGS__));                                                                         \
   }
 BURN_OP_TABLE(BURN_AD_PASS)
 #undef BURN_AD_PASS
-#undef BURN_AD_UNPAREN
 
 }  // namespace burn::autodiff

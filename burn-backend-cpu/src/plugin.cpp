@@ -1,6 +1,5 @@
 // The cpu plugin's entry point and its dtype support table.
 #include <cstdio>
-#include <cstring>
 #include <memory>
 
 #include "burn/tensor/plugin.hpp"
@@ -13,8 +12,7 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
   const bool f = dtype == DType::F32 || dtype == DType::F64;
   const bool num = f || dtype == DType::I64 || dtype == DType::I32;
   const bool computing = num || dtype == DType::Bool;
-  const char* group = op_info(op).group;
-  auto in = [&](const char* g) { return std::strcmp(group, g) == 0; };
+  const OpGroup group = op_info(op).group;
   switch (op) {
     // Data movement copies raw element bits, so it works for every dtype (f16/bf16 included).
     case OpId::empty: case OpId::full: case OpId::from_data: case OpId::into_data: case OpId::cast:
@@ -26,12 +24,13 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
     case OpId::any: case OpId::all: case OpId::any_dim: case OpId::all_dim: return computing;
     default: break;
   }
-  if (in("layout")) return true;
-  if (in("compare")) return computing;
-  if (in("boolean")) return dtype == DType::Bool;
-  if (in("float_math") || in("activation")) return f;
-  if (in("numeric") || in("reduce")) return num;
-  return computing;
+  switch (group) {
+    case OpGroup::layout: return true;
+    case OpGroup::boolean: return dtype == DType::Bool;
+    case OpGroup::float_math: case OpGroup::activation: return f;
+    case OpGroup::numeric: case OpGroup::reduce: return num;
+    default: return computing;
+  }
 }
 
 void* CpuBackend::query_interface(std::string_view name) {

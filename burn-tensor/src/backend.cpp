@@ -9,16 +9,25 @@
 namespace burn {
 
 namespace {
-#define BURN_X_INFO(group, name, ret, params, args, tier) \
-  OpInfo{OpId::name, #name, #group, tier == 0 ? OpTier::Core : OpTier::Default},
-constexpr int CORE = 0, DEFAULT = 1;
+constexpr OpTier CORE = OpTier::Core, DEFAULT = OpTier::Default;
+constexpr OpGrad GRAD = OpGrad::Grad, NOGRAD = OpGrad::NoGrad, BACKWARD = OpGrad::Backward;
+constexpr OpBound MEMORY = OpBound::Memory, COMPUTE = OpBound::Compute;
+#define BURN_X_INFO(group, name, tier, grad, bound, ret, ...)          \
+  OpInfo{OpId::name, #name, OpGroup::group, tier, grad, bound, \
+         #ret BURN_PP_STRINGIFY(BURN_OP_PARAMS(__VA_ARGS__))},
 const OpInfo kOps[kOpCount] = {BURN_OP_TABLE(BURN_X_INFO)};
 #undef BURN_X_INFO
+
+#define BURN_G_NAME(g) #g,
+const char* const kGroupNames[kOpGroupCount] = {BURN_OP_GROUPS(BURN_G_NAME)};
+#undef BURN_G_NAME
 }  // namespace
 
 const OpInfo (&all_ops())[kOpCount] { return kOps; }
 
 const OpInfo& op_info(OpId id) { return kOps[static_cast<size_t>(id)]; }
+
+const char* group_name(OpGroup group) { return kGroupNames[static_cast<size_t>(group)]; }
 
 const OpInfo* find_op(std::string_view name) {
   for (const auto& op : kOps)
@@ -36,8 +45,8 @@ void* ForwardingBackend::query_interface(std::string_view name) { return inner_-
 void ForwardingBackend::sync() { inner_->sync(); }
 void ForwardingBackend::seed(uint64_t seed) { inner_->seed(seed); }
 
-#define BURN_X_FWD(group, name, ret, params, args, tier) \
-  ret ForwardingBackend::name params { return inner_->name args; }
+#define BURN_X_FWD(group, name, tier, grad, bound, ret, ...) \
+  ret ForwardingBackend::name BURN_OP_PARAMS(__VA_ARGS__) { return inner_->name BURN_OP_ARGS(__VA_ARGS__); }
 BURN_OP_TABLE(BURN_X_FWD)
 #undef BURN_X_FWD
 
@@ -65,10 +74,10 @@ class TraceBackend final : public ForwardingBackend, public TraceCounters {
     for (auto& c : counts_) c.store(0);
   }
 
-#define BURN_X_TRACE(group, name, ret, params, args, tier) \
-  ret name params override {                               \
-    hit(OpId::name);                                       \
-    return ForwardingBackend::name args;                   \
+#define BURN_X_TRACE(group, name, tier, grad, bound, ret, ...) \
+  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                  \
+    hit(OpId::name);                                               \
+    return ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);      \
   }
   BURN_OP_TABLE(BURN_X_TRACE)
 #undef BURN_X_TRACE
@@ -87,5 +96,44 @@ class TraceBackend final : public ForwardingBackend, public TraceCounters {
 }  // namespace
 
 BackendPtr make_trace_backend(BackendPtr inner) { return std::make_shared<TraceBackend>(std::move(inner)); }
+
+namespace {
+
+// DEFAULT ops of the chosen groups run Backend's composite body (which calls back into this object,
+// so its core ops reach the inner backend); everything else is forwarded.
+class DefaultsBackend final : public ForwardingBackend {
+ public:
+  DefaultsBackend(BackendPtr inner, const std::vector<OpGroup>& groups) : ForwardingBackend(std::move(inner)) {
+    for (size_t g = 0; g < kOpGroupCount; ++g) use_[g] = groups.empty();
+    for (OpGroup g : groups) use_[static_cast<size_t>(g)] = true;
+  }
+  // Backend::random draws from this object's generator, so seeding must reach it.
+  void seed(uint64_t s) override { Backend::seed(s); }
+
+#define BURN_X_DEFAULTS_CORE(group, name, ret, ...)
+#define BURN_X_DEFAULTS_DEFAULT(group, name, ret, ...)                        \
+  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                             \
+    if (use_[static_cast<size_t>(OpGroup::group)])                            \
+      return Backend::name BURN_OP_ARGS(__VA_ARGS__);                         \
+    return ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);                 \
+  }
+#define BURN_X_DEFAULTS(group, name, tier, grad, bound, ret, ...) BURN_X_DEFAULTS_##tier(group, name, ret, __VA_ARGS__)
+  BURN_OP_TABLE(BURN_X_DEFAULTS)
+#undef BURN_X_DEFAULTS
+#undef BURN_X_DEFAULTS_DEFAULT
+#undef BURN_X_DEFAULTS_CORE
+
+ protected:
+  std::string decorator_name() const override { return "defaults"; }
+
+ private:
+  std::array<bool, kOpGroupCount> use_{};
+};
+
+}  // namespace
+
+BackendPtr make_defaults_backend(BackendPtr inner, std::vector<OpGroup> groups) {
+  return std::make_shared<DefaultsBackend>(std::move(inner), groups);
+}
 
 }  // namespace burn

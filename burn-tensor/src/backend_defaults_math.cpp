@@ -199,11 +199,12 @@ Prim Backend::gelu(Prim x) {
 // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), torch's approximate = "tanh".
 Prim Backend::gelu_tanh(Prim x) {
   require_float(x, "gelu_tanh");
+  // 0.5 * (1 + tanh(z)) == sigmoid(2z); the stable sigmoid keeps large negative x at -0 where
+  // 1 + tanh(z) would cancel to a few ulps of tanh's error.
   const double k_beta = std::numbers::sqrt2 * (2.0 / std::sqrt(std::numbers::pi)) * 0.5;  // sqrt(2/pi)
   Prim cube = mul(square(x), x);
-  Prim inner = mul_scalar(add(x, mul_scalar(std::move(cube), Scalar(0.044715))), Scalar(k_beta));
-  Prim t = add_scalar(tanh(std::move(inner)), Scalar(1.0));
-  return mul(mul_scalar(std::move(x), Scalar(0.5)), std::move(t));
+  Prim inner = mul_scalar(add(x, mul_scalar(std::move(cube), Scalar(0.044715))), Scalar(2.0 * k_beta));
+  return mul(std::move(x), sigmoid(std::move(inner)));
 }
 
 // Stable: with e = exp(-|x|) and s = 1 / (1 + e), sigmoid is s for x >= 0 and e * s for x < 0,

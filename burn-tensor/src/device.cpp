@@ -76,6 +76,7 @@ struct DecoratorRegistry {
   // whose order relative to this registry would be unspecified.
   DecoratorRegistry() {
     factories["trace"] = [](BackendPtr inner) { return make_trace_backend(std::move(inner)); };
+    factories["defaults"] = [](BackendPtr inner) { return make_defaults_backend(std::move(inner)); };
   }
   std::mutex mutex;
   std::map<std::string, DecoratorFactory> factories;

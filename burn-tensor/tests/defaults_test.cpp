@@ -1,6 +1,6 @@
 // Tests the default (composite) bodies of the DEFAULT-tier ops on a backend that implements only
-// the CORE ops: CoreOnly forwards core ops to the cpu plugin and runs Backend's own default body
-// for every DEFAULT op. Expected values come from PyTorch (the expression is in a comment).
+// the CORE ops: the defaults decorator forwards core ops to the cpu plugin and runs Backend's own
+// default body for every DEFAULT op. Expected values come from PyTorch (the expression is in a comment).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,27 +17,6 @@ namespace {
 
 using namespace burn;
 
-// Core ops go to the inner backend; every DEFAULT op runs the base class body (which calls back
-// into `this`, so the composition sees only core ops of the inner backend).
-class CoreOnly final : public ForwardingBackend {
- public:
-  using ForwardingBackend::ForwardingBackend;
-  // Backend::random draws from this object's generator, so seeding must reach it.
-  void seed(uint64_t s) override { Backend::seed(s); }
-
-#define BURN_X_T_CORE(ret, name, params, args)
-#define BURN_X_T_DEFAULT(ret, name, params, args) \
-  ret name params override { return Backend::name args; }
-#define BURN_X_COREONLY(group, name, ret, params, args, tier) BURN_X_T_##tier(ret, name, params, args)
-  BURN_OP_TABLE(BURN_X_COREONLY)
-#undef BURN_X_COREONLY
-#undef BURN_X_T_DEFAULT
-#undef BURN_X_T_CORE
-
- protected:
-  std::string decorator_name() const override { return "core_only"; }
-};
-
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -45,7 +24,7 @@ class Defaults : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     cpu_ = plugins::create_backend("cpu");
-    core_ = std::make_shared<CoreOnly>(cpu_);
+    core_ = make_defaults_backend(cpu_);
   }
   static void TearDownTestSuite() {
     core_.reset();
@@ -92,7 +71,7 @@ class Defaults : public ::testing::Test {
   }
 
   static inline BackendPtr cpu_;
-  static inline std::shared_ptr<CoreOnly> core_;
+  static inline BackendPtr core_;
 };
 
 // Runs `fn`, expecting an exception of type E whose message contains every one of `parts`.

@@ -1,5 +1,5 @@
 // Tests the default (composite) bodies of the conv module ops against the cpu plugin's kernels:
-// ConvDefaults forwards every op to the cpu backend except the conv group, which runs Backend's
+// the defaults decorator forwards every op to the cpu backend except the conv group, which runs Backend's
 // composite (built from slices, cat, matmul, gather, ...), over many option combinations.
 #include <gtest/gtest.h>
 
@@ -16,34 +16,11 @@ namespace {
 
 using namespace burn;
 
-class ConvDefaults final : public ForwardingBackend {
- public:
-  using ForwardingBackend::ForwardingBackend;
-  Prim conv(Prim x, Prim w, Prim b, const ConvOptions& o) override { return Backend::conv(x, w, b, o); }
-  Prims conv_backward(Prim x, Prim w, Prim g, const ConvOptions& o, bool bg) override {
-    return Backend::conv_backward(x, w, g, o, bg);
-  }
-  Prim conv_transpose(Prim x, Prim w, Prim b, const ConvTransposeOptions& o) override {
-    return Backend::conv_transpose(x, w, b, o);
-  }
-  Prims conv_transpose_backward(Prim x, Prim w, Prim g, const ConvTransposeOptions& o, bool bg) override {
-    return Backend::conv_transpose_backward(x, w, g, o, bg);
-  }
-  Prim deform_conv2d(Prim x, Prim off, Prim w, Prim m, Prim b, const DeformConvOptions& o) override {
-    return Backend::deform_conv2d(x, off, w, m, b, o);
-  }
-  Prim unfold(Prim x, const UnfoldOptions& o) override { return Backend::unfold(x, o); }
-  Prim fold(Prim c, const Shape& s, const UnfoldOptions& o) override { return Backend::fold(c, s, o); }
-
- protected:
-  std::string decorator_name() const override { return "conv_defaults"; }
-};
-
 class ConvDefaultsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     cpu_ = plugins::create_backend("cpu");
-    def_ = std::make_shared<ConvDefaults>(cpu_);
+    def_ = make_defaults_backend(cpu_, {OpGroup::conv});
   }
   static void TearDownTestSuite() {
     def_.reset();

@@ -1,6 +1,6 @@
 // Tests the DEFAULT composite bodies of the norm and attention module ops against the cpu plugin's
-// kernels: DefaultsOnly wraps the cpu backend and runs Backend's own body for those ops (which then
-// calls back into the cpu core ops); both sides get the same random inputs for many option combinations.
+// kernels: the defaults decorator runs Backend's own body for those groups over the cpu backend (which
+// then calls back into the cpu ops); both sides get the same random inputs for many option combinations.
 // Also checks that the cpu attention kernel on a long sequence matches the composite while its peak extra
 // memory stays far below one [Lq, Lk] score matrix.
 #include <gtest/gtest.h>
@@ -27,48 +27,11 @@ using namespace burn;
 using api::H;
 using api::OptH;
 
-class DefaultsOnly final : public ForwardingBackend {
- public:
-  using ForwardingBackend::ForwardingBackend;
-  Prim layer_norm(Prim x, Prim w, Prim b, size_t nd, double eps) override {
-    return Backend::layer_norm(std::move(x), std::move(w), std::move(b), nd, eps);
-  }
-  Prims layer_norm_backward(Prim x, Prim w, Prim g, size_t nd, double eps) override {
-    return Backend::layer_norm_backward(std::move(x), std::move(w), std::move(g), nd, eps);
-  }
-  Prim group_norm(Prim x, Prim w, Prim b, int64_t groups, double eps) override {
-    return Backend::group_norm(std::move(x), std::move(w), std::move(b), groups, eps);
-  }
-  Prims group_norm_backward(Prim x, Prim w, Prim g, int64_t groups, double eps) override {
-    return Backend::group_norm_backward(std::move(x), std::move(w), std::move(g), groups, eps);
-  }
-  Prims batch_norm(Prim x, Prim w, Prim b, Prim rm, Prim rv, bool training, double momentum, double eps) override {
-    return Backend::batch_norm(std::move(x), std::move(w), std::move(b), std::move(rm), std::move(rv), training, momentum,
-                               eps);
-  }
-  Prims batch_norm_backward(Prim x, Prim w, Prim rm, Prim rv, Prim g, bool training, double eps) override {
-    return Backend::batch_norm_backward(std::move(x), std::move(w), std::move(rm), std::move(rv), std::move(g), training,
-                                        eps);
-  }
-  Prim rms_norm(Prim x, Prim w, size_t nd, double eps) override {
-    return Backend::rms_norm(std::move(x), std::move(w), nd, eps);
-  }
-  Prims rms_norm_backward(Prim x, Prim w, Prim g, size_t nd, double eps) override {
-    return Backend::rms_norm_backward(std::move(x), std::move(w), std::move(g), nd, eps);
-  }
-  Prim attention(Prim q, Prim k, Prim v, Prim mask, const AttentionOptions& o) override {
-    return Backend::attention(std::move(q), std::move(k), std::move(v), std::move(mask), o);
-  }
-
- protected:
-  std::string decorator_name() const override { return "defaults_only"; }
-};
-
 class ModuleDefaultsNorm : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     cpu_ = plugins::create_backend("cpu");
-    defaults_ = std::make_shared<DefaultsOnly>(cpu_);
+    defaults_ = make_defaults_backend(cpu_, {OpGroup::norm, OpGroup::attention});
   }
   static void TearDownTestSuite() {
     defaults_.reset();
@@ -119,7 +82,7 @@ class ModuleDefaultsNorm : public ::testing::Test {
   static double atol(DType dt) { return dt == DType::F32 ? 1e-5 : 1e-11; }
 
   static inline BackendPtr cpu_;
-  static inline std::shared_ptr<DefaultsOnly> defaults_;
+  static inline BackendPtr defaults_;
   static inline std::mt19937_64 rng_{20240611};
 };
 

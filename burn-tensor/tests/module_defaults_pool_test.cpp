@@ -1,6 +1,6 @@
 // Tests the default composite bodies of the pool, resample and embedding module ops against the cpu
-// plugin's kernels: DefaultsOnly forwards everything to the cpu backend except those ops, for which
-// it runs Backend's own composite (which calls back into `this`, i.e. the cpu's other ops).
+// plugin's kernels: the defaults decorator runs Backend's own composite for those groups (which calls
+// back into the cpu's other ops) and forwards everything else to the cpu backend.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,39 +16,11 @@ namespace {
 
 using namespace burn;
 
-class DefaultsOnly final : public ForwardingBackend {
- public:
-  using ForwardingBackend::ForwardingBackend;
-#define BURN_X_MINE(group, name, ret, params, args, tier) BURN_X_MINE_##group(ret, name, params, args)
-#define BURN_X_MINE_OVERRIDE(ret, name, params, args) \
-  ret name params override { return Backend::name args; }
-#define BURN_X_MINE_pool BURN_X_MINE_OVERRIDE
-#define BURN_X_MINE_resample BURN_X_MINE_OVERRIDE
-#define BURN_X_MINE_embedding BURN_X_MINE_OVERRIDE
-#define BURN_X_MINE_IGNORE(ret, name, params, args)
-#define BURN_X_MINE_creation BURN_X_MINE_IGNORE
-#define BURN_X_MINE_layout BURN_X_MINE_IGNORE
-#define BURN_X_MINE_indexing BURN_X_MINE_IGNORE
-#define BURN_X_MINE_numeric BURN_X_MINE_IGNORE
-#define BURN_X_MINE_compare BURN_X_MINE_IGNORE
-#define BURN_X_MINE_boolean BURN_X_MINE_IGNORE
-#define BURN_X_MINE_reduce BURN_X_MINE_IGNORE
-#define BURN_X_MINE_float_math BURN_X_MINE_IGNORE
-#define BURN_X_MINE_activation BURN_X_MINE_IGNORE
-#define BURN_X_MINE_conv BURN_X_MINE_IGNORE
-#define BURN_X_MINE_norm BURN_X_MINE_IGNORE
-#define BURN_X_MINE_attention BURN_X_MINE_IGNORE
-  BURN_OP_TABLE(BURN_X_MINE)
-
- protected:
-  std::string decorator_name() const override { return "defaults_only"; }
-};
-
 class ModuleDefaults : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     cpu_ = plugins::create_backend("cpu");
-    def_ = std::make_shared<DefaultsOnly>(cpu_);
+    def_ = make_defaults_backend(cpu_, {OpGroup::pool, OpGroup::resample, OpGroup::embedding});
   }
   static void TearDownTestSuite() {
     def_.reset();

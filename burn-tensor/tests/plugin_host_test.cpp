@@ -127,6 +127,13 @@ TEST(PluginHost, DiscoveryKeepsGoodPluginsAndRecordsReasons) {
   EXPECT_FALSE(badabi->selected);
   EXPECT_NE(badabi->reason.find("ABI version 999"), std::string::npos) << badabi->reason;
 
+  const PluginRecord* badtable = find_record(records, BURN_TEST_PLUGIN_BADTABLE);
+  ASSERT_NE(badtable, nullptr);
+  EXPECT_FALSE(badtable->loaded);
+  EXPECT_NE(badtable->reason.find("op table fingerprint 12345, host expects " + std::to_string(burn::kOpTableHash)),
+            std::string::npos)
+      << badtable->reason;
+
   const PluginRecord* zero = find_record(records, BURN_TEST_PLUGIN_ZEROSCORE);
   ASSERT_NE(zero, nullptr);
   EXPECT_EQ(zero->name, "zeroscore");

@@ -30,7 +30,7 @@ Prim AutodiffBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& op
     return UnwrapBackend::conv(std::move(x), std::move(weight), std::move(bias), options);
   const uint32_t save = conv_saves(x, weight);
   return record1(
-      {OpId::conv, Bound::Compute, save}, {std::move(x), std::move(weight), std::move(bias)},
+      {OpId::conv, save}, {std::move(x), std::move(weight), std::move(bias)},
       [options](Backend& b, Prims p) { return b.conv(std::move(p[0]), std::move(p[1]), std::move(p[2]), options); },
       [options](Step& s, const H& g) -> Hs {
         if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, channel_sum(g)};
@@ -43,7 +43,7 @@ Prim AutodiffBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvT
   if (!any_tracked({&x, &weight, &bias}))
     return UnwrapBackend::conv_transpose(std::move(x), std::move(weight), std::move(bias), options);
   const uint32_t save = conv_saves(x, weight);
-  return record1({OpId::conv_transpose, Bound::Compute, save}, {std::move(x), std::move(weight), std::move(bias)},
+  return record1({OpId::conv_transpose, save}, {std::move(x), std::move(weight), std::move(bias)},
                  [options](Backend& b, Prims p) {
                    return b.conv_transpose(std::move(p[0]), std::move(p[1]), std::move(p[2]), options);
                  },

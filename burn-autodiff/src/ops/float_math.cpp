@@ -87,7 +87,7 @@ Prim AutodiffBackend::erf(Prim x) {
 }
 
 Prim AutodiffBackend::atan2(Prim lhs, Prim rhs) {
-  return record1({OpId::atan2, Bound::Memory, in(0) | in(1)}, {std::move(lhs), std::move(rhs)},
+  return record1({OpId::atan2, in(0) | in(1)}, {std::move(lhs), std::move(rhs)},
                  [](Backend& b, Prims p) { return b.atan2(std::move(p[0]), std::move(p[1])); },
                  [](Step& s, const H& g) -> Hs {
                    // atan2(y, x): dy = x / (x^2 + y^2), dx = -y / (x^2 + y^2)

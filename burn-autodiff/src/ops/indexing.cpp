@@ -12,7 +12,7 @@ int64_t sdim(size_t d) { return static_cast<int64_t>(d); }
 }  // namespace
 
 Prim AutodiffBackend::gather(Prim x, size_t dim, Prim indices) {
-  return record1({OpId::gather, Bound::Memory, in(1)}, {std::move(x), std::move(indices)},
+  return record1({OpId::gather, in(1)}, {std::move(x), std::move(indices)},
                  [dim](Backend& b, Prims p) { return b.gather(std::move(p[0]), dim, std::move(p[1])); },
                  [dim](Step& s, const H& g) -> Hs {
                    T z = zeros(s, s.input_shape(0), s.input_dtype(0));
@@ -22,7 +22,7 @@ Prim AutodiffBackend::gather(Prim x, size_t dim, Prim indices) {
 
 Prim AutodiffBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   const uint32_t save = tracked(values) ? in(1) : 0u;
-  return record1({OpId::scatter_add, Bound::Memory, save}, {std::move(x), std::move(indices), std::move(values)},
+  return record1({OpId::scatter_add, save}, {std::move(x), std::move(indices), std::move(values)},
                  [dim](Backend& b, Prims p) {
                    return b.scatter_add(std::move(p[0]), dim, std::move(p[1]), std::move(p[2]));
                  },
@@ -35,7 +35,7 @@ Prim AutodiffBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values)
 }
 
 Prim AutodiffBackend::select(Prim x, size_t dim, Prim indices) {
-  return record1({OpId::select, Bound::Memory, in(1)}, {std::move(x), std::move(indices)},
+  return record1({OpId::select, in(1)}, {std::move(x), std::move(indices)},
                  [dim](Backend& b, Prims p) { return b.select(std::move(p[0]), dim, std::move(p[1])); },
                  [dim](Step& s, const H& g) -> Hs {
                    T z = zeros(s, s.input_shape(0), s.input_dtype(0));
@@ -45,7 +45,7 @@ Prim AutodiffBackend::select(Prim x, size_t dim, Prim indices) {
 
 Prim AutodiffBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   const uint32_t save = tracked(values) ? in(1) : 0u;
-  return record1({OpId::select_add, Bound::Memory, save}, {std::move(x), std::move(indices), std::move(values)},
+  return record1({OpId::select_add, save}, {std::move(x), std::move(indices), std::move(values)},
                  [dim](Backend& b, Prims p) {
                    return b.select_add(std::move(p[0]), dim, std::move(p[1]), std::move(p[2]));
                  },
@@ -61,7 +61,7 @@ Prim AutodiffBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) 
 Prim AutodiffBackend::mask_where(Prim x, Prim mask, Prim value) {
   const Shape x_shape = x ? x->shape() : Shape{};
   const Shape value_shape = value ? value->shape() : Shape{};
-  return record1({OpId::mask_where, Bound::Memory, in(1)}, {std::move(x), std::move(mask), std::move(value)},
+  return record1({OpId::mask_where, in(1)}, {std::move(x), std::move(mask), std::move(value)},
                  [](Backend& b, Prims p) { return b.mask_where(std::move(p[0]), std::move(p[1]), std::move(p[2])); },
                  [x_shape, value_shape](Step& s, const H& g) -> Hs {
                    Hs out(3);
@@ -73,7 +73,7 @@ Prim AutodiffBackend::mask_where(Prim x, Prim mask, Prim value) {
 }
 
 Prim AutodiffBackend::mask_fill(Prim x, Prim mask, Scalar value) {
-  return record1({OpId::mask_fill, Bound::Memory, in(1)}, {std::move(x), std::move(mask)},
+  return record1({OpId::mask_fill, in(1)}, {std::move(x), std::move(mask)},
                  [value](Backend& b, Prims p) { return b.mask_fill(std::move(p[0]), std::move(p[1]), value); },
                  [](Step& s, const H& g) -> Hs { return {api::mask_fill(g, s.input(1), 0), H{}}; });
 }

@@ -43,7 +43,7 @@ Prim input_or_null(Step& s, size_t i, bool present) { return present ? s.input(i
 // d/dweight only: the rows of g summed into the rows the indices picked. The kernel reads only the
 // weight's shape, so a zero-stride stand-in is passed rather than keeping the weight alive.
 Prim AutodiffBackend::embedding(Prim weight, Prim indices) {
-  return record1({OpId::embedding, Bound::Memory, in(1)}, {std::move(weight), std::move(indices)},
+  return record1({OpId::embedding, in(1)}, {std::move(weight), std::move(indices)},
                  [](Backend& b, Prims p) { return b.embedding(std::move(p[0]), std::move(p[1])); },
                  [](Step& s, const H& g) -> Hs {
                    return {on_step(s, s.device()->embedding_backward(shape_stand_in(s, 0).prim, g.prim,
@@ -56,7 +56,7 @@ Prim AutodiffBackend::layer_norm(Prim x, Prim weight, Prim bias, size_t normaliz
   const bool has_w = weight != nullptr;
   const uint32_t save = norm_saves(x, weight);
   return record1(
-      {OpId::layer_norm, Bound::Memory, save}, {std::move(x), std::move(weight), std::move(bias)},
+      {OpId::layer_norm, save}, {std::move(x), std::move(weight), std::move(bias)},
       [normalized_dims, eps](Backend& b, Prims p) {
         return b.layer_norm(std::move(p[0]), std::move(p[1]), std::move(p[2]), normalized_dims, eps);
       },
@@ -73,7 +73,7 @@ Prim AutodiffBackend::group_norm(Prim x, Prim weight, Prim bias, int64_t num_gro
   const bool has_w = weight != nullptr;
   const uint32_t save = norm_saves(x, weight);
   return record1(
-      {OpId::group_norm, Bound::Memory, save}, {std::move(x), std::move(weight), std::move(bias)},
+      {OpId::group_norm, save}, {std::move(x), std::move(weight), std::move(bias)},
       [num_groups, eps](Backend& b, Prims p) {
         return b.group_norm(std::move(p[0]), std::move(p[1]), std::move(p[2]), num_groups, eps);
       },
@@ -97,7 +97,7 @@ Prims AutodiffBackend::batch_norm(Prim x, Prim weight, Prim bias, Prim running_m
   if (stats_grad) save |= in(0) | (has_w ? in(1) : 0u);
   if (save && !training) save |= in(3) | in(4);  // inference normalises with the running statistics
   return record(
-      {OpId::batch_norm, Bound::Memory, save},
+      {OpId::batch_norm, save},
       {std::move(x), std::move(weight), std::move(bias), std::move(running_mean), std::move(running_var)},
       [training, momentum, eps](Backend& b, Prims p) {
         return b.batch_norm(std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]),
@@ -138,7 +138,7 @@ Prims AutodiffBackend::batch_norm(Prim x, Prim weight, Prim bias, Prim running_m
 Prim AutodiffBackend::rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) {
   const bool has_w = weight != nullptr;
   const uint32_t save = in(0) | (has_w ? in(1) : 0u);
-  return record1({OpId::rms_norm, Bound::Memory, save}, {std::move(x), std::move(weight)},
+  return record1({OpId::rms_norm, save}, {std::move(x), std::move(weight)},
                  [normalized_dims, eps](Backend& b, Prims p) {
                    return b.rms_norm(std::move(p[0]), std::move(p[1]), normalized_dims, eps);
                  },

@@ -14,9 +14,9 @@ Hs additive(Step& s, const H& g, double rhs_sign) {
   return out;
 }
 
-Prim binary(AutodiffBackend& ad, OpId op, Bound bound, Prim lhs, Prim rhs, uint32_t save, bool save_output,
+Prim binary(AutodiffBackend& ad, OpId op, Prim lhs, Prim rhs, uint32_t save, bool save_output,
             BinaryFn fn, BackwardFn backward) {
-  return ad.record1({op, bound, save, save_output}, {std::move(lhs), std::move(rhs)},
+  return ad.record1({op, save, save_output}, {std::move(lhs), std::move(rhs)},
                     [fn](Backend& b, Prims p) { return (b.*fn)(std::move(p[0]), std::move(p[1])); },
                     std::move(backward));
 }
@@ -48,18 +48,18 @@ Prim AutodiffBackend::cast(Prim x, DType dtype) {
 }
 
 Prim AutodiffBackend::add(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::add, Bound::Memory, std::move(lhs), std::move(rhs), 0, false, &Backend::add,
+  return binary(*this, OpId::add, std::move(lhs), std::move(rhs), 0, false, &Backend::add,
                 [](Step& s, const H& g) { return additive(s, g, 1); });
 }
 
 Prim AutodiffBackend::sub(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::sub, Bound::Memory, std::move(lhs), std::move(rhs), 0, false, &Backend::sub,
+  return binary(*this, OpId::sub, std::move(lhs), std::move(rhs), 0, false, &Backend::sub,
                 [](Step& s, const H& g) { return additive(s, g, -1); });
 }
 
 Prim AutodiffBackend::mul(Prim lhs, Prim rhs) {
   const uint32_t save = save_for_cross(lhs, rhs);
-  return binary(*this, OpId::mul, Bound::Memory, std::move(lhs), std::move(rhs), save, false, &Backend::mul,
+  return binary(*this, OpId::mul, std::move(lhs), std::move(rhs), save, false, &Backend::mul,
                 [](Step& s, const H& g) -> Hs {
                   Hs out(2);
                   if (s.needs(0)) out[0] = sum_to(T(g) * s.input(1), s.input_shape(0));
@@ -70,7 +70,7 @@ Prim AutodiffBackend::mul(Prim lhs, Prim rhs) {
 
 Prim AutodiffBackend::div(Prim lhs, Prim rhs) {
   const uint32_t save = in(1) | (tracked(rhs) ? in(0) : 0u);
-  return binary(*this, OpId::div, Bound::Memory, std::move(lhs), std::move(rhs), save, false, &Backend::div,
+  return binary(*this, OpId::div, std::move(lhs), std::move(rhs), save, false, &Backend::div,
                 [](Step& s, const H& g) -> Hs {
                   Hs out(2);
                   T r = s.input(1);
@@ -82,7 +82,7 @@ Prim AutodiffBackend::div(Prim lhs, Prim rhs) {
 
 Prim AutodiffBackend::remainder(Prim lhs, Prim rhs) {
   const uint32_t save = tracked(rhs) ? in(0) | in(1) : 0u;
-  return binary(*this, OpId::remainder, Bound::Memory, std::move(lhs), std::move(rhs), save, false,
+  return binary(*this, OpId::remainder, std::move(lhs), std::move(rhs), save, false,
                 &Backend::remainder, [](Step& s, const H& g) -> Hs {
                   Hs out(2);
                   if (s.needs(0)) out[0] = sum_to(g, s.input_shape(0));
@@ -94,7 +94,7 @@ Prim AutodiffBackend::remainder(Prim lhs, Prim rhs) {
 }
 
 Prim AutodiffBackend::powf(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::powf, Bound::Memory, std::move(lhs), std::move(rhs), in(0) | in(1), true,
+  return binary(*this, OpId::powf, std::move(lhs), std::move(rhs), in(0) | in(1), true,
                 &Backend::powf, [](Step& s, const H& g) -> Hs {
                   Hs out(2);
                   T base = s.input(0), e = s.input(1);
@@ -136,7 +136,7 @@ Prim AutodiffBackend::remainder_scalar(Prim lhs, Scalar rhs) {
 }
 
 Prim AutodiffBackend::powf_scalar(Prim lhs, Scalar rhs) {
-  return record1({OpId::powf_scalar, Bound::Memory, in(0)}, {std::move(lhs)},
+  return record1({OpId::powf_scalar, in(0)}, {std::move(lhs)},
                  [rhs](Backend& b, Prims p) { return b.powf_scalar(std::move(p[0]), rhs); },
                  [e = rhs.as_double()](Step& s, const H& g) -> Hs {
                    if (e == 0.0) return {zeros(s, s.input_shape(0), s.input_dtype(0))};
@@ -145,12 +145,12 @@ Prim AutodiffBackend::powf_scalar(Prim lhs, Scalar rhs) {
 }
 
 Prim AutodiffBackend::maximum(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::maximum, Bound::Memory, std::move(lhs), std::move(rhs), in(0) | in(1), false,
+  return binary(*this, OpId::maximum, std::move(lhs), std::move(rhs), in(0) | in(1), false,
                 &Backend::maximum, [](Step& s, const H& g) { return pick(s, g, OpId::greater); });
 }
 
 Prim AutodiffBackend::minimum(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::minimum, Bound::Memory, std::move(lhs), std::move(rhs), in(0) | in(1), false,
+  return binary(*this, OpId::minimum, std::move(lhs), std::move(rhs), in(0) | in(1), false,
                 &Backend::minimum, [](Step& s, const H& g) { return pick(s, g, OpId::lower); });
 }
 
@@ -166,7 +166,7 @@ Prim AutodiffBackend::abs(Prim x) {
 
 // The gradient passes where the input lies inside the bounds, ends included (PyTorch).
 Prim AutodiffBackend::clamp(Prim x, Scalar min, Scalar max) {
-  return record1({OpId::clamp, Bound::Memory, in(0)}, {std::move(x)},
+  return record1({OpId::clamp, in(0)}, {std::move(x)},
                  [min, max](Backend& b, Prims p) { return b.clamp(std::move(p[0]), min, max); },
                  [min, max](Step& s, const H& g) -> Hs {
                    T x = s.input(0);
@@ -179,7 +179,7 @@ Prim AutodiffBackend::clamp(Prim x, Scalar min, Scalar max) {
 }
 
 Prim AutodiffBackend::clamp_min(Prim x, Scalar min) {
-  return record1({OpId::clamp_min, Bound::Memory, in(0)}, {std::move(x)},
+  return record1({OpId::clamp_min, in(0)}, {std::move(x)},
                  [min](Backend& b, Prims p) { return b.clamp_min(std::move(p[0]), min); },
                  [min](Step& s, const H& g) -> Hs {
                    T x = s.input(0);
@@ -188,7 +188,7 @@ Prim AutodiffBackend::clamp_min(Prim x, Scalar min) {
 }
 
 Prim AutodiffBackend::clamp_max(Prim x, Scalar max) {
-  return record1({OpId::clamp_max, Bound::Memory, in(0)}, {std::move(x)},
+  return record1({OpId::clamp_max, in(0)}, {std::move(x)},
                  [max](Backend& b, Prims p) { return b.clamp_max(std::move(p[0]), max); },
                  [max](Step& s, const H& g) -> Hs {
                    T x = s.input(0);
@@ -219,7 +219,7 @@ Prim AutodiffBackend::trunc(Prim x) {
 // Batched, broadcast matmul: dA = dC @ B^T and dB = A^T @ dC, summed over broadcast batch dims.
 Prim AutodiffBackend::matmul(Prim lhs, Prim rhs) {
   const uint32_t save = save_for_cross(lhs, rhs);
-  return binary(*this, OpId::matmul, Bound::Compute, std::move(lhs), std::move(rhs), save, false, &Backend::matmul,
+  return binary(*this, OpId::matmul, std::move(lhs), std::move(rhs), save, false, &Backend::matmul,
                 [](Step& s, const H& g) -> Hs {
                   Hs out(2);
                   if (s.needs(0)) out[0] = sum_to(T(g).matmul(T(s.input(1)).swap_last()), s.input_shape(0));

@@ -12,7 +12,7 @@ using BinaryFn = Prim (Backend::*)(Prim, Prim);
 // An elementwise op of one tensor; backward reads the input and/or the output.
 inline Prim record_unary(AutodiffBackend& ad, OpId op, Prim x, UnaryFn fn, bool save_input, bool save_output,
                          BackwardFn backward) {
-  return ad.record1({op, Bound::Memory, save_input ? in(0) : 0u, save_output}, {std::move(x)},
+  return ad.record1({op, save_input ? in(0) : 0u, save_output}, {std::move(x)},
                     [fn](Backend& b, Prims p) { return (b.*fn)(std::move(p[0])); }, std::move(backward));
 }
 

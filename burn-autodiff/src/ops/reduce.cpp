@@ -127,7 +127,7 @@ Prim AutodiffBackend::prod(Prim x) {
 }
 
 Prim AutodiffBackend::prod_dim(Prim x, size_t dim) {
-  return record1({OpId::prod_dim, Bound::Memory, in(0)}, {std::move(x)},
+  return record1({OpId::prod_dim, in(0)}, {std::move(x)},
                  [dim](Backend& b, Prims p) { return b.prod_dim(std::move(p[0]), dim); },
                  [dim](Step& s, const H& g) -> Hs { return {product_of_others(s, s.input(0), dim) * g}; });
 }
@@ -179,7 +179,7 @@ PrimPair AutodiffBackend::topk(Prim x, int64_t k, size_t dim, bool largest) {
 
 // d var / dx = 2 (x - mean) / max(0, n - correction); a zero divisor gives inf/NaN, like the forward.
 Prim AutodiffBackend::var(Prim x, size_t dim, int64_t correction) {
-  return record1({OpId::var, Bound::Memory, in(0)}, {std::move(x)},
+  return record1({OpId::var, in(0)}, {std::move(x)},
                  [dim, correction](Backend& b, Prims p) { return b.var(std::move(p[0]), dim, correction); },
                  [dim, correction](Step& s, const H& g) -> Hs {
                    T x = s.input(0);
@@ -199,7 +199,7 @@ Prim AutodiffBackend::cumsum(Prim x, size_t dim) {
 // prod_{k < z} x_k prod_{z < k <= i} x_k: the cumprod of x with that zero set to 1. After the first
 // zero every product holds it, so the gradient is 0. Exact for any number of zeros.
 Prim AutodiffBackend::cumprod(Prim x, size_t dim) {
-  return record1({OpId::cumprod, Bound::Memory, in(0), true}, {std::move(x)},
+  return record1({OpId::cumprod, in(0), true}, {std::move(x)},
                  [dim](Backend& b, Prims p) { return b.cumprod(std::move(p[0]), dim); },
                  [dim](Step& s, const H& g) -> Hs {
                    T x = s.input(0), y = s.output();
@@ -214,7 +214,7 @@ Prim AutodiffBackend::cumprod(Prim x, size_t dim) {
 
 // Each running max/min gets its gradient from the element that produced it.
 Prim AutodiffBackend::cummax(Prim x, size_t dim) {
-  return record1({OpId::cummax, Bound::Memory, in(0), true}, {std::move(x)},
+  return record1({OpId::cummax, in(0), true}, {std::move(x)},
                  [dim](Backend& b, Prims p) { return b.cummax(std::move(p[0]), dim); },
                  [dim](Step& s, const H& g) -> Hs {
                    T x = s.input(0);
@@ -223,7 +223,7 @@ Prim AutodiffBackend::cummax(Prim x, size_t dim) {
 }
 
 Prim AutodiffBackend::cummin(Prim x, size_t dim) {
-  return record1({OpId::cummin, Bound::Memory, in(0), true}, {std::move(x)},
+  return record1({OpId::cummin, in(0), true}, {std::move(x)},
                  [dim](Backend& b, Prims p) { return b.cummin(std::move(p[0]), dim); },
                  [dim](Step& s, const H& g) -> Hs {
                    T x = s.input(0);

@@ -74,9 +74,6 @@ Prim CpuBackend::cast(Prim x, DType dtype) {
   });
 }
 
-Prim CpuBackend::random(const Shape& shape, const Distribution& dist, DType dtype) {
-  return Backend::random(shape, dist, dtype);
-}
 
 Prim CpuBackend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
   if (step == 0) throw ValueError("arange", "step must be nonzero (start " + std::to_string(start) + ", end " +

@@ -1,4 +1,6 @@
 // Tensor API: arithmetic, matmul, unary math, reductions, sorting, comparison, bool and activations.
+#include <type_traits>
+
 #include "checks.hpp"
 
 namespace burn::api {
@@ -133,34 +135,37 @@ H clamp(H h, Scalar lo, Scalar hi) { return with(h, numeric_unary(h, "clamp").cl
 H clamp_min(H h, Scalar lo) { return with(h, numeric_unary(h, "clamp_min").clamp_min(std::move(h.prim), lo)); }
 H clamp_max(H h, Scalar hi) { return with(h, numeric_unary(h, "clamp_max").clamp_max(std::move(h.prim), hi)); }
 
+namespace {
+// Calls op Fn when its signature is Prim(Prim); null otherwise. A template, so that the call of a
+// non-unary op is never formed.
+template <auto Fn>
+Prim call_if_unary(Backend& b, Prim x) {
+  if constexpr (std::is_same_v<decltype(Fn), Prim (Backend::*)(Prim)>) return (b.*Fn)(std::move(x));
+  else return nullptr;
+}
+
+Prim call_unary(Backend& b, OpId op, Prim x) {
+  switch (op) {
+#define BURN_X_UNARY(group, name, ...) \
+  case OpId::name: return call_if_unary<&Backend::name>(b, std::move(x));
+    BURN_OP_TABLE(BURN_X_UNARY)
+#undef BURN_X_UNARY
+  }
+  return nullptr;
+}
+}  // namespace
+
 H unary(OpId op, H h) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
-  const char* group = op_info(op).group;
-  if (op == OpId::bool_not) {
-    require_bool(h, name);
-    return with(h, b.bool_not(std::move(h.prim)));
+  switch (op_info(op).group) {
+    case OpGroup::numeric: require_numeric(h, name); break;
+    case OpGroup::boolean: require_bool(h, name); break;
+    case OpGroup::float_math: case OpGroup::activation: require_float(h, name); break;
+    default: throw ValueError("unary", std::string("op ") + name + " is not an elementwise unary op");
   }
-  if (std::string_view(group) == "numeric") require_numeric(h, name);
-  else require_float(h, name);
-  Prim x = std::move(h.prim);
-  Prim r;
-  switch (op) {
-    case OpId::neg: r = b.neg(std::move(x)); break;
-    case OpId::abs: r = b.abs(std::move(x)); break;
-    case OpId::sign: r = b.sign(std::move(x)); break;
-#define BURN_UNARY_CASE(n) case OpId::n: r = b.n(std::move(x)); break;
-    BURN_UNARY_CASE(exp) BURN_UNARY_CASE(log) BURN_UNARY_CASE(log1p) BURN_UNARY_CASE(sqrt)
-    BURN_UNARY_CASE(sin) BURN_UNARY_CASE(cos) BURN_UNARY_CASE(tan) BURN_UNARY_CASE(sinh)
-    BURN_UNARY_CASE(cosh) BURN_UNARY_CASE(tanh) BURN_UNARY_CASE(asin) BURN_UNARY_CASE(acos)
-    BURN_UNARY_CASE(atan) BURN_UNARY_CASE(erf) BURN_UNARY_CASE(round) BURN_UNARY_CASE(floor)
-    BURN_UNARY_CASE(ceil) BURN_UNARY_CASE(trunc) BURN_UNARY_CASE(recip) BURN_UNARY_CASE(square)
-    BURN_UNARY_CASE(is_nan) BURN_UNARY_CASE(is_inf) BURN_UNARY_CASE(is_finite)
-    BURN_UNARY_CASE(relu) BURN_UNARY_CASE(gelu) BURN_UNARY_CASE(gelu_tanh) BURN_UNARY_CASE(sigmoid)
-    BURN_UNARY_CASE(log_sigmoid) BURN_UNARY_CASE(silu) BURN_UNARY_CASE(mish) BURN_UNARY_CASE(selu)
-#undef BURN_UNARY_CASE
-    default: throw ValueError("unary", std::string("op ") + name + " is not a unary op");
-  }
+  Prim r = call_unary(b, op, std::move(h.prim));
+  if (!r) throw ValueError("unary", std::string("op ") + name + " is not a unary op");
   return with(h, std::move(r));
 }
 

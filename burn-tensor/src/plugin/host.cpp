@@ -373,6 +373,10 @@ class Host {
     if (e.record.kind == "unknown") {
       return reject(e, "kind " + std::to_string(d->kind) + ", host expects 1 (backend), 2 (recorder) or 3 (importer)");
     }
+    if (d->kind == BURN_PLUGIN_BACKEND && d->op_table_hash != kOpTableHash) {
+      return reject(e, "op table fingerprint " + std::to_string(d->op_table_hash) + ", host expects " +
+                           std::to_string(kOpTableHash) + " (built against another op table at the same ABI version)");
+    }
     if (e.record.name.empty()) return reject(e, "the descriptor has an empty name");
     if (is_disabled(e.record.name)) return reject(e, "disabled by BURN_PLUGIN_DISABLE");
     if (!d->score || !d->create || !d->destroy) {

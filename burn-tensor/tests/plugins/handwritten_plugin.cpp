@@ -1,5 +1,5 @@
 // A test plugin with a hand-written descriptor, so one field at a time can be made wrong
-// (ABI version, struct size, toolchain tag, burn-tensor major) through compile definitions.
+// (ABI version, struct size, toolchain tag, burn-tensor major, op table fingerprint) through compile definitions.
 #include "burn/tensor/plugin.hpp"
 
 #ifndef TEST_PLUGIN_NAME
@@ -13,6 +13,9 @@
 #endif
 #ifndef TEST_TOOLCHAIN
 #define TEST_TOOLCHAIN BURN_TOOLCHAIN_TAG
+#endif
+#ifndef TEST_OP_TABLE_HASH
+#define TEST_OP_TABLE_HASH burn::kOpTableHash
 #endif
 #ifndef TEST_TENSOR_VERSION
 #define TEST_TENSOR_VERSION BURN_TENSOR_VERSION
@@ -38,7 +41,8 @@ const BurnPluginDescriptor descriptor = {static_cast<uint32_t>(TEST_STRUCT_SIZE)
                                          TEST_TOOLCHAIN,
                                          &score,
                                          &create,
-                                         &destroy};
+                                         &destroy,
+                                         TEST_OP_TABLE_HASH};
 
 }  // namespace
 

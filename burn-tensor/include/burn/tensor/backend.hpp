@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/module_options.hpp"
@@ -16,25 +17,39 @@
 
 namespace burn {
 
-// The plugin ABI: bump on any change to the op table or to the Backend class layout.
-#define BURN_PLUGIN_ABI_VERSION 2
-inline constexpr size_t kOpCountAtAbi = 154;
-static_assert(kOpCount == kOpCountAtAbi,
-              "the op table changed: bump BURN_PLUGIN_ABI_VERSION and set kOpCountAtAbi to kOpCount");
+// The plugin ABI: bump on any change to the op table or to the Backend class layout. The table's
+// fingerprint is checked here at compile time and by the plugin host at load time.
+#define BURN_PLUGIN_ABI_VERSION 3
+inline constexpr uint64_t kOpTableHashAtAbi = 2407184386905971952ull;
 
-enum class OpTier : uint8_t { Core, Default };
+namespace detail {
+// Fails with both values in the instantiation note, so the new fingerprint is in the error message.
+template <uint64_t Table, uint64_t AtAbi>
+constexpr bool op_table_unchanged() {
+  static_assert(Table == AtAbi,
+                "the op table changed: bump BURN_PLUGIN_ABI_VERSION and set kOpTableHashAtAbi to the "
+                "Table value of this instantiation");
+  return true;
+}
+}  // namespace detail
+static_assert(detail::op_table_unchanged<kOpTableHash, kOpTableHashAtAbi>());
 
+// What the op table says about one op (see op_table.hpp for the columns).
 struct OpInfo {
   OpId id;
   const char* name;
-  const char* group;
+  OpGroup group;
   OpTier tier;
+  OpGrad grad;
+  OpBound bound;
+  const char* signature;  // "Prim(Prim x, size_t dim)"
 };
 
 // Every op of the table, in table order (for errors, logs and the conformance coverage check).
 BURN_TENSOR_API const OpInfo (&all_ops())[kOpCount];
 BURN_TENSOR_API const OpInfo& op_info(OpId id);
 BURN_TENSOR_API const OpInfo* find_op(std::string_view name);
+BURN_TENSOR_API const char* group_name(OpGroup group);
 
 class BURN_TENSOR_API Backend {
  public:
@@ -51,13 +66,14 @@ class BURN_TENSOR_API Backend {
   // Seeds the generator used by `random`.
   virtual void seed(uint64_t seed);
 
-#define BURN_X_CORE(ret, name, params) virtual ret name params = 0;
-#define BURN_X_DEFAULT(ret, name, params) virtual ret name params;
-#define BURN_X_DECL(group, name, ret, params, args, tier) BURN_X_##tier(ret, name, params)
+#define BURN_X_PURE_CORE = 0
+#define BURN_X_PURE_DEFAULT
+#define BURN_X_DECL(group, name, tier, grad, bound, ret, ...) \
+  virtual ret name BURN_OP_PARAMS(__VA_ARGS__) BURN_X_PURE_##tier;
   BURN_OP_TABLE(BURN_X_DECL)
 #undef BURN_X_DECL
-#undef BURN_X_CORE
-#undef BURN_X_DEFAULT
+#undef BURN_X_PURE_CORE
+#undef BURN_X_PURE_DEFAULT
 
  protected:
   // The generator behind the default `random`; guarded because devices are shared across threads.
@@ -83,7 +99,7 @@ class BURN_TENSOR_API ForwardingBackend : public Backend {
   void sync() override;
   void seed(uint64_t seed) override;
 
-#define BURN_X_FWD(group, name, ret, params, args, tier) ret name params override;
+#define BURN_X_FWD(group, name, tier, grad, bound, ret, ...) ret name BURN_OP_PARAMS(__VA_ARGS__) override;
   BURN_OP_TABLE(BURN_X_FWD)
 #undef BURN_X_FWD
 
@@ -116,5 +132,10 @@ class BURN_TENSOR_API MemoryStats {
 
 // Makes the built-in trace decorator: counts every op it forwards and logs it at debug level.
 BURN_TENSOR_API BackendPtr make_trace_backend(BackendPtr inner);
+
+// Makes the built-in defaults decorator (spec "defaults<...>"): every DEFAULT op of the given groups
+// (all groups when empty) runs burn-tensor's composite body over the inner backend's ops instead of
+// the inner backend's own kernel, so that conformance checks the composites on any backend.
+BURN_TENSOR_API BackendPtr make_defaults_backend(BackendPtr inner, std::vector<OpGroup> groups = {});
 
 }  // namespace burn

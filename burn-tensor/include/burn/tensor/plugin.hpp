@@ -48,6 +48,8 @@ struct BurnPluginDescriptor {
   // after writing a NUL-terminated reason into err. Never throws.
   void* (*create)(char* err, size_t err_len);
   void (*destroy)(void* object);
+  // burn::kOpTableHash when built (backends: the Backend vtable follows the op table); 0 otherwise.
+  uint64_t op_table_hash;
 };
 
 typedef const BurnPluginDescriptor* (*BurnPluginEntryFn)(void);
@@ -105,7 +107,7 @@ BURN_TENSOR_API BackendPtr create_backend(std::string_view name);
   const BurnPluginDescriptor burn_plugin_descriptor_ = {                                           \
       sizeof(BurnPluginDescriptor), BURN_PLUGIN_ABI_VERSION, BURN_PLUGIN_BACKEND, NAME, VERSION,   \
       BURN_TENSOR_VERSION, BURN_TOOLCHAIN_TAG, &burn_plugin_score_, &burn_plugin_create_,          \
-      &burn_plugin_destroy_};                                                                      \
+      &burn_plugin_destroy_, burn::kOpTableHash};                                                  \
   }                                                                                                \
   extern "C" __attribute__((visibility("default"))) const BurnPluginDescriptor* burn_plugin_entry() { \
     return &burn_plugin_descriptor_;                                                               \
