@@ -143,7 +143,7 @@ def gen_conv(g):
         ("stride_zero", [x, w], {"stride": [0]}, "ValueError"),
         ("dilation_negative", [x, w], {"dilation": [-1]}, "ValueError"),
         ("padding_negative", [x, w], {"padding": [-1]}, "ValueError"),
-        ("option_length", [x, w], {"stride": [1, 1, 1]}, "ValueError"),
+        ("option_length", [x, w], {"stride": [1, 1, 1]}, "ShapeError"),
         ("dtype_mismatch", [x, w.double()], {}, "DTypeError"),
         ("int_input", [x.to(i64), w.to(i64)], {}, "DTypeError"),
         ("bias_shape", [x, w, randn(3)], {"bias": True}, "ShapeError"),

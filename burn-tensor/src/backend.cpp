@@ -1,6 +1,8 @@
-// The op table's runtime side: op infos, ForwardingBackend and the trace decorator.
+// The op table's runtime side: op infos, the Backend base, ForwardingBackend and the trace and
+// defaults decorators.
 #include <array>
 #include <atomic>
+#include <mutex>
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
@@ -33,6 +35,17 @@ const OpInfo* find_op(std::string_view name) {
   for (const auto& op : kOps)
     if (name == op.name) return &op;
   return nullptr;
+}
+
+Primitive::~Primitive() = default;
+Backend::~Backend() = default;
+bool Backend::supports(OpId /*op*/, DType /*dtype*/) const { return true; }
+void* Backend::query_interface(std::string_view /*name*/) { return nullptr; }
+void Backend::sync() {}
+
+void Backend::seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(rng_mutex_);
+  rng_.seed(seed);
 }
 
 ForwardingBackend::ForwardingBackend(BackendPtr inner) : inner_(std::move(inner)) {

@@ -3,7 +3,7 @@
 // row), so the [Lq, Lk] score matrix is never materialised: extra memory is one kQ x block_k score tile
 // per task, whatever the sequence lengths. Block products go through single-threaded OpenBLAS GEMMs.
 // Semantics (mask true = masked out, causal j > i top-left, fully masked row = NaN):
-// burn-tensor/src/module_defaults/attention.cpp.
+// burn-tensor/src/defaults/attention.cpp.
 #include <cblas.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // CPU kernels of the norm module ops (layer, group, batch and RMS normalisation, and their backward),
-// f32 and f64, NC<spatial> layout. Semantics and return conventions: burn-tensor/src/module_defaults/norm.cpp.
+// f32 and f64, NC<spatial> layout. Semantics and return conventions: burn-tensor/src/defaults/norm.cpp.
 // Statistics are two-pass (mean, then the mean of squared deviations) over rows held in cache; batch-norm
 // per-channel sums are summed per (n, c) plane in parallel and combined in double.
 #include <algorithm>

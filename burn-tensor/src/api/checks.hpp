@@ -54,4 +54,27 @@ inline const Shape& shape(const H& h) { return h.prim->shape(); }
 inline size_t rank(const H& h) { return h.prim->shape().rank(); }
 inline H with(const H& like, Prim p) { return H{like.device, std::move(p)}; }
 
+inline const char* name_of(OpId op) { return op_info(op).name; }
+
+// Checks shared by every elementwise binary op: one device, one dtype, broadcastable shapes.
+inline Backend& binary_checks(const H& a, const H& b, const char* op) {
+  Backend& be_ = be(a, op);
+  same_device(a, b, op);
+  same_dtype(a, b, op);
+  broadcast_shapes(shape(a), shape(b), op);
+  return be_;
+}
+
+inline Backend& numeric_unary(const H& a, const char* op) {
+  Backend& be_ = be(a, op);
+  require_numeric(a, op);
+  return be_;
+}
+
+inline Backend& float_unary(const H& a, const char* op) {
+  Backend& be_ = be(a, op);
+  require_float(a, op);
+  return be_;
+}
+
 }  // namespace burn::api::detail

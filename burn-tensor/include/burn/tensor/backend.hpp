@@ -1,5 +1,5 @@
 // The Backend interface: one virtual per op of the op table. CORE ops are pure virtual; DEFAULT
-// ops have composite bodies in burn-tensor (src/backend_defaults*.cpp) built from other ops.
+// ops have composite bodies in burn-tensor (src/defaults/<group>.cpp) built from other ops.
 #pragma once
 
 #include <cstdint>

@@ -6,34 +6,12 @@
 #include <vector>
 
 #include "burn/tensor/module.hpp"
-#include "checks.hpp"
+#include "module_checks.hpp"
 
 namespace burn::api {
 using namespace detail;
 
 namespace {
-
-std::string str(const std::vector<int64_t>& v) { return Shape(v).to_string(); }
-
-// A per-spatial-dim option: empty -> `def` everywhere, one value -> broadcast, else one per dim.
-std::vector<int64_t> per_dim(const std::vector<int64_t>& v, size_t n, int64_t def, const char* op, const char* what) {
-  if (v.empty()) return std::vector<int64_t>(n, def);
-  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
-  if (v.size() != n)
-    throw ValueError(op, std::string(what) + " " + str(v) + " has " + std::to_string(v.size()) + " values for " +
-                             std::to_string(n) + " spatial dims; give 1 or " + std::to_string(n));
-  return v;
-}
-
-void require_positive(const std::vector<int64_t>& v, const char* op, const char* what) {
-  for (int64_t s : v)
-    if (s <= 0) throw ValueError(op, std::string(what) + " must be positive, got " + str(v));
-}
-
-void require_nonnegative(const std::vector<int64_t>& v, const char* op, const char* what) {
-  for (int64_t s : v)
-    if (s < 0) throw ValueError(op, std::string(what) + " must be >= 0, got " + str(v));
-}
 
 // x: rank 3..5 float, weight of the same rank, device and dtype.
 void check_input_weight(const H& x, const H& w, const char* op, size_t min_rank = 3, size_t max_rank = 5) {
@@ -60,14 +38,6 @@ void check_bias(const H& x, const OptH& bias, int64_t channels, const char* op) 
     throw ShapeError(op, "bias " + shape(*bias).to_string() + " must be [" + std::to_string(channels) + "]");
 }
 
-void check_grad_out(const H& x, const H& g, const Shape& want, const char* op) {
-  same_device(x, g, op);
-  if (g.prim->dtype() != x.prim->dtype())
-    throw DTypeError(op, "grad_out is " + dt(g.prim->dtype()) + " but the input is " + dt(x.prim->dtype()));
-  if (shape(g) != want)
-    throw ShapeError(op, "grad_out " + shape(g).to_string() + " must have the output's shape " + want.to_string());
-}
-
 // Normalises `o` in place and returns the output shape of conv(x, w).
 Shape conv_shape(const H& x, const H& w, ConvOptions& o, const char* op) {
   check_input_weight(x, w, op);
@@ -78,8 +48,8 @@ Shape conv_shape(const H& x, const H& w, ConvOptions& o, const char* op) {
   o.dilation = per_dim(o.dilation, sd, 1, op, "dilation");
   require_positive(o.stride, op, "stride");
   require_positive(o.dilation, op, "dilation");
-  require_nonnegative(o.padding, op, "padding");
-  require_nonnegative(o.padding_end, op, "padding_end");
+  require_non_negative(o.padding, op, "padding");
+  require_non_negative(o.padding_end, op, "padding_end");
   if (o.groups <= 0) throw ValueError(op, "groups must be positive, got " + std::to_string(o.groups));
   const Shape &xs = shape(x), &ws = shape(w);
   if (xs[1] % o.groups != 0)
@@ -97,7 +67,7 @@ Shape conv_shape(const H& x, const H& w, ConvOptions& o, const char* op) {
     const int64_t padded = xs[d + 2] + o.padding[d] + o.padding_end[d];
     const int64_t eff = o.dilation[d] * (ws[d + 2] - 1) + 1;
     if (eff > padded)
-      throw ShapeError(op, "kernel " + str(std::vector<int64_t>(ws.dims().begin() + 2, ws.dims().end())) + " (dilated extent " +
+      throw ShapeError(op, "kernel " + dims_text(std::vector<int64_t>(ws.dims().begin() + 2, ws.dims().end())) + " (dilated extent " +
                                std::to_string(eff) + ") is larger than the padded input (" + std::to_string(padded) +
                                ") on spatial dim " + std::to_string(d) + " of input " + xs.to_string());
     out.push_back((padded - eff) / o.stride[d] + 1);
@@ -115,8 +85,8 @@ Shape conv_transpose_shape(const H& x, const H& w, ConvTransposeOptions& o, cons
   o.dilation = per_dim(o.dilation, sd, 1, op, "dilation");
   require_positive(o.stride, op, "stride");
   require_positive(o.dilation, op, "dilation");
-  require_nonnegative(o.padding, op, "padding");
-  require_nonnegative(o.padding_out, op, "padding_out");
+  require_non_negative(o.padding, op, "padding");
+  require_non_negative(o.padding_out, op, "padding_out");
   if (o.groups <= 0) throw ValueError(op, "groups must be positive, got " + std::to_string(o.groups));
   const Shape &xs = shape(x), &ws = shape(w);
   if (xs[1] % o.groups != 0)
@@ -129,14 +99,14 @@ Shape conv_transpose_shape(const H& x, const H& w, ConvTransposeOptions& o, cons
   std::vector<int64_t> out{xs[0], ws[1] * o.groups};
   for (size_t d = 0; d < sd; ++d) {
     if (o.padding_out[d] >= std::max(o.stride[d], o.dilation[d]))
-      throw ValueError(op, "padding_out " + str(o.padding_out) + " must be smaller than the stride " + str(o.stride) +
-                               " or the dilation " + str(o.dilation));
+      throw ValueError(op, "padding_out " + dims_text(o.padding_out) + " must be smaller than the stride " + dims_text(o.stride) +
+                               " or the dilation " + dims_text(o.dilation));
     const int64_t n = (xs[d + 2] - 1) * o.stride[d] - 2 * o.padding[d] + o.dilation[d] * (ws[d + 2] - 1) +
                       o.padding_out[d] + 1;
     if (n <= 0)
       throw ShapeError(op, "output size " + std::to_string(n) + " <= 0 on spatial dim " + std::to_string(d) +
                                " (input " + xs.to_string() + ", weight " + ws.to_string() + ", padding " +
-                               str(o.padding) + ")");
+                               dims_text(o.padding) + ")");
     out.push_back(n);
   }
   return Shape(out);
@@ -152,15 +122,15 @@ std::vector<int64_t> unfold_blocks(const std::vector<int64_t>& spatial, UnfoldOp
   require_positive(o.kernel, op, "kernel");
   require_positive(o.stride, op, "stride");
   require_positive(o.dilation, op, "dilation");
-  require_nonnegative(o.padding, op, "padding");
+  require_non_negative(o.padding, op, "padding");
   std::vector<int64_t> blocks(2);
   for (size_t d = 0; d < 2; ++d) {
     const int64_t padded = spatial[d] + 2 * o.padding[d];
     const int64_t eff = o.dilation[d] * (o.kernel[d] - 1) + 1;
     if (eff > padded)
-      throw ShapeError(op, "kernel " + str(o.kernel) + " (dilated extent " + std::to_string(eff) +
+      throw ShapeError(op, "kernel " + dims_text(o.kernel) + " (dilated extent " + std::to_string(eff) +
                                ") is larger than the padded size " + std::to_string(padded) + " of spatial dims " +
-                               str(spatial));
+                               dims_text(spatial));
     blocks[d] = (padded - eff) / o.stride[d] + 1;
   }
   return blocks;
@@ -228,7 +198,7 @@ H deform_conv2d(H x, const H& offset, const H& weight, const OptH& mask, const O
   o.dilation = per_dim(o.dilation, 2, 1, op, "dilation");
   require_positive(o.stride, op, "stride");
   require_positive(o.dilation, op, "dilation");
-  require_nonnegative(o.padding, op, "padding");
+  require_non_negative(o.padding, op, "padding");
   if (o.weight_groups <= 0 || o.offset_groups <= 0)
     throw ValueError(op, "weight_groups " + std::to_string(o.weight_groups) + " and offset_groups " +
                              std::to_string(o.offset_groups) + " must be positive");
@@ -297,10 +267,10 @@ H fold(H cols, const std::vector<int64_t>& output_size, const UnfoldOptions& opt
   const int64_t k = o.kernel[0] * o.kernel[1];
   if (cs[1] % k != 0)
     throw ShapeError(op, "dim 1 of the input " + cs.to_string() + " is not divisible by the kernel's " +
-                             std::to_string(k) + " positions " + str(o.kernel));
+                             std::to_string(k) + " positions " + dims_text(o.kernel));
   if (cs[2] != blocks[0] * blocks[1])
     throw ShapeError(op, "the input " + cs.to_string() + " has " + std::to_string(cs[2]) + " blocks but output_size " +
-                             str(size) + " with these options gives " + std::to_string(blocks[0] * blocks[1]));
+                             dims_text(size) + " with these options gives " + std::to_string(blocks[0] * blocks[1]));
   return with(cols, b.fold(std::move(cols.prim), Shape(size), o));
 }
 

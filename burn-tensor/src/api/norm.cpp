@@ -4,7 +4,7 @@
 #include <string>
 
 #include "burn/tensor/module.hpp"
-#include "checks.hpp"
+#include "module_checks.hpp"
 
 namespace burn::api {
 using namespace detail;
@@ -34,14 +34,6 @@ Prim param(const OptH& p, const H& x, const Shape& want, const char* what, const
     throw ShapeError(op, std::string(what) + " has shape " + shape(*p).to_string() + ", expected " + want.to_string() +
                              " for input " + shape(x).to_string());
   return p->prim;
-}
-
-void check_grad(const H& x, const H& grad_out, const char* op) {
-  same_device(x, grad_out, op);
-  if (grad_out.prim->dtype() != x.prim->dtype())
-    throw DTypeError(op, "grad_out is " + dt(grad_out.prim->dtype()) + " but the input is " + dt(x.prim->dtype()));
-  if (shape(grad_out) != shape(x))
-    throw ShapeError(op, "grad_out has shape " + shape(grad_out).to_string() + " but the input has " + shape(x).to_string());
 }
 
 // The trailing `dims` dims of x: the shape of a layer/rms norm weight.
@@ -102,7 +94,7 @@ Hs layer_norm_backward(H x, const OptH& weight, const H& grad_out, size_t normal
   static constexpr const char* op = "layer_norm_backward";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  check_grad(x, grad_out, op);
+  check_grad_out(x, grad_out, shape(x), op);
   const Shape want = trailing(x, normalized_dims, op);
   Prim w = param(weight, x, want, "weight", op);
   const H like = null_like(x);
@@ -124,7 +116,7 @@ Hs group_norm_backward(H x, const OptH& weight, const H& grad_out, int64_t num_g
   static constexpr const char* op = "group_norm_backward";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  check_grad(x, grad_out, op);
+  check_grad_out(x, grad_out, shape(x), op);
   check_groups(x, num_groups, op);
   const Shape want{channels(x, op)};
   Prim w = param(weight, x, want, "weight", op);
@@ -159,7 +151,7 @@ Hs batch_norm_backward(H x, const OptH& weight, const OptH& running_mean, const 
   static constexpr const char* op = "batch_norm_backward";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  check_grad(x, grad_out, op);
+  check_grad_out(x, grad_out, shape(x), op);
   const Shape want{channels(x, op)};
   Prim w = param(weight, x, want, "weight", op);
   Prim rm = param(running_mean, x, want, "running_mean", op);
@@ -187,7 +179,7 @@ Hs rms_norm_backward(H x, const OptH& weight, const H& grad_out, size_t normaliz
   static constexpr const char* op = "rms_norm_backward";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  check_grad(x, grad_out, op);
+  check_grad_out(x, grad_out, shape(x), op);
   const Shape want = trailing(x, normalized_dims, op);
   Prim w = param(weight, x, want, "weight", op);
   const H like = null_like(x);

@@ -1,0 +1,116 @@
+// The DEFAULT ops of the numeric (scalar forms, maximum/minimum, neg, sign, clamps) group: composite bodies built from other
+// ops of the table, so a backend that implements only the core ops gets them all.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "helpers.hpp"
+
+namespace burn {
+using namespace detail;
+
+namespace {
+
+// x broadcast (view) to `shape`, adding leading dims of size 1 first when its rank is smaller.
+Prim broadcast_to(Backend& b, Prim x, const Shape& shape) {
+  if (x->shape() == shape) return x;
+  if (x->shape().rank() < shape.rank()) {
+    std::vector<int64_t> dims(shape.rank() - x->shape().rank(), 1);
+    dims.insert(dims.end(), x->shape().begin(), x->shape().end());
+    x = b.reshape(std::move(x), Shape(std::move(dims)));
+  }
+  return b.expand(std::move(x), shape);
+}
+
+}  // namespace
+
+// ---- numeric ---------------------------------------------------------------------------------
+
+// The scalar becomes a [1, .., 1] tensor of x's dtype (see scalar_as for int tensors) that the
+// binary op broadcasts.
+Prim Backend::add_scalar(Prim lhs, Scalar rhs) {
+  Prim r = scalar_like(*this, lhs, rhs, "add_scalar");
+  return add(std::move(lhs), std::move(r));
+}
+
+Prim Backend::sub_scalar(Prim lhs, Scalar rhs) {
+  Prim r = scalar_like(*this, lhs, rhs, "sub_scalar");
+  return sub(std::move(lhs), std::move(r));
+}
+
+Prim Backend::mul_scalar(Prim lhs, Scalar rhs) {
+  Prim r = scalar_like(*this, lhs, rhs, "mul_scalar");
+  return mul(std::move(lhs), std::move(r));
+}
+
+Prim Backend::div_scalar(Prim lhs, Scalar rhs) {
+  Prim r = scalar_like(*this, lhs, rhs, "div_scalar");
+  return div(std::move(lhs), std::move(r));
+}
+
+Prim Backend::remainder_scalar(Prim lhs, Scalar rhs) {
+  Prim r = scalar_like(*this, lhs, rhs, "remainder_scalar");
+  return remainder(std::move(lhs), std::move(r));
+}
+
+Prim Backend::powf_scalar(Prim lhs, Scalar rhs) {
+  Prim r = scalar_like(*this, lhs, rhs, "powf_scalar");
+  return powf(std::move(lhs), std::move(r));
+}
+
+// torch.maximum: rhs where rhs > lhs or rhs is NaN, else lhs; so NaN from either side wins.
+Prim Backend::maximum(Prim lhs, Prim rhs) {
+  check_same_dtype(lhs, rhs, "maximum");
+  Shape out = broadcast_shapes(lhs->shape(), rhs->shape(), "maximum");
+  lhs = broadcast_to(*this, std::move(lhs), out);
+  Prim take = greater(rhs, lhs);
+  if (is_float(rhs->dtype())) take = bool_or(std::move(take), not_equal(rhs, rhs));
+  return mask_where(std::move(lhs), std::move(take), std::move(rhs));
+}
+
+Prim Backend::minimum(Prim lhs, Prim rhs) {
+  check_same_dtype(lhs, rhs, "minimum");
+  Shape out = broadcast_shapes(lhs->shape(), rhs->shape(), "minimum");
+  lhs = broadcast_to(*this, std::move(lhs), out);
+  Prim take = lower(rhs, lhs);
+  if (is_float(rhs->dtype())) take = bool_or(std::move(take), not_equal(rhs, rhs));
+  return mask_where(std::move(lhs), std::move(take), std::move(rhs));
+}
+
+// Floats: x * -1 (gives -0 for 0, as torch). Ints: 0 - x (wraps for unsigned, as torch).
+Prim Backend::neg(Prim x) {
+  if (is_bool(x->dtype())) throw DTypeError("neg", "not defined for bool tensors; use bool_not");
+  if (is_float(x->dtype())) return mul_scalar(std::move(x), Scalar(-1.0));
+  Prim zero = scalar_like(*this, x, Scalar(int64_t{0}), "neg");
+  return sub(std::move(zero), std::move(x));
+}
+
+// (x > 0) - (x < 0) in x's dtype: torch's formula, so sign(NaN) = 0 and sign(-0.0) = 0 as in torch.
+Prim Backend::sign(Prim x) {
+  if (is_bool(x->dtype())) return x;
+  const DType d = x->dtype();
+  Prim pos = cast(greater_elem(x, Scalar(int64_t{0})), d);
+  Prim neg_part = cast(lower_elem(std::move(x), Scalar(int64_t{0})), d);
+  return sub(std::move(pos), std::move(neg_part));
+}
+
+// min(max(x, min), max) like torch: when min > max every element becomes max; NaN stays NaN.
+Prim Backend::clamp(Prim x, Scalar min, Scalar max) {
+  return clamp_max(clamp_min(std::move(x), min), max);
+}
+
+Prim Backend::clamp_min(Prim x, Scalar min) {
+  Prim below_min = lower_elem(x, min);
+  return mask_fill(std::move(x), std::move(below_min), min);
+}
+
+Prim Backend::clamp_max(Prim x, Scalar max) {
+  Prim above_max = greater_elem(x, max);
+  return mask_fill(std::move(x), std::move(above_max), max);
+}
+
+}  // namespace burn
