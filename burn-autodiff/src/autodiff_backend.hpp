@@ -96,9 +96,28 @@ class AutodiffBackend final : public UnwrapBackend,
   Prim recompute(Node& node);
   Device self_device();
 
-  // ---- the differentiable ops ----
-  // numeric (ops/numeric.cpp)
+  // ---- the differentiable ops with a rule of their own, by group (ops/<group>.cpp) ----
+  // A differentiable DEFAULT op without one (attention, deform_conv2d) runs its composite body on this
+  // backend when an input is tracked (see UnwrapBackend), so its gradient comes from the recorded ops.
+  // creation
   Prim cast(Prim x, DType dtype) override;
+  // layout
+  Prim reshape(Prim x, const Shape& shape) override;
+  Prim permute(Prim x, const Axes& axes) override;
+  Prim expand(Prim x, const Shape& shape) override;
+  Prim flip(Prim x, const Axes& axes) override;
+  Prim slice(Prim x, const Slices& ranges) override;
+  Prim slice_assign(Prim x, const Slices& ranges, Prim value) override;
+  Prim cat(const Prims& xs, size_t dim) override;
+  Prim repeat_dim(Prim x, size_t dim, int64_t times) override;
+  // indexing
+  Prim gather(Prim x, size_t dim, Prim indices) override;
+  Prim scatter_add(Prim x, size_t dim, Prim indices, Prim values) override;
+  Prim select(Prim x, size_t dim, Prim indices) override;
+  Prim select_add(Prim x, size_t dim, Prim indices, Prim values) override;
+  Prim mask_where(Prim x, Prim mask, Prim value) override;
+  Prim mask_fill(Prim x, Prim mask, Scalar value) override;
+  // numeric
   Prim add(Prim lhs, Prim rhs) override;
   Prim sub(Prim lhs, Prim rhs) override;
   Prim mul(Prim lhs, Prim rhs) override;
@@ -119,49 +138,8 @@ class AutodiffBackend final : public UnwrapBackend,
   Prim clamp_min(Prim x, Scalar min) override;
   Prim clamp_max(Prim x, Scalar max) override;
   Prim matmul(Prim lhs, Prim rhs) override;
-  // Zero gradient almost everywhere, but tracked, as in PyTorch: backward through them gives zeros.
   Prim sign(Prim x) override;
-  Prim round(Prim x) override;
-  Prim floor(Prim x) override;
-  Prim ceil(Prim x) override;
-  Prim trunc(Prim x) override;
-
-  // float math (ops/float_math.cpp)
-  Prim exp(Prim x) override;
-  Prim log(Prim x) override;
-  Prim log1p(Prim x) override;
-  Prim sqrt(Prim x) override;
-  Prim sin(Prim x) override;
-  Prim cos(Prim x) override;
-  Prim tan(Prim x) override;
-  Prim sinh(Prim x) override;
-  Prim cosh(Prim x) override;
-  Prim tanh(Prim x) override;
-  Prim asin(Prim x) override;
-  Prim acos(Prim x) override;
-  Prim atan(Prim x) override;
-  Prim erf(Prim x) override;
-  Prim atan2(Prim lhs, Prim rhs) override;
-  Prim recip(Prim x) override;
-  Prim square(Prim x) override;
-
-  // activations (ops/activation.cpp)
-  Prim relu(Prim x) override;
-  Prim leaky_relu(Prim x, double negative_slope) override;
-  Prim gelu(Prim x) override;
-  Prim gelu_tanh(Prim x) override;
-  Prim sigmoid(Prim x) override;
-  Prim log_sigmoid(Prim x) override;
-  Prim silu(Prim x) override;
-  Prim mish(Prim x) override;
-  Prim softplus(Prim x, double beta, double threshold) override;
-  Prim hard_sigmoid(Prim x, double alpha, double beta) override;
-  Prim elu(Prim x, double alpha) override;
-  Prim selu(Prim x) override;
-  Prim softmax(Prim x, size_t dim) override;
-  Prim log_softmax(Prim x, size_t dim) override;
-
-  // reductions (ops/reduce.cpp)
+  // reduce
   Prim sum(Prim x) override;
   Prim sum_dim(Prim x, size_t dim) override;
   Prim mean(Prim x) override;
@@ -181,46 +159,66 @@ class AutodiffBackend final : public UnwrapBackend,
   Prim cummin(Prim x, size_t dim) override;
   PrimPair sort(Prim x, size_t dim, bool descending, bool stable) override;
   PrimPair topk(Prim x, int64_t k, size_t dim, bool largest) override;
-
-  // layout (ops/layout.cpp)
-  Prim reshape(Prim x, const Shape& shape) override;
-  Prim permute(Prim x, const Axes& axes) override;
-  Prim expand(Prim x, const Shape& shape) override;
-  Prim flip(Prim x, const Axes& axes) override;
-  Prim slice(Prim x, const Slices& ranges) override;
-  Prim slice_assign(Prim x, const Slices& ranges, Prim value) override;
-  Prim cat(const Prims& xs, size_t dim) override;
-  Prim repeat_dim(Prim x, size_t dim, int64_t times) override;
-
-  // indexing (ops/indexing.cpp)
-  Prim gather(Prim x, size_t dim, Prim indices) override;
-  Prim scatter_add(Prim x, size_t dim, Prim indices, Prim values) override;
-  Prim select(Prim x, size_t dim, Prim indices) override;
-  Prim select_add(Prim x, size_t dim, Prim indices, Prim values) override;
-  Prim mask_where(Prim x, Prim mask, Prim value) override;
-  Prim mask_fill(Prim x, Prim mask, Scalar value) override;
-
-  // module ops (ops/conv.cpp, ops/pool.cpp, ops/module.cpp)
+  // float_math
+  // round, floor, ceil, trunc (and sign, in numeric) are tracked with a zero gradient, as in PyTorch.
+  Prim round(Prim x) override;
+  Prim floor(Prim x) override;
+  Prim ceil(Prim x) override;
+  Prim trunc(Prim x) override;
+  Prim exp(Prim x) override;
+  Prim log(Prim x) override;
+  Prim log1p(Prim x) override;
+  Prim sqrt(Prim x) override;
+  Prim sin(Prim x) override;
+  Prim cos(Prim x) override;
+  Prim tan(Prim x) override;
+  Prim sinh(Prim x) override;
+  Prim cosh(Prim x) override;
+  Prim tanh(Prim x) override;
+  Prim asin(Prim x) override;
+  Prim acos(Prim x) override;
+  Prim atan(Prim x) override;
+  Prim erf(Prim x) override;
+  Prim atan2(Prim lhs, Prim rhs) override;
+  Prim recip(Prim x) override;
+  Prim square(Prim x) override;
+  // activation
+  Prim relu(Prim x) override;
+  Prim leaky_relu(Prim x, double negative_slope) override;
+  Prim gelu(Prim x) override;
+  Prim gelu_tanh(Prim x) override;
+  Prim sigmoid(Prim x) override;
+  Prim log_sigmoid(Prim x) override;
+  Prim silu(Prim x) override;
+  Prim mish(Prim x) override;
+  Prim softplus(Prim x, double beta, double threshold) override;
+  Prim hard_sigmoid(Prim x, double alpha, double beta) override;
+  Prim elu(Prim x, double alpha) override;
+  Prim selu(Prim x) override;
+  Prim softmax(Prim x, size_t dim) override;
+  Prim log_softmax(Prim x, size_t dim) override;
+  // conv
   Prim conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) override;
   Prim conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) override;
-  Prim deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) override;
   Prim unfold(Prim x, const UnfoldOptions& options) override;
   Prim fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) override;
+  // pool
   Prim max_pool(Prim x, const PoolOptions& options) override;
   PrimPair max_pool_with_indices(Prim x, const PoolOptions& options) override;
   Prim avg_pool(Prim x, const PoolOptions& options) override;
   Prim adaptive_avg_pool(Prim x, const Shape& output_size) override;
   PrimPair adaptive_max_pool(Prim x, const Shape& output_size) override;
+  // resample
   Prim interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) override;
   Prim pixel_shuffle(Prim x, int64_t factor) override;
   Prim pixel_unshuffle(Prim x, int64_t factor) override;
+  // embedding
   Prim embedding(Prim weight, Prim indices) override;
+  // norm
   Prim layer_norm(Prim x, Prim weight, Prim bias, size_t normalized_dims, double eps) override;
   Prim group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, double eps) override;
-  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training,
-                   double momentum, double eps) override;
+  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum, double eps) override;
   Prim rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) override;
-  Prim attention(Prim query, Prim key, Prim value, Prim mask, const AttentionOptions& options) override;
 
  protected:
   std::string decorator_name() const override;

@@ -52,14 +52,11 @@ std::vector<TensorHandle> make_inputs(const Device& dev, const Case& c);
 using CallFn = std::function<std::vector<TensorHandle>(const Device&, std::vector<TensorHandle>&, const json&)>;
 const std::map<std::string, CallFn>& call_table();
 
-// The module-op calls, one source file per op family (calls_<family>.cpp).
+// The calls of each op group, one source file per group (calls_<group>.cpp).
 using CallTable = std::map<std::string, CallFn>;
-void add_conv_calls(CallTable& t);
-void add_pool_calls(CallTable& t);
-void add_resample_calls(CallTable& t);
-void add_embedding_calls(CallTable& t);
-void add_norm_calls(CallTable& t);
-void add_attention_calls(CallTable& t);
+#define BURN_G_DECLARE(g) void add_##g##_calls(CallTable& t);
+BURN_OP_GROUPS(BURN_G_DECLARE)
+#undef BURN_G_DECLARE
 
 // The name of the most derived burn::Error subclass of e ("ShapeError", ...).
 std::string error_kind(const burn::Error& e);

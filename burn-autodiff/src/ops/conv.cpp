@@ -1,7 +1,7 @@
 // Backward of the conv module ops. conv and conv_transpose call the backend's own backward kernels
 // (conv_backward, conv_transpose_backward) on the step's device, so they run on any inner backend;
-// unfold and fold are each other's adjoint; deform_conv2d has no backward kernel and runs its
-// composite default body on this backend.
+// unfold and fold are each other's adjoint. deform_conv2d has no rule: with a tracked input its
+// composite default body runs on this backend (UnwrapBackend), so each of its steps is recorded.
 #include "burn/tensor/module.hpp"
 #include "op_helpers.hpp"
 
@@ -53,17 +53,6 @@ Prim AutodiffBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvT
                                      s.device()->conv_transpose_backward(s.input(0).prim, s.input(1).prim, g.prim,
                                                                          options, s.needs(2)));
                  });
-}
-
-Prim AutodiffBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias,
-                                    const DeformConvOptions& options) {
-  if (!any_tracked({&x, &offset, &weight, &mask, &bias}))
-    return UnwrapBackend::deform_conv2d(std::move(x), std::move(offset), std::move(weight), std::move(mask),
-                                        std::move(bias), options);
-  // Composite fallback (no backward kernel exists): the default body's bilinear gathers, masks and grouped
-  // matmul are all differentiable, and each runs (and is recorded) on this backend.
-  return Backend::deform_conv2d(std::move(x), std::move(offset), std::move(weight), std::move(mask), std::move(bias),
-                                options);
 }
 
 // unfold (im2col) copies each input element into every block that reads it; its adjoint, fold (col2im),

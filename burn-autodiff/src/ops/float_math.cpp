@@ -110,4 +110,21 @@ Prim AutodiffBackend::square(Prim x) {
                       [](Step& s, const H& g) -> Hs { return {T(g) * T(s.input(0)) * 2.0}; });
 }
 
+// Tracked with a zero gradient, as in PyTorch: backward through them gives zeros.
+Prim AutodiffBackend::round(Prim x) {
+  return record_unary(*this, OpId::round, std::move(x), &Backend::round, false, false, no_gradient);
+}
+
+Prim AutodiffBackend::floor(Prim x) {
+  return record_unary(*this, OpId::floor, std::move(x), &Backend::floor, false, false, no_gradient);
+}
+
+Prim AutodiffBackend::ceil(Prim x) {
+  return record_unary(*this, OpId::ceil, std::move(x), &Backend::ceil, false, false, no_gradient);
+}
+
+Prim AutodiffBackend::trunc(Prim x) {
+  return record_unary(*this, OpId::trunc, std::move(x), &Backend::trunc, false, false, no_gradient);
+}
+
 }  // namespace burn::autodiff

@@ -5,12 +5,6 @@
 
 namespace burn::autodiff {
 
-namespace {
-
-int64_t sdim(size_t d) { return static_cast<int64_t>(d); }
-
-}  // namespace
-
 Prim AutodiffBackend::gather(Prim x, size_t dim, Prim indices) {
   return record1({OpId::gather, in(1)}, {std::move(x), std::move(indices)},
                  [dim](Backend& b, Prims p) { return b.gather(std::move(p[0]), dim, std::move(p[1])); },

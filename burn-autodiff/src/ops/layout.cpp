@@ -7,7 +7,6 @@ namespace burn::autodiff {
 
 namespace {
 
-int64_t sdim(size_t d) { return static_cast<int64_t>(d); }
 
 // Backend slices (already normalised: positive steps, clamped bounds) as API slices.
 std::vector<Slice> api_slices(const Slices& ranges) {

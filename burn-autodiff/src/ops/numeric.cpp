@@ -1,5 +1,6 @@
 // Backward of the numeric ops: arithmetic with broadcasting (gradients summed back to each input's
-// shape), scalar variants, min/max, clamps, casts and matmul.
+// shape), scalar variants, min/max, clamps, sign and matmul.
+#include "burn/tensor/module.hpp"
 #include "op_helpers.hpp"
 
 namespace burn::autodiff {
@@ -34,18 +35,6 @@ Hs pick(Step& s, const H& g, OpId wins) {
 }
 
 }  // namespace
-
-Prim AutodiffBackend::cast(Prim x, DType dtype) {
-  // Only float -> float keeps a gradient; a cast to int or bool gives an untracked result.
-  if (!is_float(dtype)) {
-    AdPrim& a = ad_prim(x, "cast");
-    return wrap(inner()->cast(a.take_inner(x.use_count() == 1), dtype));
-  }
-  if (!any_tracked({&x})) return UnwrapBackend::cast(std::move(x), dtype);
-  const DType from = x->dtype();
-  return record1({OpId::cast}, {std::move(x)}, [dtype](Backend& b, Prims p) { return b.cast(std::move(p[0]), dtype); },
-                 [from](Step&, const H& g) -> Hs { return {T(g).cast(from)}; });
-}
 
 Prim AutodiffBackend::add(Prim lhs, Prim rhs) {
   return binary(*this, OpId::add, std::move(lhs), std::move(rhs), 0, false, &Backend::add,
@@ -196,24 +185,8 @@ Prim AutodiffBackend::clamp_max(Prim x, Scalar max) {
                  });
 }
 
-namespace {
-Hs no_gradient(Step&, const H&) { return {}; }
-}  // namespace
-
 Prim AutodiffBackend::sign(Prim x) {
   return record_unary(*this, OpId::sign, std::move(x), &Backend::sign, false, false, no_gradient);
-}
-Prim AutodiffBackend::round(Prim x) {
-  return record_unary(*this, OpId::round, std::move(x), &Backend::round, false, false, no_gradient);
-}
-Prim AutodiffBackend::floor(Prim x) {
-  return record_unary(*this, OpId::floor, std::move(x), &Backend::floor, false, false, no_gradient);
-}
-Prim AutodiffBackend::ceil(Prim x) {
-  return record_unary(*this, OpId::ceil, std::move(x), &Backend::ceil, false, false, no_gradient);
-}
-Prim AutodiffBackend::trunc(Prim x) {
-  return record_unary(*this, OpId::trunc, std::move(x), &Backend::trunc, false, false, no_gradient);
 }
 
 // Batched, broadcast matmul: dA = dC @ B^T and dB = A^T @ dC, summed over broadcast batch dims.

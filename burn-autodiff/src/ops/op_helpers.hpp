@@ -21,6 +21,12 @@ inline uint32_t save_for_cross(const Prim& lhs, const Prim& rhs) {
   return (tracked(rhs) ? in(0) : 0u) | (tracked(lhs) ? in(1) : 0u);
 }
 
+// Backward of the ops PyTorch tracks with a zero gradient almost everywhere (sign, rounding).
+inline Hs no_gradient(Step&, const H&) { return {}; }
+
+// A dim for the public tensor API, which takes signed dims.
+inline int64_t sdim(size_t d) { return static_cast<int64_t>(d); }
+
 // A backend kernel's result on the step's device.
 inline H on_step(const Step& s, Prim p) { return H{s.device(), std::move(p)}; }
 

@@ -1,6 +1,5 @@
-// Backward of the pool and resample module ops. Pools and interpolation call the backend's own
-// backward kernels on the step's device, so they run on any inner backend; max pools keep the argmax
-// indices of the forward pass for it. pixel_shuffle and pixel_unshuffle are each other's inverse.
+// Backward of the pool ops: the backend's own backward kernels on the step's device, so they run on
+// any inner backend; max pools keep the argmax indices of the forward pass for it.
 #include "burn/tensor/module.hpp"
 #include "op_helpers.hpp"
 
@@ -64,29 +63,6 @@ PrimPair AutodiffBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
                                                                                s.extra_output(1).prim))};
                    });
   return {std::move(r.at(0)), std::move(r.at(1))};
-}
-
-Prim AutodiffBackend::interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) {
-  return record1({OpId::interpolate}, {std::move(x)},
-                 [output_size, options](Backend& b, Prims p) {
-                   return b.interpolate(std::move(p[0]), output_size, options);
-                 },
-                 [output_size, options](Step& s, const H& g) -> Hs {
-                   return {on_step(s, s.device()->interpolate_backward(shape_stand_in(s, 0).prim, g.prim,
-                                                                       output_size, options))};
-                 });
-}
-
-Prim AutodiffBackend::pixel_shuffle(Prim x, int64_t factor) {
-  return record1({OpId::pixel_shuffle}, {std::move(x)},
-                 [factor](Backend& b, Prims p) { return b.pixel_shuffle(std::move(p[0]), factor); },
-                 [factor](Step&, const H& g) -> Hs { return {api::pixel_unshuffle(g, factor)}; });
-}
-
-Prim AutodiffBackend::pixel_unshuffle(Prim x, int64_t factor) {
-  return record1({OpId::pixel_unshuffle}, {std::move(x)},
-                 [factor](Backend& b, Prims p) { return b.pixel_unshuffle(std::move(p[0]), factor); },
-                 [factor](Step&, const H& g) -> Hs { return {api::pixel_shuffle(g, factor)}; });
 }
 
 }  // namespace burn::autodiff

@@ -40,7 +40,6 @@ Prim AutodiffBackend::mean_dim(Prim x, size_t dim) {
 
 namespace {
 
-int64_t sdim(size_t d) { return static_cast<int64_t>(d); }
 
 Shape with_dim(const Shape& s, size_t dim, int64_t n) {
   Shape out = s;

@@ -1,6 +1,6 @@
-// Backward of the embedding, normalisation and attention module ops. Embedding and the norms call the
-// backend's own backward kernels on the step's device, so they run on any inner backend; attention has
-// no backward kernel and runs its composite default body on this backend.
+// Backward of the normalisation ops: the backend's own backward kernels on the step's device, so they
+// run on any inner backend.
+#include "burn/tensor/module.hpp"
 #include "op_helpers.hpp"
 
 namespace burn::autodiff {
@@ -39,18 +39,6 @@ uint32_t norm_saves(const Prim& x, const Prim& weight) {
 Prim input_or_null(Step& s, size_t i, bool present) { return present ? s.input(i).prim : nullptr; }
 
 }  // namespace
-
-// d/dweight only: the rows of g summed into the rows the indices picked. The kernel reads only the
-// weight's shape, so a zero-stride stand-in is passed rather than keeping the weight alive.
-Prim AutodiffBackend::embedding(Prim weight, Prim indices) {
-  return record1({OpId::embedding, in(1)}, {std::move(weight), std::move(indices)},
-                 [](Backend& b, Prims p) { return b.embedding(std::move(p[0]), std::move(p[1])); },
-                 [](Step& s, const H& g) -> Hs {
-                   return {on_step(s, s.device()->embedding_backward(shape_stand_in(s, 0).prim, g.prim,
-                                                                     s.input(1).prim)),
-                           H{}};
-                 });
-}
 
 Prim AutodiffBackend::layer_norm(Prim x, Prim weight, Prim bias, size_t normalized_dims, double eps) {
   const bool has_w = weight != nullptr;
@@ -147,14 +135,6 @@ Prim AutodiffBackend::rms_norm(Prim x, Prim weight, size_t normalized_dims, doub
                                                            normalized_dims, eps);
                    return norm_grads(s, g, std::move(r), 2, [](const H&) { return H{}; });
                  });
-}
-
-Prim AutodiffBackend::attention(Prim query, Prim key, Prim value, Prim mask, const AttentionOptions& options) {
-  if (!any_tracked({&query, &key, &value}))
-    return UnwrapBackend::attention(std::move(query), std::move(key), std::move(value), std::move(mask), options);
-  // Composite fallback (no backward kernel exists): the default body (matmul, scale, masked fill with
-  // -inf, softmax, matmul) is differentiable end to end and runs (recorded) on this backend.
-  return Backend::attention(std::move(query), std::move(key), std::move(value), std::move(mask), options);
 }
 
 }  // namespace burn::autodiff

@@ -1,0 +1,25 @@
+// burn-conformance: the calls of the reduce (reductions, variance, sorting, top-k) group.
+#include "call_helpers.hpp"
+
+namespace burn::conformance {
+
+void add_reduce_calls(CallTable& t) {
+  t["reduce_all"] = [](const Device&, Hs& in, const json& a) { return one(api::reduce_all(op_id(a), std::move(in.at(0)))); };
+  t["reduce_dim"] = [](const Device&, Hs& in, const json& a) { return one(api::reduce_dim(op_id(a), std::move(in.at(0)), i64(a, "dim"))); };
+  t["reduce_dim_with_indices"] = [](const Device&, Hs& in, const json& a) {
+    return two(api::reduce_dim_with_indices(op_id(a), std::move(in.at(0)), i64(a, "dim")));
+  };
+  t["var"] = UNARY_CALL(var, i64(a, "dim"), i64(a, "correction"));
+  t["var_mean"] = [](const Device&, Hs& in, const json& a) {
+    return two(api::var_mean(std::move(in.at(0)), i64(a, "dim"), i64(a, "correction")));
+  };
+  t["sort_with_indices"] = [](const Device&, Hs& in, const json& a) {
+    return two(api::sort_with_indices(std::move(in.at(0)), i64(a, "dim"), flag(a, "descending"), flag(a, "stable")));
+  };
+  t["argsort"] = UNARY_CALL(argsort, i64(a, "dim"), flag(a, "descending"), flag(a, "stable"));
+  t["topk_with_indices"] = [](const Device&, Hs& in, const json& a) {
+    return two(api::topk_with_indices(std::move(in.at(0)), i64(a, "k"), i64(a, "dim"), flag(a, "largest")));
+  };
+}
+
+}  // namespace burn::conformance
