@@ -17,10 +17,10 @@
 
 namespace burn {
 
-// The plugin ABI: bump on any change to the op table or to the Backend class layout. The table's
-// fingerprint is checked here at compile time and by the plugin host at load time.
+// The plugin ABI: bump once per release that changes the op table or the Backend class layout. The
+// table's fingerprint (kOpTableHashAtAbi, in op_table.hpp) is checked here at compile time and by the
+// plugin host at load time.
 #define BURN_PLUGIN_ABI_VERSION 3
-inline constexpr uint64_t kOpTableHashAtAbi = 2407184386905971952ull;
 
 namespace detail {
 // Fails with both values in the instantiation note, so the new fingerprint is in the error message.

@@ -14,8 +14,8 @@
 //          outputs and keeps compute-bound ones, fusion fuses memory-bound ops.
 //   (type, param): the signature. Prim parameters are taken by value so a backend can reuse the
 //          buffer of an input whose only handle was moved in.
-// Any change to names, tiers or signatures changes kOpTableHash: bump BURN_PLUGIN_ABI_VERSION and
-// set kOpTableHashAtAbi in backend.hpp (the compile error prints the new value).
+// Any change to names, tiers or signatures changes kOpTableHash: set kOpTableHashAtAbi at the end of
+// this file (the compile error prints the new value) and bump BURN_PLUGIN_ABI_VERSION (backend.hpp).
 #pragma once
 
 #include <cstddef>
@@ -236,5 +236,10 @@ constexpr uint64_t op_table_hash() {
 }  // namespace detail
 
 inline constexpr uint64_t kOpTableHash = detail::op_table_hash();
+
+// The fingerprint this table had when BURN_PLUGIN_ABI_VERSION (backend.hpp) was last set. A change to
+// the rows fails to compile until it is updated (the error prints the new value); bump the ABI version
+// too unless it was already bumped since the last release.
+inline constexpr uint64_t kOpTableHashAtAbi = 2407184386905971952ull;
 
 }  // namespace burn
