@@ -67,12 +67,11 @@ uint16_t f32_to_bf16(float v) {
 }
 
 TensorData::TensorData(Shape shape, DType dtype)
-    : shape_(std::move(shape)), dtype_(dtype),
-      bytes_(static_cast<size_t>(shape_.num_elements()) * dtype_size(dtype), 0) {}
+    : shape_(std::move(shape)), dtype_(dtype), bytes_(checked_bytes(shape_, dtype_size(dtype), "TensorData"), 0) {}
 
 TensorData::TensorData(Shape shape, DType dtype, std::vector<uint8_t> bytes)
     : shape_(std::move(shape)), dtype_(dtype), bytes_(std::move(bytes)) {
-  size_t want = static_cast<size_t>(shape_.num_elements()) * dtype_size(dtype_);
+  const size_t want = checked_bytes(shape_, dtype_size(dtype_), "TensorData");
   if (bytes_.size() != want)
     throw ShapeError("TensorData", "shape " + shape_.to_string() + " of " + std::string(dtype_name(dtype_)) +
                                        " needs " + std::to_string(want) + " bytes, got " +
@@ -80,11 +79,18 @@ TensorData::TensorData(Shape shape, DType dtype, std::vector<uint8_t> bytes)
 }
 
 void TensorData::check_count(size_t n, const Shape& shape) {
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError("TensorData", "negative dim in shape " + shape.to_string());
-  if (static_cast<int64_t>(n) != shape.num_elements())
-    throw ShapeError("TensorData", std::to_string(n) + " values do not fill shape " + shape.to_string() +
-                                       " (" + std::to_string(shape.num_elements()) + " elements)");
+  const int64_t want = checked_num_elements(shape, "TensorData");
+  if (n != static_cast<size_t>(want))
+    throw ShapeError("TensorData", std::to_string(n) + " values do not fill shape " + shape.to_string() + " (" +
+                                       std::to_string(want) + " elements)");
+}
+
+void TensorData::check_size(size_t elem_size, const char* op) const {
+  // bytes() is writable, so a caller may have resized the buffer behind the shape's back.
+  if (bytes_.size() != static_cast<size_t>(num_elements()) * elem_size)
+    throw ShapeError(op, "data of shape " + shape_.to_string() + " holds " + std::to_string(bytes_.size()) +
+                             " bytes, not " + std::to_string(num_elements()) + " elements of " +
+                             std::to_string(elem_size) + " bytes");
 }
 
 void TensorData::check_dtype(DType want, const char* op) const {
@@ -94,7 +100,11 @@ void TensorData::check_dtype(DType want, const char* op) const {
 }
 
 double TensorData::value_f64(int64_t i) const {
-  const uint8_t* p = bytes_.data() + static_cast<size_t>(i) * dtype_size(dtype_);
+  const size_t w = dtype_size(dtype_);
+  if (i < 0 || static_cast<size_t>(i) >= bytes_.size() / w)
+    throw IndexError("TensorData::value_f64", "element " + std::to_string(i) + " is out of range for " +
+                                                  std::to_string(bytes_.size() / w) + " elements");
+  const uint8_t* p = bytes_.data() + static_cast<size_t>(i) * w;
   switch (dtype_) {
     case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
     case DType::F64: { double v; std::memcpy(&v, p, 8); return v; }
@@ -110,6 +120,7 @@ double TensorData::value_f64(int64_t i) const {
 }
 
 std::vector<double> TensorData::to_f64_vec() const {
+  check_size(dtype_size(dtype_), "to_f64_vec");
   std::vector<double> out(static_cast<size_t>(num_elements()));
   for (size_t i = 0; i < out.size(); ++i) out[i] = value_f64(static_cast<int64_t>(i));
   return out;
@@ -150,6 +161,7 @@ void store(uint8_t* p, DType to, double f, int64_t i) {
 
 TensorData TensorData::convert(DType to) const {
   if (to == dtype_) return *this;
+  check_size(dtype_size(dtype_), "convert");
   TensorData out(shape_, to);
   size_t w = dtype_size(to);
   for (int64_t k = 0; k < num_elements(); ++k)
@@ -158,7 +170,7 @@ TensorData TensorData::convert(DType to) const {
 }
 
 TensorData TensorData::reshape(Shape shape) const {
-  if (shape.num_elements() != num_elements())
+  if (checked_num_elements(shape, "TensorData::reshape") != num_elements())
     throw ShapeError("TensorData::reshape", "cannot reshape " + shape_.to_string() + " to " + shape.to_string());
   return TensorData(std::move(shape), dtype_, bytes_);
 }
@@ -235,6 +247,7 @@ void print_rec(std::ostringstream& os, const TensorData& d, const std::vector<in
 }  // namespace
 
 std::string TensorData::to_string(int64_t threshold, int edge_items) const {
+  check_size(dtype_size(dtype_), "TensorData::to_string");
   std::ostringstream os;
   if (shape_.rank() == 0) {
     os << value_f64(0);

@@ -35,11 +35,11 @@ PoolOptions normalise_pool(const H& x, const PoolOptions& o, bool is_max, const 
     for (int64_t d : p.dilation)
       if (d != 1) throw ValueError(op, "average pools take no dilation, got " + dims_text(p.dilation));
   for (size_t i = 0; i < n; ++i) {
-    const int64_t eff = p.dilation[i] * (p.kernel[i] - 1) + 1;
+    const int64_t eff = dilated_extent(p.dilation[i], p.kernel[i], op);
     if (p.padding[i] > eff / 2 || p.padding_end[i] > eff / 2)
       throw ValueError(op, "padding " + dims_text(p.padding) + " / " + dims_text(p.padding_end) +
                                " must be at most half of the (dilated) kernel " + dims_text(p.kernel));
-    const int64_t in = shape(x)[i + 2] + p.padding[i] + p.padding_end[i];
+    const int64_t in = checked_add(shape(x)[i + 2], checked_add(p.padding[i], p.padding_end[i], op), op);
     if (eff > in)
       throw ShapeError(op, "kernel " + dims_text(p.kernel) + " (dilation " + dims_text(p.dilation) +
                                ") is larger than the padded input " + shape(x).to_string());
@@ -55,13 +55,14 @@ void check_indices(const H& x, const H& g, const H& idx, const char* op) {
     throw ShapeError(op, "indices have shape " + shape(idx).to_string() + ", grad_out " + shape(g).to_string());
 }
 
-// Output length of a pool along one dim (PyTorch's rule, padding_end as the after-padding).
+// Output length of a pool along one dim (PyTorch's rule, padding_end as the after-padding). In
+// 128 bits: normalise_pool bounded the operands, but a stride near INT64_MAX still overflows span + s.
 int64_t pool_output_len(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
-  const int64_t span = in + pb + pe - d * (k - 1) - 1;
-  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  const __int128 span = static_cast<__int128>(in) + pb + pe - static_cast<__int128>(d) * (k - 1) - 1;
+  __int128 out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
   // the last window must start inside the input or the leading padding
-  if (ceil_mode && (out - 1) * s >= in + pb) --out;
-  return out;
+  if (ceil_mode && (out - 1) * s >= static_cast<__int128>(in) + pb) --out;
+  return static_cast<int64_t>(out);  // <= span + 1, which fits
 }
 
 std::vector<int64_t> pool_out_spatial(const H& x, const PoolOptions& p, const char* op) {
@@ -72,6 +73,7 @@ std::vector<int64_t> pool_out_spatial(const H& x, const PoolOptions& p, const ch
     if (o <= 0) throw ShapeError(op, "input " + shape(x).to_string() + " gives an empty output");
     out.push_back(o);
   }
+  check_output(nc_with(x, out), x, op);
   return out;
 }
 

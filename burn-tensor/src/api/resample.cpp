@@ -43,7 +43,7 @@ H pixel_shuffle(H x, int64_t factor) {
   if (factor <= 0) throw ValueError(op, "factor must be positive, got " + std::to_string(factor));
   if (rank(x) < 3) throw ShapeError(op, "expected (*, C, H, W), got shape " + shape(x).to_string());
   const int64_t c = shape(x)[rank(x) - 3];
-  if (c % (factor * factor) != 0)
+  if (c % checked_mul(factor, factor, op) != 0)
     throw ShapeError(op, "channels " + std::to_string(c) + " of " + shape(x).to_string() +
                              " are not divisible by factor^2 = " + std::to_string(factor * factor));
   return with(x, be(x, op).pixel_shuffle(std::move(x.prim), factor));

@@ -44,6 +44,8 @@ using Hs = std::vector<TensorHandle>;
 BURN_TENSOR_API void check_tensor(const H& h, size_t rank, Kind kind, const char* op);
 BURN_TENSOR_API Kind kind_of(DType d);
 BURN_TENSOR_API DType default_dtype(Kind k);
+// ValueError naming `op`: the tensor is empty (default-constructed or moved-from).
+[[noreturn]] BURN_TENSOR_API void throw_empty_tensor(const char* op);
 
 // creation
 BURN_TENSOR_API H empty(const Device& d, const Shape& s, DType dt);
