@@ -208,3 +208,13 @@ TEST(Hardening, TensorDataChecksItsShape) {
   expect_error<ShapeError>([&] { (void)resized.to_vec<float>(); }, {"[to_vec]"});
   EXPECT_THROW(Shape({1LL << 32, 1LL << 32}).num_elements(), ShapeError);
 }
+
+// Int scatter and select_assign add as PyTorch does, wrapping on overflow (the cpu kernels added in
+// signed int64: undefined behaviour, reported by UBSan).
+TEST(Hardening, IntScatterAddWraps) {
+  auto x = Tensor<1, Int>::from_vector(std::vector<int64_t>{kMax, 0}, {2}, dev());
+  auto idx = Tensor<1, Int>::from_vector(std::vector<int64_t>{0}, {1}, dev());
+  auto one = Tensor<1, Int>::from_vector(std::vector<int64_t>{1}, {1}, dev());
+  EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
+  EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
+}
