@@ -218,3 +218,23 @@ TEST(Hardening, IntScatterAddWraps) {
   EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
   EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
 }
+
+// The cpu matmul kept references to the shapes of its operands while replacing a strided one by a
+// contiguous copy: when the caller had moved in its only handle, the shapes were read after free.
+TEST(Hardening, MatmulOfAMovedStridedView) {
+  auto a = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 2, 3, 4}, {2, 2}, dev());
+  auto w = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 1}, {2, 1}, dev());
+  TensorHandle out = api::matmul(api::swap_dims(a.handle(), 0, 1), w.handle());
+  const Tensor<2, Int> t(out);
+  EXPECT_EQ(t.to_vec<int64_t>(), (std::vector<int64_t>{4, 6}));
+}
+
+// Int scatter and select_assign add as PyTorch does, wrapping on overflow (the cpu kernels added in
+// signed int64: undefined behaviour, reported by UBSan).
+TEST(Hardening, IntScatterAddWraps) {
+  auto x = Tensor<1, Int>::from_vector(std::vector<int64_t>{kMax, 0}, {2}, dev());
+  auto idx = Tensor<1, Int>::from_vector(std::vector<int64_t>{0}, {1}, dev());
+  auto one = Tensor<1, Int>::from_vector(std::vector<int64_t>{1}, {1}, dev());
+  EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
+  EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
+}
