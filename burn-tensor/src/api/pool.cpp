@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "burn/tensor/detail/sampling_taps.hpp"
 #include "burn/tensor/module.hpp"
 #include "module_checks.hpp"
 
@@ -55,20 +56,10 @@ void check_indices(const H& x, const H& g, const H& idx, const char* op) {
     throw ShapeError(op, "indices have shape " + shape(idx).to_string() + ", grad_out " + shape(g).to_string());
 }
 
-// Output length of a pool along one dim (PyTorch's rule, padding_end as the after-padding). In
-// 128 bits: normalise_pool bounded the operands, but a stride near INT64_MAX still overflows span + s.
-int64_t pool_output_len(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
-  const __int128 span = static_cast<__int128>(in) + pb + pe - static_cast<__int128>(d) * (k - 1) - 1;
-  __int128 out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-  // the last window must start inside the input or the leading padding
-  if (ceil_mode && (out - 1) * s >= static_cast<__int128>(in) + pb) --out;
-  return static_cast<int64_t>(out);  // <= span + 1, which fits
-}
-
 std::vector<int64_t> pool_out_spatial(const H& x, const PoolOptions& p, const char* op) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < p.kernel.size(); ++i) {
-    const int64_t o = pool_output_len(shape(x)[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
+    const int64_t o = module_detail::pool_out_len(shape(x)[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
                                       p.dilation[i], p.ceil_mode);
     if (o <= 0) throw ShapeError(op, "input " + shape(x).to_string() + " gives an empty output");
     out.push_back(o);
