@@ -68,6 +68,11 @@ std::vector<int64_t> pool_out_spatial(const H& x, const PoolOptions& p, const ch
   return out;
 }
 
+// Adaptive windows are [o * in / out, ((o + 1) * in + out - 1) / out): that must fit int64.
+void check_adaptive(const H& x, const std::vector<int64_t>& out, const char* op) {
+  for (size_t i = 0; i < out.size(); ++i) checked_mul(checked_add(out[i], 1, op), checked_add(shape(x)[i + 2], 1, op), op);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------- pooling
@@ -111,6 +116,7 @@ H adaptive_avg_pool(H x, const std::vector<int64_t>& output_size) {
   require_float(x, op);
   require_nonempty_planes(x, op);
   Shape out(checked_output_size(x, output_size, op));
+  check_adaptive(x, out.dims(), op);
   return with(x, be(x, op).adaptive_avg_pool(std::move(x.prim), out));
 }
 
@@ -125,6 +131,7 @@ H adaptive_avg_pool_backward(H x, const H& grad_out) {
                              " differ in rank");
   std::vector<int64_t> sp(shape(grad_out).begin() + 2, shape(grad_out).end());
   checked_output_size(x, sp, op);
+  check_adaptive(x, sp, op);
   check_grad_out(x, grad_out, nc_with(x, sp), op);
   return with(x, be(x, op).adaptive_avg_pool_backward(std::move(x.prim), grad_out.prim));
 }
@@ -135,6 +142,7 @@ std::pair<H, H> adaptive_max_pool(H x, const std::vector<int64_t>& output_size) 
   require_float(x, op);
   require_nonempty_planes(x, op);
   Shape out(checked_output_size(x, output_size, op));
+  check_adaptive(x, out.dims(), op);
   H like = x;
   auto [v, i] = be(x, op).adaptive_max_pool(std::move(x.prim), out);
   return {with(like, std::move(v)), with(like, std::move(i))};
@@ -150,6 +158,7 @@ H adaptive_max_pool_backward(H x, const H& grad_out, const H& indices) {
                              " differ in rank");
   std::vector<int64_t> sp(shape(grad_out).begin() + 2, shape(grad_out).end());
   checked_output_size(x, sp, op);
+  check_adaptive(x, sp, op);
   check_grad_out(x, grad_out, nc_with(x, sp), op);
   check_indices(x, grad_out, indices, op);
   return with(x, be(x, op).adaptive_max_pool_backward(std::move(x.prim), grad_out.prim, indices.prim));
