@@ -314,3 +314,52 @@ TEST(Hardening, AdaptivePoolWindowsCannotOverflow) {
   expect_error<ShapeError>([&] { module::adaptive_avg_pool(x, {2}); }, {"[adaptive_avg_pool]", "overflows"});
   expect_error<ShapeError>([&] { module::adaptive_max_pool(x, {2}); }, {"[adaptive_max_pool]"});
 }
+
+// A kernel far larger than the input (padding up to half of it is legal): the cpu kernels sized a
+// padded scratch row and window-row list by the kernel (std::bad_alloc escaped, or minutes of loops).
+// Now the taps outside the input are skipped, and a scratch row too large to have is OutOfMemory.
+TEST(Hardening, PoolKernelFarLargerThanInput) {
+  auto x = Tensor<3>::from_vector(std::vector<float>{1, 4, 2, 3}, {1, 1, 4}, dev());
+  auto [m, i] = module::max_pool_with_indices<3>(x, {.kernel = {1LL << 40}, .padding = {1LL << 39}});
+  EXPECT_EQ(m.to_vec<float>(), std::vector<float>{4});
+  EXPECT_EQ(i.to_vec<int64_t>(), std::vector<int64_t>{1});
+  auto a = module::avg_pool1d(x, {.kernel = {1 << 20}, .padding = {1 << 19}});
+  EXPECT_FLOAT_EQ(a.to_vec<float>()[0], 10.0f / (1 << 20));  // count_include_pad: the whole window
+  expect_error<OutOfMemory>([&] { module::avg_pool1d(x, {.kernel = {1LL << 60}, .padding = {1LL << 59}}); },
+                            {"[avg_pool]"});
+}
+
+// Slice::at(INT64_MAX) computed INT64_MAX + 1 before the range check (undefined behaviour).
+TEST(Hardening, SliceAtTheLastIndex) {
+  auto x = Tensor<2>::ones({2, 3}, dev());
+  expect_error<IndexError>([&] { x.slice({Slice::at(kMax)}); }, {"[slice]", "9223372036854775807"});
+  expect_error<IndexError>([&] { x.slice({Slice::at(kMin)}); }, {"[slice]"});
+}
+
+// The cpu matmul kept references to the shapes of its operands while replacing a strided one by a
+// contiguous copy: when the caller had moved in its only handle, the shapes were read after free.
+TEST(Hardening, MatmulOfAMovedStridedView) {
+  auto a = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 2, 3, 4}, {2, 2}, dev());
+  auto w = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 1}, {2, 1}, dev());
+  TensorHandle out = api::matmul(api::swap_dims(a.handle(), 0, 1), w.handle());
+  const Tensor<2, Int> t(out);
+  EXPECT_EQ(t.to_vec<int64_t>(), (std::vector<int64_t>{4, 6}));
+}
+
+// Int scatter and select_assign add as PyTorch does, wrapping on overflow (the cpu kernels added in
+// signed int64: undefined behaviour, reported by UBSan).
+TEST(Hardening, IntScatterAddWraps) {
+  auto x = Tensor<1, Int>::from_vector(std::vector<int64_t>{kMax, 0}, {2}, dev());
+  auto idx = Tensor<1, Int>::from_vector(std::vector<int64_t>{0}, {1}, dev());
+  auto one = Tensor<1, Int>::from_vector(std::vector<int64_t>{1}, {1}, dev());
+  EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
+  EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
+}
+
+// Adaptive windows end at ((o + 1) * in + out - 1) / out: for a huge (expanded) input dim that
+// overflowed int64 in the kernels; refused up front now.
+TEST(Hardening, AdaptivePoolWindowsCannotOverflow) {
+  auto x = Tensor<3>::ones({1, 1, 1}, dev()).expand({1, 1, 1LL << 62});
+  expect_error<ShapeError>([&] { module::adaptive_avg_pool(x, {2}); }, {"[adaptive_avg_pool]", "overflows"});
+  expect_error<ShapeError>([&] { module::adaptive_max_pool(x, {2}); }, {"[adaptive_max_pool]"});
+}
