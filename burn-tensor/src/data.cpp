@@ -1,10 +1,13 @@
 // TensorData: typed host buffers, dtype conversion, approximate comparison and printing.
 #include "burn/tensor/data.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
 #include <sstream>
+
+#include "burn/tensor/scalar.hpp"
 
 namespace burn {
 
@@ -136,10 +139,7 @@ int64_t value_i64(const TensorData& d, int64_t i) {
     case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DType::I8: return static_cast<int8_t>(*p);
     case DType::U8: case DType::Bool: return *p;
-    default: {
-      double v = d.value_f64(i);
-      return std::isfinite(v) ? static_cast<int64_t>(v) : 0;
-    }
+    default: return Scalar::saturate(d.value_f64(i));  // as the cpu cast: a plain cast of 1e30 is undefined
   }
 }
 
@@ -220,22 +220,27 @@ bool TensorData::operator==(const TensorData& o) const {
 
 namespace {
 
+// Ints print exactly: through a double, INT64_MAX became 2^63 and its cast back was undefined.
+void print_value(std::ostringstream& os, const TensorData& d, int64_t at) {
+  if (d.dtype() == DType::Bool) os << (d.value_f64(at) != 0 ? "true" : "false");
+  else if (is_int(d.dtype())) os << value_i64(d, at);
+  else os << std::setprecision(6) << d.value_f64(at);
+}
+
 void print_rec(std::ostringstream& os, const TensorData& d, const std::vector<int64_t>& strides, size_t dim,
                int64_t base, bool summarise, int edge, int indent) {
   const Shape& s = d.shape();
   os << '[';
   int64_t n = s[dim];
   for (int64_t i = 0; i < n; ++i) {
-    if (summarise && n > 2 * edge && i == edge) {
-      os << (dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
+    if (summarise && n > 2 * static_cast<int64_t>(edge) && i == edge) {
+      if (edge == 0) os << "...";  // nothing follows
+      else os << (dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
       i = n - edge - 1;
       continue;
     }
     if (dim + 1 == s.rank()) {
-      double v = d.value_f64(base + i * strides[dim]);
-      if (d.dtype() == DType::Bool) os << (v != 0 ? "true" : "false");
-      else if (is_int(d.dtype())) os << static_cast<int64_t>(v);
-      else os << std::setprecision(6) << v;
+      print_value(os, d, base + i * strides[dim]);
     } else {
       print_rec(os, d, strides, dim + 1, base + i * strides[dim], summarise, edge, indent + 1);
     }
@@ -250,11 +255,11 @@ std::string TensorData::to_string(int64_t threshold, int edge_items) const {
   check_size(dtype_size(dtype_), "TensorData::to_string");
   std::ostringstream os;
   if (shape_.rank() == 0) {
-    os << value_f64(0);
+    print_value(os, *this, 0);
   } else if (num_elements() == 0) {
     os << "[]";
   } else {
-    print_rec(os, *this, contiguous_strides(shape_), 0, 0, num_elements() > threshold, edge_items, 0);
+    print_rec(os, *this, contiguous_strides(shape_), 0, 0, num_elements() > threshold, std::max(edge_items, 0), 0);
   }
   return os.str();
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <utility>
 
 #include "burn/tensor.hpp"
@@ -209,112 +210,6 @@ TEST(Hardening, TensorDataChecksItsShape) {
   EXPECT_THROW(Shape({1LL << 32, 1LL << 32}).num_elements(), ShapeError);
 }
 
-// Int scatter and select_assign add as PyTorch does, wrapping on overflow (the cpu kernels added in
-// signed int64: undefined behaviour, reported by UBSan).
-TEST(Hardening, IntScatterAddWraps) {
-  auto x = Tensor<1, Int>::from_vector(std::vector<int64_t>{kMax, 0}, {2}, dev());
-  auto idx = Tensor<1, Int>::from_vector(std::vector<int64_t>{0}, {1}, dev());
-  auto one = Tensor<1, Int>::from_vector(std::vector<int64_t>{1}, {1}, dev());
-  EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-  EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-}
-
-// The cpu matmul kept references to the shapes of its operands while replacing a strided one by a
-// contiguous copy: when the caller had moved in its only handle, the shapes were read after free.
-TEST(Hardening, MatmulOfAMovedStridedView) {
-  auto a = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 2, 3, 4}, {2, 2}, dev());
-  auto w = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 1}, {2, 1}, dev());
-  TensorHandle out = api::matmul(api::swap_dims(a.handle(), 0, 1), w.handle());
-  const Tensor<2, Int> t(out);
-  EXPECT_EQ(t.to_vec<int64_t>(), (std::vector<int64_t>{4, 6}));
-}
-
-// Int scatter and select_assign add as PyTorch does, wrapping on overflow (the cpu kernels added in
-// signed int64: undefined behaviour, reported by UBSan).
-TEST(Hardening, IntScatterAddWraps) {
-  auto x = Tensor<1, Int>::from_vector(std::vector<int64_t>{kMax, 0}, {2}, dev());
-  auto idx = Tensor<1, Int>::from_vector(std::vector<int64_t>{0}, {1}, dev());
-  auto one = Tensor<1, Int>::from_vector(std::vector<int64_t>{1}, {1}, dev());
-  EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-  EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-}
-
-// A kernel far larger than the input (padding up to half of it is legal): the cpu kernels sized a
-// padded scratch row and window-row list by the kernel (std::bad_alloc escaped, or minutes of loops).
-// Now the taps outside the input are skipped, and a scratch row too large to have is OutOfMemory.
-TEST(Hardening, PoolKernelFarLargerThanInput) {
-  auto x = Tensor<3>::from_vector(std::vector<float>{1, 4, 2, 3}, {1, 1, 4}, dev());
-  auto [m, i] = module::max_pool_with_indices<3>(x, {.kernel = {1LL << 40}, .padding = {1LL << 39}});
-  EXPECT_EQ(m.to_vec<float>(), std::vector<float>{4});
-  EXPECT_EQ(i.to_vec<int64_t>(), std::vector<int64_t>{1});
-  auto a = module::avg_pool1d(x, {.kernel = {1 << 20}, .padding = {1 << 19}});
-  EXPECT_FLOAT_EQ(a.to_vec<float>()[0], 10.0f / (1 << 20));  // count_include_pad: the whole window
-  expect_error<OutOfMemory>([&] { module::avg_pool1d(x, {.kernel = {1LL << 60}, .padding = {1LL << 59}}); },
-                            {"[avg_pool]"});
-}
-
-// The cpu matmul kept references to the shapes of its operands while replacing a strided one by a
-// contiguous copy: when the caller had moved in its only handle, the shapes were read after free.
-TEST(Hardening, MatmulOfAMovedStridedView) {
-  auto a = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 2, 3, 4}, {2, 2}, dev());
-  auto w = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 1}, {2, 1}, dev());
-  TensorHandle out = api::matmul(api::swap_dims(a.handle(), 0, 1), w.handle());
-  const Tensor<2, Int> t(out);
-  EXPECT_EQ(t.to_vec<int64_t>(), (std::vector<int64_t>{4, 6}));
-}
-
-// Int scatter and select_assign add as PyTorch does, wrapping on overflow (the cpu kernels added in
-// signed int64: undefined behaviour, reported by UBSan).
-TEST(Hardening, IntScatterAddWraps) {
-  auto x = Tensor<1, Int>::from_vector(std::vector<int64_t>{kMax, 0}, {2}, dev());
-  auto idx = Tensor<1, Int>::from_vector(std::vector<int64_t>{0}, {1}, dev());
-  auto one = Tensor<1, Int>::from_vector(std::vector<int64_t>{1}, {1}, dev());
-  EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-  EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-}
-
-// A kernel far larger than the input (padding up to half of it is legal): the cpu kernels sized a
-// padded scratch row and window-row list by the kernel (std::bad_alloc escaped, or minutes of loops).
-// Now the taps outside the input are skipped, and a scratch row too large to have is OutOfMemory.
-TEST(Hardening, PoolKernelFarLargerThanInput) {
-  auto x = Tensor<3>::from_vector(std::vector<float>{1, 4, 2, 3}, {1, 1, 4}, dev());
-  auto [m, i] = module::max_pool_with_indices<3>(x, {.kernel = {1LL << 40}, .padding = {1LL << 39}});
-  EXPECT_EQ(m.to_vec<float>(), std::vector<float>{4});
-  EXPECT_EQ(i.to_vec<int64_t>(), std::vector<int64_t>{1});
-  auto a = module::avg_pool1d(x, {.kernel = {1 << 20}, .padding = {1 << 19}});
-  EXPECT_FLOAT_EQ(a.to_vec<float>()[0], 10.0f / (1 << 20));  // count_include_pad: the whole window
-  expect_error<OutOfMemory>([&] { module::avg_pool1d(x, {.kernel = {1LL << 60}, .padding = {1LL << 59}}); },
-                            {"[avg_pool]"});
-}
-
-// The cpu matmul kept references to the shapes of its operands while replacing a strided one by a
-// contiguous copy: when the caller had moved in its only handle, the shapes were read after free.
-TEST(Hardening, MatmulOfAMovedStridedView) {
-  auto a = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 2, 3, 4}, {2, 2}, dev());
-  auto w = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 1}, {2, 1}, dev());
-  TensorHandle out = api::matmul(api::swap_dims(a.handle(), 0, 1), w.handle());
-  const Tensor<2, Int> t(out);
-  EXPECT_EQ(t.to_vec<int64_t>(), (std::vector<int64_t>{4, 6}));
-}
-
-// Int scatter and select_assign add as PyTorch does, wrapping on overflow (the cpu kernels added in
-// signed int64: undefined behaviour, reported by UBSan).
-TEST(Hardening, IntScatterAddWraps) {
-  auto x = Tensor<1, Int>::from_vector(std::vector<int64_t>{kMax, 0}, {2}, dev());
-  auto idx = Tensor<1, Int>::from_vector(std::vector<int64_t>{0}, {1}, dev());
-  auto one = Tensor<1, Int>::from_vector(std::vector<int64_t>{1}, {1}, dev());
-  EXPECT_EQ(x.scatter(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-  EXPECT_EQ(x.select_assign(0, idx, one).to_vec<int64_t>(), (std::vector<int64_t>{kMin, 0}));
-}
-
-// Adaptive windows end at ((o + 1) * in + out - 1) / out: for a huge (expanded) input dim that
-// overflowed int64 in the kernels; refused up front now.
-TEST(Hardening, AdaptivePoolWindowsCannotOverflow) {
-  auto x = Tensor<3>::ones({1, 1, 1}, dev()).expand({1, 1, 1LL << 62});
-  expect_error<ShapeError>([&] { module::adaptive_avg_pool(x, {2}); }, {"[adaptive_avg_pool]", "overflows"});
-  expect_error<ShapeError>([&] { module::adaptive_max_pool(x, {2}); }, {"[adaptive_max_pool]"});
-}
-
 // A kernel far larger than the input (padding up to half of it is legal): the cpu kernels sized a
 // padded scratch row and window-row list by the kernel (std::bad_alloc escaped, or minutes of loops).
 // Now the taps outside the input are skipped, and a scratch row too large to have is OutOfMemory.
@@ -362,4 +257,18 @@ TEST(Hardening, AdaptivePoolWindowsCannotOverflow) {
   auto x = Tensor<3>::ones({1, 1, 1}, dev()).expand({1, 1, 1LL << 62});
   expect_error<ShapeError>([&] { module::adaptive_avg_pool(x, {2}); }, {"[adaptive_avg_pool]", "overflows"});
   expect_error<ShapeError>([&] { module::adaptive_max_pool(x, {2}); }, {"[adaptive_max_pool]"});
+}
+
+// Printing went through double: INT64_MAX printed as -9223372036854775808 (an undefined cast of
+// 2^63), and 2 * edge_items overflowed int. Float-to-int conversion of TensorData saturates as the
+// cpu cast does instead of an undefined cast.
+TEST(Hardening, TensorDataPrintsAndConvertsExactly) {
+  auto d = TensorData::from_vector<int64_t>({kMax, kMin, (1LL << 53) + 1}, Shape{3});
+  EXPECT_EQ(d.to_string(), "[9223372036854775807, -9223372036854775808, 9007199254740993]");
+  EXPECT_EQ(TensorData::from_vector<int64_t>({kMax}, Shape{}).to_string(), "9223372036854775807");
+  EXPECT_EQ(d.to_string(1, INT_MAX), d.to_string());
+  EXPECT_EQ(d.to_string(1, -5), "[...]");
+  EXPECT_EQ(d.to_string(1, 1), "[9223372036854775807, ..., 9007199254740993]");
+  auto f = TensorData::from_vector<float>({1e30f, -1e30f, std::nanf(""), 2.9f}, Shape{4});
+  EXPECT_EQ(f.convert(DType::I64).to_vec<int64_t>(), (std::vector<int64_t>{kMax, kMin, 0, 2}));
 }
