@@ -13,6 +13,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "plugin/decorator_library.hpp"
 
 namespace burn {
 namespace {
@@ -102,13 +103,13 @@ DecoratorFactory find_decorator(const std::string& name) {
 }
 
 DecoratorFactory require_decorator(const std::string& name, std::string_view spec) {
-  DecoratorFactory f = find_decorator(name);
-  if (!f) {
-    throw PluginError(kOp, "unknown decorator '" + name + "' in '" + std::string(spec) + "'; registered: " +
-                               join(registered_decorators()) +
-                               " (autodiff and fusion register theirs when their libraries are linked)");
-  }
-  return f;
+  if (DecoratorFactory f = find_decorator(name)) return f;
+  // Not linked, or linked but dropped by --as-needed: load the component that provides it.
+  const detail::DecoratorLibrary lib = detail::load_decorator_library(name);
+  if (DecoratorFactory f = find_decorator(name)) return f;
+  const std::string why = lib.loaded ? lib.path + " is loaded but registers no decorator '" + name + "'" : lib.error;
+  throw PluginError(kOp, "unknown decorator '" + name + "' in '" + std::string(spec) +
+                             "'; registered: " + join(registered_decorators()) + "; " + why);
 }
 
 BackendPtr apply_decorator(const DecoratorFactory& f, const std::string& name, BackendPtr inner) {

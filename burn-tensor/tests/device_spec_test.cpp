@@ -10,6 +10,7 @@
 #include "burn/tensor/device.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "burn/tensor/version.hpp"
 
 namespace {
 
@@ -98,6 +99,9 @@ TEST(Device, UnknownDecoratorThrowsPluginErrorListingTheRegisteredOnes) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("unknown decorator 'nosuch'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("trace"), std::string::npos) << msg;
+    // It also looked for the component library that would provide it, next to libburn-tensor.
+    const std::string lib = "/libburn-nosuch.so." + std::to_string(BURN_TENSOR_VERSION_MAJOR) + " does not exist";
+    EXPECT_NE(msg.find(lib), std::string::npos) << msg;
   }
 }
 
