@@ -78,9 +78,14 @@ struct DecoratorRegistry {
   DecoratorRegistry() {
     factories["trace"] = [](BackendPtr inner) { return make_trace_backend(std::move(inner)); };
     factories["defaults"] = [](BackendPtr inner) { return make_defaults_backend(std::move(inner)); };
+    summaries["defaults"] = "runs burn-tensor's composite body of every DEFAULT op over the inner backend's "
+                            "ops, to check the composites (burn-tensor)";
+    summaries["trace"] = "counts every op call and logs it at debug level (BURN_LOG=debug), then forwards it "
+                         "(burn-tensor)";
   }
   std::mutex mutex;
   std::map<std::string, DecoratorFactory> factories;
+  std::map<std::string, std::string> summaries;
 };
 
 DecoratorRegistry& decorator_registry() {
@@ -227,7 +232,7 @@ Device Device::wrap(std::string_view decorator) const {
 
 std::string Device::name() const { return backend_ ? backend_->name() : "none"; }
 
-void register_decorator(const std::string& name, DecoratorFactory factory) {
+void register_decorator(const std::string& name, DecoratorFactory factory, std::string summary) {
   if (!is_valid_name(name)) {
     throw ValueError("register_decorator", "malformed decorator name '" + name + "': expected [A-Za-z0-9_-]+");
   }
@@ -235,6 +240,14 @@ void register_decorator(const std::string& name, DecoratorFactory factory) {
   auto& reg = decorator_registry();
   std::lock_guard lock(reg.mutex);
   reg.factories[name] = std::move(factory);  // re-registering replaces: the last one linked wins
+  reg.summaries[name] = std::move(summary);
+}
+
+std::string decorator_summary(const std::string& name) {
+  auto& reg = decorator_registry();
+  std::lock_guard lock(reg.mutex);
+  const auto it = reg.summaries.find(name);
+  return it == reg.summaries.end() ? std::string() : it->second;
 }
 
 std::vector<std::string> registered_decorators() {

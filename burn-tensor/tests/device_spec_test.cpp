@@ -78,6 +78,16 @@ TEST(Device, RegisterDecoratorChecksItsArguments) {
   EXPECT_THROW(burn::register_decorator("empty", burn::DecoratorFactory{}), burn::ValueError);
   burn::register_decorator("testdeco", [](burn::BackendPtr inner) { return burn::make_trace_backend(inner); });
   EXPECT_TRUE(contains(burn::registered_decorators(), "testdeco"));
+  EXPECT_EQ(burn::decorator_summary("testdeco"), "");
+}
+
+// `burn devices` shows each decorator's summary next to its spec form.
+TEST(Device, DecoratorSummaryIsKeptWithTheName) {
+  burn::register_decorator(
+      "testdeco3", [](burn::BackendPtr inner) { return burn::make_trace_backend(inner); }, "a test decorator");
+  EXPECT_EQ(burn::decorator_summary("testdeco3"), "a test decorator");
+  EXPECT_NE(burn::decorator_summary("trace").find("(burn-tensor)"), std::string::npos);
+  EXPECT_EQ(burn::decorator_summary("no-such-decorator"), "");
 }
 
 TEST(Device, UnknownBackendThrowsPluginErrorListingWhatWasFound) {

@@ -1,8 +1,12 @@
 // The plugin host: finds `libburn-*.so` files, checks their descriptors, keeps the accepted ones
 // loaded for the life of the process and makes backends from them. See docs/plugins.md.
+#include <cxxabi.h>
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -101,6 +105,42 @@ std::string name_from_filename(const fs::path& p) {
 long version_major(const std::string& v) {
   if (v.empty() || v[0] < '0' || v[0] > '9') return -1;
   return std::strtol(v.c_str(), nullptr, 10);
+}
+
+// False only when the first bytes are readable and are not "\x7fELF"; an unreadable file is left to
+// dlopen, whose reason (e.g. "Permission denied") is then the accurate one.
+bool has_elf_magic(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return true;
+  char magic[4] = {};
+  const size_t n = std::fread(magic, 1, sizeof magic, f);
+  const bool read_error = std::ferror(f) != 0;
+  std::fclose(f);
+  return read_error || (n == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0);
+}
+
+// Why dlopen(path) just failed, from dlerror(). Boost's own error code for it is always EBADF ("Bad
+// file descriptor"), which is not the cause, so it is not shown.
+std::string dlopen_reason(const std::string& path) {
+  const char* raw = dlerror();
+  std::string why = raw ? raw : "no reason given";
+  // dlerror() starts with the file it failed on: drop the plugin's own path (the caller names it).
+  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+  // A dependency that cannot be found reads "libx.so: cannot open shared object file: No such file or
+  // directory", which looks as if the plugin itself were missing: name the dependency instead.
+  const std::string cannot_open = ": cannot open shared object file: ";
+  if (const size_t pos = why.find(cannot_open); pos != std::string::npos) {
+    return "needs " + why.substr(0, pos) + ", which cannot be opened: " + why.substr(pos + cannot_open.size());
+  }
+  const std::string undefined = "undefined symbol: ";
+  if (why.rfind(undefined, 0) == 0) {
+    const std::string symbol = why.substr(undefined.size());
+    int status = -1;
+    char* demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
+    if (status == 0 && demangled) why += std::string(" (") + demangled + ")";
+    std::free(demangled);
+  }
+  return why;
 }
 
 std::string canonical_or_absolute(const fs::path& p) {
@@ -209,8 +249,8 @@ class Host {
       reject_selected(index, reason);
       // Loop: another loaded plugin of the same name may take over; if none, the next round throws.
       if (selected_.count(key(BURN_PLUGIN_BACKEND, std::string(name))) == 0) {
-        throw PluginError("plugins", "backend plugin '" + std::string(name) + "' (" +
-                                         entries_[index].record.path + ") failed: " + reason);
+        throw PluginError("plugins", "backend plugin '" + std::string(name) + "' from " +
+                                         entries_[index].record.path + ": " + reason);
       }
     }
   }
@@ -324,24 +364,17 @@ class Host {
       return reject(e, "disabled by BURN_PLUGIN_DISABLE");
     }
 
+    if (fs::is_directory(path, ec)) return reject(e, "a folder, not a plugin file (folders go in BURN_PLUGIN_PATH)");
+    if (!has_elf_magic(canonical)) return reject(e, "not a shared library: the file has no ELF header");
+
     auto library = std::make_shared<dll::shared_library>();
-    try {
-      library->load(fs::path(canonical), dll::load_mode::rtld_now | dll::load_mode::rtld_local);
-    } catch (const std::exception& ex) {
-      // Boost appends dlerror()'s text, which names the missing symbol or library; keep just that.
-      std::string what = ex.what();
-      const std::string marker = "dlerror system message: ";
-      if (const auto pos = what.find(marker); pos != std::string::npos) {
-        what = what.substr(pos + marker.size());
-        if (!what.empty() && what.back() == ')') what.pop_back();
-      }
-      return reject(e, "cannot load: " + what);
-    }
+    boost::system::error_code load_ec;
+    library->load(fs::path(canonical), dll::load_mode::rtld_now | dll::load_mode::rtld_local, load_ec);
+    if (load_ec) return reject(e, "dlopen failed: " + dlopen_reason(canonical));
     e.library = library;  // from here on the library stays loaded, even when rejected
 
     if (!library->has(kEntrySymbol)) {
-      return reject(e, std::string("no '") + kEntrySymbol + "' symbol: not a burn plugin (the host needs extern \"C\" " +
-                           kEntrySymbol + ", written by BURN_BACKEND_PLUGIN)");
+      return reject(e, std::string("no '") + kEntrySymbol + "' symbol: not a burn plugin (BURN_BACKEND_PLUGIN defines it)");
     }
     const auto entry = library->get<const BurnPluginDescriptor*()>(kEntrySymbol);
     const BurnPluginDescriptor* d = entry();
