@@ -1,5 +1,6 @@
 // Tensor API, reduce group: full and per-dim reductions, variance, sorting and top-k.
 #include "checks.hpp"
+#include "dispatch.hpp"
 
 namespace burn::api {
 using namespace detail;
@@ -16,54 +17,42 @@ void require_nonempty(const H& h, const char* op) {
 H reduce_all(OpId op, H h) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
-  Prim x = std::move(h.prim);
-  switch (op) {
-    case OpId::any: return with(h, b.any(std::move(x)));
-    case OpId::all: return with(h, b.all(std::move(x)));
-    default: break;
-  }
-  require_numeric(H{h.device, x}, name);
-  switch (op) {
-    case OpId::sum: return with(h, b.sum(std::move(x)));
-    case OpId::mean: require_nonempty(H{h.device, x}, name); return with(h, b.mean(std::move(x)));
-    case OpId::prod: return with(h, b.prod(std::move(x)));
-    case OpId::max: require_nonempty(H{h.device, x}, name); return with(h, b.max(std::move(x)));
-    case OpId::min: require_nonempty(H{h.device, x}, name); return with(h, b.min(std::move(x)));
-    default: throw ValueError("reduce_all", std::string("op ") + name + " is not a full reduction");
-  }
+  if (op_info(op).group != OpGroup::reduce)
+    throw ValueError("reduce_all", std::string("op ") + name + " is not a reduction");
+  if (op != OpId::any && op != OpId::all) require_numeric(h, name);
+  if (op == OpId::mean || op == OpId::max || op == OpId::min) require_nonempty(h, name);
+  std::optional<Prim> r = dispatch<Prim, Prim>(b, op, std::move(h.prim));
+  if (!r) throw ValueError("reduce_all", std::string("op ") + name + " is not a full reduction");
+  return with(h, std::move(*r));
 }
 
 H reduce_dim(OpId op, H h, int64_t dim) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
+  if (op_info(op).group != OpGroup::reduce)
+    throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction");
   size_t d = normalize_dim(dim, rank(h), name);
-  if (op == OpId::any_dim) return with(h, b.any_dim(std::move(h.prim), d));
-  if (op == OpId::all_dim) return with(h, b.all_dim(std::move(h.prim), d));
-  require_numeric(h, name);
-  bool needs_elements = op == OpId::max_dim || op == OpId::min_dim || op == OpId::argmax || op == OpId::argmin ||
-                        op == OpId::mean_dim;
+  if (op != OpId::any_dim && op != OpId::all_dim) require_numeric(h, name);
+  const bool needs_elements = op == OpId::max_dim || op == OpId::min_dim || op == OpId::argmax ||
+                              op == OpId::argmin || op == OpId::mean_dim;
   if (needs_elements && shape(h)[d] == 0)
     throw ValueError(name, "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
-  Prim x = std::move(h.prim);
-  switch (op) {
-#define BURN_DIM_CASE(n) case OpId::n: return with(h, b.n(std::move(x), d));
-    BURN_DIM_CASE(sum_dim) BURN_DIM_CASE(mean_dim) BURN_DIM_CASE(prod_dim) BURN_DIM_CASE(max_dim)
-    BURN_DIM_CASE(min_dim) BURN_DIM_CASE(argmax) BURN_DIM_CASE(argmin) BURN_DIM_CASE(cumsum)
-    BURN_DIM_CASE(cumprod) BURN_DIM_CASE(cummax) BURN_DIM_CASE(cummin)
-#undef BURN_DIM_CASE
-    default: throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction over a dim");
-  }
+  std::optional<Prim> r = dispatch<Prim, Prim, size_t>(b, op, std::move(h.prim), d);
+  if (!r) throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction over a dim");
+  return with(h, std::move(*r));
 }
 
 std::pair<H, H> reduce_dim_with_indices(OpId op, H h, int64_t dim) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
+  if (op_info(op).group != OpGroup::reduce)
+    throw ValueError("reduce_dim_with_indices", std::string("op ") + name + " is not a reduction");
   require_numeric(h, name);
   size_t d = normalize_dim(dim, rank(h), name);
   if (shape(h)[d] == 0) throw ValueError(name, "cannot reduce dim " + std::to_string(d) + " of size 0");
-  PrimPair p = op == OpId::max_dim_with_indices ? b.max_dim_with_indices(std::move(h.prim), d)
-                                                : b.min_dim_with_indices(std::move(h.prim), d);
-  return {with(h, std::move(p.first)), with(h, std::move(p.second))};
+  std::optional<PrimPair> p = dispatch<PrimPair, Prim, size_t>(b, op, std::move(h.prim), d);
+  if (!p) throw ValueError("reduce_dim_with_indices", std::string("op ") + name + " has no indices form");
+  return {with(h, std::move(p->first)), with(h, std::move(p->second))};
 }
 
 H var(H h, int64_t dim, int64_t correction) {
