@@ -1,6 +1,8 @@
 // Tensor API: creation, data movement, casts and printing.
+#include <limits>
 #include <sstream>
 
+#include "burn/tensor/autodiff.hpp"
 #include "checks.hpp"
 
 namespace burn {
@@ -66,6 +68,108 @@ H cast(H h, DType t) {
   Backend& b = be(h, "cast");
   if (h.prim->dtype() == t) return h;
   return with(h, b.cast(std::move(h.prim), t));
+}
+
+H cartesian_grid(const Device& d, const Shape& s, DType t) {
+  check_shape(s, "cartesian_grid");
+  if (s.rank() == 0) throw ShapeError("cartesian_grid", "needs a shape of rank >= 1, got []");
+  if (!is_int(t)) throw DTypeError("cartesian_grid", "coordinates are integers; got dtype " + dt(t));
+  const size_t r = s.rank();
+  std::vector<int64_t> grid = s.dims();
+  grid.push_back(1);
+  Hs coords;
+  for (size_t i = 0; i < r; ++i) {
+    std::vector<int64_t> line(r + 1, 1);
+    line[i] = s[i];
+    coords.push_back(expand(reshape(arange(d, 0, s[i], 1, t), line), grid));
+  }
+  return cat(coords, static_cast<int64_t>(r));
+}
+
+Hs meshgrid(const Hs& hs, GridIndexing indexing) {
+  if (hs.empty()) throw ValueError("meshgrid", "needs at least one tensor");
+  std::vector<int64_t> grid;
+  for (size_t i = 0; i < hs.size(); ++i) {
+    same_device(hs[0], hs[i], "meshgrid");
+    if (hs[i].prim->dtype() != hs[0].prim->dtype())
+      throw DTypeError("meshgrid", "tensor " + std::to_string(i) + " is " + dt(hs[i].prim->dtype()) + ", tensor 0 is " +
+                                       dt(hs[0].prim->dtype()) + "; all must have one dtype");
+    if (rank(hs[i]) != 1)
+      throw ShapeError("meshgrid", "tensor " + std::to_string(i) + " has shape " + shape(hs[i]).to_string() + "; inputs must be 1-D");
+    grid.push_back(shape(hs[i])[0]);
+  }
+  // "xy": the first two inputs index the grid's second and first dims.
+  std::vector<size_t> at(hs.size());
+  for (size_t i = 0; i < hs.size(); ++i) at[i] = i;
+  if (indexing == GridIndexing::Cartesian && hs.size() >= 2) {
+    std::swap(at[0], at[1]);
+    std::swap(grid[0], grid[1]);
+  }
+  Hs out;
+  for (size_t i = 0; i < hs.size(); ++i) {
+    std::vector<int64_t> line(hs.size(), 1);
+    line[at[i]] = shape(hs[i])[0];
+    out.push_back(expand(reshape(hs[i], line), grid));
+  }
+  return out;
+}
+
+// With replacement: inverse-CDF sampling, v = u * total with u uniform in [0, 1), class = how many
+// cumulative weights are <= v. The count is a sort (stable: a cumulative weight equal to v counts),
+// so it costs O((C + S) log(C + S)) per row rather than C * S comparisons. A zero-weight class has
+// the cumulative weight of the class before it, so no v falls into it.
+// Without replacement: Gumbel top-k, the S largest log(w) + Gumbel keys, which draws sequentially
+// without replacement exactly as torch.multinomial does; zero weights get key -inf.
+H categorical(const H& weights, int64_t num_samples, bool replacement) {
+  const char* op = "categorical";
+  be(weights, op);
+  require_float(weights, op);
+  if (rank(weights) > 2) throw ShapeError(op, "weights must be 1-D or 2-D (rows of class weights), got shape " + shape(weights).to_string());
+  if (num_samples <= 0) throw ValueError(op, "num_samples must be positive, got " + std::to_string(num_samples));
+  const bool one_row = rank(weights) == 1;
+  H w = cast(detach(weights), DType::F64);
+  if (one_row) w = reshape(std::move(w), {1, -1});
+  const int64_t rows = shape(w)[0], classes = shape(w)[1];
+  if (!replacement && num_samples > classes)
+    throw ValueError(op, "cannot draw " + std::to_string(num_samples) + " samples without replacement from " +
+                             std::to_string(classes) + " classes");
+  const Device& dev = weights.device;
+  std::vector<int64_t> out_shape = one_row ? std::vector<int64_t>{num_samples} : std::vector<int64_t>{rows, num_samples};
+  if (rows == 0) return empty(dev, Shape(out_shape), DType::I64);
+  if (classes == 0) throw ValueError(op, "weights " + shape(weights).to_string() + " have no classes");
+  // One host read checks every row: [bad values, all-zero rows, fewest positive classes in a row].
+  H positive = cast(compare_elem(OpId::greater_elem, w, 0.0), DType::I64);
+  H invalid = bool_binary(OpId::bool_or, compare_elem(OpId::lower_elem, w, 0.0), unary(OpId::bool_not, unary(OpId::is_finite, w)));
+  H per_row = reduce_dim(OpId::sum_dim, positive, 1);
+  H stats = cat({cast(reduce_all(OpId::any, invalid), DType::I64), reduce_all(OpId::min, per_row)}, 0);
+  std::vector<int64_t> st = into_data(stats).to_vec<int64_t>();
+  if (st[0] != 0) throw ValueError(op, "weights must be finite and non-negative; found a negative, NaN or infinite weight");
+  if (st[1] == 0) throw ValueError(op, "a row of weights is all zero: nothing to draw");
+  if (!replacement && st[1] < num_samples)
+    throw ValueError(op, "a row has only " + std::to_string(st[1]) + " classes of positive weight; cannot draw " +
+                             std::to_string(num_samples) + " samples without replacement");
+  H picked;
+  if (replacement) {
+    H cdf = reduce_dim(OpId::cumsum, w, 1);
+    H total = narrow(cdf, 1, classes - 1, 1);
+    H v = mul(random(dev, Shape{rows, num_samples}, Distribution::uniform(0.0, 1.0), DType::F64), total);
+    H order = argsort(cat({cdf, v}, 1), 1, false, true);
+    H counts = reduce_dim(OpId::cumsum, cast(compare_elem(OpId::lower_elem, order, classes), DType::I64), 1);
+    // counts[p] belongs to the merged entry order[p]; scatter puts it back in merged order.
+    H back = scatter_add(full(dev, Shape{rows, classes + num_samples}, int64_t{0}, DType::I64), 1, order, counts);
+    picked = narrow(back, 1, classes, num_samples);
+    // u * total can round up to total: never past the last class of positive weight.
+    H last = reduce_dim(OpId::sum_dim, cast(compare(OpId::lower, cdf, total), DType::I64), 1);
+    picked = minimum(std::move(picked), last);
+  } else {
+    H u = random(dev, Shape{rows, classes}, Distribution::uniform(0.0, 1.0), DType::F64);
+    // -log(-log(1 - u)) with 1 - u in (0, 1]: finite or +inf, never NaN before the mask.
+    H gumbel = unary(OpId::neg, unary(OpId::log, unary(OpId::neg, unary(OpId::log, rsub_scalar(std::move(u), 1.0)))));
+    H keys = add(unary(OpId::log, w), gumbel);
+    keys = mask_fill(std::move(keys), compare_elem(OpId::equal_elem, w, 0.0), -std::numeric_limits<double>::infinity());
+    picked = topk_with_indices(std::move(keys), num_samples, 1, true).second;
+  }
+  return reshape(std::move(picked), out_shape);
 }
 
 std::string to_string(const H& h) {
