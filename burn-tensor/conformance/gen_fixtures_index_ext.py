@@ -358,6 +358,18 @@ def gen_categorical(g):
     g.add("categorical_samples_rows_values_in", "api:categorical", "categorical", [w3], enc_meta([2, 3000], i64),
           attrs={"num_samples": 3000, "replacement": True, "report": "samples"}, check={"values_in": [0, 2]},
           torch_expr="torch.multinomial(w, 3000, True), 2 rows")
+    # Many draws per row take the sort-based path (rows * draws * classes > 2^23).
+    wm = [1.0, 0.0, 3.0, 2.0, 4.0, 0.0, 1.0, 1.0]
+    g.add("categorical_pooled_many_draws", "api:categorical", "categorical", [t(wm, f32)],
+          torch.tensor(wm, dtype=f64) / sum(wm), rtol=0.0, atol=0.004,
+          attrs={"num_samples": 1_200_000, "replacement": True, "report": "pooled", "classes": 8, "seed": 5},
+          torch_expr="torch.multinomial(w, 1200000, True): share of each class")
+    wz = torch.zeros(1000)
+    wz[::10] = rand(100, lo=0.5, hi=2.0)
+    g.add("categorical_samples_many_values_in", "api:categorical", "categorical", [wz], enc_meta([9000], i64),
+          attrs={"num_samples": 9000, "replacement": True, "report": "samples"},
+          check={"values_in": list(range(0, 1000, 10))},
+          torch_expr="torch.multinomial(w, 9000, True), 900 of 1000 classes with zero weight")
     one_cls = t([[0.0, 0.0, 4.0], [9.0, 0.0, 0.0]], f32)
     g.add("categorical_single_class_rows", "api:categorical", "categorical", [one_cls],
           t([[2] * 50, [0] * 50], i64), attrs={"num_samples": 50, "replacement": True, "report": "samples"},
@@ -390,6 +402,7 @@ def gen_layout(g):
     x = randn(7)
     ucases = [("overlap", x, 0, 3, 2), ("stride1", randn(2, 7, 3), 1, 2, 1), ("tiles", randn(3, 8), -1, 4, 4),
               ("gaps", x, 0, 2, 3), ("whole", x, 0, 7, 1), ("size0", x, 0, 0, 1), ("step_past_end", randn(2, 5), 1, 2, 10),
+              ("long_window", randn(2, 25), 1, 20, 1), ("long_window_gaps", randn(40), 0, 17, 5),
               ("i64", randint(0, 9, 4, 5), 0, 2, 1), ("bool", randbool(6), 0, 3, 3), ("empty_other_dim", torch.zeros(0, 5), 1, 2, 1)]
     for name, v, d, size, step in ucases:
         g.add(f"unfold_{name}", "api:unfold", "unfold_dim", [v], v.unfold(d, size, step),
@@ -479,6 +492,10 @@ def gen_numeric(g):
     ein("sum_all", "ij->", [randn(3, 4)])
     ein("sum_rows", "ij->i", [randn(3, 4)])
     ein("hadamard", "ij,ij->ij", [randn(3, 4), randn(3, 4)])
+    ein("row_dots", "ij,ij->i", [randn(3, 4), randn(3, 4)])
+    ein("unit_free_dims", "ij,jk->ik", [randn(1, 2), randn(2, 1)], expr="torch.einsum('ij,jk->ik', [1, 2], [2, 1])")
+    ein("unit_free_batch", "bij,bjk->bki", [randn(3, 1, 4), randn(3, 4, 1)])
+    ein("batch_dots", "bi,bi->b", [randn(4, 5, dtype=f64), randn(1, 5, dtype=f64)])
     ein("bilinear", "bn,anm,bm->ba", [randn(2, 3), randn(4, 3, 5), randn(2, 5)])
     ein("chain", "ij,jk,kl->il", [randn(2, 3), randn(3, 4), randn(4, 2)])
     ein("chain_implicit", "ab,bc,cd", [randn(2, 3), randn(3, 4), randn(4, 5)])

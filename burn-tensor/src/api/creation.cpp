@@ -115,11 +115,12 @@ Hs meshgrid(const Hs& hs, GridIndexing indexing) {
 }
 
 // With replacement: inverse-CDF sampling, v = u * total with u uniform in [0, 1), class = how many
-// cumulative weights are <= v. The count is a sort (stable: a cumulative weight equal to v counts),
-// so it costs O((C + S) log(C + S)) per row rather than C * S comparisons. A zero-weight class has
-// the cumulative weight of the class before it, so no v falls into it.
-// Without replacement: Gumbel top-k, the S largest log(w) + Gumbel keys, which draws sequentially
-// without replacement exactly as torch.multinomial does; zero weights get key -inf.
+// cumulative weights are <= v. For few draws that count compares each v with each cumulative weight
+// (C * S); for many it is a stable sort of both (a cumulative weight equal to v sorts first), which
+// costs O((C + S) log(C + S)) per row. A zero-weight class has the cumulative weight of the class
+// before it, so no v falls into it.
+// Without replacement: the S largest keys w / E, E ~ Exp(1) (an exponential race, equivalent to
+// Gumbel top-k), draw sequentially without replacement exactly as torch.multinomial does.
 H categorical(const H& weights, int64_t num_samples, bool replacement) {
   const char* op = "categorical";
   be(weights, op);
@@ -137,38 +138,46 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
   std::vector<int64_t> out_shape = one_row ? std::vector<int64_t>{num_samples} : std::vector<int64_t>{rows, num_samples};
   if (rows == 0) return empty(dev, Shape(out_shape), DType::I64);
   if (classes == 0) throw ValueError(op, "weights " + shape(weights).to_string() + " have no classes");
-  // One host read checks every row: [bad values, all-zero rows, fewest positive classes in a row].
-  H positive = cast(compare_elem(OpId::greater_elem, w, 0.0), DType::I64);
-  H invalid = bool_binary(OpId::bool_or, compare_elem(OpId::lower_elem, w, 0.0), unary(OpId::bool_not, unary(OpId::is_finite, w)));
-  H per_row = reduce_dim(OpId::sum_dim, positive, 1);
-  H stats = cat({cast(reduce_all(OpId::any, invalid), DType::I64), reduce_all(OpId::min, per_row)}, 0);
-  std::vector<int64_t> st = into_data(stats).to_vec<int64_t>();
-  if (st[0] != 0) throw ValueError(op, "weights must be finite and non-negative; found a negative, NaN or infinite weight");
-  if (st[1] == 0) throw ValueError(op, "a row of weights is all zero: nothing to draw");
-  if (!replacement && st[1] < num_samples)
-    throw ValueError(op, "a row has only " + std::to_string(st[1]) + " classes of positive weight; cannot draw " +
-                             std::to_string(num_samples) + " samples without replacement");
-  H picked;
+  // Bad weights are found from the smallest and largest weight (NaN propagates through both) and
+  // empty rows from the samples' own by-products, in one host read after the draw.
+  H range = cat({reduce_all(OpId::min, w), reduce_all(OpId::max, w)}, 0);
+  H picked, fewest;  // fewest: the smallest row total (with replacement) or positive count (without)
   if (replacement) {
     H cdf = reduce_dim(OpId::cumsum, w, 1);
     H total = narrow(cdf, 1, classes - 1, 1);
     H v = mul(random(dev, Shape{rows, num_samples}, Distribution::uniform(0.0, 1.0), DType::F64), total);
-    H order = argsort(cat({cdf, v}, 1), 1, false, true);
-    H counts = reduce_dim(OpId::cumsum, cast(compare_elem(OpId::lower_elem, order, classes), DType::I64), 1);
-    // counts[p] belongs to the merged entry order[p]; scatter puts it back in merged order.
-    H back = scatter_add(full(dev, Shape{rows, classes + num_samples}, int64_t{0}, DType::I64), 1, order, counts);
-    picked = narrow(back, 1, classes, num_samples);
-    // u * total can round up to total: never past the last class of positive weight.
-    H last = reduce_dim(OpId::sum_dim, cast(compare(OpId::lower, cdf, total), DType::I64), 1);
-    picked = minimum(std::move(picked), last);
+    // u * total can round up to total (probability < 2^-52, below the cumulative sum's own rounding):
+    // such a draw is taken as u = 0, so no draw lies past the last class of positive weight.
+    v = mask_fill(std::move(v), compare(OpId::greater_equal, v, total), 0.0);
+    if (num_samples <= (int64_t{1} << 23) / classes / rows) {
+      // Few draws (sampling a token per row): compare every draw with every cumulative weight.
+      H le = compare(OpId::lower_equal, reshape(cdf, {rows, 1, classes}), reshape(v, {rows, num_samples, 1}));
+      picked = cast(reshape(reduce_dim(OpId::sum_dim, cast(le, DType::I32), 2), {rows, num_samples}), DType::I64);
+    } else {
+      H order = argsort(cat({cdf, v}, 1), 1, false, true);
+      H counts = reduce_dim(OpId::cumsum, cast(compare_elem(OpId::lower_elem, order, classes), DType::I64), 1);
+      // counts[p] belongs to the merged entry order[p]; scatter puts it back in merged order.
+      H back = scatter_add(full(dev, Shape{rows, classes + num_samples}, int64_t{0}, DType::I64), 1, order, counts);
+      picked = narrow(back, 1, classes, num_samples);
+    }
+    fewest = reduce_all(OpId::min, total);
   } else {
-    H u = random(dev, Shape{rows, classes}, Distribution::uniform(0.0, 1.0), DType::F64);
-    // -log(-log(1 - u)) with 1 - u in (0, 1]: finite or +inf, never NaN before the mask.
-    H gumbel = unary(OpId::neg, unary(OpId::log, unary(OpId::neg, unary(OpId::log, rsub_scalar(std::move(u), 1.0)))));
-    H keys = add(unary(OpId::log, w), gumbel);
-    keys = mask_fill(std::move(keys), compare_elem(OpId::equal_elem, w, 0.0), -std::numeric_limits<double>::infinity());
-    picked = topk_with_indices(std::move(keys), num_samples, 1, true).second;
+    // The exponential race: keys w / E with E ~ Exp(1) (E = -log(1 - u), 1 - u in (0, 1]); zero
+    // weights get -1, below every key of a positive weight (>= 0 even when w / E underflows).
+    H e = unary(OpId::neg, unary(OpId::log, rsub_scalar(random(dev, Shape{rows, classes}, Distribution::uniform(0.0, 1.0), DType::F64), 1.0)));
+    H keys = mask_fill(div(w, e), compare_elem(OpId::equal_elem, w, 0.0), -1.0);
+    auto [top, idx] = topk_with_indices(std::move(keys), num_samples, 1, true);
+    picked = std::move(idx);
+    fewest = cast(reduce_all(OpId::min, reduce_dim(OpId::sum_dim, cast(compare_elem(OpId::greater_elem, top, -0.5), DType::I64), 1)), DType::F64);
   }
+  std::vector<double> st = into_data(cat({range, fewest}, 0)).to_vec<double>();
+  if (!(st[0] >= 0) || !(st[1] < std::numeric_limits<double>::infinity()))
+    throw ValueError(op, "weights must be finite and non-negative; found " + std::to_string(st[0] >= 0 ? st[1] : st[0]));
+  if (!(st[2] > 0)) throw ValueError(op, "a row of weights is all zero: nothing to draw");
+  if (!replacement && st[2] < static_cast<double>(num_samples))
+    throw ValueError(op, "a row has only " + std::to_string(static_cast<int64_t>(st[2])) +
+                             " classes of positive weight; cannot draw " + std::to_string(num_samples) +
+                             " samples without replacement");
   return reshape(std::move(picked), out_shape);
 }
 

@@ -443,9 +443,26 @@ H unfold(H h, int64_t dim, int64_t size, int64_t step) {
       throw ShapeError("unfold", "windows of size " + std::to_string(size) + " step " + std::to_string(step) + " over " +
                                      shape(h).to_string() + " have more than 2^63 elements");
   const int64_t di = static_cast<int64_t>(d), last = static_cast<int64_t>(split.size()) - 1;
-  if (size == 0 || step == size)  // tiles (or nothing): a narrow and a reshape, no index tensor
-    return movedim(reshape(narrow(std::move(h), di, 0, windows * size), split), {di + 1}, {last});
-  // Overlapping or gapped windows: one select with the indices w * step + j, made on the device.
+  if (size == 0) return movedim(reshape(narrow(std::move(h), di, 0, 0), split), {di + 1}, {last});
+  // With g = gcd(size, step), dim d read as tiles of g holds window w as tiles w*q .. w*q + r - 1
+  // (q = step / g, r = size / g): r strided slices of the tiles, side by side, are the windows. No
+  // index tensor; a single view when r = 1 (step a multiple of size), one copy (cat) otherwise.
+  const int64_t g = std::gcd(size, step), r = size / g, q = step / g;
+  if (r <= 16) {
+    const int64_t tiles = (windows - 1) * q + r;
+    std::vector<int64_t> tiled = shape(h).dims();
+    tiled[d] = tiles;
+    tiled.insert(tiled.begin() + static_cast<std::ptrdiff_t>(d) + 1, g);
+    H t = reshape(narrow(std::move(h), di, 0, tiles * g), tiled);
+    Hs pieces;
+    for (int64_t j = 0; j < r; ++j) {
+      std::vector<Slice> sl(d + 1);
+      sl[d] = Slice::range(j, j + (windows - 1) * q + 1, q);
+      pieces.push_back(slice(t, sl));
+    }
+    return movedim(cat(pieces, di + 1), {di + 1}, {last});
+  }
+  // Long windows made of many tiles: one select with the indices w * step + j, made on the device.
   Prim w = b.mul_scalar(b.reshape(b.arange(0, windows, 1, DType::I64), Shape{windows, 1}), step);
   Prim j = b.reshape(b.arange(0, size, 1, DType::I64), Shape{1, size});
   H idx{h.device, b.reshape(b.add(std::move(w), std::move(j)), Shape{windows * size})};

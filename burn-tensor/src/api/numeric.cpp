@@ -301,6 +301,16 @@ class Einsum {
       db.insert(db.end(), free_a.size(), 1);
       for (int l : free_b) db.push_back(size_[l]);
       r = mul(arrange(a, oa, da), arrange(b, ob, db));
+    } else if (prod(free_a) == 1 && prod(free_b) == 1) {  // batched dot products: mul and sum, not tiny GEMMs
+      std::vector<int> oa = batch, ob = batch;  // the free labels have size 1: the reshape drops them
+      oa.insert(oa.end(), free_a.begin(), free_a.end());
+      oa.insert(oa.end(), sum.begin(), sum.end());
+      ob.insert(ob.end(), sum.begin(), sum.end());
+      ob.insert(ob.end(), free_b.begin(), free_b.end());
+      H p = mul(arrange(a, oa, {prod(batch), prod(sum)}), arrange(b, ob, {prod(batch), prod(sum)}));
+      std::vector<int64_t> dims = sizes_of(out);
+      if (dims.empty()) dims.push_back(1);
+      r = reshape(reduce_dim(OpId::sum_dim, std::move(p), 1), dims);
     } else {
       std::vector<int> oa = batch, ob = batch;
       oa.insert(oa.end(), free_a.begin(), free_a.end());
