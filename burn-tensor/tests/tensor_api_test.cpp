@@ -181,6 +181,9 @@ TEST(TensorApi, MedianAndCov) {
   expect_values<float>(x.cov(), {1, -1, -1, 1});
   auto fw = Tensor<1, Int>::from_list({1, 2, 1}, cpu());
   expect_values<float>(x.cov(1, fw), {11.0f / 12, -11.0f / 12, -11.0f / 12, 11.0f / 12}, 1e-5);
+  // torch.cov(torch.tensor([1., 2., 4.])) -> 2.3333; ints give floats
+  expect_values<float>(Tensor<1>::from_list({1.0f, 2.0f, 4.0f}, cpu()).cov(), {7.0f / 3}, 1e-5);
+  expect_values<float>(Tensor<1, Int>::from_list({1, 2, 4}, cpu()).cov(0), {14.0f / 9}, 1e-5);
 }
 
 // Draws come from the device's generator: a seed repeats them; zero weights are never drawn and a

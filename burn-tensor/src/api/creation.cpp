@@ -172,7 +172,7 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
   }
   std::vector<double> st = into_data(cat({range, fewest}, 0)).to_vec<double>();
   if (!(st[0] >= 0) || !(st[1] < std::numeric_limits<double>::infinity()))
-    throw ValueError(op, "weights must be finite and non-negative; found " + std::to_string(st[0] >= 0 ? st[1] : st[0]));
+    throw ValueError(op, "weights must be finite and non-negative; found " + TensorData::from_vector(std::vector<double>{st[0] >= 0 ? st[1] : st[0]}, Shape{1}).to_string());
   if (!(st[2] > 0)) throw ValueError(op, "a row of weights is all zero: nothing to draw");
   if (!replacement && st[2] < static_cast<double>(num_samples))
     throw ValueError(op, "a row has only " + std::to_string(static_cast<int64_t>(st[2])) +

@@ -460,11 +460,13 @@ H cross(H a, const H& b, int64_t dim) {
 }
 
 H dot(H a, const H& b) {
-  numeric_binary(a, b, "dot");
+  be(a, "dot");
+  be(b, "dot");
   if (rank(a) != 1 || rank(b) != 1)
     throw ShapeError("dot", "expects two 1-D tensors, got " + shape(a).to_string() + " and " + shape(b).to_string());
   if (shape(a)[0] != shape(b)[0])
     throw ShapeError("dot", "lengths differ: " + shape(a).to_string() + " and " + shape(b).to_string());
+  numeric_binary(a, b, "dot");
   return matmul(std::move(a), b);
 }
 

@@ -441,6 +441,7 @@ class Tensor {
 // torch.einsum over tensors of one kind: burn::einsum<2>("ij,jk->ik", a, b). The output rank is
 // named because the equation decides it at run time; a full contraction gives shape [1].
 template <size_t DOut, typename K, size_t... Ds>
+  requires(!std::is_same_v<K, Bool>)
 Tensor<DOut, K> einsum(std::string_view equation, const Tensor<Ds, K>&... operands) {
   return Tensor<DOut, K>(api::einsum(equation, {operands.handle()...}));
 }
