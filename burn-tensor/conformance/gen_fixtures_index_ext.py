@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 import gen_fixtures as gf
-from gen_fixtures import (INF, NAN, TRANS, Gen, Group, bool_, enc, enc_meta, f32, f64, i32, i64, lbl, rand, randbool,
+from gen_fixtures import (INF, NAN, TRANS, Gen, Group, bool_, enc_meta, f32, f64, i32, i64, lbl, rand, randbool,
                           randint, randn, sampled, t)
 
 gf.gen.manual_seed(20250309)  # this file's own stream: the other generators' files do not move

@@ -11,7 +11,7 @@ import sys
 import torch
 
 import gen_grad_fixtures as ggf
-from gen_grad_fixtures import Group, binary_fn, distinct, f32, i64, ints, randn, uniform, unary_fn
+from gen_grad_fixtures import Group, binary_fn, distinct, ints, randn, uniform, unary_fn
 
 ggf.gin.manual_seed(20250310)  # this file's own streams: gen_grad_fixtures' files do not move
 ggf.gseed.manual_seed(4471)
