@@ -1,4 +1,5 @@
 // Tensor API, reduce group: full and per-dim reductions, variance, sorting and top-k.
+#include "burn/tensor/autodiff.hpp"
 #include "checks.hpp"
 #include "dispatch.hpp"
 
@@ -89,6 +90,86 @@ std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest) {
                                  " of size " + std::to_string(shape(h)[d]));
   PrimPair p = b.topk(std::move(h.prim), k, d, largest);
   return {with(h, std::move(p.first)), with(h, std::move(p.second))};
+}
+
+// The lower median is element (n - 1) / 2 of a stable ascending sort, so ties resolve to the earliest
+// of the equal elements at that rank. A slice holding NaN gives NaN at its first NaN (torch 1.13).
+// The values are gathered from the input, so the gradient flows to the chosen element.
+std::pair<H, H> median_dim(H h, int64_t dim) {
+  numeric_unary(h, "median");
+  const size_t d = normalize_dim(dim, rank(h), "median");
+  const int64_t n = shape(h)[d];
+  if (n == 0) throw ValueError("median", "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
+  const int64_t di = static_cast<int64_t>(d);
+  H idx = narrow(argsort(h, di, false, true), di, (n - 1) / 2, 1);
+  if (is_float(h.prim->dtype())) {
+    H nan = unary(OpId::is_nan, h);
+    H has_nan = reduce_dim(OpId::any_dim, nan, di);
+    H first_nan = reduce_dim(OpId::argmax, cast(nan, DType::I64), di);  // argmax picks the first of equal maxima
+    idx = mask_where(std::move(idx), has_nan, first_nan);
+  }
+  H values = gather(std::move(h), di, idx);
+  return {std::move(values), std::move(idx)};
+}
+
+// torch.median() spreads the gradient evenly over the elements equal to the median (and over the
+// NaNs when it is NaN): m + sum((x - m) * mask) / count has the value m and exactly that gradient.
+H median(H h) {
+  numeric_unary(h, "median");
+  if (shape(h).num_elements() == 0) throw ValueError("median", "cannot reduce an empty tensor of shape " + shape(h).to_string());
+  H flat = reshape(std::move(h), {-1});
+  H m = detach(median_dim(flat, 0).first);
+  if (!is_require_grad(flat)) return m;  // only float tensors are tracked
+  H both_nan = bool_binary(OpId::bool_and, unary(OpId::is_nan, flat), unary(OpId::is_nan, m));
+  H mask = bool_binary(OpId::bool_or, compare(OpId::equal, flat, m), both_nan);
+  H weights = cast(mask, flat.prim->dtype());
+  H count = reduce_all(OpId::sum, weights);
+  H spread = div(reduce_all(OpId::sum, mul(sub(flat, m), weights)), count);
+  return add(std::move(m), spread);
+}
+
+H cov(H h, int64_t correction, const std::optional<H>& fweights, const std::optional<H>& aweights) {
+  numeric_unary(h, "cov");
+  if (rank(h) > 2) throw ShapeError("cov", "expects a 1-D or 2-D tensor (rows are variables), got shape " + shape(h).to_string());
+  if (!is_float(h.prim->dtype())) h = cast(std::move(h), DType::F32);  // torch: integer input gives the default float
+  const DType t = h.prim->dtype();
+  const bool one_var = rank(h) == 1;
+  H x = one_var ? reshape(std::move(h), {1, -1}) : std::move(h);
+  const int64_t obs = shape(x)[1];
+  if (obs == 0) throw ValueError("cov", "needs at least one observation, got shape " + shape(x).to_string());
+  auto check_weights = [&](const H& w, const char* what, bool want_int) {
+    same_device(x, w, "cov");
+    if (want_int ? !is_int(w.prim->dtype()) : !is_float(w.prim->dtype()))
+      throw DTypeError("cov", std::string(what) + " must be " + (want_int ? "an int" : "a float") + " tensor, got " +
+                                  dt(w.prim->dtype()));
+    if (rank(w) != 1 || shape(w)[0] != obs)
+      throw ShapeError("cov", std::string(what) + " of shape " + shape(w).to_string() + " must be 1-D with one weight per observation (" +
+                                  std::to_string(obs) + ")");
+    // A host read, as torch does: a negative weight is an error, not a silent wrong covariance.
+    TensorData lo = into_data(reduce_all(OpId::min, w)).convert(DType::F64);
+    if (lo.to_vec<double>()[0] < 0) throw ValueError("cov", std::string(what) + " cannot be negative, found " + lo.to_string());
+  };
+  std::optional<H> w, aw;
+  if (fweights) {
+    check_weights(*fweights, "fweights", true);
+    w = cast(*fweights, t);
+  }
+  if (aweights) {
+    check_weights(*aweights, "aweights", false);
+    aw = cast(*aweights, t);
+    w = w ? mul(*w, *aw) : *aw;
+  }
+  // mean over the observations, weighted; the normalisation follows torch.cov exactly
+  H w_sum = w ? reduce_all(OpId::sum, *w) : full(x.device, Shape{1}, static_cast<double>(obs), t);
+  H avg = w ? div(reduce_dim(OpId::sum_dim, mul(x, *w), 1), w_sum) : reduce_dim(OpId::mean_dim, x, 1);
+  H norm = w && aw && correction != 0
+               ? sub(w_sum, mul_scalar(div(reduce_all(OpId::sum, mul(*w, *aw)), w_sum), static_cast<double>(correction)))
+               : sub_scalar(w_sum, static_cast<double>(correction));
+  norm = clamp_min(std::move(norm), 0.0);  // torch: degrees of freedom <= 0 divide by zero (inf / nan)
+  H centered = sub(std::move(x), avg);
+  H rhs = swap_dims(w ? mul(centered, *w) : centered, 0, 1);
+  H c = div(matmul(std::move(centered), rhs), norm);
+  return one_var ? reshape(std::move(c), {1}) : c;
 }
 
 }  // namespace burn::api
