@@ -9,4 +9,5 @@
 #include "burn/tensor/linalg.hpp"
 #include "burn/tensor/module.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "burn/tensor/signal.hpp"
 #include "burn/tensor/tensor.hpp"
