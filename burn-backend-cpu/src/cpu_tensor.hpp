@@ -21,6 +21,9 @@ struct Storage {
   Storage& operator=(const Storage&) = delete;
   void* data = nullptr;
   size_t bytes = 0;
+
+ private:
+  void* block_ = nullptr;  // what malloc returned for a small buffer (data is rounded up from it)
 };
 
 // Bytes of every live Storage and their peak, for query_interface("memory").
