@@ -8,7 +8,7 @@ BURN_DEB_PACKAGES=(
   g++ cmake ninja-build ccache pkg-config
   libboost-dev libboost-filesystem-dev libboost-program-options-dev
   libopenblas-dev libspdlog-dev nlohmann-json3-dev
-  libzstd-dev libxxhash-dev
+  libzstd-dev libxxhash-dev libhdf5-dev hdf5-tools
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -28,6 +28,30 @@ RecordError record_error(std::string_view op, const std::string& file, std::stri
   return RecordError(std::string(op), msg + problem);
 }
 
+// True when s is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF),
+// the text nlohmann's parser accepts.
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  auto cont = [&](size_t k, unsigned char lo = 0x80, unsigned char hi = 0xbf) {
+    return i + k < n && p[i + k] >= lo && p[i + k] <= hi;
+  };
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xc2 && c <= 0xdf && cont(1)) { i += 2; continue; }
+    if (c == 0xe0 && cont(1, 0xa0) && cont(2)) { i += 3; continue; }
+    if (((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) && cont(1) && cont(2)) { i += 3; continue; }
+    if (c == 0xed && cont(1, 0x80, 0x9f) && cont(2)) { i += 3; continue; }
+    if (c == 0xf0 && cont(1, 0x90) && cont(2) && cont(3)) { i += 4; continue; }
+    if (c >= 0xf1 && c <= 0xf3 && cont(1) && cont(2) && cont(3)) { i += 4; continue; }
+    if (c == 0xf4 && cont(1, 0x80, 0x8f) && cont(2) && cont(3)) { i += 4; continue; }
+    return false;
+  }
+  return true;
+}
+
 namespace {
 
 std::string errno_text(int e) { return std::strerror(e); }

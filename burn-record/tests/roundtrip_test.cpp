@@ -93,7 +93,7 @@ TEST_P(RoundTrip, EmptyRecordAndEmptyTensors) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorders, RoundTrip,
-                         ::testing::Values(Format{"zstd", ".bpz"}, Format{"json", ".json"}),
+                         ::testing::Values(Format{"zstd", ".bpz"}, Format{"hdf5", ".h5"}, Format{"json", ".json"}),
                          [](const auto& info) { return std::string(info.param.recorder); });
 
 }  // namespace

@@ -80,6 +80,9 @@ class BURN_RECORD_API InputFile {
   uint64_t size_ = 0;
 };
 
+// True when s is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF).
+BURN_RECORD_API bool valid_utf8(std::string_view s);
+
 // a + b and a * b, or nullopt-like false on overflow (for sizes read from files).
 inline bool checked_add(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
 inline bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
