@@ -1,5 +1,5 @@
 // save/load/open: picking a recorder (by name or extension, registered or plugin), the precision
-// policy, the atomic write around every recorder, and the lazy reader's generic parts.
+// policy and the atomic write around every recorder.
 #include "burn/record/recorder.hpp"
 
 #include <algorithm>
@@ -9,76 +9,14 @@
 
 #include "burn/record/file.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "internal.hpp"
 
 namespace burn::record {
 
-// ---- precision ----
-
-std::string_view precision_name(Precision p) {
-  switch (p) {
-    case Precision::Keep: return "keep";
-    case Precision::F32: return "f32";
-    case Precision::F16: return "f16";
-    case Precision::BF16: return "bf16";
-    case Precision::F64: return "f64";
-  }
-  return "unknown";
-}
-
-Precision parse_precision(std::string_view name) {
-  for (Precision p : {Precision::Keep, Precision::F32, Precision::F16, Precision::BF16, Precision::F64}) {
-    if (precision_name(p) == name) return p;
-  }
-  throw ValueError("record.precision", "unknown precision '" + std::string(name) + "'; expected keep, f32, f16, bf16 or f64");
-}
+using detail::cast_float;
+using detail::precision_dtype;
 
 namespace {
-
-std::optional<DType> precision_dtype(Precision p) {
-  switch (p) {
-    case Precision::F32: return DType::F32;
-    case Precision::F16: return DType::F16;
-    case Precision::BF16: return DType::BF16;
-    case Precision::F64: return DType::F64;
-    case Precision::Keep: break;
-  }
-  return std::nullopt;
-}
-
-// Float tensors to `to`, with direct loops for the common pairs (TensorData::convert goes through f64
-// per element, ten times slower on a large checkpoint).
-TensorData cast_float(const TensorData& t, DType to) {
-  if (!is_float(t.dtype()) || t.dtype() == to) return t;
-  const size_t n = static_cast<size_t>(t.num_elements());
-  TensorData out(t.shape(), to);
-  const uint8_t* src = t.bytes().data();
-  uint8_t* dst = out.bytes().data();
-  auto loop = [&](auto read, auto write) {
-    for (size_t i = 0; i < n; ++i) write(i, read(i));
-  };
-  auto f32_at = [&](size_t i) { float v; std::memcpy(&v, src + 4 * i, 4); return v; };
-  auto u16_at = [&](size_t i) { uint16_t v; std::memcpy(&v, src + 2 * i, 2); return v; };
-  auto put_f32 = [&](size_t i, float v) { std::memcpy(dst + 4 * i, &v, 4); };
-  auto put_u16 = [&](size_t i, uint16_t v) { std::memcpy(dst + 2 * i, &v, 2); };
-  const DType from = t.dtype();
-  if (from == DType::F32 && to == DType::F16) {
-    loop(f32_at, [&](size_t i, float v) { put_u16(i, f32_to_f16(v)); });
-  } else if (from == DType::F32 && to == DType::BF16) {
-    loop(f32_at, [&](size_t i, float v) { put_u16(i, f32_to_bf16(v)); });
-  } else if (from == DType::F16 && to == DType::F32) {
-    loop(u16_at, [&](size_t i, uint16_t v) { put_f32(i, f16_to_f32(v)); });
-  } else if (from == DType::BF16 && to == DType::F32) {
-    loop(u16_at, [&](size_t i, uint16_t v) { put_f32(i, bf16_to_f32(v)); });
-  } else if (from == DType::F32 && to == DType::F64) {
-    loop(f32_at, [&](size_t i, float v) { const double d = v; std::memcpy(dst + 8 * i, &d, 8); });
-  } else if (from == DType::F64 && to == DType::F32) {
-    loop([&](size_t i) { double v; std::memcpy(&v, src + 8 * i, 8); return v; },
-         [&](size_t i, double v) { put_f32(i, static_cast<float>(v)); });
-  } else {
-    return t.convert(to);
-  }
-  return out;
-}
 
 // Converts every float tensor of the record in place.
 void convert_floats(Record& r, DType to) {
@@ -247,63 +185,5 @@ Record load(const std::string& path, const LoadOptions& options) {
   return open(path, options)->read_all(options.float_dtype);
 }
 
-// ---- RecordReader ----
-
-RecordReader::~RecordReader() = default;
-Recorder::~Recorder() = default;
-
-const EntryInfo* RecordReader::find(std::string_view path) const {
-  for (const auto& e : entries()) {
-    if (e.path == path) return &e;
-  }
-  return nullptr;
-}
-
-Value RecordReader::read(std::string_view path) {
-  const EntryInfo* info = find(path);
-  if (!info) throw record_error("record.read", this->path(), path, "no such entry in the file");
-  if (info->kind != EntryKind::Group) return read_leaf(*info);
-  Record group;
-  const std::string prefix = std::string(path) + ".";
-  for (const auto& e : entries()) {
-    if (e.path.size() <= prefix.size() || e.path.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string rel = e.path.substr(prefix.size());
-    if (e.kind == EntryKind::Group) {
-      if (!group.contains(rel)) group.set(rel, Value());
-    } else {
-      group.set(rel, read_leaf(e));
-    }
-  }
-  return Value(std::move(group));
-}
-
-TensorData RecordReader::read_tensor(std::string_view path, std::optional<DType> float_dtype) {
-  Value v = read(path);
-  if (v.kind() != EntryKind::Tensor) {
-    throw record_error("record.read", this->path(), path,
-                       "is a " + std::string(entry_kind_name(v.kind())) + ", not a tensor");
-  }
-  if (float_dtype && is_float(v.tensor().dtype())) return cast_float(v.tensor(), *float_dtype);
-  return std::move(v.tensor());
-}
-
-Record RecordReader::read_all(std::optional<DType> float_dtype) {
-  Record r;
-  r.metadata() = metadata();
-  for (const auto& e : entries()) {
-    if (e.kind == EntryKind::Group) {
-      if (!r.contains(e.path)) r.set(e.path, Value());
-      continue;
-    }
-    Value v = read_leaf(e);
-    // Cast as each entry arrives, so at most one entry exists in both dtypes.
-    if (float_dtype && v.kind() == EntryKind::Tensor && is_float(v.tensor().dtype()) &&
-        v.tensor().dtype() != *float_dtype) {
-      v = Value(cast_float(v.tensor(), *float_dtype));
-    }
-    r.set(e.path, std::move(v));
-  }
-  return r;
-}
 
 }  // namespace burn::record

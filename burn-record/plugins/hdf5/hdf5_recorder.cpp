@@ -24,6 +24,12 @@ constexpr const char* kOp = "hdf5";
 constexpr const char* kFormat = "burn-record-hdf5";
 constexpr int64_t kLayoutVersion = 1;
 constexpr uint64_t kChunkBytes = 1u << 20;  // target bytes per HDF5 chunk
+// Fuzz builds skip checksum comparisons so the fuzzer reaches the checks behind them.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+constexpr bool kFuzzing = true;
+#else
+constexpr bool kFuzzing = false;
+#endif
 
 // ---- HDF5 handles and errors ----
 
@@ -111,9 +117,12 @@ hid_t make_bool() {
   return t;
 }
 
-hid_t make_text() {
+// Text is stored as fixed-length UTF-8 strings, never variable-length ones: those live in HDF5's
+// global heap, which has no checksum, and libhdf5 1.10 crashes reading a damaged one.
+hid_t make_text(size_t bytes) {
   const hid_t t = H5Tcopy(H5T_C_S1);
-  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_size(t, std::max<size_t>(1, bytes));  // HDF5 has no empty fixed-length string
+  H5Tset_strpad(t, H5T_STR_NULLPAD);
   H5Tset_cset(t, H5T_CSET_UTF8);
   return t;
 }
@@ -132,6 +141,53 @@ Handle type_of(DType d) {
     case DType::Bool: return Handle(make_bool(), H5Tclose);
   }
   return {};
+}
+
+// XXH3 of the metadata and the list of entries (paths, kinds, dtypes, shapes) in order, stored as
+// the root attribute burn.structure_xxh3: a damaged group or heap that drops, renames or reorders
+// entries, or a changed attribute, is detected even where HDF5 has no checksum of its own.
+uint64_t structure_digest(const Metadata& m, const std::vector<EntryInfo>& entries) {
+  std::string s;
+  auto str = [&](std::string_view v) {
+    s.append(v);
+    s += '\0';
+  };
+  auto u64 = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) s += static_cast<char>(v >> (8 * i));
+  };
+  u64(m.format_version);
+  str(m.burn_version);
+  str(m.producer);
+  str(m.dtype_policy);
+  for (const auto& [k, v] : m.extra) {
+    str(k);
+    str(v);
+  }
+  for (const auto& e : entries) {
+    str(e.path);
+    str(entry_kind_name(e.kind));
+    if (e.kind == EntryKind::Tensor) {
+      str(dtype_name(e.dtype));
+      u64(e.shape.rank());
+      for (int64_t d : e.shape) u64(static_cast<uint64_t>(d));
+    }
+  }
+  return XXH3_64bits(s.data(), s.size());
+}
+
+// The bytes a scalar's burn_xxh3 covers: 8 little-endian bytes for numbers, 1 for a bool, the text.
+std::string scalar_bytes(const Value& v) {
+  std::string s;
+  uint64_t bits = 0;
+  switch (v.kind()) {
+    case EntryKind::Int: bits = static_cast<uint64_t>(v.as_int()); break;
+    case EntryKind::Float: { const double d = v.as_float(); std::memcpy(&bits, &d, 8); break; }
+    case EntryKind::Bool: return std::string(1, v.as_bool() ? '\1' : '\0');
+    case EntryKind::String: return v.as_string();
+    default: return s;
+  }
+  for (int i = 0; i < 8; ++i) s += static_cast<char>(bits >> (8 * i));
+  return s;
 }
 
 // ---- writing ----
@@ -155,6 +211,7 @@ class Writer {
   }
 
   void metadata(const Metadata& m) {
+    metadata_ = m;
     const hid_t root = file_.get();
     text_attr(root, "burn.format", kFormat);
     int_attr(root, "burn.layout_version", kLayoutVersion);
@@ -165,7 +222,21 @@ class Writer {
     for (const auto& [k, v] : m.extra) text_attr(root, "meta." + k, v);
   }
 
-  void record(const Record& r) { group(file_.get(), r, ""); }
+  void record(const Record& r) {
+    group(file_.get(), r, "");
+    std::vector<EntryInfo> infos;
+    for (const auto& f : r.flatten()) {
+      EntryInfo e;
+      e.path = f.path;
+      e.kind = f.value->kind();
+      if (e.kind == EntryKind::Tensor) {
+        e.dtype = f.value->tensor().dtype();
+        e.shape = f.value->tensor().shape();
+      }
+      infos.push_back(std::move(e));
+    }
+    uint_attr(file_.get(), "burn.structure_xxh3", structure_digest(metadata_, infos));
+  }
 
   void group(hid_t parent, const Record& r, const std::string& prefix) {
     for (const auto& e : r.entries()) {
@@ -242,16 +313,17 @@ class Writer {
     int64_t i = 0;
     double f = 0;
     int8_t b = 0;
-    const char* text = nullptr;
+    std::string text;
     switch (v.kind()) {
       case EntryKind::Int: type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose); i = v.as_int(); data = &i; break;
       case EntryKind::Float: type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose); f = v.as_float(); data = &f; break;
       case EntryKind::Bool: type = Handle(make_bool(), H5Tclose); b = v.as_bool() ? 1 : 0; data = &b; break;
       case EntryKind::String:
         check_text(v.as_string(), path);
-        type = Handle(make_text(), H5Tclose);
-        text = v.as_string().c_str();
-        data = &text;
+        type = Handle(make_text(v.as_string().size()), H5Tclose);
+        text = v.as_string();
+        text.resize(std::max<size_t>(1, text.size()), '\0');
+        data = text.data();
         break;
       default: return;
     }
@@ -263,10 +335,12 @@ class Writer {
       throw fail(path, "write failed: " + hdf5_reason());
     }
     text_attr(ds.get(), "burn_kind", std::string(entry_kind_name(v.kind())));
+    const std::string bytes = scalar_bytes(v);
+    uint_attr(ds.get(), "burn_xxh3", XXH3_64bits(bytes.data(), bytes.size()));
   }
 
   void check_text(const std::string& s, std::string_view entry) const {
-    // Variable-length HDF5 strings end at the first NUL, and h5py decodes them as UTF-8.
+    // A NUL ends the text when read (padding is NULs), and h5py decodes it as UTF-8.
     if (s.find('\0') != std::string::npos || !valid_utf8(s)) {
       throw fail(entry, "text with a NUL byte or invalid UTF-8 cannot be stored as an HDF5 string");
     }
@@ -274,11 +348,12 @@ class Writer {
 
   void text_attr(hid_t obj, const std::string& name, const std::string& value) {
     check_text(value, name);
-    Handle type(make_text(), H5Tclose);
+    Handle type(make_text(value.size()), H5Tclose);
     Handle space(H5Screate(H5S_SCALAR), H5Sclose);
     Handle a(H5Acreate2(obj, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    const char* p = value.c_str();
-    if (!a.valid() || H5Awrite(a.get(), type.get(), &p) < 0) throw fail("", "cannot write attribute '" + name + "': " + hdf5_reason());
+    std::string padded = value;
+    padded.resize(std::max<size_t>(1, padded.size()), '\0');
+    if (!a.valid() || H5Awrite(a.get(), type.get(), padded.data()) < 0) throw fail("", "cannot write attribute '" + name + "': " + hdf5_reason());
   }
 
   void int_attr(hid_t obj, const char* name, int64_t value) {
@@ -299,6 +374,7 @@ class Writer {
 
   std::string path_;
   int level_ = 0;
+  Metadata metadata_;
   Handle file_, gcpl_;
 };
 
@@ -364,6 +440,11 @@ class Hdf5Reader final : public RecordReader {
     if (!file_.valid()) throw fail("", "cannot open: " + hdf5_reason());
     read_metadata();
     walk(file_.get(), "", "", 0);
+    const auto digest = u64_attr(file_.get(), "burn.structure_xxh3", "");
+    if (burn_file_ && !digest) throw fail("", "the attribute burn.structure_xxh3 is missing (damaged?)");
+    if (digest && !kFuzzing && *digest != structure_digest(metadata_, infos_)) {
+      throw fail("", "its groups, datasets or metadata differ from what was saved (burn.structure_xxh3 mismatch: damaged?)");
+    }
   }
 
   const std::string& path() const override { return path_; }
@@ -383,7 +464,7 @@ class Hdf5Reader final : public RecordReader {
         if (t.num_elements() > 0 && H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw()) < 0) {
           throw fail(info.path, "read failed: " + hdf5_reason());
         }
-        if (n.has_hash && XXH3_64bits(t.raw(), t.bytes().size()) != n.hash) {
+        if (n.has_hash && XXH3_64bits(t.raw(), t.bytes().size()) != n.hash && !kFuzzing) {
           throw fail(info.path, "checksum mismatch (the data is damaged)");
         }
         if (info.dtype == DType::Bool) {
@@ -393,54 +474,64 @@ class Hdf5Reader final : public RecordReader {
         }
         return Value(std::move(t));
       }
-      case EntryKind::Int: {
-        int64_t v = 0;
-        if (H5Dread(ds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
-        return Value(v);
-      }
-      case EntryKind::Float: {
-        double v = 0;
-        if (H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
-        return Value(v);
-      }
-      case EntryKind::Bool: {
-        Handle mem(make_bool(), H5Tclose);
-        int8_t v = 0;
-        if (H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
-        if (v != 0 && v != 1) throw fail(info.path, "bool holds " + std::to_string(v));
-        return Value(v == 1);
-      }
-      case EntryKind::String: return Value(read_text(ds.get(), info.path));
       case EntryKind::Group: break;
+      default: return checked(n, read_scalar(ds.get(), info));
     }
     throw fail(info.path, "not a leaf");
   }
 
  private:
+  Value read_scalar(hid_t ds, const EntryInfo& info) {
+    switch (info.kind) {
+      case EntryKind::Int: {
+        int64_t v = 0;
+        if (H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        return Value(v);
+      }
+      case EntryKind::Float: {
+        double v = 0;
+        if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        return Value(v);
+      }
+      case EntryKind::Bool: {
+        Handle mem(make_bool(), H5Tclose);
+        int8_t v = 0;
+        if (H5Dread(ds, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        if (v != 0 && v != 1) throw fail(info.path, "bool holds " + std::to_string(v));
+        return Value(v == 1);
+      }
+      default: return Value(read_text(ds, info.path));
+    }
+  }
+
+  Value checked(const Node& n, Value v) {
+    if (n.has_hash && !kFuzzing) {
+      const std::string bytes = scalar_bytes(v);
+      if (XXH3_64bits(bytes.data(), bytes.size()) != n.hash) throw fail(n.info.path, "checksum mismatch (the value is damaged)");
+    }
+    return v;
+  }
+
   RecordError fail(std::string_view entry, const std::string& problem) const {
     return record_error(kOp, path_, entry, problem);
   }
 
-  // A scalar string dataset or attribute: variable-length or fixed-length, at most 16 MiB.
+  // A scalar fixed-length string dataset or attribute, at most 16 MiB. Variable-length strings are
+  // refused: their bytes sit in the global heap, which HDF5 does not checksum, and libhdf5 1.10
+  // crashes on a damaged one (found by this recorder's tests).
   std::string read_string(hid_t obj, bool attribute, std::string_view what) {
     Handle ftype(attribute ? H5Aget_type(obj) : H5Dget_type(obj), H5Tclose);
     Handle space(attribute ? H5Aget_space(obj) : H5Dget_space(obj), H5Sclose);
     if (!ftype.valid() || H5Tget_class(ftype.get()) != H5T_STRING) throw fail(what, "is not a string");
     if (!space.valid() || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR) throw fail(what, "is not a scalar string");
-    if (H5Tis_variable_str(ftype.get()) > 0) {
-      Handle mem(make_text(), H5Tclose);
-      char* p = nullptr;
-      const herr_t rc = attribute ? H5Aread(obj, mem.get(), &p) : H5Dread(obj, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &p);
-      if (rc < 0) throw fail(what, "read failed: " + hdf5_reason());
-      std::string s = p ? std::string(p, strnlen(p, 1 << 24)) : std::string();
-      H5free_memory(p);
-      return s;
+    if (H5Tis_variable_str(ftype.get()) != 0) {
+      throw fail(what, "is a variable-length string; only fixed-length strings are read (h5py: np.bytes_ or "
+                       "h5py.string_dtype(length=n))");
     }
     const size_t n = H5Tget_size(ftype.get());
     if (n == 0 || n > (1u << 24)) throw fail(what, "a fixed-length string of " + std::to_string(n) + " bytes");
     std::string s(n, '\0');
-    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(mem.get(), n);
+    Handle mem(H5Tcopy(ftype.get()), H5Tclose);  // same size and character set: no conversion
     H5Tset_strpad(mem.get(), H5T_STR_NULLPAD);
     const herr_t rc = attribute ? H5Aread(obj, mem.get(), s.data()) : H5Dread(obj, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data());
     if (rc < 0) throw fail(what, "read failed: " + hdf5_reason());
@@ -450,15 +541,22 @@ class Hdf5Reader final : public RecordReader {
 
   std::string read_text(hid_t ds, std::string_view entry) { return read_string(ds, false, entry); }
 
+  // Whether an attribute exists; a failure to tell (damaged attribute storage) is an error.
+  bool has_attr(hid_t obj, const char* name, std::string_view entry) {
+    const htri_t e = H5Aexists(obj, name);
+    if (e < 0) throw fail(entry, std::string("cannot look for attribute '") + name + "': " + hdf5_reason());
+    return e > 0;
+  }
+
   std::optional<std::string> text_attr(hid_t obj, const char* name, std::string_view entry) {
-    if (H5Aexists(obj, name) <= 0) return std::nullopt;
+    if (!has_attr(obj, name, entry)) return std::nullopt;
     Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
     if (!a.valid()) throw fail(entry, std::string("cannot open attribute '") + name + "': " + hdf5_reason());
     return read_string(a.get(), true, entry.empty() ? std::string_view(name) : entry);
   }
 
   std::optional<uint64_t> u64_attr(hid_t obj, const char* name, std::string_view entry) {
-    if (H5Aexists(obj, name) <= 0) return std::nullopt;
+    if (!has_attr(obj, name, entry)) return std::nullopt;
     Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
     Handle space(H5Aget_space(a.get()), H5Sclose);
     Handle type(H5Aget_type(a.get()), H5Tclose);
@@ -473,8 +571,9 @@ class Hdf5Reader final : public RecordReader {
   void read_metadata() {
     const hid_t root = file_.get();
     // Files written by h5py or other tools have no burn attributes: they read with defaults.
-    if (const auto f = text_attr(root, "burn.format", ""); f && *f != kFormat) {
-      throw fail("", "attribute burn.format is '" + f->substr(0, 60) + "', not '" + kFormat + "'");
+    if (const auto f = text_attr(root, "burn.format", "")) {
+      if (*f != kFormat) throw fail("", "attribute burn.format is '" + f->substr(0, 60) + "', not '" + kFormat + "'");
+      burn_file_ = true;
     }
     if (const auto v = u64_attr(root, "burn.layout_version", ""); v && *v != static_cast<uint64_t>(kLayoutVersion)) {
       throw fail("", "layout version " + std::to_string(*v) + ", this reader knows " + std::to_string(kLayoutVersion));
@@ -580,10 +679,26 @@ class Hdf5Reader final : public RecordReader {
       throw fail(info.path, "has a layout this reader does not accept (virtual?)");
     }
     const int nfilters = H5Pget_nfilters(dcpl.get());
+    // Only filters whose output size is bounded: deflate (at most ~1032:1), shuffle, fletcher32.
+    for (int i = 0; i < nfilters; ++i) {
+      unsigned flags = 0, config = 0;
+      size_t nelmts = 0;
+      char fname[64] = {};
+      const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nelmts, nullptr,
+                                             sizeof fname, fname, &config);
+      if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) {
+        throw fail(info.path, "uses HDF5 filter " + std::to_string(id) + " ('" + std::string(fname) +
+                                  "'); only deflate, shuffle and fletcher32 are read");
+      }
+    }
     Handle type(H5Dget_type(ds), H5Tclose);
     Handle space(H5Dget_space(ds), H5Sclose);
     if (!type.valid() || !space.valid()) throw fail(info.path, "cannot read its type or dataspace");
     const H5S_class_t sclass = H5Sget_simple_extent_type(space.get());
+    if (const auto h = u64_attr(ds, "burn_xxh3", info.path)) {
+      node.has_hash = true;
+      node.hash = *h;
+    }
     const auto kind = text_attr(ds, "burn_kind", info.path);
     if (kind && *kind != "tensor") {
       if (sclass != H5S_SCALAR) throw fail(info.path, "a " + kind->substr(0, 20) + " that is not a scalar dataset");
@@ -630,25 +745,28 @@ class Hdf5Reader final : public RecordReader {
     info.bytes = bytes;
     // Without filters the data must all be in the file (a 2^40-element dataset in a small file is a
     // lie, refused before allocating); filtered data is bounded by its checksum and decompression.
-    if (nfilters == 0 && bytes > 0) {
+    if (bytes > 0) {
       const hsize_t stored = H5Dget_storage_size(ds);
       const hsize_t elem = H5Tget_size(type.get());
       uint64_t need = elem;
       for (hsize_t d : dims) {
         if (!checked_mul(need, d, &need)) need = std::numeric_limits<uint64_t>::max();
       }
-      if (stored < need) {
+      if (nfilters == 0 && stored < need) {
         throw fail(info.path, "stores " + std::to_string(stored) + " bytes, its shape needs " + std::to_string(need));
       }
-    }
-    if (const auto h = u64_attr(ds, "burn_xxh3", info.path)) {
-      node.has_hash = true;
-      node.hash = *h;
+      // Deflate expands at most about 1032 times: more than that is a lie (or a bomb).
+      uint64_t bound = 0;
+      if (nfilters > 0 && (!checked_mul(stored, 1032, &bound) || need > bound + (1u << 20))) {
+        throw fail(info.path, "claims " + std::to_string(need) + " bytes from " + std::to_string(stored) +
+                                  " compressed bytes, more than deflate can expand to");
+      }
     }
   }
 
   std::string path_;
   Handle file_;
+  bool burn_file_ = false;  // written by this recorder: its burn.* attributes are required
   Metadata metadata_;
   std::vector<EntryInfo> infos_;
   std::vector<Node> nodes_;  // parallel to infos_
