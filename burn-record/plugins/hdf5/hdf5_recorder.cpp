@@ -190,6 +190,14 @@ std::string scalar_bytes(const Value& v) {
   return s;
 }
 
+// A dataset access list without a chunk cache: whole chunks then go straight between the file and
+// our buffer instead of through HDF5's cache (a copy each way; a third of a load's time).
+Handle no_chunk_cache() {
+  Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  H5Pset_chunk_cache(dapl.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+  return dapl;
+}
+
 // ---- writing ----
 
 class Writer {
@@ -206,6 +214,7 @@ class Writer {
     file_ = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
     if (!file_.valid()) throw fail("", "cannot create the file: " + hdf5_reason());
     gcpl_ = Handle(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    no_cache_ = no_chunk_cache();
     H5Pset_link_creation_order(gcpl_.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
     H5Pset_attr_creation_order(gcpl_.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
   }
@@ -297,7 +306,8 @@ class Writer {
         H5Pset_deflate(dcpl.get(), static_cast<unsigned>(level_));
       }
     }
-    Handle ds(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+    Handle ds(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), no_cache_.get()),
+              H5Dclose);
     if (!ds.valid()) throw fail(path, "cannot create the dataset: " + hdf5_reason());
     if (t.num_elements() > 0 && H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw()) < 0) {
       throw fail(path, "write failed: " + hdf5_reason());
@@ -375,7 +385,7 @@ class Writer {
   std::string path_;
   int level_ = 0;
   Metadata metadata_;
-  Handle file_, gcpl_;
+  Handle file_, gcpl_, no_cache_;
 };
 
 // ---- reading ----
@@ -455,7 +465,8 @@ class Hdf5Reader final : public RecordReader {
   Value read_leaf(const EntryInfo& info) override {
     QuietErrors quiet;
     const Node& n = nodes_.at(static_cast<size_t>(&info - infos_.data()));
-    Handle ds(H5Dopen2(file_.get(), n.h5path.c_str(), H5P_DEFAULT), H5Dclose);
+    Handle dapl = no_chunk_cache();
+    Handle ds(H5Dopen2(file_.get(), n.h5path.c_str(), dapl.get()), H5Dclose);
     if (!ds.valid()) throw fail(info.path, "cannot open the dataset: " + hdf5_reason());
     switch (info.kind) {
       case EntryKind::Tensor: {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -60,8 +61,13 @@ uint8_t dtype_code(DType d) {
 
 uint64_t hash(const void* p, size_t n) { return XXH3_64bits(p, n); }
 
+// SaveOptions::threads when set, else BURN_NUM_THREADS (the cpu backend's variable), else one per
+// hardware thread; reads use the last two.
 unsigned thread_count(int requested) {
   if (requested > 0) return static_cast<unsigned>(requested);
+  if (const char* env = std::getenv("BURN_NUM_THREADS"); env && std::atoi(env) > 0) {
+    return static_cast<unsigned>(std::atoi(env));
+  }
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
@@ -153,10 +159,31 @@ void shuffle_w(const uint8_t* __restrict src, uint8_t* __restrict dst, size_t m)
     for (size_t b = 0; b < W; ++b) dst[b * m + i] = src[W * i + b];
   }
 }
+// From W separate planes (raw ones are read where they lie in the file's bytes).
 template <size_t W>
-void unshuffle_w(const uint8_t* __restrict planes, uint8_t* __restrict dst, size_t m) {
-  for (size_t i = 0; i < m; ++i) {
-    for (size_t b = 0; b < W; ++b) dst[W * i + b] = planes[b * m + i];
+void unshuffle_w(const uint8_t* const* planes, uint8_t* __restrict dst, size_t m) {
+  if constexpr (W == 2) {
+    const uint8_t* __restrict a = planes[0];
+    const uint8_t* __restrict b = planes[1];
+    for (size_t i = 0; i < m; ++i) {
+      dst[2 * i] = a[i];
+      dst[2 * i + 1] = b[i];
+    }
+  } else if constexpr (W == 4) {
+    const uint8_t* __restrict a = planes[0];
+    const uint8_t* __restrict b = planes[1];
+    const uint8_t* __restrict c = planes[2];
+    const uint8_t* __restrict d = planes[3];
+    for (size_t i = 0; i < m; ++i) {
+      dst[4 * i] = a[i];
+      dst[4 * i + 1] = b[i];
+      dst[4 * i + 2] = c[i];
+      dst[4 * i + 3] = d[i];
+    }
+  } else {
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t k = 0; k < W; ++k) dst[W * i + k] = planes[k][i];
+    }
   }
 }
 void shuffle(const uint8_t* src, uint8_t* dst, size_t n, size_t w) {
@@ -167,12 +194,12 @@ void shuffle(const uint8_t* src, uint8_t* dst, size_t n, size_t w) {
     default: std::memcpy(dst, src, n);
   }
 }
-void unshuffle(const uint8_t* planes, uint8_t* dst, size_t n, size_t w) {
+void unshuffle(const uint8_t* const* planes, uint8_t* dst, size_t n, size_t w) {
   switch (w) {
     case 2: unshuffle_w<2>(planes, dst, n / 2); break;
     case 4: unshuffle_w<4>(planes, dst, n / 4); break;
     case 8: unshuffle_w<8>(planes, dst, n / 8); break;
-    default: std::memcpy(dst, planes, n);
+    default: std::memcpy(dst, planes[0], n);
   }
 }
 
@@ -550,7 +577,7 @@ class ZstdReader final : public RecordReader {
     if (stored < 4 * w) throw fail(info.path, "chunk " + std::to_string(c) + " is shorter than its plane table");
     std::string& scratch = plane_scratch_[worker];
     scratch.resize(raw);
-    auto* planes = reinterpret_cast<uint8_t*>(scratch.data());  // all planes, contiguous
+    const uint8_t* planes[8];
     uint64_t at = 4 * w;
     for (size_t b = 0; b < w; ++b) {
       const uint32_t size = get_u32(src + 4 * b);
@@ -559,9 +586,11 @@ class ZstdReader final : public RecordReader {
         throw fail(info.path, "chunk " + std::to_string(c) + ": plane " + std::to_string(b) + " runs past the chunk");
       }
       if (size == 0) {
-        std::memcpy(planes + b * m, src + at, m);
+        planes[b] = src + at;  // raw: used where it lies
       } else {
-        decompress(info, c, src + at, size, planes + b * m, m, worker);
+        auto* out = reinterpret_cast<uint8_t*>(scratch.data()) + b * m;
+        decompress(info, c, src + at, size, out, m, worker);
+        planes[b] = out;
       }
       at += len;
     }

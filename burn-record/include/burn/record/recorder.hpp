@@ -25,16 +25,16 @@ BURN_RECORD_API std::string_view precision_name(Precision p);  // "keep", "f32",
 BURN_RECORD_API Precision parse_precision(std::string_view name);
 
 struct SaveOptions {
-  std::string recorder;  // a recorder name ("zstd", "hdf5", "json"); empty: chosen by the extension
+  std::string recorder = {};  // a recorder name ("zstd", "hdf5", "json"); empty: chosen by the extension
   Precision precision = Precision::Keep;
   int compression_level = -1;  // -1: the recorder's default; 0: none; else the codec's level
   int threads = 0;             // threads a recorder may use; 0: one per hardware thread
 };
 
 struct LoadOptions {
-  std::string recorder;  // empty: chosen by the extension
+  std::string recorder = {};  // empty: chosen by the extension
   // When set, every float tensor is cast to it; int and bool tensors never are.
-  std::optional<DType> float_dtype;
+  std::optional<DType> float_dtype = std::nullopt;
 };
 
 // What a reader knows about one entry from the file's index, without reading its data.
