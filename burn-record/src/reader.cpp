@@ -12,10 +12,12 @@ RecordReader::~RecordReader() = default;
 Recorder::~Recorder() = default;
 
 const EntryInfo* RecordReader::find(std::string_view path) const {
-  for (const auto& e : entries()) {
-    if (e.path == path) return &e;
+  const auto& all = entries();
+  if (by_path_.empty() && !all.empty()) {
+    for (size_t i = 0; i < all.size(); ++i) by_path_.emplace(all[i].path, i);
   }
-  return nullptr;
+  const auto it = by_path_.find(std::string(path));
+  return it == by_path_.end() ? nullptr : &all[it->second];
 }
 
 Value RecordReader::read(std::string_view path) {

@@ -92,6 +92,19 @@ TEST_P(RoundTrip, EmptyRecordAndEmptyTensors) {
   EXPECT_EQ(test::first_difference(load(file("empty")), r), "");
 }
 
+TEST_P(RoundTrip, WhatNoReaderAcceptsIsRefusedOnSave) {
+  // A rank above 32 would be refused by every reader: it is refused when saving instead.
+  Record r;
+  r.set("deep", TensorData(Shape(std::vector<int64_t>(33, 1)), DType::F32));
+  try {
+    save(file("rank"), r);
+    FAIL() << "a rank-33 tensor was saved";
+  } catch (const RecordError& e) {
+    EXPECT_NE(std::string(e.what()).find("entry 'deep': rank 33 exceeds 32"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(file("rank")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Recorders, RoundTrip,
                          ::testing::Values(Format{"zstd", ".bpz"}, Format{"hdf5", ".h5"}, Format{"json", ".json"}),
                          [](const auto& info) { return std::string(info.param.recorder); });

@@ -81,6 +81,9 @@ class Writer {
     const auto r = std::to_chars(text, text + sizeof text, v);
     raw(std::string_view(text, static_cast<size_t>(r.ptr - text)));
   }
+  RecordError fail(std::string_view entry, const std::string& problem) const {
+    return record_error(kOp, path_, entry, problem);
+  }
   void flush() {
     file_.write(buf_.data(), buf_.size());
     buf_.clear();
@@ -139,6 +142,9 @@ void write_entries(Writer& w, const Record& r, const std::string& prefix, size_t
         break;
       case EntryKind::Tensor: {
         const TensorData& t = e.value.tensor();
+        if (t.shape().rank() > kMaxRank) {
+          throw w.fail(path, "rank " + std::to_string(t.shape().rank()) + " exceeds " + std::to_string(kMaxRank));
+        }
         w.raw(", \"dtype\": \"");
         w.raw(dtype_text(t.dtype()));
         w.raw("\", \"shape\": [");

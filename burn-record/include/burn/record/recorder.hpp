@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "burn/record/export.hpp"
@@ -67,6 +68,9 @@ class BURN_RECORD_API RecordReader {
  protected:
   // Reads the leaf described by `info` (an element of entries()).
   virtual Value read_leaf(const EntryInfo& info) = 0;
+
+ private:
+  mutable std::unordered_map<std::string, size_t> by_path_;  // built on the first find()
 };
 
 // A file format. Implementations are plugins of kind `recorder` (BURN_RECORDER_PLUGIN); call them
