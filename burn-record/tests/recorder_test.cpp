@@ -170,6 +170,29 @@ TEST_F(RecorderTest, RegisteredRecorderJoinsTheChoice) {
   EXPECT_EQ(v, 42);
 }
 
+// The example at the top of burn-record/README.md, with its file in the test's folder.
+TEST_F(RecorderTest, ReadmeExample) {
+  const std::string model = file("model.bpz");
+  Record r;
+  r.set("blocks.0.attn.q.weight", TensorData::from_vector<float>({1, 2, 3, 4}, {2, 2}));
+  r.set("optim.step", Value(int64_t{1200}));
+  r.set("optim.name", Value("adam"));
+  r.metadata().producer = "my-trainer";
+  save(model, r, {.precision = Precision::F16});
+  Record back = load(model, {.float_dtype = DType::F32});
+  auto reader = open(model);
+  std::vector<std::string> paths;
+  for (const EntryInfo& e : reader->entries()) paths.push_back(e.path);
+  TensorData w = reader->read_tensor("blocks.0.attn.q.weight");
+
+  EXPECT_EQ(back.at("blocks.0.attn.q.weight").tensor().to_vec<float>(), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(w.dtype(), DType::F16);
+  EXPECT_EQ(back.metadata().producer, "my-trainer");
+  EXPECT_EQ(back.metadata().dtype_policy, "f16");
+  EXPECT_EQ(paths, (std::vector<std::string>{"blocks", "blocks.0", "blocks.0.attn", "blocks.0.attn.q",
+                                             "blocks.0.attn.q.weight", "optim", "optim.step", "optim.name"}));
+}
+
 TEST(AtomicFile, UncommittedTemporaryIsRemoved) {
   const fs::path dir = fs::temp_directory_path() / ("burn-atomic-" + std::to_string(::getpid()));
   fs::create_directories(dir);
