@@ -96,14 +96,21 @@ def cases():
         Case("conv_block_step/n8_c32_32x32", "autodiff", "gemm", block, "conv block step"),
         Case("autodiff_tiny_add/1x8", "autodiff", "none", 0, "autodiff fixed cost", cpp_peer=True),
     ]
+    # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
+    for recorder in ("zstd", "zstd_level0", "hdf5"):
+        out += [
+            Case(f"record_save/{recorder}/resnet50", "record", "none", 0, "record save"),
+            Case(f"record_load/{recorder}/resnet50", "record", "none", 0, "record load"),
+        ]
     return out
 
 
-# Targets of issues 3, 4 and 5 (None: reported, no target set).
+# Targets of issues 3, 4, 5 and 10 (None: reported, no target set).
 TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0, "fixed cost": 0.5,
            "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": None,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
-           "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5}
+           "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
+           "record save": 1.0, "record load": 1.0}
 # Issue 9: the fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}

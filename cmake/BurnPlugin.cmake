@@ -1,5 +1,6 @@
 # burn_add_plugin(NAME name KIND backend|recorder|importer SOURCES ...): builds a plugin as a
-# MODULE library named burn-<kind>-<name> in the plugin folder. Installed with the package, so a
+# MODULE library named burn-<kind>-<name> in the plugin folder, linked to burn::tensor (and to
+# burn::record for a recorder). Installed with the package, so a
 # third party builds its plugin exactly as the in-tree ones are built.
 #
 # In the monorepo BURN_PLUGIN_OUTPUT_DIR is the build tree's lib/burn/plugins, so tests find the
@@ -50,6 +51,13 @@ function(burn_add_plugin)
   set(target burn-${ARG_KIND}-${ARG_NAME})
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE burn::tensor)
+  # A recorder implements burn-record's Recorder interface, so it links that library too.
+  if(ARG_KIND STREQUAL "recorder")
+    if(NOT TARGET burn::record)
+      message(FATAL_ERROR "burn_add_plugin(KIND recorder): burn::record is not defined; call find_package(burn REQUIRED COMPONENTS record) first")
+    endif()
+    target_link_libraries(${target} PRIVATE burn::record)
+  endif()
   set_target_properties(${target} PROPERTIES
     PREFIX "lib" CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
     CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)

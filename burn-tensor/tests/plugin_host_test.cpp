@@ -304,3 +304,72 @@ TEST(PluginHost, GoodPluginCreatesAForwardingBackend) {
 }
 
 }  // namespace
+
+namespace {
+
+// Plugins of other kinds go through the same host: listed per kind, created by kind and name.
+TEST(PluginHost, RecorderKindPluginsAreListedAndCreatedByKind) {
+  const auto recorders = burn::plugins::plugin_names(BURN_PLUGIN_RECORDER);
+  EXPECT_TRUE(contains(recorders, "kindtest"));
+  EXPECT_FALSE(contains(burn::plugins::backend_names(), "kindtest"));
+  EXPECT_FALSE(contains(recorders, "fwdtest"));
+
+  const auto records = burn::plugins::report();
+  const PluginRecord* r = find_record(records, BURN_TEST_PLUGIN_KINDTEST);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->kind, "recorder");
+  EXPECT_EQ(r->version, "0.0.2");
+  EXPECT_TRUE(r->selected);
+
+  const std::shared_ptr<void> o = burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindtest");
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(*static_cast<const std::string*>(o.get()), "kindtest score 2");
+
+  try {
+    burn::plugins::create_object(BURN_PLUGIN_BACKEND, "kindtest");
+    FAIL() << "a recorder is not a backend";
+  } catch (const burn::PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("no backend plugin named 'kindtest'"), std::string::npos) << e.what();
+  }
+  try {
+    burn::plugins::create_object(BURN_PLUGIN_RECORDER, "nope");
+    FAIL() << "no recorder named nope";
+  } catch (const burn::PluginError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("no recorder plugin named 'nope'; found: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("kindtest"), std::string::npos) << msg;
+  }
+}
+
+// A check that refuses the object rejects that plugin with the check's reason; the next-best of the
+// same name takes over, and when none is left the error names the plugin and the reason.
+TEST(PluginHost, ObjectCheckRejectsAndFallsBack) {
+  const auto refuse_score_2 = [](void* o) -> std::string {
+    const auto& text = *static_cast<const std::string*>(o);
+    return text == "kindtest score 2" ? "the check refused '" + text + "'" : "";
+  };
+  const std::shared_ptr<void> o =
+      burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindtest", refuse_score_2);
+  EXPECT_EQ(*static_cast<const std::string*>(o.get()), "kindtest score 1");
+  const auto records = burn::plugins::report();
+  const PluginRecord* high = find_record(records, BURN_TEST_PLUGIN_KINDTEST);
+  const PluginRecord* low = find_record(records, BURN_TEST_PLUGIN_KINDTEST2);
+  ASSERT_NE(high, nullptr);
+  ASSERT_NE(low, nullptr);
+  EXPECT_FALSE(high->loaded);
+  EXPECT_EQ(high->reason, "the check refused 'kindtest score 2'");
+  EXPECT_TRUE(low->selected);
+
+  try {
+    burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindchecked",
+                                 [](void*) -> std::string { return "built against burn-record 9.0.0"; });
+    FAIL() << "the only kindchecked plugin is refused";
+  } catch (const burn::PluginError& e) {
+    EXPECT_EQ(std::string(e.what()), "[plugins] recorder plugin 'kindchecked' from " +
+                                         canonical(BURN_TEST_PLUGIN_KINDCHECKED) +
+                                         ": built against burn-record 9.0.0");
+  }
+  EXPECT_FALSE(contains(burn::plugins::plugin_names(BURN_PLUGIN_RECORDER), "kindchecked"));
+}
+
+}  // namespace

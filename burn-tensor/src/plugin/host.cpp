@@ -209,27 +209,26 @@ class Host {
     return discovered_ ? searched_ : compute_search_paths();
   }
 
-  std::vector<std::string> backend_names() {
+  std::vector<std::string> names(uint32_t kind) {
     std::lock_guard lock(mutex_);
     std::vector<std::string> names;
     for (const auto& e : entries_) {
-      if (e.record.selected && e.descriptor && e.descriptor->kind == BURN_PLUGIN_BACKEND) {
-        names.push_back(e.record.name);
-      }
+      if (e.record.selected && e.descriptor && e.descriptor->kind == kind) names.push_back(e.record.name);
     }
     std::sort(names.begin(), names.end());
     return names;
   }
 
-  BackendPtr create_backend(std::string_view name) {
+  std::shared_ptr<void> create_object(uint32_t kind, std::string_view name, const ObjectCheck& check) {
+    const std::string k = key(kind, std::string(name));
     for (;;) {
       std::shared_ptr<dll::shared_library> library;
       const BurnPluginDescriptor* d = nullptr;
       size_t index = 0;
       {
         std::lock_guard lock(mutex_);
-        const auto it = selected_.find(key(BURN_PLUGIN_BACKEND, std::string(name)));
-        if (it == selected_.end()) throw PluginError("plugins", unknown_backend_message(name));
+        const auto it = selected_.find(k);
+        if (it == selected_.end()) throw PluginError("plugins", unknown_plugin_message(kind, name));
         index = it->second;
         library = entries_[index].library;
         d = entries_[index].descriptor;
@@ -237,20 +236,24 @@ class Host {
       // Called without the lock: a factory may itself ask for a device (a decorator-like plugin).
       char err[1024] = {0};
       void* object = d->create(err, sizeof err);
+      std::string reason;
       if (object) {
         const auto destroy = d->destroy;
-        // The deleter holds the library too, so the code of ~Backend outlives every object.
-        return BackendPtr(static_cast<Backend*>(object),
-                          [destroy, library](Backend* b) { destroy(static_cast<void*>(b)); });
+        // The deleter holds the library too, so the object's code outlives every object.
+        std::shared_ptr<void> result(object, [destroy, library](void* o) { destroy(o); });
+        if (!check) return result;
+        reason = check(object);
+        if (reason.empty()) return result;
+      } else {
+        reason = "create() failed: ";
+        reason += err[0] ? err : "the plugin gave no reason";
       }
-      std::string reason = "create() failed: ";
-      reason += err[0] ? err : "the plugin gave no reason";
       std::lock_guard lock(mutex_);
       reject_selected(index, reason);
       // Loop: another loaded plugin of the same name may take over; if none, the next round throws.
-      if (selected_.count(key(BURN_PLUGIN_BACKEND, std::string(name))) == 0) {
-        throw PluginError("plugins", "backend plugin '" + std::string(name) + "' from " +
-                                         entries_[index].record.path + ": " + reason);
+      if (selected_.count(k) == 0) {
+        throw PluginError("plugins", std::string(kind_name(kind)) + " plugin '" + std::string(name) +
+                                         "' from " + entries_[index].record.path + ": " + reason);
       }
     }
   }
@@ -285,17 +288,17 @@ class Host {
     return paths;
   }
 
-  std::string unknown_backend_message(std::string_view name) const {
+  std::string unknown_plugin_message(uint32_t kind, std::string_view name) const {
     std::vector<std::string> found;
     std::vector<std::string> rejected;
     for (const auto& e : entries_) {
-      if (e.record.selected && e.record.kind == "backend") found.push_back(e.record.name);
+      if (e.record.selected && e.record.kind == kind_name(kind)) found.push_back(e.record.name);
       if (!e.record.loaded && e.record.name == name) {
         rejected.push_back(e.record.path + ": " + e.record.reason);
       }
     }
     std::sort(found.begin(), found.end());
-    std::string msg = "no backend plugin named '" + std::string(name) + "'; found: " +
+    std::string msg = "no " + std::string(kind_name(kind)) + " plugin named '" + std::string(name) + "'; found: " +
                       (found.empty() ? std::string("(none)") : join(found, ", "));
     if (!rejected.empty()) msg += "; rejected: " + join(rejected, "; ");
     const auto& searched = discovered_ ? searched_ : compute_search_paths();
@@ -474,14 +477,20 @@ std::vector<PluginRecord> report() { return host().report(); }
 
 std::vector<std::string> search_paths() { return host().search_paths(); }
 
-std::vector<std::string> backend_names() {
-  host().discover();
-  return host().backend_names();
-}
+std::vector<std::string> backend_names() { return plugin_names(BURN_PLUGIN_BACKEND); }
 
 BackendPtr create_backend(std::string_view name) {
+  return std::static_pointer_cast<Backend>(create_object(BURN_PLUGIN_BACKEND, name));
+}
+
+std::vector<std::string> plugin_names(BurnPluginKind kind) {
   host().discover();
-  return host().create_backend(name);
+  return host().names(kind);
+}
+
+std::shared_ptr<void> create_object(BurnPluginKind kind, std::string_view name, const ObjectCheck& check) {
+  host().discover();
+  return host().create_object(kind, name, check);
 }
 
 }  // namespace burn::plugins
