@@ -155,7 +155,7 @@ TEST(Hardening, OneHotClassCounts) {
 // computed n + chunks - 1.
 TEST(Hardening, SplitSizesCannotOverflow) {
   auto x = Tensor<2>::ones({2, 3}, dev());
-  expect_error<ShapeError>([&] { x.split_with_sizes({kMax, kMax, 2}, 0); }, {"[split_with_sizes]", "overflows"});
+  expect_error<ShapeError>([&] { x.split_with_sizes({kMax, kMax, 2}, 0); }, {"[split_with_sizes]", "sum to more than"});
   EXPECT_EQ(x.chunk(kMax, 1).size(), 3u);
   EXPECT_EQ(x.split(kMax, 1).size(), 1u);
 }
