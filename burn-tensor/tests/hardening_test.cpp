@@ -272,3 +272,20 @@ TEST(Hardening, TensorDataPrintsAndConvertsExactly) {
   auto f = TensorData::from_vector<float>({1e30f, -1e30f, std::nanf(""), 2.9f}, Shape{4});
   EXPECT_EQ(f.convert(DType::I64).to_vec<int64_t>(), (std::vector<int64_t>{kMax, kMin, 0, 2}));
 }
+
+// Found by burn-fuzz in main's signal ops: a window or a transform length too large for the machine
+// was a std::bad_alloc, or hung in split_of's walk to sqrt(n) before anything was allocated.
+TEST(Hardening, SignalSizesTooLargeAreOutOfMemory) {
+  {
+    AllocLimit limit(1 << 20);
+    expect_error<OutOfMemory>([] { signal::hann_window(1 << 20, true, dev()); }, {"[hann_window]", "8388608"});
+    expect_error<OutOfMemory>([] { signal::blackman_window(kMax, false, dev()); }, {"[blackman_window]"});
+  }
+  auto x = Tensor<1>::ones({8}, dev());
+  expect_error<OutOfMemory>([&] { signal::rfft(x, -1, kMax); }, {"[rfft]"});
+  expect_error<OutOfMemory>([&] { signal::irfft(x, x, -1, kMax - 1); }, {"[irfft]"});
+  // 2 * (bins - 1) overflowed for an expanded spectrum of 2^62 + 1 bins
+  auto wide = Tensor<1>::zeros({1}, dev()).expand({(1LL << 62) + 1});
+  expect_error<ShapeError>([&] { signal::irfft(wide, wide); }, {"[irfft]", "overflows"});
+  EXPECT_EQ(signal::hann_window(4, true, dev()).to_vec<float>(), (std::vector<float>{0, 0.5f, 1, 0.5f}));
+}

@@ -1,7 +1,9 @@
 // Private helpers shared by the api/*.cpp files: argument checks that produce the tagged errors.
 #pragma once
 
+#include <new>
 #include <string>
+#include <vector>
 
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/error.hpp"
@@ -64,6 +66,18 @@ inline const Shape& shape(const H& h) {
 }
 inline size_t rank(const H& h) { return shape(h).rank(); }
 inline H with(const H& like, Prim p) { return H{like.device, std::move(p)}; }
+
+// A host buffer of n elements for a composite's tables and index lists: OutOfMemory naming `op`
+// and the bytes past max_alloc_bytes() or when the system refuses them, never std::bad_alloc.
+template <typename T>
+std::vector<T> host_vector(int64_t n, const char* op, T fill = T()) {
+  const size_t bytes = checked_bytes(Shape{n}, sizeof(T), op);
+  try {
+    return std::vector<T>(static_cast<size_t>(n), fill);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(op, "the system refused " + std::to_string(bytes) + " bytes of host memory");
+  }
+}
 
 inline const char* name_of(OpId op) { return op_info(op).name; }
 
