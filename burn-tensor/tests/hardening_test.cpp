@@ -289,3 +289,14 @@ TEST(Hardening, SignalSizesTooLargeAreOutOfMemory) {
   expect_error<ShapeError>([&] { signal::irfft(wide, wide); }, {"[irfft]", "overflows"});
   EXPECT_EQ(signal::hann_window(4, true, dev()).to_vec<float>(), (std::vector<float>{0, 0.5f, 1, 0.5f}));
 }
+
+// Found by burn-fuzz in main's index and reduce composites: a 0-d input was read at shape()[1] or
+// shape()[rank - 1] (out of bounds: SIGSEGV).
+TEST(Hardening, ZeroDimInputsOfComposites) {
+  const TensorHandle s = api::from_data(dev(), TensorData::from_vector<float>({2.0f}, Shape{}), Kind::Float);
+  const TensorHandle i = api::from_data(dev(), TensorData::from_vector<int64_t>({0}, Shape{}), Kind::Int);
+  expect_error<ShapeError>([&] { api::cov(s, 1, std::nullopt, std::nullopt); }, {"[cov]"});
+  expect_error<ShapeError>([&] { api::categorical(s, 1, true); }, {"[categorical]"});
+  expect_error<ShapeError>([&] { api::gather_nd(s, i); }, {"[gather_nd]", "0-d"});
+  expect_error<ShapeError>([&] { api::scatter_nd(s, i, s, ScatterReduction::Add); }, {"[scatter_nd]", "0-d"});
+}

@@ -137,7 +137,7 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
   const char* op = "categorical";
   be(weights, op);
   require_float(weights, op);
-  if (rank(weights) > 2) throw ShapeError(op, "weights must be 1-D or 2-D (rows of class weights), got shape " + shape(weights).to_string());
+  if (rank(weights) == 0 || rank(weights) > 2) throw ShapeError(op, "weights must be 1-D or 2-D (rows of class weights), got shape " + shape(weights).to_string());
   if (num_samples <= 0) throw ValueError(op, "num_samples must be positive, got " + std::to_string(num_samples));
   const bool one_row = rank(weights) == 1;
   H w = cast(detach(weights), DType::F64);

@@ -70,6 +70,7 @@ std::pair<int64_t, Shape> nd_shapes(const H& h, const H& indices, const char* op
   require_index(indices, op);
   const Shape& s = shape(h);
   const Shape& is = shape(indices);
+  if (is.rank() == 0) throw ShapeError(op, "indices must have a last dim holding the index tuples, got a 0-d tensor");
   const int64_t k = is[is.rank() - 1];
   if (k < 1 || k > static_cast<int64_t>(s.rank()))
     throw ShapeError(op, "the last dim of indices " + is.to_string() + " must be in [1, " + std::to_string(s.rank()) +
