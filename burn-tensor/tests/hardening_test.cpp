@@ -300,3 +300,13 @@ TEST(Hardening, ZeroDimInputsOfComposites) {
   expect_error<ShapeError>([&] { api::gather_nd(s, i); }, {"[gather_nd]", "0-d"});
   expect_error<ShapeError>([&] { api::scatter_nd(s, i, s, ScatterReduction::Add); }, {"[scatter_nd]", "0-d"});
 }
+
+// An expanded dim of 2^62 split into pieces of 1 (or iterated) pushed 2^62 sizes and handles until
+// std::bad_alloc; the pieces' host bookkeeping is checked first.
+TEST(Hardening, SplitOfAHugeViewIsOutOfMemory) {
+  const TensorHandle v = api::expand(Tensor<1>::ones({1}, dev()).handle(), {1LL << 62});
+  expect_error<OutOfMemory>([&] { api::split(v, 1, 0); }, {"[split]"});
+  expect_error<OutOfMemory>([&] { api::chunk(v, kMax, 0); }, {"[split]"});
+  expect_error<OutOfMemory>([&] { api::iter_dim(v, 0); }, {"[iter_dim]"});
+  EXPECT_EQ(api::split(v, 1LL << 61, 0).size(), 2u);
+}

@@ -276,6 +276,8 @@ Hs split(H h, int64_t size, int64_t dim) {
   if (size <= 0) throw ValueError("split", "split size must be positive, got " + std::to_string(size));
   size_t d = normalize_dim(dim, rank(h), "split");
   int64_t n = shape(h)[d];
+  // One handle per piece: an expanded dim of 2^62 split by 1 is refused, not 2^62 push_backs.
+  checked_bytes(Shape{n / size + 1}, sizeof(H) + sizeof(int64_t), "split");
   std::vector<int64_t> sizes;
   for (int64_t at = 0; at < n; at += std::min(size, n - at)) sizes.push_back(std::min(size, n - at));
   if (sizes.empty()) sizes.push_back(0);
@@ -491,6 +493,7 @@ H unfold(H h, int64_t dim, int64_t size, int64_t step) {
 Hs iter_dim(const H& h, int64_t dim) {
   be(h, "iter_dim");
   const size_t d = normalize_dim(dim, rank(h), "iter_dim");
+  checked_bytes(Shape{shape(h)[d]}, sizeof(H), "iter_dim");  // one handle per index, as split
   Hs out;
   for (int64_t i = 0; i < shape(h)[d]; ++i) out.push_back(narrow(h, static_cast<int64_t>(d), i, 1));
   return out;
