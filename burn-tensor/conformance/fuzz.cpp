@@ -89,7 +89,9 @@ bool mutate_attrs(json& attrs, Rng& r, bool* turned_on) {
   collect(attrs, "", spots);
   if (spots.size() <= 1) return false;
   Spot s = spots[1 + r.below(spots.size() - 1)];
-  if (s.key == "input") return false;  // a "pre" transform's input index: the harness's, not the api's
+  // Attrs of the harness, not of the api: a "pre" transform's input index, and how categorical's
+  // samples are reported (a loop over "classes" classes on the host).
+  if (s.key == "input" || s.key == "classes") return false;
   json& v = *s.value;
   if (v.is_number_integer()) {
     v = r.chance(0.1) ? json(mutate_float(r, static_cast<double>(v.get<int64_t>()))) : json(mutate_int(r, v.get<int64_t>()));
