@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <typeinfo>
 #include <utility>
@@ -271,6 +272,15 @@ std::vector<std::string> Driver::unreached_ops() const {
   std::vector<std::string> out;
   for (const OpInfo& info : all_ops())
     if (counts[static_cast<size_t>(info.id)] == 0) out.push_back(std::string(group_name(info.group)) + "/" + info.name);
+  return out;
+}
+
+std::vector<std::string> Driver::undriven_calls() const {
+  std::set<std::string> used;
+  for (const Case& c : cases_) used.insert(c.call);
+  std::vector<std::string> out;
+  for (const auto& [name, fn] : call_table())
+    if (!used.count(name)) out.push_back(name);
   return out;
 }
 

@@ -233,8 +233,15 @@ int run(const Args& a) {
     for (const auto& m : missing) std::cerr << " " << m;
     std::cerr << "\n";
   }
+  const std::vector<std::string> undriven = driver.undriven_calls();
+  if (!undriven.empty()) {
+    std::cerr << "burn-fuzz: FAILED: " << undriven.size() << " call(s) of the conformance call table have no fixture"
+              << " case, so they were never run:";
+    for (const auto& m : undriven) std::cerr << " " << m;
+    std::cerr << "\n";
+  }
   if (!failures.empty()) std::cerr << "burn-fuzz: FAILED: " << failures.size() << " execution(s) let a non-burn::Error escape\n";
-  return failures.empty() && missing.empty() ? 0 : 1;
+  return failures.empty() && missing.empty() && undriven.empty() ? 0 : 1;
 }
 
 }  // namespace
