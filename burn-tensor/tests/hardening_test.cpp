@@ -310,3 +310,16 @@ TEST(Hardening, SplitOfAHugeViewIsOutOfMemory) {
   expect_error<OutOfMemory>([&] { api::iter_dim(v, 0); }, {"[iter_dim]"});
   EXPECT_EQ(api::split(v, 1LL << 61, 0).size(), 2u);
 }
+
+// Found by burn-fuzz under UBSan: diag's size n + |offset| and its square overflowed (and
+// std::abs(INT64_MIN) is undefined); the matrix branch computed -offset * n for an empty diagonal.
+TEST(Hardening, DiagOffsetsAtTheLimits) {
+  const TensorHandle v = Tensor<1>::ones({3}, dev()).handle();
+  expect_error<ShapeError>([&] { api::diag(v, kMax); }, {"[diag]", "overflows"});
+  expect_error<ShapeError>([&] { api::diag(v, kMin); }, {"[diag]", "overflows"});
+  expect_error<ShapeError>([&] { api::diag(v, 1LL << 40); }, {"[diag]"});
+  const TensorHandle m = Tensor<2>::ones({2, 2}, dev()).handle();
+  EXPECT_EQ(api::diag(m, kMin).prim->shape(), Shape({0}));
+  EXPECT_EQ(api::diag(m, kMax).prim->shape(), Shape({0}));
+  EXPECT_EQ(Tensor<2>(api::diag(v, -1)).to_vec<float>(), (std::vector<float>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}));
+}
