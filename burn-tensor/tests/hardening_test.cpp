@@ -323,3 +323,16 @@ TEST(Hardening, DiagOffsetsAtTheLimits) {
   EXPECT_EQ(api::diag(m, kMax).prim->shape(), Shape({0}));
   EXPECT_EQ(Tensor<2>(api::diag(v, -1)).to_vec<float>(), (std::vector<float>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}));
 }
+
+// Found by burn-fuzz under UBSan: any num_groups divides 0 channels, and the cpu kernel counted
+// N * num_groups rows; pixel (un)shuffle's output dims H * r, W * r and C * r^2 overflowed likewise.
+TEST(Hardening, GroupNormAndPixelShuffleSizes) {
+  const TensorHandle x = Tensor<3>::zeros({2, 0, 3}, dev()).handle();
+  expect_error<ShapeError>([&] { api::group_norm(x, std::nullopt, std::nullopt, kMax, 1e-5); }, {"[group_norm]", "overflows"});
+  EXPECT_EQ(api::group_norm(x, std::nullopt, std::nullopt, 5, 1e-5).prim->shape(), Shape({2, 0, 3}));
+  const TensorHandle flat = Tensor<3>::zeros({1, 0, 0}, dev()).handle();
+  expect_error<ShapeError>([&] { api::pixel_unshuffle(flat, kMax); }, {"[pixel_unshuffle]", "overflows"});
+  const TensorHandle tall = Tensor<3>::zeros({0, 1LL << 40, 1}, dev()).handle();
+  expect_error<ShapeError>([&] { api::pixel_shuffle(tall, 1LL << 31); }, {"[pixel_shuffle]", "overflows"});
+  EXPECT_EQ(api::pixel_unshuffle(Tensor<3>::zeros({1, 2, 2}, dev()).handle(), 2).prim->shape(), Shape({4, 1, 1}));
+}
