@@ -183,7 +183,22 @@ Shape absurd_shape(Rng& r) {
   return Shape(std::move(dims));
 }
 
+// No elements, but a huge dim next to the zero one: cheap to make, and every product of dims an op
+// computes (output sizes, rows, strides) meets the huge value.
+TensorData empty_with_huge_dim(const TensorData& d, Rng& r) {
+  static const int64_t kHuge[] = {1LL << 31, 1LL << 32, 1LL << 40, 1LL << 62, INT64_MAX};
+  std::vector<int64_t> dims = random_shape(r, std::max<size_t>(d.shape().rank(), 2)).dims();
+  if (dims.size() < 2) dims.resize(2, 1);
+  const size_t zero = r.below(dims.size()), huge = (zero + 1 + r.below(dims.size() - 1)) % dims.size();
+  dims[zero] = 0;
+  dims[huge] = kHuge[r.below(std::size(kHuge))];
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (i != zero && i != huge) dims[i] = std::min<int64_t>(dims[i], 1);  // the strides must fit int64
+  return TensorData(Shape(std::move(dims)), d.dtype());
+}
+
 TensorData mutate_data(const TensorData& d, Rng& r) {
+  if (r.chance(0.08)) return empty_with_huge_dim(d, r);
   switch (r.below(4)) {
     case 0: return d.convert(kAllDTypes[r.below(std::size(kAllDTypes))]);
     case 1: {
