@@ -336,3 +336,15 @@ TEST(Hardening, GroupNormAndPixelShuffleSizes) {
   expect_error<ShapeError>([&] { api::pixel_shuffle(tall, 1LL << 31); }, {"[pixel_shuffle]", "overflows"});
   EXPECT_EQ(api::pixel_unshuffle(Tensor<3>::zeros({1, 2, 2}, dev()).handle(), 2).prim->shape(), Shape({4, 1, 1}));
 }
+
+// Found by burn-fuzz (zero-element inputs with a huge dim): the cpu scans, sorts and pixel shuffle
+// walked 2^62 lanes or rows of length 0 (a hang) before noticing there was nothing to do.
+TEST(Hardening, EmptyTensorsWithAHugeDimReturnAtOnce) {
+  const TensorHandle x = api::from_data(dev(), TensorData(Shape{1LL << 62, 1, 0}, DType::I64), Kind::Int);
+  EXPECT_EQ(api::argsort(x, -1, false, false).prim->shape(), Shape({1LL << 62, 1, 0}));
+  EXPECT_EQ(api::reduce_dim(OpId::cumsum, x, -1).prim->shape(), Shape({1LL << 62, 1, 0}));
+  EXPECT_EQ(api::reduce_dim(OpId::cumprod, x, 0).prim->shape(), Shape({1LL << 62, 1, 0}));
+  EXPECT_EQ(api::topk_with_indices(x, 0, -1, true).first.prim->shape(), Shape({1LL << 62, 1, 0}));
+  const TensorHandle f = api::from_data(dev(), TensorData(Shape{1LL << 60, 4, 1, 0}, DType::F32), Kind::Float);
+  EXPECT_EQ(api::pixel_shuffle(f, 2).prim->shape(), Shape({1LL << 60, 1, 2, 0}));
+}

@@ -361,7 +361,8 @@ Prim scan(const char* op, const Prim& xp, size_t dim) {
   const Lanes l = lanes_of(x->shape(), dim);
   return BURN_CPU_NUMERIC(x->dtype(), op, [&]() -> Prim {
     const CpuPtr out = alloc(x->shape(), x->dtype());
-    scan_lanes<OpT<T>>(x->data<T>(), out->data<T>(), l);
+    // No elements: nothing to scan, though outer * inner lanes (of length 0) may number 2^62.
+    if (x->shape().num_elements() > 0) scan_lanes<OpT<T>>(x->data<T>(), out->data<T>(), l);
     return out;
   });
 }
@@ -417,6 +418,7 @@ PrimPair sort_impl(const char* op, const Prim& xp, size_t dim, int64_t keep, boo
   return BURN_CPU_NUMERIC(x->dtype(), op, [&] {
     CpuPtr v = values ? alloc(out_shape, x->dtype()) : nullptr;
     CpuPtr i = indices ? alloc(out_shape, DType::I64) : nullptr;
+    if (out_shape.num_elements() == 0) return PrimPair{v, i};  // no lane to sort, however many of length 0
     sort_lanes<T>(x->data<T>(), v ? v->data<T>() : nullptr, i ? i->data<int64_t>() : nullptr, l, keep, descending);
     return PrimPair{v, i};
   });
