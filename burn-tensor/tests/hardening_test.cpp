@@ -348,3 +348,21 @@ TEST(Hardening, EmptyTensorsWithAHugeDimReturnAtOnce) {
   const TensorHandle f = api::from_data(dev(), TensorData(Shape{1LL << 60, 4, 1, 0}, DType::F32), Kind::Float);
   EXPECT_EQ(api::pixel_shuffle(f, 2).prim->shape(), Shape({1LL << 60, 1, 2, 0}));
 }
+
+// Found by burn-fuzz under UBSan: roll's ((s % n) + n) % n and diag's i * (n + 1) overflowed for an
+// empty tensor with a huge dim. The factorisations of an empty batch of huge matrices walked
+// min(m, n) steps or made [m, m] tables; they return the empty factors at once.
+TEST(Hardening, HugeDimsOfEmptyTensorsInLayoutAndLinalg) {
+  const TensorHandle x = api::from_data(dev(), TensorData(Shape{0, kMax}, DType::F32), Kind::Float);
+  EXPECT_EQ(api::roll(x, {1}, {1}).prim->shape(), Shape({0, kMax}));
+  EXPECT_EQ(api::roll(x, {kMin}, {1}).prim->shape(), Shape({0, kMax}));
+  const TensorHandle wide = api::from_data(dev(), TensorData(Shape{0, 1, kMax}, DType::F32), Kind::Float);
+  EXPECT_EQ(api::diag(wide, 0).prim->shape(), Shape({0, 1}));
+  const TensorHandle big = api::from_data(dev(), TensorData(Shape{0, 1LL << 31, 1LL << 31}, DType::F32), Kind::Float);
+  EXPECT_EQ(api::det(big).prim->shape(), Shape({0}));
+  EXPECT_EQ(api::lu_factor(big).second.prim->shape(), Shape({0, 1LL << 31}));
+  EXPECT_EQ(api::lu(big)[0].prim->shape(), Shape({0, 1LL << 31, 1LL << 31}));
+  EXPECT_EQ(api::qr(big, QrMode::Reduced).second.prim->shape(), Shape({0, 1LL << 31, 1LL << 31}));
+  const auto small = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4}, {2, 2}, dev()).handle();
+  EXPECT_NEAR(Tensor<1>(api::det(small)).to_vec<float>()[0], -2.0f, 1e-5f);
+}

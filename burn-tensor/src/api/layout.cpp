@@ -206,7 +206,8 @@ H roll(H h, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims
     size_t d = normalize_dim(dims[i], rank(h), "roll");
     int64_t n = shape(h)[d];
     if (n == 0) continue;
-    int64_t s = ((shifts[i] % n) + n) % n;
+    int64_t s = shifts[i] % n;  // in (-n, n); + n only when negative, so it cannot overflow
+    if (s < 0) s += n;
     if (s == 0) continue;
     Slices tail(rank(h)), head(rank(h));
     for (size_t k = 0; k < rank(h); ++k) tail[k] = head[k] = {0, shape(h)[k], 1};

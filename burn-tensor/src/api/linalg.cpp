@@ -71,6 +71,11 @@ struct LuParts {
 LuParts lu_batch(F3 a) {
   const int64_t b = a.dim(0), m = a.dim(1), n = a.dim(2), k_max = std::min(m, n);
   const Device& d = a.device();
+  // An empty batch has nothing to factor: k_max steps of ops on empty tensors could still be 2^31.
+  if (b == 0) {
+    I3 piv(api::empty(d, Shape{0, 1, k_max}, DType::I64)), perm(api::empty(d, Shape{0, m, 1}, DType::I64));
+    return {std::move(a), std::move(piv), std::move(perm)};  // d is a's: made before a moves
+  }
   const I3 rows = int_arange(m, d, Shape{1, m, 1});
   I3 perm = I3(expand(rows.handle(), {b, m, 1}));
   std::vector<I3> pivots;
@@ -158,11 +163,13 @@ H diag(H x, int64_t offset) {
   auto [m, n] = matrix_dims(x, op);
   const int64_t len = std::max<int64_t>(0, offset >= 0 ? std::min(m, n - offset) : std::min(m + offset, n));
   const int64_t start = len == 0 ? 0 : offset >= 0 ? offset : -offset * n;  // |offset| < m when len > 0
-  std::vector<int64_t> pos(static_cast<size_t>(len));
-  for (int64_t i = 0; i < len; ++i) pos[i] = start + i * (n + 1);
+  // Positions i * n + i + start < m * n, which must fit (an empty batch allows any m and n).
+  const int64_t plane = checked_mul(m, n, op);
+  std::vector<int64_t> pos = host_vector<int64_t>(len, op);
+  for (int64_t i = 0; i < len; ++i) pos[i] = start + i * n + i;
   H idx = from_data(d, TensorData::from_vector(pos, Shape{len}), Kind::Int);
   std::vector<int64_t> lead = leading_dims(x, 2);
-  H flat = reshape(std::move(x), concat(lead, {m * n}));
+  H flat = reshape(std::move(x), concat(lead, {plane}));
   return select(std::move(flat), -1, idx);
 }
 
@@ -224,6 +231,8 @@ H det(H x) {
   auto [m, n] = matrix_dims(x, op);
   if (m != n) throw ShapeError(op, "expected square matrices, got shape " + shape(x).to_string());
   std::vector<int64_t> lead = leading_dims(x, 2);
+  // An empty batch: no determinant to compute, and no [n] step table to make for it.
+  if (product(lead) == 0) return api::empty(x.device, Shape(lead), x.prim->dtype());
   LuParts f = lu_batch(as_batch(x));
   // det = (-1)^(row swaps) * prod(diag(U)); prod's gradient is exact with zeros.
   const Device& d = x.device;
@@ -250,6 +259,9 @@ Hs lu(H x) {
   const int64_t k = std::min(m, n);
   std::vector<int64_t> lead = leading_dims(x, 2);
   const DType t = x.prim->dtype();
+  // An empty batch: the factors' shapes, without the [m, k] identity and [m, m] permutation tables.
+  auto none = [&](int64_t r, int64_t c) { return api::empty(x.device, Shape(concat(lead, {r, c})), t); };
+  if (product(lead) == 0) return {none(m, m), none(m, k), none(k, n)};
   LuParts f = lu_batch(as_batch(x));
   const int64_t b = f.lu.dim(0);
   // L: the unit lower triangle of the first k columns; U: the upper triangle of the first k rows.
@@ -272,9 +284,12 @@ std::pair<H, H> qr(H x, QrMode mode) {
   const Device& d = x.device;
   F3 r = as_batch(x);
   const int64_t b = r.dim(0);
+  if (b == 0)  // an empty batch: the factors' shapes, without the [m, q_cols] identity
+    return {api::empty(d, Shape(concat(lead, {m, q_cols})), t),
+            api::empty(d, Shape(concat(lead, {mode == QrMode::Reduced ? k_max : m, n})), t)};
   // Householder reflections H_k = I - tau_k v_k v_k^T as LAPACK dlarfg: beta = -sign(alpha) * |x|,
   // tau = (beta - alpha) / beta, v = [1, x[1:] / (alpha - beta)]; tau = 0 when x[1:] is zero.
-  std::vector<std::pair<F3, F3>> reflectors(static_cast<size_t>(k_max));  // (v [b, m-k, 1], tau [b, 1, 1])
+  auto reflectors = host_vector<std::pair<F3, F3>>(k_max, op);  // (v [b, m-k, 1], tau [b, 1, 1])
   for (int64_t k = 0; k < k_max && k + 1 < m; ++k) {
     F3 alpha = r.slice({kAll, rng(k, k + 1), rng(k, k + 1)});
     F3 rest = r.slice({kAll, rng(k + 1, m), rng(k, k + 1)});
