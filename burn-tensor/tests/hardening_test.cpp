@@ -366,3 +366,14 @@ TEST(Hardening, HugeDimsOfEmptyTensorsInLayoutAndLinalg) {
   const auto small = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4}, {2, 2}, dev()).handle();
   EXPECT_NEAR(Tensor<1>(api::det(small)).to_vec<float>()[0], -2.0f, 1e-5f);
 }
+
+// Found by burn-fuzz under UBSan: argmin/argmax computed (inner + 255) / 256 column chunks for an
+// empty output whose inner extent is 2^63 - 1; unfold with a window of 0 has n + 1 windows.
+TEST(Hardening, ArgReduceAndUnfoldAtTheLimits) {
+  const TensorHandle x = api::from_data(dev(), TensorData(Shape{0, 1, kMax}, DType::F32), Kind::Float);
+  EXPECT_EQ(api::reduce_dim(OpId::argmin, x, 1).prim->shape(), Shape({0, 1, kMax}));
+  EXPECT_EQ(api::reduce_dim(OpId::argmax, x, 1).prim->shape(), Shape({0, 1, kMax}));
+  expect_error<ShapeError>([&] { api::unfold(x, 2, 0, 1); }, {"[unfold]", "overflows"});
+  const TensorHandle v = Tensor<1>::ones({3}, dev()).handle();
+  EXPECT_EQ(api::unfold(v, 0, 0, 1).prim->shape(), Shape({4, 0}));
+}

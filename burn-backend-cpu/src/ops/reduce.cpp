@@ -283,6 +283,8 @@ PrimPair arg_reduce(const char* op, const Prim& xp, size_t dim, bool with_values
   return BURN_CPU_NUMERIC(x->dtype(), op, [&] {
     const CpuPtr idx = alloc(out_shape, DType::I64);
     CpuPtr vals = with_values ? alloc(out_shape, x->dtype()) : nullptr;
+    // No output: no lane (inner may be 2^63 - 1 next to a zero dim, and its column chunks overflow).
+    if (out_shape.num_elements() == 0) return PrimPair{vals, idx};
     arg_lanes<kMax, T>(x->data<T>(), vals ? vals->data<T>() : nullptr, idx->data<int64_t>(), l);
     return PrimPair{vals, idx};
   });

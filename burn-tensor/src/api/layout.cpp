@@ -454,7 +454,7 @@ H unfold(H h, int64_t dim, int64_t size, int64_t step) {
   if (size > n)
     throw ShapeError("unfold", "window size " + std::to_string(size) + " exceeds dim " + std::to_string(d) + " of size " +
                                    std::to_string(n) + " in " + shape(h).to_string());
-  const int64_t windows = (n - size) / step + 1;
+  const int64_t windows = checked_add((n - size) / step, 1, "unfold");  // n + 1 empty windows when size is 0
   // The windows split dim d into [windows, size]; the window dim then moves last.
   std::vector<int64_t> split = shape(h).dims();
   split[d] = windows;
