@@ -377,3 +377,9 @@ TEST(Hardening, ArgReduceAndUnfoldAtTheLimits) {
   const TensorHandle v = Tensor<1>::ones({3}, dev()).handle();
   EXPECT_EQ(api::unfold(v, 0, 0, 1).prim->shape(), Shape({4, 0}));
 }
+
+// Found by burn-fuzz: matmul of two 0-d tensors read shape[rank - 1] of an empty shape (SIGSEGV).
+TEST(Hardening, MatmulOfZeroDimTensors) {
+  const TensorHandle s = api::from_data(dev(), TensorData::from_vector<float>({2.0f}, Shape{}), Kind::Float);
+  expect_error<ShapeError>([&] { api::matmul(s, s); }, {"[matmul]", "0-d"});
+}

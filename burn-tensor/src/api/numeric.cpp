@@ -417,6 +417,7 @@ H matmul(H a, const H& c) {
   const Shape &sa = shape(a), &sc = shape(c);
   if (sa.rank() != sc.rank())
     throw ShapeError("matmul", "lhs " + sa.to_string() + " and rhs " + sc.to_string() + " differ in rank");
+  if (sa.rank() == 0) throw ShapeError("matmul", "operands are 0-d; matmul needs vectors or matrices");
   if (sa.rank() == 1) {  // dot product, as a [1] tensor
     if (sa[0] != sc[0])
       throw ShapeError("matmul", "lhs " + sa.to_string() + " and rhs " + sc.to_string() + ": lengths differ");
