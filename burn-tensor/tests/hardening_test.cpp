@@ -383,3 +383,12 @@ TEST(Hardening, MatmulOfZeroDimTensors) {
   const TensorHandle s = api::from_data(dev(), TensorData::from_vector<float>({2.0f}, Shape{}), Kind::Float);
   expect_error<ShapeError>([&] { api::matmul(s, s); }, {"[matmul]", "0-d"});
 }
+
+// An allocation within the per-buffer limit that the system refuses: 2^52 bytes pass the limit set
+// here, but no mapping that large fits a 47- or 48-bit user address space, so mmap fails whatever
+// the overcommit policy. The storage's failure is OutOfMemory naming the api op and the bytes.
+TEST(Hardening, AllocationTheSystemRefusesIsOutOfMemory) {
+  AllocLimit limit(SIZE_MAX);
+  expect_error<OutOfMemory>([] { Tensor<1>::empty({1LL << 50}, dev()); }, {"[empty]", "refused", "4503599627370496", "bytes"});
+  expect_error<OutOfMemory>([] { Tensor<1>::zeros({1LL << 50}, dev()); }, {"[full]", "4503599627370496"});
+}
