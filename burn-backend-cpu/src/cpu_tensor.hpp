@@ -79,20 +79,3 @@ struct StridedIndexer {
 };
 
 }  // namespace burn::cpu
-
-// Runs the statement with `T` bound to the C++ type of a computing dtype (f32, f64, i64, i32, and
-// u8 for bool); anything else throws Unsupported naming the op.
-#define BURN_CPU_DISPATCH(DTYPE, OP, ...)                                                           \
-  [&] {                                                                                             \
-    switch (DTYPE) {                                                                                \
-      case ::burn::DType::F32: { using T = float; return __VA_ARGS__(); }                           \
-      case ::burn::DType::F64: { using T = double; return __VA_ARGS__(); }                          \
-      case ::burn::DType::I64: { using T = int64_t; return __VA_ARGS__(); }                         \
-      case ::burn::DType::I32: { using T = int32_t; return __VA_ARGS__(); }                         \
-      case ::burn::DType::Bool: case ::burn::DType::U8: { using T = uint8_t; return __VA_ARGS__(); } \
-      case ::burn::DType::I8: { using T = int8_t; return __VA_ARGS__(); }                           \
-      default: throw ::burn::Unsupported(OP, std::string("dtype ") +                                \
-                                                 std::string(::burn::dtype_name(DTYPE)) +          \
-                                                 " is storage-only on the cpu backend; cast it to f32 first"); \
-    }                                                                                               \
-  }()

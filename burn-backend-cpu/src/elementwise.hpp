@@ -1,24 +1,26 @@
 // Broadcasting elementwise loops shared by the cpu backend's op families (numeric, float_math,
-// activation, compare, boolean, indexing). Private to the plugin.
+// activation, compare, boolean, bitwise, indexing). Private to the plugin.
 //
 // HOW TO USE (for ops/*.cpp):
 //
 //   Prim CpuBackend::add(Prim lhs, Prim rhs) {
 //     const DType dt = lhs->dtype();
-//     return BURN_CPU_DISPATCH(dt, "add", [&] {
+//     return dispatch<Dtypes::Numeric>(dt, "add", [&]<typename T>() {
 //       return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, "add",
 //                              [](T a, T b) { return static_cast<T>(a + b); });
 //     });
 //   }
 //   Prim CpuBackend::exp(Prim x) {   // float-only ops: f32/f64, DTypeError otherwise
 //     const DType dt = x->dtype();
-//     return BURN_CPU_DISPATCH_FLOAT(dt, "exp", [&] {
+//     return dispatch<Dtypes::Float>(dt, "exp", [&]<typename T>() {
 //       return unary_op<T, T>(std::move(x), dt, "exp", [](T v) { return std::exp(v); });
 //     });
 //   }
+//   (ops/math_util.hpp wraps these two patterns as float_map / numeric_map.)
 //   Read dtype/shape BEFORE std::move(x) into the helper (the moved-from Prim is null).
 //   An op with a scalar operand is a unary_op whose lambda captures the scalar converted to T
 //   (scalar_as<T>(s)); comparisons pass R = uint8_t and out_dtype = DType::Bool.
+//   dispatch (convert.hpp) is the plugin's one dtype dispatch: Dtypes::Float, Numeric, Int, Computing.
 //
 // binary_op<T, R>(lhs, rhs, out_dtype, op, f): out[i] = R(f(T lhs[i], T rhs[i])) with NumPy
 //   broadcasting. Checks that lhs and rhs have the same dtype (DTypeError naming the op and both
@@ -38,6 +40,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "convert.hpp"
 #include "cpu_tensor.hpp"
 
 namespace burn::cpu {
@@ -53,11 +56,10 @@ inline T scalar_as(const Scalar& s) {
   else return s.kind == Scalar::Kind::Float ? static_cast<T>(s.f) : static_cast<T>(s.i);
 }
 
-// DTypeError naming `op` unless `dtype` is f32 or f64 (the float_math/activation dtypes).
+// DTypeError naming `op` unless `dtype` is f32 or f64 (the float_math/activation dtypes); Unsupported for
+// the storage-only f16/bf16.
 inline void require_float(DType dtype, const char* op) {
-  if (dtype != DType::F32 && dtype != DType::F64)
-    throw DTypeError(op, std::string("expected a float tensor (f32 or f64), got ") +
-                             std::string(dtype_name(dtype)));
+  if (!accepts<Dtypes::Float>(dtype)) throw_dtype(op, dtypes_name(Dtypes::Float), dtype);
 }
 
 // DTypeError naming `op` and both dtypes when they differ.
@@ -297,13 +299,3 @@ Prim unary_op(Prim x, DType out_dtype, const char* op, F f) {
 }
 
 }  // namespace burn::cpu
-
-// Like BURN_CPU_DISPATCH but only f32/f64 (float_math, activations); other dtypes throw DTypeError.
-#define BURN_CPU_DISPATCH_FLOAT(DTYPE, OP, ...)                                         \
-  [&] {                                                                                 \
-    switch (DTYPE) {                                                                    \
-      case ::burn::DType::F32: { using T = float; return __VA_ARGS__(); }               \
-      case ::burn::DType::F64: { using T = double; return __VA_ARGS__(); }              \
-      default: ::burn::cpu::require_float(DTYPE, OP); __builtin_unreachable();         \
-    }                                                                                   \
-  }()

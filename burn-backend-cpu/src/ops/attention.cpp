@@ -182,7 +182,7 @@ Prim CpuBackend::attention(Prim query, Prim key, Prim value, Prim mask, const At
   require_float(dt, op);
   const int64_t e = query->shape()[3];
   const double scale = options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(e, 1)));
-  return BURN_CPU_DISPATCH_FLOAT(dt, op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(dt, op, [&]<typename T>() -> Prim {
     return attention_kernel<T>(query, key, value, mask, options.causal, scale);
   });
 }

@@ -15,7 +15,7 @@ template <typename Cmp>
 Prim compare(Prim lhs, Prim rhs, const char* op, Cmp cmp) {
   const DType dt = as_cpu(lhs, op)->dtype();
   require_same_dtype(dt, as_cpu(rhs, op)->dtype(), op);
-  return BURN_CPU_DISPATCH(dt, op, [&] {
+  return dispatch<Dtypes::Computing>(dt, op, [&]<typename T>() {
     return binary_op<T, uint8_t>(std::move(lhs), std::move(rhs), DType::Bool, op,
                                  [cmp](T a, T b) { return static_cast<uint8_t>(cmp(a, b)); });
   });
@@ -24,7 +24,7 @@ Prim compare(Prim lhs, Prim rhs, const char* op, Cmp cmp) {
 template <typename Cmp>
 Prim compare_elem(Prim x, const Scalar& s, const char* op, Cmp cmp) {
   const DType dt = as_cpu(x, op)->dtype();
-  return BURN_CPU_DISPATCH(dt, op, [&] {
+  return dispatch<Dtypes::Computing>(dt, op, [&]<typename T>() {
     if constexpr (std::is_integral_v<T>) {
       // An int tensor against a float scalar compares as double (2 > 1.5); against an int, exactly.
       if (s.kind == Scalar::Kind::Float) {

@@ -251,7 +251,7 @@ Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options
   std::vector<int64_t> out_sp(g.out + 3 - (xs.rank() - 2), g.out + 3);
   CpuPtr y = alloc(out_shape(xs[0], ws[0], out_sp), a->dtype());
   CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     conv_forward<T>(a->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y->data<T>(), m, g);
     return y;
   });
@@ -265,7 +265,7 @@ Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOp
   const Dims m(xs[0], xs[1], ws[0], options.groups, g);
   CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
   CpuPtr gb = bias_grad ? alloc(Shape{ws[0]}, a->dtype()) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prims {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
     conv_grad_input<T>(gy->data<T>(), w->data<T>(), gx->data<T>(), m, g);
     conv_grad_weight<T>(a->data<T>(), gy->data<T>(), gw->data<T>(), gb ? gb->data<T>() : nullptr, m, g);
     return Prims{gx, gw, gb};
@@ -283,7 +283,7 @@ Prim CpuBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransp
   const Dims m(xs[0], cout, ws[0], options.groups, g);  // the conv from the output (cout) to x (C_in)
   CpuPtr y = alloc(out_shape(xs[0], cout, big), a->dtype());
   CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     conv_grad_input<T>(a->data<T>(), w->data<T>(), y->data<T>(), m, g);
     if (b) add_bias<T>(y->data<T>(), b->data<T>(), m.n, cout, g.in_size);
     return y;
@@ -301,7 +301,7 @@ Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, co
   const Dims m(xs[0], cout, ws[0], options.groups, g);
   CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
   CpuPtr gb = bias_grad ? alloc(Shape{cout}, a->dtype()) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prims {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
     conv_forward<T>(gy->data<T>(), w->data<T>(), nullptr, gx->data<T>(), m, g);
     conv_grad_weight<T>(gy->data<T>(), a->data<T>(), gw->data<T>(), nullptr, m, g);
     if (gb) channel_sums<T>(gy->data<T>(), gb->data<T>(), m.n, cout, g.in_size);
@@ -320,7 +320,7 @@ Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim
   const int64_t og = options.offset_groups, cpg = c / og, groups = options.weight_groups;
   const int64_t cout = ws[0], mo = cout / groups, kc = c / groups * k;
   CpuPtr y = alloc(Shape{n, cout, ho, wo}, a->dtype());
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     const T* px = a->data<T>();
     const T* po = off->data<T>();
     const T* pm = mk ? mk->data<T>() : nullptr;
@@ -361,7 +361,7 @@ Prim CpuBackend::unfold(Prim x, const UnfoldOptions& options) {
   const Shape& xs = a->shape();
   const Geo3 g = unfold_geo(spatial(xs), options);
   CpuPtr y = alloc(Shape{xs[0], xs[1] * g.ksize, g.out_size}, a->dtype());
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     im2col_channels(a->data<T>(), y->data<T>(), xs[0] * xs[1], g, true);
     return y;
   });
@@ -375,7 +375,7 @@ Prim CpuBackend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& 
   const Geo3 g = unfold_geo(output_size.dims(), options);
   const int64_t c = cs[1] / g.ksize;
   CpuPtr y = alloc(Shape{cs[0], c, output_size[0], output_size[1]}, a->dtype());
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     col2im_channels(a->data<T>(), y->data<T>(), cs[0] * c, g, true);
     return y;
   });

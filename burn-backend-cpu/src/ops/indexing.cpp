@@ -172,7 +172,7 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   const int64_t len = is[dim], istep = ist[dim], vstep = v->strides()[dim], ostep = out->strides()[dim];
   const int64_t dim_size = xs[dim];
   const int64_t groups = is.num_elements() / len;
-  BURN_CPU_DISPATCH(t->dtype(), "scatter_add", [&] {
+  dispatch<Dtypes::Computing>(t->dtype(), "scatter_add", [&]<typename T>() {
     const int64_t* ip = idx.data;
     const T* vp = v->data<T>();
     T* op = out->data<T>();
@@ -253,7 +253,7 @@ Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   // Tasks own disjoint (outer, inner-chunk) blocks; repeated indices then never race.
   const int64_t chunk = std::min<int64_t>(inner, 4096);
   const int64_t chunks = (inner + chunk - 1) / chunk;
-  BURN_CPU_DISPATCH(t->dtype(), "select_add", [&] {
+  dispatch<Dtypes::Computing>(t->dtype(), "select_add", [&]<typename T>() {
     const T* vp = v->data<T>();
     T* op = out->data<T>();
     const int64_t* ip = idx.data;

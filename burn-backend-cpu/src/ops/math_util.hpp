@@ -1,5 +1,6 @@
-// Helpers shared by the cpu backend's numeric, float-math, activation and reduce kernels: numeric
-// dtype checks and dispatch, and the (outer, n, inner) lane view of a dim. Builds on elementwise.hpp.
+// Helpers shared by the cpu backend's numeric, float-math, activation, bitwise and reduce kernels: the
+// elementwise op shapes over dispatch<Dtypes> (unary_map, zip_map, float_map), the branch-free f32
+// math, and the (outer, n, inner) lane view of a dim. Builds on elementwise.hpp.
 #pragma once
 
 #include <bit>
@@ -17,16 +18,8 @@ namespace burn::cpu {
 // Elements per parallel task: big enough to hide the pool's hand-off, small enough to balance.
 inline constexpr int64_t kGrain = 32768;
 
-// f16/bf16 are storage-only here; every other non-computing dtype is the caller's mistake.
-[[noreturn]] inline void throw_dtype(const char* op, const char* want, DType got) {
-  if (got == DType::F16 || got == DType::BF16)
-    throw Unsupported(op, "dtype " + std::string(dtype_name(got)) +
-                              " is storage-only on the cpu backend; cast it to f32 first");
-  throw DTypeError(op, std::string("expected a ") + want + " tensor, got " + std::string(dtype_name(got)));
-}
-
 inline void require_numeric(const char* op, DType d) {
-  if (d != DType::F32 && d != DType::F64 && d != DType::I64 && d != DType::I32) throw_dtype(op, "numeric", d);
+  if (!accepts<Dtypes::Numeric>(d)) throw_dtype(op, dtypes_name(Dtypes::Numeric), d);
 }
 
 // The attribute of the loops over the f32 polynomial kernels below: one clone for x86-64-v3 (AVX2 with
@@ -170,6 +163,36 @@ Prim map_flat(Prim x, const char* op, K kernel) {
   return out;
 }
 
+
+// An elementwise op fn(v) (a generic lambda) over the dtype set S through unary_op's loops, and a binary
+// op fn(a, b) with broadcasting.
+template <Dtypes S = Dtypes::Numeric, typename Fn>
+Prim unary_map(Prim x, const char* op, Fn fn) {
+  const DType dt = x->dtype();
+  return dispatch<S>(dt, op, [&]<typename T>() {
+    return unary_op<T, T>(std::move(x), dt, op, [fn](T v) { return static_cast<T>(fn(v)); });
+  });
+}
+template <Dtypes S = Dtypes::Numeric, typename Fn>
+Prim zip_map(Prim lhs, Prim rhs, const char* op, Fn fn) {
+  const DType dt = lhs->dtype();
+  return dispatch<S>(dt, op, [&]<typename T>() {
+    return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, op, [fn](T a, T b) { return static_cast<T>(fn(a, b)); });
+  });
+}
+
+// A float (f32, f64) elementwise op fn(v); with a vectorised f32 loop kernel(in, out, n) (no libm call
+// per element) in the second form, f64 then takes fn.
+template <typename Fn>
+Prim float_map(Prim x, const char* op, Fn fn) {
+  return unary_map<Dtypes::Float>(std::move(x), op, fn);
+}
+template <typename K, typename Fn>
+Prim float_map(Prim x, const char* op, K f32_kernel, Fn fn) {
+  if (x->dtype() == DType::F32) return map_flat<float>(std::move(x), op, f32_kernel);
+  return unary_map<Dtypes::Float>(std::move(x), op, fn);
+}
+
 // Checks `dim` against the rank; IndexError naming the op otherwise.
 inline void check_dim(const char* op, const Shape& s, size_t dim) {
   if (dim >= s.rank())
@@ -197,34 +220,3 @@ inline Shape with_dim(const Shape& s, size_t dim, int64_t size) {
 }
 
 }  // namespace burn::cpu
-
-// Binds `T` to the C++ type of a numeric dtype (f32, f64, i64, i32); anything else throws naming OP.
-#define BURN_CPU_NUMERIC(DTYPE, OP, ...)                                       \
-  [&] {                                                                        \
-    switch (DTYPE) {                                                           \
-      case ::burn::DType::F32: { using T = float; return __VA_ARGS__(); }      \
-      case ::burn::DType::F64: { using T = double; return __VA_ARGS__(); }     \
-      case ::burn::DType::I64: { using T = int64_t; return __VA_ARGS__(); }    \
-      case ::burn::DType::I32: { using T = int32_t; return __VA_ARGS__(); }    \
-      default: ::burn::cpu::throw_dtype(OP, "numeric", DTYPE);                 \
-    }                                                                          \
-  }()
-
-// Defines CpuBackend::NAME for a float-only elementwise op: EXPR of `v` (type T) on f32/f64.
-#define BURN_CPU_FLOAT_UNARY(NAME, EXPR)                                                        \
-  Prim CpuBackend::NAME(Prim x) {                                                               \
-    const DType dt = x->dtype();                                                                \
-    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                             \
-      return unary_op<T, T>(std::move(x), dt, #NAME, [](T v) { return static_cast<T>(EXPR); }); \
-    });                                                                                         \
-  }
-
-// A float unary op with a vectorised f32 kernel (no libm call per element); f64 takes libm.
-#define BURN_CPU_FLOAT_UNARY_F32(NAME, KERNEL, EXPR)                                            \
-  Prim CpuBackend::NAME(Prim x) {                                                               \
-    const DType dt = x->dtype();                                                                \
-    if (dt == DType::F32) return map_flat<float>(std::move(x), #NAME, KERNEL);                  \
-    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                             \
-      return unary_op<T, T>(std::move(x), dt, #NAME, [](T v) { return static_cast<T>(EXPR); }); \
-    });                                                                                         \
-  }

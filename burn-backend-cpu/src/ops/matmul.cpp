@@ -138,7 +138,7 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
   const int64_t work = m * n * std::max<int64_t>(k, 1);
 
   if (is_float) {
-    return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+    return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
       const T* pa = a->data<T>();
       const T* pb = b->data<T>();
       T* pc = out->data<T>();

@@ -243,7 +243,7 @@ Prim rows_norm(Prim xp, Prim wp, Prim bp, size_t nd, double eps, bool rms, const
   const auto [x, out] = in_out(xp, op);
   const auto [m, n] = rows_of(x->shape(), nd);
   if (m * n == 0) return out;
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     const T* px = x->data<T>();
     T* py = out->data<T>();
     const T* pw = ptr<T>(w);
@@ -268,7 +268,7 @@ Prims rows_norm_backward(Prim xp, Prim wp, Prim gp, size_t nd, double eps, bool 
   const CpuPtr gx = alloc(shape, dt);
   const CpuPtr gw = w ? alloc(wshape, dt) : nullptr;
   const CpuPtr gb = rms ? nullptr : alloc(wshape, dt);
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(m, 4 * static_cast<int64_t>(num_threads())));
     std::vector<T> pw(static_cast<size_t>(blocks * n), T(0)), pb(static_cast<size_t>(blocks * n), T(0));
     const T* px = x->data<T>();
@@ -285,7 +285,7 @@ Prims rows_norm_backward(Prim xp, Prim wp, Prim gp, size_t nd, double eps, bool 
       });
     for (const auto& [dst, part] : {std::pair{gw, &pw}, std::pair{gb, &pb}}) {
       if (!dst) continue;
-      T* d = dst->data<T>();
+      T* d = dst->template data<T>();
       std::fill(d, d + n, T(0));
       for (int64_t bi = 0; bi < blocks; ++bi)
         for (int64_t j = 0; j < n; ++j) d[j] += (*part)[static_cast<size_t>(bi * n + j)];
@@ -363,7 +363,7 @@ Prim CpuBackend::group_norm(Prim xp, Prim weight, Prim bias, int64_t num_groups,
   const Ncs d = ncs_of(x->shape());
   const int64_t cg = d.c / num_groups, rows = d.n * num_groups;
   if (rows * cg * d.s == 0) return out;
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     const T* px = x->data<T>();
     T* py = out->data<T>();
     parallel_for(rows, row_grain(cg * d.s), [&](int64_t r0, int64_t r1) {
@@ -385,7 +385,7 @@ Prims CpuBackend::group_norm_backward(Prim xp, Prim weight, Prim grad_out, int64
   const CpuPtr gx = alloc(x->shape(), dt);
   const CpuPtr gw = w ? alloc(Shape{d.c}, dt) : nullptr;
   const CpuPtr gb = alloc(Shape{d.c}, dt);
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<T> pw(static_cast<size_t>(d.n * d.c), T(0)), pb(static_cast<size_t>(d.n * d.c), T(0));
     if (rows * cg * d.s > 0)
       parallel_for(rows, row_grain(cg * d.s), [&](int64_t r0, int64_t r1) {
@@ -413,7 +413,7 @@ Prims CpuBackend::batch_norm(Prim xp, Prim weight, Prim bias, Prim running_mean,
   const auto [x, out] = in_out(xp, op);
   const Ncs d = ncs_of(x->shape());
   CpuPtr new_mean, new_var;
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<double> mean, var;
     if (training) {
       channel_stats<T>(x->data<T>(), d, mean, var);
@@ -457,7 +457,7 @@ Prims CpuBackend::batch_norm_backward(Prim xp, Prim weight, Prim running_mean, P
   const CpuPtr gx = alloc(x->shape(), dt);
   const CpuPtr gw = w ? alloc(Shape{d.c}, dt) : nullptr;
   const CpuPtr gb = alloc(Shape{d.c}, dt);
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<double> mean, var;
     if (training) channel_stats<T>(x->data<T>(), d, mean, var);
     else mean = to_doubles<T>(rm, d.c, 0.0), var = to_doubles<T>(rv, d.c, 1.0);

@@ -214,8 +214,8 @@ Prim reduce_dim(const char* op, const Prim& xp, size_t dim, bool any_dtype = fal
     reduce_lanes<Op>(x->data<T>(), out->data<typename Op::O>(), l);
     return out;
   };
-  if (any_dtype) return BURN_CPU_DISPATCH(x->dtype(), op, [&] { return run.template operator()<T>(); });
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] { return run.template operator()<T>(); });
+  if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, run);
 }
 
 template <template <typename> class OpT, bool kOutBool = false>
@@ -228,8 +228,8 @@ Prim reduce_all(const char* op, const Prim& xp, bool any_dtype = false) {
     reduce_lanes<Op>(x->data<T>(), out->data<typename Op::O>(), l);
     return out;
   };
-  if (any_dtype) return BURN_CPU_DISPATCH(x->dtype(), op, [&] { return run.template operator()<T>(); });
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] { return run.template operator()<T>(); });
+  if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, run);
 }
 
 void require_nonempty(const char* op, const CpuPtr& x, int64_t n) {
@@ -280,7 +280,7 @@ PrimPair arg_reduce(const char* op, const Prim& xp, size_t dim, bool with_values
   const Lanes l = lanes_of(x->shape(), dim);
   require_nonempty(op, x, l.n);
   const Shape out_shape = with_dim(x->shape(), dim, 1);
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] {
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() {
     const CpuPtr idx = alloc(out_shape, DType::I64);
     CpuPtr vals = with_values ? alloc(out_shape, x->dtype()) : nullptr;
     arg_lanes<kMax, T>(x->data<T>(), vals ? vals->data<T>() : nullptr, idx->data<int64_t>(), l);
@@ -359,7 +359,7 @@ Prim scan(const char* op, const Prim& xp, size_t dim) {
   const CpuPtr x = contiguous(as_cpu(xp, op));
   check_dim(op, x->shape(), dim);
   const Lanes l = lanes_of(x->shape(), dim);
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() -> Prim {
     const CpuPtr out = alloc(x->shape(), x->dtype());
     scan_lanes<OpT<T>>(x->data<T>(), out->data<T>(), l);
     return out;
@@ -414,7 +414,7 @@ PrimPair sort_impl(const char* op, const Prim& xp, size_t dim, int64_t keep, boo
   const Lanes l = lanes_of(x->shape(), dim);
   if (keep < 0) keep = l.n;
   const Shape out_shape = with_dim(x->shape(), dim, keep);
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] {
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() {
     CpuPtr v = values ? alloc(out_shape, x->dtype()) : nullptr;
     CpuPtr i = indices ? alloc(out_shape, DType::I64) : nullptr;
     sort_lanes<T>(x->data<T>(), v ? v->data<T>() : nullptr, i ? i->data<int64_t>() : nullptr, l, keep, descending);
@@ -471,7 +471,7 @@ Prim CpuBackend::var(Prim xp, size_t dim, int64_t correction) {
   const CpuPtr x = contiguous(as_cpu(xp, "var"));
   check_dim("var", x->shape(), dim);
   const Lanes l = lanes_of(x->shape(), dim);
-  return BURN_CPU_DISPATCH_FLOAT(x->dtype(), "var", [&]() -> Prim {
+  return dispatch<Dtypes::Float>(x->dtype(), "var", [&]<typename T>() -> Prim {
     const CpuPtr out = alloc(with_dim(x->shape(), dim, 1), x->dtype());
     if (l.outer * l.inner > 0) var_lanes<T>(x->data<T>(), out->data<T>(), l, correction);
     return out;
