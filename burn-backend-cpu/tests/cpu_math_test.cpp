@@ -421,6 +421,31 @@ TEST_F(CpuMath, VectorisedTanhMatchesLibm) {
   }
 }
 
+// Where tanh rounds to +-1 in f32 the vectorised kernel returns exactly what std::tanh does: every f32
+// from 8 up to 12 (both signs), then wider steps to FLT_MAX. It used to return -0.99999994 up to |x| ~ 9.4,
+// so 1 + tanh(x) was 6e-8 instead of 0.
+TEST_F(CpuMath, VectorisedTanhSaturatesLikeLibm) {
+  std::vector<float> xs;
+  for (float v = 8.0f; v < 12.0f; v = std::nextafter(v, 13.0f)) xs.push_back(v), xs.push_back(-v);
+  for (float v = 12.0f; v < 3e38f; v *= 1.7f) xs.push_back(v), xs.push_back(-v);
+  xs.push_back(std::numeric_limits<float>::max());
+  const auto got = vals<float>(b.tanh(f32(xs, {static_cast<int64_t>(xs.size())})));
+  int64_t off_by_one_ulp = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float want = std::tanh(xs[i]);
+    if (std::fabs(want) == 1.0f) {
+      ASSERT_EQ(got[i], want) << "tanh(" << xs[i] << ") must saturate exactly";
+    } else {
+      // Below the threshold, within one ulp of libm (the formula and libm may round differently there).
+      ASSERT_LE(std::fabs(got[i] - want), 6e-8f) << "tanh(" << xs[i] << ")";
+      off_by_one_ulp += got[i] != want;
+    }
+  }
+  EXPECT_EQ(got[0], std::tanh(8.0f));
+  EXPECT_EQ(vals<float>(b.tanh(f32({-9.5f, -20.0f, 9.5f}, {3}))), (std::vector<float>{-1.0f, -1.0f, 1.0f}));
+  EXPECT_LT(off_by_one_ulp, 50) << "the kernel should agree with libm nearly everywhere below saturation";
+}
+
 TEST_F(CpuMath, VectorisedLogMatchesLibm) {
   std::vector<float> xs = grid(1e-3f, 20.0f, 7e-5f);
   for (float v = 1e-44f; v < 3e38f; v *= 1.37f) xs.push_back(v);  // denormals up to near FLT_MAX

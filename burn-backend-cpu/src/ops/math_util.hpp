@@ -103,7 +103,9 @@ template <typename T>
 }
 
 // tanh for f32 without libm (about 2 ulp): x + x^3 R(x^2) for |x| < 0.625 (R a degree-4 fit, relative
-// error 2e-8), else +-(1 - 2 / (e^(2|x|) + 1)); |x| is capped at 9, where tanh is 1 in f32.
+// error 2e-8), else +-(1 - 2 / (e^(2|x|) + 1)). Past |x| = 9.0109 = atanh(1 - 2^-25) tanh rounds to +-1
+// in f32, and +-1 is returned exactly as std::tanh does: the formula alone gives 1 - 2^-24 up to
+// |x| ~ 9.4, and 1 + tanh(x) = 6e-8 instead of 0 broke callers that cancel against 1 (gelu_tanh).
 [[gnu::always_inline]] inline float vtanh(float x) {
   const float a = std::fabs(x);
   const float x2 = x * x;
@@ -113,8 +115,8 @@ template <typename T>
   r = r * x2 + 1.3332888447e-01f;
   r = r * x2 - 3.3333331348e-01f;
   const float small = x + x * x2 * r;
-  const float e = vexp(2.0f * vselect(a > 9.0f, 9.0f, a));
-  const float big = 1.0f - 2.0f / (e + 1.0f);
+  const float e = vexp(2.0f * vselect(a > 10.0f, 10.0f, a));
+  const float big = vselect(a > 9.01091335f, 1.0f, 1.0f - 2.0f / (e + 1.0f));
   return vselect(a < 0.625f, small, vselect(x < 0.0f, -big, big));
 }
 
