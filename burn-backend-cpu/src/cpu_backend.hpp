@@ -77,6 +77,13 @@ class CpuBackend final : public Backend {
   Prim bool_and(Prim lhs, Prim rhs) override;
   Prim bool_or(Prim lhs, Prim rhs) override;
   Prim bool_xor(Prim lhs, Prim rhs) override;
+  // bitwise (src/ops/bitwise.cpp)
+  Prim bitwise_and(Prim lhs, Prim rhs) override;
+  Prim bitwise_or(Prim lhs, Prim rhs) override;
+  Prim bitwise_xor(Prim lhs, Prim rhs) override;
+  Prim bitwise_not(Prim x) override;
+  Prim bitwise_left_shift(Prim lhs, Prim rhs) override;
+  Prim bitwise_right_shift(Prim lhs, Prim rhs) override;
   // reduce (src/ops/reduce.cpp)
   Prim sum(Prim x) override;
   Prim sum_dim(Prim x, size_t dim) override;

@@ -27,6 +27,7 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
   switch (group) {
     case OpGroup::layout: return true;
     case OpGroup::boolean: return dtype == DType::Bool;
+    case OpGroup::bitwise: return is_int(dtype);
     case OpGroup::float_math: case OpGroup::activation: return f;
     case OpGroup::numeric: case OpGroup::reduce: return num;
     default: return computing;

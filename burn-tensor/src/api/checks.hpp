@@ -40,6 +40,12 @@ inline void require_numeric(const H& h, const char* op) {
 inline void require_bool(const H& h, const char* op) {
   if (!is_bool(h.prim->dtype())) throw DTypeError(op, "expected a bool tensor, got " + dt(h.prim->dtype()));
 }
+inline void require_int(const H& h, const char* op) {
+  const DType d = h.prim->dtype();
+  if (!is_int(d))
+    throw DTypeError(op, "expected an integer tensor (i64, i32, i8 or u8), got " + dt(d) +
+                             (is_bool(d) ? "; bool tensors take bool_and, bool_or, bool_xor and bool_not" : ""));
+}
 inline void require_index(const H& h, const char* op) {
   DType d = h.prim->dtype();
   if (d != DType::I64 && d != DType::I32)

@@ -1,5 +1,5 @@
 // Tensor API, float_math group, and the one dispatch of every elementwise unary op of the table
-// (float_math, numeric, activation, boolean), with the dtype check its group asks for.
+// (float_math, numeric, activation, boolean, bitwise), with the dtype check its group asks for.
 #include <type_traits>
 
 #include "checks.hpp"
@@ -41,6 +41,7 @@ H unary(OpId op, H h) {
   switch (op_info(op).group) {
     case OpGroup::numeric: require_numeric(h, name); break;
     case OpGroup::boolean: require_bool(h, name); break;
+    case OpGroup::bitwise: require_int(h, name); break;
     case OpGroup::float_math: case OpGroup::activation: require_float(h, name); break;
     default: throw ValueError("unary", std::string("op ") + name + " is not an elementwise unary op");
   }

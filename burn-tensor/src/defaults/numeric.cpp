@@ -13,21 +13,6 @@
 namespace burn {
 using namespace detail;
 
-namespace {
-
-// x broadcast (view) to `shape`, adding leading dims of size 1 first when its rank is smaller.
-Prim broadcast_to(Backend& b, Prim x, const Shape& shape) {
-  if (x->shape() == shape) return x;
-  if (x->shape().rank() < shape.rank()) {
-    std::vector<int64_t> dims(shape.rank() - x->shape().rank(), 1);
-    dims.insert(dims.end(), x->shape().begin(), x->shape().end());
-    x = b.reshape(std::move(x), Shape(std::move(dims)));
-  }
-  return b.expand(std::move(x), shape);
-}
-
-}  // namespace
-
 // ---- numeric ---------------------------------------------------------------------------------
 
 // The scalar becomes a [1, .., 1] tensor of x's dtype (see scalar_as for int tensors) that the

@@ -120,7 +120,7 @@ BURN_TENSOR_API H clamp(H h, Scalar lo, Scalar hi);
 BURN_TENSOR_API H clamp_min(H h, Scalar lo);
 BURN_TENSOR_API H clamp_max(H h, Scalar hi);
 
-// unary ops by id: the float math, abs/neg/sign and the parameterless activations
+// unary ops by id: the float math, abs/neg/sign, bitwise_not and the parameterless activations
 BURN_TENSOR_API H unary(OpId op, H h);
 
 // reductions
@@ -137,6 +137,19 @@ BURN_TENSOR_API std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, b
 BURN_TENSOR_API H compare(OpId op, H a, const H& b);
 BURN_TENSOR_API H compare_elem(OpId op, H a, Scalar b);
 BURN_TENSOR_API H bool_binary(OpId op, H a, const H& b);
+
+// bitwise, on Int tensors (i64, i32, i8, u8); bitwise_not is unary(OpId::bitwise_not, h). Scalars are
+// converted to the tensor's dtype (wrapping); shifts follow burn/tensor/detail/bitwise.hpp.
+BURN_TENSOR_API H bitwise_and(H a, const H& b);
+BURN_TENSOR_API H bitwise_or(H a, const H& b);
+BURN_TENSOR_API H bitwise_xor(H a, const H& b);
+BURN_TENSOR_API H bitwise_left_shift(H a, const H& b);
+BURN_TENSOR_API H bitwise_right_shift(H a, const H& b);
+BURN_TENSOR_API H bitwise_and_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_or_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_xor_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_left_shift_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_right_shift_scalar(H a, Scalar b);
 
 // parameterised activations
 BURN_TENSOR_API H leaky_relu(H h, double negative_slope);

@@ -204,6 +204,19 @@ class Tensor {
   BURN_TENSOR_UNARY(abs, abs, kNumeric)
   BURN_TENSOR_UNARY(sign, sign, kNumeric)
 
+  // ---- bitwise (Int tensors: i64, i32, i8, u8) ----
+  Tensor bitwise_and(const Tensor& o) const requires(kInt) { return Tensor(api::bitwise_and(h_, o.h_)); }
+  Tensor bitwise_or(const Tensor& o) const requires(kInt) { return Tensor(api::bitwise_or(h_, o.h_)); }
+  Tensor bitwise_xor(const Tensor& o) const requires(kInt) { return Tensor(api::bitwise_xor(h_, o.h_)); }
+  Tensor bitwise_left_shift(const Tensor& o) const requires(kInt) { return Tensor(api::bitwise_left_shift(h_, o.h_)); }
+  Tensor bitwise_right_shift(const Tensor& o) const requires(kInt) { return Tensor(api::bitwise_right_shift(h_, o.h_)); }
+  Tensor bitwise_and_scalar(Scalar s) const requires(kInt) { return Tensor(api::bitwise_and_scalar(h_, s)); }
+  Tensor bitwise_or_scalar(Scalar s) const requires(kInt) { return Tensor(api::bitwise_or_scalar(h_, s)); }
+  Tensor bitwise_xor_scalar(Scalar s) const requires(kInt) { return Tensor(api::bitwise_xor_scalar(h_, s)); }
+  Tensor bitwise_left_shift_scalar(Scalar s) const requires(kInt) { return Tensor(api::bitwise_left_shift_scalar(h_, s)); }
+  Tensor bitwise_right_shift_scalar(Scalar s) const requires(kInt) { return Tensor(api::bitwise_right_shift_scalar(h_, s)); }
+  BURN_TENSOR_UNARY(bitwise_not, bitwise_not, kInt)
+
   // ---- reductions ----
   Tensor<1, K> sum() const { return Tensor<1, K>(api::reduce_all(OpId::sum, h_)); }
   Tensor<1, K> mean() const { return Tensor<1, K>(api::reduce_all(OpId::mean, h_)); }
