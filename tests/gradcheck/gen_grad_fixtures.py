@@ -967,7 +967,7 @@ def known_calls_and_ops():
         if fn.startswith("calls") and fn.endswith(".cpp"):
             calls |= set(re.findall(r't\["(\w+)"\]', open(os.path.join(CONF, fn)).read()))
     table = open(os.path.join(ROOT, "burn-tensor", "include", "burn", "tensor", "op_table.hpp")).read()
-    return calls, set(re.findall(r"X\(\w+, (\w+),", table))
+    return calls, set(re.findall(r"X\(\w+,\s+(\w+),", table))
 
 
 def check_files(groups):
