@@ -49,6 +49,8 @@ class CpuBackend final : public Backend {
   Prim mul_scalar(Prim lhs, Scalar rhs) override;
   Prim div_scalar(Prim lhs, Scalar rhs) override;
   Prim remainder_scalar(Prim lhs, Scalar rhs) override;
+  Prim fmod(Prim lhs, Prim rhs) override;
+  Prim fmod_scalar(Prim lhs, Scalar rhs) override;
   Prim powf_scalar(Prim lhs, Scalar rhs) override;
   Prim maximum(Prim lhs, Prim rhs) override;
   Prim minimum(Prim lhs, Prim rhs) override;
@@ -131,6 +133,10 @@ class CpuBackend final : public Backend {
   Prim ceil(Prim x) override;
   Prim trunc(Prim x) override;
   Prim atan2(Prim lhs, Prim rhs) override;
+  Prim hypot(Prim lhs, Prim rhs) override;
+  Prim asinh(Prim x) override;
+  Prim acosh(Prim x) override;
+  Prim atanh(Prim x) override;
   Prim recip(Prim x) override;
   Prim square(Prim x) override;
   Prim is_nan(Prim x) override;

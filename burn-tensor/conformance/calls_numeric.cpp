@@ -9,6 +9,8 @@ void add_numeric_calls(CallTable& t) {
   t["mul"] = BINARY_CALL(mul);
   t["div"] = BINARY_CALL(div);
   t["remainder"] = BINARY_CALL(remainder);
+  t["fmod"] = BINARY_CALL(fmod);
+  t["fmod_scalar"] = SCALAR_CALL(fmod_scalar);
   t["powf"] = BINARY_CALL(powf);
   t["powi"] = BINARY_CALL(powi);
   t["maximum"] = BINARY_CALL(maximum);

@@ -1,4 +1,4 @@
-// burn-conformance: the calls of the reduce (reductions, variance, sorting, top-k) group.
+// burn-conformance: the calls of the reduce (reductions, variance, sorting, top-k, max_abs) group.
 #include "call_helpers.hpp"
 
 namespace burn::conformance {
@@ -9,6 +9,8 @@ void add_reduce_calls(CallTable& t) {
   t["reduce_dim_with_indices"] = [](const Device&, Hs& in, const json& a) {
     return two(api::reduce_dim_with_indices(op_id(a), std::move(in.at(0)), i64(a, "dim")));
   };
+  t["max_abs"] = [](const Device&, Hs& in, const json&) { return one(api::max_abs(std::move(in.at(0)))); };
+  t["max_abs_dim"] = UNARY_CALL(max_abs_dim, i64(a, "dim"));
   t["var"] = UNARY_CALL(var, i64(a, "dim"), i64(a, "correction"));
   t["var_mean"] = [](const Device&, Hs& in, const json& a) {
     return two(api::var_mean(std::move(in.at(0)), i64(a, "dim"), i64(a, "correction")));

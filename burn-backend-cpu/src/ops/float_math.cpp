@@ -1,5 +1,6 @@
-// Float math of the cpu backend (f32 and f64 only; int input is a DTypeError): exp/log/trig/erf,
-// rounding, atan2, recip, square and the is_nan/is_inf/is_finite predicates (Bool results).
+// Float math of the cpu backend (f32 and f64 only; int input is a DTypeError): exp/log/trig/erf, the
+// inverse hyperbolics, rounding, atan2, hypot, recip, square and the is_nan/is_inf/is_finite predicates
+// (Bool results).
 #include <cmath>
 #include <limits>
 
@@ -41,6 +42,9 @@ Prim CpuBackend::tanh(Prim x) { return float_map(std::move(x), "tanh", tanh_f32,
 Prim CpuBackend::asin(Prim x) { return float_map(std::move(x), "asin", [](auto v) { return std::asin(v); }); }
 Prim CpuBackend::acos(Prim x) { return float_map(std::move(x), "acos", [](auto v) { return std::acos(v); }); }
 Prim CpuBackend::atan(Prim x) { return float_map(std::move(x), "atan", [](auto v) { return std::atan(v); }); }
+Prim CpuBackend::asinh(Prim x) { return float_map(std::move(x), "asinh", [](auto v) { return std::asinh(v); }); }
+Prim CpuBackend::acosh(Prim x) { return float_map(std::move(x), "acosh", [](auto v) { return std::acosh(v); }); }
+Prim CpuBackend::atanh(Prim x) { return float_map(std::move(x), "atanh", [](auto v) { return std::atanh(v); }); }
 Prim CpuBackend::erf(Prim x) { return float_map(std::move(x), "erf", erf_f32, [](auto v) { return std::erf(v); }); }
 // Half-way cases round to even, as torch.round.
 Prim CpuBackend::round(Prim x) { return float_map(std::move(x), "round", [](auto v) { return std::nearbyint(v); }); }
@@ -52,6 +56,11 @@ Prim CpuBackend::square(Prim x) { return float_map(std::move(x), "square", [](au
 
 Prim CpuBackend::atan2(Prim lhs, Prim rhs) {
   return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "atan2", [](auto a, auto b) { return std::atan2(a, b); });
+}
+
+// std::hypot: no overflow or underflow, and inf beside a NaN is inf.
+Prim CpuBackend::hypot(Prim lhs, Prim rhs) {
+  return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "hypot", [](auto a, auto b) { return std::hypot(a, b); });
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Numeric ops of the cpu backend (f32, f64, i64, i32): arithmetic with NumPy broadcasting, scalar
 // variants, maximum/minimum, neg/abs/sign and clamps. matmul lives in matmul.cpp.
-// Int div truncates and int division by zero throws; remainder takes the divisor's sign (PyTorch).
+// Int div truncates and int division by zero throws; remainder takes the divisor's sign (PyTorch),
+// fmod the dividend's (C).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,6 +56,13 @@ inline T rem_of(T a, T b) {
     T r = std::fmod(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
   }
+}
+
+// C's fmod: the sign of the dividend. Ints truncate; b == -1 gives 0 (INT_MIN % -1 traps).
+template <typename T>
+inline T fmod_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return b == T(-1) ? T(0) : static_cast<T>(a % b);
+  else return std::fmod(a, b);
 }
 
 // Integer power by squaring; negative exponents follow PyTorch (1, -1 keep their magnitude, else 0).
@@ -144,6 +152,14 @@ Prim CpuBackend::remainder(Prim lhs, Prim rhs) {
   });
 }
 
+Prim CpuBackend::fmod(Prim lhs, Prim rhs) {
+  const DType dt = lhs->dtype();
+  return dispatch<Dtypes::Numeric>(dt, "fmod", [&]<typename T>() {
+    if (lhs->dtype() == rhs->dtype()) check_no_int_zero("fmod", rhs);
+    return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, "fmod", [](T a, T b) { return fmod_of(a, b); });
+  });
+}
+
 Prim CpuBackend::add_scalar(Prim lhs, Scalar rhs) {
   return scalar_map(std::move(lhs), rhs, "add_scalar", false, [](auto a, auto b) { return wrap_add(a, b); });
 }
@@ -158,6 +174,10 @@ Prim CpuBackend::div_scalar(Prim lhs, Scalar rhs) {
 }
 Prim CpuBackend::remainder_scalar(Prim lhs, Scalar rhs) {
   return scalar_map(std::move(lhs), rhs, "remainder_scalar", true, [](auto a, auto b) { return rem_of(a, b); });
+}
+
+Prim CpuBackend::fmod_scalar(Prim lhs, Scalar rhs) {
+  return scalar_map(std::move(lhs), rhs, "fmod_scalar", true, [](auto a, auto b) { return fmod_of(a, b); });
 }
 
 // Common exponents get exact, vectorisable forms instead of pow.

@@ -1,5 +1,6 @@
-// Tensor API, float_math group, and the one dispatch of every elementwise unary op of the table
-// (float_math, numeric, activation, boolean, bitwise), with the dtype check its group asks for.
+// Tensor API, float_math group (hypot, deg2rad/rad2deg), and the one dispatch of every elementwise unary
+// op of the table (float_math, numeric, activation, boolean, bitwise), with the dtype check its group asks for.
+#include <numbers>
 #include <type_traits>
 
 #include "checks.hpp"
@@ -33,6 +34,23 @@ H atan2(H a, const H& b) {
   Backend& be_ = binary_checks(a, b, "atan2");
   require_float(a, "atan2");
   return with(a, be_.atan2(std::move(a.prim), b.prim));
+}
+
+H hypot(H a, const H& b) {
+  Backend& be_ = binary_checks(a, b, "hypot");
+  require_float(a, "hypot");
+  return with(a, be_.hypot(std::move(a.prim), b.prim));
+}
+
+// x * (pi / 180) and x * (180 / pi) in x's dtype, as torch.deg2rad / torch.rad2deg on float tensors.
+H deg2rad(H h) {
+  Backend& b = float_unary(h, "deg2rad");
+  return with(h, b.mul_scalar(std::move(h.prim), Scalar(std::numbers::pi / 180.0)));
+}
+
+H rad2deg(H h) {
+  Backend& b = float_unary(h, "rad2deg");
+  return with(h, b.mul_scalar(std::move(h.prim), Scalar(180.0 / std::numbers::pi)));
 }
 
 H unary(OpId op, H h) {

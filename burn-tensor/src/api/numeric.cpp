@@ -1,4 +1,4 @@
-// Tensor API, numeric group: arithmetic with broadcasting, scalars, powers, clamps and matmul.
+// Tensor API, numeric group: arithmetic with broadcasting (fmod included), scalars, powers, clamps and matmul.
 #include "checks.hpp"
 
 namespace burn::api {
@@ -23,6 +23,8 @@ H mul(H a, const H& b) { return with(a, numeric_binary(a, b, "mul").mul(std::mov
 H div(H a, const H& b) { return with(a, numeric_binary(a, b, "div").div(std::move(a.prim), b.prim)); }
 
 H remainder(H a, const H& b) { return with(a, numeric_binary(a, b, "remainder").remainder(std::move(a.prim), b.prim)); }
+
+H fmod(H a, const H& b) { return with(a, numeric_binary(a, b, "fmod").fmod(std::move(a.prim), b.prim)); }
 
 H maximum(H a, const H& b) { return with(a, numeric_binary(a, b, "max_pair").maximum(std::move(a.prim), b.prim)); }
 
@@ -50,6 +52,12 @@ H remainder_scalar(H a, Scalar s) {
   Backend& b = numeric_unary(a, "remainder_scalar");
   if (is_int(a.prim->dtype()) && s.as_int() == 0) throw ValueError("remainder_scalar", "integer remainder by zero");
   return with(a, b.remainder_scalar(std::move(a.prim), s));
+}
+
+H fmod_scalar(H a, Scalar s) {
+  Backend& b = numeric_unary(a, "fmod_scalar");
+  if (is_int(a.prim->dtype()) && s.as_int() == 0) throw ValueError("fmod_scalar", "integer fmod by zero");
+  return with(a, b.fmod_scalar(std::move(a.prim), s));
 }
 
 H rsub_scalar(H a, Scalar s) {

@@ -1,4 +1,4 @@
-// Tensor API, reduce group: full and per-dim reductions, variance, sorting and top-k.
+// Tensor API, reduce group: full and per-dim reductions, variance, sorting, top-k and max_abs.
 #include "checks.hpp"
 
 namespace burn::api {
@@ -100,6 +100,22 @@ std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest) {
                                  " of size " + std::to_string(shape(h)[d]));
   PrimPair p = b.topk(std::move(h.prim), k, d, largest);
   return {with(h, std::move(p.first)), with(h, std::move(p.second))};
+}
+
+// Burn's max_abs: max(|x|), NaN when any element is NaN (max propagates it). Int abs wraps, so the most
+// negative value stays negative, as torch.abs.
+H max_abs(H h) {
+  Backend& b = numeric_unary(h, "max_abs");
+  require_nonempty(h, "max_abs");
+  return with(h, b.max(b.abs(std::move(h.prim))));
+}
+
+H max_abs_dim(H h, int64_t dim) {
+  Backend& b = numeric_unary(h, "max_abs_dim");
+  size_t d = normalize_dim(dim, rank(h), "max_abs_dim");
+  if (shape(h)[d] == 0)
+    throw ValueError("max_abs_dim", "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
+  return with(h, b.max_dim(b.abs(std::move(h.prim)), d));
 }
 
 }  // namespace burn::api

@@ -190,6 +190,8 @@ class Tensor {
   Tensor mul_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::mul_scalar(h_, s)); }
   Tensor div_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::div_scalar(h_, s)); }
   Tensor remainder_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::remainder_scalar(h_, s)); }
+  Tensor fmod(const Tensor& o) const requires(kNumeric) { return Tensor(api::fmod(h_, o.h_)); }  // sign of this
+  Tensor fmod_scalar(Scalar s) const requires(kNumeric) { return Tensor(api::fmod_scalar(h_, s)); }
   Tensor powf(const Tensor& o) const requires(kFloat) { return Tensor(api::powf(h_, o.h_)); }
   Tensor powf_scalar(Scalar s) const requires(kFloat) { return Tensor(api::powf_scalar(h_, s)); }
   Tensor powi(const Tensor<D, Int>& o) const { return Tensor(api::powi(h_, o.handle())); }
@@ -262,6 +264,8 @@ class Tensor {
   std::pair<Tensor, Tensor<D, Int>> topk_with_indices(int64_t k, int64_t dim, bool largest = true) const {
     return pair_of(api::topk_with_indices(h_, k, dim, largest));
   }
+  Tensor<1, K> max_abs() const requires(kNumeric) { return Tensor<1, K>(api::max_abs(h_)); }
+  Tensor max_abs_dim(int64_t dim) const requires(kNumeric) { return Tensor(api::max_abs_dim(h_, dim)); }
 
   // ---- comparison ----
   Tensor<D, Bool> equal(const Tensor& o) const { return cmp(OpId::equal, o); }
@@ -276,6 +280,15 @@ class Tensor {
   Tensor<D, Bool> greater_equal_elem(Scalar s) const { return cmp_elem(OpId::greater_equal_elem, s); }
   Tensor<D, Bool> lower_elem(Scalar s) const { return cmp_elem(OpId::lower_elem, s); }
   Tensor<D, Bool> lower_equal_elem(Scalar s) const { return cmp_elem(OpId::lower_equal_elem, s); }
+  // torch.isclose / torch.allclose (same defaults): |this - o| <= atol + rtol * |o|.
+  Tensor<D, Bool> is_close(const Tensor& o, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const
+      requires(kNumeric) {
+    return Tensor<D, Bool>(api::is_close(h_, o.h_, rtol, atol, equal_nan));
+  }
+  bool all_close(const Tensor& o, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const
+      requires(kNumeric) {
+    return api::all_close(h_, o.h_, rtol, atol, equal_nan);
+  }
 
   // ---- bool ----
   Tensor bool_and(const Tensor& o) const requires(kBool) { return Tensor(api::bool_binary(OpId::bool_and, h_, o.h_)); }
@@ -299,6 +312,9 @@ class Tensor {
   BURN_TENSOR_UNARY(asin, asin, kFloat)
   BURN_TENSOR_UNARY(acos, acos, kFloat)
   BURN_TENSOR_UNARY(atan, atan, kFloat)
+  BURN_TENSOR_UNARY(asinh, asinh, kFloat)
+  BURN_TENSOR_UNARY(acosh, acosh, kFloat)
+  BURN_TENSOR_UNARY(atanh, atanh, kFloat)
   BURN_TENSOR_UNARY(erf, erf, kFloat)
   BURN_TENSOR_UNARY(round, round, kFloat)
   BURN_TENSOR_UNARY(floor, floor, kFloat)
@@ -308,6 +324,9 @@ class Tensor {
   BURN_TENSOR_UNARY_TO(is_inf, is_inf, Bool)
   BURN_TENSOR_UNARY_TO(is_finite, is_finite, Bool)
   Tensor atan2(const Tensor& o) const requires(kFloat) { return Tensor(api::atan2(h_, o.h_)); }
+  Tensor hypot(const Tensor& o) const requires(kFloat) { return Tensor(api::hypot(h_, o.h_)); }
+  Tensor deg2rad() const requires(kFloat) { return Tensor(api::deg2rad(h_)); }
+  Tensor rad2deg() const requires(kFloat) { return Tensor(api::rad2deg(h_)); }
 
   // ---- activations (burn::activation has the free-function forms) ----
   BURN_TENSOR_UNARY(relu, relu, kFloat)
@@ -325,6 +344,18 @@ class Tensor {
   Tensor softmax(int64_t dim) const requires(kFloat) { return Tensor(api::softmax(h_, dim)); }
   Tensor log_softmax(int64_t dim) const requires(kFloat) { return Tensor(api::log_softmax(h_, dim)); }
   Tensor softmin(int64_t dim) const requires(kFloat) { return Tensor(api::softmin(h_, dim)); }
+  Tensor quiet_softmax(int64_t dim) const requires(kFloat) { return Tensor(api::quiet_softmax(h_, dim)); }
+  Tensor celu(double alpha = 1.0) const requires(kFloat) { return Tensor(api::celu(h_, alpha)); }
+  Tensor glu(int64_t dim = -1) const requires(kFloat) { return Tensor(api::glu(h_, dim)); }  // halves dim
+  Tensor hard_shrink(double lambda = 0.5) const requires(kFloat) { return Tensor(api::hard_shrink(h_, lambda)); }
+  Tensor soft_shrink(double lambda = 0.5) const requires(kFloat) { return Tensor(api::soft_shrink(h_, lambda)); }
+  Tensor hard_swish() const requires(kFloat) { return Tensor(api::hard_swish(h_)); }
+  Tensor hardtanh(double min = -1.0, double max = 1.0) const requires(kFloat) { return Tensor(api::hardtanh(h_, min, max)); }
+  Tensor relu6() const requires(kFloat) { return Tensor(api::relu6(h_)); }
+  Tensor prelu(const Tensor<1, K>& weight) const requires(kFloat) { return Tensor(api::prelu(h_, weight.handle())); }
+  Tensor softsign() const requires(kFloat) { return Tensor(api::softsign(h_)); }
+  Tensor tanhshrink() const requires(kFloat) { return Tensor(api::tanhshrink(h_)); }
+  Tensor threshold(double threshold, double value) const requires(kFloat) { return Tensor(api::threshold(h_, threshold, value)); }
 
   // ---- autodiff (on an autodiff device, e.g. Device::get("cpu").autodiff()) ----
   Tensor require_grad() const requires(kFloat) { return Tensor(api::set_require_grad(h_, true)); }
