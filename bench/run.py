@@ -3,9 +3,10 @@
 Called by bench/run.sh after the build; it can be run alone on an existing build:
   /usr/bin/python3 bench/run.py [--quick] [--build-dir build/release] [--markdown BENCHMARKS.md]
                                 [--json out.json] [--only REGEX]
-For every case it runs the burn program (Google Benchmark, JSON output, N repetitions) and then asks a
-long-lived PyTorch process (bench/torch/bench_torch.py --serve) for the same case with the same
-iteration count and number of repetitions, so machine drift hits both sides alike. Medians are reported.
+For every case it runs the burn program (Google Benchmark, JSON output, N repetitions), then for the
+fixed-cost cases the libtorch program (bench/libtorch, the C++ peer, built when libtorch-dev is found),
+then asks a long-lived PyTorch process (bench/torch/bench_torch.py --serve) for the same case with the
+same iteration count and number of repetitions, so machine drift hits every side alike. Medians are reported.
 The machine's limits come from bench/limits (raw OpenBLAS SGEMM, STREAM-like triad), run at the start.
 """
 import argparse
@@ -29,8 +30,9 @@ NOTES_MARK = "<!-- notes below this line are kept when the table is regenerated 
 class Case:
     """One workload: its name (shared with the torch side), program, limit kind and work, target group."""
 
-    def __init__(self, name, program, kind, work, group, quick=True):
+    def __init__(self, name, program, kind, work, group, quick=True, cpp_peer=False):
         self.name, self.program, self.kind, self.work, self.group, self.quick = name, program, kind, work, group, quick
+        self.cpp_peer = cpp_peer  # also run by burn-bench-libtorch under the same name
 
 
 def cases():
@@ -55,7 +57,7 @@ def cases():
         Case("argmax_last/4096x4096", "reduce", "mem", n * F32 + rows * 8, "reduction"),
         Case("softmax/4096x1024", "softmax", "mem", 2 * 4096 * 1024 * F32, "softmax"),
         Case("log_softmax/4096x1024", "softmax", "mem", 2 * 4096 * 1024 * F32, "softmax"),
-        Case("tiny_add/1x8", "overhead", "none", 0, "fixed cost"),
+        Case("tiny_add/1x8", "overhead", "none", 0, "fixed cost", cpp_peer=True),
     ]
     # module ops (issue 4)
     body, stem = 2.0 * 16 * 64 * 56 * 56 * 64 * 9, 2.0 * 64 * 112 * 112 * 3 * 49
@@ -92,16 +94,26 @@ def cases():
     out += [
         Case("mlp_step/784-512-512-10_b128", "autodiff", "gemm", mlp, "mlp step"),
         Case("conv_block_step/n8_c32_32x32", "autodiff", "gemm", block, "conv block step"),
-        Case("autodiff_tiny_add/1x8", "autodiff", "none", 0, "autodiff fixed cost"),
+        Case("autodiff_tiny_add/1x8", "autodiff", "none", 0, "autodiff fixed cost", cpp_peer=True),
     ]
+    # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
+    for recorder in ("zstd", "zstd_level0", "hdf5"):
+        out += [
+            Case(f"record_save/{recorder}/resnet50", "record", "none", 0, "record save"),
+            Case(f"record_load/{recorder}/resnet50", "record", "none", 0, "record load"),
+        ]
     return out
 
 
-# Targets of issues 3, 4 and 5 (None: reported, no target set).
+# Targets of issues 3, 4, 5 and 10 (None: reported, no target set).
 TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0, "fixed cost": 0.5,
            "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": None,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
-           "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5}
+           "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
+           "record save": 1.0, "record load": 1.0}
+# Issue 9: the fixed cost against libtorch, C++ to C++.
+LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
+FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
 
 
 def env():
@@ -115,8 +127,8 @@ def run_limit(path, args):
     return json.loads(out.stdout)
 
 
-def run_burn(bin_dir, case, reps, min_time, warmup):
-    prog = os.path.join(bin_dir, f"burn-bench-{case.program}")
+def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
+    prog = os.path.join(bin_dir, f"burn-bench-{program or case.program}")
     # Google Benchmark's regex (POSIX) rejects Python's escaped '-', so escape only what is special there.
     pattern = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", case.name)
     cmd = [prog, f"--benchmark_filter=^{pattern}(/real_time)?$", f"--benchmark_repetitions={reps}",
@@ -177,24 +189,35 @@ def fraction(case, ns, limits):
     return case.work / (ns * 1e-9) / (limits["triad_gbs"] * 1e9)
 
 
+def met(ratio, target):
+    if target is None:
+        return "—"
+    return "n/a" if ratio is None else ("yes" if ratio <= target else f"no (+{100 * (ratio / target - 1):.1f}%)")
+
+
 def table(rows, limits):
+    """rows: (case, burn, PyTorch, libtorch) results; libtorch is None for cases without the C++ peer."""
     head = ["case", "burn-cpp median", "PyTorch median", "burn/PyTorch", "target", "met",
-            "burn % of limit", "PyTorch % of limit"]
+            "burn % of limit", "PyTorch % of limit", "libtorch (C++) median", "burn/libtorch",
+            "met vs libtorch (≤ " + "/".join(sorted({str(t) for t in LIBTORCH_TARGETS.values()})) + ")"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for case, b, t in rows:
+    for case, b, t, lt in rows:
         bn, tn = b.get("median_ns"), t.get("median_ns")
         ratio = bn / tn if bn and tn else None
         target = TARGETS[case.group]
         fb, ft = fraction(case, bn, limits), fraction(case, tn, limits)
         pct = lambda f: "—" if f is None else f"{100 * f:.0f}%"
-        if target is None:
-            met = "—"
+        if lt is None:
+            peer = ["—", "—", "—"]
         else:
-            met = "n/a" if ratio is None else ("yes" if ratio <= target else f"no (+{100 * (ratio / target - 1):.1f}%)")
+            ln = lt.get("median_ns")
+            lratio = bn / ln if bn and ln else None
+            peer = [fmt_time(ln) if ln else "error: " + str(lt.get("error")),
+                    "n/a" if lratio is None else f"{lratio:.2f}", met(lratio, LIBTORCH_TARGETS[case.group])]
         lines.append("| " + " | ".join([
             case.name, fmt_time(bn) if bn else "error: " + str(b.get("error")), fmt_time(tn) if tn else "error",
-            "n/a" if ratio is None else f"{ratio:.2f}", "—" if target is None else f"≤ {target}", met, pct(fb),
-            pct(ft)]) + " |")
+            "n/a" if ratio is None else f"{ratio:.2f}", "—" if target is None else f"≤ {target}",
+            met(ratio, target), pct(fb), pct(ft)] + peer) + " |")
     return "\n".join(lines)
 
 
@@ -227,14 +250,15 @@ def markdown(path, rows, limits, meta, cmd):
         if NOTES_MARK in old:
             notes = old.split(NOTES_MARK, 1)[1]
     cpu = meta["lscpu"]
-    tiny = [(b, t) for c, b, t in rows if c.kind == "none"]
+    tiny = [(c, b, t, lt) for c, b, t, lt in rows if c.kind == "none"]
     with open(path, "w", encoding="utf-8") as f:
         f.write("# Benchmarks\n\n")
         f.write("burn-cpp (cpu backend, public `Tensor` API) against PyTorch on the same machine in the same run, "
                 "cases alternating burn/PyTorch. Generated by `bench/run.py`; the table is the last full run.\n\n")
         f.write(f"Command: `{cmd}`  \n")
         f.write(f"Date: {meta['date']}; commit `{meta['git']}`; PyTorch {meta['torch']}; "
-                f"{THREADS} threads on both sides (BURN_NUM_THREADS, torch.set_num_threads); "
+                f"libtorch {meta.get('libtorch') or 'not built'} (C++, fixed-cost cases); "
+                f"{THREADS} threads on every side (BURN_NUM_THREADS, torch.set_num_threads, at::set_num_threads); "
                 f"{meta['repetitions']} repetitions, medians; min time per repetition {meta['min_time']} s.  \n")
         f.write(f"Compiler processes (cc1plus) running at start / end: {meta['busy_start']} / {meta['busy_end']}.\n\n")
         f.write("## Machine\n\n")
@@ -252,12 +276,13 @@ def markdown(path, rows, limits, meta, cmd):
         f.write("## Results\n\n")
         f.write("Ratios are times burn/PyTorch (lower is better). '% of limit' is achieved FLOP/s over the SGEMM "
                 "limit for matmul, and bytes moved (inputs read once + output written once) per second over the "
-                "triad bandwidth for the rest.\n\n")
+                "triad bandwidth for the rest. The last three columns compare the fixed-cost cases with libtorch, "
+                "the same ops through torch 1.13's C++ API (`bench/libtorch/bench_libtorch.cpp`).\n\n")
         f.write(table(rows, limits) + "\n\n")
-        for b, t in tiny:
-            if b.get("median_ns") and t.get("median_ns"):
-                f.write(f"Fixed cost per op (`a + b` on 1x8): burn-cpp {1e9 / b['median_ns'] / 1e6:.2f} M ops/s, "
-                        f"PyTorch (from Python) {1e9 / t['median_ns'] / 1e6:.2f} M ops/s.\n\n")
+        mops = lambda r: f"{1e9 / r['median_ns'] / 1e6:.2f} M ops/s" if r and r.get("median_ns") else "n/a"
+        for c, b, t, lt in tiny:
+            f.write(f"Fixed cost per op ({FIXED_COST_WHAT.get(c.name, c.name)}): burn-cpp {mops(b)}, "
+                    f"libtorch (C++) {mops(lt)}, PyTorch (from Python) {mops(t)}.\n\n")
         f.write(NOTES_MARK + notes)
 
 
@@ -275,7 +300,7 @@ def main():
     if a.from_json:
         saved = json.load(open(a.from_json))
         by_name = {c.name: c for c in cases()}
-        rows = [(by_name[r["name"]], r["burn"], r["torch"]) for r in saved["cases"]]
+        rows = [(by_name[r["name"]], r["burn"], r["torch"], r.get("libtorch")) for r in saved["cases"]]
         print(table(rows, saved["limits"]))
         if a.markdown:
             markdown(a.markdown, rows, saved["limits"], saved["meta"], a.command or "bash bench/run.sh")
@@ -300,16 +325,28 @@ def main():
     torch = Torch()
     meta["torch"] = torch.version()
     meta["quick"] = a.quick
+    have_libtorch = os.path.exists(os.path.join(bin_dir, "burn-bench-libtorch"))
+    if not have_libtorch and any(c.cpp_peer for c in todo):
+        print("note: no burn-bench-libtorch in the build (libtorch-dev missing at configure time); "
+              "the fixed-cost cases get no C++ peer", file=sys.stderr)
     rows = []
     for case in todo:
         b = run_burn(bin_dir, case, reps, min_time, warmup)
+        lt = None
+        if case.cpp_peer and have_libtorch:
+            # The same Google Benchmark settings; it picks its own iteration count for the same min time.
+            lt = run_burn(bin_dir, case, reps, min_time, warmup, program="libtorch")
+            meta.setdefault("libtorch", lt.get("context", {}).get("torch_version"))
         iters = b.get("iterations", 1)
         t = torch.run(case.name, iters, reps, warmup)
-        rows.append((case, b, t))
+        rows.append((case, b, t, lt))
         bn, tn = b.get("median_ns"), t.get("median_ns")
+        ln = lt.get("median_ns") if lt else None
         ratio = f"{bn / tn:.2f}" if bn and tn else "n/a"
-        print(f"  {case.name:40s} burn {fmt_time(bn):>10s}  torch {fmt_time(tn):>10s}  ratio {ratio}"
+        peer = f"  libtorch {fmt_time(ln):>10s}  ratio {bn / ln:.2f}" if bn and ln else ""
+        print(f"  {case.name:40s} burn {fmt_time(bn):>10s}  torch {fmt_time(tn):>10s}  ratio {ratio}{peer}"
               + (f"  burn error: {b['error']}" if "error" in b else "")
+              + (f"  libtorch error: {lt['error']}" if lt and "error" in lt else "")
               + (f"  torch error: {t['error']}" if "error" in t else ""), flush=True)
     torch.close()
     meta["busy_end"] = busy_compilers()
@@ -321,11 +358,12 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"limits": limits, "meta": meta,
-                       "cases": [{"name": c.name, "burn": b, "torch": t} for c, b, t in rows]}, f, indent=1)
+                       "cases": [{"name": c.name, "burn": b, "torch": t, "libtorch": lt} for c, b, t, lt in rows]},
+                      f, indent=1)
     if a.markdown:
         markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh")
         print(f"wrote {a.markdown}")
-    return 0 if all("error" not in b and "error" not in t for _, b, t in rows) else 1
+    return 0 if all("error" not in b and "error" not in t and "error" not in (lt or {}) for _, b, t, lt in rows) else 1
 
 
 if __name__ == "__main__":

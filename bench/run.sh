@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # One command for the benchmarks: builds the release preset with the benchmarks into build/release,
-# measures the machine's limits, runs burn-cpp and PyTorch case by case and prints one table.
-#   bash bench/run.sh           full run (~10 min); rewrites BENCHMARKS.md at the repository root
-#   bash bench/run.sh --quick   fewer sizes and repetitions (~2 min); prints the table only
+# measures the machine's limits, runs burn-cpp, libtorch (C++, fixed-cost cases) and PyTorch case by
+# case and prints one table.
+#   bash bench/run.sh                full run (~12 min); rewrites BENCHMARKS.md at the repository root
+#   bash bench/run.sh --quick        fewer sizes and repetitions (~2 min); prints the table only
+#   bash bench/run.sh --only REGEX   the cases whose name matches, full repetitions; prints the table only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=()
-for arg in "$@"; do
-  case "$arg" in
+only=()
+while [ $# -gt 0 ]; do
+  case "$1" in
     --quick) quick=(--quick) ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
-    *) echo "bench/run.sh: unknown argument '$arg' (only --quick)" >&2; exit 2 ;;
+    --only)
+      [ $# -ge 2 ] || { echo "bench/run.sh: --only needs a regex" >&2; exit 2; }
+      only=(--only "$2"); shift ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "bench/run.sh: unknown argument '$1' (--quick, --only REGEX)" >&2; exit 2 ;;
   esac
+  shift
 done
 
 if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
@@ -20,13 +27,26 @@ if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
   exit 1
 fi
 
+# libtorch is the C++ peer of the fixed-cost cases. Only the benchmarks want it (CI and
+# scripts/install-deps.sh do not), so it is installed here; without it those cases lack that column.
+if [ "$(dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null || true)" != "install ok installed" ]; then
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+  apt_get() { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@" </dev/null >/dev/null; }
+  echo "bench/run.sh: installing libtorch-dev (the C++ peer of the fixed-cost cases)" >&2
+  if ! apt_get install -y --no-install-recommends libtorch-dev \
+     && ! { apt_get update && apt_get install -y --no-install-recommends libtorch-dev; }; then
+    echo "bench/run.sh: could not install libtorch-dev; running without the libtorch column" >&2
+  fi
+fi
+
 cmake --preset release -DBURN_BUILD_BENCH=ON >/dev/null
 cmake --build build/release --target burn-bench
 
 out=build/release/bench-results.json
-if [ ${#quick[@]} -eq 0 ]; then
+if [ ${#quick[@]} -eq 0 ] && [ ${#only[@]} -eq 0 ]; then
   /usr/bin/python3 bench/run.py --build-dir build/release --json "$out" --markdown BENCHMARKS.md \
     --command "bash bench/run.sh"
 else
-  /usr/bin/python3 bench/run.py --build-dir build/release --json "$out" --quick
+  /usr/bin/python3 bench/run.py --build-dir build/release --json "$out" "${quick[@]}" "${only[@]}"
 fi

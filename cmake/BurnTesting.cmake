@@ -3,6 +3,10 @@
 # DEVICES, the suite is registered once per device spec (BURN_TEST_DEVICE) with the spec as suffix.
 include(GoogleTest)
 
+# For tests of a tool's exit status and messages together:
+#   add_test(NAME t COMMAND ${CMAKE_COMMAND} -P ${BURN_RUN_EXPECT} EXIT nonzero MATCH "re" -- $<TARGET_FILE:tool> args)
+set(BURN_RUN_EXPECT ${CMAKE_CURRENT_LIST_DIR}/run_expect.cmake)
+
 # Labels are set from an include file run after discovery: gtest_discover_tests' PROPERTIES splits
 # list values (CMake 3.25), which would keep only the first label.
 function(_burn_discover name list_var labels)

@@ -3,11 +3,14 @@
 # second run does nothing and needs no network. Shared by scripts/test.sh, scripts/demo.sh, .ci/run.
 set -euo pipefail
 
-# ctest never needs Python: the PyTorch reference fixtures are committed.
+# ctest never needs Python: the PyTorch reference fixtures are committed. clang builds the libFuzzer
+# targets of burn-record (the `fuzz` tests).
 BURN_DEB_PACKAGES=(
   g++ cmake ninja-build ccache pkg-config
   libboost-dev libboost-filesystem-dev libboost-program-options-dev
   libopenblas-dev libspdlog-dev nlohmann-json3-dev
+  libzstd-dev libxxhash-dev libhdf5-dev hdf5-tools
+  clang libclang-rt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

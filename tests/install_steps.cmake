@@ -1,6 +1,8 @@
 # Script steps of the `install` tests (cmake -P), for what one add_test command cannot do alone:
 #   -DMODE=install -DBUILD_DIR=... -DPREFIX=... [-DCONFIG=...]: a fresh install of the build tree
 #   -DMODE=plugin-listed -DBURN=<burn tool> -DPLUGIN=<name>: `burn plugins` lists PLUGIN as loaded
+#   -DMODE=link-fails -DBUILD_DIR=... -DTARGET=... -DSYMBOL=...: building TARGET fails, and the
+#     linker names SYMBOL as undefined (so it failed for that reason, not another)
 cmake_minimum_required(VERSION 3.25)
 
 if(MODE STREQUAL "install")
@@ -49,6 +51,19 @@ elseif(MODE STREQUAL "plugin-listed")
     message(FATAL_ERROR "plugin '${PLUGIN}' is not listed by `burn plugins` (BURN_PLUGIN_PATH=$ENV{BURN_PLUGIN_PATH})")
   endif()
   message(STATUS "plugin '${PLUGIN}' loaded")
+
+elseif(MODE STREQUAL "link-fails")
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD_DIR}" --target "${TARGET}"
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  message("${out}${err}")
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "${TARGET} linked although it uses ${SYMBOL}, which nothing defines")
+  endif()
+  # GNU ld: "undefined reference to `SYMBOL(...)'"; lld: "undefined symbol: SYMBOL(...)".
+  if(NOT "${out}${err}" MATCHES "undefined (reference to .|symbol: )${SYMBOL}")
+    message(FATAL_ERROR "building ${TARGET} failed, but not on the undefined ${SYMBOL}")
+  endif()
+  message(STATUS "${TARGET}: the link failed on the undefined ${SYMBOL}, as it must")
 
 else()
   message(FATAL_ERROR "install_steps.cmake: unknown MODE '${MODE}'")

@@ -187,6 +187,44 @@ CASES["conv_block_step/n8_c32_32x32"] = conv_block_step
 CASES["autodiff_tiny_add/1x8"] = autodiff_tiny_add
 
 
+# Records (issue 10): torch.save / torch.load of the ResNet-50 state dict whose shapes are in
+# bench/record_resnet50_shapes.txt, floats normal(0, 0.02), int64 counters 0: the workload of
+# burn-bench-record. The same torch case serves each recorder's case name.
+def resnet50_state_dict():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sd = {}
+    with open(os.path.join(here, "record_resnet50_shapes.txt")) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, dtype, *dims = line.split()
+            shape = tuple(int(d) for d in dims)
+            sd[name] = torch.randn(shape) * 0.02 if dtype == "float32" else torch.zeros(shape, dtype=torch.int64)
+    return sd
+
+
+def record_path():
+    d = os.path.join(os.environ.get("BURN_BENCH_TMP") or "/tmp", "burn-bench-record")
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, "resnet50.pt")
+
+
+def record_save():
+    sd, path = resnet50_state_dict(), record_path()
+    return lambda: torch.save(sd, path)
+
+
+def record_load():
+    path = record_path()
+    torch.save(resnet50_state_dict(), path)
+    return lambda: torch.load(path)
+
+
+for _recorder in ("zstd", "zstd_level0", "hdf5"):
+    CASES[f"record_save/{_recorder}/resnet50"] = record_save
+    CASES[f"record_load/{_recorder}/resnet50"] = record_load
+
+
 def binary_2d_tiny():
     a, b = uniform(1, 8), uniform(1, 8)
     return lambda: a + b

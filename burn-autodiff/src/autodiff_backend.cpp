@@ -198,12 +198,18 @@ H Step::constant(const Prim& p) const {
 
 void register_decorators() {
   static const bool once = [] {
-    register_decorator("autodiff", [](BackendPtr inner) -> BackendPtr {
-      return std::make_shared<AutodiffBackend>(std::move(inner), Checkpointing::None);
-    });
-    register_decorator("autodiff-balanced", [](BackendPtr inner) -> BackendPtr {
-      return std::make_shared<AutodiffBackend>(std::move(inner), Checkpointing::Balanced);
-    });
+    register_decorator(
+        "autodiff",
+        [](BackendPtr inner) -> BackendPtr {
+          return std::make_shared<AutodiffBackend>(std::move(inner), Checkpointing::None);
+        },
+        "reverse-mode gradients: float tensors can require_grad() and backward() (burn-autodiff)");
+    register_decorator(
+        "autodiff-balanced",
+        [](BackendPtr inner) -> BackendPtr {
+          return std::make_shared<AutodiffBackend>(std::move(inner), Checkpointing::Balanced);
+        },
+        "autodiff with balanced checkpointing: recomputes memory-bound outputs in backward (burn-autodiff)");
     return true;
   }();
   (void)once;

@@ -114,6 +114,13 @@ TEST(ReduceGrad, TieConventionsFollowPyTorch) {
   EXPECT_EQ(grad_of({1, -3, 2, -3, 0, -4}, scan(OpId::cummin), ramp), (std::vector<double>{1, 5, 0, 9, 0, 6}));
   // cumprod of [2, 0, 3, 0, 5]: exact where a zero comes after the first one.
   EXPECT_EQ(grad_of({2, 0, 3, 0, 5}, scan(OpId::cumprod), {1, 2, 3, 4, 5}), (std::vector<double>{1, 22, 0, 0, 0}));
+  // torch.median() spreads over the elements equal to the median (or over the NaNs when it is NaN);
+  // torch.median(x, 0) picks one element.
+  auto median = [](const H& x) { return api::median(x); };
+  EXPECT_EQ(grad_of({1, 2, 2, 3}, median, {1}), (std::vector<double>{0, 0.5, 0.5, 0}));
+  EXPECT_EQ(grad_of({1, NAN, 3, NAN}, median, {1}), (std::vector<double>{0, 0.5, 0, 0.5}));
+  auto median_dim = [](const H& x) { return api::median_dim(x, 0).first; };
+  EXPECT_EQ(grad_of({2, 2, 2, 3}, median_dim, {1}), (std::vector<double>{0, 1, 0, 0}));
 }
 
 TEST(ReduceGrad, SecondOrder) {

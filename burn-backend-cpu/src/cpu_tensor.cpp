@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <typeinfo>
 
 #include "elementwise.hpp"
 #include "storage_pool.hpp"
@@ -56,9 +57,10 @@ Storage::Storage(size_t n) : bytes(n) {
   if (n >= kPoolMinBytes) {
     data = pool_acquire(n);
   } else {
-    // aligned_alloc needs a size that is a multiple of the alignment; never 0 so data is never null.
-    const size_t rounded = std::max<size_t>(64, (n + 63) / 64 * 64);
-    data = std::aligned_alloc(64, rounded);
+    // malloc and round up by hand: glibc's aligned_alloc splits a larger chunk and frees the rest,
+    // which merges into the top chunk and consolidates the fastbins on every small tensor.
+    block_ = std::malloc(std::max<size_t>(n, 1) + 63);
+    if (block_) data = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(block_) + 63) & ~uintptr_t(63));
   }
   if (!data) throw ValueError("alloc", "out of memory allocating " + std::to_string(n) + " bytes");
   stats().add(n);
@@ -68,7 +70,7 @@ Storage::Storage(size_t n) : bytes(n) {
 Storage::~Storage() {
   stats().sub(bytes);
   if (bytes >= kPoolMinBytes) pool_release(data, bytes);
-  else std::free(data);
+  else std::free(block_);
 }
 
 namespace {
@@ -98,9 +100,11 @@ CpuTensor::CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage,
 
 CpuPtr as_cpu(const Prim& p, const char* op) {
   if (!p) throw DeviceError(op, "tensor is null (a moved-from or uninitialised tensor)");
-  auto t = std::dynamic_pointer_cast<CpuTensor>(p);
-  if (!t) throw DeviceError(op, "tensor is not a cpu tensor (it belongs to another backend)");
-  return t;
+  // CpuTensor is final, so comparing the dynamic type is enough, and cheaper than a dynamic_cast
+  // (which walks the hierarchy comparing type names) on every op.
+  if (typeid(*p) != typeid(CpuTensor))
+    throw DeviceError(op, "tensor is not a cpu tensor (it belongs to another backend)");
+  return std::static_pointer_cast<CpuTensor>(p);
 }
 
 CpuPtr alloc(const Shape& shape, DType dtype) {
@@ -391,7 +395,7 @@ ThreadPool& pool() {
 
 }  // namespace
 
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for_pooled(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   if (n <= grain || tl_in_parallel) {

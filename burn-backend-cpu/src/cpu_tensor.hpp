@@ -21,6 +21,9 @@ struct Storage {
   Storage& operator=(const Storage&) = delete;
   void* data = nullptr;
   size_t bytes = 0;
+
+ private:
+  void* block_ = nullptr;  // what malloc returned for a small buffer (data is rounded up from it)
 };
 
 // Bytes of every live Storage and their peak, for query_interface("memory").
@@ -64,8 +67,20 @@ bool reusable(const Prim& p, const Shape& shape, DType dtype);
 // A view with new shape/strides/offset over x's storage.
 CpuPtr make_view(const CpuPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset);
 
-// Calls fn(begin, end) over [0, n) on the persistent pool; runs inline when n < grain.
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+// parallel_for's pool path (n > grain): splits [0, n) over the persistent pool's threads.
+void parallel_for_pooled(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+// Calls fn(begin, end) over [0, n) on the persistent pool; runs inline when n <= grain, without
+// wrapping fn in a std::function (which allocates for most lambdas: a cost every small op paid).
+template <typename F>
+void parallel_for(int64_t n, int64_t grain, F&& fn) {
+  if (n <= 0) return;
+  if (n <= grain || n == 1) {  // a grain below 1 counts as 1
+    fn(int64_t{0}, n);
+    return;
+  }
+  parallel_for_pooled(n, grain, fn);
+}
 size_t num_threads();
 void set_num_threads(size_t n);
 

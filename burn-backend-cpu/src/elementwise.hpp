@@ -193,7 +193,10 @@ Prim binary_op(Prim lhs, Prim rhs, DType out_dtype, const char* op, F f) {
   const CpuTensor* a = as_cpu(lhs, op).get();  // lhs/rhs keep them alive; no extra handle held
   const CpuTensor* b = as_cpu(rhs, op).get();
   require_same_dtype(a->dtype(), b->dtype(), op);
-  const Shape out_shape = a->shape() == b->shape() ? a->shape() : broadcast_pair(a->shape(), b->shape(), op);
+  // A reference to a's shape when the shapes agree: a copy would cost an allocation on every small op.
+  const bool same_shape = a->shape() == b->shape();
+  const Shape broadcast = same_shape ? Shape{} : broadcast_pair(a->shape(), b->shape(), op);
+  const Shape& out_shape = same_shape ? a->shape() : broadcast;
   CpuPtr out = output_for(lhs, out_shape, out_dtype);
   if (!out) out = output_for(rhs, out_shape, out_dtype);
   if (!out) out = alloc(out_shape, out_dtype);

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -46,6 +48,15 @@ TEST(CpuInfra, StorageIsAlignedAndRoundsUp) {
   EXPECT_EQ(s.bytes, 3u);
   Storage z(0);
   EXPECT_NE(z.data, nullptr);
+  // Small buffers are rounded up by hand from malloc: many live ones of odd sizes, every one aligned
+  // and writable to its last byte (ASan checks the bounds), up to the pool's sizes.
+  std::vector<std::unique_ptr<Storage>> live;
+  for (size_t n : {1, 7, 32, 63, 64, 65, 100, 1000, 4095, 65537, 1 << 20})
+    for (int k = 0; k < 8; ++k) {
+      live.push_back(std::make_unique<Storage>(n));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(live.back()->data) % 64, 0u) << n;
+      std::memset(live.back()->data, 0xab, n);
+    }
 }
 
 TEST(CpuInfra, ContiguityIgnoresSizeOneDims) {

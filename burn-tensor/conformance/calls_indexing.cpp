@@ -25,6 +25,15 @@ void add_indexing_calls(CallTable& t) {
   t["triu_mask"] = [](const Device& d, Hs&, const json& a) {
     return one(api::triu_mask(d, shape_from_json(a.at("shape")), i64(a, "diagonal")));
   };
+  t["take"] = [](const Device&, Hs& in, const json&) { return one(api::take(std::move(in.at(0)), in.at(1))); };
+  t["gather_nd"] = [](const Device&, Hs& in, const json&) { return one(api::gather_nd(std::move(in.at(0)), in.at(1))); };
+  t["scatter_nd"] = [](const Device&, Hs& in, const json& a) {
+    const std::string r = a.at("reduction").get<std::string>();
+    if (r != "none" && r != "add") throw std::runtime_error("unknown scatter_nd reduction '" + r + "'");
+    auto red = r == "add" ? ScatterReduction::Add : ScatterReduction::None;
+    return one(api::scatter_nd(std::move(in.at(0)), in.at(1), in.at(2), red));
+  };
+  t["mask_select"] = [](const Device&, Hs& in, const json&) { return one(api::mask_select(std::move(in.at(0)), in.at(1))); };
 }
 
 }  // namespace burn::conformance

@@ -26,6 +26,9 @@ void add_layout_calls(CallTable& t) {
   t["slice_assign"] = [](const Device&, Hs& in, const json& a) { return one(api::slice_assign(std::move(in.at(0)), slices(a), in.at(1))); };
   t["slice_fill"] = UNARY_CALL(slice_fill, slices(a), scalar(a, "value"));
   t["pad"] = UNARY_CALL(pad, ints(a, "pads"), pad_mode(a), scalar(a, "value"));
+  t["unfold_dim"] = UNARY_CALL(unfold, i64(a, "dim"), i64(a, "size"), i64(a, "step"));
+  t["movedim"] = UNARY_CALL(movedim, ints(a, "source"), ints(a, "destination"));
+  t["iter_dim"] = [](const Device&, Hs& in, const json& a) { return api::iter_dim(std::move(in.at(0)), i64(a, "dim")); };
 }
 
 }  // namespace burn::conformance

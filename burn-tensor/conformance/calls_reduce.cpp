@@ -22,6 +22,16 @@ void add_reduce_calls(CallTable& t) {
   t["topk_with_indices"] = [](const Device&, Hs& in, const json& a) {
     return two(api::topk_with_indices(std::move(in.at(0)), i64(a, "k"), i64(a, "dim"), flag(a, "largest")));
   };
+  t["median"] = [](const Device&, Hs& in, const json&) { return one(api::median(std::move(in.at(0)))); };
+  t["median_dim"] = [](const Device&, Hs& in, const json& a) { return two(api::median_dim(std::move(in.at(0)), i64(a, "dim"))); };
+  // inputs: x, then fweights and aweights when the attrs say they are given
+  t["cov"] = [](const Device&, Hs& in, const json& a) {
+    size_t next = 1;
+    std::optional<H> fw, aw;
+    if (a.value("fweights", false)) fw = in.at(next++);
+    if (a.value("aweights", false)) aw = in.at(next++);
+    return one(api::cov(std::move(in.at(0)), i64(a, "correction"), fw, aw));
+  };
 }
 
 }  // namespace burn::conformance

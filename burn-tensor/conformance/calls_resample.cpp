@@ -19,6 +19,20 @@ InterpolateOptions interp_options(const json& a) {
   return o;
 }
 
+GridSampleOptions grid_options(const json& a) {
+  GridSampleOptions o;
+  const std::string m = a.at("mode").get<std::string>(), p = a.at("padding").get<std::string>();
+  if (m == "bilinear") o.mode = GridSampleMode::Bilinear;
+  else if (m == "nearest") o.mode = GridSampleMode::Nearest;
+  else throw std::runtime_error("unknown grid_sample mode '" + m + "'");
+  if (p == "zeros") o.padding = GridSamplePadding::Zeros;
+  else if (p == "border") o.padding = GridSamplePadding::Border;
+  else if (p == "reflection") o.padding = GridSamplePadding::Reflection;
+  else throw std::runtime_error("unknown grid_sample padding '" + p + "'");
+  o.align_corners = a.value("align_corners", false);
+  return o;
+}
+
 }  // namespace
 
 void add_resample_calls(CallTable& t) {
@@ -31,6 +45,9 @@ void add_resample_calls(CallTable& t) {
   t["pixel_shuffle"] = [](const Device&, Hs& in, const json& a) { return one(api::pixel_shuffle(std::move(in.at(0)), i64(a, "factor"))); };
   t["pixel_unshuffle"] = [](const Device&, Hs& in, const json& a) {
     return one(api::pixel_unshuffle(std::move(in.at(0)), i64(a, "factor")));
+  };
+  t["grid_sample_2d"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::grid_sample_2d(std::move(in.at(0)), in.at(1), grid_options(a)));
   };
 }
 

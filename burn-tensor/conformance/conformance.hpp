@@ -54,8 +54,12 @@ const std::map<std::string, CallFn>& call_table();
 
 // The calls of each op group, one source file per group (calls_<group>.cpp).
 using CallTable = std::map<std::string, CallFn>;
+// Api families outside the op table (composites with no backend op of their own) keep the same
+// shape: calls_<family>.cpp with add_<family>_calls, registered by call_table() like the groups.
+#define BURN_API_FAMILIES(G) G(linalg) G(signal)
 #define BURN_G_DECLARE(g) void add_##g##_calls(CallTable& t);
 BURN_OP_GROUPS(BURN_G_DECLARE)
+BURN_API_FAMILIES(BURN_G_DECLARE)
 #undef BURN_G_DECLARE
 
 // The name of the most derived burn::Error subclass of e ("ShapeError", ...).

@@ -3,6 +3,7 @@
 // Each case is one GoogleTest test named <group>.<case>; --filter takes "<group>/<case>" globs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -143,12 +144,53 @@ std::string to_gtest_filter(std::string glob) {
   return glob;
 }
 
+// gtest's filter syntax, so that the runner can say when --filter selects nothing before it runs:
+// ':'-separated globs ('*', '?'), then optionally '-' and globs to exclude.
+bool glob_match(const char* pat, const char* s) {
+  for (; *pat; ++pat, ++s) {
+    if (*pat == '*') {
+      for (;; ++s) {
+        if (glob_match(pat + 1, s)) return true;
+        if (!*s) return false;
+      }
+    }
+    if (!*s || (*pat != '?' && *pat != *s)) return false;
+  }
+  return !*s;
+}
+
+bool any_glob_matches(const std::string& globs, const std::string& name) {
+  size_t start = 0;
+  while (start <= globs.size()) {
+    const size_t end = std::min(globs.find(':', start), globs.size());
+    if (glob_match(globs.substr(start, end - start).c_str(), name.c_str())) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+bool filter_selects(const std::string& gtest_filter, const std::string& name) {
+  const size_t dash = gtest_filter.find('-');
+  const std::string positive = gtest_filter.substr(0, dash);
+  const std::string negative = dash == std::string::npos ? "" : gtest_filter.substr(dash + 1);
+  return any_glob_matches(positive.empty() ? "*" : positive, name) && !any_glob_matches(negative, name);
+}
+
+std::string group_list() {
+  std::set<std::string> groups;
+  for (const Case& c : g_cases) groups.insert(c.group);
+  std::string out;
+  for (const auto& g : groups) out += (out.empty() ? "" : ", ") + g;
+  return out;
+}
+
 void usage(std::ostream& os) {
   os << "usage: burn-conformance --backend SPEC [--filter GLOB] [--fixtures DIR] [--list] [gtest options]\n"
         "  --backend SPEC   device spec, e.g. cpu, \"trace<cpu>\", \"autodiff<fusion<cpu>>\" (default cpu)\n"
         "  --filter GLOB    run the cases matching GLOB (\"numeric/*\", \"*/sum_*\"; ':' separates, '-' excludes)\n"
         "  --fixtures DIR   fixture folder (default <exe>/../share/burn/conformance/fixtures)\n"
-        "  --list           print the cases (group/name, op, call) and exit\n";
+        "  --list           print the cases (group/name, op, call) and exit; with --filter, the matching ones\n"
+        "A --filter that matches no case is an error (exit 1).\n";
 }
 
 }  // namespace
@@ -220,11 +262,34 @@ int main(int argc, char** argv) {
     std::cerr << "burn-conformance: " << e.what() << "\n";
     return 2;
   }
+  // A filter that selects nothing is a typo, not a pass (gtest alone would report 0 tests, passed).
+  if (filter) {
+    const std::string f = to_gtest_filter(*filter);
+    bool any = std::any_of(g_cases.begin(), g_cases.end(),
+                           [&](const Case& c) { return filter_selects(f, c.group + "." + c.name); });
+    // The TEST()s of this file (Coverage.*) are registered already; the cases are not yet.
+    const testing::UnitTest& ut = *testing::UnitTest::GetInstance();
+    for (int i = 0; i < ut.total_test_suite_count(); ++i) {
+      const testing::TestSuite& suite = *ut.GetTestSuite(i);
+      for (int j = 0; j < suite.total_test_count(); ++j)
+        any = any || filter_selects(f, std::string(suite.name()) + "." + suite.GetTestInfo(j)->name());
+    }
+    if (!any) {
+      std::cerr << "burn-conformance: --filter '" << *filter << "' matched no case of the " << g_cases.size()
+                << " in " << fixtures << "\n  case names are <group>/<case>, e.g. 'numeric/*' or '*/sum_*'; groups: "
+                << group_list() << "\n  (--list prints every case)\n";
+      return 1;
+    }
+  }
   if (list) {
-    for (const Case& c : g_cases)
+    size_t listed = 0;
+    for (const Case& c : g_cases) {
+      if (filter && !filter_selects(to_gtest_filter(*filter), c.group + "." + c.name)) continue;
+      ++listed;
       std::cout << c.group << "/" << c.name << "  op=" << c.op << "  call=" << c.call
                 << (c.error.empty() ? "" : "  error=" + c.error) << "\n";
-    std::cout << g_cases.size() << " cases\n";
+    }
+    std::cout << listed << " cases\n";
     return 0;
   }
   try {

@@ -13,6 +13,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "plugin/decorator_library.hpp"
 
 namespace burn {
 namespace {
@@ -77,9 +78,14 @@ struct DecoratorRegistry {
   DecoratorRegistry() {
     factories["trace"] = [](BackendPtr inner) { return make_trace_backend(std::move(inner)); };
     factories["defaults"] = [](BackendPtr inner) { return make_defaults_backend(std::move(inner)); };
+    summaries["defaults"] = "runs burn-tensor's composite body of every DEFAULT op over the inner backend's "
+                            "ops, to check the composites (burn-tensor)";
+    summaries["trace"] = "counts every op call and logs it at debug level (BURN_LOG=debug), then forwards it "
+                         "(burn-tensor)";
   }
   std::mutex mutex;
   std::map<std::string, DecoratorFactory> factories;
+  std::map<std::string, std::string> summaries;
 };
 
 DecoratorRegistry& decorator_registry() {
@@ -102,13 +108,13 @@ DecoratorFactory find_decorator(const std::string& name) {
 }
 
 DecoratorFactory require_decorator(const std::string& name, std::string_view spec) {
-  DecoratorFactory f = find_decorator(name);
-  if (!f) {
-    throw PluginError(kOp, "unknown decorator '" + name + "' in '" + std::string(spec) + "'; registered: " +
-                               join(registered_decorators()) +
-                               " (autodiff and fusion register theirs when their libraries are linked)");
-  }
-  return f;
+  if (DecoratorFactory f = find_decorator(name)) return f;
+  // Not linked, or linked but dropped by --as-needed: load the component that provides it.
+  const detail::DecoratorLibrary lib = detail::load_decorator_library(name);
+  if (DecoratorFactory f = find_decorator(name)) return f;
+  const std::string why = lib.loaded ? lib.path + " is loaded but registers no decorator '" + name + "'" : lib.error;
+  throw PluginError(kOp, "unknown decorator '" + name + "' in '" + std::string(spec) +
+                             "'; registered: " + join(registered_decorators()) + "; " + why);
 }
 
 BackendPtr apply_decorator(const DecoratorFactory& f, const std::string& name, BackendPtr inner) {
@@ -226,7 +232,7 @@ Device Device::wrap(std::string_view decorator) const {
 
 std::string Device::name() const { return backend_ ? backend_->name() : "none"; }
 
-void register_decorator(const std::string& name, DecoratorFactory factory) {
+void register_decorator(const std::string& name, DecoratorFactory factory, std::string summary) {
   if (!is_valid_name(name)) {
     throw ValueError("register_decorator", "malformed decorator name '" + name + "': expected [A-Za-z0-9_-]+");
   }
@@ -234,6 +240,14 @@ void register_decorator(const std::string& name, DecoratorFactory factory) {
   auto& reg = decorator_registry();
   std::lock_guard lock(reg.mutex);
   reg.factories[name] = std::move(factory);  // re-registering replaces: the last one linked wins
+  reg.summaries[name] = std::move(summary);
+}
+
+std::string decorator_summary(const std::string& name) {
+  auto& reg = decorator_registry();
+  std::lock_guard lock(reg.mutex);
+  const auto it = reg.summaries.find(name);
+  return it == reg.summaries.end() ? std::string() : it->second;
 }
 
 std::vector<std::string> registered_decorators() {

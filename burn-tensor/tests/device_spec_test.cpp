@@ -10,6 +10,7 @@
 #include "burn/tensor/device.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "burn/tensor/version.hpp"
 
 namespace {
 
@@ -77,6 +78,16 @@ TEST(Device, RegisterDecoratorChecksItsArguments) {
   EXPECT_THROW(burn::register_decorator("empty", burn::DecoratorFactory{}), burn::ValueError);
   burn::register_decorator("testdeco", [](burn::BackendPtr inner) { return burn::make_trace_backend(inner); });
   EXPECT_TRUE(contains(burn::registered_decorators(), "testdeco"));
+  EXPECT_EQ(burn::decorator_summary("testdeco"), "");
+}
+
+// `burn devices` shows each decorator's summary next to its spec form.
+TEST(Device, DecoratorSummaryIsKeptWithTheName) {
+  burn::register_decorator(
+      "testdeco3", [](burn::BackendPtr inner) { return burn::make_trace_backend(inner); }, "a test decorator");
+  EXPECT_EQ(burn::decorator_summary("testdeco3"), "a test decorator");
+  EXPECT_NE(burn::decorator_summary("trace").find("(burn-tensor)"), std::string::npos);
+  EXPECT_EQ(burn::decorator_summary("no-such-decorator"), "");
 }
 
 TEST(Device, UnknownBackendThrowsPluginErrorListingWhatWasFound) {
@@ -98,6 +109,9 @@ TEST(Device, UnknownDecoratorThrowsPluginErrorListingTheRegisteredOnes) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("unknown decorator 'nosuch'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("trace"), std::string::npos) << msg;
+    // It also looked for the component library that would provide it, next to libburn-tensor.
+    const std::string lib = "/libburn-nosuch.so." + std::to_string(BURN_TENSOR_VERSION_MAJOR) + " does not exist";
+    EXPECT_NE(msg.find(lib), std::string::npos) << msg;
   }
 }
 

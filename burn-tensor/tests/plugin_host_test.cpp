@@ -1,8 +1,12 @@
-// The plugin host: every rejection reason names both values, discovery survives bad plugins,
+// The plugin host: every rejection reason names the file and both values (exact messages, as
+// `burn plugins` and load() show them), discovery survives bad plugins,
 // one file is loaded once, the higher score wins, BURN_PLUGIN_DISABLE skips by name.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -49,53 +53,112 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// What load(path) throws for a file the host rejects with `reason`.
+std::string rejection(const std::string& path, const std::string& reason) {
+  return "[plugins] cannot load plugin '" + path + "': " + reason;
+}
+
+// A fresh folder for files made by one test, removed when the test ends.
+struct ScratchDir {
+  fs::path dir = fs::path(testing::TempDir()) / ("burn-plugin-host-" + std::to_string(getpid()));
+  ScratchDir() { fs::create_directories(dir); }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const fs::path p = dir / name;
+    FILE* f = std::fopen(p.c_str(), "wb");
+    EXPECT_NE(f, nullptr) << p;
+    if (f) {
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
+    }
+    return p.string();
+  }
+};
+
 TEST(PluginHost, RejectsWrongAbiVersionNamingBoth) {
-  const std::string msg = load_error(BURN_TEST_PLUGIN_BADABI);
-  EXPECT_NE(msg.find("ABI version 999, host expects " + std::to_string(BURN_PLUGIN_ABI_VERSION)), std::string::npos)
-      << msg;
-  EXPECT_NE(msg.find("[plugins]"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(BURN_TEST_PLUGIN_BADABI), std::string::npos) << msg;
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_BADABI),
+            rejection(BURN_TEST_PLUGIN_BADABI,
+                      "ABI version 999, host expects " + std::to_string(BURN_PLUGIN_ABI_VERSION)));
 }
 
 TEST(PluginHost, RejectsSmallDescriptor) {
-  const std::string msg = load_error(BURN_TEST_PLUGIN_SMALLSTRUCT);
-  EXPECT_NE(msg.find("descriptor size 16 bytes, host expects at least " +
-                     std::to_string(sizeof(BurnPluginDescriptor))),
-            std::string::npos)
-      << msg;
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_SMALLSTRUCT),
+            rejection(BURN_TEST_PLUGIN_SMALLSTRUCT, "descriptor size 16 bytes, host expects at least " +
+                                                        std::to_string(sizeof(BurnPluginDescriptor))));
 }
 
 TEST(PluginHost, RejectsOtherToolchainNamingBoth) {
-  const std::string msg = load_error(BURN_TEST_PLUGIN_BADTOOLCHAIN);
-  EXPECT_NE(msg.find("'msvc-19'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(std::string("'") + BURN_TOOLCHAIN_TAG + "'"), std::string::npos) << msg;
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_BADTOOLCHAIN),
+            rejection(BURN_TEST_PLUGIN_BADTOOLCHAIN,
+                      std::string("toolchain 'msvc-19', host expects '") + BURN_TOOLCHAIN_TAG + "'"));
 }
 
 TEST(PluginHost, RejectsOtherMajorVersionNamingBoth) {
-  const std::string msg = load_error(BURN_TEST_PLUGIN_BADMAJOR);
-  EXPECT_NE(msg.find("99.0.0"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(BURN_TENSOR_VERSION), std::string::npos) << msg;
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_BADMAJOR),
+            rejection(BURN_TEST_PLUGIN_BADMAJOR,
+                      "built against burn-tensor 99.0.0 (major 99), host is burn-tensor " +
+                          std::string(BURN_TENSOR_VERSION) + " (major " +
+                          std::to_string(BURN_TENSOR_VERSION_MAJOR) + ")"));
 }
 
 TEST(PluginHost, RejectsZeroScore) {
-  const std::string msg = load_error(BURN_TEST_PLUGIN_ZEROSCORE);
-  EXPECT_NE(msg.find("score 0: cannot run on this machine"), std::string::npos) << msg;
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_ZEROSCORE),
+            rejection(BURN_TEST_PLUGIN_ZEROSCORE, "score 0: cannot run on this machine"));
 }
 
 TEST(PluginHost, RejectsLibraryWithoutEntrySymbol) {
-  const std::string msg = load_error(BURN_TEST_PLUGIN_NOENTRY);
-  EXPECT_NE(msg.find("burn_plugin_entry"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(BURN_TEST_PLUGIN_NOENTRY), std::string::npos) << msg;
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_NOENTRY),
+            rejection(BURN_TEST_PLUGIN_NOENTRY,
+                      "no 'burn_plugin_entry' symbol: not a burn plugin (BURN_BACKEND_PLUGIN defines it)"));
+}
+
+// dlopen failures: the reason is dlerror()'s, without the plugin's path repeated, Boost's unrelated
+// errno ("Bad file descriptor") or a stray ')'.
+TEST(PluginHost, RejectsNonElfFile) {
+  const ScratchDir scratch;
+  const std::string text = scratch.write("libburn-backend-text.so", "this is not a shared library\n");
+  EXPECT_EQ(load_error(text), rejection(text, "not a shared library: the file has no ELF header"));
+  const std::string empty = scratch.write("libburn-backend-empty.so", "");
+  EXPECT_EQ(load_error(empty), rejection(empty, "not a shared library: the file has no ELF header"));
+}
+
+TEST(PluginHost, RejectsElfFileThatIsNotALibrary) {
+  // An ELF header and nothing else: dlopen itself must refuse it, and its words are kept.
+  const ScratchDir scratch;
+  const std::string header = scratch.write("libburn-backend-header.so", std::string("\x7f" "ELF\x02\x01\x01", 7));
+  EXPECT_EQ(load_error(header), rejection(header, "dlopen failed: file too short"));
+}
+
+TEST(PluginHost, RejectsFolder) {
+  const ScratchDir scratch;
+  const std::string dir = scratch.dir.string();
+  EXPECT_EQ(load_error(dir), rejection(dir, "a folder, not a plugin file (folders go in BURN_PLUGIN_PATH)"));
+}
+
+TEST(PluginHost, RejectsPluginWhoseDependencyIsMissingNamingTheDependency) {
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_MISSINGDEP),
+            rejection(BURN_TEST_PLUGIN_MISSINGDEP,
+                      "dlopen failed: needs libburn-test-plugin-dep.so, which cannot be opened: No such file or "
+                      "directory"));
+}
+
+TEST(PluginHost, RejectsPluginWithUndefinedSymbolNamingItDemangled) {
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_UNDEFSYM),
+            rejection(BURN_TEST_PLUGIN_UNDEFSYM,
+                      "dlopen failed: undefined symbol: _ZN9burn_test9dep_valueEv (burn_test::dep_value())"));
 }
 
 TEST(PluginHost, RejectsDisabledByName) {
-  const std::string msg = load_error(BURN_TEST_PLUGIN_DISABLEDTEST);
-  EXPECT_NE(msg.find("disabled by BURN_PLUGIN_DISABLE"), std::string::npos) << msg;
+  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_DISABLEDTEST),
+            rejection(BURN_TEST_PLUGIN_DISABLEDTEST, "disabled by BURN_PLUGIN_DISABLE"));
 }
 
 TEST(PluginHost, RejectsMissingFile) {
-  const std::string msg = load_error("/nonexistent/libburn-backend-nothing.so");
-  EXPECT_NE(msg.find("no such file"), std::string::npos) << msg;
+  EXPECT_EQ(load_error("/nonexistent/libburn-backend-nothing.so"),
+            rejection("/nonexistent/libburn-backend-nothing.so", "no such file"));
 }
 
 TEST(PluginHost, SecondLoadOfRejectedFileThrowsTheSameReason) {
@@ -143,6 +206,13 @@ TEST(PluginHost, DiscoveryKeepsGoodPluginsAndRecordsReasons) {
   ASSERT_NE(noentry, nullptr);
   EXPECT_FALSE(noentry->loaded);
 
+  // What `burn plugins` prints under "reasons:" is the record's reason, as load() words it.
+  const PluginRecord* missingdep = find_record(records, BURN_TEST_PLUGIN_MISSINGDEP);
+  ASSERT_NE(missingdep, nullptr);
+  EXPECT_FALSE(missingdep->loaded);
+  EXPECT_EQ(missingdep->reason,
+            "dlopen failed: needs libburn-test-plugin-dep.so, which cannot be opened: No such file or directory");
+
   const PluginRecord* disabled = find_record(records, BURN_TEST_PLUGIN_DISABLEDTEST);
   ASSERT_NE(disabled, nullptr);
   EXPECT_EQ(disabled->reason, "disabled by BURN_PLUGIN_DISABLE");
@@ -184,14 +254,14 @@ TEST(PluginHost, ThrowingFactoryIsRejectedAtFirstUseWithItsMessage) {
     burn::plugins::create_backend("throwing");
     FAIL() << "create_backend(\"throwing\") should throw";
   } catch (const burn::PluginError& e) {
-    EXPECT_NE(std::string(e.what()).find("throwing test plugin: no such device here"), std::string::npos)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()), "[plugins] backend plugin 'throwing' from " + canonical(BURN_TEST_PLUGIN_THROWING) +
+                                         ": create() failed: throwing test plugin: no such device here");
   }
   const auto records = burn::plugins::report();
   const PluginRecord* r = find_record(records, BURN_TEST_PLUGIN_THROWING);
   ASSERT_NE(r, nullptr);
   EXPECT_FALSE(r->loaded);
-  EXPECT_NE(r->reason.find("create() failed: throwing test plugin"), std::string::npos) << r->reason;
+  EXPECT_EQ(r->reason, "create() failed: throwing test plugin: no such device here");
   // Asking again says it is gone and why.
   try {
     burn::plugins::create_backend("throwing");
@@ -231,6 +301,75 @@ TEST(PluginHost, GoodPluginCreatesAForwardingBackend) {
   const burn::BackendPtr c = burn::plugins::create_backend("fwdtest");
   EXPECT_NE(b, c);
   EXPECT_EQ(burn::Device::get("fwdtest"), burn::Device::get(" fwdtest "));
+}
+
+}  // namespace
+
+namespace {
+
+// Plugins of other kinds go through the same host: listed per kind, created by kind and name.
+TEST(PluginHost, RecorderKindPluginsAreListedAndCreatedByKind) {
+  const auto recorders = burn::plugins::plugin_names(BURN_PLUGIN_RECORDER);
+  EXPECT_TRUE(contains(recorders, "kindtest"));
+  EXPECT_FALSE(contains(burn::plugins::backend_names(), "kindtest"));
+  EXPECT_FALSE(contains(recorders, "fwdtest"));
+
+  const auto records = burn::plugins::report();
+  const PluginRecord* r = find_record(records, BURN_TEST_PLUGIN_KINDTEST);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->kind, "recorder");
+  EXPECT_EQ(r->version, "0.0.2");
+  EXPECT_TRUE(r->selected);
+
+  const std::shared_ptr<void> o = burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindtest");
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(*static_cast<const std::string*>(o.get()), "kindtest score 2");
+
+  try {
+    burn::plugins::create_object(BURN_PLUGIN_BACKEND, "kindtest");
+    FAIL() << "a recorder is not a backend";
+  } catch (const burn::PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("no backend plugin named 'kindtest'"), std::string::npos) << e.what();
+  }
+  try {
+    burn::plugins::create_object(BURN_PLUGIN_RECORDER, "nope");
+    FAIL() << "no recorder named nope";
+  } catch (const burn::PluginError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("no recorder plugin named 'nope'; found: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("kindtest"), std::string::npos) << msg;
+  }
+}
+
+// A check that refuses the object rejects that plugin with the check's reason; the next-best of the
+// same name takes over, and when none is left the error names the plugin and the reason.
+TEST(PluginHost, ObjectCheckRejectsAndFallsBack) {
+  const auto refuse_score_2 = [](void* o) -> std::string {
+    const auto& text = *static_cast<const std::string*>(o);
+    return text == "kindtest score 2" ? "the check refused '" + text + "'" : "";
+  };
+  const std::shared_ptr<void> o =
+      burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindtest", refuse_score_2);
+  EXPECT_EQ(*static_cast<const std::string*>(o.get()), "kindtest score 1");
+  const auto records = burn::plugins::report();
+  const PluginRecord* high = find_record(records, BURN_TEST_PLUGIN_KINDTEST);
+  const PluginRecord* low = find_record(records, BURN_TEST_PLUGIN_KINDTEST2);
+  ASSERT_NE(high, nullptr);
+  ASSERT_NE(low, nullptr);
+  EXPECT_FALSE(high->loaded);
+  EXPECT_EQ(high->reason, "the check refused 'kindtest score 2'");
+  EXPECT_TRUE(low->selected);
+
+  try {
+    burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindchecked",
+                                 [](void*) -> std::string { return "built against burn-record 9.0.0"; });
+    FAIL() << "the only kindchecked plugin is refused";
+  } catch (const burn::PluginError& e) {
+    EXPECT_EQ(std::string(e.what()), "[plugins] recorder plugin 'kindchecked' from " +
+                                         canonical(BURN_TEST_PLUGIN_KINDCHECKED) +
+                                         ": built against burn-record 9.0.0");
+  }
+  EXPECT_FALSE(contains(burn::plugins::plugin_names(BURN_PLUGIN_RECORDER), "kindchecked"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // comment) and the zero-copy / buffer-reuse properties the design promises.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "burn/tensor.hpp"
@@ -120,6 +121,92 @@ TEST(TensorApi, RandomIsSeededAndReproducible) {
   auto b = Tensor<1>::random({16}, Distribution::uniform(-1, 1), dev).to_vec<float>();
   EXPECT_EQ(a, b);
   for (float v : a) EXPECT_TRUE(v >= -1 && v < 1);
+}
+
+// The issue-9 composites through the typed API (values from PyTorch; the fixtures cover the rest).
+TEST(TensorApi, EinsumAndProducts) {
+  auto a = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3}, cpu());
+  auto b = Tensor<1>::from_list({1.0f, 0.0f, -1.0f}, cpu());
+  // torch.einsum('ij,j->i', a, b) -> [-2, -2]; torch.einsum('ij->', a) -> 21
+  expect_values<float>(einsum<1>("ij,j->i", a, b), {-2, -2});
+  expect_values<float>(einsum<1>("ij->", a), {21});
+  expect_values<float>(einsum<2>("ij->ji", a), {1, 4, 2, 5, 3, 6});
+  expect_values<float>(b.dot(b), {2});
+  auto e0 = Tensor<1>::from_list({1.0f, 0.0f, 0.0f}, cpu());
+  auto e1 = Tensor<1>::from_list({0.0f, 1.0f, 0.0f}, cpu());
+  expect_values<float>(e0.cross(e1), {0, 0, 1});
+}
+
+TEST(TensorApi, GridsAndWindows) {
+  auto grid = Tensor<2, Int>::cartesian_grid({2, 2}, cpu());
+  EXPECT_EQ(grid.shape(), (Shape{2, 2, 2}));
+  expect_values<int64_t>(grid, {0, 0, 0, 1, 1, 0, 1, 1});
+  auto x = Tensor<1, Int>::arange(0, 2, cpu());
+  auto y = Tensor<1, Int>::arange(0, 3, cpu());
+  auto [gx, gy] = Tensor<1, Int>::meshgrid<2>({x, y}, GridIndexing::Cartesian);
+  EXPECT_EQ(gx.shape(), (Shape{3, 2}));
+  expect_values<int64_t>(gy, {0, 0, 1, 1, 2, 2});
+  // torch.arange(5).unfold(0, 2, 1)
+  auto w = Tensor<1, Int>::arange(0, 5, cpu()).unfold(0, 2, 1);
+  EXPECT_EQ(w.shape(), (Shape{4, 2}));
+  expect_values<int64_t>(w, {0, 1, 1, 2, 2, 3, 3, 4});
+  auto m = Tensor<3>::zeros({2, 3, 4}, cpu()).movedim(0, -1);
+  EXPECT_EQ(m.shape(), (Shape{3, 4, 2}));
+  auto rows = Tensor<1, Int>::arange(0, 6, cpu()).reshape<2>({2, 3}).iter_dim(0);
+  ASSERT_EQ(rows.size(), 2u);
+  expect_values<int64_t>(rows[1], {3, 4, 5});
+}
+
+TEST(TensorApi, IndexingByTuplesAndMasks) {
+  auto x = Tensor<1, Int>::arange(0, 6, cpu()).reshape<2>({2, 3});
+  auto flat = Tensor<2, Int>::from_vector(std::vector<int64_t>{-1, 0, 4, 2}, {2, 2}, cpu());
+  expect_values<int64_t>(x.take(flat), {5, 0, 4, 2});
+  auto tuples = Tensor<2, Int>::from_vector(std::vector<int64_t>{1, 2, 0, -1}, {2, 2}, cpu());
+  expect_values<int64_t>(x.gather_nd<1>(tuples), {5, 2});
+  auto rows = Tensor<2, Int>::from_vector(std::vector<int64_t>{1}, {1, 1}, cpu());
+  auto upd = Tensor<2, Int>::full({1, 3}, 9, cpu());
+  expect_values<int64_t>(x.scatter_nd(rows, upd), {0, 1, 2, 9, 9, 9});
+  expect_values<int64_t>(x.scatter_nd(rows, upd, ScatterReduction::Add), {0, 1, 2, 12, 13, 14});
+  auto mask = Tensor<1, Bool>::from_list({true, false, true}, cpu());
+  expect_values<int64_t>(x.mask_select(mask), {0, 2, 3, 5});
+}
+
+TEST(TensorApi, MedianAndCov) {
+  auto x = Tensor<2>::from_vector(std::vector<float>{3, 1, 2, 4, 6, 5}, {2, 3}, cpu());
+  expect_values<float>(x.median(), {3});  // the lower median of six values
+  auto [v, i] = x.median_dim_with_indices(1);
+  expect_values<float>(v, {2, 5});
+  expect_values<int64_t>(i, {2, 2});
+  // torch.cov(x) -> [[1, -1], [-1, 1]]; with fweights [1, 2, 1] -> 0.9167 = 11/12
+  expect_values<float>(x.cov(), {1, -1, -1, 1});
+  auto fw = Tensor<1, Int>::from_list({1, 2, 1}, cpu());
+  expect_values<float>(x.cov(1, fw), {11.0f / 12, -11.0f / 12, -11.0f / 12, 11.0f / 12}, 1e-5);
+  // torch.cov(torch.tensor([1., 2., 4.])) -> 2.3333; ints give floats
+  expect_values<float>(Tensor<1>::from_list({1.0f, 2.0f, 4.0f}, cpu()).cov(), {7.0f / 3}, 1e-5);
+  expect_values<float>(Tensor<1, Int>::from_list({1, 2, 4}, cpu()).cov(0), {14.0f / 9}, 1e-5);
+}
+
+// Draws come from the device's generator: a seed repeats them; zero weights are never drawn and a
+// draw without replacement never repeats a class.
+TEST(TensorApi, CategoricalIsSeededAndExact) {
+  Device dev = cpu();
+  auto w = Tensor<2>::from_vector(std::vector<float>{0, 1, 2, 0, 3, 5, 0, 0, 1, 1}, {2, 5}, dev);
+  dev.seed(3);
+  auto a = w.categorical(3).to_vec<int64_t>();
+  dev.seed(3);
+  EXPECT_EQ(w.categorical(3).to_vec<int64_t>(), a);
+  for (int row = 0; row < 2; ++row) {
+    std::vector<int64_t> r(a.begin() + 3 * row, a.begin() + 3 * row + 3);
+    std::sort(r.begin(), r.end());
+    EXPECT_EQ(r, row == 0 ? (std::vector<int64_t>{1, 2, 4}) : (std::vector<int64_t>{0, 3, 4}));
+  }
+  auto many = w.categorical(500, true).to_vec<int64_t>();
+  for (size_t k = 0; k < many.size(); ++k) {
+    const bool zero_weight = k < 500 ? (many[k] == 0 || many[k] == 3) : (many[k] == 1 || many[k] == 2);
+    EXPECT_FALSE(zero_weight) << "draw " << k << " is class " << many[k];
+  }
+  auto zero = Tensor<1>::from_list({0.0f, 0.0f}, dev);
+  EXPECT_THROW(zero.categorical(1, true), ValueError);
 }
 
 TEST(TensorApi, PrintingSummarisesLargeTensors) {

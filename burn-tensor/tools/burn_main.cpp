@@ -24,7 +24,7 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  plugins [--load PATH]...  find plugins and list what was loaded, selected and rejected, and why\n"
-    "  devices                   list backend names and decorators for device specs like trace<cpu>\n"
+    "  devices                   list backends and decorators, the names device specs like autodiff<cpu> nest\n"
     "\n"
     "environment:\n"
     "  BURN_PLUGIN_PATH     ':'-separated plugin files or folders, searched first\n"
@@ -118,21 +118,32 @@ int cmd_plugins(const std::vector<std::string>& args) {
 int cmd_devices(const std::vector<std::string>& args) {
   if (!args.empty()) {
     if (args.front() == "--help" || args.front() == "-h") {
-      std::cout << "usage: burn devices\n\nlists backend plugins and registered decorators; a device spec nests them, "
-                   "e.g. trace<cpu>\n";
+      std::cout << "usage: burn devices\n\nlists the backend plugins found and the decorators of every built "
+                   "component; a device spec nests them, e.g. autodiff<trace<cpu>>\n";
       return 0;
     }
     std::cerr << "burn devices: unexpected argument '" << args.front() << "'\n";
     return kUsageError;
   }
   const auto backends = burn::plugins::backend_names();
-  std::cout << "backends:\n";
+  std::cout << "backends (the innermost name of a spec):\n";
   if (backends.empty()) std::cout << "  (none found; run `burn plugins` to see why)\n";
   for (const auto& b : backends) std::cout << "  " << b << "\n";
-  std::cout << "decorators:\n";
-  for (const auto& d : burn::registered_decorators()) std::cout << "  " << d << "\n";
+  // This tool links every decorator component that was built (see the top-level CMakeLists.txt),
+  // so the list is what a program linking all of them has.
+  const auto decorators = burn::registered_decorators();
+  std::cout << "\ndecorators (each wraps a backend or another decorator; B below is any spec):\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& d : decorators) rows.push_back({"  " + d + "<B>", or_dash(burn::decorator_summary(d))});
+  print_table(rows);
+  if (!decorators.empty()) {
+    const std::string leaf = backends.empty() ? "cpu" : backends.front();
+    std::cout << "e.g. " << decorators.front() << "<" << leaf << ">";
+    if (decorators.size() > 1) std::cout << ", " << decorators.front() << "<" << decorators.back() << "<" << leaf << ">>";
+    std::cout << "\n";
+  }
   const char* env = std::getenv("BURN_DEVICE");
-  std::cout << "default device: " << (env && *env ? env : "cpu") << (env && *env ? " (from BURN_DEVICE)" : "")
+  std::cout << "\ndefault device: " << (env && *env ? env : "cpu") << (env && *env ? " (from BURN_DEVICE)" : "")
             << "\n";
   return 0;
 }

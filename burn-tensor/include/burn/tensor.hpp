@@ -6,6 +6,8 @@
 #include "burn/tensor/data.hpp"
 #include "burn/tensor/device.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/linalg.hpp"
 #include "burn/tensor/module.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "burn/tensor/signal.hpp"
 #include "burn/tensor/tensor.hpp"

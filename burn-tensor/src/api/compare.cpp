@@ -2,6 +2,7 @@
 // is_close / all_close.
 #include "../defaults/helpers.hpp"
 #include "checks.hpp"
+#include "dispatch.hpp"
 
 namespace burn::api {
 using namespace detail;
@@ -9,27 +10,19 @@ using namespace detail;
 H compare(OpId op, H a, const H& c) {
   const char* name = name_of(op);
   Backend& b = binary_checks(a, c, name);
-  Prim x = std::move(a.prim);
-  switch (op) {
-#define BURN_CMP_CASE(n) case OpId::n: return with(a, b.n(std::move(x), c.prim));
-    BURN_CMP_CASE(equal) BURN_CMP_CASE(not_equal) BURN_CMP_CASE(greater) BURN_CMP_CASE(greater_equal)
-    BURN_CMP_CASE(lower) BURN_CMP_CASE(lower_equal)
-#undef BURN_CMP_CASE
-    default: throw ValueError("compare", std::string("op ") + name + " is not a comparison");
-  }
+  std::optional<Prim> r;
+  if (op_info(op).group == OpGroup::compare) r = dispatch<Prim, Prim, Prim>(b, op, std::move(a.prim), c.prim);
+  if (!r) throw ValueError("compare", std::string("op ") + name + " is not a comparison");
+  return with(a, std::move(*r));
 }
 
 H compare_elem(OpId op, H a, Scalar s) {
   const char* name = name_of(op);
   Backend& b = be(a, name);
-  Prim x = std::move(a.prim);
-  switch (op) {
-#define BURN_CMP_CASE(n) case OpId::n: return with(a, b.n(std::move(x), s));
-    BURN_CMP_CASE(equal_elem) BURN_CMP_CASE(not_equal_elem) BURN_CMP_CASE(greater_elem)
-    BURN_CMP_CASE(greater_equal_elem) BURN_CMP_CASE(lower_elem) BURN_CMP_CASE(lower_equal_elem)
-#undef BURN_CMP_CASE
-    default: throw ValueError("compare_elem", std::string("op ") + name + " is not a scalar comparison");
-  }
+  std::optional<Prim> r;
+  if (op_info(op).group == OpGroup::compare) r = dispatch<Prim, Prim, Scalar>(b, op, std::move(a.prim), s);
+  if (!r) throw ValueError("compare_elem", std::string("op ") + name + " is not a scalar comparison");
+  return with(a, std::move(*r));
 }
 
 // torch.isclose: a == b (so equal infinities), both NaN when equal_nan, or a finite |a - b| within

@@ -4,31 +4,10 @@
 #include <type_traits>
 
 #include "checks.hpp"
+#include "dispatch.hpp"
 
 namespace burn::api {
 using namespace detail;
-
-namespace {
-
-// Calls op Fn when its signature is Prim(Prim); null otherwise. A template, so that the call of a
-// non-unary op is never formed.
-template <auto Fn>
-Prim call_if_unary(Backend& b, Prim x) {
-  if constexpr (std::is_same_v<decltype(Fn), Prim (Backend::*)(Prim)>) return (b.*Fn)(std::move(x));
-  else return nullptr;
-}
-
-Prim call_unary(Backend& b, OpId op, Prim x) {
-  switch (op) {
-#define BURN_X_UNARY(group, name, ...) \
-  case OpId::name: return call_if_unary<&Backend::name>(b, std::move(x));
-    BURN_OP_TABLE(BURN_X_UNARY)
-#undef BURN_X_UNARY
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 H atan2(H a, const H& b) {
   Backend& be_ = binary_checks(a, b, "atan2");
@@ -63,9 +42,9 @@ H unary(OpId op, H h) {
     case OpGroup::float_math: case OpGroup::activation: require_float(h, name); break;
     default: throw ValueError("unary", std::string("op ") + name + " is not an elementwise unary op");
   }
-  Prim r = call_unary(b, op, std::move(h.prim));
+  std::optional<Prim> r = dispatch<Prim, Prim>(b, op, std::move(h.prim));
   if (!r) throw ValueError("unary", std::string("op ") + name + " is not a unary op");
-  return with(h, std::move(r));
+  return with(h, std::move(*r));
 }
 
 }  // namespace burn::api

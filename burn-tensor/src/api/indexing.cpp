@@ -1,4 +1,6 @@
 // Tensor API: indexing, masking and triangular masks.
+#include <algorithm>
+
 #include "checks.hpp"
 
 namespace burn::api {
@@ -27,6 +29,60 @@ H triangle(const Device& d, const Shape& s, int64_t diagonal, bool lower, const 
   // Burn's convention: the mask is true where values are to be masked out.
   Prim mask = lower ? d->greater_elem(std::move(diff), diagonal) : d->lower_elem(std::move(diff), diagonal);
   return expand(H{d, std::move(mask)}, s.dims());
+}
+
+int64_t read_i64(const H& h) { return into_data(h).convert(DType::I64).to_vec<int64_t>()[0]; }
+
+// The row-major flat positions [M] of the k-tuples in indices [..., k] over the first k dims of
+// `s` (gather_nd / scatter_nd); negative entries count from the end. One host read checks bounds.
+H linear_index(const H& indices, const Shape& s, int64_t k, const char* op) {
+  const Device& dev = indices.device;
+  const int64_t m = shape(indices).num_elements() / k;
+  H idx = reshape(cast(indices, DType::I64), {m, k});
+  std::vector<int64_t> dims(s.begin(), s.begin() + k), strides(static_cast<size_t>(k), 1);
+  for (int64_t j = k - 1; j > 0; --j) strides[j - 1] = strides[j] * dims[j];
+  H sizes = from_data(dev, TensorData::from_vector(dims, Shape{1, k}), Kind::Int);
+  H negative = cast(compare_elem(OpId::lower_elem, idx, int64_t{0}), DType::I64);
+  idx = add(std::move(idx), mul(negative, sizes));
+  if (m > 0) {
+    H bad = bool_binary(OpId::bool_or, compare_elem(OpId::lower_elem, idx, int64_t{0}), compare(OpId::greater_equal, idx, sizes));
+    if (read_i64(reduce_all(OpId::any, bad)) != 0) {
+      // Name the first offending entry, as written by the caller.
+      std::vector<int64_t> raw = into_data(indices).convert(DType::I64).to_vec<int64_t>();
+      for (size_t i = 0; i < raw.size(); ++i) {
+        int64_t n = dims[i % static_cast<size_t>(k)];
+        if (raw[i] < -n || raw[i] >= n)
+          throw IndexError(op, "index " + std::to_string(raw[i]) + " (entry " + std::to_string(i % k) + " of tuple " +
+                                   std::to_string(i / k) + ") is out of range for dim " + std::to_string(i % k) +
+                                   " of size " + std::to_string(n) + " in " + s.to_string());
+      }
+    }
+  }
+  H st = from_data(dev, TensorData::from_vector(strides, Shape{1, k}), Kind::Int);
+  return reshape(reduce_dim(OpId::sum_dim, mul(std::move(idx), st), 1), {m});
+}
+
+// k = indices.shape[-1] must be in [1, rank]; returns it with the output / update shape
+// indices.shape[:-1] + s[k:] ([1] when that is empty: tensors have rank >= 1).
+std::pair<int64_t, Shape> nd_shapes(const H& h, const H& indices, const char* op) {
+  require_index(indices, op);
+  const Shape& s = shape(h);
+  const Shape& is = shape(indices);
+  const int64_t k = is[is.rank() - 1];
+  if (k < 1 || k > static_cast<int64_t>(s.rank()))
+    throw ShapeError(op, "the last dim of indices " + is.to_string() + " must be in [1, " + std::to_string(s.rank()) +
+                             "] (the tensor's rank), got " + std::to_string(k));
+  std::vector<int64_t> out(is.begin(), is.end() - 1);
+  out.insert(out.end(), s.begin() + k, s.end());
+  if (out.empty()) out.push_back(1);
+  return {k, Shape(std::move(out))};
+}
+
+// [prod(s[:k]), prod(s[k:])]: one row per k-tuple position.
+std::vector<int64_t> rows_of(const Shape& s, int64_t k) {
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < s.rank(); ++i) (static_cast<int64_t>(i) < k ? outer : inner) *= s[i];
+  return {outer, inner};
 }
 
 }  // namespace
@@ -149,6 +205,82 @@ H tril(H h, int64_t diagonal) {
 H triu(H h, int64_t diagonal) {
   H mask = triu_mask(h.device, shape(h), diagonal);
   return mask_fill(std::move(h), mask, 0);
+}
+
+H take(const H& h, const H& indices) {
+  be(h, "take");
+  same_device(h, indices, "take");
+  require_index(indices, "take");
+  const int64_t n = shape(h).num_elements();
+  H idx = reshape(cast(indices, DType::I64), {-1});
+  if (shape(idx)[0] > 0) {
+    const int64_t lo = read_i64(reduce_all(OpId::min, idx)), hi = read_i64(reduce_all(OpId::max, idx));
+    if (lo < -n || hi >= n)
+      throw IndexError("take", "index " + std::to_string(lo < -n ? lo : hi) + " is out of range for a tensor of " +
+                                   std::to_string(n) + " elements (shape " + shape(h).to_string() + ")");
+    if (lo < 0) idx = add(idx, mul_scalar(cast(compare_elem(OpId::lower_elem, idx, int64_t{0}), DType::I64), n));
+  }
+  return reshape(select(reshape(h, {-1}), 0, idx), shape(indices).dims());
+}
+
+H gather_nd(const H& h, const H& indices) {
+  be(h, "gather_nd");
+  same_device(h, indices, "gather_nd");
+  auto [k, out] = nd_shapes(h, indices, "gather_nd");
+  H lin = linear_index(indices, shape(h), k, "gather_nd");
+  return reshape(select(reshape(h, rows_of(shape(h), k)), 0, lin), out.dims());
+}
+
+H scatter_nd(H h, const H& indices, const H& updates, ScatterReduction reduction) {
+  const char* op = "scatter_nd";
+  be(h, op);
+  same_device(h, indices, op);
+  same_device(h, updates, op);
+  same_dtype(h, updates, op);
+  auto [k, want] = nd_shapes(h, indices, op);
+  if (shape(updates) != want)
+    throw ShapeError(op, "updates of shape " + shape(updates).to_string() + " must have shape " + want.to_string() +
+                             " (indices.shape[:-1] + data.shape[k:]) for data " + shape(h).to_string() + " and indices " +
+                             shape(indices).to_string());
+  const DType t = h.prim->dtype();
+  if (is_bool(t)) {
+    if (reduction == ScatterReduction::Add) throw DTypeError(op, "reduction add needs a float or int tensor, got bool");
+    // Bool rows are replaced, never added: carry them as integers through the index_add below.
+    return cast(scatter_nd(cast(std::move(h), DType::I64), indices, cast(updates, DType::I64), reduction), t);
+  }
+  const Shape s = shape(h);
+  const std::vector<int64_t> rows = rows_of(s, k);
+  H lin = linear_index(indices, s, k, op);
+  const int64_t m = shape(lin)[0];
+  H x = reshape(std::move(h), rows);
+  if (reduction == ScatterReduction::None && m > 0) {
+    // Replacement: clear the target rows, then add. Two updates of one row have no defined winner
+    // (ONNX), so they are refused instead of summed.
+    H hits = select_assign(full(x.device, Shape{rows[0]}, int64_t{0}, DType::I64), 0, lin,
+                           full(x.device, Shape{m}, int64_t{1}, DType::I64));
+    if (read_i64(reduce_all(OpId::max, hits)) > 1) {
+      std::vector<int64_t> c = into_data(hits).to_vec<int64_t>();
+      int64_t at = std::max_element(c.begin(), c.end()) - c.begin();
+      std::string tuple;
+      for (int64_t j = k - 1, r = at; j >= 0; --j) {
+        tuple = std::to_string(r % s[j]) + (tuple.empty() ? "" : ", ") + tuple;
+        r /= s[j];
+      }
+      throw ValueError(op, "index (" + tuple + ") appears " + std::to_string(c[at]) +
+                               " times; reduction none needs distinct indices (use add to sum them)");
+    }
+    x = mask_fill(std::move(x), reshape(compare_elem(OpId::greater_elem, hits, int64_t{0}), {rows[0], 1}), 0);
+  }
+  return reshape(select_assign(std::move(x), 0, lin, reshape(updates, {m, rows[1]})), s.dims());
+}
+
+H mask_select(const H& h, const H& mask) {
+  be(h, "mask_select");
+  same_device(h, mask, "mask_select");
+  require_bool(mask, "mask_select");
+  const Shape s = broadcast_shapes(shape(h), shape(mask), "mask_select");
+  H where = argwhere(reshape(expand(mask, s.dims()), {-1}));  // [K, 1], row-major order
+  return select(reshape(expand(h, s.dims()), {-1}), 0, reshape(where, {-1}));
 }
 
 }  // namespace burn::api

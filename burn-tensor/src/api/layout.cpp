@@ -245,14 +245,17 @@ H narrow(H h, int64_t dim, int64_t start, int64_t length) {
 
 Hs split_with_sizes(H h, const std::vector<int64_t>& sizes, int64_t dim) {
   size_t d = normalize_dim(dim, rank(h), "split_with_sizes");
+  const int64_t n = shape(h)[d];
   int64_t total = 0;
+  bool exceeds = false;  // summing stops at n, so huge sizes cannot overflow into a match
   for (int64_t s : sizes) {
-    if (s < 0) throw ValueError("split_with_sizes", "negative size " + std::to_string(s));
-    total += s;
+    if (s < 0) throw ValueError("split_with_sizes", "negative size " + std::to_string(s) + " in " + Shape(sizes).to_string());
+    if (s > n - total) exceeds = true;
+    if (!exceeds) total += s;
   }
-  if (total != shape(h)[d])
-    throw ShapeError("split_with_sizes", "sizes sum to " + std::to_string(total) + " but dim " + std::to_string(d) +
-                                             " has size " + std::to_string(shape(h)[d]));
+  if (exceeds || total != n)
+    throw ShapeError("split_with_sizes", "sizes " + Shape(sizes).to_string() + (exceeds ? " sum to more than" : " do not sum to") +
+                                             " dim " + std::to_string(d) + " of size " + std::to_string(n));
   Hs out;
   int64_t at = 0;
   for (int64_t s : sizes) {
@@ -392,6 +395,86 @@ H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value) {
     }
   }
   return h;
+}
+
+H movedim(H h, const std::vector<int64_t>& source, const std::vector<int64_t>& destination) {
+  be(h, "movedim");
+  const size_t r = rank(h);
+  if (source.size() != destination.size())
+    throw ShapeError("movedim", "source " + Shape(source).to_string() + " and destination " + Shape(destination).to_string() +
+                                    " name different numbers of dims");
+  auto src = normalize_axes(source, r, "movedim");
+  auto dst = normalize_axes(destination, r, "movedim");
+  // order[p] is the input dim that lands at output position p; the unnamed dims keep their order.
+  std::vector<int64_t> order(r, -1);
+  std::vector<bool> moved(r, false);
+  for (size_t i = 0; i < src.size(); ++i) {
+    order[dst[i]] = static_cast<int64_t>(src[i]);
+    moved[src[i]] = true;
+  }
+  size_t next = 0;
+  for (size_t p = 0; p < r; ++p) {
+    if (order[p] >= 0) continue;
+    while (moved[next]) ++next;
+    order[p] = static_cast<int64_t>(next++);
+  }
+  bool identity = true;
+  for (size_t p = 0; p < r; ++p) identity = identity && order[p] == static_cast<int64_t>(p);
+  return identity ? h : permute(std::move(h), order);
+}
+
+H unfold(H h, int64_t dim, int64_t size, int64_t step) {
+  Backend& b = be(h, "unfold");
+  const size_t d = normalize_dim(dim, rank(h), "unfold");
+  const int64_t n = shape(h)[d];
+  if (step <= 0) throw ValueError("unfold", "step must be positive, got " + std::to_string(step));
+  if (size < 0) throw ValueError("unfold", "window size must be non-negative, got " + std::to_string(size));
+  if (size > n)
+    throw ShapeError("unfold", "window size " + std::to_string(size) + " exceeds dim " + std::to_string(d) + " of size " +
+                                   std::to_string(n) + " in " + shape(h).to_string());
+  const int64_t windows = (n - size) / step + 1;
+  // The windows split dim d into [windows, size]; the window dim then moves last.
+  std::vector<int64_t> split = shape(h).dims();
+  split[d] = windows;
+  split.insert(split.begin() + static_cast<std::ptrdiff_t>(d) + 1, size);
+  int64_t count = 1;  // the output's elements: overlapping windows can outgrow the input
+  for (int64_t s : split)
+    if (__builtin_mul_overflow(count, s, &count))
+      throw ShapeError("unfold", "windows of size " + std::to_string(size) + " step " + std::to_string(step) + " over " +
+                                     shape(h).to_string() + " have more than 2^63 elements");
+  const int64_t di = static_cast<int64_t>(d), last = static_cast<int64_t>(split.size()) - 1;
+  if (size == 0) return movedim(reshape(narrow(std::move(h), di, 0, 0), split), {di + 1}, {last});
+  // With g = gcd(size, step), dim d read as tiles of g holds window w as tiles w*q .. w*q + r - 1
+  // (q = step / g, r = size / g): r strided slices of the tiles, side by side, are the windows. No
+  // index tensor; a single view when r = 1 (step a multiple of size), one copy (cat) otherwise.
+  const int64_t g = std::gcd(size, step), r = size / g, q = step / g;
+  if (r <= 16) {
+    const int64_t tiles = (windows - 1) * q + r;
+    std::vector<int64_t> tiled = shape(h).dims();
+    tiled[d] = tiles;
+    tiled.insert(tiled.begin() + static_cast<std::ptrdiff_t>(d) + 1, g);
+    H t = reshape(narrow(std::move(h), di, 0, tiles * g), tiled);
+    Hs pieces;
+    for (int64_t j = 0; j < r; ++j) {
+      std::vector<Slice> sl(d + 1);
+      sl[d] = Slice::range(j, j + (windows - 1) * q + 1, q);
+      pieces.push_back(slice(t, sl));
+    }
+    return movedim(cat(pieces, di + 1), {di + 1}, {last});
+  }
+  // Long windows made of many tiles: one select with the indices w * step + j, made on the device.
+  Prim w = b.mul_scalar(b.reshape(b.arange(0, windows, 1, DType::I64), Shape{windows, 1}), step);
+  Prim j = b.reshape(b.arange(0, size, 1, DType::I64), Shape{1, size});
+  H idx{h.device, b.reshape(b.add(std::move(w), std::move(j)), Shape{windows * size})};
+  return movedim(reshape(select(std::move(h), di, idx), split), {di + 1}, {last});
+}
+
+Hs iter_dim(const H& h, int64_t dim) {
+  be(h, "iter_dim");
+  const size_t d = normalize_dim(dim, rank(h), "iter_dim");
+  Hs out;
+  for (int64_t i = 0; i < shape(h)[d]; ++i) out.push_back(narrow(h, static_cast<int64_t>(d), i, 1));
+  return out;
 }
 
 }  // namespace burn::api

@@ -1,5 +1,7 @@
-// Tensor API, reduce group: full and per-dim reductions, variance, sorting, top-k and max_abs.
+// Tensor API, reduce group: full and per-dim reductions, variance, sorting, top-k, max_abs, median and cov.
+#include "burn/tensor/autodiff.hpp"
 #include "checks.hpp"
+#include "dispatch.hpp"
 
 namespace burn::api {
 using namespace detail;
@@ -16,54 +18,42 @@ void require_nonempty(const H& h, const char* op) {
 H reduce_all(OpId op, H h) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
-  Prim x = std::move(h.prim);
-  switch (op) {
-    case OpId::any: return with(h, b.any(std::move(x)));
-    case OpId::all: return with(h, b.all(std::move(x)));
-    default: break;
-  }
-  require_numeric(H{h.device, x}, name);
-  switch (op) {
-    case OpId::sum: return with(h, b.sum(std::move(x)));
-    case OpId::mean: require_nonempty(H{h.device, x}, name); return with(h, b.mean(std::move(x)));
-    case OpId::prod: return with(h, b.prod(std::move(x)));
-    case OpId::max: require_nonempty(H{h.device, x}, name); return with(h, b.max(std::move(x)));
-    case OpId::min: require_nonempty(H{h.device, x}, name); return with(h, b.min(std::move(x)));
-    default: throw ValueError("reduce_all", std::string("op ") + name + " is not a full reduction");
-  }
+  if (op_info(op).group != OpGroup::reduce)
+    throw ValueError("reduce_all", std::string("op ") + name + " is not a reduction");
+  if (op != OpId::any && op != OpId::all) require_numeric(h, name);
+  if (op == OpId::mean || op == OpId::max || op == OpId::min) require_nonempty(h, name);
+  std::optional<Prim> r = dispatch<Prim, Prim>(b, op, std::move(h.prim));
+  if (!r) throw ValueError("reduce_all", std::string("op ") + name + " is not a full reduction");
+  return with(h, std::move(*r));
 }
 
 H reduce_dim(OpId op, H h, int64_t dim) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
+  if (op_info(op).group != OpGroup::reduce)
+    throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction");
   size_t d = normalize_dim(dim, rank(h), name);
-  if (op == OpId::any_dim) return with(h, b.any_dim(std::move(h.prim), d));
-  if (op == OpId::all_dim) return with(h, b.all_dim(std::move(h.prim), d));
-  require_numeric(h, name);
-  bool needs_elements = op == OpId::max_dim || op == OpId::min_dim || op == OpId::argmax || op == OpId::argmin ||
-                        op == OpId::mean_dim;
+  if (op != OpId::any_dim && op != OpId::all_dim) require_numeric(h, name);
+  const bool needs_elements = op == OpId::max_dim || op == OpId::min_dim || op == OpId::argmax ||
+                              op == OpId::argmin || op == OpId::mean_dim;
   if (needs_elements && shape(h)[d] == 0)
     throw ValueError(name, "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
-  Prim x = std::move(h.prim);
-  switch (op) {
-#define BURN_DIM_CASE(n) case OpId::n: return with(h, b.n(std::move(x), d));
-    BURN_DIM_CASE(sum_dim) BURN_DIM_CASE(mean_dim) BURN_DIM_CASE(prod_dim) BURN_DIM_CASE(max_dim)
-    BURN_DIM_CASE(min_dim) BURN_DIM_CASE(argmax) BURN_DIM_CASE(argmin) BURN_DIM_CASE(cumsum)
-    BURN_DIM_CASE(cumprod) BURN_DIM_CASE(cummax) BURN_DIM_CASE(cummin)
-#undef BURN_DIM_CASE
-    default: throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction over a dim");
-  }
+  std::optional<Prim> r = dispatch<Prim, Prim, size_t>(b, op, std::move(h.prim), d);
+  if (!r) throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction over a dim");
+  return with(h, std::move(*r));
 }
 
 std::pair<H, H> reduce_dim_with_indices(OpId op, H h, int64_t dim) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
+  if (op_info(op).group != OpGroup::reduce)
+    throw ValueError("reduce_dim_with_indices", std::string("op ") + name + " is not a reduction");
   require_numeric(h, name);
   size_t d = normalize_dim(dim, rank(h), name);
   if (shape(h)[d] == 0) throw ValueError(name, "cannot reduce dim " + std::to_string(d) + " of size 0");
-  PrimPair p = op == OpId::max_dim_with_indices ? b.max_dim_with_indices(std::move(h.prim), d)
-                                                : b.min_dim_with_indices(std::move(h.prim), d);
-  return {with(h, std::move(p.first)), with(h, std::move(p.second))};
+  std::optional<PrimPair> p = dispatch<PrimPair, Prim, size_t>(b, op, std::move(h.prim), d);
+  if (!p) throw ValueError("reduce_dim_with_indices", std::string("op ") + name + " has no indices form");
+  return {with(h, std::move(p->first)), with(h, std::move(p->second))};
 }
 
 H var(H h, int64_t dim, int64_t correction) {
@@ -116,6 +106,86 @@ H max_abs_dim(H h, int64_t dim) {
   if (shape(h)[d] == 0)
     throw ValueError("max_abs_dim", "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
   return with(h, b.max_dim(b.abs(std::move(h.prim)), d));
+}
+
+// The lower median is element (n - 1) / 2 of a stable ascending sort, so ties resolve to the earliest
+// of the equal elements at that rank. A slice holding NaN gives NaN at its first NaN (torch 1.13).
+// The values are gathered from the input, so the gradient flows to the chosen element.
+std::pair<H, H> median_dim(H h, int64_t dim) {
+  numeric_unary(h, "median");
+  const size_t d = normalize_dim(dim, rank(h), "median");
+  const int64_t n = shape(h)[d];
+  if (n == 0) throw ValueError("median", "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
+  const int64_t di = static_cast<int64_t>(d);
+  H idx = narrow(argsort(h, di, false, true), di, (n - 1) / 2, 1);
+  if (is_float(h.prim->dtype())) {
+    H nan = unary(OpId::is_nan, h);
+    H has_nan = reduce_dim(OpId::any_dim, nan, di);
+    H first_nan = reduce_dim(OpId::argmax, cast(nan, DType::I64), di);  // argmax picks the first of equal maxima
+    idx = mask_where(std::move(idx), has_nan, first_nan);
+  }
+  H values = gather(std::move(h), di, idx);
+  return {std::move(values), std::move(idx)};
+}
+
+// torch.median() spreads the gradient evenly over the elements equal to the median (and over the
+// NaNs when it is NaN): m + sum((x - m) * mask) / count has the value m and exactly that gradient.
+H median(H h) {
+  numeric_unary(h, "median");
+  if (shape(h).num_elements() == 0) throw ValueError("median", "cannot reduce an empty tensor of shape " + shape(h).to_string());
+  H flat = reshape(std::move(h), {-1});
+  H m = detach(median_dim(flat, 0).first);
+  if (!is_require_grad(flat)) return m;  // only float tensors are tracked
+  H both_nan = bool_binary(OpId::bool_and, unary(OpId::is_nan, flat), unary(OpId::is_nan, m));
+  H mask = bool_binary(OpId::bool_or, compare(OpId::equal, flat, m), both_nan);
+  H weights = cast(mask, flat.prim->dtype());
+  H count = reduce_all(OpId::sum, weights);
+  H spread = div(reduce_all(OpId::sum, mul(sub(flat, m), weights)), count);
+  return add(std::move(m), spread);
+}
+
+H cov(H h, int64_t correction, const std::optional<H>& fweights, const std::optional<H>& aweights) {
+  numeric_unary(h, "cov");
+  if (rank(h) > 2) throw ShapeError("cov", "expects a 1-D or 2-D tensor (rows are variables), got shape " + shape(h).to_string());
+  if (!is_float(h.prim->dtype())) h = cast(std::move(h), DType::F32);  // torch: integer input gives the default float
+  const DType t = h.prim->dtype();
+  const bool one_var = rank(h) == 1;
+  H x = one_var ? reshape(std::move(h), {1, -1}) : std::move(h);
+  const int64_t obs = shape(x)[1];
+  if (obs == 0) throw ValueError("cov", "needs at least one observation, got shape " + shape(x).to_string());
+  auto check_weights = [&](const H& w, const char* what, bool want_int) {
+    same_device(x, w, "cov");
+    if (want_int ? !is_int(w.prim->dtype()) : !is_float(w.prim->dtype()))
+      throw DTypeError("cov", std::string(what) + " must be " + (want_int ? "an int" : "a float") + " tensor, got " +
+                                  dt(w.prim->dtype()));
+    if (rank(w) != 1 || shape(w)[0] != obs)
+      throw ShapeError("cov", std::string(what) + " of shape " + shape(w).to_string() + " must be 1-D with one weight per observation (" +
+                                  std::to_string(obs) + ")");
+    // A host read, as torch does: a negative weight is an error, not a silent wrong covariance.
+    TensorData lo = into_data(reduce_all(OpId::min, w)).convert(DType::F64);
+    if (lo.to_vec<double>()[0] < 0) throw ValueError("cov", std::string(what) + " cannot be negative, found " + lo.to_string());
+  };
+  std::optional<H> w, aw;
+  if (fweights) {
+    check_weights(*fweights, "fweights", true);
+    w = cast(*fweights, t);
+  }
+  if (aweights) {
+    check_weights(*aweights, "aweights", false);
+    aw = cast(*aweights, t);
+    w = w ? mul(*w, *aw) : *aw;
+  }
+  // mean over the observations, weighted; the normalisation follows torch.cov exactly
+  H w_sum = w ? reduce_all(OpId::sum, *w) : full(x.device, Shape{1}, static_cast<double>(obs), t);
+  H avg = w ? div(reduce_dim(OpId::sum_dim, mul(x, *w), 1), w_sum) : reduce_dim(OpId::mean_dim, x, 1);
+  H norm = w && aw && correction != 0
+               ? sub(w_sum, mul_scalar(div(reduce_all(OpId::sum, mul(*w, *aw)), w_sum), static_cast<double>(correction)))
+               : sub_scalar(w_sum, static_cast<double>(correction));
+  norm = clamp_min(std::move(norm), 0.0);  // torch: degrees of freedom <= 0 divide by zero (inf / nan)
+  H centered = sub(std::move(x), avg);
+  H rhs = swap_dims(w ? mul(centered, *w) : centered, 0, 1);
+  H c = div(matmul(std::move(centered), rhs), norm);
+  return one_var ? reshape(std::move(c), {1}) : c;
 }
 
 }  // namespace burn::api

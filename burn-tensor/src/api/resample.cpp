@@ -1,4 +1,4 @@
-// Tensor API, resample group: interpolate (nearest, linear, cubic) and pixel (un)shuffle.
+// Tensor API, resample group: interpolate (nearest, linear, cubic), pixel (un)shuffle and grid_sample_2d.
 #include <algorithm>
 #include <string>
 
@@ -59,6 +59,27 @@ H pixel_unshuffle(H x, int64_t factor) {
     throw ShapeError(op, "height and width of " + shape(x).to_string() + " are not divisible by factor " +
                              std::to_string(factor));
   return with(x, be(x, op).pixel_unshuffle(std::move(x.prim), factor));
+}
+
+H grid_sample_2d(H x, const H& grid, const GridSampleOptions& options) {
+  const char* op = "grid_sample_2d";
+  be(x, op);
+  same_device(x, grid, op);
+  require_float(x, op);
+  if (grid.prim->dtype() != x.prim->dtype())
+    throw DTypeError(op, "grid is " + dt(grid.prim->dtype()) + " but the input is " + dt(x.prim->dtype()));
+  if (rank(x) != 4) throw ShapeError(op, "expected an input [N, C, H, W], got shape " + shape(x).to_string());
+  if (rank(grid) != 4 || shape(grid)[3] != 2 || shape(grid)[0] != shape(x)[0])
+    throw ShapeError(op, "expected a grid [N, H_out, W_out, 2] with N = " + std::to_string(shape(x)[0]) +
+                             " for input " + shape(x).to_string() + ", got " + shape(grid).to_string());
+  if (shape(x)[2] == 0 || shape(x)[3] == 0)
+    throw ShapeError(op, "input " + shape(x).to_string() + " has an empty plane");
+  if (options.mode != GridSampleMode::Bilinear && options.mode != GridSampleMode::Nearest)
+    throw ValueError(op, "unknown mode " + std::to_string(static_cast<int>(options.mode)));
+  if (options.padding != GridSamplePadding::Zeros && options.padding != GridSamplePadding::Border &&
+      options.padding != GridSamplePadding::Reflection)
+    throw ValueError(op, "unknown padding mode " + std::to_string(static_cast<int>(options.padding)));
+  return with(x, be(x, op).grid_sample_2d(std::move(x.prim), grid.prim, options));
 }
 
 }  // namespace burn::api

@@ -1,8 +1,12 @@
 // The plugin host: finds `libburn-*.so` files, checks their descriptors, keeps the accepted ones
 // loaded for the life of the process and makes backends from them. See docs/plugins.md.
+#include <cxxabi.h>
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -103,6 +107,42 @@ long version_major(const std::string& v) {
   return std::strtol(v.c_str(), nullptr, 10);
 }
 
+// False only when the first bytes are readable and are not "\x7fELF"; an unreadable file is left to
+// dlopen, whose reason (e.g. "Permission denied") is then the accurate one.
+bool has_elf_magic(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return true;
+  char magic[4] = {};
+  const size_t n = std::fread(magic, 1, sizeof magic, f);
+  const bool read_error = std::ferror(f) != 0;
+  std::fclose(f);
+  return read_error || (n == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0);
+}
+
+// Why dlopen(path) just failed, from dlerror(). Boost's own error code for it is always EBADF ("Bad
+// file descriptor"), which is not the cause, so it is not shown.
+std::string dlopen_reason(const std::string& path) {
+  const char* raw = dlerror();
+  std::string why = raw ? raw : "no reason given";
+  // dlerror() starts with the file it failed on: drop the plugin's own path (the caller names it).
+  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+  // A dependency that cannot be found reads "libx.so: cannot open shared object file: No such file or
+  // directory", which looks as if the plugin itself were missing: name the dependency instead.
+  const std::string cannot_open = ": cannot open shared object file: ";
+  if (const size_t pos = why.find(cannot_open); pos != std::string::npos) {
+    return "needs " + why.substr(0, pos) + ", which cannot be opened: " + why.substr(pos + cannot_open.size());
+  }
+  const std::string undefined = "undefined symbol: ";
+  if (why.rfind(undefined, 0) == 0) {
+    const std::string symbol = why.substr(undefined.size());
+    int status = -1;
+    char* demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
+    if (status == 0 && demangled) why += std::string(" (") + demangled + ")";
+    std::free(demangled);
+  }
+  return why;
+}
+
 std::string canonical_or_absolute(const fs::path& p) {
   boost::system::error_code ec;
   fs::path c = fs::canonical(p, ec);
@@ -169,27 +209,26 @@ class Host {
     return discovered_ ? searched_ : compute_search_paths();
   }
 
-  std::vector<std::string> backend_names() {
+  std::vector<std::string> names(uint32_t kind) {
     std::lock_guard lock(mutex_);
     std::vector<std::string> names;
     for (const auto& e : entries_) {
-      if (e.record.selected && e.descriptor && e.descriptor->kind == BURN_PLUGIN_BACKEND) {
-        names.push_back(e.record.name);
-      }
+      if (e.record.selected && e.descriptor && e.descriptor->kind == kind) names.push_back(e.record.name);
     }
     std::sort(names.begin(), names.end());
     return names;
   }
 
-  BackendPtr create_backend(std::string_view name) {
+  std::shared_ptr<void> create_object(uint32_t kind, std::string_view name, const ObjectCheck& check) {
+    const std::string k = key(kind, std::string(name));
     for (;;) {
       std::shared_ptr<dll::shared_library> library;
       const BurnPluginDescriptor* d = nullptr;
       size_t index = 0;
       {
         std::lock_guard lock(mutex_);
-        const auto it = selected_.find(key(BURN_PLUGIN_BACKEND, std::string(name)));
-        if (it == selected_.end()) throw PluginError("plugins", unknown_backend_message(name));
+        const auto it = selected_.find(k);
+        if (it == selected_.end()) throw PluginError("plugins", unknown_plugin_message(kind, name));
         index = it->second;
         library = entries_[index].library;
         d = entries_[index].descriptor;
@@ -197,20 +236,24 @@ class Host {
       // Called without the lock: a factory may itself ask for a device (a decorator-like plugin).
       char err[1024] = {0};
       void* object = d->create(err, sizeof err);
+      std::string reason;
       if (object) {
         const auto destroy = d->destroy;
-        // The deleter holds the library too, so the code of ~Backend outlives every object.
-        return BackendPtr(static_cast<Backend*>(object),
-                          [destroy, library](Backend* b) { destroy(static_cast<void*>(b)); });
+        // The deleter holds the library too, so the object's code outlives every object.
+        std::shared_ptr<void> result(object, [destroy, library](void* o) { destroy(o); });
+        if (!check) return result;
+        reason = check(object);
+        if (reason.empty()) return result;
+      } else {
+        reason = "create() failed: ";
+        reason += err[0] ? err : "the plugin gave no reason";
       }
-      std::string reason = "create() failed: ";
-      reason += err[0] ? err : "the plugin gave no reason";
       std::lock_guard lock(mutex_);
       reject_selected(index, reason);
       // Loop: another loaded plugin of the same name may take over; if none, the next round throws.
-      if (selected_.count(key(BURN_PLUGIN_BACKEND, std::string(name))) == 0) {
-        throw PluginError("plugins", "backend plugin '" + std::string(name) + "' (" +
-                                         entries_[index].record.path + ") failed: " + reason);
+      if (selected_.count(k) == 0) {
+        throw PluginError("plugins", std::string(kind_name(kind)) + " plugin '" + std::string(name) +
+                                         "' from " + entries_[index].record.path + ": " + reason);
       }
     }
   }
@@ -245,17 +288,17 @@ class Host {
     return paths;
   }
 
-  std::string unknown_backend_message(std::string_view name) const {
+  std::string unknown_plugin_message(uint32_t kind, std::string_view name) const {
     std::vector<std::string> found;
     std::vector<std::string> rejected;
     for (const auto& e : entries_) {
-      if (e.record.selected && e.record.kind == "backend") found.push_back(e.record.name);
+      if (e.record.selected && e.record.kind == kind_name(kind)) found.push_back(e.record.name);
       if (!e.record.loaded && e.record.name == name) {
         rejected.push_back(e.record.path + ": " + e.record.reason);
       }
     }
     std::sort(found.begin(), found.end());
-    std::string msg = "no backend plugin named '" + std::string(name) + "'; found: " +
+    std::string msg = "no " + std::string(kind_name(kind)) + " plugin named '" + std::string(name) + "'; found: " +
                       (found.empty() ? std::string("(none)") : join(found, ", "));
     if (!rejected.empty()) msg += "; rejected: " + join(rejected, "; ");
     const auto& searched = discovered_ ? searched_ : compute_search_paths();
@@ -324,24 +367,17 @@ class Host {
       return reject(e, "disabled by BURN_PLUGIN_DISABLE");
     }
 
+    if (fs::is_directory(path, ec)) return reject(e, "a folder, not a plugin file (folders go in BURN_PLUGIN_PATH)");
+    if (!has_elf_magic(canonical)) return reject(e, "not a shared library: the file has no ELF header");
+
     auto library = std::make_shared<dll::shared_library>();
-    try {
-      library->load(fs::path(canonical), dll::load_mode::rtld_now | dll::load_mode::rtld_local);
-    } catch (const std::exception& ex) {
-      // Boost appends dlerror()'s text, which names the missing symbol or library; keep just that.
-      std::string what = ex.what();
-      const std::string marker = "dlerror system message: ";
-      if (const auto pos = what.find(marker); pos != std::string::npos) {
-        what = what.substr(pos + marker.size());
-        if (!what.empty() && what.back() == ')') what.pop_back();
-      }
-      return reject(e, "cannot load: " + what);
-    }
+    boost::system::error_code load_ec;
+    library->load(fs::path(canonical), dll::load_mode::rtld_now | dll::load_mode::rtld_local, load_ec);
+    if (load_ec) return reject(e, "dlopen failed: " + dlopen_reason(canonical));
     e.library = library;  // from here on the library stays loaded, even when rejected
 
     if (!library->has(kEntrySymbol)) {
-      return reject(e, std::string("no '") + kEntrySymbol + "' symbol: not a burn plugin (the host needs extern \"C\" " +
-                           kEntrySymbol + ", written by BURN_BACKEND_PLUGIN)");
+      return reject(e, std::string("no '") + kEntrySymbol + "' symbol: not a burn plugin (BURN_BACKEND_PLUGIN defines it)");
     }
     const auto entry = library->get<const BurnPluginDescriptor*()>(kEntrySymbol);
     const BurnPluginDescriptor* d = entry();
@@ -441,14 +477,20 @@ std::vector<PluginRecord> report() { return host().report(); }
 
 std::vector<std::string> search_paths() { return host().search_paths(); }
 
-std::vector<std::string> backend_names() {
-  host().discover();
-  return host().backend_names();
-}
+std::vector<std::string> backend_names() { return plugin_names(BURN_PLUGIN_BACKEND); }
 
 BackendPtr create_backend(std::string_view name) {
+  return std::static_pointer_cast<Backend>(create_object(BURN_PLUGIN_BACKEND, name));
+}
+
+std::vector<std::string> plugin_names(BurnPluginKind kind) {
   host().discover();
-  return host().create_backend(name);
+  return host().names(kind);
+}
+
+std::shared_ptr<void> create_object(BurnPluginKind kind, std::string_view name, const ObjectCheck& check) {
+  host().discover();
+  return host().create_object(kind, name, check);
 }
 
 }  // namespace burn::plugins

@@ -5,11 +5,10 @@
 // (require_grad, backward, grad, NoGradGuard) is in burn/tensor/autodiff.hpp, included here.
 #pragma once
 
+#include "burn/autodiff/export.hpp"
 #include "burn/autodiff/version.hpp"
 #include "burn/tensor/autodiff.hpp"
 #include "burn/tensor/tensor.hpp"
-
-#define BURN_AUTODIFF_API __attribute__((visibility("default")))
 
 namespace burn::autodiff {
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct Slice {
 
 enum class PadMode : uint8_t { Constant, Reflect, Replicate };
 
+// meshgrid's output layout: Matrix is torch's indexing="ij", Cartesian is "xy" (first two dims swapped).
+enum class GridIndexing : uint8_t { Matrix, Cartesian };
+
+// How scatter_nd combines an update with the value it lands on (ONNX ScatterND's reduction).
+enum class ScatterReduction : uint8_t { None, Add };
+
 namespace api {
 
 using H = TensorHandle;
@@ -56,6 +63,13 @@ BURN_TENSOR_API TensorData into_data(const H& h);
 BURN_TENSOR_API H to_device(const H& h, const Device& d);
 BURN_TENSOR_API H cast(H h, DType dt);
 BURN_TENSOR_API std::string to_string(const H& h);
+// [..shape, rank]: each element's own coordinates (Burn's cartesian_grid); dt an int dtype.
+BURN_TENSOR_API H cartesian_grid(const Device& d, const Shape& s, DType dt);
+// One tensor per 1-D input, each expanded to the grid's shape (torch.meshgrid).
+BURN_TENSOR_API Hs meshgrid(const Hs& hs, GridIndexing indexing);
+// num_samples class indices per row of a 1-D or 2-D weight tensor, drawn with the device's generator
+// (torch.multinomial); zero-weight classes are never drawn.
+BURN_TENSOR_API H categorical(const H& weights, int64_t num_samples, bool replacement);
 
 // layout
 BURN_TENSOR_API H reshape(H h, const std::vector<int64_t>& dims);  // one -1 allowed
@@ -79,6 +93,11 @@ BURN_TENSOR_API H slice_assign(H h, const std::vector<Slice>& slices, const H& v
 BURN_TENSOR_API H slice_fill(H h, const std::vector<Slice>& slices, Scalar value);
 // pads: (left, right) pairs starting from the LAST dim, as torch.nn.functional.pad.
 BURN_TENSOR_API H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value);
+// Windows of `size` every `step` along dim, as a new last dim (torch.Tensor.unfold); conv's im2col
+// unfold (module.hpp) takes UnfoldOptions instead.
+BURN_TENSOR_API H unfold(H h, int64_t dim, int64_t size, int64_t step);
+BURN_TENSOR_API H movedim(H h, const std::vector<int64_t>& source, const std::vector<int64_t>& destination);
+BURN_TENSOR_API Hs iter_dim(const H& h, int64_t dim);  // the slices along dim, each keeping it (size 1)
 
 // indexing
 BURN_TENSOR_API H select(H h, int64_t dim, const H& indices);
@@ -94,6 +113,13 @@ BURN_TENSOR_API H tril(H h, int64_t diagonal);
 BURN_TENSOR_API H triu(H h, int64_t diagonal);
 BURN_TENSOR_API H tril_mask(const Device& d, const Shape& s, int64_t diagonal);
 BURN_TENSOR_API H triu_mask(const Device& d, const Shape& s, int64_t diagonal);
+// Elements at flat (row-major) indices, negative from the end; the result has the indices' shape.
+BURN_TENSOR_API H take(const H& h, const H& indices);
+// ONNX GatherND / ScatterND with batch_dims = 0: the last dim of indices (k) indexes the first k dims.
+BURN_TENSOR_API H gather_nd(const H& h, const H& indices);
+BURN_TENSOR_API H scatter_nd(H h, const H& indices, const H& updates, ScatterReduction reduction);
+// The elements where the (broadcast) mask is true, as a 1-D tensor (torch.masked_select).
+BURN_TENSOR_API H mask_select(const H& h, const H& mask);
 
 // numeric
 BURN_TENSOR_API H add(H a, const H& b);
@@ -122,6 +148,10 @@ BURN_TENSOR_API H matmul(H a, const H& b);
 BURN_TENSOR_API H clamp(H h, Scalar lo, Scalar hi);
 BURN_TENSOR_API H clamp_min(H h, Scalar lo);
 BURN_TENSOR_API H clamp_max(H h, Scalar hi);
+// torch.einsum: "ij,jk->ik", implicit output, repeated subscripts (diagonals), "..." broadcasting.
+BURN_TENSOR_API H einsum(std::string_view equation, const Hs& operands);
+BURN_TENSOR_API H cross(H a, const H& b, int64_t dim);  // torch.linalg.cross; dim has size 3
+BURN_TENSOR_API H dot(H a, const H& b);                 // 1-D operands -> [1]
 
 // unary ops by id: the float math, abs/neg/sign, bitwise_not and the parameterless activations
 BURN_TENSOR_API H unary(OpId op, H h);
@@ -139,6 +169,13 @@ BURN_TENSOR_API H argsort(H h, int64_t dim, bool descending, bool stable);
 BURN_TENSOR_API std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest);
 BURN_TENSOR_API H max_abs(H h);                  // max(|x|) -> [1]
 BURN_TENSOR_API H max_abs_dim(H h, int64_t dim);  // keeps dim
+// The lower median (torch.median): of every element -> [1], or along dim (kept) with its index; NaN
+// wins, with the index of the first NaN.
+BURN_TENSOR_API H median(H h);
+BURN_TENSOR_API std::pair<H, H> median_dim(H h, int64_t dim);
+// torch.cov: rows are variables, columns observations; optional per-observation integer frequency
+// weights and float weights. A 1-D input is one variable -> [1].
+BURN_TENSOR_API H cov(H h, int64_t correction, const std::optional<H>& fweights, const std::optional<H>& aweights);
 
 // comparison and bool (op is one of the compare/boolean ops of the table)
 BURN_TENSOR_API H compare(OpId op, H a, const H& b);

@@ -60,9 +60,12 @@ struct BURN_TENSOR_API DeviceSpec {
 BURN_TENSOR_API DeviceSpec parse_device_spec(std::string_view spec);
 
 // Decorators register a factory under a name; burn-tensor registers "trace", the autodiff and
-// fusion components register theirs when they are linked in.
+// fusion components register theirs when they are linked in. The summary (one line: what it does,
+// which component) is what `burn devices` shows next to the spec form "name<B>".
 using DecoratorFactory = std::function<BackendPtr(BackendPtr inner)>;
-BURN_TENSOR_API void register_decorator(const std::string& name, DecoratorFactory factory);
+BURN_TENSOR_API void register_decorator(const std::string& name, DecoratorFactory factory,
+                                        std::string summary = {});
 BURN_TENSOR_API std::vector<std::string> registered_decorators();
+BURN_TENSOR_API std::string decorator_summary(const std::string& name);  // "" if none or unregistered
 
 }  // namespace burn

@@ -43,6 +43,8 @@ BURN_TENSOR_API H interpolate_backward(H x, const H& grad_out, const std::vector
                                        const InterpolateOptions& options);
 BURN_TENSOR_API H pixel_shuffle(H x, int64_t factor);
 BURN_TENSOR_API H pixel_unshuffle(H x, int64_t factor);
+// x [N, C, H, W] sampled at grid [N, Ho, Wo, 2] ((x, y) in [-1, 1]) -> [N, C, Ho, Wo]
+BURN_TENSOR_API H grid_sample_2d(H x, const H& grid, const GridSampleOptions& options);
 
 // embedding
 BURN_TENSOR_API H embedding(H weight, const H& indices);
@@ -146,6 +148,11 @@ Tensor<D> interpolate(const Tensor<D>& x, const std::vector<int64_t>& output_siz
 }
 inline Tensor<4> pixel_shuffle(const Tensor<4>& x, int64_t factor) { return Tensor<4>(api::pixel_shuffle(x.handle(), factor)); }
 inline Tensor<4> pixel_unshuffle(const Tensor<4>& x, int64_t factor) { return Tensor<4>(api::pixel_unshuffle(x.handle(), factor)); }
+// torch.nn.functional.grid_sample for 4-D input: grid [N, Ho, Wo, 2] holds (x, y) sampling positions,
+// -1 and 1 being the plane's left/top and right/bottom (pixel edges, or centres with align_corners).
+inline Tensor<4> grid_sample_2d(const Tensor<4>& x, const Tensor<4>& grid, const GridSampleOptions& options = {}) {
+  return Tensor<4>(api::grid_sample_2d(x.handle(), grid.handle(), options));
+}
 
 // weight [num_embeddings, dim]; indices of any rank D -> [..., dim]
 template <size_t D>

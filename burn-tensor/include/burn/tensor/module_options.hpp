@@ -59,6 +59,17 @@ struct InterpolateOptions {
   bool align_corners = false;  // ignored by Nearest, as in PyTorch
 };
 
+// torch.nn.functional.grid_sample on 4-D input: how a grid point samples the input plane, and what
+// it reads outside it (Zeros: 0; Border: the nearest edge pixel; Reflection: mirrored at the edges).
+enum class GridSampleMode : uint8_t { Bilinear, Nearest };
+enum class GridSamplePadding : uint8_t { Zeros, Border, Reflection };
+
+struct GridSampleOptions {
+  GridSampleMode mode = GridSampleMode::Bilinear;
+  GridSamplePadding padding = GridSamplePadding::Zeros;
+  bool align_corners = false;  // -1 and 1 are the centres of the corner pixels instead of their outer edges
+};
+
 struct AttentionOptions {
   bool causal = false;                // mask keys after the query's position (upper triangle)
   std::optional<double> scale;        // default 1/sqrt(head_dim)

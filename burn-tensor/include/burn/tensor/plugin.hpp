@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -82,6 +83,17 @@ BURN_TENSOR_API std::vector<std::string> search_paths();
 BURN_TENSOR_API std::vector<std::string> backend_names();
 // A new backend from the selected plugin of that name; PluginError naming the known ones if none.
 BURN_TENSOR_API BackendPtr create_backend(std::string_view name);
+
+// The same for any kind, for the library that defines the kind's interface (burn-record for
+// recorders): names of the selected plugins of a kind after discovery, and a new object from the
+// one selected for a name. The object is what the plugin's create() returned, typed by its kind;
+// the pointer's deleter calls the plugin's destroy() and holds its library. `check`, when given,
+// vets the object first: a non-empty answer rejects that plugin with this reason (the object is
+// destroyed, `burn plugins` shows why) and the next-best plugin of that name is tried.
+using ObjectCheck = std::function<std::string(void* object)>;
+BURN_TENSOR_API std::vector<std::string> plugin_names(BurnPluginKind kind);
+BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::string_view name,
+                                                    const ObjectCheck& check = {});
 
 }  // namespace burn::plugins
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <ostream>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -78,6 +79,23 @@ class Tensor {
   Tensor ones_like() const { return ones(shape(), device(), dtype()); }
   Tensor full_like(Scalar v) const { return full(shape(), v, device(), dtype()); }
   Tensor random_like(const Distribution& dist) const { return random(shape(), dist, device(), dtype()); }
+  // [..s, D]: each element's coordinates (Burn): Tensor<2, Int>::cartesian_grid({2, 3}, d) is [2, 3, 2].
+  static Tensor<D + 1, Int> cartesian_grid(const Shape& s, const Device& d, DType dt = DType::I64) requires(kInt) {
+    return Tensor<D + 1, Int>(api::cartesian_grid(d, s, dt));
+  }
+  // N 1-D tensors -> N grids of rank N (torch.meshgrid; Matrix = "ij", Cartesian = "xy").
+  template <size_t N>
+  static std::array<Tensor<N, K>, N> meshgrid(const std::array<Tensor, N>& ts, GridIndexing indexing = GridIndexing::Matrix)
+    requires(D == 1) {
+    std::vector<TensorHandle> hs = api::meshgrid(handles(std::vector<Tensor>(ts.begin(), ts.end())), indexing);
+    std::array<Tensor<N, K>, N> out;
+    for (size_t i = 0; i < N; ++i) out[i] = Tensor<N, K>(std::move(hs[i]));
+    return out;
+  }
+  // Class indices drawn per row of weights (torch.multinomial), from the device's generator.
+  Tensor<D, Int> categorical(int64_t num_samples, bool replacement = false) const requires(kFloat && D <= 2) {
+    return Tensor<D, Int>(api::categorical(h_, num_samples, replacement));
+  }
 
   // ---- information and data ----
   const Shape& shape() const { return h_.prim->shape(); }
@@ -152,6 +170,14 @@ class Tensor {
   Tensor pad(const std::vector<int64_t>& pads, PadMode mode = PadMode::Constant, Scalar value = 0) const {
     return Tensor(api::pad(h_, pads, mode, value));
   }
+  // Windows of `size` every `step` along dim, as a new last dim (torch.Tensor.unfold).
+  Tensor<D + 1, K> unfold(int64_t dim, int64_t size, int64_t step) const { return Tensor<D + 1, K>(api::unfold(h_, dim, size, step)); }
+  Tensor movedim(int64_t source, int64_t destination) const { return Tensor(api::movedim(h_, {source}, {destination})); }
+  Tensor movedim(const std::vector<int64_t>& source, const std::vector<int64_t>& destination) const {
+    return Tensor(api::movedim(h_, source, destination));
+  }
+  // The slices along dim, each keeping it with size 1 (Burn's iter_dim), as views.
+  std::vector<Tensor> iter_dim(int64_t dim) const { return wrap_all(api::iter_dim(h_, dim)); }
 
   // ---- indexing ----
   Tensor select(int64_t dim, const Tensor<1, Int>& idx) const { return Tensor(api::select(h_, dim, idx.handle())); }
@@ -178,6 +204,20 @@ class Tensor {
   Tensor triu(int64_t diagonal = 0) const { return Tensor(api::triu(h_, diagonal)); }
   static Tensor<D, Bool> tril_mask(const Shape& s, int64_t diagonal, const Device& d) { return Tensor<D, Bool>(api::tril_mask(d, s, diagonal)); }
   static Tensor<D, Bool> triu_mask(const Shape& s, int64_t diagonal, const Device& d) { return Tensor<D, Bool>(api::triu_mask(d, s, diagonal)); }
+  // Flat (row-major) indices, negative from the end; the result has the indices' shape (torch.take).
+  template <size_t DI>
+  Tensor<DI, K> take(const Tensor<DI, Int>& indices) const { return Tensor<DI, K>(api::take(h_, indices.handle())); }
+  // ONNX GatherND / ScatterND (batch_dims 0); the output rank depends on indices.shape[-1]: name it.
+  template <size_t DO, size_t DI>
+  Tensor<DO, K> gather_nd(const Tensor<DI, Int>& indices) const { return Tensor<DO, K>(api::gather_nd(h_, indices.handle())); }
+  template <size_t DI, size_t DU>
+  Tensor scatter_nd(const Tensor<DI, Int>& indices, const Tensor<DU, K>& updates,
+                    ScatterReduction reduction = ScatterReduction::None) const {
+    return Tensor(api::scatter_nd(h_, indices.handle(), updates.handle(), reduction));
+  }
+  // The elements where the mask (broadcast with the tensor) is true, in row-major order.
+  template <size_t DM>
+  Tensor<1, K> mask_select(const Tensor<DM, Bool>& mask) const { return Tensor<1, K>(api::mask_select(h_, mask.handle())); }
 
   // ---- numeric ----
   Tensor add(const Tensor& o) const requires(kNumeric) { return Tensor(api::add(h_, o.h_)); }
@@ -202,6 +242,8 @@ class Tensor {
   Tensor clamp(Scalar lo, Scalar hi) const { return Tensor(api::clamp(h_, lo, hi)); }
   Tensor clamp_min(Scalar lo) const { return Tensor(api::clamp_min(h_, lo)); }
   Tensor clamp_max(Scalar hi) const { return Tensor(api::clamp_max(h_, hi)); }
+  Tensor cross(const Tensor& o, int64_t dim = -1) const requires(kNumeric) { return Tensor(api::cross(h_, o.h_, dim)); }
+  Tensor<1, K> dot(const Tensor& o) const requires(kNumeric && D == 1) { return Tensor<1, K>(api::dot(h_, o.h_)); }
   BURN_TENSOR_UNARY(neg, neg, kNumeric)
   BURN_TENSOR_UNARY(abs, abs, kNumeric)
   BURN_TENSOR_UNARY(sign, sign, kNumeric)
@@ -266,6 +308,18 @@ class Tensor {
   }
   Tensor<1, K> max_abs() const requires(kNumeric) { return Tensor<1, K>(api::max_abs(h_)); }
   Tensor max_abs_dim(int64_t dim) const requires(kNumeric) { return Tensor(api::max_abs_dim(h_, dim)); }
+  // The lower median (torch.median); NaN wins.
+  Tensor<1, K> median() const requires(kNumeric) { return Tensor<1, K>(api::median(h_)); }
+  Tensor median_dim(int64_t dim) const requires(kNumeric) { return Tensor(api::median_dim(h_, dim).first); }
+  std::pair<Tensor, Tensor<D, Int>> median_dim_with_indices(int64_t dim) const requires(kNumeric) {
+    return pair_of(api::median_dim(h_, dim));
+  }
+  // torch.cov: rows are variables, columns observations; [V, V], or [1] for a 1-D tensor.
+  Tensor<D, Float> cov(int64_t correction = 1, const std::optional<Tensor<1, Int>>& fweights = std::nullopt,
+                       const std::optional<Tensor<1, Float>>& aweights = std::nullopt) const requires(kNumeric && D <= 2) {
+    auto h = [](const auto& w) { return w ? std::optional<TensorHandle>(w->handle()) : std::nullopt; };
+    return Tensor<D, Float>(api::cov(h_, correction, h(fweights), h(aweights)));
+  }
 
   // ---- comparison ----
   Tensor<D, Bool> equal(const Tensor& o) const { return cmp(OpId::equal, o); }
@@ -427,5 +481,13 @@ class Tensor {
 
 #undef BURN_TENSOR_UNARY
 #undef BURN_TENSOR_UNARY_TO
+
+// torch.einsum over tensors of one kind: burn::einsum<2>("ij,jk->ik", a, b). The output rank is
+// named because the equation decides it at run time; a full contraction gives shape [1].
+template <size_t DOut, typename K, size_t... Ds>
+  requires(!std::is_same_v<K, Bool>)
+Tensor<DOut, K> einsum(std::string_view equation, const Tensor<Ds, K>&... operands) {
+  return Tensor<DOut, K>(api::einsum(equation, {operands.handle()...}));
+}
 
 }  // namespace burn

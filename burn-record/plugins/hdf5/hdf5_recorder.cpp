@@ -1,0 +1,812 @@
+// The `hdf5` recorder (.h5): one group per path segment, one dataset per tensor (chunked, optional
+// shuffle + deflate), metadata as attributes; h5py and h5dump read the files. Written with HDF5's C
+// API. Layout and dtype mapping: burn-record/README.md ("The hdf5 layout").
+#include <hdf5.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "burn/record/file.hpp"
+#include "burn/record/recorder.hpp"
+
+namespace {
+
+using namespace burn;
+using namespace burn::record;
+
+constexpr const char* kOp = "hdf5";
+constexpr const char* kFormat = "burn-record-hdf5";
+constexpr int64_t kLayoutVersion = 1;
+constexpr uint64_t kChunkBytes = 1u << 20;  // target bytes per HDF5 chunk
+// Fuzz builds skip checksum comparisons so the fuzzer reaches the checks behind them.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+constexpr bool kFuzzing = true;
+#else
+constexpr bool kFuzzing = false;
+#endif
+
+// ---- HDF5 handles and errors ----
+
+// Owns one hid_t and closes it with the matching H5*close.
+class Handle {
+ public:
+  Handle() = default;
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+  Handle& operator=(Handle&& o) noexcept {
+    std::swap(id_, o.id_);
+    std::swap(close_, o.close_);
+    return *this;
+  }
+  ~Handle() {
+    if (id_ >= 0 && close_) close_(id_);
+  }
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  hid_t release() {
+    const hid_t id = id_;
+    id_ = H5I_INVALID_HID;
+    return id;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+// The innermost message of HDF5's error stack ("can't open object", ...), for our RecordError.
+std::string hdf5_reason() {
+  std::string reason;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD,
+           [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+             if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+             return 0;
+           },
+           &reason);
+  return reason.empty() ? "HDF5 gave no reason" : reason;
+}
+
+// Silences HDF5's printing of its error stack for the life of the object (our errors say it).
+class QuietErrors {
+ public:
+  QuietErrors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// ---- types ----
+
+hid_t make_f16() {
+  // IEEE half as h5py makes it: sign bit 15, exponent 10..14 (bias 15), mantissa 0..9.
+  const hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+  H5Tset_fields(t, 15, 10, 5, 0, 10);
+  H5Tset_size(t, 2);
+  H5Tset_ebias(t, 15);
+  return t;
+}
+
+hid_t make_bf16() {
+  // bfloat16: f32's sign and 8-bit exponent (bias 127) with a 7-bit mantissa. h5py reads it as
+  // float32 (the smallest numpy float holding it), with the exact values.
+  const hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+  H5Tset_fields(t, 15, 7, 8, 0, 7);
+  H5Tset_size(t, 2);
+  H5Tset_ebias(t, 127);
+  return t;
+}
+
+hid_t make_bool() {
+  // h5py's bool: an enum over int8 with FALSE = 0, TRUE = 1.
+  const hid_t t = H5Tenum_create(H5T_NATIVE_INT8);
+  int8_t v = 0;
+  H5Tenum_insert(t, "FALSE", &v);
+  v = 1;
+  H5Tenum_insert(t, "TRUE", &v);
+  return t;
+}
+
+// Text is stored as fixed-length UTF-8 strings, never variable-length ones: those live in HDF5's
+// global heap, which has no checksum, and libhdf5 1.10 crashes reading a damaged one.
+hid_t make_text(size_t bytes) {
+  const hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, std::max<size_t>(1, bytes));  // HDF5 has no empty fixed-length string
+  H5Tset_strpad(t, H5T_STR_NULLPAD);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+// The file type of a dtype (also the memory type: little-endian is this machine's order).
+Handle type_of(DType d) {
+  switch (d) {
+    case DType::F32: return Handle(H5Tcopy(H5T_IEEE_F32LE), H5Tclose);
+    case DType::F64: return Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
+    case DType::F16: return Handle(make_f16(), H5Tclose);
+    case DType::BF16: return Handle(make_bf16(), H5Tclose);
+    case DType::I64: return Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose);
+    case DType::I32: return Handle(H5Tcopy(H5T_STD_I32LE), H5Tclose);
+    case DType::I8: return Handle(H5Tcopy(H5T_STD_I8LE), H5Tclose);
+    case DType::U8: return Handle(H5Tcopy(H5T_STD_U8LE), H5Tclose);
+    case DType::Bool: return Handle(make_bool(), H5Tclose);
+  }
+  return {};
+}
+
+// XXH3 of the metadata and the list of entries (paths, kinds, dtypes, shapes) in order, stored as
+// the root attribute burn.structure_xxh3: a damaged group or heap that drops, renames or reorders
+// entries, or a changed attribute, is detected even where HDF5 has no checksum of its own.
+uint64_t structure_digest(const Metadata& m, const std::vector<EntryInfo>& entries) {
+  std::string s;
+  auto str = [&](std::string_view v) {
+    s.append(v);
+    s += '\0';
+  };
+  auto u64 = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) s += static_cast<char>(v >> (8 * i));
+  };
+  u64(m.format_version);
+  str(m.burn_version);
+  str(m.producer);
+  str(m.dtype_policy);
+  for (const auto& [k, v] : m.extra) {
+    str(k);
+    str(v);
+  }
+  for (const auto& e : entries) {
+    str(e.path);
+    str(entry_kind_name(e.kind));
+    if (e.kind == EntryKind::Tensor) {
+      str(dtype_name(e.dtype));
+      u64(e.shape.rank());
+      for (int64_t d : e.shape) u64(static_cast<uint64_t>(d));
+    }
+  }
+  return XXH3_64bits(s.data(), s.size());
+}
+
+// The bytes a scalar's burn_xxh3 covers: 8 little-endian bytes for numbers, 1 for a bool, the text.
+std::string scalar_bytes(const Value& v) {
+  std::string s;
+  uint64_t bits = 0;
+  switch (v.kind()) {
+    case EntryKind::Int: bits = static_cast<uint64_t>(v.as_int()); break;
+    case EntryKind::Float: { const double d = v.as_float(); std::memcpy(&bits, &d, 8); break; }
+    case EntryKind::Bool: return std::string(1, v.as_bool() ? '\1' : '\0');
+    case EntryKind::String: return v.as_string();
+    default: return s;
+  }
+  for (int i = 0; i < 8; ++i) s += static_cast<char>(bits >> (8 * i));
+  return s;
+}
+
+// A dataset access list without a chunk cache: whole chunks then go straight between the file and
+// our buffer instead of through HDF5's cache (a copy each way; a third of a load's time).
+Handle no_chunk_cache() {
+  Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  H5Pset_chunk_cache(dapl.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+  return dapl;
+}
+
+// ---- writing ----
+
+class Writer {
+ public:
+  Writer(const std::string& path, const SaveOptions& options) : path_(path) {
+    level_ = options.compression_level < 0 ? 0 : options.compression_level;
+    if (level_ > 9) throw fail("", "deflate level " + std::to_string(level_) + " exceeds 9");
+    // v1.8+ objects: checksummed metadata, and groups that keep their links' creation order.
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+    H5Pset_link_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    file_ = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
+    if (!file_.valid()) throw fail("", "cannot create the file: " + hdf5_reason());
+    gcpl_ = Handle(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    no_cache_ = no_chunk_cache();
+    H5Pset_link_creation_order(gcpl_.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    H5Pset_attr_creation_order(gcpl_.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+  }
+
+  void metadata(const Metadata& m) {
+    metadata_ = m;
+    const hid_t root = file_.get();
+    text_attr(root, "burn.format", kFormat);
+    int_attr(root, "burn.layout_version", kLayoutVersion);
+    int_attr(root, "burn.format_version", m.format_version);
+    text_attr(root, "burn.burn_version", m.burn_version);
+    text_attr(root, "burn.producer", m.producer);
+    text_attr(root, "burn.dtype_policy", m.dtype_policy);
+    for (const auto& [k, v] : m.extra) text_attr(root, "meta." + k, v);
+  }
+
+  void record(const Record& r) {
+    group(file_.get(), r, "");
+    std::vector<EntryInfo> infos;
+    for (const auto& f : r.flatten()) {
+      EntryInfo e;
+      e.path = f.path;
+      e.kind = f.value->kind();
+      if (e.kind == EntryKind::Tensor) {
+        e.dtype = f.value->tensor().dtype();
+        e.shape = f.value->tensor().shape();
+      }
+      infos.push_back(std::move(e));
+    }
+    uint_attr(file_.get(), "burn.structure_xxh3", structure_digest(metadata_, infos));
+  }
+
+  void group(hid_t parent, const Record& r, const std::string& prefix) {
+    for (const auto& e : r.entries()) {
+      const std::string path = prefix.empty() ? e.name : prefix + "." + e.name;
+      const Value& v = e.value;
+      if (v.kind() == EntryKind::Group) {
+        Handle g(H5Gcreate2(parent, e.name.c_str(), H5P_DEFAULT, gcpl_.get(), H5P_DEFAULT), H5Gclose);
+        if (!g.valid()) throw fail(path, "cannot create the group: " + hdf5_reason());
+        group(g.get(), v.group(), path);
+      } else if (v.kind() == EntryKind::Tensor) {
+        tensor(parent, e.name, path, v.tensor());
+      } else {
+        scalar(parent, e.name, path, v);
+      }
+    }
+  }
+
+  void close() {
+    if (H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) < 0) throw fail("", "flush failed: " + hdf5_reason());
+    if (H5Fclose(file_.release()) < 0) throw fail("", "close failed: " + hdf5_reason());
+  }
+
+ private:
+  RecordError fail(std::string_view entry, const std::string& problem) const {
+    return record_error(kOp, path_, entry, problem);
+  }
+
+  // Chunk dims holding at most kChunkBytes: the trailing dims whole, the leading ones cut.
+  static std::vector<hsize_t> chunk_dims(const std::vector<hsize_t>& dims, size_t elem) {
+    std::vector<hsize_t> c = dims;
+    uint64_t bytes = elem;
+    for (hsize_t d : c) bytes *= d;
+    for (size_t i = 0; i < c.size() && bytes > kChunkBytes; ++i) {
+      while (c[i] > 1 && bytes > kChunkBytes) {
+        const hsize_t half = (c[i] + 1) / 2;
+        bytes = bytes / c[i] * half;
+        c[i] = half;
+      }
+    }
+    return c;
+  }
+
+  void tensor(hid_t parent, const std::string& name, const std::string& path, const TensorData& t) {
+    std::vector<hsize_t> dims(t.shape().dims().begin(), t.shape().dims().end());
+    if (dims.size() > kMaxRank) throw fail(path, "rank " + std::to_string(dims.size()) + " exceeds " + std::to_string(kMaxRank));
+    Handle space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                 H5Sclose);
+    Handle type = type_of(t.dtype());
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_attr_creation_order(dcpl.get(), H5P_CRT_ORDER_TRACKED);
+    // Chunked unless there is nothing to chunk (rank 0, or a zero dim: HDF5 chunks are never empty).
+    const bool chunked = !dims.empty() && t.num_elements() > 0;
+    if (chunked) {
+      const auto chunk = chunk_dims(dims, dtype_size(t.dtype()));
+      H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
+      if (level_ > 0) {
+        if (dtype_size(t.dtype()) > 1) H5Pset_shuffle(dcpl.get());  // exponent bytes together, as in .bpz
+        H5Pset_deflate(dcpl.get(), static_cast<unsigned>(level_));
+      }
+    }
+    Handle ds(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), no_cache_.get()),
+              H5Dclose);
+    if (!ds.valid()) throw fail(path, "cannot create the dataset: " + hdf5_reason());
+    if (t.num_elements() > 0 && H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw()) < 0) {
+      throw fail(path, "write failed: " + hdf5_reason());
+    }
+    // Our checksum of the raw little-endian bytes, verified on load (HDF5 checks its metadata).
+    uint_attr(ds.get(), "burn_xxh3", XXH3_64bits(t.raw(), t.bytes().size()));
+  }
+
+  void scalar(hid_t parent, const std::string& name, const std::string& path, const Value& v) {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle type;
+    const void* data = nullptr;
+    int64_t i = 0;
+    double f = 0;
+    int8_t b = 0;
+    std::string text;
+    switch (v.kind()) {
+      case EntryKind::Int: type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose); i = v.as_int(); data = &i; break;
+      case EntryKind::Float: type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose); f = v.as_float(); data = &f; break;
+      case EntryKind::Bool: type = Handle(make_bool(), H5Tclose); b = v.as_bool() ? 1 : 0; data = &b; break;
+      case EntryKind::String:
+        check_text(v.as_string(), path);
+        type = Handle(make_text(v.as_string().size()), H5Tclose);
+        text = v.as_string();
+        text.resize(std::max<size_t>(1, text.size()), '\0');
+        data = text.data();
+        break;
+      default: return;
+    }
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_attr_creation_order(dcpl.get(), H5P_CRT_ORDER_TRACKED);
+    Handle ds(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+    if (!ds.valid()) throw fail(path, "cannot create the dataset: " + hdf5_reason());
+    if (H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+      throw fail(path, "write failed: " + hdf5_reason());
+    }
+    text_attr(ds.get(), "burn_kind", std::string(entry_kind_name(v.kind())));
+    const std::string bytes = scalar_bytes(v);
+    uint_attr(ds.get(), "burn_xxh3", XXH3_64bits(bytes.data(), bytes.size()));
+  }
+
+  void check_text(const std::string& s, std::string_view entry) const {
+    // A NUL ends the text when read (padding is NULs), and h5py decodes it as UTF-8.
+    if (s.find('\0') != std::string::npos || !valid_utf8(s)) {
+      throw fail(entry, "text with a NUL byte or invalid UTF-8 cannot be stored as an HDF5 string");
+    }
+  }
+
+  void text_attr(hid_t obj, const std::string& name, const std::string& value) {
+    check_text(value, name);
+    Handle type(make_text(value.size()), H5Tclose);
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle a(H5Acreate2(obj, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    std::string padded = value;
+    padded.resize(std::max<size_t>(1, padded.size()), '\0');
+    if (!a.valid() || H5Awrite(a.get(), type.get(), padded.data()) < 0) throw fail("", "cannot write attribute '" + name + "': " + hdf5_reason());
+  }
+
+  void int_attr(hid_t obj, const char* name, int64_t value) {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle a(H5Acreate2(obj, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!a.valid() || H5Awrite(a.get(), H5T_NATIVE_INT64, &value) < 0) {
+      throw fail("", std::string("cannot write attribute '") + name + "': " + hdf5_reason());
+    }
+  }
+
+  void uint_attr(hid_t obj, const char* name, uint64_t value) {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle a(H5Acreate2(obj, name, H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!a.valid() || H5Awrite(a.get(), H5T_NATIVE_UINT64, &value) < 0) {
+      throw fail("", std::string("cannot write attribute '") + name + "': " + hdf5_reason());
+    }
+  }
+
+  std::string path_;
+  int level_ = 0;
+  Metadata metadata_;
+  Handle file_, gcpl_, no_cache_;
+};
+
+// ---- reading ----
+
+struct Node {
+  EntryInfo info;
+  std::string h5path;  // "/blocks/0/weight"
+  bool has_hash = false;
+  uint64_t hash = 0;
+};
+
+// What a dataset's file type is in burn's terms; nullopt for a type we do not read.
+std::optional<DType> dtype_of_type(hid_t t) {
+  const H5T_class_t cls = H5Tget_class(t);
+  const size_t size = H5Tget_size(t);
+  if (cls == H5T_FLOAT) {
+    size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
+    H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize);
+    if (size == 4 && esize == 8 && msize == 23) return DType::F32;
+    if (size == 8 && esize == 11 && msize == 52) return DType::F64;
+    if (size == 2 && esize == 5 && msize == 10 && H5Tget_ebias(t) == 15) return DType::F16;
+    if (size == 2 && esize == 8 && msize == 7 && H5Tget_ebias(t) == 127) return DType::BF16;
+    return std::nullopt;
+  }
+  if (cls == H5T_INTEGER) {
+    const bool sign = H5Tget_sign(t) == H5T_SGN_2;
+    if (sign && size == 8) return DType::I64;
+    if (sign && size == 4) return DType::I32;
+    if (sign && size == 1) return DType::I8;
+    if (!sign && size == 1) return DType::U8;
+    return std::nullopt;
+  }
+  if (cls == H5T_ENUM && size == 1) {
+    // h5py's bool: two members, FALSE = 0 and TRUE = 1.
+    if (H5Tget_nmembers(t) != 2) return std::nullopt;
+    int8_t v = -1;
+    char* name0 = H5Tget_member_name(t, 0);
+    char* name1 = H5Tget_member_name(t, 1);
+    const bool names = name0 && name1 && std::strcmp(name0, "FALSE") == 0 && std::strcmp(name1, "TRUE") == 0;
+    H5free_memory(name0);
+    H5free_memory(name1);
+    if (!names || H5Tget_member_value(t, 0, &v) < 0 || v != 0 || H5Tget_member_value(t, 1, &v) < 0 || v != 1) {
+      return std::nullopt;
+    }
+    return DType::Bool;
+  }
+  return std::nullopt;
+}
+
+class Hdf5Reader final : public RecordReader {
+ public:
+  explicit Hdf5Reader(std::string path) : path_(std::move(path)) {
+    QuietErrors quiet;
+    {
+      InputFile probe(path_, kOp);  // a clear message for a missing, empty or non-regular file
+      if (probe.size() == 0) throw fail("", "the file is empty");
+    }
+    if (H5Fis_hdf5(path_.c_str()) <= 0) throw fail("", "not an HDF5 file (no HDF5 signature)");
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    // Files are opened read-only; nothing here follows external links or external storage.
+    file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+    if (!file_.valid()) throw fail("", "cannot open: " + hdf5_reason());
+    read_metadata();
+    walk(file_.get(), "", "", 0);
+    const auto digest = u64_attr(file_.get(), "burn.structure_xxh3", "");
+    if (burn_file_ && !digest) throw fail("", "the attribute burn.structure_xxh3 is missing (damaged?)");
+    if (digest && !kFuzzing && *digest != structure_digest(metadata_, infos_)) {
+      throw fail("", "its groups, datasets or metadata differ from what was saved (burn.structure_xxh3 mismatch: damaged?)");
+    }
+  }
+
+  const std::string& path() const override { return path_; }
+  const Metadata& metadata() const override { return metadata_; }
+  const std::vector<EntryInfo>& entries() const override { return infos_; }
+
+ protected:
+  Value read_leaf(const EntryInfo& info) override {
+    QuietErrors quiet;
+    const Node& n = nodes_.at(static_cast<size_t>(&info - infos_.data()));
+    Handle dapl = no_chunk_cache();
+    Handle ds(H5Dopen2(file_.get(), n.h5path.c_str(), dapl.get()), H5Dclose);
+    if (!ds.valid()) throw fail(info.path, "cannot open the dataset: " + hdf5_reason());
+    switch (info.kind) {
+      case EntryKind::Tensor: {
+        TensorData t(info.shape, info.dtype);
+        Handle mem = type_of(info.dtype);
+        if (t.num_elements() > 0 && H5Dread(ds.get(), mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw()) < 0) {
+          throw fail(info.path, "read failed: " + hdf5_reason());
+        }
+        if (n.has_hash && XXH3_64bits(t.raw(), t.bytes().size()) != n.hash && !kFuzzing) {
+          throw fail(info.path, "checksum mismatch (the data is damaged)");
+        }
+        if (info.dtype == DType::Bool) {
+          for (uint8_t b : t.bytes()) {
+            if (b > 1) throw fail(info.path, "bool tensor holds byte " + std::to_string(b));
+          }
+        }
+        return Value(std::move(t));
+      }
+      case EntryKind::Group: break;
+      default: return checked(n, read_scalar(ds.get(), info));
+    }
+    throw fail(info.path, "not a leaf");
+  }
+
+ private:
+  Value read_scalar(hid_t ds, const EntryInfo& info) {
+    switch (info.kind) {
+      case EntryKind::Int: {
+        int64_t v = 0;
+        if (H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        return Value(v);
+      }
+      case EntryKind::Float: {
+        double v = 0;
+        if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        return Value(v);
+      }
+      case EntryKind::Bool: {
+        Handle mem(make_bool(), H5Tclose);
+        int8_t v = 0;
+        if (H5Dread(ds, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        if (v != 0 && v != 1) throw fail(info.path, "bool holds " + std::to_string(v));
+        return Value(v == 1);
+      }
+      default: return Value(read_text(ds, info.path));
+    }
+  }
+
+  Value checked(const Node& n, Value v) {
+    if (n.has_hash && !kFuzzing) {
+      const std::string bytes = scalar_bytes(v);
+      if (XXH3_64bits(bytes.data(), bytes.size()) != n.hash) throw fail(n.info.path, "checksum mismatch (the value is damaged)");
+    }
+    return v;
+  }
+
+  RecordError fail(std::string_view entry, const std::string& problem) const {
+    return record_error(kOp, path_, entry, problem);
+  }
+
+  // A scalar fixed-length string dataset or attribute, at most 16 MiB. Variable-length strings are
+  // refused: their bytes sit in the global heap, which HDF5 does not checksum, and libhdf5 1.10
+  // crashes on a damaged one (found by this recorder's tests).
+  std::string read_string(hid_t obj, bool attribute, std::string_view what) {
+    Handle ftype(attribute ? H5Aget_type(obj) : H5Dget_type(obj), H5Tclose);
+    Handle space(attribute ? H5Aget_space(obj) : H5Dget_space(obj), H5Sclose);
+    if (!ftype.valid() || H5Tget_class(ftype.get()) != H5T_STRING) throw fail(what, "is not a string");
+    if (!space.valid() || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR) throw fail(what, "is not a scalar string");
+    if (H5Tis_variable_str(ftype.get()) != 0) {
+      throw fail(what, "is a variable-length string; only fixed-length strings are read (h5py: np.bytes_ or "
+                       "h5py.string_dtype(length=n))");
+    }
+    const size_t n = H5Tget_size(ftype.get());
+    if (n == 0 || n > (1u << 24)) throw fail(what, "a fixed-length string of " + std::to_string(n) + " bytes");
+    std::string s(n, '\0');
+    Handle mem(H5Tcopy(ftype.get()), H5Tclose);  // same size and character set: no conversion
+    H5Tset_strpad(mem.get(), H5T_STR_NULLPAD);
+    const herr_t rc = attribute ? H5Aread(obj, mem.get(), s.data()) : H5Dread(obj, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data());
+    if (rc < 0) throw fail(what, "read failed: " + hdf5_reason());
+    s.resize(strnlen(s.data(), n));
+    return s;
+  }
+
+  std::string read_text(hid_t ds, std::string_view entry) { return read_string(ds, false, entry); }
+
+  // Whether an attribute exists; a failure to tell (damaged attribute storage) is an error.
+  bool has_attr(hid_t obj, const char* name, std::string_view entry) {
+    const htri_t e = H5Aexists(obj, name);
+    if (e < 0) throw fail(entry, std::string("cannot look for attribute '") + name + "': " + hdf5_reason());
+    return e > 0;
+  }
+
+  std::optional<std::string> text_attr(hid_t obj, const char* name, std::string_view entry) {
+    if (!has_attr(obj, name, entry)) return std::nullopt;
+    Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    if (!a.valid()) throw fail(entry, std::string("cannot open attribute '") + name + "': " + hdf5_reason());
+    return read_string(a.get(), true, entry.empty() ? std::string_view(name) : entry);
+  }
+
+  std::optional<uint64_t> u64_attr(hid_t obj, const char* name, std::string_view entry) {
+    if (!has_attr(obj, name, entry)) return std::nullopt;
+    Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    Handle space(H5Aget_space(a.get()), H5Sclose);
+    Handle type(H5Aget_type(a.get()), H5Tclose);
+    if (!space.valid() || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR || H5Tget_class(type.get()) != H5T_INTEGER) {
+      throw fail(entry, std::string("attribute '") + name + "' is not a scalar integer");
+    }
+    uint64_t v = 0;
+    if (H5Aread(a.get(), H5T_NATIVE_UINT64, &v) < 0) throw fail(entry, std::string("cannot read attribute '") + name + "'");
+    return v;
+  }
+
+  void read_metadata() {
+    const hid_t root = file_.get();
+    // Files written by h5py or other tools have no burn attributes: they read with defaults.
+    if (const auto f = text_attr(root, "burn.format", "")) {
+      if (*f != kFormat) throw fail("", "attribute burn.format is '" + f->substr(0, 60) + "', not '" + kFormat + "'");
+      burn_file_ = true;
+    }
+    if (const auto v = u64_attr(root, "burn.layout_version", ""); v && *v != static_cast<uint64_t>(kLayoutVersion)) {
+      throw fail("", "layout version " + std::to_string(*v) + ", this reader knows " + std::to_string(kLayoutVersion));
+    }
+    if (const auto v = u64_attr(root, "burn.format_version", "")) {
+      if (*v > std::numeric_limits<uint32_t>::max()) throw fail("", "burn.format_version " + std::to_string(*v) + " is out of range");
+      metadata_.format_version = static_cast<uint32_t>(*v);
+    }
+    if (auto v = text_attr(root, "burn.burn_version", "")) metadata_.burn_version = *v;
+    if (auto v = text_attr(root, "burn.producer", "")) metadata_.producer = *v;
+    if (auto v = text_attr(root, "burn.dtype_policy", "")) metadata_.dtype_policy = *v;
+    // Free keys, in creation order where the file tracks it.
+    std::vector<std::string> names;
+    auto collect = [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+      static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+      return 0;
+    };
+    hsize_t idx = 0;
+    if (H5Aiterate2(root, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect, &names) < 0) {
+      names.clear();
+      idx = 0;
+      H5Aiterate2(root, H5_INDEX_NAME, H5_ITER_INC, &idx, collect, &names);
+    }
+    for (const auto& n : names) {
+      if (n.rfind("meta.", 0) == 0) metadata_.extra.emplace_back(n.substr(5), *text_attr(root, n.c_str(), n));
+    }
+  }
+
+  // Every link of a group in creation order (name order for files that do not track it).
+  std::vector<std::pair<std::string, H5L_type_t>> links(hid_t group, std::string_view where) {
+    std::vector<std::pair<std::string, H5L_type_t>> out;
+    auto collect = [](hid_t, const char* name, const H5L_info_t* info, void* o) -> herr_t {
+      static_cast<std::vector<std::pair<std::string, H5L_type_t>>*>(o)->emplace_back(name, info->type);
+      return 0;
+    };
+    hsize_t idx = 0;
+    if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect, &out) < 0) {
+      out.clear();
+      idx = 0;
+      if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, collect, &out) < 0) {
+        throw fail(where, "cannot list the group: " + hdf5_reason());
+      }
+    }
+    return out;
+  }
+
+  void walk(hid_t group, const std::string& prefix, const std::string& h5prefix, size_t depth) {
+    if (depth >= kMaxDepth) throw fail(prefix, "groups nest deeper than " + std::to_string(kMaxDepth) + " levels");
+    for (const auto& [name, type] : links(group, prefix)) {
+      const std::string path = prefix.empty() ? name : prefix + "." + name;
+      const std::string h5path = h5prefix + "/" + name;
+      if (name.find('.') != std::string::npos) throw fail(path, "a name inside a group cannot contain '.'");
+      try {
+        check_path(path, kOp);
+      } catch (const RecordError& e) {
+        const std::string what = e.what();
+        throw fail(path, "invalid name: " + what.substr(std::min(what.size(), what.find("] ") + 2)));
+      }
+      // Soft and external links could point anywhere, even into another file: refused.
+      if (type != H5L_TYPE_HARD) throw fail(path, "is a soft or external link; only hard links are read");
+      H5O_info_t oinfo;
+      if (H5Oget_info_by_name2(group, name.c_str(), &oinfo, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+        throw fail(path, "cannot inspect: " + hdf5_reason());
+      }
+      Node node;
+      node.info.path = path;
+      node.h5path = h5path;
+      if (oinfo.type == H5O_TYPE_GROUP) {
+        // A group reached twice (a hard link cycle) would recurse forever.
+        if (!visited_.insert(std::make_pair(oinfo.fileno, oinfo.addr)).second) {
+          throw fail(path, "the same group is linked twice (a cycle)");
+        }
+        Handle g(H5Gopen2(group, name.c_str(), H5P_DEFAULT), H5Gclose);
+        if (!g.valid()) throw fail(path, "cannot open the group: " + hdf5_reason());
+        node.info.kind = EntryKind::Group;
+        push(std::move(node));
+        walk(g.get(), path, h5path, depth + 1);
+      } else if (oinfo.type == H5O_TYPE_DATASET) {
+        Handle ds(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+        if (!ds.valid()) throw fail(path, "cannot open the dataset: " + hdf5_reason());
+        inspect(ds.get(), node);
+        push(std::move(node));
+      } else {
+        throw fail(path, "is neither a group nor a dataset");
+      }
+    }
+  }
+
+  void push(Node node) {
+    infos_.push_back(node.info);
+    nodes_.push_back(std::move(node));
+  }
+
+  // Kind, dtype, shape and size of a dataset, checked against its storage before anything is read.
+  void inspect(hid_t ds, Node& node) {
+    EntryInfo& info = node.info;
+    Handle dcpl(H5Dget_create_plist(ds), H5Pclose);
+    if (!dcpl.valid()) throw fail(info.path, "cannot read its creation properties");
+    // External raw storage names other files, virtual datasets other datasets: refused.
+    if (H5Pget_external_count(dcpl.get()) != 0) throw fail(info.path, "stores its data in external files");
+    const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+    if (layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED && layout != H5D_COMPACT) {
+      throw fail(info.path, "has a layout this reader does not accept (virtual?)");
+    }
+    const int nfilters = H5Pget_nfilters(dcpl.get());
+    // Only filters whose output size is bounded: deflate (at most ~1032:1), shuffle, fletcher32.
+    for (int i = 0; i < nfilters; ++i) {
+      unsigned flags = 0, config = 0;
+      size_t nelmts = 0;
+      char fname[64] = {};
+      const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nelmts, nullptr,
+                                             sizeof fname, fname, &config);
+      if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) {
+        throw fail(info.path, "uses HDF5 filter " + std::to_string(id) + " ('" + std::string(fname) +
+                                  "'); only deflate, shuffle and fletcher32 are read");
+      }
+    }
+    Handle type(H5Dget_type(ds), H5Tclose);
+    Handle space(H5Dget_space(ds), H5Sclose);
+    if (!type.valid() || !space.valid()) throw fail(info.path, "cannot read its type or dataspace");
+    const H5S_class_t sclass = H5Sget_simple_extent_type(space.get());
+    if (const auto h = u64_attr(ds, "burn_xxh3", info.path)) {
+      node.has_hash = true;
+      node.hash = *h;
+    }
+    const auto kind = text_attr(ds, "burn_kind", info.path);
+    if (kind && *kind != "tensor") {
+      if (sclass != H5S_SCALAR) throw fail(info.path, "a " + kind->substr(0, 20) + " that is not a scalar dataset");
+      const H5T_class_t cls = H5Tget_class(type.get());
+      if (*kind == "int" && cls == H5T_INTEGER) {
+        info.kind = EntryKind::Int;
+        info.bytes = 8;
+      } else if (*kind == "float" && cls == H5T_FLOAT) {
+        info.kind = EntryKind::Float;
+        info.bytes = 8;
+      } else if (*kind == "bool" && dtype_of_type(type.get()) == DType::Bool) {
+        info.kind = EntryKind::Bool;
+        info.bytes = 1;
+      } else if (*kind == "string" && cls == H5T_STRING) {
+        info.kind = EntryKind::String;
+      } else {
+        throw fail(info.path, "burn_kind '" + kind->substr(0, 20) + "' does not match the dataset's type");
+      }
+      return;
+    }
+    if (H5Tget_class(type.get()) == H5T_STRING) {  // a string written by another tool
+      if (sclass != H5S_SCALAR) throw fail(info.path, "arrays of strings are not read");
+      info.kind = EntryKind::String;
+      return;
+    }
+    const auto dtype = dtype_of_type(type.get());
+    if (!dtype) throw fail(info.path, "its HDF5 datatype has no burn dtype");
+    info.kind = EntryKind::Tensor;
+    info.dtype = *dtype;
+    if (sclass == H5S_NULL) throw fail(info.path, "has an empty (null) dataspace");
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    if (rank < 0 || rank > static_cast<int>(kMaxRank)) throw fail(info.path, "rank " + std::to_string(rank) + " is not accepted");
+    std::vector<hsize_t> dims(static_cast<size_t>(rank));
+    if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    uint64_t bytes = dtype_size(info.dtype);
+    std::vector<int64_t> shape;
+    for (hsize_t d : dims) {
+      if (d > static_cast<hsize_t>(std::numeric_limits<int64_t>::max()) || !checked_mul(bytes, d, &bytes)) {
+        throw fail(info.path, "the byte size of its shape overflows");
+      }
+      shape.push_back(static_cast<int64_t>(d));
+    }
+    info.shape = Shape(std::move(shape));
+    info.bytes = bytes;
+    // Without filters the data must all be in the file (a 2^40-element dataset in a small file is a
+    // lie, refused before allocating); filtered data is bounded by its checksum and decompression.
+    if (bytes > 0) {
+      const hsize_t stored = H5Dget_storage_size(ds);
+      const hsize_t elem = H5Tget_size(type.get());
+      uint64_t need = elem;
+      for (hsize_t d : dims) {
+        if (!checked_mul(need, d, &need)) need = std::numeric_limits<uint64_t>::max();
+      }
+      if (nfilters == 0 && stored < need) {
+        throw fail(info.path, "stores " + std::to_string(stored) + " bytes, its shape needs " + std::to_string(need));
+      }
+      // Deflate expands at most about 1032 times: more than that is a lie (or a bomb).
+      uint64_t bound = 0;
+      if (nfilters > 0 && (!checked_mul(stored, 1032, &bound) || need > bound + (1u << 20))) {
+        throw fail(info.path, "claims " + std::to_string(need) + " bytes from " + std::to_string(stored) +
+                                  " compressed bytes, more than deflate can expand to");
+      }
+    }
+  }
+
+  std::string path_;
+  Handle file_;
+  bool burn_file_ = false;  // written by this recorder: its burn.* attributes are required
+  Metadata metadata_;
+  std::vector<EntryInfo> infos_;
+  std::vector<Node> nodes_;  // parallel to infos_
+  std::set<std::pair<unsigned long, haddr_t>> visited_;  // groups seen, by file and address
+};
+
+class Hdf5Recorder final : public Recorder {
+ public:
+  std::string name() const override { return "hdf5"; }
+  std::vector<std::string> extensions() const override { return {".h5", ".hdf5"}; }
+  void write(const std::string& path, const Record& record, const Metadata& metadata,
+             const SaveOptions& options) const override {
+    QuietErrors quiet;
+    Writer w(path, options);
+    w.metadata(metadata);
+    w.record(record);
+    w.close();
+  }
+  std::unique_ptr<RecordReader> open(const std::string& path) const override {
+    return std::make_unique<Hdf5Reader>(path);
+  }
+};
+
+std::unique_ptr<Recorder> make_recorder() {
+  if (H5open() < 0) throw std::runtime_error("HDF5 failed to initialise");
+  return std::make_unique<Hdf5Recorder>();
+}
+int32_t recorder_score() { return 10; }
+
+}  // namespace
+
+BURN_RECORDER_PLUGIN("hdf5", BURN_RECORD_VERSION, make_recorder, recorder_score)

@@ -1,0 +1,227 @@
+// The atomic temporary file behind every save, and checked file reads and writes.
+#include "burn/record/file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+namespace burn::record {
+
+RecordError record_error(std::string_view op, const std::string& file, std::string_view entry,
+                         const std::string& problem) {
+  std::string msg = file + ": ";
+  if (!entry.empty()) {
+    // Entry names come from files: keep the message printable and short.
+    std::string name;
+    for (char c : entry.substr(0, 120)) name += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    if (entry.size() > 120) name += "... (" + std::to_string(entry.size()) + " bytes)";
+    msg += "entry '" + name + "': ";
+  }
+  return RecordError(std::string(op), msg + problem);
+}
+
+// True when s is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF),
+// the text nlohmann's parser accepts.
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  auto cont = [&](size_t k, unsigned char lo = 0x80, unsigned char hi = 0xbf) {
+    return i + k < n && p[i + k] >= lo && p[i + k] <= hi;
+  };
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xc2 && c <= 0xdf && cont(1)) { i += 2; continue; }
+    if (c == 0xe0 && cont(1, 0xa0) && cont(2)) { i += 3; continue; }
+    if (((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) && cont(1) && cont(2)) { i += 3; continue; }
+    if (c == 0xed && cont(1, 0x80, 0x9f) && cont(2)) { i += 3; continue; }
+    if (c == 0xf0 && cont(1, 0x90) && cont(2) && cont(3)) { i += 4; continue; }
+    if (c >= 0xf1 && c <= 0xf3 && cont(1) && cont(2) && cont(3)) { i += 4; continue; }
+    if (c == 0xf4 && cont(1, 0x80, 0x8f) && cont(2) && cont(3)) { i += 4; continue; }
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+std::string folder_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string file_name_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The process umask without changing it (umask() would race with other threads creating files).
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+  }
+  return 022;
+}
+
+std::atomic<void (*)(SavePhase)> g_save_hook{nullptr};
+
+}  // namespace
+
+namespace detail {
+void set_save_hook(void (*hook)(SavePhase)) { g_save_hook.store(hook); }
+void run_save_hook(SavePhase phase) {
+  if (auto* hook = g_save_hook.load()) hook(phase);
+}
+}  // namespace detail
+
+AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
+  if (target_.empty() || target_.back() == '/') throw RecordError("record.save", "'" + target_ + "' is not a file path");
+  std::string pattern = folder_of(target_) + "/." + file_name_of(target_) + ".tmp-XXXXXX";
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  const int fd = ::mkstemp(buf.data());
+  if (fd < 0) {
+    const int e = errno;
+    throw RecordError("record.save", target_ + ": cannot create a temporary file in '" + folder_of(target_) +
+                                         "': " + errno_text(e));
+  }
+  ::close(fd);
+  temp_ = buf.data();
+  detail::run_save_hook(SavePhase::TempCreated);
+}
+
+AtomicFile::~AtomicFile() {
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void AtomicFile::commit() {
+  detail::run_save_hook(SavePhase::Written);
+  // The writer may have closed its own descriptor: fsync through a new one flushes the same inode.
+  const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    throw RecordError("record.save", target_ + ": cannot reopen the temporary file '" + temp_ + "': " + errno_text(e));
+  }
+  // mkstemp made it 0600; a saved record gets the permissions any new file would.
+  ::fchmod(fd, 0666 & ~current_umask());
+  if (::fsync(fd) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw RecordError("record.save", target_ + ": fsync of the temporary file failed: " + errno_text(e));
+  }
+  ::close(fd);
+  detail::run_save_hook(SavePhase::Synced);
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+    const int e = errno;
+    throw RecordError("record.save", target_ + ": cannot rename the temporary file over it: " + errno_text(e));
+  }
+  committed_ = true;
+  detail::run_save_hook(SavePhase::Renamed);
+  // The rename is durable only once the folder's entry is on disk.
+  const int dir = ::open(folder_of(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+// ---- OutputFile ----
+
+OutputFile::OutputFile(std::string path, std::string op) : path_(std::move(path)), op_(std::move(op)) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) {
+    const int e = errno;
+    throw record_error(op_, path_, "", "cannot open for writing: " + errno_text(e));
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void OutputFile::write_at(const void* data, size_t n, uint64_t offset) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      const int e = errno;
+      throw record_error(op_, path_, "", "write failed: " + errno_text(e));
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+    offset += static_cast<uint64_t>(w);
+    if (offset > size_) size_ = offset;
+  }
+}
+
+void OutputFile::write(const void* data, size_t n) { write_at(data, n, size_); }
+
+void OutputFile::close() {
+  if (fd_ < 0) return;
+  const int rc = ::close(fd_);
+  fd_ = -1;
+  if (rc != 0) {
+    const int e = errno;
+    throw record_error(op_, path_, "", "close failed: " + errno_text(e));
+  }
+}
+
+// ---- InputFile ----
+
+InputFile::InputFile(std::string path, std::string op) : path_(std::move(path)), op_(std::move(op)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    const int e = errno;
+    throw record_error(op_, path_, "", "cannot open: " + errno_text(e));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw record_error(op_, path_, "", "not a regular file");
+  }
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void InputFile::read_at(void* dst, size_t n, uint64_t offset, std::string_view entry) const {
+  uint64_t end = 0;
+  if (!checked_add(offset, n, &end) || end > size_) {
+    throw record_error(op_, path_, entry, "bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
+                                              std::to_string(n) + ") lie outside the file (" + std::to_string(size_) +
+                                              " bytes)");
+  }
+  auto* p = static_cast<char*>(dst);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      const int e = errno;
+      throw record_error(op_, path_, entry, r == 0 ? "the file ended early (it shrank while open)"
+                                                   : "read failed: " + errno_text(e));
+    }
+    p += r;
+    n -= static_cast<size_t>(r);
+    offset += static_cast<uint64_t>(r);
+  }
+}
+
+}  // namespace burn::record

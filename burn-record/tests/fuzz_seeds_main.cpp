@@ -1,0 +1,29 @@
+// Writes seed files for the recorder fuzzers (burn-record/fuzz): DIR/<recorder>/*.<ext>, a small
+// record with every kind and dtype, and one with multi-chunk tensors.
+#include <filesystem>
+#include <iostream>
+
+#include "burn/record/recorder.hpp"
+#include "sample_record.hpp"
+
+int main(int argc, char** argv) {
+  using namespace burn;
+  using namespace burn::record;
+  if (argc != 2) {
+    std::cerr << "usage: burn-record-fuzz-seeds DIR\n";
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  Record big;
+  std::vector<float> v(300'000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000) * 0.001f;
+  big.set("w", TensorData::from_vector<float>(v, {300, 1000}));
+  big.set("i", TensorData::from_vector<int64_t>({1, 2, 3}, {3}));
+  for (const auto& [name, ext] : {std::pair{"zstd", ".bpz"}, {"hdf5", ".h5"}, {"json", ".json"}}) {
+    std::filesystem::create_directories(dir / name);
+    save((dir / name / (std::string("sample") + ext)).string(), test::sample_record(), {.recorder = name});
+    if (std::string(name) != "json") save((dir / name / (std::string("big") + ext)).string(), big, {.recorder = name});
+    save((dir / name / (std::string("empty") + ext)).string(), Record(), {.recorder = name});
+  }
+  return 0;
+}
