@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "bench_main.hpp"
 #include "burn/record/recorder.hpp"
 
 namespace {
@@ -95,16 +96,5 @@ void register_cases() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    resnet50();
-  } catch (const std::exception& e) {
-    std::cerr << "bench: " << e.what() << "\n";
-    return 1;
-  }
-  register_cases();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return burn::bench::run_benchmarks(argc, argv, [] { resnet50(); }, register_cases);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "bench_main.hpp"
 #include "burn/tensor.hpp"
 
 namespace burn::bench {
@@ -37,18 +38,7 @@ void add_case(const std::string& name, Fn fn) {
 
 // main() of every program: creates the device (and so the thread pool) before any case runs.
 inline int run_main(int argc, char** argv, void (*register_cases)()) {
-  try {
-    cpu();
-  } catch (const burn::Error& e) {
-    std::cerr << "bench: cannot make the cpu device: " << e.what() << "\n";
-    return 1;
-  }
-  register_cases();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_benchmarks(argc, argv, [] { cpu(); }, register_cases);
 }
 
 }  // namespace burn::bench

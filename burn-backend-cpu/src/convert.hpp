@@ -123,6 +123,7 @@ enum class Dtypes : uint8_t {
   Float,      // f32, f64: float math, activations, conv, norm
   Numeric,    // f32, f64, i64, i32: arithmetic and reductions
   Int,        // i64, i32, i8, u8: bitwise ops
+  Addable,    // numeric, i8, u8: accumulating scatters
   Computing,  // numeric, i8, u8 and bool (u8 storage): comparisons, scatter
 };
 
@@ -134,6 +135,7 @@ constexpr bool accepts(DType d) {
     case Dtypes::Float: return f;
     case Dtypes::Numeric: return f || i;
     case Dtypes::Int: return i || d == DType::I8 || d == DType::U8;
+    case Dtypes::Addable: return f || i || d == DType::I8 || d == DType::U8;
     case Dtypes::Computing: return f || i || d == DType::I8 || d == DType::U8 || d == DType::Bool;
   }
   return false;
@@ -144,6 +146,7 @@ constexpr const char* dtypes_name(Dtypes s) {
     case Dtypes::Float: return "float tensor (f32 or f64)";
     case Dtypes::Numeric: return "numeric tensor (f32, f64, i64 or i32)";
     case Dtypes::Int: return "integer tensor (i64, i32, i8 or u8)";
+    case Dtypes::Addable: return "numeric tensor (f32, f64, i64, i32, i8 or u8)";
     case Dtypes::Computing: return "tensor of a computing dtype";
   }
   return "";

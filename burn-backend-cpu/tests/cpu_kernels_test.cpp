@@ -14,28 +14,14 @@
 #include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "cpu_test_fixture.hpp"
 #include "elementwise.hpp"
 
 namespace burn::cpu {
 namespace {
 
-class CpuKernels : public ::testing::Test {
+class CpuKernels : public CpuBackendTest {
  protected:
-  CpuBackend b;
-
-  Prim f32(const std::vector<float>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim f64(const std::vector<double>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim i64(const std::vector<int64_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim i32(const std::vector<int32_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim boolean(const std::vector<bool>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  // 0, 1, ..., n-1 as f32 in the given shape.
-  Prim iota(Shape s) {
-    std::vector<float> v(static_cast<size_t>(s.num_elements()));
-    std::iota(v.begin(), v.end(), 0.0f);
-    return f32(v, std::move(s));
-  }
-  template <typename T>
-  std::vector<T> vals(const Prim& p) { return b.into_data(p).to_vec<T>(); }
   static const void* storage_of(const Prim& p) { return as_cpu(p, "test")->storage()->data; }
   static const std::vector<int64_t>& strides_of(const Prim& p) { return as_cpu(p, "test")->strides(); }
 };

@@ -12,6 +12,7 @@
 
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "cpu_test_fixture.hpp"
 #include "storage_pool.hpp"
 
 namespace burn::cpu {
@@ -19,22 +20,8 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-class CpuMath : public ::testing::Test {
+class CpuMath : public CpuBackendTest {
  protected:
-  CpuBackend b;
-
-  Prim f32(const std::vector<float>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim f64(const std::vector<double>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim i64(const std::vector<int64_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim i32(const std::vector<int32_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim boolean(const std::vector<bool>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim iota(Shape s, float start = 0.0f) {
-    std::vector<float> v(static_cast<size_t>(s.num_elements()));
-    std::iota(v.begin(), v.end(), start);
-    return f32(v, std::move(s));
-  }
-  template <typename T>
-  std::vector<T> vals(const Prim& p) { return b.into_data(p).to_vec<T>(); }
   static void near(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-6f) {
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {

@@ -8,6 +8,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/math_util.hpp"
 
 namespace burn::cpu {
 
@@ -95,11 +96,6 @@ struct Walker {
   }
 };
 
-void require_numeric(DType d, const char* op) {
-  if (d == DType::Bool || d == DType::F16 || d == DType::BF16)
-    throw DTypeError(op, "needs a numeric f32/f64/i64/i32 tensor, got " + std::string(dtype_name(d)));
-}
-
 }  // namespace
 
 Prim CpuBackend::gather(Prim x, size_t dim, Prim indices) {
@@ -138,7 +134,7 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   const CpuTensor* t = as_cpu(x, "scatter_add").get();
   const CpuPtr v = as_cpu(values, "scatter_add");
   const Indices idx = read_indices(indices, "scatter_add");
-  require_numeric(t->dtype(), "scatter_add");
+  require_dtypes<Dtypes::Addable>("scatter_add", t->dtype());
   require_same_dtype(t->dtype(), v->dtype(), "scatter_add");
   const Shape xs = t->shape();
   const Shape& is = idx.shape();
@@ -225,7 +221,7 @@ Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   const CpuTensor* t = as_cpu(x, "select_add").get();
   const CpuPtr v = contiguous(as_cpu(values, "select_add"));
   const Indices idx = read_indices(indices, "select_add");
-  require_numeric(t->dtype(), "select_add");
+  require_dtypes<Dtypes::Addable>("select_add", t->dtype());
   require_same_dtype(t->dtype(), v->dtype(), "select_add");
   const Shape xs = t->shape();
   check_dim(dim, xs, "select_add");

@@ -18,9 +18,11 @@ namespace burn::cpu {
 // Elements per parallel task: big enough to hide the pool's hand-off, small enough to balance.
 inline constexpr int64_t kGrain = 32768;
 
-inline void require_numeric(const char* op, DType d) {
-  if (!accepts<Dtypes::Numeric>(d)) throw_dtype(op, dtypes_name(Dtypes::Numeric), d);
+template <Dtypes S>
+inline void require_dtypes(const char* op, DType d) {
+  if (!accepts<S>(d)) throw_dtype(op, dtypes_name(S), d);
 }
+inline void require_numeric(const char* op, DType d) { require_dtypes<Dtypes::Numeric>(op, d); }
 
 // The attribute of the loops over the f32 polynomial kernels below: one clone for x86-64-v3 (AVX2 with
 // FMA, so each multiply-add is one fused instruction and the latency-bound chains get shorter: gelu

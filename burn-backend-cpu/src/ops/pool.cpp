@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "pool_util.hpp"
 
@@ -32,8 +33,6 @@ std::vector<int64_t> pool_out_sp(const Shape& s, const PoolOptions& p) {
                           p.ceil_mode));
   return out;
 }
-
-bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
 
 // The input rows (offsets within a plane) a (od, oh) output row's window covers.
 int64_t window_rows(const Geometry& g, const Pool3& q, int64_t od, int64_t oh, int64_t* rows) {
@@ -345,7 +344,7 @@ void adaptive_avg_bwd(const T* go, T* gi, const Geometry& g) {
 }  // namespace
 
 Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::max_pool(std::move(x), options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::max_pool(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "max_pool"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
   const Geometry g = geometry(xc->shape(), sp);
@@ -359,7 +358,7 @@ Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) {
 }
 
 PrimPair CpuBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::max_pool_with_indices(std::move(x), options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::max_pool_with_indices(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "max_pool_with_indices"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
   const Geometry g = geometry(xc->shape(), sp);
@@ -375,13 +374,13 @@ PrimPair CpuBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
 }
 
 Prim CpuBackend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype()))
+  if (!accepts<Dtypes::Float>(x->dtype()))
     return Backend::max_pool_backward(std::move(x), std::move(grad_out), std::move(indices), options);
   return scatter_by_indices(std::move(x), std::move(grad_out), std::move(indices), "max_pool_backward");
 }
 
 Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::avg_pool(std::move(x), options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::avg_pool(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "avg_pool"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
   const Geometry g = geometry(xc->shape(), sp);
@@ -395,7 +394,7 @@ Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) {
 }
 
 Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
   const CpuPtr xc = as_cpu(x, "avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "avg_pool_backward"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
@@ -410,7 +409,7 @@ Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& opt
 }
 
 Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
-  if (!is_float_dtype(x->dtype())) return Backend::adaptive_avg_pool(std::move(x), output_size);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_avg_pool(std::move(x), output_size);
   const CpuPtr xc = contiguous(as_cpu(x, "adaptive_avg_pool"));
   const Geometry g = geometry(xc->shape(), output_size.dims());
   CpuPtr out = alloc(out_shape(xc->shape(), output_size.dims()), xc->dtype());
@@ -422,7 +421,7 @@ Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
 }
 
 Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
-  if (!is_float_dtype(x->dtype())) return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
   const CpuPtr xc = as_cpu(x, "adaptive_avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "adaptive_avg_pool_backward"));
   const std::vector<int64_t> sp(gc->shape().begin() + 2, gc->shape().end());
@@ -436,7 +435,7 @@ Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
 }
 
 PrimPair CpuBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
-  if (!is_float_dtype(x->dtype())) return Backend::adaptive_max_pool(std::move(x), output_size);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_max_pool(std::move(x), output_size);
   const CpuPtr xc = contiguous(as_cpu(x, "adaptive_max_pool"));
   const Geometry g = geometry(xc->shape(), output_size.dims());
   const Shape os = out_shape(xc->shape(), output_size.dims());
@@ -450,7 +449,7 @@ PrimPair CpuBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
 }
 
 Prim CpuBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {
-  if (!is_float_dtype(x->dtype()))
+  if (!accepts<Dtypes::Float>(x->dtype()))
     return Backend::adaptive_max_pool_backward(std::move(x), std::move(grad_out), std::move(indices));
   return scatter_by_indices(std::move(x), std::move(grad_out), std::move(indices), "adaptive_max_pool_backward");
 }

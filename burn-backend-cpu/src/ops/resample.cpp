@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "pool_util.hpp"
 
@@ -171,12 +172,10 @@ Prim shuffle(Prim x, int64_t r, bool un, const char* op) {
   return out;
 }
 
-bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
-
 }  // namespace
 
 Prim CpuBackend::interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::interpolate(std::move(x), output_size, options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::interpolate(std::move(x), output_size, options);
   const CpuPtr xc = contiguous(as_cpu(x, "interpolate"));
   const Geometry g = geometry(xc->shape(), output_size.dims());
   const Taps3 t = taps3(xc->shape(), output_size, options);
@@ -190,7 +189,7 @@ Prim CpuBackend::interpolate(Prim x, const Shape& output_size, const Interpolate
 }
 
 Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output_size, const InterpolateOptions& options) {
-  if (!is_float_dtype(x->dtype()))
+  if (!accepts<Dtypes::Float>(x->dtype()))
     return Backend::interpolate_backward(std::move(x), std::move(grad_out), output_size, options);
   const CpuPtr xc = as_cpu(x, "interpolate_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "interpolate_backward"));
