@@ -9,6 +9,7 @@
 #include <random>
 
 #include "burn/record/recorder.hpp"
+#include "recorder_fixture.hpp"
 #include "sample_record.hpp"
 
 namespace {
@@ -16,22 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace burn;
 using namespace burn::record;
+using test::Format;
 
-struct Format {
-  const char* recorder;
-  const char* extension;
-};
-
-class PrecisionTest : public ::testing::TestWithParam<Format> {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("burn-precision-" + std::to_string(::getpid()) + "-" + GetParam().recorder);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string file(const std::string& stem) const { return (dir_ / (stem + GetParam().extension)).string(); }
-  fs::path dir_;
-};
+class PrecisionTest : public test::RecorderTest {};
 
 // Floats of every dtype with values that round differently in each target, plus ints and bools.
 Record mixed() {
