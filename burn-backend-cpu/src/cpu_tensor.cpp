@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <typeinfo>
@@ -53,16 +54,20 @@ StorageStats& stats() {
 MemoryStats& storage_stats() { return stats(); }
 
 Storage::Storage(size_t n) : bytes(n) {
-  // Large buffers come from the pool (page-aligned, pages already faulted in when reused).
-  if (n >= kPoolMinBytes) {
-    data = pool_acquire(n);
-  } else {
-    // malloc and round up by hand: glibc's aligned_alloc splits a larger chunk and frees the rest,
-    // which merges into the top chunk and consolidates the fastbins on every small tensor.
-    block_ = std::malloc(std::max<size_t>(n, 1) + 63);
-    if (block_) data = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(block_) + 63) & ~uintptr_t(63));
+  try {
+    // Large buffers come from the pool (page-aligned, pages already faulted in when reused).
+    if (n >= kPoolMinBytes) {
+      data = pool_acquire(n);
+    } else {
+      // malloc and round up by hand: glibc's aligned_alloc splits a larger chunk and frees the rest,
+      // which merges into the top chunk and consolidates the fastbins on every small tensor.
+      block_ = std::malloc(std::max<size_t>(n, 1) + 63);
+      if (block_) data = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(block_) + 63) & ~uintptr_t(63));
+    }
+  } catch (const std::bad_alloc&) {
+    data = nullptr;  // the pool's own bookkeeping could not grow: the same answer as a refused mapping
   }
-  if (!data) throw ValueError("alloc", "out of memory allocating " + std::to_string(n) + " bytes");
+  if (!data) throw OutOfMemory(alloc_op(), "the system refused " + std::to_string(n) + " bytes for a tensor");
   stats().add(n);
 }
 
@@ -107,13 +112,14 @@ CpuPtr as_cpu(const Prim& p, const char* op) {
   return std::static_pointer_cast<CpuTensor>(p);
 }
 
+const char* alloc_op() {
+  const char* op = current_op();
+  return *op ? op : "cpu alloc";
+}
+
 CpuPtr alloc(const Shape& shape, DType dtype) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) throw ShapeError("alloc", "negative dim in shape " + shape.to_string());
-    n *= d;
-  }
-  auto storage = std::make_shared<Storage>(static_cast<size_t>(n) * dtype_size(dtype));
+  // Overflow-checked, and refused up front when larger than the machine: never a wrapped size.
+  auto storage = std::make_shared<Storage>(checked_bytes(shape, dtype_size(dtype), alloc_op()));
   return std::make_shared<CpuTensor>(shape, dtype, std::move(storage), contiguous_strides(shape), 0);
 }
 

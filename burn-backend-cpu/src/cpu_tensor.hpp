@@ -55,8 +55,11 @@ using CpuPtr = std::shared_ptr<CpuTensor>;
 
 // The CpuTensor behind a primitive; DeviceError naming `op` if it came from another backend.
 CpuPtr as_cpu(const Prim& p, const char* op);
-// A new contiguous tensor (uninitialised).
+// A new contiguous tensor (uninitialised). ShapeError for a shape int64 cannot count, OutOfMemory
+// naming the running op (current_op) and the bytes when they cannot be had.
 CpuPtr alloc(const Shape& shape, DType dtype);
+// The op an allocation failure names: the api op being run, else "cpu alloc".
+const char* alloc_op();
 // `x` itself when contiguous, else a contiguous copy.
 CpuPtr contiguous(const CpuPtr& x);
 // A contiguous copy of any strided tensor into `dst` (same shape and dtype, dst contiguous).

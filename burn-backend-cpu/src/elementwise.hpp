@@ -34,8 +34,10 @@
 // `f` must be a cheap pure function of its arguments; it is inlined into every path.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -53,7 +55,9 @@ template <typename T>
 inline T scalar_as(const Scalar& s) {
   if constexpr (std::is_floating_point_v<T>) return static_cast<T>(s.as_double());
   else if constexpr (std::is_same_v<T, uint8_t>) return static_cast<T>(s.as_bool() ? 1 : 0);
-  else return s.kind == Scalar::Kind::Float ? static_cast<T>(s.f) : static_cast<T>(s.i);
+  // A float scalar saturates (Scalar::as_int): casting 1e300 or NaN to an int type is undefined.
+  else return s.kind == Scalar::Kind::Float ? static_cast<T>(std::clamp<int64_t>(s.as_int(), std::numeric_limits<T>::min(), std::numeric_limits<T>::max()))
+                                            : static_cast<T>(s.i);
 }
 
 // DTypeError naming `op` unless `dtype` is f32 or f64 (the float_math/activation dtypes); Unsupported for

@@ -39,7 +39,9 @@ size_t parse_bytes(const char* s, bool* ok) {
       default: *ok = false;
     }
   }
-  return static_cast<size_t>(v) * mul;
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(v), mul, &bytes)) return SIZE_MAX;
+  return bytes;
 }
 
 size_t default_budget() {
@@ -111,13 +113,17 @@ class Pool {
     return p;
   }
 
-  void release(void* p, size_t cls) {
+  // Runs in Storage's destructor, so it must not throw: when the cache's bookkeeping cannot grow
+  // (bad_alloc), the buffer is unmapped instead of cached.
+  void release(void* p, size_t cls) noexcept {
     std::vector<Entry> evicted;
-    {
+    bool cached = false;
+    try {
       std::lock_guard<std::mutex> lk(mutex_);
-      if (cls > budget_) {
-        evicted.push_back({p, cls, 0});
-      } else {
+      if (cls <= budget_) {
+        // Room first, so nothing below can throw once the cache starts changing.
+        if (cached_.size() == cached_.capacity()) cached_.reserve(2 * cached_.size() + 8);
+        if (held_ + cls > budget_) evicted.reserve(cached_.size());
         // Oldest first out until the new one fits.
         while (held_ + cls > budget_ && !cached_.empty()) {
           const auto it = std::min_element(cached_.begin(), cached_.end(),
@@ -130,8 +136,12 @@ class Pool {
         BURN_POOL_POISON(p, cls);
         cached_.push_back({p, cls, ++clock_});
         held_ += cls;
+        cached = true;
       }
+    } catch (...) {
+      // Nothing was changed before the failing reserve; `evicted` holds only buffers already out.
     }
+    if (!cached) munmap(p, cls);
     // Unmapping outside the lock: munmap of a large buffer takes a while.
     for (const Entry& e : evicted) {
       BURN_POOL_UNPOISON(e.p, e.bytes);

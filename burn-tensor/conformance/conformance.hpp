@@ -47,6 +47,8 @@ double f64_from_json(const json& v);
 
 // The handle inputs of a case on a device, after the "pre" transforms of its attrs (views).
 std::vector<TensorHandle> make_inputs(const Device& dev, const Case& c);
+// The "pre" transforms of `attrs` applied to inputs already on a device (make_inputs, the fuzzer).
+void apply_pre(std::vector<TensorHandle>& inputs, const json& attrs);
 
 // A "call": the api function run on the inputs with the attrs; returns every output.
 using CallFn = std::function<std::vector<TensorHandle>(const Device&, std::vector<TensorHandle>&, const json&)>;

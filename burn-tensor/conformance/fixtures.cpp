@@ -240,9 +240,14 @@ std::vector<TensorHandle> make_inputs(const Device& dev, const Case& c) {
     TensorData d = tensor_from_json(j);
     hs.push_back(api::from_data(dev, d, api::kind_of(d.dtype())));
   }
+  apply_pre(hs, c.attrs);
+  return hs;
+}
+
+void apply_pre(std::vector<TensorHandle>& hs, const json& attrs) {
   // Views made through the api, so that ops see strided, offset, expanded or flipped inputs.
-  if (c.attrs.contains("pre")) {
-    for (const json& p : c.attrs["pre"]) {
+  if (attrs.contains("pre")) {
+    for (const json& p : attrs["pre"]) {
       size_t i = p.at("input").get<size_t>();
       const std::string kind = p.at("kind").get<std::string>();
       TensorHandle& h = hs.at(i);
@@ -256,14 +261,13 @@ std::vector<TensorHandle> make_inputs(const Device& dev, const Case& c) {
         h = api::flip(h, p.at("axes").get<std::vector<int64_t>>());
       } else if (kind == "slice") {
         std::vector<Slice> s;
-        for (const json& r : p.at("ranges")) s.push_back(Slice::range(r[0].get<int64_t>(), r[1].get<int64_t>(), r[2].get<int64_t>()));
+        for (const json& r : p.at("ranges")) s.push_back(Slice::range(r.at(0).get<int64_t>(), r.at(1).get<int64_t>(), r.at(2).get<int64_t>()));
         h = api::slice(h, s);
       } else {
         throw std::runtime_error("unknown pre transform '" + kind + "'");
       }
     }
   }
-  return hs;
 }
 
 std::string error_kind(const burn::Error& e) {
@@ -275,6 +279,7 @@ std::string error_kind(const burn::Error& e) {
   if (dynamic_cast<const Unsupported*>(&e)) return "Unsupported";
   if (dynamic_cast<const PluginError*>(&e)) return "PluginError";
   if (dynamic_cast<const RecordError*>(&e)) return "RecordError";
+  if (dynamic_cast<const OutOfMemory*>(&e)) return "OutOfMemory";
   return "Error";
 }
 

@@ -1,10 +1,13 @@
 // TensorData: typed host buffers, dtype conversion, approximate comparison and printing.
 #include "burn/tensor/data.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
 #include <sstream>
+
+#include "burn/tensor/scalar.hpp"
 
 namespace burn {
 
@@ -67,12 +70,11 @@ uint16_t f32_to_bf16(float v) {
 }
 
 TensorData::TensorData(Shape shape, DType dtype)
-    : shape_(std::move(shape)), dtype_(dtype),
-      bytes_(static_cast<size_t>(shape_.num_elements()) * dtype_size(dtype), 0) {}
+    : shape_(std::move(shape)), dtype_(dtype), bytes_(checked_bytes(shape_, dtype_size(dtype), "TensorData"), 0) {}
 
 TensorData::TensorData(Shape shape, DType dtype, std::vector<uint8_t> bytes)
     : shape_(std::move(shape)), dtype_(dtype), bytes_(std::move(bytes)) {
-  size_t want = static_cast<size_t>(shape_.num_elements()) * dtype_size(dtype_);
+  const size_t want = checked_bytes(shape_, dtype_size(dtype_), "TensorData");
   if (bytes_.size() != want)
     throw ShapeError("TensorData", "shape " + shape_.to_string() + " of " + std::string(dtype_name(dtype_)) +
                                        " needs " + std::to_string(want) + " bytes, got " +
@@ -80,11 +82,18 @@ TensorData::TensorData(Shape shape, DType dtype, std::vector<uint8_t> bytes)
 }
 
 void TensorData::check_count(size_t n, const Shape& shape) {
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError("TensorData", "negative dim in shape " + shape.to_string());
-  if (static_cast<int64_t>(n) != shape.num_elements())
-    throw ShapeError("TensorData", std::to_string(n) + " values do not fill shape " + shape.to_string() +
-                                       " (" + std::to_string(shape.num_elements()) + " elements)");
+  const int64_t want = checked_num_elements(shape, "TensorData");
+  if (n != static_cast<size_t>(want))
+    throw ShapeError("TensorData", std::to_string(n) + " values do not fill shape " + shape.to_string() + " (" +
+                                       std::to_string(want) + " elements)");
+}
+
+void TensorData::check_size(size_t elem_size, const char* op) const {
+  // bytes() is writable, so a caller may have resized the buffer behind the shape's back.
+  if (bytes_.size() != static_cast<size_t>(num_elements()) * elem_size)
+    throw ShapeError(op, "data of shape " + shape_.to_string() + " holds " + std::to_string(bytes_.size()) +
+                             " bytes, not " + std::to_string(num_elements()) + " elements of " +
+                             std::to_string(elem_size) + " bytes");
 }
 
 void TensorData::check_dtype(DType want, const char* op) const {
@@ -94,7 +103,11 @@ void TensorData::check_dtype(DType want, const char* op) const {
 }
 
 double TensorData::value_f64(int64_t i) const {
-  const uint8_t* p = bytes_.data() + static_cast<size_t>(i) * dtype_size(dtype_);
+  const size_t w = dtype_size(dtype_);
+  if (i < 0 || static_cast<size_t>(i) >= bytes_.size() / w)
+    throw IndexError("TensorData::value_f64", "element " + std::to_string(i) + " is out of range for " +
+                                                  std::to_string(bytes_.size() / w) + " elements");
+  const uint8_t* p = bytes_.data() + static_cast<size_t>(i) * w;
   switch (dtype_) {
     case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
     case DType::F64: { double v; std::memcpy(&v, p, 8); return v; }
@@ -110,6 +123,7 @@ double TensorData::value_f64(int64_t i) const {
 }
 
 std::vector<double> TensorData::to_f64_vec() const {
+  check_size(dtype_size(dtype_), "to_f64_vec");
   std::vector<double> out(static_cast<size_t>(num_elements()));
   for (size_t i = 0; i < out.size(); ++i) out[i] = value_f64(static_cast<int64_t>(i));
   return out;
@@ -125,10 +139,7 @@ int64_t value_i64(const TensorData& d, int64_t i) {
     case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DType::I8: return static_cast<int8_t>(*p);
     case DType::U8: case DType::Bool: return *p;
-    default: {
-      double v = d.value_f64(i);
-      return std::isfinite(v) ? static_cast<int64_t>(v) : 0;
-    }
+    default: return Scalar::saturate(d.value_f64(i));  // as the cpu cast: a plain cast of 1e30 is undefined
   }
 }
 
@@ -150,6 +161,7 @@ void store(uint8_t* p, DType to, double f, int64_t i) {
 
 TensorData TensorData::convert(DType to) const {
   if (to == dtype_) return *this;
+  check_size(dtype_size(dtype_), "convert");
   TensorData out(shape_, to);
   size_t w = dtype_size(to);
   for (int64_t k = 0; k < num_elements(); ++k)
@@ -158,7 +170,7 @@ TensorData TensorData::convert(DType to) const {
 }
 
 TensorData TensorData::reshape(Shape shape) const {
-  if (shape.num_elements() != num_elements())
+  if (checked_num_elements(shape, "TensorData::reshape") != num_elements())
     throw ShapeError("TensorData::reshape", "cannot reshape " + shape_.to_string() + " to " + shape.to_string());
   return TensorData(std::move(shape), dtype_, bytes_);
 }
@@ -208,22 +220,27 @@ bool TensorData::operator==(const TensorData& o) const {
 
 namespace {
 
+// Ints print exactly: through a double, INT64_MAX became 2^63 and its cast back was undefined.
+void print_value(std::ostringstream& os, const TensorData& d, int64_t at) {
+  if (d.dtype() == DType::Bool) os << (d.value_f64(at) != 0 ? "true" : "false");
+  else if (is_int(d.dtype())) os << value_i64(d, at);
+  else os << std::setprecision(6) << d.value_f64(at);
+}
+
 void print_rec(std::ostringstream& os, const TensorData& d, const std::vector<int64_t>& strides, size_t dim,
                int64_t base, bool summarise, int edge, int indent) {
   const Shape& s = d.shape();
   os << '[';
   int64_t n = s[dim];
   for (int64_t i = 0; i < n; ++i) {
-    if (summarise && n > 2 * edge && i == edge) {
-      os << (dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
+    if (summarise && n > 2 * static_cast<int64_t>(edge) && i == edge) {
+      if (edge == 0) os << "...";  // nothing follows
+      else os << (dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
       i = n - edge - 1;
       continue;
     }
     if (dim + 1 == s.rank()) {
-      double v = d.value_f64(base + i * strides[dim]);
-      if (d.dtype() == DType::Bool) os << (v != 0 ? "true" : "false");
-      else if (is_int(d.dtype())) os << static_cast<int64_t>(v);
-      else os << std::setprecision(6) << v;
+      print_value(os, d, base + i * strides[dim]);
     } else {
       print_rec(os, d, strides, dim + 1, base + i * strides[dim], summarise, edge, indent + 1);
     }
@@ -235,13 +252,14 @@ void print_rec(std::ostringstream& os, const TensorData& d, const std::vector<in
 }  // namespace
 
 std::string TensorData::to_string(int64_t threshold, int edge_items) const {
+  check_size(dtype_size(dtype_), "TensorData::to_string");
   std::ostringstream os;
   if (shape_.rank() == 0) {
-    os << value_f64(0);
+    print_value(os, *this, 0);
   } else if (num_elements() == 0) {
     os << "[]";
   } else {
-    print_rec(os, *this, contiguous_strides(shape_), 0, 0, num_elements() > threshold, edge_items, 0);
+    print_rec(os, *this, contiguous_strides(shape_), 0, 0, num_elements() > threshold, std::max(edge_items, 0), 0);
   }
   return os.str();
 }

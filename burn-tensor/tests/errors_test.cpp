@@ -2,27 +2,15 @@
 #include <gtest/gtest.h>
 
 #include "burn/tensor.hpp"
+#include "expect_error.hpp"
 #include "test_device.hpp"
 
 using namespace burn;
+using burn::testing::expect_error;
 
 namespace {
 
 Device cpu() { return burn::testing::test_device(); }
-
-// Runs `fn`, expects exception type E, and checks that every fragment appears in the message.
-template <typename E, typename Fn>
-void expect_error(Fn&& fn, std::initializer_list<const char*> fragments) {
-  try {
-    fn();
-    FAIL() << "no exception thrown";
-  } catch (const E& e) {
-    std::string msg = e.what();
-    for (const char* f : fragments) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    FAIL() << "wrong exception type: " << e.what();
-  }
-}
 
 template <typename T>
 concept HasExp = requires(T t) { t.exp(); };

@@ -48,7 +48,7 @@ struct Operand {
 
 Operand operand(const Prim& p, const char* op) {
   CpuPtr t = as_cpu(p, op);
-  const Shape& s = t->shape();
+  const Shape s = t->shape();  // a copy: t may be replaced by a contiguous copy below
   const auto& st = t->strides();
   const bool rows_ok = s[3] <= 1 || st[3] == 1;
   const bool ld_ok = s[2] <= 1 || st[2] >= s[3];

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -33,9 +35,16 @@ constexpr int64_t kBlasSerialWork = 65536 * 4;
 // Elements per pool task for im2col/col2im and bias loops.
 constexpr int64_t kCopyGrain = 1 << 14;
 
+// A rows x cols workspace: overflow-checked and refused (OutOfMemory naming the op) past
+// max_alloc_bytes or when the system has no memory, never a std::bad_alloc or a wrapped size.
 template <typename T>
-std::unique_ptr<T[]> scratch(int64_t n) {
-  return std::unique_ptr<T[]>(new T[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+std::unique_ptr<T[]> scratch(int64_t rows, int64_t cols) {
+  const size_t bytes = checked_bytes(Shape{rows, cols}, sizeof(T), alloc_op());
+  try {
+    return std::unique_ptr<T[]>(new T[std::max<size_t>(bytes / sizeof(T), 1)]);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(alloc_op(), "the system refused " + std::to_string(bytes) + " bytes of workspace");
+  }
 }
 
 std::vector<int64_t> spatial(const Shape& s) { return {s.dims().begin() + 2, s.dims().end()}; }
@@ -125,7 +134,7 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, co
     std::unique_ptr<T[]> buf;
     const T* cols = xg;
     if (!g.pointwise) {
-      buf = scratch<T>(m.kc * L);
+      buf = scratch<T>(m.kc, L);
       im2col_channels(xg, buf.get(), m.cg, g, par);
       cols = buf.get();
     }
@@ -149,7 +158,7 @@ void conv_grad_input(const T* gy, const T* w, T* gx, const Dims& m, const Geo3& 
       gemm<T>(true, false, m.kc, L, m.mo, wg, m.kc, gyg, L, T(0), gxg, L);
       return;
     }
-    std::unique_ptr<T[]> cols = scratch<T>(m.kc * L);
+    std::unique_ptr<T[]> cols = scratch<T>(m.kc, L);
     gemm<T>(true, false, m.kc, L, m.mo, wg, m.kc, gyg, L, T(0), cols.get(), L);
     col2im_channels(cols.get(), gxg, m.cg, g, par);
   });
@@ -165,7 +174,7 @@ void conv_grad_weight(const T* x, const T* gy, T* gw, T* gb, const Dims& m, cons
   const int64_t L = g.out_size;
   if (gb) channel_sums<T>(gy, gb, m.n, m.cout, L);
   const auto group = [&](int64_t gi, int64_t n0, int64_t n1, T* out, bool par) {
-    std::unique_ptr<T[]> buf = g.pointwise ? nullptr : scratch<T>(m.kc * L);
+    std::unique_ptr<T[]> buf = g.pointwise ? nullptr : scratch<T>(m.kc, L);
     for (int64_t n = n0; n < n1; ++n) {
       const T* xg = x + (n * m.c + gi * m.cg) * g.in_size;
       const T* cols = xg;
@@ -189,7 +198,7 @@ void conv_grad_weight(const T* x, const T* gy, T* gw, T* gb, const Dims& m, cons
     // One small group over many images: fixed image chunks with their own partial sums, added in order.
     const int64_t chunks = std::min<int64_t>(m.n, static_cast<int64_t>(num_threads()));
     const int64_t size = m.mo * m.kc;
-    std::unique_ptr<T[]> part = scratch<T>(chunks * size);
+    std::unique_ptr<T[]> part = scratch<T>(chunks, size);
     parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
       for (int64_t ch = s; ch < e; ++ch) group(0, m.n * ch / chunks, m.n * (ch + 1) / chunks, part.get() + ch * size, false);
     });
@@ -250,6 +259,7 @@ Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options
   const Dims m(xs[0], xs[1], ws[0], options.groups, g);
   std::vector<int64_t> out_sp(g.out + 3 - (xs.rank() - 2), g.out + 3);
   CpuPtr y = alloc(out_shape(xs[0], ws[0], out_sp), a->dtype());
+  if (y->shape().num_elements() == 0) return y;  // no output channels: no columns to build either
   CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     conv_forward<T>(a->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y->data<T>(), m, g);
@@ -324,7 +334,7 @@ Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim
     const T* px = a->data<T>();
     const T* po = off->data<T>();
     const T* pm = mk ? mk->data<T>() : nullptr;
-    std::unique_ptr<T[]> cols = scratch<T>(c * k * l);
+    std::unique_ptr<T[]> cols = scratch<T>(c * k, l);
     for (int64_t img = 0; img < n; ++img) {
       // Columns [C * K, L]: channel ch, tap (i, j) sampled at its offset-group's displaced position.
       parallel_for(c * k, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(l, 1)), [&](int64_t s, int64_t e) {

@@ -216,7 +216,7 @@ BURN_AVX2_FMA void col2im_tile(const float* buf, int64_t ld, int64_t channels, c
             const int64_t l = std::clamp(lo, sp.a, sp.b), h = std::clamp(hi, l, sp.b);
             if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || h == l) continue;
             const float* src = row + sp.off + (l - sp.a);
-            float* d = plane + (iz * g.in[1] + iy) * g.in[2] + ix0 + l * s2;
+            float* d = plane + ((iz * g.in[1] + iy) * g.in[2] + (ix0 + l * s2));  // ix0 alone may be far outside
             const int64_t cnt = h - l;
             if (s2 == 1) {
               for (int64_t o = 0; o < cnt; ++o) d[o] += src[o];
@@ -389,7 +389,7 @@ BURN_AVX2_FMA void build_region(const float* x, const Plan& pl, const Plan::Tile
               for (int64_t o = 0; o < l; ++o) dst[o] = 0.0f;
               const int64_t cnt = h - l;
               float* d = dst + l;
-              const float* src = cnt > 0 ? plane + (iz * g.in[1] + iy) * g.in[2] + ix0[jx] + l * s2 : nullptr;
+              const float* src = cnt > 0 ? plane + ((iz * g.in[1] + iy) * g.in[2] + (ix0[jx] + l * s2)) : nullptr;
               if (cnt <= 0) {
               } else if (s2 == 1) {
                 std::memcpy(d, src, static_cast<size_t>(cnt) * sizeof(float));

@@ -41,9 +41,10 @@ struct Dims {
       : n(n_), c(c_), cout(cout_), groups(groups_), cg(c_ / groups_), mo(cout_ / groups_), kc(c_ / groups_ * g.ksize) {}
 };
 
-// The output positions [lo, hi) of one row whose input index ix0 + o*s lies in [0, n).
+// The output positions [lo, hi) of one row whose input index ix0 + o*s lies in [0, n). Written so
+// that a stride or padding near INT64_MAX does not overflow (-ix0 + s - 1 would).
 inline void valid_span(int64_t ix0, int64_t s, int64_t n, int64_t out, int64_t& lo, int64_t& hi) {
-  lo = ix0 >= 0 ? 0 : (-ix0 + s - 1) / s;
+  lo = ix0 >= 0 ? 0 : (-ix0 - 1) / s + 1;
   hi = ix0 >= n ? 0 : (n - 1 - ix0) / s + 1;
   lo = std::min(lo, out);
   hi = std::clamp(hi, lo, out);
@@ -66,15 +67,16 @@ void im2col_tap(const T* x, T* row, const Geo3& g, int64_t t) {
         std::fill(dst, dst + ow, T(0));
         continue;
       }
-      const T* src = x + (iz * g.in[1] + iy) * g.in[2] + ix0;
+      // Indexed from the row start: ix0 alone may lie far outside it (a huge padding).
+      const T* src = x + (iz * g.in[1] + iy) * g.in[2];
       std::fill(dst, dst + lo, T(0));
       if (g.s[2] == 1) {
-        if (hi > lo) std::memcpy(dst + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(T));
+        if (hi > lo) std::memcpy(dst + lo, src + (ix0 + lo), static_cast<size_t>(hi - lo) * sizeof(T));
       } else if (g.s[2] == 2) {
-        for (int64_t o = lo; o < hi; ++o) dst[o] = src[2 * o];
+        for (int64_t o = lo; o < hi; ++o) dst[o] = src[ix0 + 2 * o];
       } else {
         const int64_t s = g.s[2];
-        for (int64_t o = lo; o < hi; ++o) dst[o] = src[o * s];
+        for (int64_t o = lo; o < hi; ++o) dst[o] = src[ix0 + o * s];
       }
       std::fill(dst + hi, dst + ow, T(0));
     }
@@ -107,12 +109,12 @@ void col2im_channel(const T* col, T* x, const Geo3& g) {
             const int64_t iy = oy * g.s[1] - g.p[1] + ky * g.d[1];
             if (iy < 0 || iy >= g.in[1]) continue;
             const T* src = row + (oz * g.out[1] + oy) * ow;
-            T* dst = x + (iz * g.in[1] + iy) * g.in[2] + ix0;
+            T* dst = x + (iz * g.in[1] + iy) * g.in[2];  // the row start, as in im2col_tap
             if (g.s[2] == 1) {
-              for (int64_t o = lo; o < hi; ++o) dst[o] += src[o];
+              for (int64_t o = lo; o < hi; ++o) dst[ix0 + o] += src[o];
             } else {
               const int64_t s = g.s[2];
-              for (int64_t o = lo; o < hi; ++o) dst[o * s] += src[o];
+              for (int64_t o = lo; o < hi; ++o) dst[ix0 + o * s] += src[o];
             }
           }
         }

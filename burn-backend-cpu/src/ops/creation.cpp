@@ -76,18 +76,15 @@ Prim CpuBackend::cast(Prim x, DType dtype) {
 
 
 Prim CpuBackend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
-  if (step == 0) throw ValueError("arange", "step must be nonzero (start " + std::to_string(start) + ", end " +
-                                                std::to_string(end) + ")");
-  if (dtype == DType::Bool) throw DTypeError("arange", "cannot make a range of bool");
-  int64_t n = 0;
-  if (step > 0 && end > start) n = (end - start + step - 1) / step;
-  if (step < 0 && end < start) n = (start - end - step - 1) / -step;
+  const int64_t n = arange_length(start, end, step, dtype, "arange");
   CpuPtr out = alloc(Shape{n}, dtype);
   visit_dtype(dtype, [&]<DType D>() {
     using S = typename Conv<D>::Storage;
     S* o = out->data<S>();
     parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) o[i] = Conv<D>::store(start + i * step);
+      // start + i * step fits int64 (arange_length), but i * step alone may not: wrap through uint64.
+      for (int64_t i = b; i < e; ++i)
+        o[i] = Conv<D>::store(static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step)));
     });
   });
   return out;

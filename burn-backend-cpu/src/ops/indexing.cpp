@@ -178,7 +178,7 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
         for (int64_t j = 0; j < len; ++j) {
           const int64_t k = ip[w.off[0] + j * istep];
           if (k < 0 || k >= dim_size) index_out_of_range("scatter_add", k, dim, dim_size);
-          op[w.off[2] + k * ostep] += vp[w.off[1] + j * vstep];
+          op[w.off[2] + k * ostep] = wrap_add(op[w.off[2] + k * ostep], vp[w.off[1] + j * vstep]);
         }
       }
     });
@@ -261,7 +261,7 @@ Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
                      for (int64_t i = 0; i < k; ++i) {
                        T* orow = op + (o * dim_size + ip[i]) * inner;
                        const T* vrow = vp + (o * k + i) * inner;
-                       for (int64_t j = j0; j < j1; ++j) orow[j] += vrow[j];
+                       for (int64_t j = j0; j < j1; ++j) orow[j] = wrap_add(orow[j], vrow[j]);
                      }
                    }
                  });

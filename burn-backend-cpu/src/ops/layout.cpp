@@ -42,7 +42,8 @@ CpuPtr slice_view(const CpuPtr& x, const Slices& ranges, const char* op) {
     const int64_t len = r.length();
     if (len > 0) offset += r.start * strides[d];
     dims[d] = len;
-    strides[d] *= r.step;
+    // With one element the stride is never stepped; a huge step must not overflow it.
+    if (len > 1) strides[d] *= r.step;
   }
   return make_view(x, Shape(std::move(dims)), std::move(strides), offset);
 }
@@ -60,7 +61,7 @@ Prim CpuBackend::reshape(Prim x, const Shape& shape) {
     } else if (dims[i] < 0) {
       throw ShapeError("reshape", "invalid target shape " + shape.to_string());
     } else {
-      known *= dims[i];
+      known = checked_mul(known, dims[i], "reshape");
     }
   }
   const int64_t n = t->shape().num_elements();

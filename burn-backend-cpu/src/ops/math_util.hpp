@@ -18,6 +18,23 @@ namespace burn::cpu {
 // Elements per parallel task: big enough to hide the pool's hand-off, small enough to balance.
 inline constexpr int64_t kGrain = 32768;
 
+// Int arithmetic wraps on overflow (as PyTorch) instead of being undefined.
+template <typename T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else return a + b;
+}
+template <typename T>
+inline T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+  else return a - b;
+}
+template <typename T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+  else return a * b;
+}
+
 template <Dtypes S>
 inline void require_dtypes(const char* op, DType d) {
   if (!accepts<S>(d)) throw_dtype(op, dtypes_name(S), d);

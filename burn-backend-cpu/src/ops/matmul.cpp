@@ -87,8 +87,9 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
   rhs.reset();
   require_same_dtype(a->dtype(), b->dtype(), op);
   require_numeric(op, a->dtype());
-  const Shape& sa = a->shape();
-  const Shape& sb = b->shape();
+  // Copies: `a` and `b` may be replaced by contiguous copies below, freeing the views these came from.
+  const Shape sa = a->shape();
+  const Shape sb = b->shape();
   const size_t rank = sa.rank();
   if (rank < 2 || sb.rank() != rank)
     throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");

@@ -21,23 +21,6 @@ constexpr bool nan_of(T v) {
   else return false;
 }
 
-// Int arithmetic wraps on overflow (as PyTorch) instead of being undefined.
-template <typename T>
-inline T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else return a + b;
-}
-template <typename T>
-inline T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
-  else return a - b;
-}
-template <typename T>
-inline T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
-  else return a * b;
-}
-
 // Truncating division; b == -1 is a negation so that INT_MIN / -1 wraps rather than traps.
 template <typename T>
 inline T div_of(T a, T b) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "burn/tensor/detail/sampling_taps.hpp"
 #include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "pool_util.hpp"
@@ -19,34 +20,29 @@ namespace {
 
 constexpr int64_t kRowGrain = 4096;  // output elements per task, roughly
 
-int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
-  const int64_t span = in + pb + pe - d * (k - 1) - 1;
-  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-  if (ceil_mode && (out - 1) * s >= in + pb) --out;
-  return out;
-}
-
 std::vector<int64_t> pool_out_sp(const Shape& s, const PoolOptions& p) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < p.kernel.size(); ++i)
-    out.push_back(out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i], p.dilation[i],
+    out.push_back(module_detail::pool_out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i], p.dilation[i],
                           p.ceil_mode));
   return out;
 }
 
-// The input rows (offsets within a plane) a (od, oh) output row's window covers.
+// The input rows (offsets within a plane) a (od, oh) output row's window covers; only the taps
+// inside the input are visited, so a kernel far larger than the input costs nothing here.
 int64_t window_rows(const Geometry& g, const Pool3& q, int64_t od, int64_t oh, int64_t* rows) {
-  int64_t n = 0;
-  for (int64_t kd = 0; kd < q.k[0]; ++kd) {
-    const int64_t id = od * q.s[0] - q.pb[0] + kd * q.d[0];
-    if (id < 0 || id >= g.in[0]) continue;
-    for (int64_t kh = 0; kh < q.k[1]; ++kh) {
-      const int64_t ih = oh * q.s[1] - q.pb[1] + kh * q.d[1];
-      if (ih < 0 || ih >= g.in[1]) continue;
-      rows[n++] = (id * g.in[1] + ih) * g.in[2];
-    }
-  }
+  int64_t n = 0, d0, d1, h0, h1;
+  const int64_t sd = od * q.s[0] - q.pb[0], sh = oh * q.s[1] - q.pb[1];
+  taps_inside(sd, q.d[0], q.k[0], g.in[0], d0, d1);
+  taps_inside(sh, q.d[1], q.k[1], g.in[1], h0, h1);
+  for (int64_t kd = d0; kd < d1; ++kd)
+    for (int64_t kh = h0; kh < h1; ++kh) rows[n++] = ((sd + kd * q.d[0]) * g.in[1] + sh + kh * q.d[1]) * g.in[2];
   return n;
+}
+
+// Room for window_rows: at most min(k, in) taps per dim lie inside the input.
+int64_t max_window_rows(const Geometry& g, const Pool3& q) {
+  return std::min(q.k[0], g.in[0]) * std::min(q.k[1], g.in[1]);
 }
 
 // Horizontal pass of a max pool: y[o] = max_j t[o * S + j * dil]; fixed (K, S) for the common cases.
@@ -106,10 +102,9 @@ void max_pool_values(const T* x, T* y, const Geometry& g, const Pool3& q) {
   const int64_t rows = g.planes * g.out[0] * g.out[1];
   const int64_t len = scratch_len(g, q), W = g.in[2];
   const T ninf = -std::numeric_limits<T>::infinity();
-  parallel_for(rows, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(1, g.out[2] * q.k[0] * q.k[1] * q.k[2])),
-               [&](int64_t r0, int64_t r1) {
-    std::vector<T> tmp(len, ninf);
-    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+  parallel_for(rows, std::max<int64_t>(1, kRowGrain / window_work(g.out[2], q)), [&](int64_t r0, int64_t r1) {
+    std::vector<T> tmp = workspace<T>(len, ninf);
+    std::vector<int64_t> wr = workspace<int64_t>(max_window_rows(g, q));
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t p = r / (g.out[0] * g.out[1]), od = (r / g.out[1]) % g.out[0], oh = r % g.out[1];
       const int64_t nr = window_rows(g, q, od, oh, wr.data());
@@ -135,9 +130,12 @@ template <typename T>
 void max_pool_indices(const T* x, T* y, int64_t* yi, const Geometry& g, const Pool3& q) {
   const int64_t rows = g.planes * g.out[0] * g.out[1];
   const int64_t W = g.in[2], OW = g.out[2], S = q.s[2];
-  parallel_for(rows, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(1, OW * q.k[0] * q.k[1] * q.k[2])),
-               [&](int64_t r0, int64_t r1) {
-    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+  // Only the horizontal taps that some output of the row sees inside the input: (OW - 1) * S is at
+  // most the input width (padding is at most half the kernel), so this is O(W), not O(kernel).
+  int64_t kw0, kw1;
+  taps_inside((OW - 1) * S - q.pb[2], q.d[2], q.k[2], W + (OW - 1) * S, kw0, kw1);
+  parallel_for(rows, std::max<int64_t>(1, kRowGrain / window_work(OW, q)), [&](int64_t r0, int64_t r1) {
+    std::vector<int64_t> wr = workspace<int64_t>(max_window_rows(g, q));
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t p = r / (g.out[0] * g.out[1]), od = (r / g.out[1]) % g.out[0], oh = r % g.out[1];
       const int64_t nr = window_rows(g, q, od, oh, wr.data());
@@ -148,10 +146,10 @@ void max_pool_indices(const T* x, T* y, int64_t* yi, const Geometry& g, const Po
       std::fill(mi, mi + OW, int64_t{-1});
       for (int64_t i = 0; i < nr; ++i) {
         const T* src = plane + wr[i];
-        for (int64_t kw = 0; kw < q.k[2]; ++kw) {
+        for (int64_t kw = kw0; kw < kw1; ++kw) {
           const int64_t off = kw * q.d[2] - q.pb[2];  // iw = ow * S + off
-          const int64_t lo = std::max<int64_t>(0, off >= 0 ? 0 : (-off + S - 1) / S);
-          const int64_t hi = std::min<int64_t>(OW, W - 1 - off < 0 ? 0 : (W - 1 - off) / S + 1);
+          int64_t lo, hi;
+          taps_inside(off, S, OW, W, lo, hi);  // the outputs whose tap kw lies inside the row
           const int64_t base = wr[i] + off;
           for (int64_t ow = lo; ow < hi; ++ow) {
             const T v = src[ow * S + off];
@@ -185,10 +183,9 @@ void avg_pool_fwd(const T* x, T* y, const Geometry& g, const Pool3& q, bool cip)
   const int64_t len = scratch_len(g, q), W = g.in[2];
   std::vector<T> inv[3];
   for (int i = 0; i < 3; ++i) inv[i] = inv_divisors<T>(g.in[i], g.out[i], q.k[i], q.s[i], q.pb[i], q.pe[i], cip);
-  parallel_for(rows, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(1, g.out[2] * q.k[0] * q.k[1] * q.k[2])),
-               [&](int64_t r0, int64_t r1) {
-    std::vector<T> tmp(len, T(0));
-    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+  parallel_for(rows, std::max<int64_t>(1, kRowGrain / window_work(g.out[2], q)), [&](int64_t r0, int64_t r1) {
+    std::vector<T> tmp = workspace<T>(len, T(0));
+    std::vector<int64_t> wr = workspace<int64_t>(max_window_rows(g, q));
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t p = r / (g.out[0] * g.out[1]), od = (r / g.out[1]) % g.out[0], oh = r % g.out[1];
       const int64_t nr = window_rows(g, q, od, oh, wr.data());
@@ -214,8 +211,8 @@ void avg_pool_bwd(const T* go, T* gi, const Geometry& g, const Pool3& q, bool ci
   std::vector<T> inv[3];
   for (int i = 0; i < 3; ++i) inv[i] = inv_divisors<T>(g.in[i], g.out[i], q.k[i], q.s[i], q.pb[i], q.pe[i], cip);
   parallel_for(g.planes, 1, [&](int64_t p0, int64_t p1) {
-    std::vector<T> tmp(len);
-    std::vector<int64_t> wr(q.k[0] * q.k[1]);
+    std::vector<T> tmp = workspace<T>(len);
+    std::vector<int64_t> wr = workspace<int64_t>(max_window_rows(g, q));
     for (int64_t p = p0; p < p1; ++p) {
       T* plane = gi + p * g.in_len();
       std::fill(plane, plane + g.in_len(), T(0));

@@ -2,7 +2,10 @@
 // (D, H, W) with unit leading dims for 1-D and 2-D, index loading, and per-thread scratch rows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "cpu_tensor.hpp"
@@ -45,6 +48,35 @@ inline Pool3 pool3(const PoolOptions& p) {
     q.d[lead + i] = p.dilation[i];
   }
   return q;
+}
+
+// A host workspace of n elements: OutOfMemory naming the running op past max_alloc_bytes() or when
+// the system refuses it, never std::bad_alloc (a huge kernel makes the padded scratch row huge).
+template <typename T>
+std::vector<T> workspace(int64_t n, T fill = T()) {
+  const size_t bytes = checked_bytes(Shape{n}, sizeof(T), alloc_op());
+  try {
+    return std::vector<T>(static_cast<size_t>(n), fill);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(alloc_op(), "the system refused " + std::to_string(bytes) + " bytes of workspace");
+  }
+}
+
+// The taps [lo, hi) of a window starting at `start` with dilation `d` whose positions lie in [0, n):
+// loops over a huge kernel visit only the taps that touch the input.
+inline void taps_inside(int64_t start, int64_t d, int64_t k, int64_t n, int64_t& lo, int64_t& hi) {
+  lo = start >= 0 ? 0 : (-start - 1) / d + 1;
+  hi = start >= n ? 0 : (n - 1 - start) / d + 1;
+  lo = std::min(lo, k);
+  hi = std::clamp(hi, lo, k);
+}
+
+// Output elements times window taps, saturated at INT64_MAX: a work estimate for task grains.
+inline int64_t window_work(int64_t outputs, const Pool3& q) {
+  int64_t w = std::max<int64_t>(outputs, 1);
+  for (int i = 0; i < 3; ++i)
+    if (__builtin_mul_overflow(w, q.k[i], &w)) return INT64_MAX;
+  return w;
 }
 
 inline Shape out_shape(const Shape& in, const std::vector<int64_t>& sp) {

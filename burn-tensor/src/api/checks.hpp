@@ -1,7 +1,9 @@
 // Private helpers shared by the api/*.cpp files: argument checks that produce the tagged errors.
 #pragma once
 
+#include <new>
 #include <string>
+#include <vector>
 
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/error.hpp"
@@ -10,10 +12,19 @@ namespace burn::api::detail {
 
 inline std::string dt(DType d) { return std::string(dtype_name(d)); }
 
-// The backend of a handle; a default-constructed tensor has none.
+// The backend of a handle; a default-constructed tensor has none. Every api entry passes here (or
+// through dev), which records the op for errors raised inside the backend (see current_op).
 inline Backend& be(const H& h, const char* op) {
-  if (!h.prim || !h.device.backend()) throw ValueError(op, "the tensor is empty (default-constructed)");
+  set_current_op(op);
+  if (!h.prim || !h.device.backend()) throw_empty_tensor(op);
   return *h.device.backend();
+}
+
+// The backend of a device given to a creation function; a default-constructed Device has none.
+inline Backend& dev(const Device& d, const char* op) {
+  set_current_op(op);
+  if (!d.backend()) throw DeviceError(op, "no device (a default-constructed Device); use Device::get(\"cpu\")");
+  return *d.backend();
 }
 
 inline void same_device(const H& a, const H& b, const char* op) {
@@ -51,14 +62,28 @@ inline void require_index(const H& h, const char* op) {
   if (d != DType::I64 && d != DType::I32)
     throw DTypeError(op, "indices must be i64 or i32, got " + dt(d));
 }
-inline void check_shape(const Shape& s, const char* op) {
-  for (int64_t d : s)
-    if (d < 0) throw ShapeError(op, "negative dim in shape " + s.to_string());
-}
+// A shape asked for by the caller: no negative dim, an element count that int64 holds.
+inline void check_shape(const Shape& s, const char* op) { checked_num_elements(s, op); }
 
-inline const Shape& shape(const H& h) { return h.prim->shape(); }
-inline size_t rank(const H& h) { return h.prim->shape().rank(); }
+// Shape and rank of a handle; checked, since some ops read them before they reach be().
+inline const Shape& shape(const H& h) {
+  if (!h.prim) throw_empty_tensor("shape");
+  return h.prim->shape();
+}
+inline size_t rank(const H& h) { return shape(h).rank(); }
 inline H with(const H& like, Prim p) { return H{like.device, std::move(p)}; }
+
+// A host buffer of n elements for a composite's tables and index lists: OutOfMemory naming `op`
+// and the bytes past max_alloc_bytes() or when the system refuses them, never std::bad_alloc.
+template <typename T>
+std::vector<T> host_vector(int64_t n, const char* op, T fill = T()) {
+  const size_t bytes = checked_bytes(Shape{n}, sizeof(T), op);
+  try {
+    return std::vector<T>(static_cast<size_t>(n), fill);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(op, "the system refused " + std::to_string(bytes) + " bytes of host memory");
+  }
+}
 
 inline const char* name_of(OpId op) { return op_info(op).name; }
 

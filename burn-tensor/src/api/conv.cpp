@@ -58,20 +58,21 @@ Shape conv_shape(const H& x, const H& w, ConvOptions& o, const char* op) {
   if (ws[0] % o.groups != 0)
     throw ShapeError(op, "groups " + std::to_string(o.groups) + " does not divide the weight's " +
                              std::to_string(ws[0]) + " output channels");
-  if (ws[1] * o.groups != xs[1])
+  if (checked_mul(ws[1], o.groups, op) != xs[1])
     throw ShapeError(op, "weight " + ws.to_string() + " expects " + std::to_string(ws[1] * o.groups) +
                              " input channels (groups " + std::to_string(o.groups) + ") but the input " +
                              xs.to_string() + " has " + std::to_string(xs[1]));
   std::vector<int64_t> out{xs[0], ws[0]};
   for (size_t d = 0; d < sd; ++d) {
-    const int64_t padded = xs[d + 2] + o.padding[d] + o.padding_end[d];
-    const int64_t eff = o.dilation[d] * (ws[d + 2] - 1) + 1;
+    const int64_t padded = checked_add(xs[d + 2], checked_add(o.padding[d], o.padding_end[d], op), op);
+    const int64_t eff = dilated_extent(o.dilation[d], ws[d + 2], op);
     if (eff > padded)
       throw ShapeError(op, "kernel " + dims_text(std::vector<int64_t>(ws.dims().begin() + 2, ws.dims().end())) + " (dilated extent " +
                                std::to_string(eff) + ") is larger than the padded input (" + std::to_string(padded) +
                                ") on spatial dim " + std::to_string(d) + " of input " + xs.to_string());
     out.push_back((padded - eff) / o.stride[d] + 1);
   }
+  check_output(Shape(out), x, op);
   return Shape(out);
 }
 
@@ -96,19 +97,25 @@ Shape conv_transpose_shape(const H& x, const H& w, ConvTransposeOptions& o, cons
     throw ShapeError(op, "weight " + ws.to_string() + " ([C_in, C_out / groups, k...]) expects " +
                              std::to_string(ws[0]) + " input channels but the input " + xs.to_string() + " has " +
                              std::to_string(xs[1]));
-  std::vector<int64_t> out{xs[0], ws[1] * o.groups};
+  std::vector<int64_t> out{xs[0], checked_mul(ws[1], o.groups, op)};
   for (size_t d = 0; d < sd; ++d) {
     if (o.padding_out[d] >= std::max(o.stride[d], o.dilation[d]))
       throw ValueError(op, "padding_out " + dims_text(o.padding_out) + " must be smaller than the stride " + dims_text(o.stride) +
                                " or the dilation " + dims_text(o.dilation));
-    const int64_t n = (xs[d + 2] - 1) * o.stride[d] - 2 * o.padding[d] + o.dilation[d] * (ws[d + 2] - 1) +
-                      o.padding_out[d] + 1;
-    if (n <= 0)
-      throw ShapeError(op, "output size " + std::to_string(n) + " <= 0 on spatial dim " + std::to_string(d) +
-                               " (input " + xs.to_string() + ", weight " + ws.to_string() + ", padding " +
-                               dims_text(o.padding) + ")");
-    out.push_back(n);
+    // (in - 1) * stride - 2 * padding + dilation * (k - 1) + padding_out + 1, in 128 bits: each term
+    // may be near INT64_MAX; only the result has to fit.
+    const __int128 n128 = static_cast<__int128>(xs[d + 2] - 1) * o.stride[d] - 2 * static_cast<__int128>(o.padding[d]) +
+                          static_cast<__int128>(o.dilation[d]) * (ws[d + 2] - 1) + o.padding_out[d] + 1;
+    if (n128 > INT64_MAX)
+      throw ShapeError(op, "output size on spatial dim " + std::to_string(d) + " overflows int64 (input " +
+                               xs.to_string() + ", stride " + dims_text(o.stride) + ", dilation " + dims_text(o.dilation) + ")");
+    if (n128 <= 0)  // before narrowing: a huge padding makes it far below INT64_MIN
+      throw ShapeError(op, "output size " + (n128 >= INT64_MIN ? std::to_string(static_cast<int64_t>(n128)) : "below INT64_MIN") +
+                               " <= 0 on spatial dim " + std::to_string(d) + " (input " + xs.to_string() + ", weight " +
+                               ws.to_string() + ", padding " + dims_text(o.padding) + ")");
+    out.push_back(static_cast<int64_t>(n128));
   }
+  check_output(Shape(out), x, op);
   return Shape(out);
 }
 
@@ -125,8 +132,8 @@ std::vector<int64_t> unfold_blocks(const std::vector<int64_t>& spatial, UnfoldOp
   require_non_negative(o.padding, op, "padding");
   std::vector<int64_t> blocks(2);
   for (size_t d = 0; d < 2; ++d) {
-    const int64_t padded = spatial[d] + 2 * o.padding[d];
-    const int64_t eff = o.dilation[d] * (o.kernel[d] - 1) + 1;
+    const int64_t padded = checked_add(spatial[d], checked_mul(2, o.padding[d], op), op);
+    const int64_t eff = dilated_extent(o.dilation[d], o.kernel[d], op);
     if (eff > padded)
       throw ShapeError(op, "kernel " + dims_text(o.kernel) + " (dilated extent " + std::to_string(eff) +
                                ") is larger than the padded size " + std::to_string(padded) + " of spatial dims " +
@@ -210,21 +217,23 @@ H deform_conv2d(H x, const H& offset, const H& weight, const OptH& mask, const O
   if (c % o.offset_groups != 0)
     throw ShapeError(op, "offset_groups " + std::to_string(o.offset_groups) + " does not divide the input's " +
                              std::to_string(c) + " channels");
-  if (ws[1] * o.weight_groups != c)
+  if (checked_mul(ws[1], o.weight_groups, op) != c)
     throw ShapeError(op, "weight " + ws.to_string() + " expects " + std::to_string(ws[1] * o.weight_groups) +
                              " input channels (weight_groups " + std::to_string(o.weight_groups) +
                              ") but the input " + xs.to_string() + " has " + std::to_string(c));
   std::vector<int64_t> out_hw(2);
   for (size_t d = 0; d < 2; ++d) {
-    const int64_t padded = xs[d + 2] + 2 * o.padding[d];
-    const int64_t eff = o.dilation[d] * (ws[d + 2] - 1) + 1;
+    const int64_t padded = checked_add(xs[d + 2], checked_mul(2, o.padding[d], op), op);
+    const int64_t eff = dilated_extent(o.dilation[d], ws[d + 2], op);
     if (eff > padded)
       throw ShapeError(op, "kernel [" + std::to_string(kh) + ", " + std::to_string(kw) +
                                "] is larger than the padded input " + std::to_string(padded) + " on spatial dim " +
                                std::to_string(d));
     out_hw[d] = (padded - eff) / o.stride[d] + 1;
   }
-  const Shape want_off{xs[0], 2 * o.offset_groups * kh * kw, out_hw[0], out_hw[1]};
+  const int64_t taps = checked_mul(checked_mul(o.offset_groups, kh, op), kw, op);
+  check_output(Shape{xs[0], ws[0], out_hw[0], out_hw[1]}, x, op);
+  const Shape want_off{xs[0], checked_mul(2, taps, op), out_hw[0], out_hw[1]};
   if (shape(offset) != want_off)
     throw ShapeError(op, "offset " + shape(offset).to_string() + " must be " + want_off.to_string() +
                              " ([N, 2 * offset_groups * kh * kw, H_out, W_out])");
@@ -232,7 +241,7 @@ H deform_conv2d(H x, const H& offset, const H& weight, const OptH& mask, const O
     same_device(x, *mask, op);
     if (mask->prim->dtype() != x.prim->dtype())
       throw DTypeError(op, "mask is " + dt(mask->prim->dtype()) + " but the input is " + dt(x.prim->dtype()));
-    const Shape want_mask{xs[0], o.offset_groups * kh * kw, out_hw[0], out_hw[1]};
+    const Shape want_mask{xs[0], taps, out_hw[0], out_hw[1]};
     if (shape(*mask) != want_mask)
       throw ShapeError(op, "mask " + shape(*mask).to_string() + " must be " + want_mask.to_string() +
                                " ([N, offset_groups * kh * kw, H_out, W_out])");
@@ -249,7 +258,9 @@ H unfold(H x, const UnfoldOptions& options) {
   require_float(x, op);
   if (rank(x) != 4) throw ShapeError(op, "input must be [N, C, H, W], got shape " + shape(x).to_string());
   UnfoldOptions o = options;
-  unfold_blocks({shape(x)[2], shape(x)[3]}, o, op);
+  const std::vector<int64_t> blocks = unfold_blocks({shape(x)[2], shape(x)[3]}, o, op);
+  const int64_t rows = checked_mul(shape(x)[1], checked_mul(o.kernel[0], o.kernel[1], op), op);
+  check_output(Shape{shape(x)[0], rows, checked_mul(blocks[0], blocks[1], op)}, x, op);
   return with(x, b.unfold(std::move(x.prim), o));
 }
 
@@ -264,11 +275,12 @@ H fold(H cols, const std::vector<int64_t>& output_size, const UnfoldOptions& opt
   UnfoldOptions o = options;
   const std::vector<int64_t> blocks = unfold_blocks(size, o, op);
   const Shape& cs = shape(cols);
-  const int64_t k = o.kernel[0] * o.kernel[1];
+  const int64_t k = checked_mul(o.kernel[0], o.kernel[1], op);
   if (cs[1] % k != 0)
     throw ShapeError(op, "dim 1 of the input " + cs.to_string() + " is not divisible by the kernel's " +
                              std::to_string(k) + " positions " + dims_text(o.kernel));
-  if (cs[2] != blocks[0] * blocks[1])
+  check_output(Shape{cs[0], cs[1] / k, size[0], size[1]}, cols, op);
+  if (cs[2] != checked_mul(blocks[0], blocks[1], op))
     throw ShapeError(op, "the input " + cs.to_string() + " has " + std::to_string(cs[2]) + " blocks but output_size " +
                              dims_text(size) + " with these options gives " + std::to_string(blocks[0] * blocks[1]));
   return with(cols, b.fold(std::move(cols.prim), Shape(size), o));

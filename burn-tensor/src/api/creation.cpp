@@ -14,6 +14,10 @@ Kind kind_of(DType d) { return is_float(d) ? Kind::Float : is_bool(d) ? Kind::Bo
 
 DType default_dtype(Kind k) { return k == Kind::Float ? DType::F32 : k == Kind::Int ? DType::I64 : DType::Bool; }
 
+void throw_empty_tensor(const char* op) {
+  throw ValueError(op, "the tensor is empty (default-constructed or moved-from)");
+}
+
 void check_tensor(const H& h, size_t r, Kind kind, const char* op) {
   if (!h.prim) throw ValueError(op, "null tensor primitive");
   if (h.prim->shape().rank() != r)
@@ -26,42 +30,50 @@ void check_tensor(const H& h, size_t r, Kind kind, const char* op) {
 }
 
 H empty(const Device& d, const Shape& s, DType t) {
-  check_shape(s, "empty");
-  return {d, d->empty(s, t)};
+  Backend& b = dev(d, "empty");
+  checked_bytes(s, dtype_size(t), "empty");
+  return {d, b.empty(s, t)};
 }
 
 H full(const Device& d, const Shape& s, Scalar v, DType t) {
-  check_shape(s, "full");
-  return {d, d->full(s, v, t)};
+  Backend& b = dev(d, "full");
+  checked_bytes(s, dtype_size(t), "full");
+  return {d, b.full(s, v, t)};
 }
 
 H from_data(const Device& d, const TensorData& data, Kind kind) {
-  if (kind_of(data.dtype()) == kind) return {d, d->from_data(data)};
-  return {d, d->from_data(data.convert(default_dtype(kind)))};
+  Backend& b = dev(d, "from_data");
+  if (kind_of(data.dtype()) == kind) return {d, b.from_data(data)};
+  return {d, b.from_data(data.convert(default_dtype(kind)))};
 }
 
 H arange(const Device& d, int64_t start, int64_t end, int64_t step, DType t) {
-  if (step == 0) throw ValueError("arange", "step must be non-zero");
-  return {d, d->arange(start, end, step, t)};
+  Backend& b = dev(d, "arange");
+  checked_bytes(Shape{arange_length(start, end, step, t, "arange")}, dtype_size(t), "arange");
+  return {d, b.arange(start, end, step, t)};
 }
 
 H eye(const Device& d, int64_t n, int64_t m, DType t) {
+  Backend& b = dev(d, "eye");
   if (n < 0 || m < 0) throw ShapeError("eye", "negative size " + std::to_string(n) + " x " + std::to_string(m));
-  Prim rows = d->reshape(d->arange(0, n, 1, DType::I64), Shape{n, 1});
-  Prim cols = d->reshape(d->arange(0, m, 1, DType::I64), Shape{1, m});
-  return {d, d->cast(d->equal(std::move(rows), std::move(cols)), t)};
+  checked_bytes(Shape{n, m}, dtype_size(t), "eye");
+  Prim rows = b.reshape(b.arange(0, n, 1, DType::I64), Shape{n, 1});
+  Prim cols = b.reshape(b.arange(0, m, 1, DType::I64), Shape{1, m});
+  return {d, b.cast(b.equal(std::move(rows), std::move(cols)), t)};
 }
 
 H random(const Device& d, const Shape& s, const Distribution& dist, DType t) {
-  check_shape(s, "random");
-  return {d, d->random(s, dist, t)};
+  Backend& b = dev(d, "random");
+  checked_bytes(s, dtype_size(t), "random");
+  return {d, b.random(s, dist, t)};
 }
 
 TensorData into_data(const H& h) { return be(h, "into_data").into_data(h.prim); }
 
 H to_device(const H& h, const Device& d) {
+  Backend& b = dev(d, "to_device");
   if (h.device == d) return h;
-  return {d, d->from_data(into_data(h))};
+  return {d, b.from_data(into_data(h))};
 }
 
 H cast(H h, DType t) {
@@ -125,7 +137,7 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
   const char* op = "categorical";
   be(weights, op);
   require_float(weights, op);
-  if (rank(weights) > 2) throw ShapeError(op, "weights must be 1-D or 2-D (rows of class weights), got shape " + shape(weights).to_string());
+  if (rank(weights) == 0 || rank(weights) > 2) throw ShapeError(op, "weights must be 1-D or 2-D (rows of class weights), got shape " + shape(weights).to_string());
   if (num_samples <= 0) throw ValueError(op, "num_samples must be positive, got " + std::to_string(num_samples));
   const bool one_row = rank(weights) == 1;
   H w = cast(detach(weights), DType::F64);
@@ -182,6 +194,7 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
 }
 
 std::string to_string(const H& h) {
+  be(h, "to_string");
   std::ostringstream os;
   os << "Tensor {\n  data:\n" << into_data(h).to_string() << ",\n  shape:  " << shape(h).to_string()
      << ",\n  device:  " << h.device.name() << ",\n  dtype:  " << dt(h.prim->dtype()) << ",\n}";

@@ -17,6 +17,9 @@ H embedding(H weight, const H& indices) {
   require_index(indices, op);
   if (rank(weight) != 2) throw ShapeError(op, "weight must be [num_embeddings, dim], got " + shape(weight).to_string());
   if (is_bool(weight.prim->dtype())) throw DTypeError(op, "weight must be numeric, got bool");
+  std::vector<int64_t> out = shape(indices).dims();
+  out.push_back(shape(weight)[1]);
+  checked_bytes(Shape(out), dtype_size(weight.prim->dtype()), op);
   return with(weight, be(weight, op).embedding(std::move(weight.prim), indices.prim));
 }
 

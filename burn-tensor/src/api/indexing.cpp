@@ -22,6 +22,8 @@ void check_index_1d(const H& idx, const char* op) {
 // Bool mask of shape `s`: true where col - row compares with `diagonal` as `keep` says.
 H triangle(const Device& d, const Shape& s, int64_t diagonal, bool lower, const char* op) {
   if (s.rank() < 2) throw ShapeError(op, "needs at least 2 dims, got shape " + s.to_string());
+  dev(d, op);
+  checked_bytes(s, 1, op);
   int64_t rows = s[s.rank() - 2], cols = s[s.rank() - 1];
   Prim r = d->reshape(d->arange(0, rows, 1, DType::I64), Shape{rows, 1});
   Prim c = d->reshape(d->arange(0, cols, 1, DType::I64), Shape{1, cols});
@@ -68,6 +70,7 @@ std::pair<int64_t, Shape> nd_shapes(const H& h, const H& indices, const char* op
   require_index(indices, op);
   const Shape& s = shape(h);
   const Shape& is = shape(indices);
+  if (is.rank() == 0) throw ShapeError(op, "indices must have a last dim holding the index tuples, got a 0-d tensor");
   const int64_t k = is[is.rank() - 1];
   if (k < 1 || k > static_cast<int64_t>(s.rank()))
     throw ShapeError(op, "the last dim of indices " + is.to_string() + " must be in [1, " + std::to_string(s.rank()) +
@@ -175,11 +178,13 @@ Hs nonzero(const H& h) {
 H one_hot(const H& h, int64_t num_classes, DType t) {
   Backend& b = be(h, "one_hot");
   if (!is_int(h.prim->dtype())) throw DTypeError("one_hot", "expected an int tensor, got " + dt(h.prim->dtype()));
+  if (num_classes == 0 || num_classes < -1)
+    throw ValueError("one_hot", "num_classes must be positive (or -1 to infer it), got " + std::to_string(num_classes));
   int64_t n = shape(h).num_elements();
   if (n > 0) {
     int64_t lo = b.into_data(b.min(h.prim)).convert(DType::I64).to_vec<int64_t>()[0];
     int64_t hi = b.into_data(b.max(h.prim)).convert(DType::I64).to_vec<int64_t>()[0];
-    if (num_classes == -1) num_classes = hi + 1;
+    if (num_classes == -1) num_classes = checked_add(hi, 1, "one_hot");
     if (lo < 0 || hi >= num_classes)
       throw IndexError("one_hot", "class values must be in [0, " + std::to_string(num_classes) + "), found " +
                                       std::to_string(lo < 0 ? lo : hi));
@@ -187,6 +192,9 @@ H one_hot(const H& h, int64_t num_classes, DType t) {
     throw ValueError("one_hot", "cannot infer num_classes from an empty tensor");
   }
   if (num_classes <= 0) throw ValueError("one_hot", "num_classes must be positive, got " + std::to_string(num_classes));
+  std::vector<int64_t> out = shape(h).dims();
+  out.push_back(num_classes);
+  checked_bytes(Shape(out), dtype_size(t), "one_hot");
   H x = unsqueeze_dims(cast(h, DType::I64), {-1});
   std::vector<int64_t> cls_shape(rank(x), 1);
   cls_shape.back() = num_classes;

@@ -34,7 +34,8 @@ std::pair<SliceRange, bool> normalize_slice(const Slice& s, int64_t n, size_t di
   int64_t start = s.start ? clampi(*s.start) : 0;
   int64_t end = s.end ? clampi(*s.end) : n;
   if (end < start) end = start;
-  int64_t step = s.step > 0 ? s.step : -s.step;
+  // |INT64_MIN| does not fit; any step of at least the dim's size selects one element anyway.
+  int64_t step = s.step > 0 ? s.step : s.step == INT64_MIN ? INT64_MAX : -s.step;
   if (s.step > 0 || end == start) return {{start, end, step}, s.step < 0};
   // Walking [start, end) backwards from end - 1 selects the elements congruent to end - 1.
   int64_t first = start + (end - 1 - start) % step;
@@ -76,7 +77,7 @@ H reshape(H h, const std::vector<int64_t>& dims) {
     } else if (dims[i] < 0) {
       throw ShapeError("reshape", "invalid dim " + std::to_string(dims[i]) + " in " + Shape(dims).to_string());
     } else {
-      known *= dims[i];
+      known = checked_mul(known, dims[i], "reshape");
     }
   }
   std::vector<int64_t> out = dims;
@@ -91,6 +92,7 @@ H reshape(H h, const std::vector<int64_t>& dims) {
                                     " elements) to " + Shape(dims).to_string());
   }
   Shape target(std::move(out));
+  check_shape(target, "reshape");  // {0, 2^62, 2^62} holds 0 elements but its strides overflow
   if (target == shape(h)) return h;
   return with(h, b.reshape(std::move(h.prim), target));
 }
@@ -181,9 +183,10 @@ H expand(H h, const std::vector<int64_t>& dims) {
       out[i] = dims[i];
     }
   }
+  Shape target(std::move(out));
+  check_shape(target, "expand");  // a view, but its element count must still fit int64
   Prim p = std::move(h.prim);
   if (lead) p = b.reshape(std::move(p), Shape(in));
-  Shape target(std::move(out));
   if (target == p->shape()) return with(h, std::move(p));
   return with(h, b.expand(std::move(p), target));
 }
@@ -219,15 +222,19 @@ H repeat(H h, const std::vector<int64_t>& sizes) {
   if (sizes.size() < rank(h))
     throw ShapeError("repeat", std::to_string(sizes.size()) + " repeat counts for a tensor of rank " +
                                    std::to_string(rank(h)));
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] < 0) throw ValueError("repeat", "negative repeat count " + std::to_string(sizes[d]) + " for dim " + std::to_string(d));
   if (sizes.size() > rank(h)) {
     std::vector<int64_t> lead(sizes.size() - rank(h));
     std::iota(lead.begin(), lead.end(), 0);
     h = unsqueeze_dims(std::move(h), lead);
   }
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] < 0) throw ValueError("repeat", "negative repeat count " + std::to_string(sizes[d]) + " for dim " + std::to_string(d));
+  // The whole output must be countable (and allocatable) before the first copy is made.
+  std::vector<int64_t> out = shape(h).dims();
+  for (size_t d = 0; d < sizes.size(); ++d) out[d] = checked_mul(out[d], sizes[d], "repeat");
+  checked_bytes(Shape(out), dtype_size(h.prim->dtype()), "repeat");
+  for (size_t d = 0; d < sizes.size(); ++d)
     if (sizes[d] != 1) h = with(h, b.repeat_dim(std::move(h.prim), d, sizes[d]));
-  }
   return h;
 }
 
@@ -235,7 +242,7 @@ H narrow(H h, int64_t dim, int64_t start, int64_t length) {
   size_t d = normalize_dim(dim, rank(h), "narrow");
   int64_t n = shape(h)[d];
   int64_t s = start < 0 ? start + n : start;
-  if (s < 0 || length < 0 || s + length > n)
+  if (s < 0 || s > n || length < 0 || length > n - s)  // not s + length > n: that can overflow
     throw IndexError("narrow", "start " + std::to_string(start) + " and length " + std::to_string(length) +
                                    " exceed dim " + std::to_string(d) + " of size " + std::to_string(n));
   std::vector<Slice> sl(d + 1);
@@ -269,8 +276,10 @@ Hs split(H h, int64_t size, int64_t dim) {
   if (size <= 0) throw ValueError("split", "split size must be positive, got " + std::to_string(size));
   size_t d = normalize_dim(dim, rank(h), "split");
   int64_t n = shape(h)[d];
+  // One handle per piece: an expanded dim of 2^62 split by 1 is refused, not 2^62 push_backs.
+  checked_bytes(Shape{n / size + 1}, sizeof(H) + sizeof(int64_t), "split");
   std::vector<int64_t> sizes;
-  for (int64_t at = 0; at < n; at += size) sizes.push_back(std::min(size, n - at));
+  for (int64_t at = 0; at < n; at += std::min(size, n - at)) sizes.push_back(std::min(size, n - at));
   if (sizes.empty()) sizes.push_back(0);
   return split_with_sizes(std::move(h), sizes, dim);
 }
@@ -279,7 +288,7 @@ Hs chunk(H h, int64_t chunks, int64_t dim) {
   if (chunks <= 0) throw ValueError("chunk", "number of chunks must be positive, got " + std::to_string(chunks));
   size_t d = normalize_dim(dim, rank(h), "chunk");
   int64_t n = shape(h)[d];
-  int64_t size = std::max<int64_t>(1, (n + chunks - 1) / chunks);
+  int64_t size = n == 0 ? 1 : (n - 1) / chunks + 1;  // ceil(n / chunks) without overflowing n + chunks
   return split(std::move(h), size, static_cast<int64_t>(d));
 }
 
@@ -302,6 +311,9 @@ H cat(const Hs& hs, int64_t dim) {
                                   shape(first).to_string() + " (they may differ only in dim " + std::to_string(d) + ")");
     prims.push_back(hs[i].prim);
   }
+  Shape out = shape(first);
+  for (size_t i = 1; i < hs.size(); ++i) out[d] = checked_add(out[d], shape(hs[i])[d], "cat");
+  check_shape(out, "cat");
   if (prims.size() == 1) return first;
   return with(first, b.cat(prims, d));
 }
@@ -362,7 +374,10 @@ H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value) {
     int64_t left = pads[2 * i], right = pads[2 * i + 1], n = shape(h)[d];
     if (left == 0 && right == 0) continue;
     if (mode == PadMode::Constant) {
-      // Negative padding crops, as in torch.nn.functional.pad.
+      // Negative padding crops, as in torch.nn.functional.pad; compared before negating (INT64_MIN).
+      if (left < -n || right < -n)
+        throw ShapeError("pad", "negative padding " + std::to_string(left) + ", " + std::to_string(right) +
+                                    " removes more than dim " + std::to_string(d) + " of size " + std::to_string(n));
       int64_t crop_l = std::max<int64_t>(0, -left), crop_r = std::max<int64_t>(0, -right);
       if (crop_l + crop_r > n)
         throw ShapeError("pad", "negative padding " + std::to_string(left) + ", " + std::to_string(right) +
@@ -372,7 +387,8 @@ H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value) {
       if (pl == 0 && pr == 0) continue;
       std::vector<int64_t> dims = shape(h).dims();
       int64_t inner = dims[d];
-      dims[d] += pl + pr;
+      dims[d] = checked_add(dims[d], checked_add(pl, pr, "pad"), "pad");
+      checked_bytes(Shape(dims), dtype_size(h.prim->dtype()), "pad");
       H out{h.device, b.full(Shape(dims), value, h.prim->dtype())};
       std::vector<Slice> region(d + 1);
       region[d] = Slice::range(pl, pl + inner);
@@ -385,6 +401,11 @@ H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value) {
         throw ShapeError("pad", "reflect padding " + std::to_string(left) + ", " + std::to_string(right) +
                                     " must be smaller than dim " + std::to_string(d) + " of size " + std::to_string(n));
       if (n == 0) throw ShapeError("pad", std::string(name) + " padding of an empty dim " + std::to_string(d));
+      // The output and the index list are checked before the list is built.
+      std::vector<int64_t> dims = shape(h).dims();
+      dims[d] = checked_add(n, checked_add(left, right, "pad"), "pad");
+      checked_bytes(Shape(dims), dtype_size(h.prim->dtype()), "pad");
+      checked_bytes(Shape{dims[d]}, sizeof(int64_t), "pad");
       std::vector<int64_t> idx;
       for (int64_t i = -left; i < n + right; ++i) {
         int64_t j = mode == PadMode::Reflect ? (i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i) : std::clamp<int64_t>(i, 0, n - 1);
@@ -472,6 +493,7 @@ H unfold(H h, int64_t dim, int64_t size, int64_t step) {
 Hs iter_dim(const H& h, int64_t dim) {
   be(h, "iter_dim");
   const size_t d = normalize_dim(dim, rank(h), "iter_dim");
+  checked_bytes(Shape{shape(h)[d]}, sizeof(H), "iter_dim");  // one handle per index, as split
   Hs out;
   for (int64_t i = 0; i < shape(h)[d]; ++i) out.push_back(narrow(h, static_cast<int64_t>(d), i, 1));
   return out;

@@ -147,16 +147,17 @@ H diag(H x, int64_t offset) {
   require_numeric(x, op);
   const Device& d = x.device;
   if (rank(x) == 1) {
-    const int64_t n = shape(x)[0], size = n + std::abs(offset);
-    std::vector<int64_t> pos(static_cast<size_t>(n));
+    // size = n + |offset| and the size x size output, overflow-checked (std::abs(INT64_MIN) is undefined)
+    const int64_t n = shape(x)[0], size = checked_add(n, offset >= 0 ? offset : checked_mul(offset, -1, op), op);
+    H flat = full(d, Shape{checked_mul(size, size, op)}, 0, x.prim->dtype());
+    std::vector<int64_t> pos = host_vector<int64_t>(n, op);
     for (int64_t i = 0; i < n; ++i) pos[i] = offset >= 0 ? i * size + i + offset : (i - offset) * size + i;
-    H flat = full(d, Shape{size * size}, 0, x.prim->dtype());
     H idx = from_data(d, TensorData::from_vector(pos, Shape{n}), Kind::Int);
     return reshape(select_assign(std::move(flat), 0, idx, x), {size, size});
   }
   auto [m, n] = matrix_dims(x, op);
   const int64_t len = std::max<int64_t>(0, offset >= 0 ? std::min(m, n - offset) : std::min(m + offset, n));
-  const int64_t start = offset >= 0 ? offset : -offset * n;
+  const int64_t start = len == 0 ? 0 : offset >= 0 ? offset : -offset * n;  // |offset| < m when len > 0
   std::vector<int64_t> pos(static_cast<size_t>(len));
   for (int64_t i = 0; i < len; ++i) pos[i] = start + i * (n + 1);
   H idx = from_data(d, TensorData::from_vector(pos, Shape{len}), Kind::Int);

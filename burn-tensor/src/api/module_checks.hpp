@@ -63,6 +63,12 @@ inline void require_nonempty_planes(const H& x, const char* op) {
     if (d <= 0) throw ShapeError(op, "input shape " + shape(x).to_string() + " has an empty dim");
 }
 
+// The output of a module op must be countable and allocatable before a backend (or a DEFAULT body that
+// builds host-side tap tables for it) starts: OutOfMemory / ShapeError naming the op otherwise.
+inline void check_output(const Shape& out, const H& like, const char* op) {
+  checked_bytes(out, dtype_size(like.prim->dtype()), op);
+}
+
 inline std::vector<int64_t> checked_output_size(const H& x, const std::vector<int64_t>& size, const char* op) {
   const size_t n = spatial_rank(x, op);
   if (size.size() != n)
@@ -70,7 +76,13 @@ inline std::vector<int64_t> checked_output_size(const H& x, const std::vector<in
                              shape(x).to_string());
   for (int64_t s : size)
     if (s <= 0) throw ValueError(op, "output size must be positive, got " + dims_text(size));
+  check_output(nc_with(x, size), x, op);
   return size;
+}
+
+// The extent d * (k - 1) + 1 of a dilated kernel, overflow-checked.
+inline int64_t dilated_extent(int64_t dilation, int64_t kernel, const char* op) {
+  return checked_add(checked_mul(dilation, kernel - 1, op), 1, op);
 }
 
 }  // namespace burn::api::detail

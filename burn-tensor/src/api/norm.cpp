@@ -58,6 +58,8 @@ void check_groups(const H& x, int64_t groups, const char* op) {
   if (c % groups != 0)
     throw ValueError(op, "num_groups " + std::to_string(groups) + " does not divide the " + std::to_string(c) +
                              " channels of input " + shape(x).to_string());
+  // Kernels count N * num_groups rows: any num_groups divides 0 channels, so that can overflow.
+  checked_mul(shape(x)[0], groups, op);
 }
 
 H null_like(const H& x) { return H{x.device, nullptr}; }

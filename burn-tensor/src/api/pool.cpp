@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "burn/tensor/detail/sampling_taps.hpp"
 #include "burn/tensor/module.hpp"
 #include "module_checks.hpp"
 
@@ -35,11 +36,11 @@ PoolOptions normalise_pool(const H& x, const PoolOptions& o, bool is_max, const 
     for (int64_t d : p.dilation)
       if (d != 1) throw ValueError(op, "average pools take no dilation, got " + dims_text(p.dilation));
   for (size_t i = 0; i < n; ++i) {
-    const int64_t eff = p.dilation[i] * (p.kernel[i] - 1) + 1;
+    const int64_t eff = dilated_extent(p.dilation[i], p.kernel[i], op);
     if (p.padding[i] > eff / 2 || p.padding_end[i] > eff / 2)
       throw ValueError(op, "padding " + dims_text(p.padding) + " / " + dims_text(p.padding_end) +
                                " must be at most half of the (dilated) kernel " + dims_text(p.kernel));
-    const int64_t in = shape(x)[i + 2] + p.padding[i] + p.padding_end[i];
+    const int64_t in = checked_add(shape(x)[i + 2], checked_add(p.padding[i], p.padding_end[i], op), op);
     if (eff > in)
       throw ShapeError(op, "kernel " + dims_text(p.kernel) + " (dilation " + dims_text(p.dilation) +
                                ") is larger than the padded input " + shape(x).to_string());
@@ -55,24 +56,21 @@ void check_indices(const H& x, const H& g, const H& idx, const char* op) {
     throw ShapeError(op, "indices have shape " + shape(idx).to_string() + ", grad_out " + shape(g).to_string());
 }
 
-// Output length of a pool along one dim (PyTorch's rule, padding_end as the after-padding).
-int64_t pool_output_len(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
-  const int64_t span = in + pb + pe - d * (k - 1) - 1;
-  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-  // the last window must start inside the input or the leading padding
-  if (ceil_mode && (out - 1) * s >= in + pb) --out;
-  return out;
-}
-
 std::vector<int64_t> pool_out_spatial(const H& x, const PoolOptions& p, const char* op) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < p.kernel.size(); ++i) {
-    const int64_t o = pool_output_len(shape(x)[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
+    const int64_t o = module_detail::pool_out_len(shape(x)[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
                                       p.dilation[i], p.ceil_mode);
     if (o <= 0) throw ShapeError(op, "input " + shape(x).to_string() + " gives an empty output");
     out.push_back(o);
   }
+  check_output(nc_with(x, out), x, op);
   return out;
+}
+
+// Adaptive windows are [o * in / out, ((o + 1) * in + out - 1) / out): that must fit int64.
+void check_adaptive(const H& x, const std::vector<int64_t>& out, const char* op) {
+  for (size_t i = 0; i < out.size(); ++i) checked_mul(checked_add(out[i], 1, op), checked_add(shape(x)[i + 2], 1, op), op);
 }
 
 }  // namespace
@@ -118,6 +116,7 @@ H adaptive_avg_pool(H x, const std::vector<int64_t>& output_size) {
   require_float(x, op);
   require_nonempty_planes(x, op);
   Shape out(checked_output_size(x, output_size, op));
+  check_adaptive(x, out.dims(), op);
   return with(x, be(x, op).adaptive_avg_pool(std::move(x.prim), out));
 }
 
@@ -132,6 +131,7 @@ H adaptive_avg_pool_backward(H x, const H& grad_out) {
                              " differ in rank");
   std::vector<int64_t> sp(shape(grad_out).begin() + 2, shape(grad_out).end());
   checked_output_size(x, sp, op);
+  check_adaptive(x, sp, op);
   check_grad_out(x, grad_out, nc_with(x, sp), op);
   return with(x, be(x, op).adaptive_avg_pool_backward(std::move(x.prim), grad_out.prim));
 }
@@ -142,6 +142,7 @@ std::pair<H, H> adaptive_max_pool(H x, const std::vector<int64_t>& output_size) 
   require_float(x, op);
   require_nonempty_planes(x, op);
   Shape out(checked_output_size(x, output_size, op));
+  check_adaptive(x, out.dims(), op);
   H like = x;
   auto [v, i] = be(x, op).adaptive_max_pool(std::move(x.prim), out);
   return {with(like, std::move(v)), with(like, std::move(i))};
@@ -157,6 +158,7 @@ H adaptive_max_pool_backward(H x, const H& grad_out, const H& indices) {
                              " differ in rank");
   std::vector<int64_t> sp(shape(grad_out).begin() + 2, shape(grad_out).end());
   checked_output_size(x, sp, op);
+  check_adaptive(x, sp, op);
   check_grad_out(x, grad_out, nc_with(x, sp), op);
   check_indices(x, grad_out, indices, op);
   return with(x, be(x, op).adaptive_max_pool_backward(std::move(x.prim), grad_out.prim, indices.prim));

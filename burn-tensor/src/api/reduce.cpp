@@ -146,7 +146,7 @@ H median(H h) {
 
 H cov(H h, int64_t correction, const std::optional<H>& fweights, const std::optional<H>& aweights) {
   numeric_unary(h, "cov");
-  if (rank(h) > 2) throw ShapeError("cov", "expects a 1-D or 2-D tensor (rows are variables), got shape " + shape(h).to_string());
+  if (rank(h) == 0 || rank(h) > 2) throw ShapeError("cov", "expects a 1-D or 2-D tensor (rows are variables), got shape " + shape(h).to_string());
   if (!is_float(h.prim->dtype())) h = cast(std::move(h), DType::F32);  // torch: integer input gives the default float
   const DType t = h.prim->dtype();
   const bool one_var = rank(h) == 1;

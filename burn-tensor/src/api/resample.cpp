@@ -43,9 +43,12 @@ H pixel_shuffle(H x, int64_t factor) {
   if (factor <= 0) throw ValueError(op, "factor must be positive, got " + std::to_string(factor));
   if (rank(x) < 3) throw ShapeError(op, "expected (*, C, H, W), got shape " + shape(x).to_string());
   const int64_t c = shape(x)[rank(x) - 3];
-  if (c % (factor * factor) != 0)
+  if (c % checked_mul(factor, factor, op) != 0)
     throw ShapeError(op, "channels " + std::to_string(c) + " of " + shape(x).to_string() +
                              " are not divisible by factor^2 = " + std::to_string(factor * factor));
+  // The output's H * factor and W * factor must fit int64 (0 channels make any factor divide).
+  checked_mul(shape(x)[rank(x) - 2], factor, op);
+  checked_mul(shape(x)[rank(x) - 1], factor, op);
   return with(x, be(x, op).pixel_shuffle(std::move(x.prim), factor));
 }
 
@@ -58,6 +61,7 @@ H pixel_unshuffle(H x, int64_t factor) {
   if (h % factor != 0 || w % factor != 0)
     throw ShapeError(op, "height and width of " + shape(x).to_string() + " are not divisible by factor " +
                              std::to_string(factor));
+  checked_mul(shape(x)[rank(x) - 3], checked_mul(factor, factor, op), op);  // the output's C * factor^2
   return with(x, be(x, op).pixel_unshuffle(std::move(x.prim), factor));
 }
 

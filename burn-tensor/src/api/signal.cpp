@@ -36,28 +36,30 @@ std::pair<double, double> unit_root(int64_t r, int64_t n, int sign) {
 
 // A host-made [1, rows, cols] table of dtype dt: f(r, c) for every entry.
 template <typename V, typename F>
-TensorData table_data(int64_t rows, int64_t cols, F f) {
-  std::vector<V> v(static_cast<size_t>(rows * cols));
+TensorData table_data(int64_t rows, int64_t cols, F f, const char* op) {
+  std::vector<V> v = host_vector<V>(checked_mul(rows, cols, op), op);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) v[static_cast<size_t>(r * cols + c)] = static_cast<V>(f(r, c));
   return TensorData::from_vector(v, Shape{1, rows, cols});
 }
 
 template <typename F>
-T3 table(const Device& d, DType dt, int64_t rows, int64_t cols, F f) {
-  TensorData data = dt == DType::F32 ? table_data<float>(rows, cols, f) : table_data<double>(rows, cols, f).convert(dt);
+T3 table(const Device& d, DType dt, int64_t rows, int64_t cols, F f, const char* op) {
+  TensorData data =
+      dt == DType::F32 ? table_data<float>(rows, cols, f, op) : table_data<double>(rows, cols, f, op).convert(dt);
   return T3(from_data(d, data, Kind::Float));
 }
 
 // The DFT matrix W[r, c] = exp(sign * 2 pi i (r + r0) (c + c0) / n) * scale, as (re, im) tables.
-std::pair<T3, T3> dft_tables(const Device& d, DType dt, int64_t rows, int64_t cols, int64_t n, int sign, double scale) {
-  std::vector<std::pair<double, double>> roots(static_cast<size_t>(n));  // n sin/cos, not rows * cols
+std::pair<T3, T3> dft_tables(const Device& d, DType dt, int64_t rows, int64_t cols, int64_t n, int sign, double scale,
+                             const char* op) {
+  auto roots = host_vector<std::pair<double, double>>(n, op);  // n sin/cos, not rows * cols
   for (int64_t r = 0; r < n; ++r) roots[static_cast<size_t>(r)] = unit_root(r, n, sign);
   auto part = [&](bool imag) {
     return table(d, dt, rows, cols, [&](int64_t r, int64_t c) {
       const auto& [re, im] = roots[static_cast<size_t>((r * c) % n)];
       return (imag ? im : re) * scale;
-    });
+    }, op);
   };
   return {part(false), part(true)};
 }
@@ -90,22 +92,22 @@ constexpr int64_t kSplitMin = 64;
 // k = k2 + n2 k1, X[k] = sum_t1 W_n1^(t1 k1) W_n^(t1 k2) sum_t2 x[t1 + n1 t2] W_n2^(t2 k2): a DFT
 // matmul over t2, a twiddle product and a DFT matmul over t1. Otherwise one [n, bins] DFT matmul.
 // real_out skips the imaginary part of the last step (irfft needs only the real part).
-Cx dft(Cx x, int64_t n, int64_t bins, int sign, double scale, bool real_out) {
+Cx dft(Cx x, int64_t n, int64_t bins, int sign, double scale, bool real_out, const char* op) {
   const Device& d = x.re.device();
   const DType dt = x.re.dtype();
   const int64_t b = x.re.dim(0), n1 = n >= kSplitMin ? split_of(n) : 1;
   if (n1 == 1) {
-    auto w = dft_tables(d, dt, n, bins, n, sign, scale);
+    auto w = dft_tables(d, dt, n, bins, n, sign, scale, op);
     if (real_out) return {x.real() ? x.re.matmul(w.first) : x.re.matmul(w.first) - x.im.matmul(w.second), T3()};
     return matmul_right(x, w);
   }
   const int64_t n2 = n / n1, k1s = std::min(n1, (bins + n2 - 1) / n2);
   auto view = [&](const T3& t) { return t.reshape<3>({b, n2, n1}); };  // [b, t2, t1]
-  Cx y = matmul_left(dft_tables(d, dt, n2, n2, n2, sign, 1.0), {view(x.re), x.real() ? T3() : view(x.im)});
+  Cx y = matmul_left(dft_tables(d, dt, n2, n2, n2, sign, 1.0, op), {view(x.re), x.real() ? T3() : view(x.im)});
   // Twiddles W_n^(t1 k2) on [k2, t1], with the scale folded in.
-  auto [tr, ti] = dft_tables(d, dt, n2, n1, n, sign, scale);
+  auto [tr, ti] = dft_tables(d, dt, n2, n1, n, sign, scale, op);
   y = {y.re * tr - y.im * ti, y.re * ti + y.im * tr};
-  auto f1 = dft_tables(d, dt, n1, k1s, n1, sign, 1.0);
+  auto f1 = dft_tables(d, dt, n1, k1s, n1, sign, 1.0, op);
   auto flat = [&](const T3& t) {  // [b, k2, k1] -> [b, 1, k], k = k2 + n2 k1
     return t.swap_dims(1, 2).reshape<3>({b, 1, k1s * n2}).slice({Slice::all(), Slice::all(), Slice::range(0, bins)});
   };
@@ -122,6 +124,10 @@ double norm_scale(FftNorm norm, int64_t n, bool inverse) {
   }
   return 1.0;
 }
+
+// A transform of n samples needs at least its n roots of unity on the host (and tables of n or more
+// entries): refused up front when they cannot be had, before split_of walks sqrt(n) candidates.
+void check_length(int64_t n, const char* op) { checked_bytes(Shape{n}, sizeof(std::pair<double, double>), op); }
 
 void check_norm(FftNorm norm, const char* op) {
   if (norm != FftNorm::Backward && norm != FftNorm::Ortho && norm != FftNorm::Forward)
@@ -163,7 +169,7 @@ T3 fit(const T3& x, int64_t n) {
 H window(const Device& d, int64_t size, bool periodic, DType dt, const char* op, double a0, double a1, double a2) {
   if (size < 0) throw ValueError(op, "size must be non-negative, got " + std::to_string(size));
   if (!is_float(dt)) throw DTypeError(op, "expected a float dtype, got " + detail::dt(dt));
-  std::vector<double> w(static_cast<size_t>(size), 1.0);
+  std::vector<double> w = host_vector<double>(size, op, 1.0);
   const int64_t n = periodic ? size : size - 1;
   if (size > 1)
     for (int64_t k = 0; k < size; ++k) {
@@ -184,8 +190,9 @@ std::pair<H, H> rfft(H x, int64_t dim, std::optional<int64_t> n, FftNorm norm) {
   const int64_t len = n.value_or(shape(x)[d]);
   if (len < 1) throw ValueError(op, "the transform needs n >= 1 samples, got " + std::to_string(len) +
                                         (n ? "" : " (the size of dim " + std::to_string(d) + ")"));
+  check_length(len, op);
   Lanes l = to_lanes(std::move(x), static_cast<int64_t>(d));
-  Cx y = dft({fit(l.x, len), T3()}, len, len / 2 + 1, -1, norm_scale(norm, len, false), false);
+  Cx y = dft({fit(l.x, len), T3()}, len, len / 2 + 1, -1, norm_scale(norm, len, false), false, op);
   return {from_lanes(y.re, l), from_lanes(y.im, l)};
 }
 
@@ -200,10 +207,11 @@ H irfft(H re, const H& im, int64_t dim, std::optional<int64_t> n, FftNorm norm) 
     throw ShapeError(op, "real part " + shape(re).to_string() + " and imaginary part " + shape(im).to_string() +
                              " differ in shape");
   const size_t d = normalize_dim(dim, rank(re), op);
-  const int64_t len = n.value_or(2 * (shape(re)[d] - 1));
+  const int64_t len = n.value_or(checked_mul(2, shape(re)[d] - 1, op));
   if (len < 1)
     throw ValueError(op, "the transform needs n >= 1 output samples, got " + std::to_string(len) +
                              (n ? "" : " (2 * (bins - 1) for " + std::to_string(shape(re)[d]) + " bins)"));
+  check_length(len, op);
   Lanes lr = to_lanes(std::move(re), static_cast<int64_t>(d)), li = to_lanes(im, static_cast<int64_t>(d));
   const int64_t half = len / 2 + 1, used = std::min(half, lr.x.dim(2));
   const Device& dev = lr.x.device();
@@ -216,24 +224,24 @@ H irfft(H re, const H& im, int64_t dim, std::optional<int64_t> n, FftNorm norm) 
     // The full Hermitian spectrum X[k] = conj(X[n - k]) for k > n / 2, then one inverse DFT.
     T3 xr = fit(lr.x, half), xi = fit(li.x, half) * table(dev, dt, 1, half, [&](int64_t, int64_t k) {
       return real_bin(k) ? 0.0 : 1.0;
-    });
+    }, op);
     const int64_t mirror = len - half;
     if (mirror > 0) {
       auto tail = [&](const T3& t) { return t.slice({Slice::all(), Slice::all(), Slice::range(1, 1 + mirror)}).flip({2}); };
       xr = T3::cat({xr, tail(xr)}, 2);
       xi = T3::cat({xi, -tail(xi)}, 2);
     }
-    y = dft({xr, xi}, len, len, 1, scale, true).re;
+    y = dft({xr, xi}, len, len, 1, scale, true, op).re;
   } else {
     // x[t] = sum_k w_k (re_k cos(2 pi k t / n) - im_k sin(2 pi k t / n)), w_k = 1 for the real bins, else 2.
-    std::vector<std::pair<double, double>> roots(static_cast<size_t>(len));
+    auto roots = host_vector<std::pair<double, double>>(len, op);
     for (int64_t r = 0; r < len; ++r) roots[static_cast<size_t>(r)] = unit_root(r, len, 1);
     auto part = [&](bool imag) {
       return table(dev, dt, used, len, [&](int64_t k, int64_t t) {
         if (imag && real_bin(k)) return 0.0;
         const auto& [c, s] = roots[static_cast<size_t>((k * t) % len)];
         return (real_bin(k) ? 1.0 : 2.0) * (imag ? -s : c) * scale;
-      });
+      }, op);
     };
     y = fit(lr.x, used).matmul(part(false)) + fit(li.x, used).matmul(part(true));
   }

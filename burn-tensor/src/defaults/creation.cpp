@@ -206,24 +206,7 @@ Prim Backend::random(const Shape& shape, const Distribution& dist, DType dtype) 
 }
 
 Prim Backend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
-  if (step == 0) throw ValueError("arange", "step must be nonzero (start " + std::to_string(start) +
-                                                ", end " + std::to_string(end) + ")");
-  // 128-bit so that spans like [INT64_MIN, INT64_MAX) do not overflow.
-  __int128 span = static_cast<__int128>(end) - start;
-  __int128 count = 0;
-  if (step > 0 && span > 0) count = (span + step - 1) / step;
-  if (step < 0 && span < 0) count = (-span + (-static_cast<__int128>(step)) - 1) / -static_cast<__int128>(step);
-  const std::string what = "[" + std::to_string(start) + ", " + std::to_string(end) + ") step " +
-                           std::to_string(step);
-  if (count > (static_cast<__int128>(1) << 40)) throw ValueError("arange", what + ": too many elements");
-  const auto n = static_cast<int64_t>(count);
-  if (n > 0 && !is_float(dtype)) {
-    auto [dmin, dmax] = int_range(dtype);
-    int64_t last = static_cast<int64_t>(start + static_cast<__int128>(n - 1) * step);
-    if (std::min(start, last) < dmin || std::max(start, last) > dmax) {
-      throw ValueError("arange", what + ": values do not fit " + std::string(dtype_name(dtype)));
-    }
-  }
+  const int64_t n = arange_length(start, end, step, dtype, "arange");
   TensorData data(Shape{n}, dtype);
   for (int64_t i = 0; i < n; ++i) {
     int64_t v = static_cast<int64_t>(start + static_cast<__int128>(i) * step);

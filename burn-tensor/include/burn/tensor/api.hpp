@@ -2,6 +2,7 @@
 // stays thin and compile times stay low; these functions do the checking and call the backend.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -30,8 +31,11 @@ struct Slice {
   static Slice range(int64_t start, int64_t end, int64_t step = 1) { return {start, end, step}; }
   static Slice from(int64_t start, int64_t step = 1) { return {start, std::nullopt, step}; }
   static Slice to(int64_t end) { return {std::nullopt, end, 1}; }
-  // A single index, keeping the dim (size 1); -1 is the last element.
-  static Slice at(int64_t i) { return {i, i == -1 ? std::nullopt : std::optional<int64_t>(i + 1), 1, true}; }
+  // A single index, keeping the dim (size 1); -1 is the last element. (INT64_MAX, out of range for
+  // any dim, must not overflow i + 1 before the range check refuses it.)
+  static Slice at(int64_t i) {
+    return {i, i == -1 || i == INT64_MAX ? std::nullopt : std::optional<int64_t>(i + 1), 1, true};
+  }
 };
 
 enum class PadMode : uint8_t { Constant, Reflect, Replicate };
@@ -51,6 +55,8 @@ using Hs = std::vector<TensorHandle>;
 BURN_TENSOR_API void check_tensor(const H& h, size_t rank, Kind kind, const char* op);
 BURN_TENSOR_API Kind kind_of(DType d);
 BURN_TENSOR_API DType default_dtype(Kind k);
+// ValueError naming `op`: the tensor is empty (default-constructed or moved-from).
+[[noreturn]] BURN_TENSOR_API void throw_empty_tensor(const char* op);
 
 // creation
 BURN_TENSOR_API H empty(const Device& d, const Shape& s, DType dt);

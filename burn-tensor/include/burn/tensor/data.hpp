@@ -43,7 +43,9 @@ struct ApproxReport {
 
 class BURN_TENSOR_API TensorData {
  public:
-  TensorData() = default;
+  TensorData() = default;  // no elements: shape [0], f32
+  // Both check the shape (ShapeError for a negative dim or a count beyond int64) and its bytes
+  // (OutOfMemory beyond max_alloc_bytes()); the second also that `bytes` holds exactly them.
   TensorData(Shape shape, DType dtype);  // zero-filled
   TensorData(Shape shape, DType dtype, std::vector<uint8_t> bytes);
 
@@ -71,6 +73,7 @@ class BURN_TENSOR_API TensorData {
   template <typename T>
   std::vector<T> to_vec() const {
     check_dtype(dtype_of<T>(), "to_vec");
+    check_size(sizeof(T), "to_vec");
     std::vector<T> out(static_cast<size_t>(num_elements()));
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < out.size(); ++i) out[i] = bytes_[i] != 0;
@@ -81,7 +84,7 @@ class BURN_TENSOR_API TensorData {
   }
   // Every element as double (any dtype), for comparisons and printing.
   std::vector<double> to_f64_vec() const;
-  double value_f64(int64_t i) const;
+  double value_f64(int64_t i) const;  // IndexError outside [0, num_elements())
 
   TensorData convert(DType to) const;
   TensorData reshape(Shape shape) const;
@@ -98,8 +101,9 @@ class BURN_TENSOR_API TensorData {
  private:
   static void check_count(size_t n, const Shape& shape);
   void check_dtype(DType want, const char* op) const;
+  void check_size(size_t elem_size, const char* op) const;
 
-  Shape shape_;
+  Shape shape_{0};
   DType dtype_ = DType::F32;
   std::vector<uint8_t> bytes_;
 };

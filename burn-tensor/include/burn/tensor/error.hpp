@@ -30,6 +30,12 @@ BURN_DECLARE_ERROR(ValueError)    // invalid argument values (negative step, p o
 BURN_DECLARE_ERROR(Unsupported)   // a feature or dtype a backend does not provide
 BURN_DECLARE_ERROR(PluginError)   // plugin loading and rejection
 BURN_DECLARE_ERROR(RecordError)   // saving and loading records
+BURN_DECLARE_ERROR(OutOfMemory)   // a buffer the machine cannot give (too large, or the allocator refused)
 #undef BURN_DECLARE_ERROR
+
+// The tensor op the calling thread is in, set by the tensor api on entry, so that an error raised
+// deep in a backend that does not know the op (a failed allocation) can still name it.
+BURN_TENSOR_API const char* current_op() noexcept;
+BURN_TENSOR_API void set_current_op(const char* op) noexcept;
 
 }  // namespace burn

@@ -39,9 +39,15 @@ using Axes = std::vector<int64_t>;
 // One dim of a slice: [start, end) with step > 0, already normalised by the tensor API.
 struct SliceRange {
   int64_t start = 0, end = 0, step = 1;
-  int64_t length() const { return end <= start ? 0 : (end - start + step - 1) / step; }
+  // Written so that no step, however large, overflows (end - start fits: both lie in [0, dim]).
+  int64_t length() const { return end <= start ? 0 : (end - start - 1) / step + 1; }
 };
 using Slices = std::vector<SliceRange>;
+
+// The element count of arange(start, end, step) in `dtype`, computed without overflow: ValueError
+// naming `op` for step 0, bool, or int values that `dtype` cannot hold, ShapeError when the count
+// exceeds int64 ([INT64_MIN, INT64_MAX) step 1). Element i is start + i * step, which fits int64.
+BURN_TENSOR_API int64_t arange_length(int64_t start, int64_t end, int64_t step, DType dtype, const char* op);
 
 struct Distribution {
   enum class Kind : uint8_t { Default, Uniform, Normal, Bernoulli } kind = Kind::Default;

@@ -98,12 +98,13 @@ class Tensor {
   }
 
   // ---- information and data ----
-  const Shape& shape() const { return h_.prim->shape(); }
-  int64_t dim(int64_t i) const { return shape()[normalize_dim(i, D, "dim")]; }
-  DType dtype() const { return h_.prim->dtype(); }
+  // An empty (default-constructed or moved-from) tensor has no primitive: these throw ValueError.
+  const Shape& shape() const { return prim("shape").shape(); }
+  int64_t dim(int64_t i) const { return prim("dim").shape()[normalize_dim(i, D, "dim")]; }
+  DType dtype() const { return prim("dtype").dtype(); }
   const Device& device() const { return h_.device; }
   static constexpr size_t rank() { return D; }
-  int64_t num_elements() const { return shape().num_elements(); }
+  int64_t num_elements() const { return prim("num_elements").shape().num_elements(); }
   const TensorHandle& handle() const { return h_; }
   TensorData into_data() const { return api::into_data(h_); }
   TensorData to_data() const { return api::into_data(h_); }
@@ -472,6 +473,10 @@ class Tensor {
   static std::optional<Tensor> opt(std::optional<TensorHandle> h) {
     if (!h) return std::nullopt;
     return Tensor(std::move(*h));
+  }
+  const Primitive& prim(const char* op) const {
+    if (!h_.prim) api::throw_empty_tensor(op);
+    return *h_.prim;
   }
   Tensor<D, Bool> cmp(OpId op, const Tensor& o) const { return Tensor<D, Bool>(api::compare(op, h_, o.h_)); }
   Tensor<D, Bool> cmp_elem(OpId op, Scalar s) const { return Tensor<D, Bool>(api::compare_elem(op, h_, s)); }

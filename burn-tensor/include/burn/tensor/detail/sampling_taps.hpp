@@ -67,31 +67,46 @@ inline TapTable combine(const std::vector<DimTaps>& dims, bool weighted) {
   return t;
 }
 
+// PyTorch's output length of a pool along one dim (padding_end as the after-padding). In 128 bits:
+// the api bounds the dilated kernel, but a stride near INT64_MAX still overflows span + s.
 inline int64_t pool_out_len(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
-  const int64_t span = in + pb + pe - d * (k - 1) - 1;
-  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-  if (ceil_mode && (out - 1) * s >= in + pb) --out;
-  return out;
+  const __int128 span = static_cast<__int128>(in) + pb + pe - static_cast<__int128>(d) * (k - 1) - 1;
+  __int128 out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  // the last window must start inside the input or the leading padding
+  if (ceil_mode && (out - 1) * s >= static_cast<__int128>(in) + pb) --out;
+  return static_cast<int64_t>(out);  // <= span + 1; the api refuses results <= 0
 }
 
-// Pool taps of one dim; `avg` adds PyTorch's divisor as the weight (count_include_pad or not).
+// Pool taps of one dim; `avg` adds PyTorch's divisor as the weight (count_include_pad or not). Only
+// the taps inside the input are listed (the rest are padding: -inf for max, 0 for avg), so a kernel
+// far larger than the input keeps the table at O(out * in).
 inline DimTaps pool_taps(int64_t in, size_t i, const PoolOptions& p, bool avg) {
   DimTaps d;
   d.in = in;
-  d.k = p.kernel[i];
-  d.out = pool_out_len(in, p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i], p.dilation[i], p.ceil_mode);
-  d.pos.resize(d.out * d.k);
-  if (avg) d.weight.resize(d.out * d.k);
-  for (int64_t o = 0; o < d.out; ++o) {
-    const int64_t start = o * p.stride[i] - p.padding[i];
-    for (int64_t j = 0; j < d.k; ++j) {
-      const int64_t q = start + j * p.dilation[i];
-      d.pos[o * d.k + j] = (q >= 0 && q < in) ? q : -1;
-    }
+  const int64_t k = p.kernel[i], dil = p.dilation[i];
+  d.out = pool_out_len(in, k, p.stride[i], p.padding[i], p.padding_end[i], dil, p.ceil_mode);
+  // Window o's taps j in [lo, hi) are the ones at start + j * dil inside [0, in).
+  const auto inside = [&](int64_t o, int64_t& start, int64_t& lo, int64_t& hi) {
+    start = o * p.stride[i] - p.padding[i];
+    lo = start >= 0 ? 0 : (-start - 1) / dil + 1;
+    hi = start >= in ? 0 : (in - 1 - start) / dil + 1;
+    lo = std::min(lo, k);
+    hi = std::clamp(hi, lo, k);
+  };
+  d.k = 1;
+  for (int64_t o = 0, start, lo, hi; o < d.out; ++o) {
+    inside(o, start, lo, hi);
+    d.k = std::max(d.k, hi - lo);
+  }
+  d.pos.assign(d.out * d.k, -1);
+  if (avg) d.weight.assign(d.out * d.k, 0.0);
+  for (int64_t o = 0, start, lo, hi; o < d.out; ++o) {
+    inside(o, start, lo, hi);
+    for (int64_t j = lo; j < hi; ++j) d.pos[o * d.k + (j - lo)] = start + j * dil;
     if (avg) {
-      const int64_t end_cap = std::min(start + d.k, in + p.padding_end[i]);
-      const int64_t lo = std::max<int64_t>(start, 0), hi = std::min(start + d.k, in);
-      const int64_t div = p.count_include_pad ? end_cap - start : hi - lo;
+      // The window spans [start, start + k) (avg pools take no dilation); k - (-start) cannot overflow.
+      const int64_t end_cap = std::min(k, in + p.padding_end[i] - start);
+      const int64_t div = p.count_include_pad ? end_cap : std::min(k, in - start) - std::max<int64_t>(-start, 0);
       for (int64_t j = 0; j < d.k; ++j) d.weight[o * d.k + j] = 1.0 / static_cast<double>(div);
     }
   }
