@@ -219,9 +219,11 @@ inline constexpr size_t kOpCount = 0 BURN_OP_TABLE(BURN_X_COUNT);
 #undef BURN_X_COUNT
 
 // The op families, in table order; a row naming a group missing here does not compile.
+// clang-format off
 #define BURN_OP_GROUPS(G) \
   G(creation) G(layout) G(indexing) G(numeric) G(compare) G(boolean) G(bitwise) G(reduce) G(float_math) \
   G(activation) G(conv) G(pool) G(resample) G(embedding) G(norm) G(attention)
+// clang-format on
 #define BURN_G_ENUM(g) g,
 enum class OpGroup : uint8_t { BURN_OP_GROUPS(BURN_G_ENUM) };
 #undef BURN_G_ENUM
