@@ -61,10 +61,10 @@ int threads() {
 }
 
 struct Variant {
-  const char* name;      // in the case name
+  const char* name;  // in the case name
   const char* recorder;
   const char* extension;
-  int level;             // SaveOptions::compression_level
+  int level;  // SaveOptions::compression_level
 };
 
 void register_cases() {
@@ -76,25 +76,31 @@ void register_cases() {
     const int level = v.level;
     benchmark::RegisterBenchmark((std::string("record_save/") + v.name + "/resnet50").c_str(),
                                  [path, rec, level](benchmark::State& st) {
-      const Record& r = resnet50();
-      for (auto _ : st) save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
-      st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+                                   const Record& r = resnet50();
+                                   for (auto _ : st)
+                                     save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
+                                   st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
+                                 })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((std::string("record_load/") + v.name + "/resnet50").c_str(),
                                  [path, rec, level](benchmark::State& st) {
-      const Record& r = resnet50();
-      save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
-      for (auto _ : st) {
-        Record back = load(path, {.recorder = rec});
-        benchmark::DoNotOptimize(back);
-      }
-      st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+                                   const Record& r = resnet50();
+                                   save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
+                                   for (auto _ : st) {
+                                     Record back = load(path, {.recorder = rec});
+                                     benchmark::DoNotOptimize(back);
+                                   }
+                                   st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
+                                 })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return burn::bench::run_benchmarks(argc, argv, [] { resnet50(); }, register_cases);
+  return burn::bench::run_benchmarks(
+      argc, argv, [] { resnet50(); }, register_cases);
 }

@@ -48,7 +48,8 @@ void time_add(benchmark::State& st, const Tensor<D>& a, const Tensor<D>& b) {
 
 // main() of every program: creates the device (and so the thread pool) before any case runs.
 inline int run_main(int argc, char** argv, void (*register_cases)()) {
-  return run_benchmarks(argc, argv, [] { cpu(); }, register_cases);
+  return run_benchmarks(
+      argc, argv, [] { cpu(); }, register_cases);
 }
 
 }  // namespace burn::bench

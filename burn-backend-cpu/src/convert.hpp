@@ -64,41 +64,70 @@ inline uint16_t float_to_bfloat(float f) {
 }
 
 // Conv<D>: the storage type of D, load() to a C++ arithmetic value and store() back from one.
-template <DType D> struct Conv;
+template <DType D>
+struct Conv;
 
-template <> struct Conv<DType::F32> {
+template <>
+struct Conv<DType::F32> {
   using Storage = float;
   static float load(float v) { return v; }
-  template <typename V> static float store(V v) { return static_cast<float>(v); }
+  template <typename V>
+  static float store(V v) {
+    return static_cast<float>(v);
+  }
 };
-template <> struct Conv<DType::F64> {
+template <>
+struct Conv<DType::F64> {
   using Storage = double;
   static double load(double v) { return v; }
-  template <typename V> static double store(V v) { return static_cast<double>(v); }
+  template <typename V>
+  static double store(V v) {
+    return static_cast<double>(v);
+  }
 };
-template <> struct Conv<DType::F16> {
+template <>
+struct Conv<DType::F16> {
   using Storage = uint16_t;
   static float load(uint16_t v) { return half_to_float(v); }
-  template <typename V> static uint16_t store(V v) { return float_to_half(static_cast<float>(v)); }
+  template <typename V>
+  static uint16_t store(V v) {
+    return float_to_half(static_cast<float>(v));
+  }
 };
-template <> struct Conv<DType::BF16> {
+template <>
+struct Conv<DType::BF16> {
   using Storage = uint16_t;
   static float load(uint16_t v) { return bfloat_to_float(v); }
-  template <typename V> static uint16_t store(V v) { return float_to_bfloat(static_cast<float>(v)); }
+  template <typename V>
+  static uint16_t store(V v) {
+    return float_to_bfloat(static_cast<float>(v));
+  }
 };
-template <typename I> struct ConvInt {
+template <typename I>
+struct ConvInt {
   using Storage = I;
   static I load(I v) { return v; }
-  template <typename V> static I store(V v) { return to_integer<I>(v); }
+  template <typename V>
+  static I store(V v) {
+    return to_integer<I>(v);
+  }
 };
-template <> struct Conv<DType::I64> : ConvInt<int64_t> {};
-template <> struct Conv<DType::I32> : ConvInt<int32_t> {};
-template <> struct Conv<DType::I8> : ConvInt<int8_t> {};
-template <> struct Conv<DType::U8> : ConvInt<uint8_t> {};
-template <> struct Conv<DType::Bool> {
+template <>
+struct Conv<DType::I64> : ConvInt<int64_t> {};
+template <>
+struct Conv<DType::I32> : ConvInt<int32_t> {};
+template <>
+struct Conv<DType::I8> : ConvInt<int8_t> {};
+template <>
+struct Conv<DType::U8> : ConvInt<uint8_t> {};
+template <>
+struct Conv<DType::Bool> {
   using Storage = uint8_t;
   static uint8_t load(uint8_t v) { return v != 0 ? 1 : 0; }
-  template <typename V> static uint8_t store(V v) { return v != V(0) ? 1 : 0; }  // NaN is true, as in torch
+  template <typename V>
+  static uint8_t store(V v) {
+    return v != V(0) ? 1 : 0;
+  }  // NaN is true, as in torch
 };
 
 // Calls f.template operator()<D>() with D the runtime dtype `d`.
@@ -155,8 +184,8 @@ constexpr const char* dtypes_name(Dtypes s) {
 // Unsupported for f16/bf16 (storage-only here), DTypeError naming the op and the accepted set otherwise.
 [[noreturn]] inline void throw_dtype(const char* op, const char* want, DType got) {
   if (got == DType::F16 || got == DType::BF16)
-    throw Unsupported(op, "dtype " + std::string(dtype_name(got)) +
-                              " is storage-only on the cpu backend; cast it to f32 first");
+    throw Unsupported(
+        op, "dtype " + std::string(dtype_name(got)) + " is storage-only on the cpu backend; cast it to f32 first");
   throw DTypeError(op, std::string("expected a ") + want + ", got " + std::string(dtype_name(got)));
 }
 
@@ -169,8 +198,10 @@ decltype(auto) dispatch(DType d, const char* op, F&& f) {
   using First = std::conditional_t<S == Dtypes::Int, int64_t, float>;
   using R = decltype(f.template operator()<First>());
   return visit_dtype(d, [&]<DType D>() -> R {
-    if constexpr (accepts<S>(D)) return f.template operator()<typename Conv<D>::Storage>();
-    else throw_dtype(op, dtypes_name(S), d);
+    if constexpr (accepts<S>(D))
+      return f.template operator()<typename Conv<D>::Storage>();
+    else
+      throw_dtype(op, dtypes_name(S), d);
   });
 }
 

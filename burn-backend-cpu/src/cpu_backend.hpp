@@ -161,7 +161,8 @@ class CpuBackend final : public Backend {
   Prim conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) override;
   Prims conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) override;
   Prim conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) override;
-  Prims conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options, bool bias_grad) override;
+  Prims conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
+                                bool bias_grad) override;
   Prim deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) override;
   Prim unfold(Prim x, const UnfoldOptions& options) override;
   Prim fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) override;
@@ -177,7 +178,8 @@ class CpuBackend final : public Backend {
   Prim adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) override;
   // resample (src/ops/resample.cpp)
   Prim interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) override;
-  Prim interpolate_backward(Prim x, Prim grad_out, const Shape& output_size, const InterpolateOptions& options) override;
+  Prim interpolate_backward(Prim x, Prim grad_out, const Shape& output_size,
+                            const InterpolateOptions& options) override;
   Prim pixel_shuffle(Prim x, int64_t factor) override;
   Prim pixel_unshuffle(Prim x, int64_t factor) override;
   // embedding (src/ops/embedding.cpp)
@@ -188,8 +190,10 @@ class CpuBackend final : public Backend {
   Prims layer_norm_backward(Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps) override;
   Prim group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, double eps) override;
   Prims group_norm_backward(Prim x, Prim weight, Prim grad_out, int64_t num_groups, double eps) override;
-  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum, double eps) override;
-  Prims batch_norm_backward(Prim x, Prim weight, Prim running_mean, Prim running_var, Prim grad_out, bool training, double eps) override;
+  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum,
+                   double eps) override;
+  Prims batch_norm_backward(Prim x, Prim weight, Prim running_mean, Prim running_var, Prim grad_out, bool training,
+                            double eps) override;
   Prim rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) override;
   Prims rms_norm_backward(Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps) override;
   // attention (src/ops/attention.cpp)

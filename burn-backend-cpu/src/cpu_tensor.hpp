@@ -33,8 +33,7 @@ MemoryStats& storage_stats();
 // strides are in elements and may be 0 (expand) or negative (flip).
 class CpuTensor final : public Primitive {
  public:
-  CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage, std::vector<int64_t> strides,
-            int64_t offset);
+  CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage, std::vector<int64_t> strides, int64_t offset);
 
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   const std::vector<int64_t>& strides() const { return strides_; }
@@ -42,7 +41,9 @@ class CpuTensor final : public Primitive {
   bool is_contiguous() const { return contiguous_; }
 
   template <typename T>
-  T* data() const { return static_cast<T*>(storage_->data) + offset_; }
+  T* data() const {
+    return static_cast<T*>(storage_->data) + offset_;
+  }
   void* raw() const { return static_cast<uint8_t*>(storage_->data) + offset_ * dtype_size(dtype()); }
 
  private:

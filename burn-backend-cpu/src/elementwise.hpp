@@ -53,11 +53,15 @@ inline constexpr int64_t kElementwiseGrain = 1 << 15;
 // The scalar converted to the kernel's element type (ints stay exact, floats round as C++ casts do).
 template <typename T>
 inline T scalar_as(const Scalar& s) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(s.as_double());
-  else if constexpr (std::is_same_v<T, uint8_t>) return static_cast<T>(s.as_bool() ? 1 : 0);
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(s.as_double());
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return static_cast<T>(s.as_bool() ? 1 : 0);
   // A float scalar saturates (Scalar::as_int): casting 1e300 or NaN to an int type is undefined.
-  else return s.kind == Scalar::Kind::Float ? static_cast<T>(std::clamp<int64_t>(s.as_int(), std::numeric_limits<T>::min(), std::numeric_limits<T>::max()))
-                                            : static_cast<T>(s.i);
+  else
+    return s.kind == Scalar::Kind::Float ? static_cast<T>(std::clamp<int64_t>(s.as_int(), std::numeric_limits<T>::min(),
+                                                                              std::numeric_limits<T>::max()))
+                                         : static_cast<T>(s.i);
 }
 
 // DTypeError naming `op` unless `dtype` is f32 or f64 (the float_math/activation dtypes); Unsupported for
@@ -91,8 +95,7 @@ inline Shape broadcast_pair(const Shape& a, const Shape& b, const char* op) {
 inline std::vector<int64_t> broadcast_strides(const CpuTensor& t, const Shape& out) {
   std::vector<int64_t> s(out.rank(), 0);
   const size_t lead = out.rank() - t.shape().rank();
-  for (size_t i = 0; i < t.shape().rank(); ++i)
-    s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
+  for (size_t i = 0; i < t.shape().rank(); ++i) s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
   return s;
 }
 
@@ -111,7 +114,10 @@ struct LoopPlan {
       if (!dims.empty()) {
         bool merge = true;  // dim d folds into the previous one when every operand walks both as one
         for (size_t k = 0; k < N; ++k)
-          if (strides[k].back() != in_strides[k][d] * out[d]) { merge = false; break; }
+          if (strides[k].back() != in_strides[k][d] * out[d]) {
+            merge = false;
+            break;
+          }
         if (merge) {
           dims.back() *= out[d];
           for (size_t k = 0; k < N; ++k) strides[k].back() = in_strides[k][d];

@@ -27,7 +27,9 @@ class CpuBackendTest : public ::testing::Test {
     return f32(v, std::move(s));
   }
   template <typename T>
-  std::vector<T> vals(const Prim& p) { return b.into_data(p).to_vec<T>(); }
+  std::vector<T> vals(const Prim& p) {
+    return b.into_data(p).to_vec<T>();
+  }
 };
 
 }  // namespace burn::cpu

@@ -28,8 +28,8 @@ Record mixed() {
   std::vector<float> f(1000);
   for (auto& x : f) x = d(g);
   f[0] = 1.0f + 1.0f / 1024 + 1.0f / 4096;  // a tie-breaking case for f16 (rounds up)
-  f[1] = 70000.f;                          // beyond f16's range: inf
-  f[2] = 1e-9f;                            // below f16's smallest subnormal: 0
+  f[1] = 70000.f;                           // beyond f16's range: inf
+  f[2] = 1e-9f;                             // below f16's smallest subnormal: 0
   std::vector<double> dd = {0.1, -1e-5, 123456.789, 1e300};
   Record r;
   r.set("w32", TensorData::from_vector<float>(f, {10, 100}));
@@ -47,8 +47,10 @@ Record mixed() {
 TEST_P(PrecisionTest, EachPolicyConvertsFloatsOnly) {
   const Record r = mixed();
   for (Precision p : {Precision::F32, Precision::F16, Precision::BF16, Precision::F64}) {
-    const DType to = p == Precision::F32 ? DType::F32 : p == Precision::F16 ? DType::F16
-                   : p == Precision::BF16 ? DType::BF16 : DType::F64;
+    const DType to = p == Precision::F32    ? DType::F32
+                     : p == Precision::F16  ? DType::F16
+                     : p == Precision::BF16 ? DType::BF16
+                                            : DType::F64;
     SCOPED_TRACE(std::string(precision_name(p)));
     save(file("p"), r, {.precision = p});
     const Record back = load(file("p"));

@@ -97,8 +97,8 @@ TEST_P(SigKill, TargetIsAlwaysTheOldOrTheNewCompleteFile) {
     const auto delay = full * 3 * (k + 1) / (2 * kTimed);  // up to 1.5 saves: some finish
     const int status = run_victim({fmt.recorder, target, std::to_string(generation), mb}, delay, true);
     killed += WIFSIGNALED(status) ? 1 : 0;
-    check(generation, "killed after " + std::to_string(delay.count()) + " us of a " + std::to_string(full.count()) +
-                          " us save");
+    check(generation,
+          "killed after " + std::to_string(delay.count()) + " us of a " + std::to_string(full.count()) + " us save");
   }
   // Both outcomes happened: kills landed before and after the rename.
   EXPECT_GT(kept_old, 0);

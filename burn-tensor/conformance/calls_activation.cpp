@@ -1,4 +1,5 @@
-// burn-conformance: the calls of the activation (the activations with parameters, softmax and its relatives, the composite activations) group.
+// burn-conformance: the calls of the activation (the activations with parameters, softmax and its relatives, the
+// composite activations) group.
 #include "call_helpers.hpp"
 
 namespace burn::conformance {

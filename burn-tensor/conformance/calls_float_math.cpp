@@ -1,4 +1,5 @@
-// burn-conformance: the calls of the float_math (every elementwise unary op of the table through api::unary, atan2, hypot, deg2rad/rad2deg) group.
+// burn-conformance: the calls of the float_math (every elementwise unary op of the table through api::unary, atan2,
+// hypot, deg2rad/rad2deg) group.
 #include "call_helpers.hpp"
 
 namespace burn::conformance {

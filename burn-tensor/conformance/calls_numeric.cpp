@@ -28,8 +28,12 @@ void add_numeric_calls(CallTable& t) {
   t["clamp"] = UNARY_CALL(clamp, scalar(a, "min"), scalar(a, "max"));
   t["clamp_min"] = UNARY_CALL(clamp_min, scalar(a, "min"));
   t["clamp_max"] = UNARY_CALL(clamp_max, scalar(a, "max"));
-  t["einsum"] = [](const Device&, Hs& in, const json& a) { return one(api::einsum(a.at("equation").get<std::string>(), in)); };
-  t["cross"] = [](const Device&, Hs& in, const json& a) { return one(api::cross(std::move(in.at(0)), in.at(1), i64(a, "dim"))); };
+  t["einsum"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::einsum(a.at("equation").get<std::string>(), in));
+  };
+  t["cross"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::cross(std::move(in.at(0)), in.at(1), i64(a, "dim")));
+  };
   t["dot"] = BINARY_CALL(dot);
 }
 

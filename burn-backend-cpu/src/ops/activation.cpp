@@ -19,8 +19,10 @@ namespace {
 
 template <typename T>
 [[gnu::always_inline]] inline T exp_of(T v) {
-  if constexpr (std::is_same_v<T, float>) return vexp(v);
-  else return std::exp(v);
+  if constexpr (std::is_same_v<T, float>)
+    return vexp(v);
+  else
+    return std::exp(v);
 }
 
 // The max passes of softmax use SSE max instructions (4 floats or 2 doubles a step, in both clones):
@@ -55,7 +57,9 @@ struct Sse<double> {
 };
 
 template <typename T>
-[[gnu::always_inline]] inline T scalar_max(T a, T v) { return v > a ? v : a; }
+[[gnu::always_inline]] inline T scalar_max(T a, T v) {
+  return v > a ? v : a;
+}
 
 // max of x[0, n), NaN when any element is NaN.
 template <typename T>
@@ -202,24 +206,29 @@ template <typename T, bool kLog>
 }
 
 // The per-task kernels: `rows` contiguous rows of length n, or one column block.
-#define BURN_CPU_SOFTMAX_KERNELS(T, SUFFIX)                                                                 \
-  BURN_CPU_SIMD_CLONES void softmax_rows_##SUFFIX(const T* x, T* y, int64_t rows, int64_t n, bool log) {    \
-    for (int64_t r = 0; r < rows; ++r) {                                                                    \
-      if (log) softmax_row<T, true>(x + r * n, y + r * n, n);                                               \
-      else softmax_row<T, false>(x + r * n, y + r * n, n);                                                  \
-    }                                                                                                       \
-  }                                                                                                         \
-  BURN_CPU_SIMD_CLONES void softmax_cols_##SUFFIX(const T* x, T* y, int64_t n, int64_t inner, int64_t w,    \
-                                                  bool log) {                                               \
-    if (log) softmax_cols<T, true>(x, y, n, inner, w);                                                      \
-    else softmax_cols<T, false>(x, y, n, inner, w);                                                         \
+#define BURN_CPU_SOFTMAX_KERNELS(T, SUFFIX)                                                                          \
+  BURN_CPU_SIMD_CLONES void softmax_rows_##SUFFIX(const T* x, T* y, int64_t rows, int64_t n, bool log) {             \
+    for (int64_t r = 0; r < rows; ++r) {                                                                             \
+      if (log)                                                                                                       \
+        softmax_row<T, true>(x + r * n, y + r * n, n);                                                               \
+      else                                                                                                           \
+        softmax_row<T, false>(x + r * n, y + r * n, n);                                                              \
+    }                                                                                                                \
+  }                                                                                                                  \
+  BURN_CPU_SIMD_CLONES void softmax_cols_##SUFFIX(const T* x, T* y, int64_t n, int64_t inner, int64_t w, bool log) { \
+    if (log)                                                                                                         \
+      softmax_cols<T, true>(x, y, n, inner, w);                                                                      \
+    else                                                                                                             \
+      softmax_cols<T, false>(x, y, n, inner, w);                                                                     \
   }
 BURN_CPU_SOFTMAX_KERNELS(float, f32)
 BURN_CPU_SOFTMAX_KERNELS(double, f64)
 #undef BURN_CPU_SOFTMAX_KERNELS
 
 void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool log) { softmax_rows_f32(x, y, rows, n, log); }
-void softmax_rows(const double* x, double* y, int64_t rows, int64_t n, bool log) { softmax_rows_f64(x, y, rows, n, log); }
+void softmax_rows(const double* x, double* y, int64_t rows, int64_t n, bool log) {
+  softmax_rows_f64(x, y, rows, n, log);
+}
 void softmax_block(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
   softmax_cols_f32(x, y, n, inner, w, log);
 }
@@ -245,9 +254,8 @@ Prim softmax_impl(Prim xp, size_t dim, bool log) {
     const T* px = x->data<T>();
     T* py = out->data<T>();
     if (l.inner == 1) {
-      parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)), [&](int64_t b, int64_t e) {
-        softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log);
-      });
+      parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)),
+                   [&](int64_t b, int64_t e) { softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log); });
     } else {
       const int64_t chunks = (l.inner + kCols - 1) / kCols;
       const int64_t width = std::min(l.inner, kCols);
@@ -284,7 +292,9 @@ Prim CpuBackend::sigmoid(Prim x) {
 Prim CpuBackend::silu(Prim x) {
   return float_map(std::move(x), "silu", silu_f32, []<typename T>(T v) { return v / (T(1) + std::exp(-v)); });
 }
-Prim CpuBackend::mish(Prim x) { return float_map(std::move(x), "mish", mish_f32, [](auto v) { return mish_of(v); }); }
+Prim CpuBackend::mish(Prim x) {
+  return float_map(std::move(x), "mish", mish_f32, [](auto v) { return mish_of(v); });
+}
 // Stable: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
 Prim CpuBackend::log_sigmoid(Prim x) {
   return float_map(std::move(x), "log_sigmoid",
@@ -310,9 +320,8 @@ Prim CpuBackend::softplus(Prim x, double beta, double threshold) {
   const DType dt = x->dtype();
   return dispatch<Dtypes::Float>(dt, "softplus", [&]<typename T>() {
     const T b = static_cast<T>(beta), th = static_cast<T>(threshold);
-    return unary_op<T, T>(std::move(x), dt, "softplus", [b, th](T v) {
-      return v * b > th ? v : std::log1p(std::exp(v * b)) / b;
-    });
+    return unary_op<T, T>(std::move(x), dt, "softplus",
+                          [b, th](T v) { return v * b > th ? v : std::log1p(std::exp(v * b)) / b; });
   });
 }
 
@@ -339,6 +348,5 @@ Prim CpuBackend::elu(Prim x, double alpha) {
 
 Prim CpuBackend::softmax(Prim x, size_t dim) { return softmax_impl(std::move(x), dim, false); }
 Prim CpuBackend::log_softmax(Prim x, size_t dim) { return softmax_impl(std::move(x), dim, true); }
-
 
 }  // namespace burn::cpu

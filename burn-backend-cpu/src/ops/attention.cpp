@@ -82,9 +82,9 @@ template <typename T>
   return corr;
 }
 
-#define BURN_CPU_ATTN_ROW(T, SUFFIX)                                                                        \
+#define BURN_CPU_ATTN_ROW(T, SUFFIX)                                                                      \
   __attribute__((target_clones("avx2", "default"))) T softmax_row_##SUFFIX(T* s, int64_t n, T& m, T& l) { \
-    return online_softmax_row<T>(s, n, m, l);                                                              \
+    return online_softmax_row<T>(s, n, m, l);                                                             \
   }
 BURN_CPU_ATTN_ROW(float, f32)
 BURN_CPU_ATTN_ROW(double, f64)
@@ -140,8 +140,10 @@ Prim attention_kernel(const Prim& qp, const Prim& kp, const Prim& vp, const Prim
       for (int64_t j0 = 0; j0 < kend; j0 += kb) {
         const int64_t cols = std::min(kb, kend - j0);
         T* s = tile.data();
-        if (e > 0) gemm<T>(true, rows, cols, e, scale, qb, q.ld, kbase + j0 * k.ld, k.ld, T(0), s, kb);
-        else std::fill(s, s + rows * kb, T(0));
+        if (e > 0)
+          gemm<T>(true, rows, cols, e, scale, qb, q.ld, kbase + j0 * k.ld, k.ld, T(0), s, kb);
+        else
+          std::fill(s, s + rows * kb, T(0));
         for (int64_t r = 0; r < rows; ++r) {
           T* sr = s + r * kb;
           const int64_t i = i0 + r;

@@ -104,8 +104,10 @@ void im2col_channels(const T* x, T* cols, int64_t count, const Geo3& g, bool par
     for (int64_t r = s; r < e; ++r)
       conv_detail::im2col_tap(x + (r / g.ksize) * g.in_size, cols + r * g.out_size, g, r % g.ksize);
   };
-  if (parallel) parallel_for(count * g.ksize, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.out_size, 1)), body);
-  else body(0, count * g.ksize);
+  if (parallel)
+    parallel_for(count * g.ksize, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.out_size, 1)), body);
+  else
+    body(0, count * g.ksize);
 }
 
 template <typename T>
@@ -113,8 +115,10 @@ void col2im_channels(const T* cols, T* x, int64_t count, const Geo3& g, bool par
   const auto body = [&](int64_t s, int64_t e) {
     for (int64_t c = s; c < e; ++c) col2im_channel(cols + c * g.ksize * g.out_size, x + c * g.in_size, g);
   };
-  if (parallel) parallel_for(count, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.ksize * g.out_size, 1)), body);
-  else body(0, count);
+  if (parallel)
+    parallel_for(count, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.ksize * g.out_size, 1)), body);
+  else
+    body(0, count);
 }
 
 // Whether the blocked f32 kernels take this conv (see the note at the top of this file).
@@ -138,7 +142,8 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, co
       im2col_channels(xg, buf.get(), m.cg, g, par);
       cols = buf.get();
     }
-    gemm<T>(false, false, m.mo, L, m.kc, w + gi * m.mo * m.kc, m.kc, cols, L, T(0), y + (n * m.cout + gi * m.mo) * L, L);
+    gemm<T>(false, false, m.mo, L, m.kc, w + gi * m.mo * m.kc, m.kc, cols, L, T(0), y + (n * m.cout + gi * m.mo) * L,
+            L);
   });
   if (bias) add_bias<T>(y, bias, m.n, m.cout, L);
 }
@@ -200,7 +205,8 @@ void conv_grad_weight(const T* x, const T* gy, T* gw, T* gb, const Dims& m, cons
     const int64_t size = m.mo * m.kc;
     std::unique_ptr<T[]> part = scratch<T>(chunks, size);
     parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
-      for (int64_t ch = s; ch < e; ++ch) group(0, m.n * ch / chunks, m.n * (ch + 1) / chunks, part.get() + ch * size, false);
+      for (int64_t ch = s; ch < e; ++ch)
+        group(0, m.n * ch / chunks, m.n * (ch + 1) / chunks, part.get() + ch * size, false);
     });
     std::copy(part.get(), part.get() + size, gw);
     for (int64_t ch = 1; ch < chunks; ++ch)
@@ -319,7 +325,8 @@ Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, co
   });
 }
 
-Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) {
+Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias,
+                               const DeformConvOptions& options) {
   static constexpr const char* op = "deform_conv2d";
   CpuPtr a = cpu_in(x, op), off = cpu_in(offset, op), w = cpu_in(weight, op);
   CpuPtr mk = mask ? cpu_in(mask, op) : nullptr, b = bias ? cpu_in(bias, op) : nullptr;

@@ -29,38 +29,86 @@ BURN_CPU_SIMD_CLONES void erf_f32(const float* x, float* y, int64_t n) {
 
 }  // namespace
 
-Prim CpuBackend::exp(Prim x) { return float_map(std::move(x), "exp", exp_f32, [](auto v) { return std::exp(v); }); }
-Prim CpuBackend::log(Prim x) { return float_map(std::move(x), "log", log_f32, [](auto v) { return std::log(v); }); }
-Prim CpuBackend::log1p(Prim x) { return float_map(std::move(x), "log1p", [](auto v) { return std::log1p(v); }); }
-Prim CpuBackend::sqrt(Prim x) { return float_map(std::move(x), "sqrt", [](auto v) { return std::sqrt(v); }); }
-Prim CpuBackend::sin(Prim x) { return float_map(std::move(x), "sin", [](auto v) { return std::sin(v); }); }
-Prim CpuBackend::cos(Prim x) { return float_map(std::move(x), "cos", [](auto v) { return std::cos(v); }); }
-Prim CpuBackend::tan(Prim x) { return float_map(std::move(x), "tan", [](auto v) { return std::tan(v); }); }
-Prim CpuBackend::sinh(Prim x) { return float_map(std::move(x), "sinh", [](auto v) { return std::sinh(v); }); }
-Prim CpuBackend::cosh(Prim x) { return float_map(std::move(x), "cosh", [](auto v) { return std::cosh(v); }); }
-Prim CpuBackend::tanh(Prim x) { return float_map(std::move(x), "tanh", tanh_f32, [](auto v) { return std::tanh(v); }); }
-Prim CpuBackend::asin(Prim x) { return float_map(std::move(x), "asin", [](auto v) { return std::asin(v); }); }
-Prim CpuBackend::acos(Prim x) { return float_map(std::move(x), "acos", [](auto v) { return std::acos(v); }); }
-Prim CpuBackend::atan(Prim x) { return float_map(std::move(x), "atan", [](auto v) { return std::atan(v); }); }
-Prim CpuBackend::asinh(Prim x) { return float_map(std::move(x), "asinh", [](auto v) { return std::asinh(v); }); }
-Prim CpuBackend::acosh(Prim x) { return float_map(std::move(x), "acosh", [](auto v) { return std::acosh(v); }); }
-Prim CpuBackend::atanh(Prim x) { return float_map(std::move(x), "atanh", [](auto v) { return std::atanh(v); }); }
-Prim CpuBackend::erf(Prim x) { return float_map(std::move(x), "erf", erf_f32, [](auto v) { return std::erf(v); }); }
+Prim CpuBackend::exp(Prim x) {
+  return float_map(std::move(x), "exp", exp_f32, [](auto v) { return std::exp(v); });
+}
+Prim CpuBackend::log(Prim x) {
+  return float_map(std::move(x), "log", log_f32, [](auto v) { return std::log(v); });
+}
+Prim CpuBackend::log1p(Prim x) {
+  return float_map(std::move(x), "log1p", [](auto v) { return std::log1p(v); });
+}
+Prim CpuBackend::sqrt(Prim x) {
+  return float_map(std::move(x), "sqrt", [](auto v) { return std::sqrt(v); });
+}
+Prim CpuBackend::sin(Prim x) {
+  return float_map(std::move(x), "sin", [](auto v) { return std::sin(v); });
+}
+Prim CpuBackend::cos(Prim x) {
+  return float_map(std::move(x), "cos", [](auto v) { return std::cos(v); });
+}
+Prim CpuBackend::tan(Prim x) {
+  return float_map(std::move(x), "tan", [](auto v) { return std::tan(v); });
+}
+Prim CpuBackend::sinh(Prim x) {
+  return float_map(std::move(x), "sinh", [](auto v) { return std::sinh(v); });
+}
+Prim CpuBackend::cosh(Prim x) {
+  return float_map(std::move(x), "cosh", [](auto v) { return std::cosh(v); });
+}
+Prim CpuBackend::tanh(Prim x) {
+  return float_map(std::move(x), "tanh", tanh_f32, [](auto v) { return std::tanh(v); });
+}
+Prim CpuBackend::asin(Prim x) {
+  return float_map(std::move(x), "asin", [](auto v) { return std::asin(v); });
+}
+Prim CpuBackend::acos(Prim x) {
+  return float_map(std::move(x), "acos", [](auto v) { return std::acos(v); });
+}
+Prim CpuBackend::atan(Prim x) {
+  return float_map(std::move(x), "atan", [](auto v) { return std::atan(v); });
+}
+Prim CpuBackend::asinh(Prim x) {
+  return float_map(std::move(x), "asinh", [](auto v) { return std::asinh(v); });
+}
+Prim CpuBackend::acosh(Prim x) {
+  return float_map(std::move(x), "acosh", [](auto v) { return std::acosh(v); });
+}
+Prim CpuBackend::atanh(Prim x) {
+  return float_map(std::move(x), "atanh", [](auto v) { return std::atanh(v); });
+}
+Prim CpuBackend::erf(Prim x) {
+  return float_map(std::move(x), "erf", erf_f32, [](auto v) { return std::erf(v); });
+}
 // Half-way cases round to even, as torch.round.
-Prim CpuBackend::round(Prim x) { return float_map(std::move(x), "round", [](auto v) { return std::nearbyint(v); }); }
-Prim CpuBackend::floor(Prim x) { return float_map(std::move(x), "floor", [](auto v) { return std::floor(v); }); }
-Prim CpuBackend::ceil(Prim x) { return float_map(std::move(x), "ceil", [](auto v) { return std::ceil(v); }); }
-Prim CpuBackend::trunc(Prim x) { return float_map(std::move(x), "trunc", [](auto v) { return std::trunc(v); }); }
-Prim CpuBackend::recip(Prim x) { return float_map(std::move(x), "recip", [](auto v) { return decltype(v)(1) / v; }); }
-Prim CpuBackend::square(Prim x) { return float_map(std::move(x), "square", [](auto v) { return v * v; }); }
+Prim CpuBackend::round(Prim x) {
+  return float_map(std::move(x), "round", [](auto v) { return std::nearbyint(v); });
+}
+Prim CpuBackend::floor(Prim x) {
+  return float_map(std::move(x), "floor", [](auto v) { return std::floor(v); });
+}
+Prim CpuBackend::ceil(Prim x) {
+  return float_map(std::move(x), "ceil", [](auto v) { return std::ceil(v); });
+}
+Prim CpuBackend::trunc(Prim x) {
+  return float_map(std::move(x), "trunc", [](auto v) { return std::trunc(v); });
+}
+Prim CpuBackend::recip(Prim x) {
+  return float_map(std::move(x), "recip", [](auto v) { return decltype(v)(1) / v; });
+}
+Prim CpuBackend::square(Prim x) {
+  return float_map(std::move(x), "square", [](auto v) { return v * v; });
+}
 
 Prim CpuBackend::atan2(Prim lhs, Prim rhs) {
-  return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "atan2", [](auto a, auto b) { return std::atan2(a, b); });
+  return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "atan2",
+                                [](auto a, auto b) { return std::atan2(a, b); });
 }
 
 // std::hypot: no overflow or underflow, and inf beside a NaN is inf.
 Prim CpuBackend::hypot(Prim lhs, Prim rhs) {
-  return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "hypot", [](auto a, auto b) { return std::hypot(a, b); });
+  return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "hypot",
+                                [](auto a, auto b) { return std::hypot(a, b); });
 }
 
 namespace {
@@ -76,7 +124,9 @@ Prim float_predicate(Prim x, const char* op, Fn pred) {
 
 }  // namespace
 
-Prim CpuBackend::is_nan(Prim x) { return float_predicate(std::move(x), "is_nan", [](auto v) { return v != v; }); }
+Prim CpuBackend::is_nan(Prim x) {
+  return float_predicate(std::move(x), "is_nan", [](auto v) { return v != v; });
+}
 Prim CpuBackend::is_inf(Prim x) {
   return float_predicate(std::move(x), "is_inf", [](auto v) {
     return v == std::numeric_limits<decltype(v)>::infinity() || v == -std::numeric_limits<decltype(v)>::infinity();

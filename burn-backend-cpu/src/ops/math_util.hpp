@@ -21,18 +21,24 @@ inline constexpr int64_t kGrain = 32768;
 // Int arithmetic wraps on overflow (as PyTorch) instead of being undefined.
 template <typename T>
 inline T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else return a + b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
 }
 template <typename T>
 inline T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
-  else return a - b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a - b;
 }
 template <typename T>
 inline T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a * b;
 }
 
 template <Dtypes S>
@@ -184,7 +190,6 @@ Prim map_flat(Prim x, const char* op, K kernel) {
   return out;
 }
 
-
 // An elementwise op fn(v) (a generic lambda) over the dtype set S through unary_op's loops, and a binary
 // op fn(a, b) with broadcasting.
 template <Dtypes S = Dtypes::Numeric, typename Fn>
@@ -228,9 +233,12 @@ struct Lanes {
 inline Lanes lanes_of(const Shape& s, size_t dim) {
   Lanes l;
   for (size_t d = 0; d < s.rank(); ++d) {
-    if (d < dim) l.outer *= s[d];
-    else if (d == dim) l.n = s[d];
-    else l.inner *= s[d];
+    if (d < dim)
+      l.outer *= s[d];
+    else if (d == dim)
+      l.n = s[d];
+    else
+      l.inner *= s[d];
   }
   return l;
 }

@@ -17,15 +17,19 @@ namespace {
 
 template <typename T>
 constexpr bool nan_of(T v) {
-  if constexpr (std::is_floating_point_v<T>) return v != v;
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  else
+    return false;
 }
 
 // Truncating division; b == -1 is a negation so that INT_MIN / -1 wraps rather than traps.
 template <typename T>
 inline T div_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return b == T(-1) ? wrap_sub(T(0), a) : static_cast<T>(a / b);
-  else return a / b;
+  if constexpr (std::is_integral_v<T>)
+    return b == T(-1) ? wrap_sub(T(0), a) : static_cast<T>(a / b);
+  else
+    return a / b;
 }
 
 // PyTorch's remainder: the result has the sign of the divisor.
@@ -44,8 +48,10 @@ inline T rem_of(T a, T b) {
 // C's fmod: the sign of the dividend. Ints truncate; b == -1 gives 0 (INT_MIN % -1 traps).
 template <typename T>
 inline T fmod_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return b == T(-1) ? T(0) : static_cast<T>(a % b);
-  else return std::fmod(a, b);
+  if constexpr (std::is_integral_v<T>)
+    return b == T(-1) ? T(0) : static_cast<T>(a % b);
+  else
+    return std::fmod(a, b);
 }
 
 // Integer power by squaring; negative exponents follow PyTorch (1, -1 keep their magnitude, else 0).
@@ -66,9 +72,13 @@ inline T pow_of(T a, T b) {
 }
 
 template <typename T>
-inline T max_of(T a, T b) { return (a > b || nan_of(a)) ? a : b; }
+inline T max_of(T a, T b) {
+  return (a > b || nan_of(a)) ? a : b;
+}
 template <typename T>
-inline T min_of(T a, T b) { return (a < b || nan_of(a)) ? a : b; }
+inline T min_of(T a, T b) {
+  return (a < b || nan_of(a)) ? a : b;
+}
 
 // Int div/remainder by zero is an error, found before the kernel runs (kernels never throw).
 void check_no_int_zero(const char* op, const Prim& rhs) {
@@ -76,8 +86,9 @@ void check_no_int_zero(const char* op, const Prim& rhs) {
   if (dt != DType::I64 && dt != DType::I32) return;
   const CpuPtr r = contiguous(as_cpu(rhs, op));
   const int64_t n = r->shape().num_elements();
-  const bool zero = dt == DType::I64 ? std::find(r->data<int64_t>(), r->data<int64_t>() + n, 0) != r->data<int64_t>() + n
-                                     : std::find(r->data<int32_t>(), r->data<int32_t>() + n, 0) != r->data<int32_t>() + n;
+  const bool zero = dt == DType::I64
+                        ? std::find(r->data<int64_t>(), r->data<int64_t>() + n, 0) != r->data<int64_t>() + n
+                        : std::find(r->data<int32_t>(), r->data<int32_t>() + n, 0) != r->data<int32_t>() + n;
   if (zero) throw ValueError(op, "integer division by zero (rhs " + r->shape().to_string() + " holds a 0)");
 }
 

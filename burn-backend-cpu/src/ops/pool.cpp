@@ -23,8 +23,8 @@ constexpr int64_t kRowGrain = 4096;  // output elements per task, roughly
 std::vector<int64_t> pool_out_sp(const Shape& s, const PoolOptions& p) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < p.kernel.size(); ++i)
-    out.push_back(module_detail::pool_out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i], p.dilation[i],
-                          p.ceil_mode));
+    out.push_back(module_detail::pool_out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
+                                              p.dilation[i], p.ceil_mode));
   return out;
 }
 
@@ -391,7 +391,8 @@ Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) {
 }
 
 Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) {
-  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
+  if (!accepts<Dtypes::Float>(x->dtype()))
+    return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
   const CpuPtr xc = as_cpu(x, "avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "avg_pool_backward"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
@@ -418,7 +419,8 @@ Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
 }
 
 Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
-  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
+  if (!accepts<Dtypes::Float>(x->dtype()))
+    return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
   const CpuPtr xc = as_cpu(x, "adaptive_avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "adaptive_avg_pool_backward"));
   const std::vector<int64_t> sp(gc->shape().begin() + 2, gc->shape().end());

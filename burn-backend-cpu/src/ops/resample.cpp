@@ -76,8 +76,7 @@ void interp_fwd(const T* x, T* y, const Geometry& g, const Taps3& t, bool neares
         for (int64_t i = 0; i < W; ++i) tmp[i] += wj * s[i];
       }
       if (kw == 2) {
-        for (int64_t o = 0; o < OW; ++o)
-          out[o] = ww[2 * o] * tmp[pw[2 * o]] + ww[2 * o + 1] * tmp[pw[2 * o + 1]];
+        for (int64_t o = 0; o < OW; ++o) out[o] = ww[2 * o] * tmp[pw[2 * o]] + ww[2 * o + 1] * tmp[pw[2 * o + 1]];
       } else {
         for (int64_t o = 0; o < OW; ++o) {
           T acc = 0;
@@ -164,10 +163,18 @@ Prim shuffle(Prim x, int64_t r, bool un, const char* op) {
   }
   CpuPtr out = alloc(Shape(od), xc->dtype());
   switch (dtype_size(xc->dtype())) {
-    case 1: shuffle_copy(static_cast<const uint8_t*>(xc->raw()), static_cast<uint8_t*>(out->raw()), batch, c, h, w, r, un); break;
-    case 2: shuffle_copy(static_cast<const uint16_t*>(xc->raw()), static_cast<uint16_t*>(out->raw()), batch, c, h, w, r, un); break;
-    case 4: shuffle_copy(static_cast<const uint32_t*>(xc->raw()), static_cast<uint32_t*>(out->raw()), batch, c, h, w, r, un); break;
-    default: shuffle_copy(static_cast<const uint64_t*>(xc->raw()), static_cast<uint64_t*>(out->raw()), batch, c, h, w, r, un); break;
+    case 1:
+      shuffle_copy(static_cast<const uint8_t*>(xc->raw()), static_cast<uint8_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
+    case 2:
+      shuffle_copy(static_cast<const uint16_t*>(xc->raw()), static_cast<uint16_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
+    case 4:
+      shuffle_copy(static_cast<const uint32_t*>(xc->raw()), static_cast<uint32_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
+    default:
+      shuffle_copy(static_cast<const uint64_t*>(xc->raw()), static_cast<uint64_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
   }
   return out;
 }
@@ -188,7 +195,8 @@ Prim CpuBackend::interpolate(Prim x, const Shape& output_size, const Interpolate
   return out;
 }
 
-Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output_size, const InterpolateOptions& options) {
+Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output_size,
+                                      const InterpolateOptions& options) {
   if (!accepts<Dtypes::Float>(x->dtype()))
     return Backend::interpolate_backward(std::move(x), std::move(grad_out), output_size, options);
   const CpuPtr xc = as_cpu(x, "interpolate_backward");
@@ -205,6 +213,8 @@ Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output
 
 Prim CpuBackend::pixel_shuffle(Prim x, int64_t factor) { return shuffle(std::move(x), factor, false, "pixel_shuffle"); }
 
-Prim CpuBackend::pixel_unshuffle(Prim x, int64_t factor) { return shuffle(std::move(x), factor, true, "pixel_unshuffle"); }
+Prim CpuBackend::pixel_unshuffle(Prim x, int64_t factor) {
+  return shuffle(std::move(x), factor, true, "pixel_unshuffle");
+}
 
 }  // namespace burn::cpu

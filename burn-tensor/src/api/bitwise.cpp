@@ -17,18 +17,21 @@ Backend& int_binary(const H& a, const H& b, const char* op) {
 // i8, as torch wraps it). A float scalar is refused: torch has no float bitwise ops either.
 Prim scalar_operand(Backend& b, const H& a, Scalar s, const char* op) {
   require_int(a, op);
-  if (s.kind == Scalar::Kind::Float)
-    throw DTypeError(op, "the scalar must be an integer, got " + s.to_string());
+  if (s.kind == Scalar::Kind::Float) throw DTypeError(op, "the scalar must be an integer, got " + s.to_string());
   return b.full(Shape(std::vector<int64_t>(rank(a), 1)), Scalar(s.i), a.prim->dtype());
 }
 
 }  // namespace
 
-H bitwise_and(H a, const H& b) { return with(a, int_binary(a, b, "bitwise_and").bitwise_and(std::move(a.prim), b.prim)); }
+H bitwise_and(H a, const H& b) {
+  return with(a, int_binary(a, b, "bitwise_and").bitwise_and(std::move(a.prim), b.prim));
+}
 
 H bitwise_or(H a, const H& b) { return with(a, int_binary(a, b, "bitwise_or").bitwise_or(std::move(a.prim), b.prim)); }
 
-H bitwise_xor(H a, const H& b) { return with(a, int_binary(a, b, "bitwise_xor").bitwise_xor(std::move(a.prim), b.prim)); }
+H bitwise_xor(H a, const H& b) {
+  return with(a, int_binary(a, b, "bitwise_xor").bitwise_xor(std::move(a.prim), b.prim));
+}
 
 H bitwise_left_shift(H a, const H& b) {
   return with(a, int_binary(a, b, "bitwise_left_shift").bitwise_left_shift(std::move(a.prim), b.prim));

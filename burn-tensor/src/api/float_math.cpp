@@ -39,7 +39,8 @@ H unary(OpId op, H h) {
     case OpGroup::numeric: require_numeric(h, name); break;
     case OpGroup::boolean: require_bool(h, name); break;
     case OpGroup::bitwise: require_int(h, name); break;
-    case OpGroup::float_math: case OpGroup::activation: require_float(h, name); break;
+    case OpGroup::float_math:
+    case OpGroup::activation: require_float(h, name); break;
     default: throw ValueError("unary", std::string("op ") + name + " is not an elementwise unary op");
   }
   std::optional<Prim> r = dispatch<Prim, Prim>(b, op, std::move(h.prim));

@@ -81,7 +81,8 @@ Prim Backend::bitwise_xor(Prim lhs, Prim rhs) {
 Prim Backend::bitwise_not(Prim x) {
   require_int(x, "bitwise_not");
   Prim y = x;
-  return host_binary(*this, std::move(x), std::move(y), "bitwise_not", []<typename T>(T a, T) { return static_cast<T>(~a); });
+  return host_binary(*this, std::move(x), std::move(y), "bitwise_not",
+                     []<typename T>(T a, T) { return static_cast<T>(~a); });
 }
 
 Prim Backend::bitwise_left_shift(Prim lhs, Prim rhs) {

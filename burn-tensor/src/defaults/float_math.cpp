@@ -1,5 +1,5 @@
-// The DEFAULT ops of the float_math (hypot, asinh/acosh/atanh, recip, square, is_nan/is_inf/is_finite) group: composite bodies built from other
-// ops of the table, so a backend that implements only the core ops gets them all.
+// The DEFAULT ops of the float_math (hypot, asinh/acosh/atanh, recip, square, is_nan/is_inf/is_finite) group: composite
+// bodies built from other ops of the table, so a backend that implements only the core ops gets them all.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

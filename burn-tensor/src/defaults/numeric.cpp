@@ -1,5 +1,5 @@
-// The DEFAULT ops of the numeric (scalar forms, fmod, maximum/minimum, neg, sign, clamps) group: composite bodies built from other
-// ops of the table, so a backend that implements only the core ops gets them all.
+// The DEFAULT ops of the numeric (scalar forms, fmod, maximum/minimum, neg, sign, clamps) group: composite bodies built
+// from other ops of the table, so a backend that implements only the core ops gets them all.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -113,9 +113,7 @@ Prim Backend::sign(Prim x) {
 }
 
 // min(max(x, min), max) like torch: when min > max every element becomes max; NaN stays NaN.
-Prim Backend::clamp(Prim x, Scalar min, Scalar max) {
-  return clamp_max(clamp_min(std::move(x), min), max);
-}
+Prim Backend::clamp(Prim x, Scalar min, Scalar max) { return clamp_max(clamp_min(std::move(x), min), max); }
 
 Prim Backend::clamp_min(Prim x, Scalar min) {
   Prim below_min = lower_elem(x, min);

@@ -79,12 +79,12 @@ BURN_TENSOR_API H categorical(const H& weights, int64_t num_samples, bool replac
 
 // layout
 BURN_TENSOR_API H reshape(H h, const std::vector<int64_t>& dims);  // one -1 allowed
-BURN_TENSOR_API H permute(H h, const std::vector<int64_t>& axes);   // negative axes allowed
+BURN_TENSOR_API H permute(H h, const std::vector<int64_t>& axes);  // negative axes allowed
 BURN_TENSOR_API H swap_dims(H h, int64_t a, int64_t b);
 BURN_TENSOR_API H flatten(H h, int64_t start, int64_t end);
-BURN_TENSOR_API H squeeze_dims(H h, const std::vector<int64_t>& dims);  // empty: every size-1 dim
+BURN_TENSOR_API H squeeze_dims(H h, const std::vector<int64_t>& dims);    // empty: every size-1 dim
 BURN_TENSOR_API H unsqueeze_dims(H h, const std::vector<int64_t>& dims);  // positions in the output
-BURN_TENSOR_API H expand(H h, const std::vector<int64_t>& dims);  // -1 keeps a dim; may add leading dims
+BURN_TENSOR_API H expand(H h, const std::vector<int64_t>& dims);          // -1 keeps a dim; may add leading dims
 BURN_TENSOR_API H flip(H h, const std::vector<int64_t>& axes);
 BURN_TENSOR_API H roll(H h, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims);
 BURN_TENSOR_API H repeat(H h, const std::vector<int64_t>& sizes);
@@ -173,7 +173,7 @@ BURN_TENSOR_API std::pair<H, H> var_mean(H h, int64_t dim, int64_t correction);
 BURN_TENSOR_API std::pair<H, H> sort_with_indices(H h, int64_t dim, bool descending, bool stable);
 BURN_TENSOR_API H argsort(H h, int64_t dim, bool descending, bool stable);
 BURN_TENSOR_API std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest);
-BURN_TENSOR_API H max_abs(H h);                  // max(|x|) -> [1]
+BURN_TENSOR_API H max_abs(H h);                   // max(|x|) -> [1]
 BURN_TENSOR_API H max_abs_dim(H h, int64_t dim);  // keeps dim
 // The lower median (torch.median): of every element -> [1], or along dim (kept) with its index; NaN
 // wins, with the index of the first NaN.
@@ -224,7 +224,7 @@ BURN_TENSOR_API H prelu(H h, const H& weight);  // weight: [1] or [channels], ch
 BURN_TENSOR_API H softsign(H h);
 BURN_TENSOR_API H tanhshrink(H h);
 BURN_TENSOR_API H threshold(H h, double threshold, double value);  // value where x <= threshold
-BURN_TENSOR_API H quiet_softmax(H h, int64_t dim);  // exp(x) / (1 + sum exp(x)), stabilised by the max
+BURN_TENSOR_API H quiet_softmax(H h, int64_t dim);                 // exp(x) / (1 + sum exp(x)), stabilised by the max
 
 }  // namespace api
 }  // namespace burn

@@ -205,7 +205,6 @@
   X(norm,        rms_norm_backward,           DEFAULT, BACKWARD, MEMORY,  Prims,      (Prim, x), (Prim, weight), (Prim, grad_out), (size_t, normalized_dims), (double, eps)) \
   X(attention,   attention,                   DEFAULT, GRAD,     COMPUTE, Prim,       (Prim, query), (Prim, key), (Prim, value), (Prim, mask), (const AttentionOptions&, options))
 
-
 // clang-format on
 
 namespace burn {
