@@ -54,13 +54,8 @@ void register_cases() {
   });
   // What autodiff adds to one op: a + b where a requires grad (the node is recorded, no backward).
   add_case("autodiff_tiny_add/1x8", [](benchmark::State& st) {
-    auto a = Tensor<2>::from_inner(input<2>({1, 8}), ad()).require_grad();
-    auto b = Tensor<2>::from_inner(input<2>({1, 8}), ad());
-    for (auto _ : st) {
-      auto c = a + b;
-      benchmark::DoNotOptimize(c);
-    }
-    st.SetItemsProcessed(st.iterations());
+    time_add(st, Tensor<2>::from_inner(input<2>({1, 8}), ad()).require_grad(),
+             Tensor<2>::from_inner(input<2>({1, 8}), ad()));
   });
 }
 

@@ -35,8 +35,9 @@ void register_cases() {
       });
     }
   }
-  for (auto [label, mode] : {std::pair{"bilinear", InterpolateMode::Linear}, std::pair{"nearest", InterpolateMode::Nearest},
-                             std::pair{"bicubic", InterpolateMode::Cubic}}) {
+  for (auto [label, mode] :
+       {std::pair{"bilinear", InterpolateMode::Linear}, std::pair{"nearest", InterpolateMode::Nearest},
+        std::pair{"bicubic", InterpolateMode::Cubic}}) {
     const InterpolateOptions o{mode, false};
     add_case(std::string("interpolate_") + label + "_2x/2x32x256x256", [o](benchmark::State& st) {
       auto x = input<4>({2, 32, 256, 256});

@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "bench_main.hpp"
 #include "burn/record/recorder.hpp"
 
 namespace {
@@ -60,10 +61,10 @@ int threads() {
 }
 
 struct Variant {
-  const char* name;      // in the case name
+  const char* name;  // in the case name
   const char* recorder;
   const char* extension;
-  int level;             // SaveOptions::compression_level
+  int level;  // SaveOptions::compression_level
 };
 
 void register_cases() {
@@ -75,36 +76,31 @@ void register_cases() {
     const int level = v.level;
     benchmark::RegisterBenchmark((std::string("record_save/") + v.name + "/resnet50").c_str(),
                                  [path, rec, level](benchmark::State& st) {
-      const Record& r = resnet50();
-      for (auto _ : st) save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
-      st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+                                   const Record& r = resnet50();
+                                   for (auto _ : st)
+                                     save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
+                                   st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
+                                 })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((std::string("record_load/") + v.name + "/resnet50").c_str(),
                                  [path, rec, level](benchmark::State& st) {
-      const Record& r = resnet50();
-      save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
-      for (auto _ : st) {
-        Record back = load(path, {.recorder = rec});
-        benchmark::DoNotOptimize(back);
-      }
-      st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+                                   const Record& r = resnet50();
+                                   save(path, r, {.recorder = rec, .compression_level = level, .threads = threads()});
+                                   for (auto _ : st) {
+                                     Record back = load(path, {.recorder = rec});
+                                     benchmark::DoNotOptimize(back);
+                                   }
+                                   st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * r.tensor_bytes()));
+                                 })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    resnet50();
-  } catch (const std::exception& e) {
-    std::cerr << "bench: " << e.what() << "\n";
-    return 1;
-  }
-  register_cases();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return burn::bench::run_benchmarks(
+      argc, argv, [] { resnet50(); }, register_cases);
 }

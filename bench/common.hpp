@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "bench_main.hpp"
 #include "burn/tensor.hpp"
 
 namespace burn::bench {
@@ -35,20 +36,20 @@ void add_case(const std::string& name, Fn fn) {
   benchmark::RegisterBenchmark(name.c_str(), std::move(fn))->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
+// The fixed cost of one op: `a + b` per iteration, reported as ops per second.
+template <size_t D>
+void time_add(benchmark::State& st, const Tensor<D>& a, const Tensor<D>& b) {
+  for (auto _ : st) {
+    auto c = a + b;
+    benchmark::DoNotOptimize(c);
+  }
+  st.SetItemsProcessed(st.iterations());
+}
+
 // main() of every program: creates the device (and so the thread pool) before any case runs.
 inline int run_main(int argc, char** argv, void (*register_cases)()) {
-  try {
-    cpu();
-  } catch (const burn::Error& e) {
-    std::cerr << "bench: cannot make the cpu device: " << e.what() << "\n";
-    return 1;
-  }
-  register_cases();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_benchmarks(
+      argc, argv, [] { cpu(); }, register_cases);
 }
 
 }  // namespace burn::bench

@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
     const double before = status_mib("VmRSS");
     reset_peak();
     save(path, r, {.recorder = rec});
-    std::cout << "save " << rec << ": data " << r.tensor_bytes() / 1048576.0 << " MiB, resident before "
-              << before << " MiB, peak " << status_mib("VmHWM") << " MiB\n";
+    std::cout << "save " << rec << ": data " << r.tensor_bytes() / 1048576.0 << " MiB, resident before " << before
+              << " MiB, peak " << status_mib("VmHWM") << " MiB\n";
     return 0;
   }
   const double before = status_mib("VmRSS");

@@ -15,8 +15,8 @@ int main(int argc, char** argv) {
     std::cout << "softmax(x, dim=1) =\n" << x.softmax(1) << "\n\n";
     std::cout << "x.transpose().slice({{0, 2}}) =\n" << x.transpose().slice({{0, 2}}) << "\n\n";
     auto [values, indices] = x.sort_with_indices(1, /*descending=*/true);
-    std::cout << "sorted descending: " << values.to_data().to_string() << ", indices "
-              << indices.to_data().to_string() << "\n";
+    std::cout << "sorted descending: " << values.to_data().to_string() << ", indices " << indices.to_data().to_string()
+              << "\n";
 
     dev.seed(42);
     auto r = Tensor<2>::random({1000, 100}, Distribution::normal(0, 1), dev);

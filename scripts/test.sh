@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The full test run, as in CI: every suite on the release build, then the unit, conformance and gradcheck
-# suites under AddressSanitizer + UBSan. Usage: bash scripts/test.sh (from anywhere).
+# The full test run, as in CI: the style check (.clang-format), every suite on the release build, then
+# the unit, conformance and gradcheck suites under AddressSanitizer + UBSan.
+# Usage: bash scripts/test.sh (from anywhere).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +28,7 @@ stage() {
 }
 
 total_start=$SECONDS
+stage "format" bash scripts/check-format.sh
 stage "release configure" cmake --preset release
 stage "release build" cmake --build --preset release
 stage "release test" ctest --preset release -j"$jobs"

@@ -24,8 +24,7 @@ int main(int argc, char** argv) {
   for (auto& v : b) v = u(rng);
 
   auto gemm = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
-                c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
   };
   gemm();  // warm-up: OpenBLAS starts its threads and touches its buffers here
   gemm();

@@ -135,7 +135,8 @@ Prims AutodiffBackend::record(const Record& r, Prims inputs, std::function<Prims
 Prim AutodiffBackend::record1(const Record& r, Prims inputs, std::function<Prim(Backend&, Prims)> forward,
                               BackwardFn backward_fn) {
   return record(
-             r, std::move(inputs), [f = std::move(forward)](Backend& b, Prims xs) { return Prims{f(b, std::move(xs))}; },
+             r, std::move(inputs),
+             [f = std::move(forward)](Backend& b, Prims xs) { return Prims{f(b, std::move(xs))}; },
              std::move(backward_fn))
       .at(0);
 }
@@ -166,8 +167,8 @@ Prim AutodiffBackend::resolve(const SavedRef& ref) {
 
 H Step::input(size_t i) {
   if (i >= node_->saved.size() || !node_->saved[i].present())
-    throw Error("backward", std::string("internal: '") + op_info(node_->op).name + "' did not save input " +
-                                std::to_string(i));
+    throw Error("backward",
+                std::string("internal: '") + op_info(node_->op).name + "' did not save input " + std::to_string(i));
   const SavedRef& ref = node_->saved[i];
   Prim p = ad_.resolve(ref);
   if (!graph_) return {device_, std::move(p)};
@@ -184,8 +185,8 @@ H Step::output() {
 
 H Step::extra_output(size_t k) {
   if (k == 0 || k > node_->extra_outputs.size())
-    throw Error("backward", std::string("internal: '") + op_info(node_->op).name + "' has no output " +
-                                std::to_string(k));
+    throw Error("backward",
+                std::string("internal: '") + op_info(node_->op).name + "' has no output " + std::to_string(k));
   return constant(node_->extra_outputs[k - 1]);
 }
 

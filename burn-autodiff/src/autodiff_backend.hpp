@@ -83,8 +83,8 @@ class AutodiffBackend final : public UnwrapBackend,
   // Runs `forward` on the inner backend with the inputs' inner primitives. When a float input is
   // tracked (and grad is enabled), the first output gets a node with `backward`; other outputs
   // (indices) stay untracked. Null inputs (an absent bias) are allowed.
-  Prims record(const Record& r, Prims inputs,
-               std::function<Prims(Backend& inner, Prims inputs)> forward, BackwardFn backward);
+  Prims record(const Record& r, Prims inputs, std::function<Prims(Backend& inner, Prims inputs)> forward,
+               BackwardFn backward);
   // The one-output form.
   Prim record1(const Record& r, Prims inputs, std::function<Prim(Backend& inner, Prims inputs)> forward,
                BackwardFn backward);
@@ -217,7 +217,8 @@ class AutodiffBackend final : public UnwrapBackend,
   // norm
   Prim layer_norm(Prim x, Prim weight, Prim bias, size_t normalized_dims, double eps) override;
   Prim group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, double eps) override;
-  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum, double eps) override;
+  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum,
+                   double eps) override;
   Prim rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) override;
 
  protected:

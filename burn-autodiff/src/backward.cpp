@@ -35,8 +35,9 @@ std::vector<NodePtr> reverse_topological(const NodePtr& root) {
 Gradients AutodiffBackend::backward(const Prim& root_prim, const BackwardOptions& options) {
   const AdPrim& root = ad_prim(root_prim, "backward");
   if (!root.node()) {
-    throw ValueError("backward", "the tensor is not tracked: none of the tensors it was computed from requires "
-                                 "grad (call require_grad() on the parameters first)");
+    throw ValueError("backward",
+                     "the tensor is not tracked: none of the tensors it was computed from requires "
+                     "grad (call require_grad() on the parameters first)");
   }
   const bool graph = options.create_graph;
   const bool retain = options.retain_graph || options.create_graph;
@@ -85,9 +86,9 @@ Gradients AutodiffBackend::backward(const Prim& root_prim, const BackwardOptions
       H& g = input_grads[i];
       if (!parent || !g.prim) continue;
       if (g.prim->shape() != parent->shape) {
-        throw Error("backward", std::string("internal: the backward of '") + op_info(node->op).name +
-                                    "' gave input " + std::to_string(i) + " a gradient of shape " +
-                                    g.prim->shape().to_string() + ", expected " + parent->shape.to_string());
+        throw Error("backward", std::string("internal: the backward of '") + op_info(node->op).name + "' gave input " +
+                                    std::to_string(i) + " a gradient of shape " + g.prim->shape().to_string() +
+                                    ", expected " + parent->shape.to_string());
       }
       auto [slot, fresh] = pending.try_emplace(parent.get(), g);
       if (!fresh) slot->second = api::add(std::move(slot->second), g);

@@ -13,8 +13,8 @@ namespace burn::autodiff {
 struct T {
   H h;
   T() = default;
-  T(H handle) : h(std::move(handle)) {}  // NOLINT: implicit, so formulas can return T as H
-  operator H() const& { return h; }      // NOLINT
+  T(H handle) : h(std::move(handle)) {}     // NOLINT: implicit, so formulas can return T as H
+  operator H() const& { return h; }         // NOLINT
   operator H() && { return std::move(h); }  // NOLINT
   const Shape& shape() const { return h.prim->shape(); }
   DType dtype() const { return h.prim->dtype(); }
@@ -68,7 +68,9 @@ inline T lt_mask(const T& a, double s) { return as_float(api::compare_elem(OpId:
 inline T where(const H& mask, const T& a, T b) { return api::mask_where(std::move(b.h), mask, a.h); }
 
 inline T zeros(const Step& s, const Shape& shape, DType dtype) { return api::full(s.device(), shape, 0, dtype); }
-inline T filled(const Step& s, const Shape& shape, double v, DType dtype) { return api::full(s.device(), shape, v, dtype); }
+inline T filled(const Step& s, const Shape& shape, double v, DType dtype) {
+  return api::full(s.device(), shape, v, dtype);
+}
 
 // Sums a broadcast gradient back to the shape of the input it came from (NumPy broadcasting: extra
 // leading dims, and dims of size 1 that were stretched).

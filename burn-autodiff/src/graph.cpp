@@ -12,8 +12,7 @@ std::atomic<uint64_t> g_next_id{1};
 }  // namespace
 
 Node::Node(OpId op_, Shape shape_, DType dtype_)
-    : id(g_next_id.fetch_add(1, std::memory_order_relaxed)), op(op_), shape(std::move(shape_)),
-      dtype(dtype_) {}
+    : id(g_next_id.fetch_add(1, std::memory_order_relaxed)), op(op_), shape(std::move(shape_)), dtype(dtype_) {}
 
 Node::~Node() {
   // Destroying a parent whose last owner is this node would recurse once per graph level; move such
@@ -63,8 +62,9 @@ AdPrim& ad_prim(const Prim& p, const char* op) {
   if (!p) throw ValueError(op, "null tensor primitive");
   // typeid of a final class is one comparison, cheaper than dynamic_cast on every op.
   if (typeid(*p) != typeid(AdPrim))
-    throw DeviceError(op, "the tensor does not belong to an autodiff device; move it there with to_device or "
-                          "Tensor::from_inner");
+    throw DeviceError(op,
+                      "the tensor does not belong to an autodiff device; move it there with to_device or "
+                      "Tensor::from_inner");
   return static_cast<AdPrim&>(*p);
 }
 

@@ -50,7 +50,7 @@ struct Node {
   Prims extra_outputs;           // outputs 1.. of a multi-output op (indices), untracked, kept
   ForwardFn recompute;           // set for memory-bound nodes under balanced checkpointing
   std::vector<SavedRef> recompute_inputs;
-  Prim recomputed;               // the recomputed output, cached until this node's backward step
+  Prim recomputed;                         // the recomputed output, cached until this node's backward step
   std::atomic<bool> output_needed{false};  // some backward step reads this (checkpointed) output
 
   std::atomic<bool> keep_grad{false};  // a leaf that requires grad, or a non-leaf whose grad is kept

@@ -67,9 +67,10 @@ bool any_tracked_arg(OpId op, const A&... args) {
 // A tracked input reached an op that has no rule of its own: refuse rather than drop the gradient.
 [[noreturn]] void no_rule(OpId op) {
   const OpInfo& info = op_info(op);
-  throw Unsupported(info.name, info.grad == OpGrad::Backward
-                                   ? "second-order gradients through this module backward op are not supported"
-                                   : "autodiff has no backward for this op; detach its input or run it under NoGradGuard");
+  throw Unsupported(info.name,
+                    info.grad == OpGrad::Backward
+                        ? "second-order gradients through this module backward op are not supported"
+                        : "autodiff has no backward for this op; detach its input or run it under NoGradGuard");
 }
 
 template <typename F, typename... A>
@@ -88,14 +89,14 @@ auto passthrough(Backend& inner, F&& call, A&&... args) {
 #define BURN_AD_TRACKED_DEFAULT_BACKWARD(name, ...) no_rule(OpId::name);
 #define BURN_AD_TRACKED_CORE_NOGRAD(name, ...)
 #define BURN_AD_TRACKED_DEFAULT_NOGRAD(name, ...)
-#define BURN_AD_PASS(group, name, tier, grad, bound, ret, ...)                                                  \
-  ret UnwrapBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                        \
-    if (any_tracked_arg(OpId::name, BURN_PP_MAP(BURN_PP_NAME, __VA_ARGS__))) {                                                \
-      BURN_AD_TRACKED_##tier##_##grad(name, __VA_ARGS__)                                                       \
-    }                                                                                                           \
-    return passthrough(                                                                                         \
+#define BURN_AD_PASS(group, name, tier, grad, bound, ret, ...)                                     \
+  ret UnwrapBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                            \
+    if (any_tracked_arg(OpId::name, BURN_PP_MAP(BURN_PP_NAME, __VA_ARGS__))) {                     \
+      BURN_AD_TRACKED_##tier##_##grad(name, __VA_ARGS__)                                           \
+    }                                                                                              \
+    return passthrough(                                                                            \
         *inner(), [](Backend& b, auto&&... a) { return b.name(std::forward<decltype(a)>(a)...); }, \
-        BURN_OP_ARG_LIST(__VA_ARGS__));                                                                         \
+        BURN_OP_ARG_LIST(__VA_ARGS__));                                                            \
   }
 BURN_OP_TABLE(BURN_AD_PASS)
 #undef BURN_AD_PASS

@@ -129,8 +129,8 @@ inline void expect_close(const std::vector<double>& got, const std::vector<doubl
   for (size_t k = 0; k < got.size(); ++k) {
     const double diff = got[k] - want[k];
     if (!(std::abs(diff) <= rel * std::abs(want[k]) + abs) && ++failures <= 5)
-      ADD_FAILURE() << what << ", element " << k << std::setprecision(12) << ": got " << got[k] << ", want "
-                    << want[k] << " (diff " << diff << ")";
+      ADD_FAILURE() << what << ", element " << k << std::setprecision(12) << ": got " << got[k] << ", want " << want[k]
+                    << " (diff " << diff << ")";
   }
   EXPECT_EQ(failures, 0u) << what << ": " << failures << " of " << got.size() << " elements differ";
 }

@@ -36,11 +36,20 @@ TEST_P(ConvGrad, MatchesCentralDifferences) {
 INSTANTIATE_TEST_SUITE_P(
     Module, ConvGrad,
     testing::Values(
-        ConvCase{"conv1d_stride_pad_groups", Shape{2, 4, 7}, Shape{6, 2, 3}, true,
+        ConvCase{"conv1d_stride_pad_groups",
+                 Shape{2, 4, 7},
+                 Shape{6, 2, 3},
+                 true,
                  {.stride = {2}, .padding = {1}, .padding_end = {2}, .groups = 2}},
-        ConvCase{"conv2d_dilation", Shape{1, 3, 5, 6}, Shape{4, 3, 3, 2}, true,
+        ConvCase{"conv2d_dilation",
+                 Shape{1, 3, 5, 6},
+                 Shape{4, 3, 3, 2},
+                 true,
                  {.stride = {1, 2}, .padding = {1, 0}, .dilation = {2, 1}}},
-        ConvCase{"conv2d_depthwise_nobias_asym_pad", Shape{2, 3, 4, 4}, Shape{3, 1, 2, 2}, false,
+        ConvCase{"conv2d_depthwise_nobias_asym_pad",
+                 Shape{2, 3, 4, 4},
+                 Shape{3, 1, 2, 2},
+                 false,
                  {.padding = {1}, .padding_end = {0}, .groups = 3}},
         ConvCase{"conv3d", Shape{1, 2, 3, 4, 3}, Shape{2, 2, 2, 2, 2}, true, {.stride = {1, 2, 1}, .padding = {1}}}),
     [](const testing::TestParamInfo<ConvCase>& i) { return std::string(i.param.name); });
@@ -65,9 +74,15 @@ TEST_P(ConvTransposeGrad, MatchesCentralDifferences) {
 INSTANTIATE_TEST_SUITE_P(
     Module, ConvTransposeGrad,
     testing::Values(
-        ConvTCase{"conv_transpose1d_stride_padout", Shape{2, 4, 5}, Shape{4, 3, 3}, true,
+        ConvTCase{"conv_transpose1d_stride_padout",
+                  Shape{2, 4, 5},
+                  Shape{4, 3, 3},
+                  true,
                   {.stride = {2}, .padding = {1}, .padding_out = {1}}},
-        ConvTCase{"conv_transpose2d_groups_dilation", Shape{1, 4, 3, 3}, Shape{4, 2, 3, 2}, true,
+        ConvTCase{"conv_transpose2d_groups_dilation",
+                  Shape{1, 4, 3, 3},
+                  Shape{4, 2, 3, 2},
+                  true,
                   {.stride = {2, 1}, .padding = {1, 1}, .padding_out = {1, 0}, .dilation = {1, 2}, .groups = 2}},
         ConvTCase{"conv_transpose2d_nobias", Shape{2, 2, 3, 2}, Shape{2, 3, 2, 2}, false, {}},
         ConvTCase{"conv_transpose3d", Shape{1, 2, 2, 3, 2}, Shape{2, 1, 2, 2, 2}, true, {.stride = {2, 1, 1}}}),
@@ -97,9 +112,7 @@ TEST(ModuleGrad, DeformConv2d) {
              rnd(Shape{1, 4, 3, 3}, 16, 0, 1), rnd(Shape{2}, 17)});
   // offset_groups 2, stride, padding and dilation, no mask and no bias; samples fall outside the input.
   DeformConvOptions o2{.stride = {2}, .padding = {1}, .dilation = {1, 2}, .offset_groups = 2};
-  gradcheck([&](const Hs& xs) {
-    return api::deform_conv2d(xs[0], xs[1], xs[2], std::nullopt, std::nullopt, o2);
-  },
+  gradcheck([&](const Hs& xs) { return api::deform_conv2d(xs[0], xs[1], xs[2], std::nullopt, std::nullopt, o2); },
             {rnd(Shape{2, 2, 4, 5}, 18), rnd(Shape{2, 16, 3, 3}, 19, -2.3, 2.3), rnd(Shape{2, 2, 2, 2}, 20)});
 }
 
@@ -116,41 +129,52 @@ TEST(ModuleGrad, UnfoldAndFold) {
 // ---------------------------------------------------------------------------------------- pools
 
 TEST(ModuleGrad, MaxPool) {
-  gradcheck([](const Hs& xs) {
-    return api::max_pool(xs[0], {.kernel = {3}, .stride = {2}, .padding = {1}, .ceil_mode = true});
-  }, {rnd(Shape{2, 2, 5, 6}, 25)});
-  gradcheck([](const Hs& xs) {
-    return api::max_pool(xs[0], {.kernel = {2}, .stride = {1}, .padding = {1}, .padding_end = {0}, .dilation = {2}});
-  }, {rnd(Shape{2, 3, 7}, 26)});
-  gradcheck([](const Hs& xs) { return api::max_pool(xs[0], {.kernel = {2, 2, 1}}); },
-            {rnd(Shape{1, 2, 4, 3, 2}, 27)});
+  gradcheck(
+      [](const Hs& xs) {
+        return api::max_pool(xs[0], {.kernel = {3}, .stride = {2}, .padding = {1}, .ceil_mode = true});
+      },
+      {rnd(Shape{2, 2, 5, 6}, 25)});
+  gradcheck(
+      [](const Hs& xs) {
+        return api::max_pool(xs[0],
+                             {.kernel = {2}, .stride = {1}, .padding = {1}, .padding_end = {0}, .dilation = {2}});
+      },
+      {rnd(Shape{2, 3, 7}, 26)});
+  gradcheck([](const Hs& xs) { return api::max_pool(xs[0], {.kernel = {2, 2, 1}}); }, {rnd(Shape{1, 2, 4, 3, 2}, 27)});
 }
 
 TEST(ModuleGrad, MaxPoolWithIndices) {
-  gradcheck([](const Hs& xs) {
-    return api::max_pool_with_indices(xs[0], {.kernel = {2, 3}, .stride = {2, 1}, .padding = {1, 1}}).first;
-  }, {rnd(Shape{1, 2, 5, 5}, 28)});
+  gradcheck(
+      [](const Hs& xs) {
+        return api::max_pool_with_indices(xs[0], {.kernel = {2, 3}, .stride = {2, 1}, .padding = {1, 1}}).first;
+      },
+      {rnd(Shape{1, 2, 5, 5}, 28)});
 }
 
 TEST(ModuleGrad, AvgPool) {
-  gradcheck([](const Hs& xs) {
-    return api::avg_pool(xs[0], {.kernel = {3}, .stride = {2}, .padding = {1}, .ceil_mode = true,
-                                 .count_include_pad = false});
-  }, {rnd(Shape{2, 2, 5, 6}, 29)});
-  gradcheck([](const Hs& xs) {
-    return api::avg_pool(xs[0], {.kernel = {3}, .stride = {2}, .padding = {1}, .count_include_pad = true});
-  }, {rnd(Shape{2, 3, 8}, 30)});
-  gradcheck([](const Hs& xs) { return api::avg_pool(xs[0], {.kernel = {2, 1, 2}, .stride = {1}}); },
-            {rnd(Shape{1, 2, 3, 2, 4}, 31)});
+  gradcheck(
+      [](const Hs& xs) {
+        return api::avg_pool(
+            xs[0], {.kernel = {3}, .stride = {2}, .padding = {1}, .ceil_mode = true, .count_include_pad = false});
+      },
+      {rnd(Shape{2, 2, 5, 6}, 29)});
+  gradcheck(
+      [](const Hs& xs) {
+        return api::avg_pool(xs[0], {.kernel = {3}, .stride = {2}, .padding = {1}, .count_include_pad = true});
+      },
+      {rnd(Shape{2, 3, 8}, 30)});
+  gradcheck(
+      [](const Hs& xs) {
+        return api::avg_pool(xs[0], {.kernel = {2, 1, 2}, .stride = {1}});
+      },
+      {rnd(Shape{1, 2, 3, 2, 4}, 31)});
 }
 
 TEST(ModuleGrad, AdaptivePools) {
   gradcheck([](const Hs& xs) { return api::adaptive_avg_pool(xs[0], {3, 4}); }, {rnd(Shape{2, 2, 5, 7}, 32)});
   gradcheck([](const Hs& xs) { return api::adaptive_avg_pool(xs[0], {4}); }, {rnd(Shape{1, 3, 9}, 33)});
-  gradcheck([](const Hs& xs) { return api::adaptive_avg_pool(xs[0], {2, 3, 2}); },
-            {rnd(Shape{1, 1, 3, 4, 5}, 34)});
-  gradcheck([](const Hs& xs) { return api::adaptive_max_pool(xs[0], {3, 2}).first; },
-            {rnd(Shape{2, 2, 5, 7}, 35)});
+  gradcheck([](const Hs& xs) { return api::adaptive_avg_pool(xs[0], {2, 3, 2}); }, {rnd(Shape{1, 1, 3, 4, 5}, 34)});
+  gradcheck([](const Hs& xs) { return api::adaptive_max_pool(xs[0], {3, 2}).first; }, {rnd(Shape{2, 2, 5, 7}, 35)});
   gradcheck([](const Hs& xs) { return api::adaptive_max_pool(xs[0], {4}).first; }, {rnd(Shape{1, 2, 6}, 36)});
 }
 
@@ -163,12 +187,12 @@ TEST(ModuleGrad, Interpolate) {
     std::vector<int64_t> out;
     InterpolateOptions o;
   };
-  for (const C& c : {C{Shape{1, 2, 3, 4}, {5, 7}, {M::Nearest}}, C{Shape{1, 2, 5, 4}, {3, 2}, {M::Nearest}},
-                     C{Shape{2, 1, 5}, {8}, {M::Linear, false}}, C{Shape{2, 1, 5}, {3}, {M::Linear, true}},
-                     C{Shape{1, 2, 3, 4}, {5, 3}, {M::Linear, false}}, C{Shape{1, 2, 3, 4}, {5, 6}, {M::Linear, true}},
-                     C{Shape{1, 1, 2, 3, 2}, {3, 4, 3}, {M::Linear, false}},
-                     C{Shape{1, 2, 4, 4}, {6, 3}, {M::Cubic, false}}, C{Shape{1, 1, 4, 5}, {7, 6}, {M::Cubic, true}},
-                     C{Shape{1, 2, 6}, {4}, {M::Cubic, false}}}) {
+  for (const C& c :
+       {C{Shape{1, 2, 3, 4}, {5, 7}, {M::Nearest}}, C{Shape{1, 2, 5, 4}, {3, 2}, {M::Nearest}},
+        C{Shape{2, 1, 5}, {8}, {M::Linear, false}}, C{Shape{2, 1, 5}, {3}, {M::Linear, true}},
+        C{Shape{1, 2, 3, 4}, {5, 3}, {M::Linear, false}}, C{Shape{1, 2, 3, 4}, {5, 6}, {M::Linear, true}},
+        C{Shape{1, 1, 2, 3, 2}, {3, 4, 3}, {M::Linear, false}}, C{Shape{1, 2, 4, 4}, {6, 3}, {M::Cubic, false}},
+        C{Shape{1, 1, 4, 5}, {7, 6}, {M::Cubic, true}}, C{Shape{1, 2, 6}, {4}, {M::Cubic, false}}}) {
     SCOPED_TRACE(c.x.to_string() + " -> " + Shape(c.out).to_string() + " mode " + std::to_string(int(c.o.mode)) +
                  (c.o.align_corners ? " align_corners" : ""));
     gradcheck([&](const Hs& xs) { return api::interpolate(xs[0], c.out, c.o); }, {rnd(c.x, 37)});
@@ -231,9 +255,7 @@ TEST(ModuleGrad, BatchNormTraining) {
             {rnd(Shape{3, 2, 4}, 66), rnd(Shape{2}, 67), rnd(Shape{2}, 68), untracked(rnd(Shape{2}, 69)),
              untracked(rnd(Shape{2}, 70, 0.5, 2))});
   // without running statistics, weight or bias; rank 2 and rank 4 inputs
-  gradcheck([](const Hs& xs) {
-    return bn_out(xs, std::nullopt, std::nullopt, std::nullopt, std::nullopt, true);
-  },
+  gradcheck([](const Hs& xs) { return bn_out(xs, std::nullopt, std::nullopt, std::nullopt, std::nullopt, true); },
             {rnd(Shape{4, 3}, 71)});
   gradcheck([](const Hs& xs) { return bn_out(xs, xs[1], std::nullopt, std::nullopt, std::nullopt, true); },
             {rnd(Shape{2, 2, 2, 3}, 72), rnd(Shape{2}, 73)});
@@ -241,9 +263,9 @@ TEST(ModuleGrad, BatchNormTraining) {
 
 TEST(ModuleGrad, BatchNormInference) {
   // x, weight, bias, and the running statistics themselves
-  gradcheck([](const Hs& xs) { return bn_out(xs, xs[1], xs[2], xs[3], xs[4], false); },
-            {rnd(Shape{3, 2, 4}, 74), rnd(Shape{2}, 75), rnd(Shape{2}, 76), rnd(Shape{2}, 77),
-             rnd(Shape{2}, 78, 0.5, 2)});
+  gradcheck(
+      [](const Hs& xs) { return bn_out(xs, xs[1], xs[2], xs[3], xs[4], false); },
+      {rnd(Shape{3, 2, 4}, 74), rnd(Shape{2}, 75), rnd(Shape{2}, 76), rnd(Shape{2}, 77), rnd(Shape{2}, 78, 0.5, 2)});
   gradcheck([](const Hs& xs) { return bn_out(xs, std::nullopt, std::nullopt, xs[1], xs[2], false); },
             {rnd(Shape{2, 3}, 79), untracked(rnd(Shape{3}, 80)), rnd(Shape{3}, 81, 0.5, 2)});
   gradcheck([](const Hs& xs) { return bn_out(xs, xs[1], xs[2], xs[3], xs[4], false); },
@@ -254,8 +276,7 @@ TEST(ModuleGrad, BatchNormInference) {
 TEST(ModuleGrad, RmsNorm) {
   gradcheck([](const Hs& xs) { return api::rms_norm(xs[0], xs[1], 1, 1e-5); },
             {rnd(Shape{2, 3, 4}, 87), rnd(Shape{4}, 88)});
-  gradcheck([](const Hs& xs) { return api::rms_norm(xs[0], std::nullopt, 2, 1e-3); },
-            {rnd(Shape{2, 3, 4}, 89)});
+  gradcheck([](const Hs& xs) { return api::rms_norm(xs[0], std::nullopt, 2, 1e-3); }, {rnd(Shape{2, 3, 4}, 89)});
   gradcheck([](const Hs& xs) { return api::rms_norm(xs[0], xs[1], 2, 1e-5); },
             {untracked(rnd(Shape{2, 2, 3}, 90)), rnd(Shape{2, 3}, 91)});
 }
@@ -265,19 +286,18 @@ TEST(ModuleGrad, RmsNorm) {
 TEST(ModuleGrad, Attention) {
   const TensorData q = rnd(Shape{1, 2, 3, 4}, 92), k = rnd(Shape{1, 2, 5, 4}, 93), v = rnd(Shape{1, 2, 5, 3}, 94);
   gradcheck([](const Hs& xs) { return api::attention(xs[0], xs[1], xs[2], std::nullopt, {}); }, {q, k, v});
-  gradcheck([](const Hs& xs) {
-    return api::attention(xs[0], xs[1], xs[2], std::nullopt, {.causal = true, .scale = 0.7});
-  }, {q, k, v});
+  gradcheck(
+      [](const Hs& xs) { return api::attention(xs[0], xs[1], xs[2], std::nullopt, {.causal = true, .scale = 0.7}); },
+      {q, k, v});
   // a broadcast mask (true = masked out) leaving every query row at least one key
-  const TensorData mask = bools({false, true, false, true, true,  //
+  const TensorData mask = bools({false, true, false, true, true,   //
                                  true, false, false, false, true,  //
                                  false, false, true, true, false},
                                 Shape{1, 3, 5});
-  gradcheck([](const Hs& xs) { return api::attention(xs[0], xs[1], xs[2], xs[3], {.causal = true}); },
-            {q, k, v, mask});
-  gradcheck([](const Hs& xs) { return api::attention(xs[0], xs[1], xs[2], xs[3], {}); },
-            {untracked(rnd(Shape{2, 1, 3, 2}, 95)), rnd(Shape{2, 1, 5, 2}, 96), untracked(rnd(Shape{2, 1, 5, 2}, 97)),
-             mask});
+  gradcheck([](const Hs& xs) { return api::attention(xs[0], xs[1], xs[2], xs[3], {.causal = true}); }, {q, k, v, mask});
+  gradcheck(
+      [](const Hs& xs) { return api::attention(xs[0], xs[1], xs[2], xs[3], {}); },
+      {untracked(rnd(Shape{2, 1, 3, 2}, 95)), rnd(Shape{2, 1, 5, 2}, 96), untracked(rnd(Shape{2, 1, 5, 2}, 97)), mask});
 }
 
 // ---------------------------------------------------------------------------------------- behaviour
@@ -285,30 +305,36 @@ TEST(ModuleGrad, Attention) {
 // Under balanced checkpointing the memory-bound ops' outputs are recomputed; gradcheck requires the
 // same gradients as on the plain device, here through chains of recomputed ops.
 TEST(ModuleGrad, BalancedCheckpointingGivesTheSameGradients) {
-  gradcheck([](const Hs& xs) {
-    H y = api::unary(OpId::relu, api::conv(xs[0], xs[1], xs[2], {.padding = {1}}));
-    y = api::max_pool(api::unary(OpId::tanh, y), {.kernel = {2}});
-    y = api::layer_norm(api::unary(OpId::exp, y), xs[3], xs[4], 2, 1e-5);
-    return api::interpolate(api::avg_pool(api::unary(OpId::sin, y), {.kernel = {1}}), {3, 3},
-                            {InterpolateMode::Linear});
-  }, {rnd(Shape{1, 2, 4, 4}, 98), rnd(Shape{2, 2, 3, 3}, 99), rnd(Shape{2}, 100), rnd(Shape{2, 2}, 101),
-      rnd(Shape{2, 2}, 102)});
-  gradcheck([](const Hs& xs) {
-    return api::batch_norm(api::unary(OpId::sigmoid, xs[0]), xs[1], xs[2], std::nullopt, std::nullopt, true, 0.1,
-                           1e-5)[0];
-  }, {rnd(Shape{3, 2, 2}, 103), rnd(Shape{2}, 104), rnd(Shape{2}, 105)});
+  gradcheck(
+      [](const Hs& xs) {
+        H y = api::unary(OpId::relu, api::conv(xs[0], xs[1], xs[2], {.padding = {1}}));
+        y = api::max_pool(api::unary(OpId::tanh, y), {.kernel = {2}});
+        y = api::layer_norm(api::unary(OpId::exp, y), xs[3], xs[4], 2, 1e-5);
+        return api::interpolate(api::avg_pool(api::unary(OpId::sin, y), {.kernel = {1}}), {3, 3},
+                                {InterpolateMode::Linear});
+      },
+      {rnd(Shape{1, 2, 4, 4}, 98), rnd(Shape{2, 2, 3, 3}, 99), rnd(Shape{2}, 100), rnd(Shape{2, 2}, 101),
+       rnd(Shape{2, 2}, 102)});
+  gradcheck(
+      [](const Hs& xs) {
+        return api::batch_norm(api::unary(OpId::sigmoid, xs[0]), xs[1], xs[2], std::nullopt, std::nullopt, true, 0.1,
+                               1e-5)[0];
+      },
+      {rnd(Shape{3, 2, 2}, 103), rnd(Shape{2}, 104), rnd(Shape{2}, 105)});
 }
 
 // Norms without weight or bias, each read back by the op after it (sin keeps its input), so their
 // outputs are recomputed from inputs that include absent (null) ones.
 TEST(ModuleGrad, BalancedCheckpointingRecomputesOpsWithAbsentInputs) {
-  gradcheck([](const Hs& xs) {
-    H y = api::unary(OpId::sin, api::layer_norm(xs[0], std::nullopt, std::nullopt, 1, 1e-5));
-    y = api::unary(OpId::sin, api::group_norm(y, std::nullopt, xs[1], 2, 1e-5));
-    y = api::unary(OpId::sin, api::rms_norm(y, std::nullopt, 2, 1e-5));
-    return api::unary(OpId::sin, api::batch_norm(y, std::nullopt, std::nullopt, std::nullopt, std::nullopt, true,
-                                                 0.1, 1e-5)[0]);
-  }, {rnd(Shape{2, 4, 3}, 106), rnd(Shape{4}, 107)});
+  gradcheck(
+      [](const Hs& xs) {
+        H y = api::unary(OpId::sin, api::layer_norm(xs[0], std::nullopt, std::nullopt, 1, 1e-5));
+        y = api::unary(OpId::sin, api::group_norm(y, std::nullopt, xs[1], 2, 1e-5));
+        y = api::unary(OpId::sin, api::rms_norm(y, std::nullopt, 2, 1e-5));
+        return api::unary(
+            OpId::sin, api::batch_norm(y, std::nullopt, std::nullopt, std::nullopt, std::nullopt, true, 0.1, 1e-5)[0]);
+      },
+      {rnd(Shape{2, 4, 3}, 106), rnd(Shape{4}, 107)});
 }
 
 TEST(ModuleGrad, UntrackedInputsStayUntracked) {

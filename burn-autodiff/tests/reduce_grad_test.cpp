@@ -66,8 +66,7 @@ TEST(ReduceGrad, CumprodWithoutZeros) {
 // Lanes with a zero first, in the middle, last, two zeros, and none.
 TEST(ReduceGrad, CumprodWithZeros) {
   const TensorData x = values(Shape{5, 5}, 23);
-  gradcheck(dim_op(OpId::cumprod, 1),
-            {with_values(x, {{0, 0.0}, {7, 0.0}, {14, 0.0}, {16, 0.0}, {18, 0.0}})});
+  gradcheck(dim_op(OpId::cumprod, 1), {with_values(x, {{0, 0.0}, {7, 0.0}, {14, 0.0}, {16, 0.0}, {18, 0.0}})});
   gradcheck(dim_op(OpId::cumprod, 0), {with_values(x, {{0, 0.0}, {10, 0.0}, {11, 0.0}, {21, 0.0}})});
 }
 

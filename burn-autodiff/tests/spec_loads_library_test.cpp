@@ -1,8 +1,8 @@
 // A program that links only burn::tensor (as one whose --as-needed link dropped libburn-autodiff)
 // gets the autodiff decorators from the spec string alone: burn-tensor loads libburn-autodiff from
 // its own folder when a spec names a decorator that is not registered.
-#include <gtest/gtest.h>
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
@@ -19,8 +19,8 @@ bool registered(const std::string& name) {
 }
 
 bool autodiff_library_mapped() {
-  void* h = dlopen(("libburn-autodiff.so." + std::to_string(BURN_TENSOR_VERSION_MAJOR)).c_str(),
-                   RTLD_NOW | RTLD_NOLOAD);
+  void* h =
+      dlopen(("libburn-autodiff.so." + std::to_string(BURN_TENSOR_VERSION_MAJOR)).c_str(), RTLD_NOW | RTLD_NOLOAD);
   if (h) dlclose(h);
   return h != nullptr;
 }

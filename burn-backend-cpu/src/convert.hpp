@@ -1,14 +1,16 @@
-// Element conversions between every DType (f16/bf16 included) for cast, full, arange and mask_fill.
-// Private to the plugin.
+// Element conversions between every DType (f16/bf16 included) for cast, full, arange and mask_fill, and
+// the plugin's one dtype dispatch (visit_dtype, and dispatch<Dtypes> built on it). Private to the plugin.
 #pragma once
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "burn/tensor/data.hpp"
+#include "burn/tensor/error.hpp"
 #include "burn/tensor/scalar.hpp"
 
 namespace burn::cpu {
@@ -62,41 +64,70 @@ inline uint16_t float_to_bfloat(float f) {
 }
 
 // Conv<D>: the storage type of D, load() to a C++ arithmetic value and store() back from one.
-template <DType D> struct Conv;
+template <DType D>
+struct Conv;
 
-template <> struct Conv<DType::F32> {
+template <>
+struct Conv<DType::F32> {
   using Storage = float;
   static float load(float v) { return v; }
-  template <typename V> static float store(V v) { return static_cast<float>(v); }
+  template <typename V>
+  static float store(V v) {
+    return static_cast<float>(v);
+  }
 };
-template <> struct Conv<DType::F64> {
+template <>
+struct Conv<DType::F64> {
   using Storage = double;
   static double load(double v) { return v; }
-  template <typename V> static double store(V v) { return static_cast<double>(v); }
+  template <typename V>
+  static double store(V v) {
+    return static_cast<double>(v);
+  }
 };
-template <> struct Conv<DType::F16> {
+template <>
+struct Conv<DType::F16> {
   using Storage = uint16_t;
   static float load(uint16_t v) { return half_to_float(v); }
-  template <typename V> static uint16_t store(V v) { return float_to_half(static_cast<float>(v)); }
+  template <typename V>
+  static uint16_t store(V v) {
+    return float_to_half(static_cast<float>(v));
+  }
 };
-template <> struct Conv<DType::BF16> {
+template <>
+struct Conv<DType::BF16> {
   using Storage = uint16_t;
   static float load(uint16_t v) { return bfloat_to_float(v); }
-  template <typename V> static uint16_t store(V v) { return float_to_bfloat(static_cast<float>(v)); }
+  template <typename V>
+  static uint16_t store(V v) {
+    return float_to_bfloat(static_cast<float>(v));
+  }
 };
-template <typename I> struct ConvInt {
+template <typename I>
+struct ConvInt {
   using Storage = I;
   static I load(I v) { return v; }
-  template <typename V> static I store(V v) { return to_integer<I>(v); }
+  template <typename V>
+  static I store(V v) {
+    return to_integer<I>(v);
+  }
 };
-template <> struct Conv<DType::I64> : ConvInt<int64_t> {};
-template <> struct Conv<DType::I32> : ConvInt<int32_t> {};
-template <> struct Conv<DType::I8> : ConvInt<int8_t> {};
-template <> struct Conv<DType::U8> : ConvInt<uint8_t> {};
-template <> struct Conv<DType::Bool> {
+template <>
+struct Conv<DType::I64> : ConvInt<int64_t> {};
+template <>
+struct Conv<DType::I32> : ConvInt<int32_t> {};
+template <>
+struct Conv<DType::I8> : ConvInt<int8_t> {};
+template <>
+struct Conv<DType::U8> : ConvInt<uint8_t> {};
+template <>
+struct Conv<DType::Bool> {
   using Storage = uint8_t;
   static uint8_t load(uint8_t v) { return v != 0 ? 1 : 0; }
-  template <typename V> static uint8_t store(V v) { return v != V(0) ? 1 : 0; }  // NaN is true, as in torch
+  template <typename V>
+  static uint8_t store(V v) {
+    return v != V(0) ? 1 : 0;
+  }  // NaN is true, as in torch
 };
 
 // Calls f.template operator()<D>() with D the runtime dtype `d`.
@@ -114,6 +145,64 @@ decltype(auto) visit_dtype(DType d, F&& f) {
     case DType::Bool: break;
   }
   return f.template operator()<DType::Bool>();
+}
+
+// The dtype sets a kernel accepts. f16/bf16 are storage-only on this backend: no set computes on them.
+enum class Dtypes : uint8_t {
+  Float,      // f32, f64: float math, activations, conv, norm
+  Numeric,    // f32, f64, i64, i32: arithmetic and reductions
+  Int,        // i64, i32, i8, u8: bitwise ops
+  Addable,    // numeric, i8, u8: accumulating scatters
+  Computing,  // numeric, i8, u8 and bool (u8 storage): comparisons, scatter
+};
+
+template <Dtypes S>
+constexpr bool accepts(DType d) {
+  const bool f = d == DType::F32 || d == DType::F64;
+  const bool i = d == DType::I64 || d == DType::I32;
+  switch (S) {
+    case Dtypes::Float: return f;
+    case Dtypes::Numeric: return f || i;
+    case Dtypes::Int: return i || d == DType::I8 || d == DType::U8;
+    case Dtypes::Addable: return f || i || d == DType::I8 || d == DType::U8;
+    case Dtypes::Computing: return f || i || d == DType::I8 || d == DType::U8 || d == DType::Bool;
+  }
+  return false;
+}
+
+constexpr const char* dtypes_name(Dtypes s) {
+  switch (s) {
+    case Dtypes::Float: return "float tensor (f32 or f64)";
+    case Dtypes::Numeric: return "numeric tensor (f32, f64, i64 or i32)";
+    case Dtypes::Int: return "integer tensor (i64, i32, i8 or u8)";
+    case Dtypes::Addable: return "numeric tensor (f32, f64, i64, i32, i8 or u8)";
+    case Dtypes::Computing: return "tensor of a computing dtype";
+  }
+  return "";
+}
+
+// Unsupported for f16/bf16 (storage-only here), DTypeError naming the op and the accepted set otherwise.
+[[noreturn]] inline void throw_dtype(const char* op, const char* want, DType got) {
+  if (got == DType::F16 || got == DType::BF16)
+    throw Unsupported(
+        op, "dtype " + std::string(dtype_name(got)) + " is storage-only on the cpu backend; cast it to f32 first");
+  throw DTypeError(op, std::string("expected a ") + want + ", got " + std::string(dtype_name(got)));
+}
+
+// The plugin's dtype dispatch: calls f.template operator()<T>() with T the element type (the storage
+// type: uint8_t for bool) of `d` when `d` is in set S, else throws as throw_dtype. Every branch must
+// return the same type. A template, not a macro, so the kernel is an ordinary generic lambda:
+//   dispatch<Dtypes::Float>(dt, "exp", [&]<typename T>() { return unary_op<T, T>(...); });
+template <Dtypes S, typename F>
+decltype(auto) dispatch(DType d, const char* op, F&& f) {
+  using First = std::conditional_t<S == Dtypes::Int, int64_t, float>;
+  using R = decltype(f.template operator()<First>());
+  return visit_dtype(d, [&]<DType D>() -> R {
+    if constexpr (accepts<S>(D))
+      return f.template operator()<typename Conv<D>::Storage>();
+    else
+      throw_dtype(op, dtypes_name(S), d);
+  });
 }
 
 // A scalar stored as dtype D: ints stay exact for int dtypes, everything else goes through double.

@@ -49,6 +49,8 @@ class CpuBackend final : public Backend {
   Prim mul_scalar(Prim lhs, Scalar rhs) override;
   Prim div_scalar(Prim lhs, Scalar rhs) override;
   Prim remainder_scalar(Prim lhs, Scalar rhs) override;
+  Prim fmod(Prim lhs, Prim rhs) override;
+  Prim fmod_scalar(Prim lhs, Scalar rhs) override;
   Prim powf_scalar(Prim lhs, Scalar rhs) override;
   Prim maximum(Prim lhs, Prim rhs) override;
   Prim minimum(Prim lhs, Prim rhs) override;
@@ -77,6 +79,13 @@ class CpuBackend final : public Backend {
   Prim bool_and(Prim lhs, Prim rhs) override;
   Prim bool_or(Prim lhs, Prim rhs) override;
   Prim bool_xor(Prim lhs, Prim rhs) override;
+  // bitwise (src/ops/bitwise.cpp)
+  Prim bitwise_and(Prim lhs, Prim rhs) override;
+  Prim bitwise_or(Prim lhs, Prim rhs) override;
+  Prim bitwise_xor(Prim lhs, Prim rhs) override;
+  Prim bitwise_not(Prim x) override;
+  Prim bitwise_left_shift(Prim lhs, Prim rhs) override;
+  Prim bitwise_right_shift(Prim lhs, Prim rhs) override;
   // reduce (src/ops/reduce.cpp)
   Prim sum(Prim x) override;
   Prim sum_dim(Prim x, size_t dim) override;
@@ -124,6 +133,10 @@ class CpuBackend final : public Backend {
   Prim ceil(Prim x) override;
   Prim trunc(Prim x) override;
   Prim atan2(Prim lhs, Prim rhs) override;
+  Prim hypot(Prim lhs, Prim rhs) override;
+  Prim asinh(Prim x) override;
+  Prim acosh(Prim x) override;
+  Prim atanh(Prim x) override;
   Prim recip(Prim x) override;
   Prim square(Prim x) override;
   Prim is_nan(Prim x) override;
@@ -148,7 +161,8 @@ class CpuBackend final : public Backend {
   Prim conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) override;
   Prims conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) override;
   Prim conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) override;
-  Prims conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options, bool bias_grad) override;
+  Prims conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
+                                bool bias_grad) override;
   Prim deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) override;
   Prim unfold(Prim x, const UnfoldOptions& options) override;
   Prim fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) override;
@@ -164,7 +178,8 @@ class CpuBackend final : public Backend {
   Prim adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) override;
   // resample (src/ops/resample.cpp)
   Prim interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) override;
-  Prim interpolate_backward(Prim x, Prim grad_out, const Shape& output_size, const InterpolateOptions& options) override;
+  Prim interpolate_backward(Prim x, Prim grad_out, const Shape& output_size,
+                            const InterpolateOptions& options) override;
   Prim pixel_shuffle(Prim x, int64_t factor) override;
   Prim pixel_unshuffle(Prim x, int64_t factor) override;
   // embedding (src/ops/embedding.cpp)
@@ -175,8 +190,10 @@ class CpuBackend final : public Backend {
   Prims layer_norm_backward(Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps) override;
   Prim group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, double eps) override;
   Prims group_norm_backward(Prim x, Prim weight, Prim grad_out, int64_t num_groups, double eps) override;
-  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum, double eps) override;
-  Prims batch_norm_backward(Prim x, Prim weight, Prim running_mean, Prim running_var, Prim grad_out, bool training, double eps) override;
+  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum,
+                   double eps) override;
+  Prims batch_norm_backward(Prim x, Prim weight, Prim running_mean, Prim running_var, Prim grad_out, bool training,
+                            double eps) override;
   Prim rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) override;
   Prims rms_norm_backward(Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps) override;
   // attention (src/ops/attention.cpp)

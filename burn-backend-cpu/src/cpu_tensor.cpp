@@ -74,8 +74,10 @@ Storage::Storage(size_t n) : bytes(n) {
 // Runs once no view references the buffer any more, so the pool may hand it out again.
 Storage::~Storage() {
   stats().sub(bytes);
-  if (bytes >= kPoolMinBytes) pool_release(data, bytes);
-  else std::free(block_);
+  if (bytes >= kPoolMinBytes)
+    pool_release(data, bytes);
+  else
+    std::free(block_);
 }
 
 namespace {
@@ -150,7 +152,10 @@ bool copy_tiled(const LoopPlan<2>& plan, E* d, const E* s) {
   std::vector<size_t> others;
   int64_t outer = 1;
   for (size_t i = 0; i < last; ++i)
-    if (i != k) { others.push_back(i); outer *= plan.dims[i]; }
+    if (i != k) {
+      others.push_back(i);
+      outer *= plan.dims[i];
+    }
   const int64_t nk = plan.dims[k], nl = plan.dims[last];
   const int64_t bands = (nk + B - 1) / B;
   const int64_t dk = ds[k], dl = ds[last], sk = ss[k], sl = ss[last];
@@ -215,8 +220,8 @@ void copy_view(const CpuTensor& src, const CpuTensor& dst) {
 
 void copy_strided(const CpuTensor& src, CpuTensor& dst) {
   if (src.shape() != dst.shape())
-    throw ShapeError("copy", "source " + src.shape().to_string() + " and destination " + dst.shape().to_string() +
-                                 " differ");
+    throw ShapeError("copy",
+                     "source " + src.shape().to_string() + " and destination " + dst.shape().to_string() + " differ");
   const int64_t n = src.shape().num_elements();
   if (n == 0) return;
   if (src.is_contiguous() && dst.is_contiguous()) {
@@ -224,9 +229,8 @@ void copy_strided(const CpuTensor& src, CpuTensor& dst) {
     const auto* s = static_cast<const uint8_t*>(src.raw());
     auto* d = static_cast<uint8_t*>(dst.raw());
     // Large copies are split so several cores share the memory bandwidth.
-    parallel_for(n, 1 << 18, [&](int64_t b, int64_t e) {
-      std::memcpy(d + b * es, s + b * es, static_cast<size_t>(e - b) * es);
-    });
+    parallel_for(n, 1 << 18,
+                 [&](int64_t b, int64_t e) { std::memcpy(d + b * es, s + b * es, static_cast<size_t>(e - b) * es); });
     return;
   }
   copy_view(src, dst);
@@ -242,8 +246,7 @@ CpuPtr make_view(const CpuPtr& x, Shape shape, std::vector<int64_t> strides, int
   return std::make_shared<CpuTensor>(std::move(shape), x->dtype(), x->storage(), std::move(strides), offset);
 }
 
-StridedIndexer::StridedIndexer(const Shape& shape, const std::vector<int64_t>& st)
-    : dims(shape.dims()), strides(st) {}
+StridedIndexer::StridedIndexer(const Shape& shape, const std::vector<int64_t>& st) : dims(shape.dims()), strides(st) {}
 
 int64_t StridedIndexer::offset_of(int64_t i) const {
   int64_t off = 0;

@@ -33,8 +33,7 @@ MemoryStats& storage_stats();
 // strides are in elements and may be 0 (expand) or negative (flip).
 class CpuTensor final : public Primitive {
  public:
-  CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage, std::vector<int64_t> strides,
-            int64_t offset);
+  CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage, std::vector<int64_t> strides, int64_t offset);
 
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   const std::vector<int64_t>& strides() const { return strides_; }
@@ -42,7 +41,9 @@ class CpuTensor final : public Primitive {
   bool is_contiguous() const { return contiguous_; }
 
   template <typename T>
-  T* data() const { return static_cast<T*>(storage_->data) + offset_; }
+  T* data() const {
+    return static_cast<T*>(storage_->data) + offset_;
+  }
   void* raw() const { return static_cast<uint8_t*>(storage_->data) + offset_ * dtype_size(dtype()); }
 
  private:
@@ -97,20 +98,3 @@ struct StridedIndexer {
 };
 
 }  // namespace burn::cpu
-
-// Runs the statement with `T` bound to the C++ type of a computing dtype (f32, f64, i64, i32, and
-// u8 for bool); anything else throws Unsupported naming the op.
-#define BURN_CPU_DISPATCH(DTYPE, OP, ...)                                                           \
-  [&] {                                                                                             \
-    switch (DTYPE) {                                                                                \
-      case ::burn::DType::F32: { using T = float; return __VA_ARGS__(); }                           \
-      case ::burn::DType::F64: { using T = double; return __VA_ARGS__(); }                          \
-      case ::burn::DType::I64: { using T = int64_t; return __VA_ARGS__(); }                         \
-      case ::burn::DType::I32: { using T = int32_t; return __VA_ARGS__(); }                         \
-      case ::burn::DType::Bool: case ::burn::DType::U8: { using T = uint8_t; return __VA_ARGS__(); } \
-      case ::burn::DType::I8: { using T = int8_t; return __VA_ARGS__(); }                           \
-      default: throw ::burn::Unsupported(OP, std::string("dtype ") +                                \
-                                                 std::string(::burn::dtype_name(DTYPE)) +          \
-                                                 " is storage-only on the cpu backend; cast it to f32 first"); \
-    }                                                                                               \
-  }()

@@ -1,24 +1,26 @@
 // Broadcasting elementwise loops shared by the cpu backend's op families (numeric, float_math,
-// activation, compare, boolean, indexing). Private to the plugin.
+// activation, compare, boolean, bitwise, indexing). Private to the plugin.
 //
 // HOW TO USE (for ops/*.cpp):
 //
 //   Prim CpuBackend::add(Prim lhs, Prim rhs) {
 //     const DType dt = lhs->dtype();
-//     return BURN_CPU_DISPATCH(dt, "add", [&] {
+//     return dispatch<Dtypes::Numeric>(dt, "add", [&]<typename T>() {
 //       return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, "add",
 //                              [](T a, T b) { return static_cast<T>(a + b); });
 //     });
 //   }
 //   Prim CpuBackend::exp(Prim x) {   // float-only ops: f32/f64, DTypeError otherwise
 //     const DType dt = x->dtype();
-//     return BURN_CPU_DISPATCH_FLOAT(dt, "exp", [&] {
+//     return dispatch<Dtypes::Float>(dt, "exp", [&]<typename T>() {
 //       return unary_op<T, T>(std::move(x), dt, "exp", [](T v) { return std::exp(v); });
 //     });
 //   }
+//   (ops/math_util.hpp wraps these two patterns as float_map / numeric_map.)
 //   Read dtype/shape BEFORE std::move(x) into the helper (the moved-from Prim is null).
 //   An op with a scalar operand is a unary_op whose lambda captures the scalar converted to T
 //   (scalar_as<T>(s)); comparisons pass R = uint8_t and out_dtype = DType::Bool.
+//   dispatch (convert.hpp) is the plugin's one dtype dispatch: Dtypes::Float, Numeric, Int, Computing.
 //
 // binary_op<T, R>(lhs, rhs, out_dtype, op, f): out[i] = R(f(T lhs[i], T rhs[i])) with NumPy
 //   broadcasting. Checks that lhs and rhs have the same dtype (DTypeError naming the op and both
@@ -40,6 +42,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "convert.hpp"
 #include "cpu_tensor.hpp"
 
 namespace burn::cpu {
@@ -50,18 +53,21 @@ inline constexpr int64_t kElementwiseGrain = 1 << 15;
 // The scalar converted to the kernel's element type (ints stay exact, floats round as C++ casts do).
 template <typename T>
 inline T scalar_as(const Scalar& s) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(s.as_double());
-  else if constexpr (std::is_same_v<T, uint8_t>) return static_cast<T>(s.as_bool() ? 1 : 0);
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(s.as_double());
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return static_cast<T>(s.as_bool() ? 1 : 0);
   // A float scalar saturates (Scalar::as_int): casting 1e300 or NaN to an int type is undefined.
-  else return s.kind == Scalar::Kind::Float ? static_cast<T>(std::clamp<int64_t>(s.as_int(), std::numeric_limits<T>::min(), std::numeric_limits<T>::max()))
-                                            : static_cast<T>(s.i);
+  else
+    return s.kind == Scalar::Kind::Float ? static_cast<T>(std::clamp<int64_t>(s.as_int(), std::numeric_limits<T>::min(),
+                                                                              std::numeric_limits<T>::max()))
+                                         : static_cast<T>(s.i);
 }
 
-// DTypeError naming `op` unless `dtype` is f32 or f64 (the float_math/activation dtypes).
+// DTypeError naming `op` unless `dtype` is f32 or f64 (the float_math/activation dtypes); Unsupported for
+// the storage-only f16/bf16.
 inline void require_float(DType dtype, const char* op) {
-  if (dtype != DType::F32 && dtype != DType::F64)
-    throw DTypeError(op, std::string("expected a float tensor (f32 or f64), got ") +
-                             std::string(dtype_name(dtype)));
+  if (!accepts<Dtypes::Float>(dtype)) throw_dtype(op, dtypes_name(Dtypes::Float), dtype);
 }
 
 // DTypeError naming `op` and both dtypes when they differ.
@@ -89,8 +95,7 @@ inline Shape broadcast_pair(const Shape& a, const Shape& b, const char* op) {
 inline std::vector<int64_t> broadcast_strides(const CpuTensor& t, const Shape& out) {
   std::vector<int64_t> s(out.rank(), 0);
   const size_t lead = out.rank() - t.shape().rank();
-  for (size_t i = 0; i < t.shape().rank(); ++i)
-    s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
+  for (size_t i = 0; i < t.shape().rank(); ++i) s[lead + i] = t.shape()[i] == 1 ? 0 : t.strides()[i];
   return s;
 }
 
@@ -109,7 +114,10 @@ struct LoopPlan {
       if (!dims.empty()) {
         bool merge = true;  // dim d folds into the previous one when every operand walks both as one
         for (size_t k = 0; k < N; ++k)
-          if (strides[k].back() != in_strides[k][d] * out[d]) { merge = false; break; }
+          if (strides[k].back() != in_strides[k][d] * out[d]) {
+            merge = false;
+            break;
+          }
         if (merge) {
           dims.back() *= out[d];
           for (size_t k = 0; k < N; ++k) strides[k].back() = in_strides[k][d];
@@ -304,13 +312,3 @@ Prim unary_op(Prim x, DType out_dtype, const char* op, F f) {
 }
 
 }  // namespace burn::cpu
-
-// Like BURN_CPU_DISPATCH but only f32/f64 (float_math, activations); other dtypes throw DTypeError.
-#define BURN_CPU_DISPATCH_FLOAT(DTYPE, OP, ...)                                         \
-  [&] {                                                                                 \
-    switch (DTYPE) {                                                                    \
-      case ::burn::DType::F32: { using T = float; return __VA_ARGS__(); }               \
-      case ::burn::DType::F64: { using T = double; return __VA_ARGS__(); }              \
-      default: ::burn::cpu::require_float(DTYPE, OP); __builtin_unreachable();         \
-    }                                                                                   \
-  }()

@@ -15,20 +15,34 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
   const OpGroup group = op_info(op).group;
   switch (op) {
     // Data movement copies raw element bits, so it works for every dtype (f16/bf16 included).
-    case OpId::empty: case OpId::full: case OpId::from_data: case OpId::into_data: case OpId::cast:
-    case OpId::gather: case OpId::select: case OpId::mask_where: case OpId::mask_fill: case OpId::argwhere:
-      return true;
+    case OpId::empty:
+    case OpId::full:
+    case OpId::from_data:
+    case OpId::into_data:
+    case OpId::cast:
+    case OpId::gather:
+    case OpId::select:
+    case OpId::mask_where:
+    case OpId::mask_fill:
+    case OpId::argwhere: return true;
     case OpId::random: return computing;
     case OpId::arange: return num;
-    case OpId::scatter_add: case OpId::select_add: return num;
-    case OpId::any: case OpId::all: case OpId::any_dim: case OpId::all_dim: return computing;
+    case OpId::scatter_add:
+    case OpId::select_add: return num;
+    case OpId::any:
+    case OpId::all:
+    case OpId::any_dim:
+    case OpId::all_dim: return computing;
     default: break;
   }
   switch (group) {
     case OpGroup::layout: return true;
     case OpGroup::boolean: return dtype == DType::Bool;
-    case OpGroup::float_math: case OpGroup::activation: return f;
-    case OpGroup::numeric: case OpGroup::reduce: return num;
+    case OpGroup::bitwise: return is_int(dtype);
+    case OpGroup::float_math:
+    case OpGroup::activation: return f;
+    case OpGroup::numeric:
+    case OpGroup::reduce: return num;
     default: return computing;
   }
 }

@@ -33,9 +33,12 @@ size_t parse_bytes(const char* s, bool* ok) {
   size_t mul = 1;
   if (*ok && *end) {
     switch (*end) {
-      case 'k': case 'K': mul = size_t(1) << 10; break;
-      case 'm': case 'M': mul = size_t(1) << 20; break;
-      case 'g': case 'G': mul = size_t(1) << 30; break;
+      case 'k':
+      case 'K': mul = size_t(1) << 10; break;
+      case 'm':
+      case 'M': mul = size_t(1) << 20; break;
+      case 'g':
+      case 'G': mul = size_t(1) << 30; break;
       default: *ok = false;
     }
   }

@@ -14,28 +14,14 @@
 #include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "cpu_test_fixture.hpp"
 #include "elementwise.hpp"
 
 namespace burn::cpu {
 namespace {
 
-class CpuKernels : public ::testing::Test {
+class CpuKernels : public CpuBackendTest {
  protected:
-  CpuBackend b;
-
-  Prim f32(const std::vector<float>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim f64(const std::vector<double>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim i64(const std::vector<int64_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim i32(const std::vector<int32_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  Prim boolean(const std::vector<bool>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
-  // 0, 1, ..., n-1 as f32 in the given shape.
-  Prim iota(Shape s) {
-    std::vector<float> v(static_cast<size_t>(s.num_elements()));
-    std::iota(v.begin(), v.end(), 0.0f);
-    return f32(v, std::move(s));
-  }
-  template <typename T>
-  std::vector<T> vals(const Prim& p) { return b.into_data(p).to_vec<T>(); }
   static const void* storage_of(const Prim& p) { return as_cpu(p, "test")->storage()->data; }
   static const std::vector<int64_t>& strides_of(const Prim& p) { return as_cpu(p, "test")->strides(); }
 };
@@ -81,14 +67,14 @@ TEST(CpuInfra, ParallelForCoversRangeExactlyOnce) {
 TEST(CpuInfra, ParallelForNestsInlineAndPropagatesExceptions) {
   std::atomic<int64_t> total{0};
   parallel_for(64, 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i)
-      parallel_for(100, 1, [&](int64_t b2, int64_t e2) { total += e2 - b2; });
+    for (int64_t i = b; i < e; ++i) parallel_for(100, 1, [&](int64_t b2, int64_t e2) { total += e2 - b2; });
   });
   EXPECT_EQ(total.load(), 6400);
   // Only the last chunk throws, wherever it runs (a worker, or inline on one thread).
-  EXPECT_THROW(parallel_for(1 << 20, 1, [](int64_t, int64_t e) {
-                 if (e == (1 << 20)) throw std::runtime_error("worker failure");
-               }),
+  EXPECT_THROW(parallel_for(1 << 20, 1,
+                            [](int64_t, int64_t e) {
+                              if (e == (1 << 20)) throw std::runtime_error("worker failure");
+                            }),
                std::runtime_error);
   // The pool still works after a failed job.
   std::atomic<int64_t> count{0};
@@ -156,11 +142,15 @@ TEST(CpuConvert, InlineHalfConversionsMatchBurnTensor) {
   // Every half bit pattern decodes exactly as burn-tensor's reference (NaNs: both NaN).
   for (uint32_t h = 0; h < 0x10000; ++h) {
     const float a = half_to_float(static_cast<uint16_t>(h)), e = f16_to_f32(static_cast<uint16_t>(h));
-    if (std::isnan(e)) ASSERT_TRUE(std::isnan(a)) << h;
-    else ASSERT_EQ(std::bit_cast<uint32_t>(a), std::bit_cast<uint32_t>(e)) << h;
+    if (std::isnan(e))
+      ASSERT_TRUE(std::isnan(a)) << h;
+    else
+      ASSERT_EQ(std::bit_cast<uint32_t>(a), std::bit_cast<uint32_t>(e)) << h;
     const float ba = bfloat_to_float(static_cast<uint16_t>(h)), be = bf16_to_f32(static_cast<uint16_t>(h));
-    if (std::isnan(be)) ASSERT_TRUE(std::isnan(ba)) << h;
-    else ASSERT_EQ(std::bit_cast<uint32_t>(ba), std::bit_cast<uint32_t>(be)) << h;
+    if (std::isnan(be))
+      ASSERT_TRUE(std::isnan(ba)) << h;
+    else
+      ASSERT_EQ(std::bit_cast<uint32_t>(ba), std::bit_cast<uint32_t>(be)) << h;
   }
   // A sweep of float bit patterns (every 4099th, so all exponents and rounding cases) encodes the same.
   for (uint64_t u = 0; u <= 0xffffffffu; u += 4099) {
@@ -362,8 +352,7 @@ TEST_F(CpuKernels, SelectAndSelectAdd) {
   EXPECT_EQ(vals<float>(b.select(x, 1, i32({1}, Shape{1}))), (std::vector<float>{1, 3, 5}));
   EXPECT_THROW(b.select(x, 0, i64({3}, Shape{1})), IndexError);
   Prim v = f32({1, 1, 10, 10, 100, 100}, Shape{3, 2});
-  EXPECT_EQ(vals<float>(b.select_add(x, 0, i64({0, 2, 0}, Shape{3}), v)),
-            (std::vector<float>{101, 102, 2, 3, 14, 15}));
+  EXPECT_EQ(vals<float>(b.select_add(x, 0, i64({0, 2, 0}, Shape{3}), v)), (std::vector<float>{101, 102, 2, 3, 14, 15}));
   EXPECT_THROW(b.select_add(x, 0, i64({0}, Shape{1}), v), ShapeError);
 }
 
@@ -429,7 +418,7 @@ TEST_F(CpuKernels, CompareLargeStridedMatchesScalarLoop) {
   // Big enough to split across the pool; the permuted lhs takes the strided path.
   const int64_t r = 300, c = 257;
   Prim x = iota(Shape{r, c});
-  Prim t = b.permute(x, {1, 0});                      // [c, r]
+  Prim t = b.permute(x, {1, 0});  // [c, r]
   std::vector<float> cv(static_cast<size_t>(r));
   for (int64_t j = 0; j < r; ++j) cv[static_cast<size_t>(j)] = static_cast<float>(j * c + 100);
   Prim col = f32(cv, Shape{1, r});  // broadcast over rows

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <random>
 
-#include "burn/record/recorder.hpp"
 #include "../tests/sample_record.hpp"
+#include "burn/record/recorder.hpp"
 
 extern "C" const BurnPluginDescriptor* burn_plugin_entry();
 

@@ -39,14 +39,38 @@ bool valid_utf8(std::string_view s) {
   };
   while (i < n) {
     const unsigned char c = p[i];
-    if (c < 0x80) { ++i; continue; }
-    if (c >= 0xc2 && c <= 0xdf && cont(1)) { i += 2; continue; }
-    if (c == 0xe0 && cont(1, 0xa0) && cont(2)) { i += 3; continue; }
-    if (((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) && cont(1) && cont(2)) { i += 3; continue; }
-    if (c == 0xed && cont(1, 0x80, 0x9f) && cont(2)) { i += 3; continue; }
-    if (c == 0xf0 && cont(1, 0x90) && cont(2) && cont(3)) { i += 4; continue; }
-    if (c >= 0xf1 && c <= 0xf3 && cont(1) && cont(2) && cont(3)) { i += 4; continue; }
-    if (c == 0xf4 && cont(1, 0x80, 0x8f) && cont(2) && cont(3)) { i += 4; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xc2 && c <= 0xdf && cont(1)) {
+      i += 2;
+      continue;
+    }
+    if (c == 0xe0 && cont(1, 0xa0) && cont(2)) {
+      i += 3;
+      continue;
+    }
+    if (((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) && cont(1) && cont(2)) {
+      i += 3;
+      continue;
+    }
+    if (c == 0xed && cont(1, 0x80, 0x9f) && cont(2)) {
+      i += 3;
+      continue;
+    }
+    if (c == 0xf0 && cont(1, 0x90) && cont(2) && cont(3)) {
+      i += 4;
+      continue;
+    }
+    if (c >= 0xf1 && c <= 0xf3 && cont(1) && cont(2) && cont(3)) {
+      i += 4;
+      continue;
+    }
+    if (c == 0xf4 && cont(1, 0x80, 0x8f) && cont(2) && cont(3)) {
+      i += 4;
+      continue;
+    }
     return false;
   }
   return true;
@@ -89,15 +113,16 @@ void run_save_hook(SavePhase phase) {
 }  // namespace detail
 
 AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
-  if (target_.empty() || target_.back() == '/') throw RecordError("record.save", "'" + target_ + "' is not a file path");
+  if (target_.empty() || target_.back() == '/')
+    throw RecordError("record.save", "'" + target_ + "' is not a file path");
   std::string pattern = folder_of(target_) + "/." + file_name_of(target_) + ".tmp-XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   const int fd = ::mkstemp(buf.data());
   if (fd < 0) {
     const int e = errno;
-    throw RecordError("record.save", target_ + ": cannot create a temporary file in '" + folder_of(target_) +
-                                         "': " + errno_text(e));
+    throw RecordError("record.save",
+                      target_ + ": cannot create a temporary file in '" + folder_of(target_) + "': " + errno_text(e));
   }
   ::close(fd);
   temp_ = buf.data();
@@ -205,9 +230,9 @@ InputFile::~InputFile() {
 void InputFile::read_at(void* dst, size_t n, uint64_t offset, std::string_view entry) const {
   uint64_t end = 0;
   if (!checked_add(offset, n, &end) || end > size_) {
-    throw record_error(op_, path_, entry, "bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
-                                              std::to_string(n) + ") lie outside the file (" + std::to_string(size_) +
-                                              " bytes)");
+    throw record_error(op_, path_, entry,
+                       "bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " + std::to_string(n) +
+                           ") lie outside the file (" + std::to_string(size_) + " bytes)");
   }
   auto* p = static_cast<char*>(dst);
   while (n > 0) {
@@ -215,8 +240,8 @@ void InputFile::read_at(void* dst, size_t n, uint64_t offset, std::string_view e
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
       const int e = errno;
-      throw record_error(op_, path_, entry, r == 0 ? "the file ended early (it shrank while open)"
-                                                   : "read failed: " + errno_text(e));
+      throw record_error(op_, path_, entry,
+                         r == 0 ? "the file ended early (it shrank while open)" : "read failed: " + errno_text(e));
     }
     p += r;
     n -= static_cast<size_t>(r);

@@ -20,11 +20,11 @@ Precision parse_precision(std::string_view name) {
   for (Precision p : {Precision::Keep, Precision::F32, Precision::F16, Precision::BF16, Precision::F64}) {
     if (precision_name(p) == name) return p;
   }
-  throw ValueError("record.precision", "unknown precision '" + std::string(name) + "'; expected keep, f32, f16, bf16 or f64");
+  throw ValueError("record.precision",
+                   "unknown precision '" + std::string(name) + "'; expected keep, f32, f16, bf16 or f64");
 }
 
 namespace detail {
-
 
 std::optional<DType> precision_dtype(Precision p) {
   switch (p) {
@@ -48,8 +48,16 @@ TensorData cast_float(const TensorData& t, DType to) {
   auto loop = [&](auto read, auto write) {
     for (size_t i = 0; i < n; ++i) write(i, read(i));
   };
-  auto f32_at = [&](size_t i) { float v; std::memcpy(&v, src + 4 * i, 4); return v; };
-  auto u16_at = [&](size_t i) { uint16_t v; std::memcpy(&v, src + 2 * i, 2); return v; };
+  auto f32_at = [&](size_t i) {
+    float v;
+    std::memcpy(&v, src + 4 * i, 4);
+    return v;
+  };
+  auto u16_at = [&](size_t i) {
+    uint16_t v;
+    std::memcpy(&v, src + 2 * i, 2);
+    return v;
+  };
   auto put_f32 = [&](size_t i, float v) { std::memcpy(dst + 4 * i, &v, 4); };
   auto put_u16 = [&](size_t i, uint16_t v) { std::memcpy(dst + 2 * i, &v, 2); };
   const DType from = t.dtype();
@@ -62,10 +70,18 @@ TensorData cast_float(const TensorData& t, DType to) {
   } else if (from == DType::BF16 && to == DType::F32) {
     loop(u16_at, [&](size_t i, uint16_t v) { put_f32(i, bf16_to_f32(v)); });
   } else if (from == DType::F32 && to == DType::F64) {
-    loop(f32_at, [&](size_t i, float v) { const double d = v; std::memcpy(dst + 8 * i, &d, 8); });
+    loop(f32_at, [&](size_t i, float v) {
+      const double d = v;
+      std::memcpy(dst + 8 * i, &d, 8);
+    });
   } else if (from == DType::F64 && to == DType::F32) {
-    loop([&](size_t i) { double v; std::memcpy(&v, src + 8 * i, 8); return v; },
-         [&](size_t i, double v) { put_f32(i, static_cast<float>(v)); });
+    loop(
+        [&](size_t i) {
+          double v;
+          std::memcpy(&v, src + 8 * i, 8);
+          return v;
+        },
+        [&](size_t i, double v) { put_f32(i, static_cast<float>(v)); });
   } else {
     return t.convert(to);
   }

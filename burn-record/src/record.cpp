@@ -56,14 +56,14 @@ void check_path(std::string_view path, const char* op) {
       if (segment == 0) throw RecordError(op, "entry name '" + shown(path) + "' has an empty segment");
       segment = 0;
       if (++depth > kMaxDepth) {
-        throw RecordError(op, "entry name '" + shown(path) + "' nests deeper than " + std::to_string(kMaxDepth) +
-                                  " levels");
+        throw RecordError(
+            op, "entry name '" + shown(path) + "' nests deeper than " + std::to_string(kMaxDepth) + " levels");
       }
       continue;
     }
     if (c < 0x20 || c == 0x7f || c == '/') {
-      throw RecordError(op, "entry name '" + shown(path) + "' has a forbidden character (code " +
-                                std::to_string(c) + ") at byte " + std::to_string(i));
+      throw RecordError(op, "entry name '" + shown(path) + "' has a forbidden character (code " + std::to_string(c) +
+                                ") at byte " + std::to_string(i));
     }
     ++segment;
   }
@@ -98,7 +98,11 @@ Value::Value(std::string s) : kind_(EntryKind::String), string_(std::move(s)) {}
 Value::Value(Record r) : kind_(EntryKind::Group), group_(std::make_unique<Record>(std::move(r))) {}
 
 Value::Value(const Value& o)
-    : kind_(o.kind_), tensor_(o.tensor_), int_(o.int_), float_(o.float_), string_(o.string_),
+    : kind_(o.kind_),
+      tensor_(o.tensor_),
+      int_(o.int_),
+      float_(o.float_),
+      string_(o.string_),
       group_(o.group_ ? std::make_unique<Record>(*o.group_) : nullptr) {}
 Value::Value(Value&& o) noexcept = default;
 Value& Value::operator=(const Value& o) {
@@ -115,14 +119,38 @@ void Value::check(EntryKind want) const {
   }
 }
 
-const TensorData& Value::tensor() const { check(EntryKind::Tensor); return tensor_; }
-TensorData& Value::tensor() { check(EntryKind::Tensor); return tensor_; }
-int64_t Value::as_int() const { check(EntryKind::Int); return int_; }
-double Value::as_float() const { check(EntryKind::Float); return float_; }
-bool Value::as_bool() const { check(EntryKind::Bool); return int_ != 0; }
-const std::string& Value::as_string() const { check(EntryKind::String); return string_; }
-const Record& Value::group() const { check(EntryKind::Group); return *group_; }
-Record& Value::group() { check(EntryKind::Group); return *group_; }
+const TensorData& Value::tensor() const {
+  check(EntryKind::Tensor);
+  return tensor_;
+}
+TensorData& Value::tensor() {
+  check(EntryKind::Tensor);
+  return tensor_;
+}
+int64_t Value::as_int() const {
+  check(EntryKind::Int);
+  return int_;
+}
+double Value::as_float() const {
+  check(EntryKind::Float);
+  return float_;
+}
+bool Value::as_bool() const {
+  check(EntryKind::Bool);
+  return int_ != 0;
+}
+const std::string& Value::as_string() const {
+  check(EntryKind::String);
+  return string_;
+}
+const Record& Value::group() const {
+  check(EntryKind::Group);
+  return *group_;
+}
+Record& Value::group() {
+  check(EntryKind::Group);
+  return *group_;
+}
 
 bool Value::operator==(const Value& o) const {
   if (kind_ != o.kind_) return false;
@@ -132,7 +160,8 @@ bool Value::operator==(const Value& o) const {
     case EntryKind::Tensor:
       return tensor_.dtype() == o.tensor_.dtype() && tensor_.shape() == o.tensor_.shape() &&
              tensor_.bytes() == o.tensor_.bytes();
-    case EntryKind::Int: case EntryKind::Bool: return int_ == o.int_;
+    case EntryKind::Int:
+    case EntryKind::Bool: return int_ == o.int_;
     case EntryKind::Float: return std::memcmp(&float_, &o.float_, sizeof float_) == 0;
     case EntryKind::String: return string_ == o.string_;
   }
@@ -204,8 +233,8 @@ Value& Record::at(std::string_view path) {
   for (size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.', dot + 1)) {
     if (find_mut(path.substr(0, dot))) found = std::string(path.substr(0, dot));
   }
-  throw RecordError("record", "no entry '" + shown(path) + "'" +
-                                  (found.empty() ? std::string() : " ('" + found + "' exists)"));
+  throw RecordError("record",
+                    "no entry '" + shown(path) + "'" + (found.empty() ? std::string() : " ('" + found + "' exists)"));
 }
 
 const Value& Record::at(std::string_view path) const { return const_cast<Record*>(this)->at(path); }

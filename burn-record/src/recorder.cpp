@@ -32,7 +32,8 @@ void convert_floats(Record& r, DType to) {
 
 bool needs_conversion(const Record& r, DType to) {
   for (const auto& f : r.flatten()) {
-    if (f.value->kind() == EntryKind::Tensor && is_float(f.value->tensor().dtype()) && f.value->tensor().dtype() != to) {
+    if (f.value->kind() == EntryKind::Tensor && is_float(f.value->tensor().dtype()) &&
+        f.value->tensor().dtype() != to) {
       return true;
     }
   }
@@ -54,7 +55,8 @@ std::string check_recorder_object(void* object, std::string_view name) {
   const std::string built = o->burn_record_version ? o->burn_record_version : "";
   if (version_major(o->burn_record_version) != BURN_RECORD_VERSION_MAJOR) {
     return "built against burn-record " + built + " (major " + std::to_string(version_major(o->burn_record_version)) +
-           "), host is burn-record " + BURN_RECORD_VERSION + " (major " + std::to_string(BURN_RECORD_VERSION_MAJOR) + ")";
+           "), host is burn-record " + BURN_RECORD_VERSION + " (major " + std::to_string(BURN_RECORD_VERSION_MAJOR) +
+           ")";
   }
   if (!o->recorder) return "create() returned no recorder";
   const std::string made = o->recorder->name();
@@ -106,8 +108,8 @@ std::shared_ptr<const Recorder> recorder(std::string_view name) {
     if (const auto it = reg.plugins.find(name); it != reg.plugins.end()) return it->second;
   }
   // Created without the lock: a plugin's factory may use burn-record itself.
-  const std::shared_ptr<void> object = plugins::create_object(
-      BURN_PLUGIN_RECORDER, name, [name](void* o) { return check_recorder_object(o, name); });
+  const std::shared_ptr<void> object =
+      plugins::create_object(BURN_PLUGIN_RECORDER, name, [name](void* o) { return check_recorder_object(o, name); });
   // Aliasing: the Recorder pointer shares ownership of the plugin object (and so of its library).
   std::shared_ptr<const Recorder> r(object, static_cast<const BurnRecorderObject*>(object.get())->recorder);
   std::lock_guard lock(reg.mutex);
@@ -184,6 +186,5 @@ std::unique_ptr<RecordReader> open(const std::string& path, const LoadOptions& o
 Record load(const std::string& path, const LoadOptions& options) {
   return open(path, options)->read_all(options.float_dtype);
 }
-
 
 }  // namespace burn::record

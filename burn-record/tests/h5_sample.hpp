@@ -8,7 +8,8 @@ namespace burn::record::test {
 
 inline Record h5_sample() {
   Record r;
-  r.set("encoder.layers.0.weight", TensorData::from_vector<float>({0.5f, -1.25f, 3.0f, 1e-8f, -0.0f, 65504.5f}, {2, 3}));
+  r.set("encoder.layers.0.weight",
+        TensorData::from_vector<float>({0.5f, -1.25f, 3.0f, 1e-8f, -0.0f, 65504.5f}, {2, 3}));
   r.set("encoder.layers.0.bias", TensorData::from_vector<double>({0.1, -2.5e-300}, {2}));
   r.set("encoder.layers.0.half", TensorData::from_vector<f16>({{0x3c00}, {0xc100}, {0x7bff}, {0x0001}}, {2, 2}));
   r.set("encoder.layers.0.brain", TensorData::from_vector<bf16>({{0x3f80}, {0xc0a0}, {0x7f7f}}, {3}));

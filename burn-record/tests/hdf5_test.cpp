@@ -35,8 +35,16 @@ std::vector<double> numbers(const std::string& repr) {
   size_t i = 0;
   while (i < repr.size()) {
     const char c = repr[i];
-    if (repr.compare(i, 4, "True") == 0) { out.push_back(1); i += 4; continue; }
-    if (repr.compare(i, 5, "False") == 0) { out.push_back(0); i += 5; continue; }
+    if (repr.compare(i, 4, "True") == 0) {
+      out.push_back(1);
+      i += 4;
+      continue;
+    }
+    if (repr.compare(i, 5, "False") == 0) {
+      out.push_back(0);
+      i += 5;
+      continue;
+    }
     if (c == '-' || c == '.' || (c >= '0' && c <= '9')) {
       char* end = nullptr;
       out.push_back(std::strtod(repr.c_str() + i, &end));
@@ -51,7 +59,8 @@ std::vector<double> numbers(const std::string& repr) {
 // numpy's name for what h5py returns for each burn dtype (bf16 is read as float32).
 std::string numpy_name(DType d) {
   switch (d) {
-    case DType::F32: case DType::BF16: return "float32";
+    case DType::F32:
+    case DType::BF16: return "float32";
     case DType::F64: return "float64";
     case DType::F16: return "float16";
     case DType::I64: return "int64";
@@ -100,9 +109,18 @@ TEST(Hdf5, H5pyReadsBurnFilesWithTheSameNamesShapesDtypesAndValues) {
         }
         break;
       }
-      case EntryKind::Int: EXPECT_EQ(dtype, "int64"); EXPECT_EQ(values, std::to_string(v->as_int())); break;
-      case EntryKind::Float: EXPECT_EQ(dtype, "float64"); EXPECT_EQ(numbers(values), std::vector<double>{v->as_float()}); break;
-      case EntryKind::Bool: EXPECT_EQ(dtype, "bool"); EXPECT_EQ(values, v->as_bool() ? "True" : "False"); break;
+      case EntryKind::Int:
+        EXPECT_EQ(dtype, "int64");
+        EXPECT_EQ(values, std::to_string(v->as_int()));
+        break;
+      case EntryKind::Float:
+        EXPECT_EQ(dtype, "float64");
+        EXPECT_EQ(numbers(values), std::vector<double>{v->as_float()});
+        break;
+      case EntryKind::Bool:
+        EXPECT_EQ(dtype, "bool");
+        EXPECT_EQ(values, v->as_bool() ? "True" : "False");
+        break;
       case EntryKind::String: EXPECT_EQ(values, "'" + v->as_string() + "'"); break;
       case EntryKind::Group: ADD_FAILURE() << "a group listed as a dataset"; break;
     }

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "burn/record/recorder.hpp"
+#include "recorder_fixture.hpp"
 #include "sample_record.hpp"
 
 namespace {
@@ -16,22 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace burn;
 using namespace burn::record;
+using test::Format;
 
-struct Format {
-  const char* recorder;
-  const char* extension;
-};
-
-class PrecisionTest : public ::testing::TestWithParam<Format> {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("burn-precision-" + std::to_string(::getpid()) + "-" + GetParam().recorder);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string file(const std::string& stem) const { return (dir_ / (stem + GetParam().extension)).string(); }
-  fs::path dir_;
-};
+class PrecisionTest : public test::RecorderTest {};
 
 // Floats of every dtype with values that round differently in each target, plus ints and bools.
 Record mixed() {
@@ -40,8 +28,8 @@ Record mixed() {
   std::vector<float> f(1000);
   for (auto& x : f) x = d(g);
   f[0] = 1.0f + 1.0f / 1024 + 1.0f / 4096;  // a tie-breaking case for f16 (rounds up)
-  f[1] = 70000.f;                          // beyond f16's range: inf
-  f[2] = 1e-9f;                            // below f16's smallest subnormal: 0
+  f[1] = 70000.f;                           // beyond f16's range: inf
+  f[2] = 1e-9f;                             // below f16's smallest subnormal: 0
   std::vector<double> dd = {0.1, -1e-5, 123456.789, 1e300};
   Record r;
   r.set("w32", TensorData::from_vector<float>(f, {10, 100}));
@@ -59,8 +47,10 @@ Record mixed() {
 TEST_P(PrecisionTest, EachPolicyConvertsFloatsOnly) {
   const Record r = mixed();
   for (Precision p : {Precision::F32, Precision::F16, Precision::BF16, Precision::F64}) {
-    const DType to = p == Precision::F32 ? DType::F32 : p == Precision::F16 ? DType::F16
-                   : p == Precision::BF16 ? DType::BF16 : DType::F64;
+    const DType to = p == Precision::F32    ? DType::F32
+                     : p == Precision::F16  ? DType::F16
+                     : p == Precision::BF16 ? DType::BF16
+                                            : DType::F64;
     SCOPED_TRACE(std::string(precision_name(p)));
     save(file("p"), r, {.precision = p});
     const Record back = load(file("p"));

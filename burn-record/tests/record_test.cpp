@@ -56,9 +56,9 @@ TEST(Record, TensorsCountAndCompareBitForBit) {
   Record copy = r;
   EXPECT_EQ(copy, r);
   // -0.0 and 0.0 compare equal as numbers but differ as bits: a round trip must keep the bits.
-  copy.set("blocks.0.attn.q.weight",
-           TensorData::from_vector<float>({1.5f, -2.25f, 0.1f, 0.0f, INFINITY, -INFINITY, 3.4028235e38f, 1e-45f},
-                                          {2, 4}));
+  copy.set(
+      "blocks.0.attn.q.weight",
+      TensorData::from_vector<float>({1.5f, -2.25f, 0.1f, 0.0f, INFINITY, -INFINITY, 3.4028235e38f, 1e-45f}, {2, 4}));
   EXPECT_NE(copy, r);
 }
 
@@ -72,8 +72,9 @@ TEST(Record, ErrorsNameThePath) {
   EXPECT_EQ(error_of([&] { r.set("a..b", Value(1.0)); }), "[record.set] entry name 'a..b' has an empty segment");
   EXPECT_EQ(error_of([&] { r.set("x/y", Value(1.0)); }),
             "[record.set] entry name 'x/y' has a forbidden character (code 47) at byte 1");
-  EXPECT_EQ(error_of([&] { r.set(std::string(5000, 'n'), Value(1.0)); }),
-            "[record.set] entry name '" + std::string(80, 'n') + "... (5000 bytes)' is 5000 bytes long; the limit is 4096");
+  EXPECT_EQ(
+      error_of([&] { r.set(std::string(5000, 'n'), Value(1.0)); }),
+      "[record.set] entry name '" + std::string(80, 'n') + "... (5000 bytes)' is 5000 bytes long; the limit is 4096");
   std::string deep = "a";
   for (int i = 0; i < 64; ++i) deep += ".a";
   EXPECT_NE(error_of([&] { r.set(deep, Value(1.0)); }).find("nests deeper than 64 levels"), std::string::npos);

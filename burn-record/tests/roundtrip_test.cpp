@@ -9,6 +9,7 @@
 #include <random>
 
 #include "burn/record/recorder.hpp"
+#include "recorder_fixture.hpp"
 #include "sample_record.hpp"
 
 namespace {
@@ -16,23 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace burn;
 using namespace burn::record;
+using test::Format;
 
-struct Format {
-  const char* recorder;
-  const char* extension;
-};
-
-class RoundTrip : public ::testing::TestWithParam<Format> {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("burn-roundtrip-" + std::to_string(::getpid()) + "-" + GetParam().recorder);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string file(const std::string& stem) const { return (dir_ / (stem + GetParam().extension)).string(); }
-  fs::path dir_;
-};
+class RoundTrip : public test::RecorderTest {};
 
 // n floats: a normal-ish random part (incompressible mantissas) then zeros (compressible).
 TensorData big_tensor(size_t n, uint32_t seed) {

@@ -19,9 +19,9 @@ inline Record sample_record() {
   r.set("blocks.0.norm.gamma",
         TensorData::from_vector<f16>({{0x3c00}, {0xc000}, {0x7bff}, {0x0001}, {0x8000}, {0x7c00}}, {3, 2}));
   r.set("blocks.0.norm.beta", TensorData::from_vector<bf16>({{0x3f80}, {0xc040}, {0x7f7f}, {0x0001}}, {2, 2}));
-  r.set("blocks.1.count", TensorData::from_vector<int64_t>({std::numeric_limits<int64_t>::min(), -1, 0,
-                                                             std::numeric_limits<int64_t>::max(), 9007199254740993},
-                                                            {5}));
+  r.set("blocks.1.count",
+        TensorData::from_vector<int64_t>(
+            {std::numeric_limits<int64_t>::min(), -1, 0, std::numeric_limits<int64_t>::max(), 9007199254740993}, {5}));
   r.set("blocks.1.index", TensorData::from_vector<int32_t>({-2147483647 - 1, 7, 2147483647}, {1, 3}));
   r.set("blocks.1.small", TensorData::from_vector<int8_t>({-128, -1, 0, 127}, {2, 1, 2}));
   r.set("blocks.1.bytes", TensorData::from_vector<uint8_t>({0, 1, 128, 255}, {4}));
@@ -44,7 +44,8 @@ inline Record sample_record() {
 inline std::string first_difference(const Record& a, const Record& b) {
   const auto fa = a.flatten(), fb = b.flatten();
   for (size_t i = 0; i < std::min(fa.size(), fb.size()); ++i) {
-    if (fa[i].path != fb[i].path) return "entry " + std::to_string(i) + ": '" + fa[i].path + "' vs '" + fb[i].path + "'";
+    if (fa[i].path != fb[i].path)
+      return "entry " + std::to_string(i) + ": '" + fa[i].path + "' vs '" + fb[i].path + "'";
     const Value& x = *fa[i].value;
     const Value& y = *fb[i].value;
     if (x.kind() != y.kind()) return fa[i].path + ": kind differs";
@@ -53,9 +54,11 @@ inline std::string first_difference(const Record& a, const Record& b) {
     if (x.kind() == EntryKind::Tensor) {
       const TensorData& s = x.tensor();
       const TensorData& t = y.tensor();
-      if (s.dtype() != t.dtype()) return fa[i].path + ": dtype " + std::string(dtype_name(s.dtype())) + " vs " +
-                                          std::string(dtype_name(t.dtype()));
-      if (s.shape() != t.shape()) return fa[i].path + ": shape " + s.shape().to_string() + " vs " + t.shape().to_string();
+      if (s.dtype() != t.dtype())
+        return fa[i].path + ": dtype " + std::string(dtype_name(s.dtype())) + " vs " +
+               std::string(dtype_name(t.dtype()));
+      if (s.shape() != t.shape())
+        return fa[i].path + ": shape " + s.shape().to_string() + " vs " + t.shape().to_string();
       return fa[i].path + ": values " + s.to_string() + " vs " + t.to_string();
     }
     return fa[i].path + ": value differs";

@@ -28,8 +28,10 @@ int main(int argc, char** argv) {
   const Record r = test::victim_record(std::atoi(argv[3]), std::atoi(argv[4]));
   if (argc > 5) {
     const std::string p = argv[5];
-    g_phase = p == "created" ? SavePhase::TempCreated : p == "written" ? SavePhase::Written
-            : p == "synced" ? SavePhase::Synced : SavePhase::Renamed;
+    g_phase = p == "created"   ? SavePhase::TempCreated
+              : p == "written" ? SavePhase::Written
+              : p == "synced"  ? SavePhase::Synced
+                               : SavePhase::Renamed;
     detail::set_save_hook(kill_at);
   }
   save(argv[2], r, {.recorder = argv[1], .threads = 2});

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "burn/record/recorder.hpp"
+#include "recorder_fixture.hpp"
 #include "sample_record.hpp"
 #include "victim_record.hpp"
 
@@ -23,12 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace burn;
 using namespace burn::record;
-
-struct Format {
-  const char* recorder;
-  const char* extension;
-  int megabytes;  // large enough that a save takes a while
-};
+using test::Format;
 
 // Runs the victim; kills it after `delay` unless it finished. Returns the wait status.
 int run_victim(const std::vector<std::string>& args, std::chrono::microseconds delay, bool kill_it) {
@@ -49,16 +45,7 @@ int run_victim(const std::vector<std::string>& args, std::chrono::microseconds d
   return status;
 }
 
-class SigKill : public ::testing::TestWithParam<Format> {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("burn-sigkill-" + std::to_string(::getpid()) + "-" + GetParam().recorder);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+class SigKill : public test::RecorderTest {};
 
 TEST_P(SigKill, TargetIsAlwaysTheOldOrTheNewCompleteFile) {
   const Format fmt = GetParam();
@@ -110,8 +97,8 @@ TEST_P(SigKill, TargetIsAlwaysTheOldOrTheNewCompleteFile) {
     const auto delay = full * 3 * (k + 1) / (2 * kTimed);  // up to 1.5 saves: some finish
     const int status = run_victim({fmt.recorder, target, std::to_string(generation), mb}, delay, true);
     killed += WIFSIGNALED(status) ? 1 : 0;
-    check(generation, "killed after " + std::to_string(delay.count()) + " us of a " + std::to_string(full.count()) +
-                          " us save");
+    check(generation,
+          "killed after " + std::to_string(delay.count()) + " us of a " + std::to_string(full.count()) + " us save");
   }
   // Both outcomes happened: kills landed before and after the rename.
   EXPECT_GT(kept_old, 0);

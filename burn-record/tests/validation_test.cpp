@@ -40,7 +40,8 @@ std::string read_bytes(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // The RecordError message of loading `path` (with `recorder`), or "" when it loaded.
@@ -72,7 +73,7 @@ struct Crafted {
   uint8_t kind = 1, dtype = 0, codec = 0;
   std::vector<uint64_t> dims;
   uint64_t size = 0, offset = 64;
-  std::vector<uint32_t> chunks;  // stored sizes; hashes computed from the data section when in range
+  std::vector<uint32_t> chunks;         // stored sizes; hashes computed from the data section when in range
   std::optional<uint32_t> name_length;  // a lie about the name's length
 };
 
@@ -109,7 +110,10 @@ std::string craft(const std::vector<Crafted>& entries, const std::string& data) 
       at += c;
     }
   }
-  std::string header("\x89" "BPZ\r\n\x1a\n", 8);
+  std::string header(
+      "\x89"
+      "BPZ\r\n\x1a\n",
+      8);
   put_u32(header, 1);
   put_u32(header, 0);
   put_u64(header, 64 + data.size());
@@ -216,7 +220,8 @@ TEST_F(Validation, ZstdCraftedIndexesAreRefusedNamingTheEntry) {
     Crafted a = f32_entry("w"), b = f32_entry("w", 80);
     expect({a, b}, kFourFloats + kFourFloats, "entry 'w': the name appears twice");
   }
-  expect({f32_entry("bad..name")}, kFourFloats, "entry 'bad..name': invalid name: entry name 'bad..name' has an empty segment");
+  expect({f32_entry("bad..name")}, kFourFloats,
+         "entry 'bad..name': invalid name: entry name 'bad..name' has an empty segment");
   {  // a raw chunk whose stored size is not its raw size
     Crafted e = f32_entry("w");
     e.chunks = {12};
@@ -290,7 +295,8 @@ TEST_F(Validation, ZstdEveryTruncationAndEveryByteFlipIsRefused) {
   std::string bad = good;
   bad[64] = static_cast<char>(bad[64] ^ 1);
   write_bytes(f, bad);
-  EXPECT_EQ(load_error(f, "zstd"), "[zstd] " + f + ": entry 'layer.w': checksum mismatch in chunk 0 of 1 (the data is damaged)");
+  EXPECT_EQ(load_error(f, "zstd"),
+            "[zstd] " + f + ": entry 'layer.w': checksum mismatch in chunk 0 of 1 (the data is damaged)");
 }
 
 TEST_F(Validation, EmptyAndWrongFormatFiles) {
@@ -300,7 +306,8 @@ TEST_F(Validation, EmptyAndWrongFormatFiles) {
   EXPECT_EQ(load_error(file("empty.bpz"), "zstd"), "[zstd] " + file("empty.bpz") + ": the file is empty");
   EXPECT_EQ(load_error(file("empty.h5"), "hdf5"), "[hdf5] " + file("empty.h5") + ": the file is empty");
   EXPECT_EQ(load_error(file("empty.json"), "json"), "[json] " + file("empty.json") + ": the file is empty");
-  EXPECT_EQ(load_error(file("missing.bpz"), "zstd"), "[zstd] " + file("missing.bpz") + ": cannot open: No such file or directory");
+  EXPECT_EQ(load_error(file("missing.bpz"), "zstd"),
+            "[zstd] " + file("missing.bpz") + ": cannot open: No such file or directory");
 
   const Record r = test::sample_record();
   save(file("a.json"), r);
@@ -309,9 +316,12 @@ TEST_F(Validation, EmptyAndWrongFormatFiles) {
   EXPECT_EQ(load_error(file("a.json"), "zstd"), "[zstd] " + file("a.json") + ": bad magic: not a burn .bpz record");
   EXPECT_EQ(load_error(file("a.h5"), "zstd"), "[zstd] " + file("a.h5") + ": bad magic: not a burn .bpz record");
   EXPECT_EQ(load_error(file("a.bpz"), "hdf5"), "[hdf5] " + file("a.bpz") + ": not an HDF5 file (no HDF5 signature)");
-  EXPECT_NE(load_error(file("a.bpz"), "json").find("[json] " + file("a.bpz") + ": not valid JSON: "), std::string::npos);
+  EXPECT_NE(load_error(file("a.bpz"), "json").find("[json] " + file("a.bpz") + ": not valid JSON: "),
+            std::string::npos);
   EXPECT_NE(load_error(file("a.h5"), "json").find("not valid JSON"), std::string::npos);
-  write_bytes(file("short.bpz"), "\x89" "BPZ");
+  write_bytes(file("short.bpz"),
+              "\x89"
+              "BPZ");
   EXPECT_EQ(load_error(file("short.bpz"), "zstd"),
             "[zstd] " + file("short.bpz") + ": the file is 4 bytes, shorter than the 64-byte header (truncated?)");
 }
@@ -378,17 +388,21 @@ TEST_F(Validation, Hdf5DamageIsRefusedOrHarmlessNeverAWrongRecord) {
 TEST_F(Validation, JsonMalformedFilesNameTheEntry) {
   const std::string f = file("bad.json");
   auto expect = [&](const std::string& entries, const std::string& want) {
-    write_bytes(f, R"({"format": "burn-record-json", "version": 1, "metadata": {"format_version": 1, "burn_version": "0",)"
-                   R"( "producer": "", "dtype_policy": "keep", "extra": {}}, "entries": )" + entries + "}");
+    write_bytes(f,
+                R"({"format": "burn-record-json", "version": 1, "metadata": {"format_version": 1, "burn_version": "0",)"
+                R"( "producer": "", "dtype_policy": "keep", "extra": {}}, "entries": )" +
+                    entries + "}");
     const std::string e = load_error(f, "json");
     EXPECT_EQ(e.rfind("[json] " + f + ": ", 0), 0u) << e;
     EXPECT_NE(e.find(want), std::string::npos) << "got: " << e << "\nwant: " << want;
   };
   expect(R"({"w": {"kind": "tensor", "dtype": "f32", "shape": [2, 2], "values": [1, 2, 3]}})",
          "entry 'w': 3 values for shape [2, 2] (4 elements)");
-  expect(R"({"w": {"kind": "tensor", "dtype": "f32", "shape": [-2], "values": []}})", "entry 'w': dim -2 of \"shape\" is negative");
-  expect(R"({"w": {"kind": "tensor", "dtype": "f32", "shape": [4611686018427387904, 4611686018427387904], "values": []}})",
-         "entry 'w': the element count of shape");
+  expect(R"({"w": {"kind": "tensor", "dtype": "f32", "shape": [-2], "values": []}})",
+         "entry 'w': dim -2 of \"shape\" is negative");
+  expect(
+      R"({"w": {"kind": "tensor", "dtype": "f32", "shape": [4611686018427387904, 4611686018427387904], "values": []}})",
+      "entry 'w': the element count of shape");
   expect(R"({"w": {"kind": "tensor", "dtype": "f7", "shape": [], "values": [1]}})", "entry 'w': unknown dtype \"f7\"");
   expect(R"({"w": {"kind": "tensor", "dtype": "i8", "shape": [1], "values": [300]}})",
          "entry 'w': value 300 is not an integer of the tensor's dtype");
@@ -398,7 +412,8 @@ TEST_F(Validation, JsonMalformedFilesNameTheEntry) {
   expect(R"({"w": {"kind": "int", "value": 1.5}})", "entry 'w': \"value\" is not a 64-bit integer");
   expect(R"({"w": {"kind": "int"}})", "entry 'w': missing \"value\"");
   expect(R"({"a.b": {"kind": "int", "value": 1}})", "entry 'a.b': a name inside a group cannot contain '.'");
-  expect("{\"" + std::string(1u << 20, 'n') + R"(": {"kind": "int", "value": 1}})", "is 1048576 bytes long; the limit is 4096");
+  expect("{\"" + std::string(1u << 20, 'n') + R"(": {"kind": "int", "value": 1}})",
+         "is 1048576 bytes long; the limit is 4096");
   std::string deep = R"({"kind": "int", "value": 1})";
   for (int i = 0; i < 100; ++i) deep = R"({"kind": "group", "entries": {"g": )" + deep + "}}";
   expect(R"({"g": )" + deep + "}", "groups nest deeper than 64 levels");

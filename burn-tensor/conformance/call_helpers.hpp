@@ -11,9 +11,14 @@
 namespace burn::conformance {
 
 // Calls of one-input api functions with attrs, two-input ones, and a tensor with a scalar.
-#define UNARY_CALL(fn, ...) [](const Device&, Hs& in, const json& a) { (void)a; return one(api::fn(std::move(in.at(0)), __VA_ARGS__)); }
+#define UNARY_CALL(fn, ...)                                \
+  [](const Device&, Hs& in, const json& a) {               \
+    (void)a;                                               \
+    return one(api::fn(std::move(in.at(0)), __VA_ARGS__)); \
+  }
 #define BINARY_CALL(fn) [](const Device&, Hs& in, const json&) { return one(api::fn(std::move(in.at(0)), in.at(1))); }
-#define SCALAR_CALL(fn) [](const Device&, Hs& in, const json& a) { return one(api::fn(std::move(in.at(0)), scalar(a, "scalar"))); }
+#define SCALAR_CALL(fn) \
+  [](const Device&, Hs& in, const json& a) { return one(api::fn(std::move(in.at(0)), scalar(a, "scalar"))); }
 
 using H = TensorHandle;
 using Hs = std::vector<TensorHandle>;

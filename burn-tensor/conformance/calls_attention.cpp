@@ -1,7 +1,7 @@
 // burn-conformance: the calls of the attention module ops. Inputs q, k, v and, when attrs "mask" is
 // true, a bool mask (true = masked out); attrs "causal" and an optional "scale".
-#include "call_helpers.hpp"
 #include "burn/tensor/module.hpp"
+#include "call_helpers.hpp"
 
 namespace burn::conformance {
 

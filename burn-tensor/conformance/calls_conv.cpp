@@ -11,7 +11,9 @@ std::vector<int64_t> opt_ints(const json& a, const char* key) {
   return a.contains(key) ? a.at(key).get<std::vector<int64_t>>() : std::vector<int64_t>{};
 }
 bool opt_flag(const json& a, const char* key) { return a.contains(key) && a.at(key).get<bool>(); }
-int64_t opt_i64(const json& a, const char* key, int64_t def) { return a.contains(key) ? a.at(key).get<int64_t>() : def; }
+int64_t opt_i64(const json& a, const char* key, int64_t def) {
+  return a.contains(key) ? a.at(key).get<int64_t>() : def;
+}
 
 ConvOptions conv_options(const json& a) {
   ConvOptions o;
@@ -93,7 +95,9 @@ void add_conv_calls(CallTable& t) {
     o.offset_groups = opt_i64(a, "offset_groups", 1);
     return one(api::deform_conv2d(std::move(in.at(0)), in.at(1), in.at(2), mask, bias, o));
   };
-  t["unfold"] = [](const Device&, Hs& in, const json& a) { return one(api::unfold(std::move(in.at(0)), unfold_options(a))); };
+  t["unfold"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::unfold(std::move(in.at(0)), unfold_options(a)));
+  };
   t["fold"] = [](const Device&, Hs& in, const json& a) {
     return one(api::fold(std::move(in.at(0)), ints(a, "output_size"), unfold_options(a)));
   };

@@ -5,7 +5,9 @@ namespace burn::conformance {
 
 void add_creation_calls(CallTable& t) {
   t["identity"] = [](const Device&, Hs& in, const json&) { return one(std::move(in.at(0))); };
-  t["empty"] = [](const Device& d, Hs&, const json& a) { return one(api::empty(d, shape_from_json(a.at("shape")), dtype(a))); };
+  t["empty"] = [](const Device& d, Hs&, const json& a) {
+    return one(api::empty(d, shape_from_json(a.at("shape")), dtype(a)));
+  };
   t["full"] = [](const Device& d, Hs&, const json& a) {
     return one(api::full(d, shape_from_json(a.at("shape")), scalar(a, "value"), dtype(a)));
   };
@@ -21,7 +23,8 @@ void add_creation_calls(CallTable& t) {
     return one(api::cartesian_grid(d, shape_from_json(a.at("shape")), dtype(a)));
   };
   t["meshgrid"] = [](const Device&, Hs& in, const json& a) {
-    return api::meshgrid(in, a.at("indexing").get<std::string>() == "xy" ? GridIndexing::Cartesian : GridIndexing::Matrix);
+    return api::meshgrid(in,
+                         a.at("indexing").get<std::string>() == "xy" ? GridIndexing::Cartesian : GridIndexing::Matrix);
   };
   // Samples have no reference values: "report" turns them into something PyTorch can predict:
   // "samples" (raw, for range/values_in checks), "sorted" (along the last dim), "frequency": [S, C],
@@ -42,7 +45,7 @@ void add_creation_calls(CallTable& t) {
       }
       return one(api::from_data(d, TensorData::from_vector(share, Shape{classes}), Kind::Float));
     }
-    H rows = api::reshape(s, {-1, s.prim->shape().dims().back()});  // [R, S]
+    H rows = api::reshape(s, {-1, s.prim->shape().dims().back()});                          // [R, S]
     H counts = api::reduce_dim(OpId::sum_dim, api::one_hot(rows, classes, DType::F64), 0);  // [1, S, C]
     H freq = api::div_scalar(counts, static_cast<double>(rows.prim->shape()[0]));
     return one(api::reshape(freq, {-1, classes}));

@@ -3,8 +3,8 @@
 // Null outputs (absent parameters' gradients, running stats that were not updated) are dropped.
 #include <optional>
 
-#include "call_helpers.hpp"
 #include "burn/tensor/module.hpp"
+#include "call_helpers.hpp"
 
 namespace burn::conformance {
 
@@ -63,8 +63,8 @@ void add_norm_calls(CallTable& t) {
   };
   t["batch_norm"] = [](const Device&, Hs& in, const json& a) {
     Args r = args(in, a, true, false);
-    return non_null(api::batch_norm(r.x(), r.weight, r.bias, r.running_mean, r.running_var,
-                                    flag(a, "training"), f64(a, "momentum"), f64(a, "eps")));
+    return non_null(api::batch_norm(r.x(), r.weight, r.bias, r.running_mean, r.running_var, flag(a, "training"),
+                                    f64(a, "momentum"), f64(a, "eps")));
   };
   t["batch_norm_backward"] = [](const Device&, Hs& in, const json& a) {
     Args r = args(in, a, false, true);

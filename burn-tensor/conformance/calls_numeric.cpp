@@ -9,6 +9,8 @@ void add_numeric_calls(CallTable& t) {
   t["mul"] = BINARY_CALL(mul);
   t["div"] = BINARY_CALL(div);
   t["remainder"] = BINARY_CALL(remainder);
+  t["fmod"] = BINARY_CALL(fmod);
+  t["fmod_scalar"] = SCALAR_CALL(fmod_scalar);
   t["powf"] = BINARY_CALL(powf);
   t["powi"] = BINARY_CALL(powi);
   t["maximum"] = BINARY_CALL(maximum);
@@ -26,8 +28,12 @@ void add_numeric_calls(CallTable& t) {
   t["clamp"] = UNARY_CALL(clamp, scalar(a, "min"), scalar(a, "max"));
   t["clamp_min"] = UNARY_CALL(clamp_min, scalar(a, "min"));
   t["clamp_max"] = UNARY_CALL(clamp_max, scalar(a, "max"));
-  t["einsum"] = [](const Device&, Hs& in, const json& a) { return one(api::einsum(a.at("equation").get<std::string>(), in)); };
-  t["cross"] = [](const Device&, Hs& in, const json& a) { return one(api::cross(std::move(in.at(0)), in.at(1), i64(a, "dim"))); };
+  t["einsum"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::einsum(a.at("equation").get<std::string>(), in));
+  };
+  t["cross"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::cross(std::move(in.at(0)), in.at(1), i64(a, "dim")));
+  };
   t["dot"] = BINARY_CALL(dot);
 }
 

@@ -25,14 +25,18 @@ PoolOptions pool_options(const json& a) {
 }  // namespace
 
 void add_pool_calls(CallTable& t) {
-  t["max_pool"] = [](const Device&, Hs& in, const json& a) { return one(api::max_pool(std::move(in.at(0)), pool_options(a))); };
+  t["max_pool"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::max_pool(std::move(in.at(0)), pool_options(a)));
+  };
   t["max_pool_with_indices"] = [](const Device&, Hs& in, const json& a) {
     return two(api::max_pool_with_indices(std::move(in.at(0)), pool_options(a)));
   };
   t["max_pool_backward"] = [](const Device&, Hs& in, const json& a) {
     return one(api::max_pool_backward(std::move(in.at(0)), in.at(1), in.at(2), pool_options(a)));
   };
-  t["avg_pool"] = [](const Device&, Hs& in, const json& a) { return one(api::avg_pool(std::move(in.at(0)), pool_options(a))); };
+  t["avg_pool"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::avg_pool(std::move(in.at(0)), pool_options(a)));
+  };
   t["avg_pool_backward"] = [](const Device&, Hs& in, const json& a) {
     return one(api::avg_pool_backward(std::move(in.at(0)), in.at(1), pool_options(a)));
   };

@@ -11,10 +11,14 @@ namespace {
 InterpolateOptions interp_options(const json& a) {
   InterpolateOptions o;
   const std::string m = a.at("mode").get<std::string>();
-  if (m == "nearest") o.mode = InterpolateMode::Nearest;
-  else if (m == "linear") o.mode = InterpolateMode::Linear;
-  else if (m == "cubic") o.mode = InterpolateMode::Cubic;
-  else throw std::runtime_error("unknown interpolate mode '" + m + "'");
+  if (m == "nearest")
+    o.mode = InterpolateMode::Nearest;
+  else if (m == "linear")
+    o.mode = InterpolateMode::Linear;
+  else if (m == "cubic")
+    o.mode = InterpolateMode::Cubic;
+  else
+    throw std::runtime_error("unknown interpolate mode '" + m + "'");
   o.align_corners = a.value("align_corners", false);
   return o;
 }
@@ -22,13 +26,20 @@ InterpolateOptions interp_options(const json& a) {
 GridSampleOptions grid_options(const json& a) {
   GridSampleOptions o;
   const std::string m = a.at("mode").get<std::string>(), p = a.at("padding").get<std::string>();
-  if (m == "bilinear") o.mode = GridSampleMode::Bilinear;
-  else if (m == "nearest") o.mode = GridSampleMode::Nearest;
-  else throw std::runtime_error("unknown grid_sample mode '" + m + "'");
-  if (p == "zeros") o.padding = GridSamplePadding::Zeros;
-  else if (p == "border") o.padding = GridSamplePadding::Border;
-  else if (p == "reflection") o.padding = GridSamplePadding::Reflection;
-  else throw std::runtime_error("unknown grid_sample padding '" + p + "'");
+  if (m == "bilinear")
+    o.mode = GridSampleMode::Bilinear;
+  else if (m == "nearest")
+    o.mode = GridSampleMode::Nearest;
+  else
+    throw std::runtime_error("unknown grid_sample mode '" + m + "'");
+  if (p == "zeros")
+    o.padding = GridSamplePadding::Zeros;
+  else if (p == "border")
+    o.padding = GridSamplePadding::Border;
+  else if (p == "reflection")
+    o.padding = GridSamplePadding::Reflection;
+  else
+    throw std::runtime_error("unknown grid_sample padding '" + p + "'");
   o.align_corners = a.value("align_corners", false);
   return o;
 }
@@ -42,7 +53,9 @@ void add_resample_calls(CallTable& t) {
   t["interpolate_backward"] = [](const Device&, Hs& in, const json& a) {
     return one(api::interpolate_backward(std::move(in.at(0)), in.at(1), ints(a, "output_size"), interp_options(a)));
   };
-  t["pixel_shuffle"] = [](const Device&, Hs& in, const json& a) { return one(api::pixel_shuffle(std::move(in.at(0)), i64(a, "factor"))); };
+  t["pixel_shuffle"] = [](const Device&, Hs& in, const json& a) {
+    return one(api::pixel_shuffle(std::move(in.at(0)), i64(a, "factor")));
+  };
   t["pixel_unshuffle"] = [](const Device&, Hs& in, const json& a) {
     return one(api::pixel_unshuffle(std::move(in.at(0)), i64(a, "factor")));
   };

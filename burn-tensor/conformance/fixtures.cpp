@@ -34,10 +34,21 @@ std::vector<int64_t> ints_of(const TensorData& d) {
   const uint8_t* p = d.bytes().data();
   for (size_t i = 0; i < out.size(); ++i) {
     switch (d.dtype()) {
-      case DType::I64: { int64_t v; std::memcpy(&v, p + 8 * i, 8); out[i] = v; break; }
-      case DType::I32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); out[i] = v; break; }
+      case DType::I64: {
+        int64_t v;
+        std::memcpy(&v, p + 8 * i, 8);
+        out[i] = v;
+        break;
+      }
+      case DType::I32: {
+        int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        out[i] = v;
+        break;
+      }
       case DType::I8: out[i] = static_cast<int8_t>(p[i]); break;
-      case DType::U8: case DType::Bool: out[i] = p[i]; break;
+      case DType::U8:
+      case DType::Bool: out[i] = p[i]; break;
       default: throw std::logic_error("ints_of on a float tensor");
     }
   }
@@ -120,8 +131,8 @@ static std::string compare_sampled(const TensorData& got, const json& expected, 
   if (bad == 0) return "";
   std::ostringstream err;
   err << bad << " of " << idx.size() << " sampled elements differ; worst at " << fmt_index(got.shape(), worst)
-      << " (flat " << worst << "): got " << worst_got << ", expected " << worst_want << " (rtol " << c.rtol
-      << ", atol " << c.atol << ")";
+      << " (flat " << worst << "): got " << worst_got << ", expected " << worst_want << " (rtol " << c.rtol << ", atol "
+      << c.atol << ")";
   return err.str();
 }
 
@@ -176,12 +187,36 @@ TensorData tensor_from_json(const json& j) {
   for (size_t i = 0; i < data.size(); ++i) {
     const json& v = data[i];
     switch (dt) {
-      case DType::F32: { float x = static_cast<float>(f64_from_json(v)); std::memcpy(p + 4 * i, &x, 4); break; }
-      case DType::F64: { double x = f64_from_json(v); std::memcpy(p + 8 * i, &x, 8); break; }
-      case DType::F16: { uint16_t x = f32_to_f16(static_cast<float>(f64_from_json(v))); std::memcpy(p + 2 * i, &x, 2); break; }
-      case DType::BF16: { uint16_t x = f32_to_bf16(static_cast<float>(f64_from_json(v))); std::memcpy(p + 2 * i, &x, 2); break; }
-      case DType::I64: { int64_t x = i64_from_json(v); std::memcpy(p + 8 * i, &x, 8); break; }
-      case DType::I32: { int32_t x = static_cast<int32_t>(i64_from_json(v)); std::memcpy(p + 4 * i, &x, 4); break; }
+      case DType::F32: {
+        float x = static_cast<float>(f64_from_json(v));
+        std::memcpy(p + 4 * i, &x, 4);
+        break;
+      }
+      case DType::F64: {
+        double x = f64_from_json(v);
+        std::memcpy(p + 8 * i, &x, 8);
+        break;
+      }
+      case DType::F16: {
+        uint16_t x = f32_to_f16(static_cast<float>(f64_from_json(v)));
+        std::memcpy(p + 2 * i, &x, 2);
+        break;
+      }
+      case DType::BF16: {
+        uint16_t x = f32_to_bf16(static_cast<float>(f64_from_json(v)));
+        std::memcpy(p + 2 * i, &x, 2);
+        break;
+      }
+      case DType::I64: {
+        int64_t x = i64_from_json(v);
+        std::memcpy(p + 8 * i, &x, 8);
+        break;
+      }
+      case DType::I32: {
+        int32_t x = static_cast<int32_t>(i64_from_json(v));
+        std::memcpy(p + 4 * i, &x, 4);
+        break;
+      }
       case DType::I8: p[i] = static_cast<uint8_t>(static_cast<int8_t>(i64_from_json(v))); break;
       case DType::U8: p[i] = static_cast<uint8_t>(i64_from_json(v)); break;
       case DType::Bool: p[i] = i64_from_json(v) != 0 ? 1 : 0; break;
@@ -261,7 +296,8 @@ void apply_pre(std::vector<TensorHandle>& hs, const json& attrs) {
         h = api::flip(h, p.at("axes").get<std::vector<int64_t>>());
       } else if (kind == "slice") {
         std::vector<Slice> s;
-        for (const json& r : p.at("ranges")) s.push_back(Slice::range(r.at(0).get<int64_t>(), r.at(1).get<int64_t>(), r.at(2).get<int64_t>()));
+        for (const json& r : p.at("ranges"))
+          s.push_back(Slice::range(r.at(0).get<int64_t>(), r.at(1).get<int64_t>(), r.at(2).get<int64_t>()));
         h = api::slice(h, s);
       } else {
         throw std::runtime_error("unknown pre transform '" + kind + "'");
@@ -300,9 +336,9 @@ std::string compare_output(const TensorData& got, const json& expected, const Ca
   if (is_float(want_dt)) {
     ApproxReport r = got.compare_approx(want, c.rtol, c.atol);
     if (r.ok) return "";
-    err << "worst element " << fmt_index(want_shape, r.worst_index) << " (flat " << r.worst_index
-        << "): got " << r.worst_actual << ", expected " << r.worst_expected << ", error " << r.worst_error
-        << " (rtol " << c.rtol << ", atol " << c.atol << "); " << r.message << small_dump(got, want);
+    err << "worst element " << fmt_index(want_shape, r.worst_index) << " (flat " << r.worst_index << "): got "
+        << r.worst_actual << ", expected " << r.worst_expected << ", error " << r.worst_error << " (rtol " << c.rtol
+        << ", atol " << c.atol << "); " << r.message << small_dump(got, want);
     return err.str();
   }
   std::vector<int64_t> g = ints_of(got), w = ints_of(want);
@@ -313,8 +349,8 @@ std::string compare_output(const TensorData& got, const json& expected, const Ca
       ++mismatches;
     }
   if (mismatches == 0) return "";
-  err << mismatches << " of " << w.size() << " elements differ; first at " << fmt_index(want_shape, first)
-      << " (flat " << first << "): got " << g[first] << ", expected " << w[first] << small_dump(got, want);
+  err << mismatches << " of " << w.size() << " elements differ; first at " << fmt_index(want_shape, first) << " (flat "
+      << first << "): got " << g[first] << ", expected " << w[first] << small_dump(got, want);
   return err.str();
 }
 

@@ -27,16 +27,33 @@ uint64_t splitmix(uint64_t x) {
 namespace {
 
 // Sizes, indices and counts that break arithmetic: wrap products, negate badly, overflow sums.
-const int64_t kSpecialInts[] = {0,           1,          -1,        2,         -2,         3,
-                                7,           64,         INT32_MAX, INT32_MIN, 1LL << 31,  1LL << 32,
-                                1LL << 40,   1LL << 62,  INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1};
+const int64_t kSpecialInts[] = {0,
+                                1,
+                                -1,
+                                2,
+                                -2,
+                                3,
+                                7,
+                                64,
+                                INT32_MAX,
+                                INT32_MIN,
+                                1LL << 31,
+                                1LL << 32,
+                                1LL << 40,
+                                1LL << 62,
+                                INT64_MAX,
+                                INT64_MIN,
+                                INT64_MAX - 1,
+                                INT64_MIN + 1};
 
 Shape absurd_shape(Rng& r);
 
 int64_t mutate_int(Rng& r, int64_t v) {
   switch (r.below(5)) {
-    case 0: case 1: return kSpecialInts[r.below(std::size(kSpecialInts))];
-    case 2: return static_cast<int64_t>(static_cast<uint64_t>(v) + (r.chance(0.5) ? 1 : UINT64_MAX));  // v +- 1, wrapping
+    case 0:
+    case 1: return kSpecialInts[r.below(std::size(kSpecialInts))];
+    case 2:
+      return static_cast<int64_t>(static_cast<uint64_t>(v) + (r.chance(0.5) ? 1 : UINT64_MAX));  // v +- 1, wrapping
     case 3: return r.small(-8, 8);
     default: return v == INT64_MIN ? v : -v;
   }
@@ -95,23 +112,33 @@ bool mutate_attrs(json& attrs, Rng& r, bool* turned_on) {
   if (s.key == "input" || s.key == "classes") return false;
   json& v = *s.value;
   if (v.is_number_integer()) {
-    v = r.chance(0.1) ? json(mutate_float(r, static_cast<double>(v.get<int64_t>()))) : json(mutate_int(r, v.get<int64_t>()));
+    v = r.chance(0.1) ? json(mutate_float(r, static_cast<double>(v.get<int64_t>())))
+                      : json(mutate_int(r, v.get<int64_t>()));
   } else if (v.is_number_float()) {
     v = r.chance(0.1) ? json(mutate_int(r, 0)) : mutate_float(r, v.get<double>());
   } else if (v.is_boolean()) {
     v = !v.get<bool>();
     *turned_on = v.get<bool>();
   } else if (v.is_string()) {
-    if (s.key == "dtype") v = dtype_names()[r.below(dtype_names().size())];
-    else if (s.key == "op") v = all_ops()[r.below(kOpCount)].name;
-    else return false;  // modes and kinds: the call helpers reject unknown ones themselves
+    if (s.key == "dtype")
+      v = dtype_names()[r.below(dtype_names().size())];
+    else if (s.key == "op")
+      v = all_ops()[r.below(kOpCount)].name;
+    else
+      return false;  // modes and kinds: the call helpers reject unknown ones themselves
   } else if (v.is_array()) {
     switch (r.below(5)) {
-      case 0: if (!v.empty()) v.erase(v.begin() + static_cast<std::ptrdiff_t>(r.below(v.size()))); break;
+      case 0:
+        if (!v.empty()) v.erase(v.begin() + static_cast<std::ptrdiff_t>(r.below(v.size())));
+        break;
       case 1: v.insert(v.begin() + static_cast<std::ptrdiff_t>(r.below(v.size() + 1)), json(mutate_int(r, 1))); break;
-      case 2: if (!v.empty()) v.push_back(v[r.below(v.size())]); break;
+      case 2:
+        if (!v.empty()) v.push_back(v[r.below(v.size())]);
+        break;
       case 3: v = json::array(); break;
-      case 4: for (int k = 0; k < 6; ++k) v.push_back(json(r.small(-2, 9))); break;
+      case 4:
+        for (int k = 0; k < 6; ++k) v.push_back(json(r.small(-2, 9)));
+        break;
       default: v = absurd_shape(r).dims(); break;
     }
   } else {
@@ -127,12 +154,28 @@ constexpr int64_t kMaxMutatedElements = 4096;
 void put(TensorData& d, int64_t i, double f, int64_t n) {
   auto* p = static_cast<uint8_t*>(d.raw()) + static_cast<size_t>(i) * dtype_size(d.dtype());
   switch (d.dtype()) {
-    case DType::F32: { float v = static_cast<float>(f); std::memcpy(p, &v, 4); break; }
+    case DType::F32: {
+      float v = static_cast<float>(f);
+      std::memcpy(p, &v, 4);
+      break;
+    }
     case DType::F64: std::memcpy(p, &f, 8); break;
-    case DType::F16: { uint16_t v = f32_to_f16(static_cast<float>(f)); std::memcpy(p, &v, 2); break; }
-    case DType::BF16: { uint16_t v = f32_to_bf16(static_cast<float>(f)); std::memcpy(p, &v, 2); break; }
+    case DType::F16: {
+      uint16_t v = f32_to_f16(static_cast<float>(f));
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case DType::BF16: {
+      uint16_t v = f32_to_bf16(static_cast<float>(f));
+      std::memcpy(p, &v, 2);
+      break;
+    }
     case DType::I64: std::memcpy(p, &n, 8); break;
-    case DType::I32: { auto v = static_cast<int32_t>(n); std::memcpy(p, &v, 4); break; }
+    case DType::I32: {
+      auto v = static_cast<int32_t>(n);
+      std::memcpy(p, &v, 4);
+      break;
+    }
     case DType::I8: *p = static_cast<uint8_t>(n); break;
     case DType::U8: *p = static_cast<uint8_t>(n); break;
     case DType::Bool: *p = n & 1; break;
@@ -174,10 +217,21 @@ Shape random_shape(Rng& r, size_t rank_hint) {
 // A shape that no tensor can have: negative, or counting past int64 (possibly wrapping to 0 or a
 // small number), or larger than any machine.
 Shape absurd_shape(Rng& r) {
-  static const std::vector<std::vector<int64_t>> kShapes = {
-      {-1}, {-1, -1}, {2, -3}, {1LL << 62}, {1LL << 61, 4}, {1LL << 32, 1LL << 32}, {1LL << 32, 1LL << 32, 0},
-      {0, 1LL << 62, 1LL << 62}, {3, 1LL << 62}, {INT64_MAX}, {INT64_MIN}, {1LL << 40}, {2, 1LL << 62, 2},
-      {1LL << 33, 1LL << 31}, {6, 1LL << 32, 1LL << 32}};
+  static const std::vector<std::vector<int64_t>> kShapes = {{-1},
+                                                            {-1, -1},
+                                                            {2, -3},
+                                                            {1LL << 62},
+                                                            {1LL << 61, 4},
+                                                            {1LL << 32, 1LL << 32},
+                                                            {1LL << 32, 1LL << 32, 0},
+                                                            {0, 1LL << 62, 1LL << 62},
+                                                            {3, 1LL << 62},
+                                                            {INT64_MAX},
+                                                            {INT64_MIN},
+                                                            {1LL << 40},
+                                                            {2, 1LL << 62, 2},
+                                                            {1LL << 33, 1LL << 31},
+                                                            {6, 1LL << 32, 1LL << 32}};
   std::vector<int64_t> dims = kShapes[r.below(kShapes.size())];
   if (r.chance(0.3)) dims.push_back(mutate_int(r, 1));
   return Shape(std::move(dims));

@@ -98,14 +98,18 @@ struct Args {
 };
 
 void usage() {
-  std::cout << "usage: burn-fuzz [--seconds S] [--seed N] [--replay I] [--devices A;B] [--fixtures DIR] [--max-bytes B]\n"
-               "  --seconds S    time budget after the unmutated pass (default $BURN_FUZZ_SECONDS, else "
-            << kDefaultSeconds << ")\n"
-               "  --seed N       seed of the mutated executions (default $BURN_FUZZ_SEED, else " << kDefaultSeed << ")\n"
-               "  --replay I     run only mutated execution I of the seed, printing it\n"
-               "  --devices L    ';'-separated trace<...> chains (default trace<cpu>;trace<defaults<cpu>>)\n"
-               "  --fixtures D   fixture folder (default <exe>/../share/burn/conformance/fixtures)\n"
-               "  --max-bytes B  largest tensor buffer (set_max_alloc_bytes; default 16 MiB), so absurd sizes fail fast\n";
+  std::cout
+      << "usage: burn-fuzz [--seconds S] [--seed N] [--replay I] [--devices A;B] [--fixtures DIR] [--max-bytes B]\n"
+         "  --seconds S    time budget after the unmutated pass (default $BURN_FUZZ_SECONDS, else "
+      << kDefaultSeconds
+      << ")\n"
+         "  --seed N       seed of the mutated executions (default $BURN_FUZZ_SEED, else "
+      << kDefaultSeed
+      << ")\n"
+         "  --replay I     run only mutated execution I of the seed, printing it\n"
+         "  --devices L    ';'-separated trace<...> chains (default trace<cpu>;trace<defaults<cpu>>)\n"
+         "  --fixtures D   fixture folder (default <exe>/../share/burn/conformance/fixtures)\n"
+         "  --max-bytes B  largest tensor buffer (set_max_alloc_bytes; default 16 MiB), so absurd sizes fail fast\n";
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -136,13 +140,20 @@ Args parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (k == "--seconds") a.seconds = std::atof(value().c_str());
-    else if (k == "--seed") a.seed = std::strtoull(value().c_str(), nullptr, 10);
-    else if (k == "--replay") a.replay = std::atoll(value().c_str());
-    else if (k == "--devices") a.devices = split(value(), ';');
-    else if (k == "--fixtures") a.fixtures = value();
-    else if (k == "--max-bytes") a.max_bytes = std::strtoull(value().c_str(), nullptr, 10);
-    else if (k == "--help" || k == "-h") usage(), std::exit(0);
+    if (k == "--seconds")
+      a.seconds = std::atof(value().c_str());
+    else if (k == "--seed")
+      a.seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (k == "--replay")
+      a.replay = std::atoll(value().c_str());
+    else if (k == "--devices")
+      a.devices = split(value(), ';');
+    else if (k == "--fixtures")
+      a.fixtures = value();
+    else if (k == "--max-bytes")
+      a.max_bytes = std::strtoull(value().c_str(), nullptr, 10);
+    else if (k == "--help" || k == "-h")
+      usage(), std::exit(0);
     else {
       std::cerr << "burn-fuzz: unknown argument " << k << "\n";
       usage();
@@ -211,7 +222,8 @@ int run(const Args& a) {
   for (; std::chrono::steady_clock::now() < deadline && failures.size() < kMaxFailures; ++i) {
     Rng rng(splitmix(splitmix(a.seed) + static_cast<uint64_t>(i)));
     std::string text;
-    Outcome o = driver.run_mutated(rng, [&](const std::string& t) { set_current((text = t) + "\n  " + replay_line(i)); });
+    Outcome o =
+        driver.run_mutated(rng, [&](const std::string& t) { set_current((text = t) + "\n  " + replay_line(i)); });
     g_started_ms.store(-1);
     tally(o, text + "\n    " + replay_line(i));
   }
@@ -240,7 +252,8 @@ int run(const Args& a) {
     for (const auto& m : undriven) std::cerr << " " << m;
     std::cerr << "\n";
   }
-  if (!failures.empty()) std::cerr << "burn-fuzz: FAILED: " << failures.size() << " execution(s) let a non-burn::Error escape\n";
+  if (!failures.empty())
+    std::cerr << "burn-fuzz: FAILED: " << failures.size() << " execution(s) let a non-burn::Error escape\n";
   return failures.empty() && missing.empty() && undriven.empty() ? 0 : 1;
 }
 

@@ -275,9 +275,10 @@ int main(int argc, char** argv) {
         any = any || filter_selects(f, std::string(suite.name()) + "." + suite.GetTestInfo(j)->name());
     }
     if (!any) {
-      std::cerr << "burn-conformance: --filter '" << *filter << "' matched no case of the " << g_cases.size()
-                << " in " << fixtures << "\n  case names are <group>/<case>, e.g. 'numeric/*' or '*/sum_*'; groups: "
-                << group_list() << "\n  (--list prints every case)\n";
+      std::cerr << "burn-conformance: --filter '" << *filter << "' matched no case of the " << g_cases.size() << " in "
+                << fixtures
+                << "\n  case names are <group>/<case>, e.g. 'numeric/*' or '*/sum_*'; groups: " << group_list()
+                << "\n  (--list prints every case)\n";
       return 1;
     }
   }

@@ -14,9 +14,8 @@ namespace {
 constexpr OpTier CORE = OpTier::Core, DEFAULT = OpTier::Default;
 constexpr OpGrad GRAD = OpGrad::Grad, NOGRAD = OpGrad::NoGrad, BACKWARD = OpGrad::Backward;
 constexpr OpBound MEMORY = OpBound::Memory, COMPUTE = OpBound::Compute;
-#define BURN_X_INFO(group, name, tier, grad, bound, ret, ...)          \
-  OpInfo{OpId::name, #name, OpGroup::group, tier, grad, bound, \
-         #ret BURN_PP_STRINGIFY(BURN_OP_PARAMS(__VA_ARGS__))},
+#define BURN_X_INFO(group, name, tier, grad, bound, ret, ...) \
+  OpInfo{OpId::name, #name, OpGroup::group, tier, grad, bound, #ret BURN_PP_STRINGIFY(BURN_OP_PARAMS(__VA_ARGS__))},
 const OpInfo kOps[kOpCount] = {BURN_OP_TABLE(BURN_X_INFO)};
 #undef BURN_X_INFO
 
@@ -88,9 +87,9 @@ class TraceBackend final : public ForwardingBackend, public TraceCounters {
   }
 
 #define BURN_X_TRACE(group, name, tier, grad, bound, ret, ...) \
-  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                  \
-    hit(OpId::name);                                               \
-    return ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);      \
+  ret name BURN_OP_PARAMS(__VA_ARGS__) override {              \
+    hit(OpId::name);                                           \
+    return ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);  \
   }
   BURN_OP_TABLE(BURN_X_TRACE)
 #undef BURN_X_TRACE
@@ -124,11 +123,10 @@ class DefaultsBackend final : public ForwardingBackend {
   void seed(uint64_t s) override { Backend::seed(s); }
 
 #define BURN_X_DEFAULTS_CORE(group, name, ret, ...)
-#define BURN_X_DEFAULTS_DEFAULT(group, name, ret, ...)                        \
-  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                             \
-    if (use_[static_cast<size_t>(OpGroup::group)])                            \
-      return Backend::name BURN_OP_ARGS(__VA_ARGS__);                         \
-    return ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);                 \
+#define BURN_X_DEFAULTS_DEFAULT(group, name, ret, ...)                                             \
+  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                                                  \
+    if (use_[static_cast<size_t>(OpGroup::group)]) return Backend::name BURN_OP_ARGS(__VA_ARGS__); \
+    return ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);                                      \
   }
 #define BURN_X_DEFAULTS(group, name, tier, grad, bound, ret, ...) BURN_X_DEFAULTS_##tier(group, name, ret, __VA_ARGS__)
   BURN_OP_TABLE(BURN_X_DEFAULTS)

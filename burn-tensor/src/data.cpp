@@ -18,7 +18,10 @@ float f16_to_f32(uint16_t h) {
       bits = sign;
     } else {  // subnormal: normalise
       exp = 127 - 15 + 1;
-      while (!(mant & 0x400u)) { mant <<= 1; --exp; }
+      while (!(mant & 0x400u)) {
+        mant <<= 1;
+        --exp;
+      }
       bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
     }
   } else if (exp == 31) {
@@ -65,7 +68,7 @@ uint16_t f32_to_bf16(float v) {
   uint32_t x;
   std::memcpy(&x, &v, 4);
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // keep NaN
-  x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
+  x += 0x7fffu + ((x >> 16) & 1u);                                                       // round to nearest even
   return static_cast<uint16_t>(x >> 16);
 }
 
@@ -98,8 +101,7 @@ void TensorData::check_size(size_t elem_size, const char* op) const {
 
 void TensorData::check_dtype(DType want, const char* op) const {
   if (want != dtype_)
-    throw DTypeError(op, "data is " + std::string(dtype_name(dtype_)) + ", requested " +
-                             std::string(dtype_name(want)));
+    throw DTypeError(op, "data is " + std::string(dtype_name(dtype_)) + ", requested " + std::string(dtype_name(want)));
 }
 
 double TensorData::value_f64(int64_t i) const {
@@ -109,12 +111,36 @@ double TensorData::value_f64(int64_t i) const {
                                                   std::to_string(bytes_.size() / w) + " elements");
   const uint8_t* p = bytes_.data() + static_cast<size_t>(i) * w;
   switch (dtype_) {
-    case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::F64: { double v; std::memcpy(&v, p, 8); return v; }
-    case DType::F16: { uint16_t v; std::memcpy(&v, p, 2); return f16_to_f32(v); }
-    case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_f32(v); }
-    case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::F32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::F64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DType::F16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return f16_to_f32(v);
+    }
+    case DType::BF16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_to_f32(v);
+    }
+    case DType::I64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
     case DType::I8: return static_cast<int8_t>(*p);
     case DType::U8: return *p;
     case DType::Bool: return *p ? 1.0 : 0.0;
@@ -135,22 +161,47 @@ namespace {
 int64_t value_i64(const TensorData& d, int64_t i) {
   const uint8_t* p = d.bytes().data() + static_cast<size_t>(i) * dtype_size(d.dtype());
   switch (d.dtype()) {
-    case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return v; }
-    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::I64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
     case DType::I8: return static_cast<int8_t>(*p);
-    case DType::U8: case DType::Bool: return *p;
+    case DType::U8:
+    case DType::Bool: return *p;
     default: return Scalar::saturate(d.value_f64(i));  // as the cpu cast: a plain cast of 1e30 is undefined
   }
 }
 
 void store(uint8_t* p, DType to, double f, int64_t i) {
   switch (to) {
-    case DType::F32: { float v = static_cast<float>(f); std::memcpy(p, &v, 4); break; }
+    case DType::F32: {
+      float v = static_cast<float>(f);
+      std::memcpy(p, &v, 4);
+      break;
+    }
     case DType::F64: std::memcpy(p, &f, 8); break;
-    case DType::F16: { uint16_t v = f32_to_f16(static_cast<float>(f)); std::memcpy(p, &v, 2); break; }
-    case DType::BF16: { uint16_t v = f32_to_bf16(static_cast<float>(f)); std::memcpy(p, &v, 2); break; }
+    case DType::F16: {
+      uint16_t v = f32_to_f16(static_cast<float>(f));
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case DType::BF16: {
+      uint16_t v = f32_to_bf16(static_cast<float>(f));
+      std::memcpy(p, &v, 2);
+      break;
+    }
     case DType::I64: std::memcpy(p, &i, 8); break;
-    case DType::I32: { int32_t v = static_cast<int32_t>(i); std::memcpy(p, &v, 4); break; }
+    case DType::I32: {
+      int32_t v = static_cast<int32_t>(i);
+      std::memcpy(p, &v, 4);
+      break;
+    }
     case DType::I8: *p = static_cast<uint8_t>(static_cast<int8_t>(i)); break;
     case DType::U8: *p = static_cast<uint8_t>(i); break;
     case DType::Bool: *p = f != 0.0 ? 1 : 0; break;
@@ -222,9 +273,12 @@ namespace {
 
 // Ints print exactly: through a double, INT64_MAX became 2^63 and its cast back was undefined.
 void print_value(std::ostringstream& os, const TensorData& d, int64_t at) {
-  if (d.dtype() == DType::Bool) os << (d.value_f64(at) != 0 ? "true" : "false");
-  else if (is_int(d.dtype())) os << value_i64(d, at);
-  else os << std::setprecision(6) << d.value_f64(at);
+  if (d.dtype() == DType::Bool)
+    os << (d.value_f64(at) != 0 ? "true" : "false");
+  else if (is_int(d.dtype()))
+    os << value_i64(d, at);
+  else
+    os << std::setprecision(6) << d.value_f64(at);
 }
 
 void print_rec(std::ostringstream& os, const TensorData& d, const std::vector<int64_t>& strides, size_t dim,
@@ -234,8 +288,10 @@ void print_rec(std::ostringstream& os, const TensorData& d, const std::vector<in
   int64_t n = s[dim];
   for (int64_t i = 0; i < n; ++i) {
     if (summarise && n > 2 * static_cast<int64_t>(edge) && i == edge) {
-      if (edge == 0) os << "...";  // nothing follows
-      else os << (dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
+      if (edge == 0)
+        os << "...";  // nothing follows
+      else
+        os << (dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
       i = n - edge - 1;
       continue;
     }

@@ -39,8 +39,8 @@ class SpecParser {
 
  private:
   [[noreturn]] void fail(const std::string& expected) const {
-    std::string msg = "malformed spec '" + std::string(s_) + "': expected " + expected + " at position " +
-                      std::to_string(pos_);
+    std::string msg =
+        "malformed spec '" + std::string(s_) + "': expected " + expected + " at position " + std::to_string(pos_);
     if (pos_ < s_.size()) msg += std::string(" (found '") + s_[pos_] + "')";
     throw DeviceError(kOp, msg);
   }
@@ -78,10 +78,12 @@ struct DecoratorRegistry {
   DecoratorRegistry() {
     factories["trace"] = [](BackendPtr inner) { return make_trace_backend(std::move(inner)); };
     factories["defaults"] = [](BackendPtr inner) { return make_defaults_backend(std::move(inner)); };
-    summaries["defaults"] = "runs burn-tensor's composite body of every DEFAULT op over the inner backend's "
-                            "ops, to check the composites (burn-tensor)";
-    summaries["trace"] = "counts every op call and logs it at debug level (BURN_LOG=debug), then forwards it "
-                         "(burn-tensor)";
+    summaries["defaults"] =
+        "runs burn-tensor's composite body of every DEFAULT op over the inner backend's "
+        "ops, to check the composites (burn-tensor)";
+    summaries["trace"] =
+        "counts every op call and logs it at debug level (BURN_LOG=debug), then forwards it "
+        "(burn-tensor)";
   }
   std::mutex mutex;
   std::map<std::string, DecoratorFactory> factories;

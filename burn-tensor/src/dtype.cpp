@@ -23,14 +23,17 @@ std::string_view dtype_name(DType d) {
 }
 
 DType parse_dtype(std::string_view name) {
-  struct Alias { std::string_view name; DType dtype; };
+  struct Alias {
+    std::string_view name;
+    DType dtype;
+  };
   static constexpr Alias kAliases[] = {
-      {"f32", DType::F32},   {"float32", DType::F32}, {"float", DType::F32},  {"f64", DType::F64},
-      {"float64", DType::F64}, {"double", DType::F64}, {"f16", DType::F16},   {"float16", DType::F16},
-      {"half", DType::F16},  {"bf16", DType::BF16},   {"bfloat16", DType::BF16}, {"i64", DType::I64},
-      {"int64", DType::I64}, {"long", DType::I64},    {"i32", DType::I32},    {"int32", DType::I32},
-      {"int", DType::I32},   {"i8", DType::I8},       {"int8", DType::I8},    {"u8", DType::U8},
-      {"uint8", DType::U8},  {"bool", DType::Bool}};
+      {"f32", DType::F32},     {"float32", DType::F32}, {"float", DType::F32},     {"f64", DType::F64},
+      {"float64", DType::F64}, {"double", DType::F64},  {"f16", DType::F16},       {"float16", DType::F16},
+      {"half", DType::F16},    {"bf16", DType::BF16},   {"bfloat16", DType::BF16}, {"i64", DType::I64},
+      {"int64", DType::I64},   {"long", DType::I64},    {"i32", DType::I32},       {"int32", DType::I32},
+      {"int", DType::I32},     {"i8", DType::I8},       {"int8", DType::I8},       {"u8", DType::U8},
+      {"uint8", DType::U8},    {"bool", DType::Bool}};
   for (const auto& a : kAliases)
     if (a.name == name) return a.dtype;
   throw DTypeError("parse_dtype", "unknown dtype '" + std::string(name) +

@@ -93,9 +93,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
     int64_t da = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
     int64_t db = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
     if (da != db && da != 1 && db != 1)
-      throw ShapeError(op, "shapes " + a.to_string() + " and " + b.to_string() +
-                               " cannot be broadcast: dim " + std::to_string(i) + " is " +
-                               std::to_string(da) + " vs " + std::to_string(db));
+      throw ShapeError(op, "shapes " + a.to_string() + " and " + b.to_string() + " cannot be broadcast: dim " +
+                               std::to_string(i) + " is " + std::to_string(da) + " vs " + std::to_string(db));
     out[i] = da == 1 ? db : da;
   }
   return Shape(std::move(out));
@@ -105,8 +104,8 @@ size_t normalize_dim(int64_t dim, size_t rank, const char* op) {
   int64_t r = static_cast<int64_t>(rank);
   int64_t d = dim < 0 ? dim + r : dim;
   if (d < 0 || d >= r)
-    throw IndexError(op, "dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                             std::to_string(rank));
+    throw IndexError(op,
+                     "dim " + std::to_string(dim) + " is out of range for a tensor of rank " + std::to_string(rank));
   return static_cast<size_t>(d);
 }
 

@@ -158,14 +158,10 @@ TEST_F(Defaults, RandomIntegersAndBernoulli) {
 }
 
 TEST_F(Defaults, RandomRejectsBadParameters) {
-  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::bernoulli(1.5), DType::F32); },
-                           {"random", "1.5"});
-  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::uniform(2.0, 2.0), DType::F32); },
-                           {"random", "2"});
-  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::normal(0.0, -1.0), DType::F32); },
-                           {"random", "-1"});
-  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::uniform(0, 1000), DType::U8); },
-                           {"random", "u8"});
+  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::bernoulli(1.5), DType::F32); }, {"random", "1.5"});
+  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::uniform(2.0, 2.0), DType::F32); }, {"random", "2"});
+  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::normal(0.0, -1.0), DType::F32); }, {"random", "-1"});
+  expect_error<ValueError>([] { b().random(Shape{2}, Distribution::uniform(0, 1000), DType::U8); }, {"random", "u8"});
   expect_error<ValueError>([] { b().random(Shape{2}, Distribution{}, DType::I64); },
                            {"random", "Default", "i64", "uniform(low, high)"});
 }
@@ -376,7 +372,8 @@ TEST_F(Defaults, Activations) {
   expect_f32(b().relu(x), {0, 0, 0, 0, 0.5, 1, 2, 30});
   expect_f32(b().relu(f32({NAN, -0.0f})), {kNaN, 0});
   // F.leaky_relu(x, 0.1)
-  expect_f32(b().leaky_relu(x, 0.1), {-0.30000001192092896, -0.10000000149011612, -0.05000000074505806, 0, 0.5, 1, 2, 30});
+  expect_f32(b().leaky_relu(x, 0.1),
+             {-0.30000001192092896, -0.10000000149011612, -0.05000000074505806, 0, 0.5, 1, 2, 30});
   // F.gelu(x)
   expect_f32(b().gelu(x), {-0.004049867391586304, -0.1586552858352661, -0.1542687863111496, 0.0, 0.3457311987876892,
                            0.8413447141647339, 1.9544999599456787, 30.0});
@@ -395,18 +392,18 @@ TEST_F(Defaults, Activations) {
   expect_f32(b().silu(x), {-0.14227761328220367, -0.2689414322376251, -0.1887703388929367, 0.0, 0.3112296760082245,
                            0.7310585975646973, 1.7615940570831299, 30.0});
   // F.mish(x)
-  expect_f32(b().mish(x), {-0.14564746618270874, -0.3034014403820038, -0.22074376046657562, 0.0,
-                           0.37524524331092834, 0.8650983572006226, 1.9439589977264404, 30.0});
+  expect_f32(b().mish(x), {-0.14564746618270874, -0.3034014403820038, -0.22074376046657562, 0.0, 0.37524524331092834,
+                           0.8650983572006226, 1.9439589977264404, 30.0});
   // F.softplus(x, beta=2.0, threshold=5.0)
-  expect_f32(b().softplus(x, 2.0, 5.0), {0.0012378426035866141, 0.06346400082111359, 0.15663084387779236,
-                                          0.3465735912322998, 0.65663081407547, 1.0634640455245972,
-                                          2.0090749263763428, 30.0});
+  expect_f32(b().softplus(x, 2.0, 5.0),
+             {0.0012378426035866141, 0.06346400082111359, 0.15663084387779236, 0.3465735912322998, 0.65663081407547,
+              1.0634640455245972, 2.0090749263763428, 30.0});
   // torch.clamp(x * 0.2 + 0.5, 0, 1)
   expect_f32(b().hard_sigmoid(x, 0.2, 0.5), {0.0, 0.30000001192092896, 0.4000000059604645, 0.5, 0.6000000238418579,
                                              0.699999988079071, 0.8999999761581421, 1.0});
   // F.elu(x, 0.7)
-  expect_f32(b().elu(x, 0.7), {-0.6651490330696106, -0.44248437881469727, -0.27542853355407715, 0.0, 0.5, 1.0, 2.0,
-                               30.0});
+  expect_f32(b().elu(x, 0.7),
+             {-0.6651490330696106, -0.44248437881469727, -0.27542853355407715, 0.0, 0.5, 1.0, 2.0, 30.0});
   // F.selu(x)
   expect_f32(b().selu(x), {-1.6705687046051025, -1.1113307476043701, -0.6917581558227539, 0.0, 0.5253505110740662,
                            1.0507010221481323, 2.1014020442962646, 31.52103042602539});

@@ -124,9 +124,7 @@ TEST(Device, ADecoratorAloneIsNotABackend) {
   }
 }
 
-TEST(Device, MalformedSpecThrowsDeviceError) {
-  EXPECT_THROW(burn::Device::get("trace<cpu"), burn::DeviceError);
-}
+TEST(Device, MalformedSpecThrowsDeviceError) { EXPECT_THROW(burn::Device::get("trace<cpu"), burn::DeviceError); }
 
 TEST(Device, FromNullBackendThrows) { EXPECT_THROW(burn::Device::from_backend(nullptr), burn::DeviceError); }
 

@@ -13,9 +13,13 @@ namespace {
 Device cpu() { return burn::testing::test_device(); }
 
 template <typename T>
-concept HasExp = requires(T t) { t.exp(); };
+concept HasExp = requires(T t) {
+  t.exp();
+};
 template <typename T>
-concept HasPlus = requires(T a, T b) { a + b; };
+concept HasPlus = requires(T a, T b) {
+  a + b;
+};
 
 }  // namespace
 
@@ -32,8 +36,7 @@ TEST(Errors, BroadcastMismatch) {
 }
 
 TEST(Errors, RankMismatchOnConstruction) {
-  expect_error<ShapeError>([&] { Tensor<2>::from_vector(std::vector<float>{1, 2, 3}, {3}, cpu()); },
-                           {"rank-2", "[3]"});
+  expect_error<ShapeError>([&] { Tensor<2>::from_vector(std::vector<float>{1, 2, 3}, {3}, cpu()); }, {"rank-2", "[3]"});
 }
 
 TEST(Errors, ReshapeElementCount) {

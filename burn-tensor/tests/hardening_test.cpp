@@ -38,8 +38,11 @@ TEST(Hardening, HugeCreationIsOutOfMemory) {
 TEST(Hardening, ElementCountsThatWrapAreShapeErrors) {
   expect_error<ShapeError>([] { Tensor<2>::zeros({1LL << 32, 1LL << 32}, dev()); }, {"[full]", "int64"});
   expect_error<ShapeError>([] { Tensor<2>::ones({3, 1LL << 62}, dev()); }, {"[full]"});
-  expect_error<ShapeError>([] { Tensor<2>::random({1LL << 32, 1LL << 32}, Distribution::normal(0, 1), dev()); },
-                           {"[random]"});
+  expect_error<ShapeError>(
+      [] {
+        Tensor<2>::random({1LL << 32, 1LL << 32}, Distribution::normal(0, 1), dev());
+      },
+      {"[random]"});
   // A zero dim makes 0 elements, but the strides of the other dims would still overflow.
   expect_error<ShapeError>([] { Tensor<3>::zeros({0, 1LL << 62, 1LL << 62}, dev()); }, {"[full]"});
   expect_error<ShapeError>([] { Tensor<2>::zeros({-1, -1}, dev()); }, {"[full]", "negative"});
@@ -178,7 +181,10 @@ TEST(Hardening, ConvGeometryAtTheLimits) {
   auto x = Tensor<3>::ones({1, 4, 6}, dev());
   auto wt = Tensor<3>::ones({4, 2, 3}, dev());
   expect_error<ShapeError>(
-      [&] { module::conv_transpose1d(x, wt, std::nullopt, {.stride = {3}, .padding = {kMax}, .padding_out = {2}, .groups = 2}); },
+      [&] {
+        module::conv_transpose1d(x, wt, std::nullopt,
+                                 {.stride = {3}, .padding = {kMax}, .padding_out = {2}, .groups = 2});
+      },
       {"[conv_transpose]", "<= 0"});
   auto w = Tensor<3>::ones({2, 4, 3}, dev());
   auto y = module::conv1d(x, w, std::nullopt, {.stride = {kMax}});
@@ -194,10 +200,16 @@ TEST(Hardening, TensorDataChecksItsShape) {
   expect_error<ShapeError>([] { TensorData(Shape{-1, -4}, DType::F32, std::vector<uint8_t>(16)); }, {"negative"});
   expect_error<OutOfMemory>([] { TensorData(Shape{1LL << 62}, DType::F32, {}); }, {"[TensorData]"});
   expect_error<ShapeError>([] { TensorData(Shape{2, 1LL << 62}, DType::F32); }, {"[TensorData]"});
-  expect_error<ShapeError>([] { TensorData::from_vector(std::vector<float>{1, 2}, Shape{2, 1LL << 32, 1LL << 32}); },
-                           {"[TensorData]"});
-  expect_error<ShapeError>([] { TensorData(Shape{0}, DType::F32).reshape(Shape{1LL << 62, 4}); },
-                           {"[TensorData::reshape]"});
+  expect_error<ShapeError>(
+      [] {
+        TensorData::from_vector(std::vector<float>{1, 2}, Shape{2, 1LL << 32, 1LL << 32});
+      },
+      {"[TensorData]"});
+  expect_error<ShapeError>(
+      [] {
+        TensorData(Shape{0}, DType::F32).reshape(Shape{1LL << 62, 4});
+      },
+      {"[TensorData::reshape]"});
   expect_error<ShapeError>([] { TensorData(Shape{1}, DType::F32).reshape(Shape{-1, -1}); }, {"negative"});
   expect_error<IndexError>([] { TensorData(Shape{1}, DType::F32).value_f64(100); }, {"100"});
   TensorData empty;
@@ -321,14 +333,16 @@ TEST(Hardening, DiagOffsetsAtTheLimits) {
   const TensorHandle m = Tensor<2>::ones({2, 2}, dev()).handle();
   EXPECT_EQ(api::diag(m, kMin).prim->shape(), Shape({0}));
   EXPECT_EQ(api::diag(m, kMax).prim->shape(), Shape({0}));
-  EXPECT_EQ(Tensor<2>(api::diag(v, -1)).to_vec<float>(), (std::vector<float>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(Tensor<2>(api::diag(v, -1)).to_vec<float>(),
+            (std::vector<float>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}));
 }
 
 // Found by burn-fuzz under UBSan: any num_groups divides 0 channels, and the cpu kernel counted
 // N * num_groups rows; pixel (un)shuffle's output dims H * r, W * r and C * r^2 overflowed likewise.
 TEST(Hardening, GroupNormAndPixelShuffleSizes) {
   const TensorHandle x = Tensor<3>::zeros({2, 0, 3}, dev()).handle();
-  expect_error<ShapeError>([&] { api::group_norm(x, std::nullopt, std::nullopt, kMax, 1e-5); }, {"[group_norm]", "overflows"});
+  expect_error<ShapeError>([&] { api::group_norm(x, std::nullopt, std::nullopt, kMax, 1e-5); },
+                           {"[group_norm]", "overflows"});
   EXPECT_EQ(api::group_norm(x, std::nullopt, std::nullopt, 5, 1e-5).prim->shape(), Shape({2, 0, 3}));
   const TensorHandle flat = Tensor<3>::zeros({1, 0, 0}, dev()).handle();
   expect_error<ShapeError>([&] { api::pixel_unshuffle(flat, kMax); }, {"[pixel_unshuffle]", "overflows"});
@@ -389,6 +403,7 @@ TEST(Hardening, MatmulOfZeroDimTensors) {
 // the overcommit policy. The storage's failure is OutOfMemory naming the api op and the bytes.
 TEST(Hardening, AllocationTheSystemRefusesIsOutOfMemory) {
   AllocLimit limit(SIZE_MAX);
-  expect_error<OutOfMemory>([] { Tensor<1>::empty({1LL << 50}, dev()); }, {"[empty]", "refused", "4503599627370496", "bytes"});
+  expect_error<OutOfMemory>([] { Tensor<1>::empty({1LL << 50}, dev()); },
+                            {"[empty]", "refused", "4503599627370496", "bytes"});
   expect_error<OutOfMemory>([] { Tensor<1>::zeros({1LL << 50}, dev()); }, {"[full]", "4503599627370496"});
 }

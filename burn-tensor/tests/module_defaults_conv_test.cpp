@@ -41,8 +41,8 @@ class ConvDefaultsTest : public ::testing::Test {
     const std::vector<double> g = cpu_->into_data(got).to_f64_vec(), w = cpu_->into_data(want).to_f64_vec();
     const double rtol = dt == DType::F32 ? 1e-4 : 1e-10, atol = dt == DType::F32 ? 1e-4 : 1e-10;
     for (size_t i = 0; i < g.size(); ++i)
-      ASSERT_LE(std::abs(g[i] - w[i]), atol + rtol * std::abs(w[i])) << what << " element " << i << ": " << g[i]
-                                                                      << " vs " << w[i];
+      ASSERT_LE(std::abs(g[i] - w[i]), atol + rtol * std::abs(w[i]))
+          << what << " element " << i << ": " << g[i] << " vs " << w[i];
   }
 
   static std::vector<int64_t> out_sizes(const std::vector<int64_t>& in, const std::vector<int64_t>& k,
@@ -77,7 +77,8 @@ TEST_F(ConvDefaultsTest, ConvAndBackwardMatchCpuKernels) {
               o.dilation.assign(sd, dil);
               o.groups = groups;
               std::vector<int64_t> in, k;
-              for (size_t i = 0; i < sd; ++i) in.push_back(sd == 3 ? 5 + int64_t(i) : 7 + int64_t(i)), k.push_back(2 + int64_t(i % 2));
+              for (size_t i = 0; i < sd; ++i)
+                in.push_back(sd == 3 ? 5 + int64_t(i) : 7 + int64_t(i)), k.push_back(2 + int64_t(i % 2));
               std::vector<int64_t> xs{2, 2 * groups}, ws{3 * groups, 2};
               xs.insert(xs.end(), in.begin(), in.end());
               ws.insert(ws.end(), k.begin(), k.end());

@@ -76,7 +76,8 @@ class ModuleDefaultsNorm : public ::testing::Test {
   }
   static void expect_all(const api::Hs& got, const api::Hs& want, const std::string& what, double rtol, double atol) {
     ASSERT_EQ(got.size(), want.size()) << what;
-    for (size_t i = 0; i < got.size(); ++i) expect_close(got[i], want[i], what + " output " + std::to_string(i), rtol, atol);
+    for (size_t i = 0; i < got.size(); ++i)
+      expect_close(got[i], want[i], what + " output " + std::to_string(i), rtol, atol);
   }
   static double rtol(DType dt) { return dt == DType::F32 ? 1e-4 : 1e-10; }
   static double atol(DType dt) { return dt == DType::F32 ? 1e-5 : 1e-11; }
@@ -139,7 +140,8 @@ TEST_F(ModuleDefaultsNorm, LayerNormAndRmsNorm) {
     size_t nd;
   };
   for (DType dt : {DType::F32, DType::F64})
-    for (const Cfg& c : {Cfg{Shape{8, 33}, 1}, Cfg{Shape{3, 5, 7, 4}, 2}, Cfg{Shape{2, 3, 40}, 3}, Cfg{Shape{130, 257}, 1}})
+    for (const Cfg& c :
+         {Cfg{Shape{8, 33}, 1}, Cfg{Shape{3, 5, 7, 4}, 2}, Cfg{Shape{2, 3, 40}, 3}, Cfg{Shape{130, 257}, 1}})
       for (int aff = 0; aff < 4; ++aff)
         for (double eps : {1e-5, 0.3}) {
           const Shape ws(std::vector<int64_t>(c.shape.end() - static_cast<std::ptrdiff_t>(c.nd), c.shape.end()));
@@ -148,17 +150,19 @@ TEST_F(ModuleDefaultsNorm, LayerNormAndRmsNorm) {
           if (aff & 1) w = randn(ws, dt);
           if (aff & 2) b = randn(ws, dt);
           const std::string what = "shape " + c.shape.to_string() + " nd " + std::to_string(c.nd) + " aff " +
-                                   std::to_string(aff) + " eps " + std::to_string(eps) + " " + std::string(dtype_name(dt));
+                                   std::to_string(aff) + " eps " + std::to_string(eps) + " " +
+                                   std::string(dtype_name(dt));
           expect_close(api::layer_norm(x.cpu, opt(w, true), opt(b, true), c.nd, eps),
-                       api::layer_norm(x.def, opt(w, false), opt(b, false), c.nd, eps), "layer_norm " + what, rtol(dt), atol(dt));
+                       api::layer_norm(x.def, opt(w, false), opt(b, false), c.nd, eps), "layer_norm " + what, rtol(dt),
+                       atol(dt));
           expect_all(api::layer_norm_backward(x.cpu, opt(w, true), go.cpu, c.nd, eps),
                      api::layer_norm_backward(x.def, opt(w, false), go.def, c.nd, eps), "layer_norm_backward " + what,
                      rtol(dt), atol(dt));
           expect_close(api::rms_norm(x.cpu, opt(w, true), c.nd, eps), api::rms_norm(x.def, opt(w, false), c.nd, eps),
                        "rms_norm " + what, rtol(dt), atol(dt));
           expect_all(api::rms_norm_backward(x.cpu, opt(w, true), go.cpu, c.nd, eps),
-                     api::rms_norm_backward(x.def, opt(w, false), go.def, c.nd, eps), "rms_norm_backward " + what, rtol(dt),
-                     atol(dt));
+                     api::rms_norm_backward(x.def, opt(w, false), go.def, c.nd, eps), "rms_norm_backward " + what,
+                     rtol(dt), atol(dt));
         }
 }
 
@@ -168,8 +172,8 @@ TEST_F(ModuleDefaultsNorm, GroupNorm) {
     int64_t groups;
   };
   for (DType dt : {DType::F32, DType::F64})
-    for (const Cfg& c : {Cfg{Shape{2, 6, 5}, 3}, Cfg{Shape{3, 8}, 2}, Cfg{Shape{2, 8, 9, 7}, 4}, Cfg{Shape{2, 4, 3, 2, 5}, 1},
-                         Cfg{Shape{1, 6, 31}, 6}, Cfg{Shape{4, 32, 16, 16}, 8}})
+    for (const Cfg& c : {Cfg{Shape{2, 6, 5}, 3}, Cfg{Shape{3, 8}, 2}, Cfg{Shape{2, 8, 9, 7}, 4},
+                         Cfg{Shape{2, 4, 3, 2, 5}, 1}, Cfg{Shape{1, 6, 31}, 6}, Cfg{Shape{4, 32, 16, 16}, 8}})
       for (int aff = 0; aff < 4; ++aff) {
         const Shape ws{c.shape[1]};
         Pair x = randn(c.shape, dt, 2.0, -0.5), go = randn(c.shape, dt);
@@ -179,11 +183,11 @@ TEST_F(ModuleDefaultsNorm, GroupNorm) {
         const std::string what = "shape " + c.shape.to_string() + " groups " + std::to_string(c.groups) + " aff " +
                                  std::to_string(aff) + " " + std::string(dtype_name(dt));
         expect_close(api::group_norm(x.cpu, opt(w, true), opt(b, true), c.groups, 1e-5),
-                     api::group_norm(x.def, opt(w, false), opt(b, false), c.groups, 1e-5), "group_norm " + what, rtol(dt),
-                     atol(dt));
+                     api::group_norm(x.def, opt(w, false), opt(b, false), c.groups, 1e-5), "group_norm " + what,
+                     rtol(dt), atol(dt));
         expect_all(api::group_norm_backward(x.cpu, opt(w, true), go.cpu, c.groups, 1e-5),
-                   api::group_norm_backward(x.def, opt(w, false), go.def, c.groups, 1e-5), "group_norm_backward " + what,
-                   rtol(dt), atol(dt));
+                   api::group_norm_backward(x.def, opt(w, false), go.def, c.groups, 1e-5),
+                   "group_norm_backward " + what, rtol(dt), atol(dt));
       }
 }
 
@@ -200,17 +204,20 @@ TEST_F(ModuleDefaultsNorm, BatchNorm) {
           if (mode != 1) {
             rm = randn(cs, dt, 0.3);
             Pair r = randn(cs, dt, 0.2);
-            rv = Pair{api::add_scalar(api::unary(OpId::abs, r.cpu), 0.5), api::add_scalar(api::unary(OpId::abs, r.def), 0.5)};
+            rv = Pair{api::add_scalar(api::unary(OpId::abs, r.cpu), 0.5),
+                      api::add_scalar(api::unary(OpId::abs, r.def), 0.5)};
           }
           const bool training = mode != 2;
           const std::string what = "shape " + s.to_string() + " mode " + std::to_string(mode) + " aff " +
                                    std::to_string(aff) + " " + std::string(dtype_name(dt));
-          expect_all(api::batch_norm(x.cpu, opt(w, true), opt(b, true), opt(rm, true), opt(rv, true), training, 0.2, 1e-5),
-                     api::batch_norm(x.def, opt(w, false), opt(b, false), opt(rm, false), opt(rv, false), training, 0.2, 1e-5),
-                     "batch_norm " + what, rtol(dt), atol(dt));
-          expect_all(api::batch_norm_backward(x.cpu, opt(w, true), opt(rm, true), opt(rv, true), go.cpu, training, 1e-5),
-                     api::batch_norm_backward(x.def, opt(w, false), opt(rm, false), opt(rv, false), go.def, training, 1e-5),
-                     "batch_norm_backward " + what, rtol(dt), atol(dt));
+          expect_all(
+              api::batch_norm(x.cpu, opt(w, true), opt(b, true), opt(rm, true), opt(rv, true), training, 0.2, 1e-5),
+              api::batch_norm(x.def, opt(w, false), opt(b, false), opt(rm, false), opt(rv, false), training, 0.2, 1e-5),
+              "batch_norm " + what, rtol(dt), atol(dt));
+          expect_all(
+              api::batch_norm_backward(x.cpu, opt(w, true), opt(rm, true), opt(rv, true), go.cpu, training, 1e-5),
+              api::batch_norm_backward(x.def, opt(w, false), opt(rm, false), opt(rv, false), go.def, training, 1e-5),
+              "batch_norm_backward " + what, rtol(dt), atol(dt));
         }
 }
 
@@ -219,8 +226,8 @@ TEST_F(ModuleDefaultsNorm, Attention) {
     int64_t b, h, lq, lk, e, ev;
   };
   for (DType dt : {DType::F32, DType::F64})
-    for (const Cfg& c : {Cfg{2, 3, 5, 5, 4, 4}, Cfg{1, 2, 7, 300, 16, 8}, Cfg{2, 2, 300, 7, 8, 16}, Cfg{1, 1, 65, 65, 64, 64},
-                         Cfg{1, 2, 130, 517, 32, 24}, Cfg{2, 1, 1, 1, 3, 2}})
+    for (const Cfg& c : {Cfg{2, 3, 5, 5, 4, 4}, Cfg{1, 2, 7, 300, 16, 8}, Cfg{2, 2, 300, 7, 8, 16},
+                         Cfg{1, 1, 65, 65, 64, 64}, Cfg{1, 2, 130, 517, 32, 24}, Cfg{2, 1, 1, 1, 3, 2}})
       for (int mk = 0; mk < 4; ++mk)  // none, full, key padding, [Lq, Lk]
         for (bool causal : {false, true})
           for (std::optional<double> scale : {std::optional<double>{}, std::optional<double>{0.05}}) {
@@ -234,8 +241,9 @@ TEST_F(ModuleDefaultsNorm, Attention) {
             o.causal = causal;
             o.scale = scale;
             const std::string what = "attention b" + std::to_string(c.b) + " h" + std::to_string(c.h) + " lq" +
-                                     std::to_string(c.lq) + " lk" + std::to_string(c.lk) + " mask " + std::to_string(mk) +
-                                     " causal " + std::to_string(causal) + " " + std::string(dtype_name(dt));
+                                     std::to_string(c.lq) + " lk" + std::to_string(c.lk) + " mask " +
+                                     std::to_string(mk) + " causal " + std::to_string(causal) + " " +
+                                     std::string(dtype_name(dt));
             // Random masks can mask whole rows: both sides must give NaN there (compare_approx matches NaN).
             expect_close(api::attention(q.cpu, k.cpu, v.cpu, opt(m, true), o),
                          api::attention(q.def, k.def, v.def, opt(m, false), o), what, rtol(dt), atol(dt));

@@ -35,7 +35,9 @@ class ModuleDefaults : public ::testing::Test {
     Prim p = cpu_->from_data(TensorData::from_vector(v, s));
     return dt == DType::F64 ? p : cpu_->cast(p, dt);
   }
-  static Prim ints(const std::vector<int64_t>& v, const Shape& s) { return cpu_->from_data(TensorData::from_vector(v, s)); }
+  static Prim ints(const std::vector<int64_t>& v, const Shape& s) {
+    return cpu_->from_data(TensorData::from_vector(v, s));
+  }
 
   // Same shape, dtype and values (within tolerance) from the cpu kernel and the composite.
   static void same(const Prim& a, const Prim& b, const std::string& what) {
@@ -84,8 +86,10 @@ std::vector<PoolOptions> pool_configs(const std::vector<int64_t>& sp, bool is_ma
                 bool ok = true;
                 for (size_t i = 0; i < n; ++i) {
                   const int64_t eff = d * (o.kernel[i] - 1) + 1;
-                  if (p > eff / 2 || pe > eff / 2 || eff > sp[i] + p + pe) ok = false;
-                  else if (out_len(sp[i], o.kernel[i], s, p, pe, d, ceil_mode) <= 0) ok = false;
+                  if (p > eff / 2 || pe > eff / 2 || eff > sp[i] + p + pe)
+                    ok = false;
+                  else if (out_len(sp[i], o.kernel[i], s, p, pe, d, ceil_mode) <= 0)
+                    ok = false;
                 }
                 if (ok) out.push_back(o);
               }
@@ -104,9 +108,9 @@ TEST_F(ModuleDefaults, MaxPoolForwardIndicesBackward) {
   int cases = 0;
   for (const auto& sp : kSpatial)
     for (const PoolOptions& o : pool_configs(sp, true)) {
-      const std::string what = "max_pool " + Shape(nc(sp)).to_string() + " k" + text(o.kernel) + " s" +
-                               text(o.stride) + " p" + text(o.padding) + "/" + text(o.padding_end) + " d" +
-                               text(o.dilation) + (o.ceil_mode ? " ceil" : "");
+      const std::string what = "max_pool " + Shape(nc(sp)).to_string() + " k" + text(o.kernel) + " s" + text(o.stride) +
+                               " p" + text(o.padding) + "/" + text(o.padding_end) + " d" + text(o.dilation) +
+                               (o.ceil_mode ? " ceil" : "");
       Prim x = rand(nc(sp));
       same(cpu_->max_pool(x, o), def_->max_pool(x, o), what);
       auto [v1, i1] = cpu_->max_pool_with_indices(x, o);
@@ -148,7 +152,8 @@ TEST_F(ModuleDefaults, AdaptivePools) {
     same(i1, i2, what + " max indices");
     Prim g = rand(v1->shape());
     same(cpu_->adaptive_avg_pool_backward(x, g), def_->adaptive_avg_pool_backward(x, g), what + " avg backward");
-    same(cpu_->adaptive_max_pool_backward(x, g, i1), def_->adaptive_max_pool_backward(x, g, i1), what + " max backward");
+    same(cpu_->adaptive_max_pool_backward(x, g, i1), def_->adaptive_max_pool_backward(x, g, i1),
+         what + " max backward");
   }
 }
 

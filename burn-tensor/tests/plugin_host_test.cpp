@@ -79,9 +79,9 @@ struct ScratchDir {
 };
 
 TEST(PluginHost, RejectsWrongAbiVersionNamingBoth) {
-  EXPECT_EQ(load_error(BURN_TEST_PLUGIN_BADABI),
-            rejection(BURN_TEST_PLUGIN_BADABI,
-                      "ABI version 999, host expects " + std::to_string(BURN_PLUGIN_ABI_VERSION)));
+  EXPECT_EQ(
+      load_error(BURN_TEST_PLUGIN_BADABI),
+      rejection(BURN_TEST_PLUGIN_BADABI, "ABI version 999, host expects " + std::to_string(BURN_PLUGIN_ABI_VERSION)));
 }
 
 TEST(PluginHost, RejectsSmallDescriptor) {
@@ -98,10 +98,9 @@ TEST(PluginHost, RejectsOtherToolchainNamingBoth) {
 
 TEST(PluginHost, RejectsOtherMajorVersionNamingBoth) {
   EXPECT_EQ(load_error(BURN_TEST_PLUGIN_BADMAJOR),
-            rejection(BURN_TEST_PLUGIN_BADMAJOR,
-                      "built against burn-tensor 99.0.0 (major 99), host is burn-tensor " +
-                          std::string(BURN_TENSOR_VERSION) + " (major " +
-                          std::to_string(BURN_TENSOR_VERSION_MAJOR) + ")"));
+            rejection(BURN_TEST_PLUGIN_BADMAJOR, "built against burn-tensor 99.0.0 (major 99), host is burn-tensor " +
+                                                     std::string(BURN_TENSOR_VERSION) + " (major " +
+                                                     std::to_string(BURN_TENSOR_VERSION_MAJOR) + ")"));
 }
 
 TEST(PluginHost, RejectsZeroScore) {
@@ -128,7 +127,9 @@ TEST(PluginHost, RejectsNonElfFile) {
 TEST(PluginHost, RejectsElfFileThatIsNotALibrary) {
   // An ELF header and nothing else: dlopen itself must refuse it, and its words are kept.
   const ScratchDir scratch;
-  const std::string header = scratch.write("libburn-backend-header.so", std::string("\x7f" "ELF\x02\x01\x01", 7));
+  const std::string header = scratch.write("libburn-backend-header.so", std::string("\x7f"
+                                                                                    "ELF\x02\x01\x01",
+                                                                                    7));
   EXPECT_EQ(load_error(header), rejection(header, "dlopen failed: file too short"));
 }
 
@@ -254,7 +255,8 @@ TEST(PluginHost, ThrowingFactoryIsRejectedAtFirstUseWithItsMessage) {
     burn::plugins::create_backend("throwing");
     FAIL() << "create_backend(\"throwing\") should throw";
   } catch (const burn::PluginError& e) {
-    EXPECT_EQ(std::string(e.what()), "[plugins] backend plugin 'throwing' from " + canonical(BURN_TEST_PLUGIN_THROWING) +
+    EXPECT_EQ(std::string(e.what()), "[plugins] backend plugin 'throwing' from " +
+                                         canonical(BURN_TEST_PLUGIN_THROWING) +
                                          ": create() failed: throwing test plugin: no such device here");
   }
   const auto records = burn::plugins::report();
@@ -348,8 +350,7 @@ TEST(PluginHost, ObjectCheckRejectsAndFallsBack) {
     const auto& text = *static_cast<const std::string*>(o);
     return text == "kindtest score 2" ? "the check refused '" + text + "'" : "";
   };
-  const std::shared_ptr<void> o =
-      burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindtest", refuse_score_2);
+  const std::shared_ptr<void> o = burn::plugins::create_object(BURN_PLUGIN_RECORDER, "kindtest", refuse_score_2);
   EXPECT_EQ(*static_cast<const std::string*>(o.get()), "kindtest score 1");
   const auto records = burn::plugins::report();
   const PluginRecord* high = find_record(records, BURN_TEST_PLUGIN_KINDTEST);
@@ -366,8 +367,7 @@ TEST(PluginHost, ObjectCheckRejectsAndFallsBack) {
     FAIL() << "the only kindchecked plugin is refused";
   } catch (const burn::PluginError& e) {
     EXPECT_EQ(std::string(e.what()), "[plugins] recorder plugin 'kindchecked' from " +
-                                         canonical(BURN_TEST_PLUGIN_KINDCHECKED) +
-                                         ": built against burn-record 9.0.0");
+                                         canonical(BURN_TEST_PLUGIN_KINDCHECKED) + ": built against burn-record 9.0.0");
   }
   EXPECT_FALSE(contains(burn::plugins::plugin_names(BURN_PLUGIN_RECORDER), "kindchecked"));
 }

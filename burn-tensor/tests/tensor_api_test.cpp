@@ -229,3 +229,58 @@ TEST(TensorApi, TraceDecoratorCountsForwardedOps) {
   expect_values<float>(y, {2.7182817f, 7.389056f}, 1e-5);
   EXPECT_EQ(dev.name(), "trace<cpu>");
 }
+
+// Every Tensor method added for issue 9 point 5's elementwise ops, once each, so the thin forwards are
+// instantiated and checked end to end on the cpu device (values printed by PyTorch 1.13).
+TEST(TensorApi, ElementwiseExtensionMethodsMatchTorch) {
+  auto x = Tensor<2>::from_vector(std::vector<float>{-2.5f, 0.5f, 3.0f, -0.25f}, {2, 2}, cpu());
+  auto y = Tensor<2>::from_vector(std::vector<float>{1.0f, 2.0f, 4.0f, 0.0f}, {2, 2}, cpu());
+  expect_values<float>(x.hypot(y), {2.6925824f, 2.0615528f, 5.0f, 0.25f});  // torch.hypot(x, y)
+  expect_values<float>(x.fmod_scalar(2.0), {-0.5f, 0.5f, 1.0f, -0.25f});    // torch.fmod(x, 2)
+  expect_values<float>(x.fmod(x.full_like(2.0)), {-0.5f, 0.5f, 1.0f, -0.25f});
+  expect_values<float>(x.asinh(), {-1.6472312f, 0.48121184f, 1.8184465f, -0.24746647f});  // torch.asinh(x)
+  expect_values<float>((x / 4.0f).atanh(), {-0.73316854f, 0.12565722f, 0.9729551f, -0.062581576f});
+  expect_values<float>((x.abs() + 1.0f).acosh(), {1.9248474f, 0.96242368f, 2.063437f, 0.69314718f});
+  expect_values<float>(x.deg2rad(), {-0.04363323f, 0.0087266462f, 0.052359879f, -0.0043633231f});
+  expect_values<float>(x.rad2deg(), {-143.23946f, 28.64789f, 171.88734f, -14.323945f}, 1e-4);
+  expect_values<float>(x.max_abs(), {3.0f});  // x.abs().max()
+  expect_values<float>(x.max_abs_dim(1), {2.5f, 3.0f});
+  expect_values<float>(x.celu(2.0), {-1.4269904f, 0.5f, 3.0f, -0.23500621f});  // F.celu(x, 2)
+  expect_values<float>(x.glu(1), {-1.5561484f, 1.3134705f});                   // F.glu(x, 1)
+  expect_values<float>(x.hard_shrink(), {-2.5f, 0.0f, 3.0f, 0.0f});
+  expect_values<float>(x.soft_shrink(), {-2.0f, 0.0f, 2.5f, 0.0f});
+  expect_values<float>(x.hard_swish(), {-0.20833333f, 0.29166666f, 3.0f, -0.11458334f});
+  expect_values<float>(x.hardtanh(), {-1.0f, 0.5f, 1.0f, -0.25f});
+  expect_values<float>((x * 3.0f).relu6(), {0.0f, 1.5f, 6.0f, 0.0f});
+  expect_values<float>(x.prelu(Tensor<1>::from_list({0.1f, 0.2f}, cpu())), {-0.25f, 0.5f, 3.0f, -0.05f});
+  expect_values<float>(x.softsign(), {-0.71428573f, 0.33333334f, 0.75f, -0.2f});
+  expect_values<float>(x.tanhshrink(), {-1.5133858f, 0.037882835f, 2.0049453f, -0.0050813407f});
+  expect_values<float>(x.threshold(0.5, 9.0), {9.0f, 9.0f, 3.0f, 9.0f});  // F.threshold(x, .5, 9)
+  // exp(x - m) / (exp(-m) + sum exp(x - m)) along dim 1, m the row max
+  expect_values<float>(x.quiet_softmax(1), {0.030058887f, 0.60374892f, 0.91864371f, 0.035619684f});
+  auto n = Tensor<1>::from_list({1.0f, 2.0f, NAN}, cpu());
+  auto m = Tensor<1>::from_list({1.0f + 1e-7f, 2.1f, NAN}, cpu());
+  expect_values<bool>(n.is_close(m, 1e-5, 1e-8, true), {true, false, true});
+  EXPECT_FALSE(n.all_close(m, 1e-5, 1e-8, true));
+  EXPECT_TRUE(n.slice({Slice::to(1)}).all_close(m.slice({Slice::to(1)})));
+  // Int tensors: sign, fmod, bitwise
+  auto a = Tensor<1, Int>::from_list<int64_t>({12, -3, 255, 1}, cpu());
+  auto b = Tensor<1, Int>::from_list<int64_t>({10, 5, 1, 65}, cpu());
+  expect_values<int64_t>(a.bitwise_and(b), {8, 5, 1, 1});
+  expect_values<int64_t>(a.bitwise_or(b), {14, -3, 255, 65});
+  expect_values<int64_t>(a.bitwise_xor(b), {6, -8, 254, 64});
+  expect_values<int64_t>(a.bitwise_not(), {-13, 2, -256, -2});
+  expect_values<int64_t>(a.bitwise_left_shift(b), {12288, -96, 510, 2});  // 65 shifts by 65 % 64 = 1
+  expect_values<int64_t>(a.bitwise_right_shift(b), {0, -1, 127, 0});
+  expect_values<int64_t>(a.bitwise_and_scalar(6), {4, 4, 6, 0});
+  expect_values<int64_t>(a.bitwise_or_scalar(1), {13, -3, 255, 1});
+  expect_values<int64_t>(a.bitwise_xor_scalar(-1), {-13, 2, -256, -2});
+  expect_values<int64_t>(a.bitwise_left_shift_scalar(2), {48, -12, 1020, 4});
+  expect_values<int64_t>(a.bitwise_right_shift_scalar(1), {6, -2, 127, 0});
+  expect_values<int64_t>(
+      Tensor<1, Int>::from_list<int64_t>({-7, 7}, cpu()).fmod(Tensor<1, Int>::from_list<int64_t>({2, -2}, cpu())),
+      {-1, 1});
+  expect_values<int32_t>(Tensor<1, Int>::from_list<int32_t>({-9, 0, 4}, cpu()).sign(), {-1, 0, 1});
+  expect_values<int64_t>(a.max_abs(), {255});
+  EXPECT_TRUE(a.is_close(a).all().item<bool>());
+}

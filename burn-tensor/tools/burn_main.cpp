@@ -63,8 +63,8 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 
 int cmd_plugins(const std::vector<std::string>& args) {
   po::options_description opts("burn plugins options");
-  opts.add_options()("help,h", "show this help")(
-      "load", po::value<std::vector<std::string>>()->composing(), "load this plugin file before discovery (repeatable)");
+  opts.add_options()("help,h", "show this help")("load", po::value<std::vector<std::string>>()->composing(),
+                                                 "load this plugin file before discovery (repeatable)");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   po::notify(vm);
@@ -139,7 +139,8 @@ int cmd_devices(const std::vector<std::string>& args) {
   if (!decorators.empty()) {
     const std::string leaf = backends.empty() ? "cpu" : backends.front();
     std::cout << "e.g. " << decorators.front() << "<" << leaf << ">";
-    if (decorators.size() > 1) std::cout << ", " << decorators.front() << "<" << decorators.back() << "<" << leaf << ">>";
+    if (decorators.size() > 1)
+      std::cout << ", " << decorators.front() << "<" << decorators.back() << "<" << leaf << ">>";
     std::cout << "\n";
   }
   const char* env = std::getenv("BURN_DEVICE");
@@ -154,8 +155,7 @@ int main(int argc, char** argv) {
   po::options_description global("options");
   global.add_options()("help,h", "show this help")("version,V", "print versions and the toolchain tag");
   po::options_description hidden;
-  hidden.add_options()("command", po::value<std::string>())(
-      "args", po::value<std::vector<std::string>>());
+  hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(global).add(hidden);
   po::positional_options_description positional;

@@ -121,7 +121,8 @@ class SecondOrderTest : public testing::Test {
     for (size_t j = 0; j < leaves.size(); ++j) {
       auto g = api::grad(leaves[j], first);
       if (!g) continue;
-      H v = api::from_data(dev, conformance::tensor_from_json(g2.at("seeds")[j]).convert(g->prim->dtype()), Kind::Float);
+      H v =
+          api::from_data(dev, conformance::tensor_from_json(g2.at("seeds")[j]).convert(g->prim->dtype()), Kind::Float);
       H term = api::reduce_all(OpId::sum, api::mul(*g, v));
       total = total.prim ? api::add(std::move(total), term) : term;
     }

@@ -59,7 +59,8 @@ int main() {
     failures += check("matmul", a.matmul(b).to_vec<float>(), {6, 6, 15, 15});
     failures += check("transpose+sum_dim", a.transpose().sum_dim(1).to_vec<float>(), {5, 7, 9});
     // torch.softmax(torch.tensor([1., 2., 3.]), 0)
-    failures += check("softmax", a.slice({Slice::at(0)}).softmax(1).to_vec<float>(), {0.09003057f, 0.24472847f, 0.66524096f});
+    failures +=
+        check("softmax", a.slice({Slice::at(0)}).softmax(1).to_vec<float>(), {0.09003057f, 0.24472847f, 0.66524096f});
     // d/dx sum(x^2 * 3) = 6x on the autodiff device, named by its spec only.
     Device ad = Device::get("autodiff<cpu>");
     auto x = Tensor<1>::from_vector(std::vector<float>{1, -2, 0.5f}, {3}, ad).require_grad();

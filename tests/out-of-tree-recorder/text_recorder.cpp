@@ -61,7 +61,8 @@ class TextReader final : public RecordReader {
     const std::string& d = data_[static_cast<size_t>(&info - entries_.data())];
     if (info.kind == EntryKind::Int) return Value(static_cast<int64_t>(std::stoll(d)));
     std::vector<uint8_t> bytes(info.bytes);
-    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(std::stoi(d.substr(2 * i, 2), nullptr, 16));
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<uint8_t>(std::stoi(d.substr(2 * i, 2), nullptr, 16));
     return Value(TensorData(info.shape, info.dtype, std::move(bytes)));
   }
 

@@ -14,12 +14,13 @@ Prim AutodiffBackend::relu(Prim x) {
 }
 
 Prim AutodiffBackend::leaky_relu(Prim x, double slope) {
-  return record1({OpId::leaky_relu, in(0)}, {std::move(x)},
-                 [slope](Backend& b, Prims p) { return b.leaky_relu(std::move(p[0]), slope); },
-                 [slope](Step& s, const H& g) -> Hs {
-                   T pos = gt_mask(s.input(0), 0.0);
-                   return {T(g) * (pos + (1.0 - pos) * slope)};
-                 });
+  return record1(
+      {OpId::leaky_relu, in(0)}, {std::move(x)},
+      [slope](Backend& b, Prims p) { return b.leaky_relu(std::move(p[0]), slope); },
+      [slope](Step& s, const H& g) -> Hs {
+        T pos = gt_mask(s.input(0), 0.0);
+        return {T(g) * (pos + (1.0 - pos) * slope)};
+      });
 }
 
 // d gelu(x) = Phi(x) + x * phi(x)
@@ -63,40 +64,42 @@ Prim AutodiffBackend::silu(Prim x) {
 
 // Linear above the threshold, so the gradient there is 1 (PyTorch).
 Prim AutodiffBackend::softplus(Prim x, double beta, double threshold) {
-  return record1({OpId::softplus, in(0)}, {std::move(x)},
-                 [beta, threshold](Backend& b, Prims p) { return b.softplus(std::move(p[0]), beta, threshold); },
-                 [beta, threshold](Step& s, const H& g) -> Hs {
-                   T bx = T(s.input(0)) * beta;
-                   T linear = gt_mask(bx, threshold);
-                   return {T(g) * (linear + (1.0 - linear) * bx.sigmoid())};
-                 });
+  return record1(
+      {OpId::softplus, in(0)}, {std::move(x)},
+      [beta, threshold](Backend& b, Prims p) { return b.softplus(std::move(p[0]), beta, threshold); },
+      [beta, threshold](Step& s, const H& g) -> Hs {
+        T bx = T(s.input(0)) * beta;
+        T linear = gt_mask(bx, threshold);
+        return {T(g) * (linear + (1.0 - linear) * bx.sigmoid())};
+      });
 }
 
 // x for x > 0, alpha (e^x - 1) otherwise: the negative side's slope is out + alpha.
 Prim AutodiffBackend::elu(Prim x, double alpha) {
-  return record1({OpId::elu, in(0), true}, {std::move(x)},
-                 [alpha](Backend& b, Prims p) { return b.elu(std::move(p[0]), alpha); },
-                 [alpha](Step& s, const H& g) -> Hs {
-                   T pos = gt_mask(s.input(0), 0.0);
-                   return {T(g) * (pos + (1.0 - pos) * (T(s.output()) + alpha))};
-                 });
+  return record1(
+      {OpId::elu, in(0), true}, {std::move(x)}, [alpha](Backend& b, Prims p) { return b.elu(std::move(p[0]), alpha); },
+      [alpha](Step& s, const H& g) -> Hs {
+        T pos = gt_mask(s.input(0), 0.0);
+        return {T(g) * (pos + (1.0 - pos) * (T(s.output()) + alpha))};
+      });
 }
 
 Prim AutodiffBackend::softmax(Prim x, size_t dim) {
-  return record1({OpId::softmax, 0, true}, {std::move(x)},
-                 [dim](Backend& b, Prims p) { return b.softmax(std::move(p[0]), dim); },
-                 [dim](Step& s, const H& g) -> Hs {
-                   T y = s.output();
-                   return {y * (T(g) - (T(g) * y).sum_dim(static_cast<int64_t>(dim)))};
-                 });
+  return record1(
+      {OpId::softmax, 0, true}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.softmax(std::move(p[0]), dim); },
+      [dim](Step& s, const H& g) -> Hs {
+        T y = s.output();
+        return {y * (T(g) - (T(g) * y).sum_dim(static_cast<int64_t>(dim)))};
+      });
 }
 
 Prim AutodiffBackend::log_softmax(Prim x, size_t dim) {
-  return record1({OpId::log_softmax, 0, true}, {std::move(x)},
-                 [dim](Backend& b, Prims p) { return b.log_softmax(std::move(p[0]), dim); },
-                 [dim](Step& s, const H& g) -> Hs {
-                   return {T(g) - T(s.output()).exp() * T(g).sum_dim(static_cast<int64_t>(dim))};
-                 });
+  return record1(
+      {OpId::log_softmax, 0, true}, {std::move(x)},
+      [dim](Backend& b, Prims p) { return b.log_softmax(std::move(p[0]), dim); },
+      [dim](Step& s, const H& g) -> Hs {
+        return {T(g) - T(s.output()).exp() * T(g).sum_dim(static_cast<int64_t>(dim))};
+      });
 }
 
 // ---- composites: differentiated through the ops their default bodies are made of ----

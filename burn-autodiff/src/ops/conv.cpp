@@ -43,33 +43,34 @@ Prim AutodiffBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvT
   if (!any_tracked({&x, &weight, &bias}))
     return UnwrapBackend::conv_transpose(std::move(x), std::move(weight), std::move(bias), options);
   const uint32_t save = conv_saves(x, weight);
-  return record1({OpId::conv_transpose, save}, {std::move(x), std::move(weight), std::move(bias)},
-                 [options](Backend& b, Prims p) {
-                   return b.conv_transpose(std::move(p[0]), std::move(p[1]), std::move(p[2]), options);
-                 },
-                 [options](Step& s, const H& g) -> Hs {
-                   if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, channel_sum(g)};
-                   return conv_grads(s, g,
-                                     s.device()->conv_transpose_backward(s.input(0).prim, s.input(1).prim, g.prim,
-                                                                         options, s.needs(2)));
-                 });
+  return record1(
+      {OpId::conv_transpose, save}, {std::move(x), std::move(weight), std::move(bias)},
+      [options](Backend& b, Prims p) {
+        return b.conv_transpose(std::move(p[0]), std::move(p[1]), std::move(p[2]), options);
+      },
+      [options](Step& s, const H& g) -> Hs {
+        if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, channel_sum(g)};
+        return conv_grads(
+            s, g, s.device()->conv_transpose_backward(s.input(0).prim, s.input(1).prim, g.prim, options, s.needs(2)));
+      });
 }
 
 // unfold (im2col) copies each input element into every block that reads it; its adjoint, fold (col2im),
 // sums them back, so d/dx unfold = fold of g, and d/dcols fold = unfold of g.
 Prim AutodiffBackend::unfold(Prim x, const UnfoldOptions& options) {
-  return record1({OpId::unfold}, {std::move(x)},
-                 [options](Backend& b, Prims p) { return b.unfold(std::move(p[0]), options); },
-                 [options](Step& s, const H& g) -> Hs {
-                   const Shape& xs = s.input_shape(0);
-                   return {api::fold(g, {xs[2], xs[3]}, options)};
-                 });
+  return record1(
+      {OpId::unfold}, {std::move(x)}, [options](Backend& b, Prims p) { return b.unfold(std::move(p[0]), options); },
+      [options](Step& s, const H& g) -> Hs {
+        const Shape& xs = s.input_shape(0);
+        return {api::fold(g, {xs[2], xs[3]}, options)};
+      });
 }
 
 Prim AutodiffBackend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) {
-  return record1({OpId::fold}, {std::move(cols)},
-                 [output_size, options](Backend& b, Prims p) { return b.fold(std::move(p[0]), output_size, options); },
-                 [options](Step&, const H& g) -> Hs { return {api::unfold(g, options)}; });
+  return record1(
+      {OpId::fold}, {std::move(cols)},
+      [output_size, options](Backend& b, Prims p) { return b.fold(std::move(p[0]), output_size, options); },
+      [options](Step&, const H& g) -> Hs { return {api::unfold(g, options)}; });
 }
 
 }  // namespace burn::autodiff

@@ -12,8 +12,9 @@ Prim AutodiffBackend::cast(Prim x, DType dtype) {
   }
   if (!any_tracked({&x})) return UnwrapBackend::cast(std::move(x), dtype);
   const DType from = x->dtype();
-  return record1({OpId::cast}, {std::move(x)}, [dtype](Backend& b, Prims p) { return b.cast(std::move(p[0]), dtype); },
-                 [from](Step&, const H& g) -> Hs { return {T(g).cast(from)}; });
+  return record1(
+      {OpId::cast}, {std::move(x)}, [dtype](Backend& b, Prims p) { return b.cast(std::move(p[0]), dtype); },
+      [from](Step&, const H& g) -> Hs { return {T(g).cast(from)}; });
 }
 
 }  // namespace burn::autodiff

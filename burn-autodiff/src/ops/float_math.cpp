@@ -46,15 +46,13 @@ Prim AutodiffBackend::tan(Prim x) {
 }
 
 Prim AutodiffBackend::sinh(Prim x) {
-  return record_unary(*this, OpId::sinh, std::move(x), &Backend::sinh, kIn, kNo, [](Step& s, const H& g) -> Hs {
-    return {T(g) * T(api::unary(OpId::cosh, s.input(0)))};
-  });
+  return record_unary(*this, OpId::sinh, std::move(x), &Backend::sinh, kIn, kNo,
+                      [](Step& s, const H& g) -> Hs { return {T(g) * T(api::unary(OpId::cosh, s.input(0)))}; });
 }
 
 Prim AutodiffBackend::cosh(Prim x) {
-  return record_unary(*this, OpId::cosh, std::move(x), &Backend::cosh, kIn, kNo, [](Step& s, const H& g) -> Hs {
-    return {T(g) * T(api::unary(OpId::sinh, s.input(0)))};
-  });
+  return record_unary(*this, OpId::cosh, std::move(x), &Backend::cosh, kIn, kNo,
+                      [](Step& s, const H& g) -> Hs { return {T(g) * T(api::unary(OpId::sinh, s.input(0)))}; });
 }
 
 Prim AutodiffBackend::tanh(Prim x) {
@@ -63,15 +61,13 @@ Prim AutodiffBackend::tanh(Prim x) {
 }
 
 Prim AutodiffBackend::asin(Prim x) {
-  return record_unary(*this, OpId::asin, std::move(x), &Backend::asin, kIn, kNo, [](Step& s, const H& g) -> Hs {
-    return {T(g) / (1.0 - T(s.input(0)).square()).sqrt()};
-  });
+  return record_unary(*this, OpId::asin, std::move(x), &Backend::asin, kIn, kNo,
+                      [](Step& s, const H& g) -> Hs { return {T(g) / (1.0 - T(s.input(0)).square()).sqrt()}; });
 }
 
 Prim AutodiffBackend::acos(Prim x) {
-  return record_unary(*this, OpId::acos, std::move(x), &Backend::acos, kIn, kNo, [](Step& s, const H& g) -> Hs {
-    return {-(T(g) / (1.0 - T(s.input(0)).square()).sqrt())};
-  });
+  return record_unary(*this, OpId::acos, std::move(x), &Backend::acos, kIn, kNo,
+                      [](Step& s, const H& g) -> Hs { return {-(T(g) / (1.0 - T(s.input(0)).square()).sqrt())}; });
 }
 
 Prim AutodiffBackend::atan(Prim x) {
@@ -87,17 +83,18 @@ Prim AutodiffBackend::erf(Prim x) {
 }
 
 Prim AutodiffBackend::atan2(Prim lhs, Prim rhs) {
-  return record1({OpId::atan2, in(0) | in(1)}, {std::move(lhs), std::move(rhs)},
-                 [](Backend& b, Prims p) { return b.atan2(std::move(p[0]), std::move(p[1])); },
-                 [](Step& s, const H& g) -> Hs {
-                   // atan2(y, x): dy = x / (x^2 + y^2), dx = -y / (x^2 + y^2)
-                   T y = s.input(0), x = s.input(1);
-                   T scale = T(g) / (x.square() + y.square());
-                   Hs out(2);
-                   if (s.needs(0)) out[0] = sum_to(scale * x, s.input_shape(0));
-                   if (s.needs(1)) out[1] = sum_to(-(scale * y), s.input_shape(1));
-                   return out;
-                 });
+  return record1(
+      {OpId::atan2, in(0) | in(1)}, {std::move(lhs), std::move(rhs)},
+      [](Backend& b, Prims p) { return b.atan2(std::move(p[0]), std::move(p[1])); },
+      [](Step& s, const H& g) -> Hs {
+        // atan2(y, x): dy = x / (x^2 + y^2), dx = -y / (x^2 + y^2)
+        T y = s.input(0), x = s.input(1);
+        T scale = T(g) / (x.square() + y.square());
+        Hs out(2);
+        if (s.needs(0)) out[0] = sum_to(scale * x, s.input_shape(0));
+        if (s.needs(1)) out[1] = sum_to(-(scale * y), s.input_shape(1));
+        return out;
+      });
 }
 
 Prim AutodiffBackend::recip(Prim x) {

@@ -24,8 +24,10 @@ Hs norm_grads(Step& s, const H& g, Prims r, size_t inputs, BiasSum bias_sum) {
   r.resize(3);
   for (size_t i = 0; i < inputs; ++i) {
     if (!s.needs(i)) continue;
-    if (i == 2 && !r[2]) out[2] = bias_sum(g);
-    else out[i] = on_step(s, std::move(r[i]));
+    if (i == 2 && !r[2])
+      out[2] = bias_sum(g);
+    else
+      out[i] = on_step(s, std::move(r[i]));
   }
   return out;
 }
@@ -51,8 +53,8 @@ Prim AutodiffBackend::layer_norm(Prim x, Prim weight, Prim bias, size_t normaliz
       [has_w, normalized_dims, eps](Step& s, const H& g) -> Hs {
         auto bias_sum = [normalized_dims](const H& go) { return H(leading_sum(go, normalized_dims)); };
         if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, bias_sum(g)};
-        Prims r = s.device()->layer_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w), g.prim,
-                                                  normalized_dims, eps);
+        Prims r =
+            s.device()->layer_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w), g.prim, normalized_dims, eps);
         return norm_grads(s, g, std::move(r), 3, bias_sum);
       });
 }
@@ -68,8 +70,7 @@ Prim AutodiffBackend::group_norm(Prim x, Prim weight, Prim bias, int64_t num_gro
       [has_w, num_groups, eps](Step& s, const H& g) -> Hs {
         auto bias_sum = [](const H& go) { return H(channel_sum(go)); };
         if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, bias_sum(g)};
-        Prims r =
-            s.device()->group_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w), g.prim, num_groups, eps);
+        Prims r = s.device()->group_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w), g.prim, num_groups, eps);
         return norm_grads(s, g, std::move(r), 3, bias_sum);
       });
 }
@@ -96,9 +97,9 @@ Prims AutodiffBackend::batch_norm(Prim x, Prim weight, Prim bias, Prim running_m
         Hs out(5);
         if (s.needs(0) || s.needs(1)) {
           const bool stats = has_stats && !training;
-          Prims r = s.device()->batch_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w),
-                                                    input_or_null(s, 3, stats), input_or_null(s, 4, stats), g.prim,
-                                                    training, eps);
+          Prims r =
+              s.device()->batch_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w), input_or_null(s, 3, stats),
+                                              input_or_null(s, 4, stats), g.prim, training, eps);
           Hs xwb = norm_grads(s, g, std::move(r), 3, bias_sum);
           std::move(xwb.begin(), xwb.end(), out.begin());
         } else if (s.needs(2)) {
@@ -126,15 +127,16 @@ Prims AutodiffBackend::batch_norm(Prim x, Prim weight, Prim bias, Prim running_m
 Prim AutodiffBackend::rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) {
   const bool has_w = weight != nullptr;
   const uint32_t save = in(0) | (has_w ? in(1) : 0u);
-  return record1({OpId::rms_norm, save}, {std::move(x), std::move(weight)},
-                 [normalized_dims, eps](Backend& b, Prims p) {
-                   return b.rms_norm(std::move(p[0]), std::move(p[1]), normalized_dims, eps);
-                 },
-                 [has_w, normalized_dims, eps](Step& s, const H& g) -> Hs {
-                   Prims r = s.device()->rms_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w), g.prim,
-                                                           normalized_dims, eps);
-                   return norm_grads(s, g, std::move(r), 2, [](const H&) { return H{}; });
-                 });
+  return record1(
+      {OpId::rms_norm, save}, {std::move(x), std::move(weight)},
+      [normalized_dims, eps](Backend& b, Prims p) {
+        return b.rms_norm(std::move(p[0]), std::move(p[1]), normalized_dims, eps);
+      },
+      [has_w, normalized_dims, eps](Step& s, const H& g) -> Hs {
+        Prims r =
+            s.device()->rms_norm_backward(s.input(0).prim, input_or_null(s, 1, has_w), g.prim, normalized_dims, eps);
+        return norm_grads(s, g, std::move(r), 2, [](const H&) { return H{}; });
+      });
 }
 
 }  // namespace burn::autodiff

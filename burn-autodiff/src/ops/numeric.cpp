@@ -15,11 +15,11 @@ Hs additive(Step& s, const H& g, double rhs_sign) {
   return out;
 }
 
-Prim binary(AutodiffBackend& ad, OpId op, Prim lhs, Prim rhs, uint32_t save, bool save_output,
-            BinaryFn fn, BackwardFn backward) {
-  return ad.record1({op, save, save_output}, {std::move(lhs), std::move(rhs)},
-                    [fn](Backend& b, Prims p) { return (b.*fn)(std::move(p[0]), std::move(p[1])); },
-                    std::move(backward));
+Prim binary(AutodiffBackend& ad, OpId op, Prim lhs, Prim rhs, uint32_t save, bool save_output, BinaryFn fn,
+            BackwardFn backward) {
+  return ad.record1(
+      {op, save, save_output}, {std::move(lhs), std::move(rhs)},
+      [fn](Backend& b, Prims p) { return (b.*fn)(std::move(p[0]), std::move(p[1])); }, std::move(backward));
 }
 
 // max/min of two tensors: the gradient goes to the chosen side, split in half on ties (PyTorch).
@@ -71,20 +71,19 @@ Prim AutodiffBackend::div(Prim lhs, Prim rhs) {
 
 Prim AutodiffBackend::remainder(Prim lhs, Prim rhs) {
   const uint32_t save = tracked(rhs) ? in(0) | in(1) : 0u;
-  return binary(*this, OpId::remainder, std::move(lhs), std::move(rhs), save, false,
-                &Backend::remainder, [](Step& s, const H& g) -> Hs {
+  return binary(*this, OpId::remainder, std::move(lhs), std::move(rhs), save, false, &Backend::remainder,
+                [](Step& s, const H& g) -> Hs {
                   Hs out(2);
                   if (s.needs(0)) out[0] = sum_to(g, s.input_shape(0));
                   // lhs - floor(lhs / rhs) * rhs: d/drhs = -floor(lhs / rhs)
-                  if (s.needs(1))
-                    out[1] = sum_to(-(T(g) * (T(s.input(0)) / s.input(1)).floor()), s.input_shape(1));
+                  if (s.needs(1)) out[1] = sum_to(-(T(g) * (T(s.input(0)) / s.input(1)).floor()), s.input_shape(1));
                   return out;
                 });
 }
 
 Prim AutodiffBackend::powf(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::powf, std::move(lhs), std::move(rhs), in(0) | in(1), true,
-                &Backend::powf, [](Step& s, const H& g) -> Hs {
+  return binary(*this, OpId::powf, std::move(lhs), std::move(rhs), in(0) | in(1), true, &Backend::powf,
+                [](Step& s, const H& g) -> Hs {
                   Hs out(2);
                   T base = s.input(0), e = s.input(1);
                   // d/dbase = e * base^(e - 1); d/de = base^e * ln(base)
@@ -95,52 +94,54 @@ Prim AutodiffBackend::powf(Prim lhs, Prim rhs) {
 }
 
 Prim AutodiffBackend::add_scalar(Prim lhs, Scalar rhs) {
-  return record1({OpId::add_scalar}, {std::move(lhs)},
-                 [rhs](Backend& b, Prims p) { return b.add_scalar(std::move(p[0]), rhs); },
-                 [](Step&, const H& g) -> Hs { return {g}; });
+  return record1(
+      {OpId::add_scalar}, {std::move(lhs)}, [rhs](Backend& b, Prims p) { return b.add_scalar(std::move(p[0]), rhs); },
+      [](Step&, const H& g) -> Hs { return {g}; });
 }
 
 Prim AutodiffBackend::sub_scalar(Prim lhs, Scalar rhs) {
-  return record1({OpId::sub_scalar}, {std::move(lhs)},
-                 [rhs](Backend& b, Prims p) { return b.sub_scalar(std::move(p[0]), rhs); },
-                 [](Step&, const H& g) -> Hs { return {g}; });
+  return record1(
+      {OpId::sub_scalar}, {std::move(lhs)}, [rhs](Backend& b, Prims p) { return b.sub_scalar(std::move(p[0]), rhs); },
+      [](Step&, const H& g) -> Hs { return {g}; });
 }
 
 Prim AutodiffBackend::mul_scalar(Prim lhs, Scalar rhs) {
-  return record1({OpId::mul_scalar}, {std::move(lhs)},
-                 [rhs](Backend& b, Prims p) { return b.mul_scalar(std::move(p[0]), rhs); },
-                 [rhs](Step&, const H& g) -> Hs { return {T(g) * rhs.as_double()}; });
+  return record1(
+      {OpId::mul_scalar}, {std::move(lhs)}, [rhs](Backend& b, Prims p) { return b.mul_scalar(std::move(p[0]), rhs); },
+      [rhs](Step&, const H& g) -> Hs { return {T(g) * rhs.as_double()}; });
 }
 
 Prim AutodiffBackend::div_scalar(Prim lhs, Scalar rhs) {
-  return record1({OpId::div_scalar}, {std::move(lhs)},
-                 [rhs](Backend& b, Prims p) { return b.div_scalar(std::move(p[0]), rhs); },
-                 [rhs](Step&, const H& g) -> Hs { return {T(g) / rhs.as_double()}; });
+  return record1(
+      {OpId::div_scalar}, {std::move(lhs)}, [rhs](Backend& b, Prims p) { return b.div_scalar(std::move(p[0]), rhs); },
+      [rhs](Step&, const H& g) -> Hs { return {T(g) / rhs.as_double()}; });
 }
 
 Prim AutodiffBackend::remainder_scalar(Prim lhs, Scalar rhs) {
-  return record1({OpId::remainder_scalar}, {std::move(lhs)},
-                 [rhs](Backend& b, Prims p) { return b.remainder_scalar(std::move(p[0]), rhs); },
-                 [](Step&, const H& g) -> Hs { return {g}; });
+  return record1(
+      {OpId::remainder_scalar}, {std::move(lhs)},
+      [rhs](Backend& b, Prims p) { return b.remainder_scalar(std::move(p[0]), rhs); },
+      [](Step&, const H& g) -> Hs { return {g}; });
 }
 
 Prim AutodiffBackend::powf_scalar(Prim lhs, Scalar rhs) {
-  return record1({OpId::powf_scalar, in(0)}, {std::move(lhs)},
-                 [rhs](Backend& b, Prims p) { return b.powf_scalar(std::move(p[0]), rhs); },
-                 [e = rhs.as_double()](Step& s, const H& g) -> Hs {
-                   if (e == 0.0) return {zeros(s, s.input_shape(0), s.input_dtype(0))};
-                   return {T(g) * e * T(s.input(0)).powf_scalar(e - 1.0)};
-                 });
+  return record1(
+      {OpId::powf_scalar, in(0)}, {std::move(lhs)},
+      [rhs](Backend& b, Prims p) { return b.powf_scalar(std::move(p[0]), rhs); },
+      [e = rhs.as_double()](Step& s, const H& g) -> Hs {
+        if (e == 0.0) return {zeros(s, s.input_shape(0), s.input_dtype(0))};
+        return {T(g) * e * T(s.input(0)).powf_scalar(e - 1.0)};
+      });
 }
 
 Prim AutodiffBackend::maximum(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::maximum, std::move(lhs), std::move(rhs), in(0) | in(1), false,
-                &Backend::maximum, [](Step& s, const H& g) { return pick(s, g, OpId::greater); });
+  return binary(*this, OpId::maximum, std::move(lhs), std::move(rhs), in(0) | in(1), false, &Backend::maximum,
+                [](Step& s, const H& g) { return pick(s, g, OpId::greater); });
 }
 
 Prim AutodiffBackend::minimum(Prim lhs, Prim rhs) {
-  return binary(*this, OpId::minimum, std::move(lhs), std::move(rhs), in(0) | in(1), false,
-                &Backend::minimum, [](Step& s, const H& g) { return pick(s, g, OpId::lower); });
+  return binary(*this, OpId::minimum, std::move(lhs), std::move(rhs), in(0) | in(1), false, &Backend::minimum,
+                [](Step& s, const H& g) { return pick(s, g, OpId::lower); });
 }
 
 Prim AutodiffBackend::neg(Prim x) {
@@ -155,34 +156,36 @@ Prim AutodiffBackend::abs(Prim x) {
 
 // The gradient passes where the input lies inside the bounds, ends included (PyTorch).
 Prim AutodiffBackend::clamp(Prim x, Scalar min, Scalar max) {
-  return record1({OpId::clamp, in(0)}, {std::move(x)},
-                 [min, max](Backend& b, Prims p) { return b.clamp(std::move(p[0]), min, max); },
-                 [min, max](Step& s, const H& g) -> Hs {
-                   T x = s.input(0);
-                   T inside = as_float(api::bool_binary(OpId::bool_and,
-                                                        api::compare_elem(OpId::greater_equal_elem, x.h, min),
-                                                        api::compare_elem(OpId::lower_equal_elem, x.h, max)),
-                                       x.dtype());
-                   return {T(g) * inside};
-                 });
+  return record1(
+      {OpId::clamp, in(0)}, {std::move(x)},
+      [min, max](Backend& b, Prims p) { return b.clamp(std::move(p[0]), min, max); },
+      [min, max](Step& s, const H& g) -> Hs {
+        T x = s.input(0);
+        T inside = as_float(api::bool_binary(OpId::bool_and, api::compare_elem(OpId::greater_equal_elem, x.h, min),
+                                             api::compare_elem(OpId::lower_equal_elem, x.h, max)),
+                            x.dtype());
+        return {T(g) * inside};
+      });
 }
 
 Prim AutodiffBackend::clamp_min(Prim x, Scalar min) {
-  return record1({OpId::clamp_min, in(0)}, {std::move(x)},
-                 [min](Backend& b, Prims p) { return b.clamp_min(std::move(p[0]), min); },
-                 [min](Step& s, const H& g) -> Hs {
-                   T x = s.input(0);
-                   return {T(g) * as_float(api::compare_elem(OpId::greater_equal_elem, x.h, min), x.dtype())};
-                 });
+  return record1(
+      {OpId::clamp_min, in(0)}, {std::move(x)},
+      [min](Backend& b, Prims p) { return b.clamp_min(std::move(p[0]), min); },
+      [min](Step& s, const H& g) -> Hs {
+        T x = s.input(0);
+        return {T(g) * as_float(api::compare_elem(OpId::greater_equal_elem, x.h, min), x.dtype())};
+      });
 }
 
 Prim AutodiffBackend::clamp_max(Prim x, Scalar max) {
-  return record1({OpId::clamp_max, in(0)}, {std::move(x)},
-                 [max](Backend& b, Prims p) { return b.clamp_max(std::move(p[0]), max); },
-                 [max](Step& s, const H& g) -> Hs {
-                   T x = s.input(0);
-                   return {T(g) * as_float(api::compare_elem(OpId::lower_equal_elem, x.h, max), x.dtype())};
-                 });
+  return record1(
+      {OpId::clamp_max, in(0)}, {std::move(x)},
+      [max](Backend& b, Prims p) { return b.clamp_max(std::move(p[0]), max); },
+      [max](Step& s, const H& g) -> Hs {
+        T x = s.input(0);
+        return {T(g) * as_float(api::compare_elem(OpId::lower_equal_elem, x.h, max), x.dtype())};
+      });
 }
 
 Prim AutodiffBackend::sign(Prim x) {

@@ -12,8 +12,9 @@ using BinaryFn = Prim (Backend::*)(Prim, Prim);
 // An elementwise op of one tensor; backward reads the input and/or the output.
 inline Prim record_unary(AutodiffBackend& ad, OpId op, Prim x, UnaryFn fn, bool save_input, bool save_output,
                          BackwardFn backward) {
-  return ad.record1({op, save_input ? in(0) : 0u, save_output}, {std::move(x)},
-                    [fn](Backend& b, Prims p) { return (b.*fn)(std::move(p[0])); }, std::move(backward));
+  return ad.record1(
+      {op, save_input ? in(0) : 0u, save_output}, {std::move(x)},
+      [fn](Backend& b, Prims p) { return (b.*fn)(std::move(p[0])); }, std::move(backward));
 }
 
 // Which inputs a two-input op keeps: each input's gradient needs the other input (mul, matmul).

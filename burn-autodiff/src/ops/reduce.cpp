@@ -24,22 +24,23 @@ Prim AutodiffBackend::mean(Prim x) {
 }
 
 Prim AutodiffBackend::sum_dim(Prim x, size_t dim) {
-  return record1({OpId::sum_dim}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.sum_dim(std::move(p[0]), dim); },
-                 [](Step& s, const H& g) -> Hs { return {T(g).expand(s.input_shape(0))}; });
+  return record1(
+      {OpId::sum_dim}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.sum_dim(std::move(p[0]), dim); },
+      [](Step& s, const H& g) -> Hs { return {T(g).expand(s.input_shape(0))}; });
 }
 
 Prim AutodiffBackend::mean_dim(Prim x, size_t dim) {
-  return record1({OpId::mean_dim}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.mean_dim(std::move(p[0]), dim); },
-                 [dim](Step& s, const H& g) -> Hs {
-                   const Shape& shape = s.input_shape(0);
-                   return {(T(g) / static_cast<double>(shape[dim])).expand(shape)};
-                 });
+  return record1(
+      {OpId::mean_dim}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.mean_dim(std::move(p[0]), dim); },
+      [dim](Step& s, const H& g) -> Hs {
+        const Shape& shape = s.input_shape(0);
+        return {(T(g) / static_cast<double>(shape[dim])).expand(shape)};
+      });
 }
 
 // ---- products, extrema, variance, scans, sort and topk ----
 
 namespace {
-
 
 Shape with_dim(const Shape& s, size_t dim, int64_t n) {
   Shape out = s;
@@ -126,9 +127,9 @@ Prim AutodiffBackend::prod(Prim x) {
 }
 
 Prim AutodiffBackend::prod_dim(Prim x, size_t dim) {
-  return record1({OpId::prod_dim, in(0)}, {std::move(x)},
-                 [dim](Backend& b, Prims p) { return b.prod_dim(std::move(p[0]), dim); },
-                 [dim](Step& s, const H& g) -> Hs { return {product_of_others(s, s.input(0), dim) * g}; });
+  return record1(
+      {OpId::prod_dim, in(0)}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.prod_dim(std::move(p[0]), dim); },
+      [dim](Step& s, const H& g) -> Hs { return {product_of_others(s, s.input(0), dim) * g}; });
 }
 
 Prim AutodiffBackend::max(Prim x) {
@@ -178,19 +179,21 @@ PrimPair AutodiffBackend::topk(Prim x, int64_t k, size_t dim, bool largest) {
 
 // d var / dx = 2 (x - mean) / max(0, n - correction); a zero divisor gives inf/NaN, like the forward.
 Prim AutodiffBackend::var(Prim x, size_t dim, int64_t correction) {
-  return record1({OpId::var, in(0)}, {std::move(x)},
-                 [dim, correction](Backend& b, Prims p) { return b.var(std::move(p[0]), dim, correction); },
-                 [dim, correction](Step& s, const H& g) -> Hs {
-                   T x = s.input(0);
-                   T mu = api::reduce_dim(OpId::mean_dim, x.h, sdim(dim));
-                   const double divisor = static_cast<double>(std::max<int64_t>(0, x.shape()[dim] - correction));
-                   return {T(g) * (x - mu) * (2.0 / divisor)};
-                 });
+  return record1(
+      {OpId::var, in(0)}, {std::move(x)},
+      [dim, correction](Backend& b, Prims p) { return b.var(std::move(p[0]), dim, correction); },
+      [dim, correction](Step& s, const H& g) -> Hs {
+        T x = s.input(0);
+        T mu = api::reduce_dim(OpId::mean_dim, x.h, sdim(dim));
+        const double divisor = static_cast<double>(std::max<int64_t>(0, x.shape()[dim] - correction));
+        return {T(g) * (x - mu) * (2.0 / divisor)};
+      });
 }
 
 Prim AutodiffBackend::cumsum(Prim x, size_t dim) {
-  return record1({OpId::cumsum}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.cumsum(std::move(p[0]), dim); },
-                 [dim](Step&, const H& g) -> Hs { return {reverse_cumsum(g, dim)}; });
+  return record1(
+      {OpId::cumsum}, {std::move(x)}, [dim](Backend& b, Prims p) { return b.cumsum(std::move(p[0]), dim); },
+      [dim](Step&, const H& g) -> Hs { return {reverse_cumsum(g, dim)}; });
 }
 
 // With y = cumprod(x), dL/dx_j = sum_{i >= j} g_i y_i / x_j wherever no zero precedes or is x_j
@@ -198,36 +201,39 @@ Prim AutodiffBackend::cumsum(Prim x, size_t dim) {
 // prod_{k < z} x_k prod_{z < k <= i} x_k: the cumprod of x with that zero set to 1. After the first
 // zero every product holds it, so the gradient is 0. Exact for any number of zeros.
 Prim AutodiffBackend::cumprod(Prim x, size_t dim) {
-  return record1({OpId::cumprod, in(0), true}, {std::move(x)},
-                 [dim](Backend& b, Prims p) { return b.cumprod(std::move(p[0]), dim); },
-                 [dim](Step& s, const H& g) -> Hs {
-                   T x = s.input(0), y = s.output();
-                   T zero = as_float(api::compare_elem(OpId::equal_elem, x.h, 0.0), x.dtype());
-                   T clear = cum(OpId::cumprod, 1.0 - zero, dim);  // 1 until a lane's first zero
-                   T first_zero = shift_in(s, clear, dim, 1.0) - clear;
-                   T before = clear * reverse_cumsum(T(g) * y, dim) / (x + zero);
-                   T at_zero = first_zero * reverse_cumsum(T(g) * cum(OpId::cumprod, x + first_zero, dim), dim);
-                   return {before + at_zero};
-                 });
+  return record1(
+      {OpId::cumprod, in(0), true}, {std::move(x)},
+      [dim](Backend& b, Prims p) { return b.cumprod(std::move(p[0]), dim); },
+      [dim](Step& s, const H& g) -> Hs {
+        T x = s.input(0), y = s.output();
+        T zero = as_float(api::compare_elem(OpId::equal_elem, x.h, 0.0), x.dtype());
+        T clear = cum(OpId::cumprod, 1.0 - zero, dim);  // 1 until a lane's first zero
+        T first_zero = shift_in(s, clear, dim, 1.0) - clear;
+        T before = clear * reverse_cumsum(T(g) * y, dim) / (x + zero);
+        T at_zero = first_zero * reverse_cumsum(T(g) * cum(OpId::cumprod, x + first_zero, dim), dim);
+        return {before + at_zero};
+      });
 }
 
 // Each running max/min gets its gradient from the element that produced it.
 Prim AutodiffBackend::cummax(Prim x, size_t dim) {
-  return record1({OpId::cummax, in(0), true}, {std::move(x)},
-                 [dim](Backend& b, Prims p) { return b.cummax(std::move(p[0]), dim); },
-                 [dim](Step& s, const H& g) -> Hs {
-                   T x = s.input(0);
-                   return {scatter_to(s, x.shape(), x.dtype(), dim, scan_source(s, x, s.output(), dim), g)};
-                 });
+  return record1(
+      {OpId::cummax, in(0), true}, {std::move(x)},
+      [dim](Backend& b, Prims p) { return b.cummax(std::move(p[0]), dim); },
+      [dim](Step& s, const H& g) -> Hs {
+        T x = s.input(0);
+        return {scatter_to(s, x.shape(), x.dtype(), dim, scan_source(s, x, s.output(), dim), g)};
+      });
 }
 
 Prim AutodiffBackend::cummin(Prim x, size_t dim) {
-  return record1({OpId::cummin, in(0), true}, {std::move(x)},
-                 [dim](Backend& b, Prims p) { return b.cummin(std::move(p[0]), dim); },
-                 [dim](Step& s, const H& g) -> Hs {
-                   T x = s.input(0);
-                   return {scatter_to(s, x.shape(), x.dtype(), dim, scan_source(s, x, s.output(), dim), g)};
-                 });
+  return record1(
+      {OpId::cummin, in(0), true}, {std::move(x)},
+      [dim](Backend& b, Prims p) { return b.cummin(std::move(p[0]), dim); },
+      [dim](Step& s, const H& g) -> Hs {
+        T x = s.input(0);
+        return {scatter_to(s, x.shape(), x.dtype(), dim, scan_source(s, x, s.output(), dim), g)};
+      });
 }
 
 }  // namespace burn::autodiff

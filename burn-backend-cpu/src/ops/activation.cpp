@@ -19,8 +19,10 @@ namespace {
 
 template <typename T>
 [[gnu::always_inline]] inline T exp_of(T v) {
-  if constexpr (std::is_same_v<T, float>) return vexp(v);
-  else return std::exp(v);
+  if constexpr (std::is_same_v<T, float>)
+    return vexp(v);
+  else
+    return std::exp(v);
 }
 
 // The max passes of softmax use SSE max instructions (4 floats or 2 doubles a step, in both clones):
@@ -55,7 +57,9 @@ struct Sse<double> {
 };
 
 template <typename T>
-[[gnu::always_inline]] inline T scalar_max(T a, T v) { return v > a ? v : a; }
+[[gnu::always_inline]] inline T scalar_max(T a, T v) {
+  return v > a ? v : a;
+}
 
 // max of x[0, n), NaN when any element is NaN.
 template <typename T>
@@ -202,24 +206,29 @@ template <typename T, bool kLog>
 }
 
 // The per-task kernels: `rows` contiguous rows of length n, or one column block.
-#define BURN_CPU_SOFTMAX_KERNELS(T, SUFFIX)                                                                 \
-  BURN_CPU_SIMD_CLONES void softmax_rows_##SUFFIX(const T* x, T* y, int64_t rows, int64_t n, bool log) {    \
-    for (int64_t r = 0; r < rows; ++r) {                                                                    \
-      if (log) softmax_row<T, true>(x + r * n, y + r * n, n);                                               \
-      else softmax_row<T, false>(x + r * n, y + r * n, n);                                                  \
-    }                                                                                                       \
-  }                                                                                                         \
-  BURN_CPU_SIMD_CLONES void softmax_cols_##SUFFIX(const T* x, T* y, int64_t n, int64_t inner, int64_t w,    \
-                                                  bool log) {                                               \
-    if (log) softmax_cols<T, true>(x, y, n, inner, w);                                                      \
-    else softmax_cols<T, false>(x, y, n, inner, w);                                                         \
+#define BURN_CPU_SOFTMAX_KERNELS(T, SUFFIX)                                                                          \
+  BURN_CPU_SIMD_CLONES void softmax_rows_##SUFFIX(const T* x, T* y, int64_t rows, int64_t n, bool log) {             \
+    for (int64_t r = 0; r < rows; ++r) {                                                                             \
+      if (log)                                                                                                       \
+        softmax_row<T, true>(x + r * n, y + r * n, n);                                                               \
+      else                                                                                                           \
+        softmax_row<T, false>(x + r * n, y + r * n, n);                                                              \
+    }                                                                                                                \
+  }                                                                                                                  \
+  BURN_CPU_SIMD_CLONES void softmax_cols_##SUFFIX(const T* x, T* y, int64_t n, int64_t inner, int64_t w, bool log) { \
+    if (log)                                                                                                         \
+      softmax_cols<T, true>(x, y, n, inner, w);                                                                      \
+    else                                                                                                             \
+      softmax_cols<T, false>(x, y, n, inner, w);                                                                     \
   }
 BURN_CPU_SOFTMAX_KERNELS(float, f32)
 BURN_CPU_SOFTMAX_KERNELS(double, f64)
 #undef BURN_CPU_SOFTMAX_KERNELS
 
 void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool log) { softmax_rows_f32(x, y, rows, n, log); }
-void softmax_rows(const double* x, double* y, int64_t rows, int64_t n, bool log) { softmax_rows_f64(x, y, rows, n, log); }
+void softmax_rows(const double* x, double* y, int64_t rows, int64_t n, bool log) {
+  softmax_rows_f64(x, y, rows, n, log);
+}
 void softmax_block(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
   softmax_cols_f32(x, y, n, inner, w, log);
 }
@@ -241,13 +250,12 @@ Prim softmax_impl(Prim xp, size_t dim, bool log) {
   xp.reset();
   if (!out) out = alloc(shape, dt);
   if (shape.num_elements() == 0) return out;
-  return BURN_CPU_DISPATCH_FLOAT(dt, op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(dt, op, [&]<typename T>() -> Prim {
     const T* px = x->data<T>();
     T* py = out->data<T>();
     if (l.inner == 1) {
-      parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)), [&](int64_t b, int64_t e) {
-        softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log);
-      });
+      parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)),
+                   [&](int64_t b, int64_t e) { softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log); });
     } else {
       const int64_t chunks = (l.inner + kCols - 1) / kCols;
       const int64_t width = std::min(l.inner, kCols);
@@ -267,22 +275,41 @@ Prim softmax_impl(Prim xp, size_t dim, bool log) {
 }  // namespace
 
 // relu keeps NaN (torch.relu is clamp_min(0)).
-BURN_CPU_FLOAT_UNARY(relu, v < T(0) ? T(0) : v)
+Prim CpuBackend::relu(Prim x) {
+  return float_map(std::move(x), "relu", []<typename T>(T v) { return v < T(0) ? T(0) : v; });
+}
 // Exact gelu: 0.5 x (1 + erf(x / sqrt 2)); f32 through vgelu (no libm call per element).
-BURN_CPU_FLOAT_UNARY_F32(gelu, gelu_f32, T(0.5) * v * (T(1) + std::erf(v * T(0.70710678118654752440))))
-BURN_CPU_FLOAT_UNARY_F32(gelu_tanh, gelu_tanh_f32, gelu_tanh_of(v))
-BURN_CPU_FLOAT_UNARY_F32(sigmoid, sigmoid_f32, T(1) / (T(1) + std::exp(-v)))
-BURN_CPU_FLOAT_UNARY_F32(silu, silu_f32, v / (T(1) + std::exp(-v)))
-BURN_CPU_FLOAT_UNARY_F32(mish, mish_f32, mish_of(v))
+Prim CpuBackend::gelu(Prim x) {
+  return float_map(std::move(x), "gelu", gelu_f32,
+                   []<typename T>(T v) { return T(0.5) * v * (T(1) + std::erf(v * T(0.70710678118654752440))); });
+}
+Prim CpuBackend::gelu_tanh(Prim x) {
+  return float_map(std::move(x), "gelu_tanh", gelu_tanh_f32, [](auto v) { return gelu_tanh_of(v); });
+}
+Prim CpuBackend::sigmoid(Prim x) {
+  return float_map(std::move(x), "sigmoid", sigmoid_f32, []<typename T>(T v) { return T(1) / (T(1) + std::exp(-v)); });
+}
+Prim CpuBackend::silu(Prim x) {
+  return float_map(std::move(x), "silu", silu_f32, []<typename T>(T v) { return v / (T(1) + std::exp(-v)); });
+}
+Prim CpuBackend::mish(Prim x) {
+  return float_map(std::move(x), "mish", mish_f32, [](auto v) { return mish_of(v); });
+}
 // Stable: log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
-BURN_CPU_FLOAT_UNARY(log_sigmoid, (v < T(0) ? v : T(0)) - std::log1p(std::exp(-std::fabs(v))))
+Prim CpuBackend::log_sigmoid(Prim x) {
+  return float_map(std::move(x), "log_sigmoid",
+                   []<typename T>(T v) { return (v < T(0) ? v : T(0)) - std::log1p(std::exp(-std::fabs(v))); });
+}
 // torch.selu's constants.
-BURN_CPU_FLOAT_UNARY(selu, T(1.0507009873554804934193349852946) *
-                              (v > T(0) ? v : T(1.6732632423543772848170429916717) * std::expm1(v)))
+Prim CpuBackend::selu(Prim x) {
+  return float_map(std::move(x), "selu", []<typename T>(T v) {
+    return T(1.0507009873554804934193349852946) * (v > T(0) ? v : T(1.6732632423543772848170429916717) * std::expm1(v));
+  });
+}
 
 Prim CpuBackend::leaky_relu(Prim x, double negative_slope) {
   const DType dt = x->dtype();
-  return BURN_CPU_DISPATCH_FLOAT(dt, "leaky_relu", [&] {
+  return dispatch<Dtypes::Float>(dt, "leaky_relu", [&]<typename T>() {
     const T s = static_cast<T>(negative_slope);
     return unary_op<T, T>(std::move(x), dt, "leaky_relu", [s](T v) { return v > T(0) ? v : v * s; });
   });
@@ -291,18 +318,17 @@ Prim CpuBackend::leaky_relu(Prim x, double negative_slope) {
 // As torch: x where beta * x > threshold (linear regime), else log1p(exp(beta * x)) / beta.
 Prim CpuBackend::softplus(Prim x, double beta, double threshold) {
   const DType dt = x->dtype();
-  return BURN_CPU_DISPATCH_FLOAT(dt, "softplus", [&] {
+  return dispatch<Dtypes::Float>(dt, "softplus", [&]<typename T>() {
     const T b = static_cast<T>(beta), th = static_cast<T>(threshold);
-    return unary_op<T, T>(std::move(x), dt, "softplus", [b, th](T v) {
-      return v * b > th ? v : std::log1p(std::exp(v * b)) / b;
-    });
+    return unary_op<T, T>(std::move(x), dt, "softplus",
+                          [b, th](T v) { return v * b > th ? v : std::log1p(std::exp(v * b)) / b; });
   });
 }
 
 // clamp(alpha x + beta, 0, 1); torch.nn.Hardsigmoid is alpha = 1/6, beta = 0.5. NaN stays NaN.
 Prim CpuBackend::hard_sigmoid(Prim x, double alpha, double beta) {
   const DType dt = x->dtype();
-  return BURN_CPU_DISPATCH_FLOAT(dt, "hard_sigmoid", [&] {
+  return dispatch<Dtypes::Float>(dt, "hard_sigmoid", [&]<typename T>() {
     const T a = static_cast<T>(alpha), c = static_cast<T>(beta);
     return unary_op<T, T>(std::move(x), dt, "hard_sigmoid", [a, c](T v) {
       const T u = a * v + c;
@@ -314,7 +340,7 @@ Prim CpuBackend::hard_sigmoid(Prim x, double alpha, double beta) {
 
 Prim CpuBackend::elu(Prim x, double alpha) {
   const DType dt = x->dtype();
-  return BURN_CPU_DISPATCH_FLOAT(dt, "elu", [&] {
+  return dispatch<Dtypes::Float>(dt, "elu", [&]<typename T>() {
     const T a = static_cast<T>(alpha);
     return unary_op<T, T>(std::move(x), dt, "elu", [a](T v) { return v > T(0) ? v : a * std::expm1(v); });
   });
@@ -322,6 +348,5 @@ Prim CpuBackend::elu(Prim x, double alpha) {
 
 Prim CpuBackend::softmax(Prim x, size_t dim) { return softmax_impl(std::move(x), dim, false); }
 Prim CpuBackend::log_softmax(Prim x, size_t dim) { return softmax_impl(std::move(x), dim, true); }
-
 
 }  // namespace burn::cpu

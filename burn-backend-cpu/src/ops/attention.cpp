@@ -82,9 +82,9 @@ template <typename T>
   return corr;
 }
 
-#define BURN_CPU_ATTN_ROW(T, SUFFIX)                                                                        \
+#define BURN_CPU_ATTN_ROW(T, SUFFIX)                                                                      \
   __attribute__((target_clones("avx2", "default"))) T softmax_row_##SUFFIX(T* s, int64_t n, T& m, T& l) { \
-    return online_softmax_row<T>(s, n, m, l);                                                              \
+    return online_softmax_row<T>(s, n, m, l);                                                             \
   }
 BURN_CPU_ATTN_ROW(float, f32)
 BURN_CPU_ATTN_ROW(double, f64)
@@ -140,8 +140,10 @@ Prim attention_kernel(const Prim& qp, const Prim& kp, const Prim& vp, const Prim
       for (int64_t j0 = 0; j0 < kend; j0 += kb) {
         const int64_t cols = std::min(kb, kend - j0);
         T* s = tile.data();
-        if (e > 0) gemm<T>(true, rows, cols, e, scale, qb, q.ld, kbase + j0 * k.ld, k.ld, T(0), s, kb);
-        else std::fill(s, s + rows * kb, T(0));
+        if (e > 0)
+          gemm<T>(true, rows, cols, e, scale, qb, q.ld, kbase + j0 * k.ld, k.ld, T(0), s, kb);
+        else
+          std::fill(s, s + rows * kb, T(0));
         for (int64_t r = 0; r < rows; ++r) {
           T* sr = s + r * kb;
           const int64_t i = i0 + r;
@@ -182,7 +184,7 @@ Prim CpuBackend::attention(Prim query, Prim key, Prim value, Prim mask, const At
   require_float(dt, op);
   const int64_t e = query->shape()[3];
   const double scale = options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(e, 1)));
-  return BURN_CPU_DISPATCH_FLOAT(dt, op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(dt, op, [&]<typename T>() -> Prim {
     return attention_kernel<T>(query, key, value, mask, options.causal, scale);
   });
 }

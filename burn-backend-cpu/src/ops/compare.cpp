@@ -15,7 +15,7 @@ template <typename Cmp>
 Prim compare(Prim lhs, Prim rhs, const char* op, Cmp cmp) {
   const DType dt = as_cpu(lhs, op)->dtype();
   require_same_dtype(dt, as_cpu(rhs, op)->dtype(), op);
-  return BURN_CPU_DISPATCH(dt, op, [&] {
+  return dispatch<Dtypes::Computing>(dt, op, [&]<typename T>() {
     return binary_op<T, uint8_t>(std::move(lhs), std::move(rhs), DType::Bool, op,
                                  [cmp](T a, T b) { return static_cast<uint8_t>(cmp(a, b)); });
   });
@@ -24,7 +24,7 @@ Prim compare(Prim lhs, Prim rhs, const char* op, Cmp cmp) {
 template <typename Cmp>
 Prim compare_elem(Prim x, const Scalar& s, const char* op, Cmp cmp) {
   const DType dt = as_cpu(x, op)->dtype();
-  return BURN_CPU_DISPATCH(dt, op, [&] {
+  return dispatch<Dtypes::Computing>(dt, op, [&]<typename T>() {
     if constexpr (std::is_integral_v<T>) {
       // An int tensor against a float scalar compares as double (2 > 1.5); against an int, exactly.
       if (s.kind == Scalar::Kind::Float) {
@@ -45,11 +45,15 @@ Prim compare_elem(Prim x, const Scalar& s, const char* op, Cmp cmp) {
 
 }  // namespace
 
-Prim CpuBackend::equal(Prim lhs, Prim rhs) { return compare(std::move(lhs), std::move(rhs), "equal", std::equal_to<>{}); }
+Prim CpuBackend::equal(Prim lhs, Prim rhs) {
+  return compare(std::move(lhs), std::move(rhs), "equal", std::equal_to<>{});
+}
 Prim CpuBackend::not_equal(Prim lhs, Prim rhs) {
   return compare(std::move(lhs), std::move(rhs), "not_equal", std::not_equal_to<>{});
 }
-Prim CpuBackend::greater(Prim lhs, Prim rhs) { return compare(std::move(lhs), std::move(rhs), "greater", std::greater<>{}); }
+Prim CpuBackend::greater(Prim lhs, Prim rhs) {
+  return compare(std::move(lhs), std::move(rhs), "greater", std::greater<>{});
+}
 Prim CpuBackend::greater_equal(Prim lhs, Prim rhs) {
   return compare(std::move(lhs), std::move(rhs), "greater_equal", std::greater_equal<>{});
 }
@@ -58,7 +62,9 @@ Prim CpuBackend::lower_equal(Prim lhs, Prim rhs) {
   return compare(std::move(lhs), std::move(rhs), "lower_equal", std::less_equal<>{});
 }
 
-Prim CpuBackend::equal_elem(Prim lhs, Scalar rhs) { return compare_elem(std::move(lhs), rhs, "equal_elem", std::equal_to<>{}); }
+Prim CpuBackend::equal_elem(Prim lhs, Scalar rhs) {
+  return compare_elem(std::move(lhs), rhs, "equal_elem", std::equal_to<>{});
+}
 Prim CpuBackend::not_equal_elem(Prim lhs, Scalar rhs) {
   return compare_elem(std::move(lhs), rhs, "not_equal_elem", std::not_equal_to<>{});
 }
@@ -68,7 +74,9 @@ Prim CpuBackend::greater_elem(Prim lhs, Scalar rhs) {
 Prim CpuBackend::greater_equal_elem(Prim lhs, Scalar rhs) {
   return compare_elem(std::move(lhs), rhs, "greater_equal_elem", std::greater_equal<>{});
 }
-Prim CpuBackend::lower_elem(Prim lhs, Scalar rhs) { return compare_elem(std::move(lhs), rhs, "lower_elem", std::less<>{}); }
+Prim CpuBackend::lower_elem(Prim lhs, Scalar rhs) {
+  return compare_elem(std::move(lhs), rhs, "lower_elem", std::less<>{});
+}
 Prim CpuBackend::lower_equal_elem(Prim lhs, Scalar rhs) {
   return compare_elem(std::move(lhs), rhs, "lower_equal_elem", std::less_equal<>{});
 }

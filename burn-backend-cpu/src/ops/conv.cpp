@@ -104,8 +104,10 @@ void im2col_channels(const T* x, T* cols, int64_t count, const Geo3& g, bool par
     for (int64_t r = s; r < e; ++r)
       conv_detail::im2col_tap(x + (r / g.ksize) * g.in_size, cols + r * g.out_size, g, r % g.ksize);
   };
-  if (parallel) parallel_for(count * g.ksize, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.out_size, 1)), body);
-  else body(0, count * g.ksize);
+  if (parallel)
+    parallel_for(count * g.ksize, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.out_size, 1)), body);
+  else
+    body(0, count * g.ksize);
 }
 
 template <typename T>
@@ -113,8 +115,10 @@ void col2im_channels(const T* cols, T* x, int64_t count, const Geo3& g, bool par
   const auto body = [&](int64_t s, int64_t e) {
     for (int64_t c = s; c < e; ++c) col2im_channel(cols + c * g.ksize * g.out_size, x + c * g.in_size, g);
   };
-  if (parallel) parallel_for(count, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.ksize * g.out_size, 1)), body);
-  else body(0, count);
+  if (parallel)
+    parallel_for(count, std::max<int64_t>(1, kCopyGrain / std::max<int64_t>(g.ksize * g.out_size, 1)), body);
+  else
+    body(0, count);
 }
 
 // Whether the blocked f32 kernels take this conv (see the note at the top of this file).
@@ -138,7 +142,8 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, co
       im2col_channels(xg, buf.get(), m.cg, g, par);
       cols = buf.get();
     }
-    gemm<T>(false, false, m.mo, L, m.kc, w + gi * m.mo * m.kc, m.kc, cols, L, T(0), y + (n * m.cout + gi * m.mo) * L, L);
+    gemm<T>(false, false, m.mo, L, m.kc, w + gi * m.mo * m.kc, m.kc, cols, L, T(0), y + (n * m.cout + gi * m.mo) * L,
+            L);
   });
   if (bias) add_bias<T>(y, bias, m.n, m.cout, L);
 }
@@ -200,7 +205,8 @@ void conv_grad_weight(const T* x, const T* gy, T* gw, T* gb, const Dims& m, cons
     const int64_t size = m.mo * m.kc;
     std::unique_ptr<T[]> part = scratch<T>(chunks, size);
     parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
-      for (int64_t ch = s; ch < e; ++ch) group(0, m.n * ch / chunks, m.n * (ch + 1) / chunks, part.get() + ch * size, false);
+      for (int64_t ch = s; ch < e; ++ch)
+        group(0, m.n * ch / chunks, m.n * (ch + 1) / chunks, part.get() + ch * size, false);
     });
     std::copy(part.get(), part.get() + size, gw);
     for (int64_t ch = 1; ch < chunks; ++ch)
@@ -261,7 +267,7 @@ Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options
   CpuPtr y = alloc(out_shape(xs[0], ws[0], out_sp), a->dtype());
   if (y->shape().num_elements() == 0) return y;  // no output channels: no columns to build either
   CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     conv_forward<T>(a->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y->data<T>(), m, g);
     return y;
   });
@@ -275,7 +281,7 @@ Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOp
   const Dims m(xs[0], xs[1], ws[0], options.groups, g);
   CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
   CpuPtr gb = bias_grad ? alloc(Shape{ws[0]}, a->dtype()) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prims {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
     conv_grad_input<T>(gy->data<T>(), w->data<T>(), gx->data<T>(), m, g);
     conv_grad_weight<T>(a->data<T>(), gy->data<T>(), gw->data<T>(), gb ? gb->data<T>() : nullptr, m, g);
     return Prims{gx, gw, gb};
@@ -293,7 +299,7 @@ Prim CpuBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransp
   const Dims m(xs[0], cout, ws[0], options.groups, g);  // the conv from the output (cout) to x (C_in)
   CpuPtr y = alloc(out_shape(xs[0], cout, big), a->dtype());
   CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     conv_grad_input<T>(a->data<T>(), w->data<T>(), y->data<T>(), m, g);
     if (b) add_bias<T>(y->data<T>(), b->data<T>(), m.n, cout, g.in_size);
     return y;
@@ -311,7 +317,7 @@ Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, co
   const Dims m(xs[0], cout, ws[0], options.groups, g);
   CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
   CpuPtr gb = bias_grad ? alloc(Shape{cout}, a->dtype()) : nullptr;
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prims {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
     conv_forward<T>(gy->data<T>(), w->data<T>(), nullptr, gx->data<T>(), m, g);
     conv_grad_weight<T>(gy->data<T>(), a->data<T>(), gw->data<T>(), nullptr, m, g);
     if (gb) channel_sums<T>(gy->data<T>(), gb->data<T>(), m.n, cout, g.in_size);
@@ -319,7 +325,8 @@ Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, co
   });
 }
 
-Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) {
+Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias,
+                               const DeformConvOptions& options) {
   static constexpr const char* op = "deform_conv2d";
   CpuPtr a = cpu_in(x, op), off = cpu_in(offset, op), w = cpu_in(weight, op);
   CpuPtr mk = mask ? cpu_in(mask, op) : nullptr, b = bias ? cpu_in(bias, op) : nullptr;
@@ -330,7 +337,7 @@ Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim
   const int64_t og = options.offset_groups, cpg = c / og, groups = options.weight_groups;
   const int64_t cout = ws[0], mo = cout / groups, kc = c / groups * k;
   CpuPtr y = alloc(Shape{n, cout, ho, wo}, a->dtype());
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     const T* px = a->data<T>();
     const T* po = off->data<T>();
     const T* pm = mk ? mk->data<T>() : nullptr;
@@ -371,7 +378,7 @@ Prim CpuBackend::unfold(Prim x, const UnfoldOptions& options) {
   const Shape& xs = a->shape();
   const Geo3 g = unfold_geo(spatial(xs), options);
   CpuPtr y = alloc(Shape{xs[0], xs[1] * g.ksize, g.out_size}, a->dtype());
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     im2col_channels(a->data<T>(), y->data<T>(), xs[0] * xs[1], g, true);
     return y;
   });
@@ -385,7 +392,7 @@ Prim CpuBackend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& 
   const Geo3 g = unfold_geo(output_size.dims(), options);
   const int64_t c = cs[1] / g.ksize;
   CpuPtr y = alloc(Shape{cs[0], c, output_size[0], output_size[1]}, a->dtype());
-  return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     col2im_channels(a->data<T>(), y->data<T>(), cs[0] * c, g, true);
     return y;
   });

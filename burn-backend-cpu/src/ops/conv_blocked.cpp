@@ -93,7 +93,7 @@ BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
   const float* a[MR];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) a[r] = ap[r];
-  // Unrolled 4 times: about 1% faster on both benchmark convs (loop overhead next to 12 FMAs a step).
+    // Unrolled 4 times: about 1% faster on both benchmark convs (loop overhead next to 12 FMAs a step).
 #pragma GCC unroll 4
   for (int64_t k = 0; k < kc; ++k) {
     const float* bk = kOff ? b + koff[k] : b + k * ldb;
@@ -255,12 +255,12 @@ struct Plan {
   int64_t sig[3] = {0, 0, 0};     // largest tap shift per dim in phase steps: (k - 1) d / s
   std::vector<int64_t> phase[3];  // the distinct phases (k d mod s) per dim
   int64_t nphase = 1;
-  bool split = false;             // tiles are pieces of one row
-  int64_t width = 0;              // real columns per region row: the row width, or the piece width
+  bool split = false;  // tiles are pieces of one row
+  int64_t width = 0;   // real columns per region row: the row width, or the piece width
   int64_t pitch = 0, tq = 0, qmax = 0, qtiles = 0, col_tiles = 1, tiles = 0;
   int64_t rrows = 0, depth = 0;
-  int64_t region = 0;             // floats of one region, slack included
-  std::vector<int64_t> off;       // per tap k
+  int64_t region = 0;        // floats of one region, slack included
+  std::vector<int64_t> off;  // per tap k
 
   // out_bytes / out_bytes_per_pixel: the pixels a tile should hold; nr: its multiple; units: (image,
   // group) pairs; threads: the threads that will share the tiles.
@@ -606,8 +606,10 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
 }
 
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g) {
-  if (grad_input_as_forward(g)) grad_input_by_forward(gy, w, gx, m, g);
-  else grad_input_by_columns(gy, w, gx, m, g);
+  if (grad_input_as_forward(g))
+    grad_input_by_forward(gy, w, gx, m, g);
+  else
+    grad_input_by_columns(gy, w, gx, m, g);
 }
 
 // gw^T [Kc, Mo] per group = sum over tiles of A [Kc, tile] (the region, through the tap offsets) x

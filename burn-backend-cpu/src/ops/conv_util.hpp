@@ -14,8 +14,7 @@ namespace burn::cpu::conv_detail {
 // A convolution's geometry seen from its input side, right-aligned into 3 spatial dims
 // (a 1-D conv is [1, 1, W]). `out` is given, not derived: transposed convs fix it from their input.
 struct Geo3 {
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0},
-          d[3] = {1, 1, 1};
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
   int64_t in_size = 1, out_size = 1, ksize = 1;
   bool pointwise = false;  // 1x1 kernel, stride 1, no padding: the columns are the input itself
 
@@ -123,8 +122,8 @@ void col2im_channel(const T* col, T* x, const Geo3& g) {
 
 // Row-major C (m x n) = op(A) (m x k) * op(B) (k x n) + beta * C.
 template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T beta,
+          T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i)

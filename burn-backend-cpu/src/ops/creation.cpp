@@ -74,7 +74,6 @@ Prim CpuBackend::cast(Prim x, DType dtype) {
   });
 }
 
-
 Prim CpuBackend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
   const int64_t n = arange_length(start, end, step, dtype, "arange");
   CpuPtr out = alloc(Shape{n}, dtype);
@@ -84,7 +83,8 @@ Prim CpuBackend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
     parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
       // start + i * step fits int64 (arange_length), but i * step alone may not: wrap through uint64.
       for (int64_t i = b; i < e; ++i)
-        o[i] = Conv<D>::store(static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step)));
+        o[i] = Conv<D>::store(static_cast<int64_t>(static_cast<uint64_t>(start) +
+                                                   static_cast<uint64_t>(i) * static_cast<uint64_t>(step)));
     });
   });
   return out;

@@ -14,8 +14,8 @@ std::vector<int64_t> checked_indices(const Prim& indices, int64_t vocab, const c
   std::vector<int64_t> idx = pool_detail::load_indices(as_cpu(indices, op));
   for (int64_t i : idx)
     if (i < 0 || i >= vocab)
-      throw IndexError(op, "index " + std::to_string(i) + " is out of range for " + std::to_string(vocab) +
-                               " embeddings");
+      throw IndexError(op,
+                       "index " + std::to_string(i) + " is out of range for " + std::to_string(vocab) + " embeddings");
   return idx;
 }
 
@@ -45,8 +45,8 @@ Prim CpuBackend::embedding(Prim weight, Prim indices) {
   auto* dst = static_cast<uint8_t*>(out->raw());
   parallel_for(static_cast<int64_t>(idx.size()), std::max<int64_t>(1, 65536 / std::max<size_t>(1, row)),
                [&](int64_t s, int64_t t) {
-    for (int64_t i = s; i < t; ++i) std::memcpy(dst + i * row, src + idx[i] * row, row);
-  });
+                 for (int64_t i = s; i < t; ++i) std::memcpy(dst + i * row, src + idx[i] * row, row);
+               });
   return out;
 }
 

@@ -1,5 +1,6 @@
-// Float math of the cpu backend (f32 and f64 only; int input is a DTypeError): exp/log/trig/erf,
-// rounding, atan2, recip, square and the is_nan/is_inf/is_finite predicates (Bool results).
+// Float math of the cpu backend (f32 and f64 only; int input is a DTypeError): exp/log/trig/erf, the
+// inverse hyperbolics, rounding, atan2, hypot, recip, square and the is_nan/is_inf/is_finite predicates
+// (Bool results).
 #include <cmath>
 #include <limits>
 
@@ -29,53 +30,110 @@ BURN_CPU_SIMD_CLONES void erf_f32(const float* x, float* y, int64_t n) {
 }  // namespace
 
 Prim CpuBackend::exp(Prim x) {
-  const DType dt = x->dtype();
-  if (dt == DType::F32) return map_flat<float>(std::move(x), "exp", exp_f32);
-  return BURN_CPU_DISPATCH_FLOAT(dt, "exp", [&] {
-    return unary_op<T, T>(std::move(x), dt, "exp", [](T v) { return std::exp(v); });
-  });
+  return float_map(std::move(x), "exp", exp_f32, [](auto v) { return std::exp(v); });
 }
-
-BURN_CPU_FLOAT_UNARY_F32(log, log_f32, std::log(v))
-BURN_CPU_FLOAT_UNARY(log1p, std::log1p(v))
-BURN_CPU_FLOAT_UNARY(sqrt, std::sqrt(v))
-BURN_CPU_FLOAT_UNARY(sin, std::sin(v))
-BURN_CPU_FLOAT_UNARY(cos, std::cos(v))
-BURN_CPU_FLOAT_UNARY(tan, std::tan(v))
-BURN_CPU_FLOAT_UNARY(sinh, std::sinh(v))
-BURN_CPU_FLOAT_UNARY(cosh, std::cosh(v))
-BURN_CPU_FLOAT_UNARY_F32(tanh, tanh_f32, std::tanh(v))
-BURN_CPU_FLOAT_UNARY(asin, std::asin(v))
-BURN_CPU_FLOAT_UNARY(acos, std::acos(v))
-BURN_CPU_FLOAT_UNARY(atan, std::atan(v))
-BURN_CPU_FLOAT_UNARY_F32(erf, erf_f32, std::erf(v))
+Prim CpuBackend::log(Prim x) {
+  return float_map(std::move(x), "log", log_f32, [](auto v) { return std::log(v); });
+}
+Prim CpuBackend::log1p(Prim x) {
+  return float_map(std::move(x), "log1p", [](auto v) { return std::log1p(v); });
+}
+Prim CpuBackend::sqrt(Prim x) {
+  return float_map(std::move(x), "sqrt", [](auto v) { return std::sqrt(v); });
+}
+Prim CpuBackend::sin(Prim x) {
+  return float_map(std::move(x), "sin", [](auto v) { return std::sin(v); });
+}
+Prim CpuBackend::cos(Prim x) {
+  return float_map(std::move(x), "cos", [](auto v) { return std::cos(v); });
+}
+Prim CpuBackend::tan(Prim x) {
+  return float_map(std::move(x), "tan", [](auto v) { return std::tan(v); });
+}
+Prim CpuBackend::sinh(Prim x) {
+  return float_map(std::move(x), "sinh", [](auto v) { return std::sinh(v); });
+}
+Prim CpuBackend::cosh(Prim x) {
+  return float_map(std::move(x), "cosh", [](auto v) { return std::cosh(v); });
+}
+Prim CpuBackend::tanh(Prim x) {
+  return float_map(std::move(x), "tanh", tanh_f32, [](auto v) { return std::tanh(v); });
+}
+Prim CpuBackend::asin(Prim x) {
+  return float_map(std::move(x), "asin", [](auto v) { return std::asin(v); });
+}
+Prim CpuBackend::acos(Prim x) {
+  return float_map(std::move(x), "acos", [](auto v) { return std::acos(v); });
+}
+Prim CpuBackend::atan(Prim x) {
+  return float_map(std::move(x), "atan", [](auto v) { return std::atan(v); });
+}
+Prim CpuBackend::asinh(Prim x) {
+  return float_map(std::move(x), "asinh", [](auto v) { return std::asinh(v); });
+}
+Prim CpuBackend::acosh(Prim x) {
+  return float_map(std::move(x), "acosh", [](auto v) { return std::acosh(v); });
+}
+Prim CpuBackend::atanh(Prim x) {
+  return float_map(std::move(x), "atanh", [](auto v) { return std::atanh(v); });
+}
+Prim CpuBackend::erf(Prim x) {
+  return float_map(std::move(x), "erf", erf_f32, [](auto v) { return std::erf(v); });
+}
 // Half-way cases round to even, as torch.round.
-BURN_CPU_FLOAT_UNARY(round, std::nearbyint(v))
-BURN_CPU_FLOAT_UNARY(floor, std::floor(v))
-BURN_CPU_FLOAT_UNARY(ceil, std::ceil(v))
-BURN_CPU_FLOAT_UNARY(trunc, std::trunc(v))
-BURN_CPU_FLOAT_UNARY(recip, T(1) / v)
-BURN_CPU_FLOAT_UNARY(square, v * v)
+Prim CpuBackend::round(Prim x) {
+  return float_map(std::move(x), "round", [](auto v) { return std::nearbyint(v); });
+}
+Prim CpuBackend::floor(Prim x) {
+  return float_map(std::move(x), "floor", [](auto v) { return std::floor(v); });
+}
+Prim CpuBackend::ceil(Prim x) {
+  return float_map(std::move(x), "ceil", [](auto v) { return std::ceil(v); });
+}
+Prim CpuBackend::trunc(Prim x) {
+  return float_map(std::move(x), "trunc", [](auto v) { return std::trunc(v); });
+}
+Prim CpuBackend::recip(Prim x) {
+  return float_map(std::move(x), "recip", [](auto v) { return decltype(v)(1) / v; });
+}
+Prim CpuBackend::square(Prim x) {
+  return float_map(std::move(x), "square", [](auto v) { return v * v; });
+}
 
 Prim CpuBackend::atan2(Prim lhs, Prim rhs) {
-  const DType dt = lhs->dtype();
-  return BURN_CPU_DISPATCH_FLOAT(dt, "atan2", [&] {
-    return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, "atan2", [](T a, T b) { return std::atan2(a, b); });
+  return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "atan2",
+                                [](auto a, auto b) { return std::atan2(a, b); });
+}
+
+// std::hypot: no overflow or underflow, and inf beside a NaN is inf.
+Prim CpuBackend::hypot(Prim lhs, Prim rhs) {
+  return zip_map<Dtypes::Float>(std::move(lhs), std::move(rhs), "hypot",
+                                [](auto a, auto b) { return std::hypot(a, b); });
+}
+
+namespace {
+
+// A float predicate pred(v) with a Bool result.
+template <typename Fn>
+Prim float_predicate(Prim x, const char* op, Fn pred) {
+  const DType dt = x->dtype();
+  return dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
+    return unary_op<T, uint8_t>(std::move(x), DType::Bool, op, [pred](T v) { return static_cast<uint8_t>(pred(v)); });
   });
 }
 
-#define BURN_CPU_FLOAT_PREDICATE(NAME, EXPR)                                                           \
-  Prim CpuBackend::NAME(Prim x) {                                                                      \
-    const DType dt = x->dtype();                                                                       \
-    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                                    \
-      return unary_op<T, uint8_t>(std::move(x), DType::Bool, #NAME, [](T v) { return static_cast<uint8_t>(EXPR); }); \
-    });                                                                                                \
-  }
+}  // namespace
 
-BURN_CPU_FLOAT_PREDICATE(is_nan, v != v)
-BURN_CPU_FLOAT_PREDICATE(is_inf, v == std::numeric_limits<T>::infinity() || v == -std::numeric_limits<T>::infinity())
-BURN_CPU_FLOAT_PREDICATE(is_finite, v - v == T(0))
-
-#undef BURN_CPU_FLOAT_PREDICATE
+Prim CpuBackend::is_nan(Prim x) {
+  return float_predicate(std::move(x), "is_nan", [](auto v) { return v != v; });
+}
+Prim CpuBackend::is_inf(Prim x) {
+  return float_predicate(std::move(x), "is_inf", [](auto v) {
+    return v == std::numeric_limits<decltype(v)>::infinity() || v == -std::numeric_limits<decltype(v)>::infinity();
+  });
+}
+Prim CpuBackend::is_finite(Prim x) {
+  return float_predicate(std::move(x), "is_finite", [](auto v) { return v - v == decltype(v)(0); });
+}
 
 }  // namespace burn::cpu

@@ -16,7 +16,7 @@ namespace {
 
 // Index values as a contiguous i64 buffer; DTypeError naming `op` for a non-integer index dtype.
 struct Indices {
-  CpuPtr tensor;             // contiguous i64
+  CpuPtr tensor;  // contiguous i64
   const int64_t* data = nullptr;
   const Shape& shape() const { return tensor->shape(); }
 };
@@ -96,11 +96,6 @@ struct Walker {
   }
 };
 
-void require_numeric(DType d, const char* op) {
-  if (d == DType::Bool || d == DType::F16 || d == DType::BF16)
-    throw DTypeError(op, "needs a numeric f32/f64/i64/i32 tensor, got " + std::string(dtype_name(d)));
-}
-
 }  // namespace
 
 Prim CpuBackend::gather(Prim x, size_t dim, Prim indices) {
@@ -139,7 +134,7 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   const CpuTensor* t = as_cpu(x, "scatter_add").get();
   const CpuPtr v = as_cpu(values, "scatter_add");
   const Indices idx = read_indices(indices, "scatter_add");
-  require_numeric(t->dtype(), "scatter_add");
+  require_dtypes<Dtypes::Addable>("scatter_add", t->dtype());
   require_same_dtype(t->dtype(), v->dtype(), "scatter_add");
   const Shape xs = t->shape();
   const Shape& is = idx.shape();
@@ -173,7 +168,7 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   const int64_t len = is[dim], istep = ist[dim], vstep = v->strides()[dim], ostep = out->strides()[dim];
   const int64_t dim_size = xs[dim];
   const int64_t groups = is.num_elements() / len;
-  BURN_CPU_DISPATCH(t->dtype(), "scatter_add", [&] {
+  dispatch<Dtypes::Computing>(t->dtype(), "scatter_add", [&]<typename T>() {
     const int64_t* ip = idx.data;
     const T* vp = v->data<T>();
     T* op = out->data<T>();
@@ -196,8 +191,7 @@ Prim CpuBackend::select(Prim x, size_t dim, Prim indices) {
   const Indices idx = read_indices(indices, "select");
   const Shape& xs = t->shape();
   check_dim(dim, xs, "select");
-  if (idx.shape().rank() != 1)
-    throw ShapeError("select", "indices must be 1-D, got shape " + idx.shape().to_string());
+  if (idx.shape().rank() != 1) throw ShapeError("select", "indices must be 1-D, got shape " + idx.shape().to_string());
   const int64_t k = idx.shape()[0], dim_size = xs[dim];
   for (int64_t i = 0; i < k; ++i)
     if (idx.data[i] < 0 || idx.data[i] >= dim_size) index_out_of_range("select", idx.data[i], dim, dim_size);
@@ -226,7 +220,7 @@ Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   const CpuTensor* t = as_cpu(x, "select_add").get();
   const CpuPtr v = contiguous(as_cpu(values, "select_add"));
   const Indices idx = read_indices(indices, "select_add");
-  require_numeric(t->dtype(), "select_add");
+  require_dtypes<Dtypes::Addable>("select_add", t->dtype());
   require_same_dtype(t->dtype(), v->dtype(), "select_add");
   const Shape xs = t->shape();
   check_dim(dim, xs, "select_add");
@@ -254,7 +248,7 @@ Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   // Tasks own disjoint (outer, inner-chunk) blocks; repeated indices then never race.
   const int64_t chunk = std::min<int64_t>(inner, 4096);
   const int64_t chunks = (inner + chunk - 1) / chunk;
-  BURN_CPU_DISPATCH(t->dtype(), "select_add", [&] {
+  dispatch<Dtypes::Computing>(t->dtype(), "select_add", [&]<typename T>() {
     const T* vp = v->data<T>();
     T* op = out->data<T>();
     const int64_t* ip = idx.data;
@@ -287,8 +281,8 @@ Prim CpuBackend::mask_where(Prim x, Prim mask, Prim value) {
   CpuPtr out = output_for(x, shape, t->dtype());
   if (!out) out = alloc(shape, t->dtype());
   if (shape.num_elements() == 0) return out;
-  const LoopPlan<3> plan(shape, {broadcast_strides(*t, shape), broadcast_strides(*m, shape),
-                                 broadcast_strides(*v, shape)});
+  const LoopPlan<3> plan(shape,
+                         {broadcast_strides(*t, shape), broadcast_strides(*m, shape), broadcast_strides(*v, shape)});
   by_size(t->dtype(), [&]<typename E>() {
     const E* xp = static_cast<const E*>(t->raw());
     const E* vp = static_cast<const E*>(v->raw());
@@ -345,16 +339,18 @@ Prim CpuBackend::argwhere(Prim x) {
   const int64_t n = s.num_elements();
   const int64_t rank = static_cast<int64_t>(s.rank());
   // Pass 1 counts nonzeros per chunk; pass 2 writes each chunk's coordinates at its prefix offset.
-  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(static_cast<int64_t>(num_threads()) * 4,
-                                                                (n + kElementwiseGrain - 1) / kElementwiseGrain));
+  const int64_t chunks = std::max<int64_t>(
+      1, std::min<int64_t>(static_cast<int64_t>(num_threads()) * 4, (n + kElementwiseGrain - 1) / kElementwiseGrain));
   std::vector<int64_t> counts(static_cast<size_t>(chunks) + 1, 0);
   CpuPtr out;
   visit_dtype(t->dtype(), [&]<DType D>() {
     using E = typename Conv<D>::Storage;
     const E* p = t->data<E>();
     auto nonzero = [](E v) {
-      if constexpr (D == DType::F16 || D == DType::BF16) return (v & 0x7fff) != 0;  // +-0 are zero
-      else return v != E(0);
+      if constexpr (D == DType::F16 || D == DType::BF16)
+        return (v & 0x7fff) != 0;  // +-0 are zero
+      else
+        return v != E(0);
     };
     parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c) {

@@ -144,9 +144,7 @@ Prim CpuBackend::flip(Prim x, const Axes& axes) {
   return make_view(t, t->shape(), std::move(strides), offset);
 }
 
-Prim CpuBackend::slice(Prim x, const Slices& ranges) {
-  return slice_view(as_cpu(x, "slice"), ranges, "slice");
-}
+Prim CpuBackend::slice(Prim x, const Slices& ranges) { return slice_view(as_cpu(x, "slice"), ranges, "slice"); }
 
 Prim CpuBackend::slice_assign(Prim x, const Slices& ranges, Prim value) {
   const CpuTensor* xt = as_cpu(x, "slice_assign").get();

@@ -1,5 +1,6 @@
-// Helpers shared by the cpu backend's numeric, float-math, activation and reduce kernels: numeric
-// dtype checks and dispatch, and the (outer, n, inner) lane view of a dim. Builds on elementwise.hpp.
+// Helpers shared by the cpu backend's numeric, float-math, activation, bitwise and reduce kernels: the
+// elementwise op shapes over dispatch<Dtypes> (unary_map, zip_map, float_map), the branch-free f32
+// math, and the (outer, n, inner) lane view of a dim. Builds on elementwise.hpp.
 #pragma once
 
 #include <bit>
@@ -20,31 +21,31 @@ inline constexpr int64_t kGrain = 32768;
 // Int arithmetic wraps on overflow (as PyTorch) instead of being undefined.
 template <typename T>
 inline T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else return a + b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
 }
 template <typename T>
 inline T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
-  else return a - b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a - b;
 }
 template <typename T>
 inline T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a * b;
 }
 
-// f16/bf16 are storage-only here; every other non-computing dtype is the caller's mistake.
-[[noreturn]] inline void throw_dtype(const char* op, const char* want, DType got) {
-  if (got == DType::F16 || got == DType::BF16)
-    throw Unsupported(op, "dtype " + std::string(dtype_name(got)) +
-                              " is storage-only on the cpu backend; cast it to f32 first");
-  throw DTypeError(op, std::string("expected a ") + want + " tensor, got " + std::string(dtype_name(got)));
+template <Dtypes S>
+inline void require_dtypes(const char* op, DType d) {
+  if (!accepts<S>(d)) throw_dtype(op, dtypes_name(S), d);
 }
-
-inline void require_numeric(const char* op, DType d) {
-  if (d != DType::F32 && d != DType::F64 && d != DType::I64 && d != DType::I32) throw_dtype(op, "numeric", d);
-}
+inline void require_numeric(const char* op, DType d) { require_dtypes<Dtypes::Numeric>(op, d); }
 
 // The attribute of the loops over the f32 polynomial kernels below: one clone for x86-64-v3 (AVX2 with
 // FMA, so each multiply-add is one fused instruction and the latency-bound chains get shorter: gelu
@@ -127,7 +128,9 @@ template <typename T>
 }
 
 // tanh for f32 without libm (about 2 ulp): x + x^3 R(x^2) for |x| < 0.625 (R a degree-4 fit, relative
-// error 2e-8), else +-(1 - 2 / (e^(2|x|) + 1)); |x| is capped at 9, where tanh is 1 in f32.
+// error 2e-8), else +-(1 - 2 / (e^(2|x|) + 1)). Past |x| = 9.0109 = atanh(1 - 2^-25) tanh rounds to +-1
+// in f32, and +-1 is returned exactly as std::tanh does: the formula alone gives 1 - 2^-24 up to
+// |x| ~ 9.4, and 1 + tanh(x) = 6e-8 instead of 0 broke callers that cancel against 1 (gelu_tanh).
 [[gnu::always_inline]] inline float vtanh(float x) {
   const float a = std::fabs(x);
   const float x2 = x * x;
@@ -137,8 +140,8 @@ template <typename T>
   r = r * x2 + 1.3332888447e-01f;
   r = r * x2 - 3.3333331348e-01f;
   const float small = x + x * x2 * r;
-  const float e = vexp(2.0f * vselect(a > 9.0f, 9.0f, a));
-  const float big = 1.0f - 2.0f / (e + 1.0f);
+  const float e = vexp(2.0f * vselect(a > 10.0f, 10.0f, a));
+  const float big = vselect(a > 9.01091335f, 1.0f, 1.0f - 2.0f / (e + 1.0f));
   return vselect(a < 0.625f, small, vselect(x < 0.0f, -big, big));
 }
 
@@ -187,6 +190,35 @@ Prim map_flat(Prim x, const char* op, K kernel) {
   return out;
 }
 
+// An elementwise op fn(v) (a generic lambda) over the dtype set S through unary_op's loops, and a binary
+// op fn(a, b) with broadcasting.
+template <Dtypes S = Dtypes::Numeric, typename Fn>
+Prim unary_map(Prim x, const char* op, Fn fn) {
+  const DType dt = x->dtype();
+  return dispatch<S>(dt, op, [&]<typename T>() {
+    return unary_op<T, T>(std::move(x), dt, op, [fn](T v) { return static_cast<T>(fn(v)); });
+  });
+}
+template <Dtypes S = Dtypes::Numeric, typename Fn>
+Prim zip_map(Prim lhs, Prim rhs, const char* op, Fn fn) {
+  const DType dt = lhs->dtype();
+  return dispatch<S>(dt, op, [&]<typename T>() {
+    return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, op, [fn](T a, T b) { return static_cast<T>(fn(a, b)); });
+  });
+}
+
+// A float (f32, f64) elementwise op fn(v); with a vectorised f32 loop kernel(in, out, n) (no libm call
+// per element) in the second form, f64 then takes fn.
+template <typename Fn>
+Prim float_map(Prim x, const char* op, Fn fn) {
+  return unary_map<Dtypes::Float>(std::move(x), op, fn);
+}
+template <typename K, typename Fn>
+Prim float_map(Prim x, const char* op, K f32_kernel, Fn fn) {
+  if (x->dtype() == DType::F32) return map_flat<float>(std::move(x), op, f32_kernel);
+  return unary_map<Dtypes::Float>(std::move(x), op, fn);
+}
+
 // Checks `dim` against the rank; IndexError naming the op otherwise.
 inline void check_dim(const char* op, const Shape& s, size_t dim) {
   if (dim >= s.rank())
@@ -201,9 +233,12 @@ struct Lanes {
 inline Lanes lanes_of(const Shape& s, size_t dim) {
   Lanes l;
   for (size_t d = 0; d < s.rank(); ++d) {
-    if (d < dim) l.outer *= s[d];
-    else if (d == dim) l.n = s[d];
-    else l.inner *= s[d];
+    if (d < dim)
+      l.outer *= s[d];
+    else if (d == dim)
+      l.n = s[d];
+    else
+      l.inner *= s[d];
   }
   return l;
 }
@@ -214,34 +249,3 @@ inline Shape with_dim(const Shape& s, size_t dim, int64_t size) {
 }
 
 }  // namespace burn::cpu
-
-// Binds `T` to the C++ type of a numeric dtype (f32, f64, i64, i32); anything else throws naming OP.
-#define BURN_CPU_NUMERIC(DTYPE, OP, ...)                                       \
-  [&] {                                                                        \
-    switch (DTYPE) {                                                           \
-      case ::burn::DType::F32: { using T = float; return __VA_ARGS__(); }      \
-      case ::burn::DType::F64: { using T = double; return __VA_ARGS__(); }     \
-      case ::burn::DType::I64: { using T = int64_t; return __VA_ARGS__(); }    \
-      case ::burn::DType::I32: { using T = int32_t; return __VA_ARGS__(); }    \
-      default: ::burn::cpu::throw_dtype(OP, "numeric", DTYPE);                 \
-    }                                                                          \
-  }()
-
-// Defines CpuBackend::NAME for a float-only elementwise op: EXPR of `v` (type T) on f32/f64.
-#define BURN_CPU_FLOAT_UNARY(NAME, EXPR)                                                        \
-  Prim CpuBackend::NAME(Prim x) {                                                               \
-    const DType dt = x->dtype();                                                                \
-    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                             \
-      return unary_op<T, T>(std::move(x), dt, #NAME, [](T v) { return static_cast<T>(EXPR); }); \
-    });                                                                                         \
-  }
-
-// A float unary op with a vectorised f32 kernel (no libm call per element); f64 takes libm.
-#define BURN_CPU_FLOAT_UNARY_F32(NAME, KERNEL, EXPR)                                            \
-  Prim CpuBackend::NAME(Prim x) {                                                               \
-    const DType dt = x->dtype();                                                                \
-    if (dt == DType::F32) return map_flat<float>(std::move(x), #NAME, KERNEL);                  \
-    return BURN_CPU_DISPATCH_FLOAT(dt, #NAME, [&] {                                             \
-      return unary_op<T, T>(std::move(x), dt, #NAME, [](T v) { return static_cast<T>(EXPR); }); \
-    });                                                                                         \
-  }

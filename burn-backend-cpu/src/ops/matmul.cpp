@@ -41,8 +41,7 @@ std::optional<GemmLayout> gemm_layout(const CpuTensor& t) {
 }
 
 template <typename T>
-void gemm(const GemmLayout& la, const GemmLayout& lb, int64_t m, int64_t n, int64_t k, const T* a,
-          const T* b, T* c) {
+void gemm(const GemmLayout& la, const GemmLayout& lb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
   const auto ta = la.trans ? CblasTrans : CblasNoTrans;
   const auto tb = lb.trans ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
@@ -91,8 +90,7 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
   const Shape sa = a->shape();
   const Shape sb = b->shape();
   const size_t rank = sa.rank();
-  if (rank < 2 || sb.rank() != rank)
-    throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");
+  if (rank < 2 || sb.rank() != rank) throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");
   const int64_t m = sa[rank - 2], k = sa[rank - 1], n = sb[rank - 1];
   if (sb[rank - 2] != k) throw ShapeError(op, shapes(sa, sb) + ": inner dimensions differ");
 
@@ -139,7 +137,7 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
   const int64_t work = m * n * std::max<int64_t>(k, 1);
 
   if (is_float) {
-    return BURN_CPU_DISPATCH_FLOAT(a->dtype(), op, [&]() -> Prim {
+    return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
       const T* pa = a->data<T>();
       const T* pb = b->data<T>();
       T* pc = out->data<T>();
@@ -150,8 +148,7 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
       // One shared rhs and lhs rows evenly spaced across the batch (e.g. [B, T, C] x [1, C, D]):
       // fold the batch into M for one big GEMM.
       bool fold = batch > 1 && !la->trans;
-      for (int64_t i = 1; fold && i < batch; ++i)
-        fold = b_off[i] == b_off[0] && a_off[i] - a_off[i - 1] == m * la->ld;
+      for (int64_t i = 1; fold && i < batch; ++i) fold = b_off[i] == b_off[0] && a_off[i] - a_off[i - 1] == m * la->ld;
       if (fold) {
         gemm<T>(*la, *lb, batch * m, n, k, pa + a_off[0], pb + b_off[0], pc);
       } else if (batch > 1 && work < kBlasSerialWork) {
@@ -170,13 +167,14 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
     const T* pa = a->data<T>();
     const T* pb = b->data<T>();
     T* pc = out->data<T>();
-    parallel_for(batch * m, std::max<int64_t>(1, kMatmulGrain / std::max<int64_t>(1, n * k)), [&](int64_t s, int64_t e) {
-      while (s < e) {
-        const int64_t bi = s / m, r0 = s % m, r1 = std::min(m, r0 + (e - s));
-        int_gemm_rows<T>(pa + a_off[bi], pb + b_off[bi], pc + bi * m * n, r0, r1, n, k);
-        s += r1 - r0;
-      }
-    });
+    parallel_for(batch * m, std::max<int64_t>(1, kMatmulGrain / std::max<int64_t>(1, n * k)),
+                 [&](int64_t s, int64_t e) {
+                   while (s < e) {
+                     const int64_t bi = s / m, r0 = s % m, r1 = std::min(m, r0 + (e - s));
+                     int_gemm_rows<T>(pa + a_off[bi], pb + b_off[bi], pc + bi * m * n, r0, r1, n, k);
+                     s += r1 - r0;
+                   }
+                 });
     return out;
   };
   return a->dtype() == DType::I64 ? int_matmul.template operator()<int64_t>()

@@ -20,38 +20,49 @@ constexpr int64_t kNormGrain = 1 << 15;
 CpuPtr cont(const Prim& p, const char* op) { return p ? contiguous(as_cpu(p, op)) : nullptr; }
 
 template <typename T>
-const T* ptr(const CpuPtr& t) { return t ? t->data<T>() : nullptr; }
+const T* ptr(const CpuPtr& t) {
+  return t ? t->data<T>() : nullptr;
+}
 
 // Mean and 1/sqrt(var + eps) of a row; rms: mean 0, var = mean(x^2).
 template <typename T>
 [[gnu::always_inline]] inline void row_stats(const T* x, int64_t n, T eps, bool rms, T& mean, T& rstd) {
   mean = rms ? T(0) : rowk::sum<T>(n, [&](int64_t j) { return x[j]; }) / T(n);
   const T m = mean;
-  const T var = rowk::sum<T>(n, [&](int64_t j) { const T d = x[j] - m; return d * d; }) / T(n);
+  const T var = rowk::sum<T>(n,
+                             [&](int64_t j) {
+                               const T d = x[j] - m;
+                               return d * d;
+                             }) /
+                T(n);
   rstd = T(1) / std::sqrt(var + eps);
 }
 
 // y = (x - mean) * rstd * w + b over `rows` rows of n (layer norm; rms norm with rms = true).
 template <typename T>
-[[gnu::always_inline]] inline void rows_forward(const T* x, T* y, int64_t rows, int64_t n, const T* w, const T* b, T eps,
-                                                bool rms) {
+[[gnu::always_inline]] inline void rows_forward(const T* x, T* y, int64_t rows, int64_t n, const T* w, const T* b,
+                                                T eps, bool rms) {
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * n;
     T* yr = y + r * n;
     T mean, rstd;
     row_stats(xr, n, eps, rms, mean, rstd);
-    if (w && b) for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd * w[j] + b[j];
-    else if (w) for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd * w[j];
-    else if (b) for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd + b[j];
-    else for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd;
+    if (w && b)
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd * w[j] + b[j];
+    else if (w)
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd * w[j];
+    else if (b)
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd + b[j];
+    else
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * rstd;
   }
 }
 
 // grad_x of rows; accumulates grad_w (when w) and grad_b partial sums into gw/gb (length n).
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w (rms: no mean(g) term).
 template <typename T>
-[[gnu::always_inline]] inline void rows_backward(const T* x, const T* go, const T* w, T* gx, T* gw, T* gb,
-                                                 int64_t rows, int64_t n, T eps, bool rms) {
+[[gnu::always_inline]] inline void rows_backward(const T* x, const T* go, const T* w, T* gx, T* gw, T* gb, int64_t rows,
+                                                 int64_t n, T eps, bool rms) {
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * n;
     const T* gr = go + r * n;
@@ -107,8 +118,9 @@ template <typename T>
 // Group norm backward over rows (n, g); per-(n, c) sums go to gwp (rstd * sum(go * (x - mean))) and
 // gbp (sum(go)), reduced over n by the caller.
 template <typename T>
-[[gnu::always_inline]] inline void groups_backward(const T* x, const T* go, const T* w, T* gx, T* gwp, T* gbp, int64_t r0,
-                                                   int64_t r1, int64_t groups, int64_t cg, int64_t s, T eps) {
+[[gnu::always_inline]] inline void groups_backward(const T* x, const T* go, const T* w, T* gx, T* gwp, T* gbp,
+                                                   int64_t r0, int64_t r1, int64_t groups, int64_t cg, int64_t s,
+                                                   T eps) {
   const int64_t k = cg * s;
   for (int64_t r = r0; r < r1; ++r) {
     const T* xr = x + r * k;
@@ -142,72 +154,74 @@ template <typename T>
 }
 
 // The per-type kernels, compiled for AVX2 and a baseline and picked at run time.
-#define BURN_CPU_NORM_KERNELS(T, SUFFIX)                                                                       \
-  __attribute__((target_clones("avx2", "default"))) void rows_fwd_##SUFFIX(                                   \
-      const T* x, T* y, int64_t rows, int64_t n, const T* w, const T* b, T eps, bool rms) {                  \
-    rows_forward<T>(x, y, rows, n, w, b, eps, rms);                                                          \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) void rows_bwd_##SUFFIX(                                   \
-      const T* x, const T* go, const T* w, T* gx, T* gw, T* gb, int64_t rows, int64_t n, T eps, bool rms) {  \
-    rows_backward<T>(x, go, w, gx, gw, gb, rows, n, eps, rms);                                               \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) void groups_fwd_##SUFFIX(                                 \
-      const T* x, T* y, int64_t r0, int64_t r1, int64_t groups, int64_t cg, int64_t s, const T* w, const T* b, \
-      T eps) {                                                                                               \
-    groups_forward<T>(x, y, r0, r1, groups, cg, s, w, b, eps);                                               \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) void groups_bwd_##SUFFIX(                                 \
-      const T* x, const T* go, const T* w, T* gx, T* gwp, T* gbp, int64_t r0, int64_t r1, int64_t groups,    \
-      int64_t cg, int64_t s, T eps) {                                                                        \
-    groups_backward<T>(x, go, w, gx, gwp, gbp, r0, r1, groups, cg, s, eps);                                  \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) T plane_sum_##SUFFIX(const T* x, int64_t n, T shift) {    \
-    return rowk::sum<T>(n, [&](int64_t j) { return x[j] - shift; });                                         \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) T plane_sq_##SUFFIX(const T* x, int64_t n, T mean) {      \
-    return rowk::sum<T>(n, [&](int64_t j) { const T d = x[j] - mean; return d * d; });                       \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) T plane_dot_##SUFFIX(const T* g, const T* x, int64_t n,   \
-                                                                         T mean) {                           \
-    return rowk::sum<T>(n, [&](int64_t j) { return g[j] * (x[j] - mean); });                                 \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) void plane_affine_##SUFFIX(const T* x, T* y, int64_t n,   \
-                                                                              T mean, T scale, T shift) {    \
-    for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * scale + shift;                                    \
-  }                                                                                                          \
-  __attribute__((target_clones("avx2", "default"))) void plane_bn_grad_##SUFFIX(                              \
-      const T* g, const T* x, T* dx, int64_t n, T mean, T a, T c, T k) {                                     \
-    for (int64_t j = 0; j < n; ++j) dx[j] = a * (g[j] - c - (x[j] - mean) * k);                              \
+#define BURN_CPU_NORM_KERNELS(T, SUFFIX)                                                                               \
+  __attribute__((target_clones("avx2", "default"))) void rows_fwd_##SUFFIX(const T* x, T* y, int64_t rows, int64_t n,  \
+                                                                           const T* w, const T* b, T eps, bool rms) {  \
+    rows_forward<T>(x, y, rows, n, w, b, eps, rms);                                                                    \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) void rows_bwd_##SUFFIX(                                            \
+      const T* x, const T* go, const T* w, T* gx, T* gw, T* gb, int64_t rows, int64_t n, T eps, bool rms) {            \
+    rows_backward<T>(x, go, w, gx, gw, gb, rows, n, eps, rms);                                                         \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) void groups_fwd_##SUFFIX(const T* x, T* y, int64_t r0, int64_t r1, \
+                                                                             int64_t groups, int64_t cg, int64_t s,    \
+                                                                             const T* w, const T* b, T eps) {          \
+    groups_forward<T>(x, y, r0, r1, groups, cg, s, w, b, eps);                                                         \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) void groups_bwd_##SUFFIX(                                          \
+      const T* x, const T* go, const T* w, T* gx, T* gwp, T* gbp, int64_t r0, int64_t r1, int64_t groups, int64_t cg,  \
+      int64_t s, T eps) {                                                                                              \
+    groups_backward<T>(x, go, w, gx, gwp, gbp, r0, r1, groups, cg, s, eps);                                            \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) T plane_sum_##SUFFIX(const T* x, int64_t n, T shift) {             \
+    return rowk::sum<T>(n, [&](int64_t j) { return x[j] - shift; });                                                   \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) T plane_sq_##SUFFIX(const T* x, int64_t n, T mean) {               \
+    return rowk::sum<T>(n, [&](int64_t j) {                                                                            \
+      const T d = x[j] - mean;                                                                                         \
+      return d * d;                                                                                                    \
+    });                                                                                                                \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) T plane_dot_##SUFFIX(const T* g, const T* x, int64_t n, T mean) {  \
+    return rowk::sum<T>(n, [&](int64_t j) { return g[j] * (x[j] - mean); });                                           \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) void plane_affine_##SUFFIX(const T* x, T* y, int64_t n, T mean,    \
+                                                                               T scale, T shift) {                     \
+    for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * scale + shift;                                              \
+  }                                                                                                                    \
+  __attribute__((target_clones("avx2", "default"))) void plane_bn_grad_##SUFFIX(const T* g, const T* x, T* dx,         \
+                                                                                int64_t n, T mean, T a, T c, T k) {    \
+    for (int64_t j = 0; j < n; ++j) dx[j] = a * (g[j] - c - (x[j] - mean) * k);                                        \
   }
 BURN_CPU_NORM_KERNELS(float, f32)
 BURN_CPU_NORM_KERNELS(double, f64)
 #undef BURN_CPU_NORM_KERNELS
 
 // Overloads so the templated drivers below pick the right clone.
-#define BURN_CPU_NORM_OVERLOADS(T, SUFFIX)                                                                       \
-  inline void rows_fwd(const T* x, T* y, int64_t rows, int64_t n, const T* w, const T* b, T eps, bool rms) {     \
-    rows_fwd_##SUFFIX(x, y, rows, n, w, b, eps, rms);                                                            \
-  }                                                                                                              \
-  inline void rows_bwd(const T* x, const T* go, const T* w, T* gx, T* gw, T* gb, int64_t rows, int64_t n, T eps, \
-                       bool rms) {                                                                               \
-    rows_bwd_##SUFFIX(x, go, w, gx, gw, gb, rows, n, eps, rms);                                                  \
-  }                                                                                                              \
-  inline void groups_fwd(const T* x, T* y, int64_t r0, int64_t r1, int64_t groups, int64_t cg, int64_t s,        \
-                         const T* w, const T* b, T eps) {                                                        \
-    groups_fwd_##SUFFIX(x, y, r0, r1, groups, cg, s, w, b, eps);                                                 \
-  }                                                                                                              \
-  inline void groups_bwd(const T* x, const T* go, const T* w, T* gx, T* gwp, T* gbp, int64_t r0, int64_t r1,    \
-                         int64_t groups, int64_t cg, int64_t s, T eps) {                                         \
-    groups_bwd_##SUFFIX(x, go, w, gx, gwp, gbp, r0, r1, groups, cg, s, eps);                                     \
-  }                                                                                                              \
-  inline T plane_sum(const T* x, int64_t n, T shift) { return plane_sum_##SUFFIX(x, n, shift); }                \
-  inline T plane_sq(const T* x, int64_t n, T mean) { return plane_sq_##SUFFIX(x, n, mean); }                    \
-  inline T plane_dot(const T* g, const T* x, int64_t n, T mean) { return plane_dot_##SUFFIX(g, x, n, mean); }   \
-  inline void plane_affine(const T* x, T* y, int64_t n, T mean, T scale, T shift) {                              \
-    plane_affine_##SUFFIX(x, y, n, mean, scale, shift);                                                          \
-  }                                                                                                              \
-  inline void plane_bn_grad(const T* g, const T* x, T* dx, int64_t n, T mean, T a, T c, T k) {                  \
-    plane_bn_grad_##SUFFIX(g, x, dx, n, mean, a, c, k);                                                          \
+#define BURN_CPU_NORM_OVERLOADS(T, SUFFIX)                                                                            \
+  inline void rows_fwd(const T* x, T* y, int64_t rows, int64_t n, const T* w, const T* b, T eps, bool rms) {          \
+    rows_fwd_##SUFFIX(x, y, rows, n, w, b, eps, rms);                                                                 \
+  }                                                                                                                   \
+  inline void rows_bwd(const T* x, const T* go, const T* w, T* gx, T* gw, T* gb, int64_t rows, int64_t n, T eps,      \
+                       bool rms) {                                                                                    \
+    rows_bwd_##SUFFIX(x, go, w, gx, gw, gb, rows, n, eps, rms);                                                       \
+  }                                                                                                                   \
+  inline void groups_fwd(const T* x, T* y, int64_t r0, int64_t r1, int64_t groups, int64_t cg, int64_t s, const T* w, \
+                         const T* b, T eps) {                                                                         \
+    groups_fwd_##SUFFIX(x, y, r0, r1, groups, cg, s, w, b, eps);                                                      \
+  }                                                                                                                   \
+  inline void groups_bwd(const T* x, const T* go, const T* w, T* gx, T* gwp, T* gbp, int64_t r0, int64_t r1,          \
+                         int64_t groups, int64_t cg, int64_t s, T eps) {                                              \
+    groups_bwd_##SUFFIX(x, go, w, gx, gwp, gbp, r0, r1, groups, cg, s, eps);                                          \
+  }                                                                                                                   \
+  inline T plane_sum(const T* x, int64_t n, T shift) { return plane_sum_##SUFFIX(x, n, shift); }                      \
+  inline T plane_sq(const T* x, int64_t n, T mean) { return plane_sq_##SUFFIX(x, n, mean); }                          \
+  inline T plane_dot(const T* g, const T* x, int64_t n, T mean) { return plane_dot_##SUFFIX(g, x, n, mean); }         \
+  inline void plane_affine(const T* x, T* y, int64_t n, T mean, T scale, T shift) {                                   \
+    plane_affine_##SUFFIX(x, y, n, mean, scale, shift);                                                               \
+  }                                                                                                                   \
+  inline void plane_bn_grad(const T* g, const T* x, T* dx, int64_t n, T mean, T a, T c, T k) {                        \
+    plane_bn_grad_##SUFFIX(g, x, dx, n, mean, a, c, k);                                                               \
   }
 BURN_CPU_NORM_OVERLOADS(float, f32)
 BURN_CPU_NORM_OVERLOADS(double, f64)
@@ -243,7 +257,7 @@ Prim rows_norm(Prim xp, Prim wp, Prim bp, size_t nd, double eps, bool rms, const
   const auto [x, out] = in_out(xp, op);
   const auto [m, n] = rows_of(x->shape(), nd);
   if (m * n == 0) return out;
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     const T* px = x->data<T>();
     T* py = out->data<T>();
     const T* pw = ptr<T>(w);
@@ -268,7 +282,7 @@ Prims rows_norm_backward(Prim xp, Prim wp, Prim gp, size_t nd, double eps, bool 
   const CpuPtr gx = alloc(shape, dt);
   const CpuPtr gw = w ? alloc(wshape, dt) : nullptr;
   const CpuPtr gb = rms ? nullptr : alloc(wshape, dt);
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(m, 4 * static_cast<int64_t>(num_threads())));
     std::vector<T> pw(static_cast<size_t>(blocks * n), T(0)), pb(static_cast<size_t>(blocks * n), T(0));
     const T* px = x->data<T>();
@@ -285,7 +299,7 @@ Prims rows_norm_backward(Prim xp, Prim wp, Prim gp, size_t nd, double eps, bool 
       });
     for (const auto& [dst, part] : {std::pair{gw, &pw}, std::pair{gb, &pb}}) {
       if (!dst) continue;
-      T* d = dst->data<T>();
+      T* d = dst->template data<T>();
       std::fill(d, d + n, T(0));
       for (int64_t bi = 0; bi < blocks; ++bi)
         for (int64_t j = 0; j < n; ++j) d[j] += (*part)[static_cast<size_t>(bi * n + j)];
@@ -363,7 +377,7 @@ Prim CpuBackend::group_norm(Prim xp, Prim weight, Prim bias, int64_t num_groups,
   const Ncs d = ncs_of(x->shape());
   const int64_t cg = d.c / num_groups, rows = d.n * num_groups;
   if (rows * cg * d.s == 0) return out;
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     const T* px = x->data<T>();
     T* py = out->data<T>();
     parallel_for(rows, row_grain(cg * d.s), [&](int64_t r0, int64_t r1) {
@@ -385,7 +399,7 @@ Prims CpuBackend::group_norm_backward(Prim xp, Prim weight, Prim grad_out, int64
   const CpuPtr gx = alloc(x->shape(), dt);
   const CpuPtr gw = w ? alloc(Shape{d.c}, dt) : nullptr;
   const CpuPtr gb = alloc(Shape{d.c}, dt);
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<T> pw(static_cast<size_t>(d.n * d.c), T(0)), pb(static_cast<size_t>(d.n * d.c), T(0));
     if (rows * cg * d.s > 0)
       parallel_for(rows, row_grain(cg * d.s), [&](int64_t r0, int64_t r1) {
@@ -413,7 +427,7 @@ Prims CpuBackend::batch_norm(Prim xp, Prim weight, Prim bias, Prim running_mean,
   const auto [x, out] = in_out(xp, op);
   const Ncs d = ncs_of(x->shape());
   CpuPtr new_mean, new_var;
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<double> mean, var;
     if (training) {
       channel_stats<T>(x->data<T>(), d, mean, var);
@@ -438,7 +452,7 @@ Prims CpuBackend::batch_norm(Prim xp, Prim weight, Prim bias, Prim running_mean,
         const int64_t c = p % d.c;
         const double rstd = 1.0 / std::sqrt(var[c] + eps);
         plane_affine(px + p * d.s, py + p * d.s, d.s, static_cast<T>(mean[c]), static_cast<T>(rstd * wv[c]),
-                        static_cast<T>(bv[c]));
+                     static_cast<T>(bv[c]));
       }
     });
   });
@@ -457,10 +471,12 @@ Prims CpuBackend::batch_norm_backward(Prim xp, Prim weight, Prim running_mean, P
   const CpuPtr gx = alloc(x->shape(), dt);
   const CpuPtr gw = w ? alloc(Shape{d.c}, dt) : nullptr;
   const CpuPtr gb = alloc(Shape{d.c}, dt);
-  BURN_CPU_DISPATCH_FLOAT(dt, op, [&] {
+  dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<double> mean, var;
-    if (training) channel_stats<T>(x->data<T>(), d, mean, var);
-    else mean = to_doubles<T>(rm, d.c, 0.0), var = to_doubles<T>(rv, d.c, 1.0);
+    if (training)
+      channel_stats<T>(x->data<T>(), d, mean, var);
+    else
+      mean = to_doubles<T>(rm, d.c, 0.0), var = to_doubles<T>(rv, d.c, 1.0);
     const std::vector<double> wv = to_doubles<T>(w, d.c, 1.0);
     const T* px = x->data<T>();
     const T* pg = go->data<T>();
@@ -473,7 +489,8 @@ Prims CpuBackend::batch_norm_backward(Prim xp, Prim weight, Prim running_mean, P
         pbs[p] = static_cast<double>(plane_sum(pg + p * d.s, d.s, T(0)));
       }
     });
-    std::vector<double> a(static_cast<size_t>(d.c), 0.0), bsum(static_cast<size_t>(d.c), 0.0), rstd(static_cast<size_t>(d.c));
+    std::vector<double> a(static_cast<size_t>(d.c), 0.0), bsum(static_cast<size_t>(d.c), 0.0),
+        rstd(static_cast<size_t>(d.c));
     for (int64_t p = 0; p < planes; ++p) a[p % d.c] += pa[p], bsum[p % d.c] += pbs[p];
     for (int64_t c = 0; c < d.c; ++c) {
       rstd[c] = 1.0 / std::sqrt(var[c] + eps);
@@ -489,7 +506,7 @@ Prims CpuBackend::batch_norm_backward(Prim xp, Prim weight, Prim running_mean, P
         const double s = rstd[c];
         const double cterm = training ? bsum[c] / count : 0.0, kterm = training ? s * s * a[c] / count : 0.0;
         plane_bn_grad(pg + p * d.s, px + p * d.s, pdx + p * d.s, d.s, static_cast<T>(mean[c]),
-                         static_cast<T>(s * wv[c]), static_cast<T>(cterm), static_cast<T>(kterm));
+                      static_cast<T>(s * wv[c]), static_cast<T>(cterm), static_cast<T>(kterm));
       }
     });
   });

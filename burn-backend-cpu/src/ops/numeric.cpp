@@ -1,6 +1,7 @@
 // Numeric ops of the cpu backend (f32, f64, i64, i32): arithmetic with NumPy broadcasting, scalar
 // variants, maximum/minimum, neg/abs/sign and clamps. matmul lives in matmul.cpp.
-// Int div truncates and int division by zero throws; remainder takes the divisor's sign (PyTorch).
+// Int div truncates and int division by zero throws; remainder takes the divisor's sign (PyTorch),
+// fmod the dividend's (C).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,15 +17,19 @@ namespace {
 
 template <typename T>
 constexpr bool nan_of(T v) {
-  if constexpr (std::is_floating_point_v<T>) return v != v;
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  else
+    return false;
 }
 
 // Truncating division; b == -1 is a negation so that INT_MIN / -1 wraps rather than traps.
 template <typename T>
 inline T div_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return b == T(-1) ? wrap_sub(T(0), a) : static_cast<T>(a / b);
-  else return a / b;
+  if constexpr (std::is_integral_v<T>)
+    return b == T(-1) ? wrap_sub(T(0), a) : static_cast<T>(a / b);
+  else
+    return a / b;
 }
 
 // PyTorch's remainder: the result has the sign of the divisor.
@@ -38,6 +43,15 @@ inline T rem_of(T a, T b) {
     T r = std::fmod(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
   }
+}
+
+// C's fmod: the sign of the dividend. Ints truncate; b == -1 gives 0 (INT_MIN % -1 traps).
+template <typename T>
+inline T fmod_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return b == T(-1) ? T(0) : static_cast<T>(a % b);
+  else
+    return std::fmod(a, b);
 }
 
 // Integer power by squaring; negative exponents follow PyTorch (1, -1 keep their magnitude, else 0).
@@ -58,9 +72,13 @@ inline T pow_of(T a, T b) {
 }
 
 template <typename T>
-inline T max_of(T a, T b) { return (a > b || nan_of(a)) ? a : b; }
+inline T max_of(T a, T b) {
+  return (a > b || nan_of(a)) ? a : b;
+}
 template <typename T>
-inline T min_of(T a, T b) { return (a < b || nan_of(a)) ? a : b; }
+inline T min_of(T a, T b) {
+  return (a < b || nan_of(a)) ? a : b;
+}
 
 // Int div/remainder by zero is an error, found before the kernel runs (kernels never throw).
 void check_no_int_zero(const char* op, const Prim& rhs) {
@@ -68,8 +86,9 @@ void check_no_int_zero(const char* op, const Prim& rhs) {
   if (dt != DType::I64 && dt != DType::I32) return;
   const CpuPtr r = contiguous(as_cpu(rhs, op));
   const int64_t n = r->shape().num_elements();
-  const bool zero = dt == DType::I64 ? std::find(r->data<int64_t>(), r->data<int64_t>() + n, 0) != r->data<int64_t>() + n
-                                     : std::find(r->data<int32_t>(), r->data<int32_t>() + n, 0) != r->data<int32_t>() + n;
+  const bool zero = dt == DType::I64
+                        ? std::find(r->data<int64_t>(), r->data<int64_t>() + n, 0) != r->data<int64_t>() + n
+                        : std::find(r->data<int32_t>(), r->data<int32_t>() + n, 0) != r->data<int32_t>() + n;
   if (zero) throw ValueError(op, "integer division by zero (rhs " + r->shape().to_string() + " holds a 0)");
 }
 
@@ -80,43 +99,40 @@ T scalar_checked(const char* op, const Scalar& s, bool nonzero_int) {
   return v;
 }
 
+// An op with a scalar operand: fn(a, b) with b the scalar as T (nonzero_int: an int 0 is an error).
+template <typename Fn>
+Prim scalar_map(Prim lhs, const Scalar& rhs, const char* op, bool nonzero_int, Fn fn) {
+  const DType dt = lhs->dtype();
+  return dispatch<Dtypes::Numeric>(dt, op, [&]<typename T>() {
+    const T b = scalar_checked<T>(op, rhs, nonzero_int);
+    return unary_op<T, T>(std::move(lhs), dt, op, [b, fn](T a) { return static_cast<T>(fn(a, b)); });
+  });
+}
+
 }  // namespace
 
-#define BURN_CPU_BINARY(NAME, EXPR)                                                               \
-  Prim CpuBackend::NAME(Prim lhs, Prim rhs) {                                                     \
-    const DType dt = lhs->dtype();                                                                \
-    return BURN_CPU_NUMERIC(dt, #NAME, [&] {                                                      \
-      return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, #NAME, [](T a, T b) { return static_cast<T>(EXPR); }); \
-    });                                                                                           \
-  }
-
-#define BURN_CPU_SCALAR(NAME, EXPR, NONZERO)                                                      \
-  Prim CpuBackend::NAME(Prim lhs, Scalar rhs) {                                                   \
-    const DType dt = lhs->dtype();                                                                \
-    return BURN_CPU_NUMERIC(dt, #NAME, [&] {                                                      \
-      const T b = scalar_checked<T>(#NAME, rhs, NONZERO);                                         \
-      return unary_op<T, T>(std::move(lhs), dt, #NAME, [b](T a) { return static_cast<T>(EXPR); }); \
-    });                                                                                           \
-  }
-
-#define BURN_CPU_UNARY(NAME, EXPR)                                                                \
-  Prim CpuBackend::NAME(Prim x) {                                                                 \
-    const DType dt = x->dtype();                                                                  \
-    return BURN_CPU_NUMERIC(dt, #NAME, [&] {                                                      \
-      return unary_op<T, T>(std::move(x), dt, #NAME, [](T a) { return static_cast<T>(EXPR); });   \
-    });                                                                                           \
-  }
-
-BURN_CPU_BINARY(add, wrap_add(a, b))
-BURN_CPU_BINARY(sub, wrap_sub(a, b))
-BURN_CPU_BINARY(mul, wrap_mul(a, b))
-BURN_CPU_BINARY(powf, pow_of(a, b))
-BURN_CPU_BINARY(maximum, max_of(a, b))
-BURN_CPU_BINARY(minimum, min_of(a, b))
+Prim CpuBackend::add(Prim lhs, Prim rhs) {
+  return zip_map(std::move(lhs), std::move(rhs), "add", [](auto a, auto b) { return wrap_add(a, b); });
+}
+Prim CpuBackend::sub(Prim lhs, Prim rhs) {
+  return zip_map(std::move(lhs), std::move(rhs), "sub", [](auto a, auto b) { return wrap_sub(a, b); });
+}
+Prim CpuBackend::mul(Prim lhs, Prim rhs) {
+  return zip_map(std::move(lhs), std::move(rhs), "mul", [](auto a, auto b) { return wrap_mul(a, b); });
+}
+Prim CpuBackend::powf(Prim lhs, Prim rhs) {
+  return zip_map(std::move(lhs), std::move(rhs), "powf", [](auto a, auto b) { return pow_of(a, b); });
+}
+Prim CpuBackend::maximum(Prim lhs, Prim rhs) {
+  return zip_map(std::move(lhs), std::move(rhs), "maximum", [](auto a, auto b) { return max_of(a, b); });
+}
+Prim CpuBackend::minimum(Prim lhs, Prim rhs) {
+  return zip_map(std::move(lhs), std::move(rhs), "minimum", [](auto a, auto b) { return min_of(a, b); });
+}
 
 Prim CpuBackend::div(Prim lhs, Prim rhs) {
   const DType dt = lhs->dtype();
-  return BURN_CPU_NUMERIC(dt, "div", [&] {
+  return dispatch<Dtypes::Numeric>(dt, "div", [&]<typename T>() {
     if (lhs->dtype() == rhs->dtype()) check_no_int_zero("div", rhs);
     return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, "div", [](T a, T b) { return div_of(a, b); });
   });
@@ -124,22 +140,44 @@ Prim CpuBackend::div(Prim lhs, Prim rhs) {
 
 Prim CpuBackend::remainder(Prim lhs, Prim rhs) {
   const DType dt = lhs->dtype();
-  return BURN_CPU_NUMERIC(dt, "remainder", [&] {
+  return dispatch<Dtypes::Numeric>(dt, "remainder", [&]<typename T>() {
     if (lhs->dtype() == rhs->dtype()) check_no_int_zero("remainder", rhs);
     return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, "remainder", [](T a, T b) { return rem_of(a, b); });
   });
 }
 
-BURN_CPU_SCALAR(add_scalar, wrap_add(a, b), false)
-BURN_CPU_SCALAR(sub_scalar, wrap_sub(a, b), false)
-BURN_CPU_SCALAR(mul_scalar, wrap_mul(a, b), false)
-BURN_CPU_SCALAR(div_scalar, div_of(a, b), true)
-BURN_CPU_SCALAR(remainder_scalar, rem_of(a, b), true)
+Prim CpuBackend::fmod(Prim lhs, Prim rhs) {
+  const DType dt = lhs->dtype();
+  return dispatch<Dtypes::Numeric>(dt, "fmod", [&]<typename T>() {
+    if (lhs->dtype() == rhs->dtype()) check_no_int_zero("fmod", rhs);
+    return binary_op<T, T>(std::move(lhs), std::move(rhs), dt, "fmod", [](T a, T b) { return fmod_of(a, b); });
+  });
+}
+
+Prim CpuBackend::add_scalar(Prim lhs, Scalar rhs) {
+  return scalar_map(std::move(lhs), rhs, "add_scalar", false, [](auto a, auto b) { return wrap_add(a, b); });
+}
+Prim CpuBackend::sub_scalar(Prim lhs, Scalar rhs) {
+  return scalar_map(std::move(lhs), rhs, "sub_scalar", false, [](auto a, auto b) { return wrap_sub(a, b); });
+}
+Prim CpuBackend::mul_scalar(Prim lhs, Scalar rhs) {
+  return scalar_map(std::move(lhs), rhs, "mul_scalar", false, [](auto a, auto b) { return wrap_mul(a, b); });
+}
+Prim CpuBackend::div_scalar(Prim lhs, Scalar rhs) {
+  return scalar_map(std::move(lhs), rhs, "div_scalar", true, [](auto a, auto b) { return div_of(a, b); });
+}
+Prim CpuBackend::remainder_scalar(Prim lhs, Scalar rhs) {
+  return scalar_map(std::move(lhs), rhs, "remainder_scalar", true, [](auto a, auto b) { return rem_of(a, b); });
+}
+
+Prim CpuBackend::fmod_scalar(Prim lhs, Scalar rhs) {
+  return scalar_map(std::move(lhs), rhs, "fmod_scalar", true, [](auto a, auto b) { return fmod_of(a, b); });
+}
 
 // Common exponents get exact, vectorisable forms instead of pow.
 Prim CpuBackend::powf_scalar(Prim lhs, Scalar rhs) {
   const DType dt = lhs->dtype();
-  return BURN_CPU_NUMERIC(dt, "powf_scalar", [&]() -> Prim {
+  return dispatch<Dtypes::Numeric>(dt, "powf_scalar", [&]<typename T>() -> Prim {
     const T e = scalar_as<T>(rhs);
     if constexpr (std::is_floating_point_v<T>) {
       if (e == T(1)) return unary_op<T, T>(std::move(lhs), dt, "powf_scalar", [](T a) { return a; });
@@ -153,14 +191,20 @@ Prim CpuBackend::powf_scalar(Prim lhs, Scalar rhs) {
   });
 }
 
-BURN_CPU_UNARY(neg, wrap_sub(T(0), a))
-BURN_CPU_UNARY(abs, a < T(0) ? wrap_sub(T(0), a) : a)
+Prim CpuBackend::neg(Prim x) {
+  return unary_map(std::move(x), "neg", [](auto a) { return wrap_sub(decltype(a)(0), a); });
+}
+Prim CpuBackend::abs(Prim x) {
+  return unary_map(std::move(x), "abs", [](auto a) { return a < decltype(a)(0) ? wrap_sub(decltype(a)(0), a) : a; });
+}
 // sign(NaN) is 0 in PyTorch.
-BURN_CPU_UNARY(sign, (T(0) < a) - (a < T(0)))
+Prim CpuBackend::sign(Prim x) {
+  return unary_map(std::move(x), "sign", [](auto a) { return (decltype(a)(0) < a) - (a < decltype(a)(0)); });
+}
 
 Prim CpuBackend::clamp(Prim x, Scalar min, Scalar max) {
   const DType dt = x->dtype();
-  return BURN_CPU_NUMERIC(dt, "clamp", [&] {
+  return dispatch<Dtypes::Numeric>(dt, "clamp", [&]<typename T>() {
     const T lo = scalar_as<T>(min), hi = scalar_as<T>(max);
     // min(max(a, lo), hi) as PyTorch (hi wins when lo > hi); NaN stays NaN as comparisons with it are false.
     return unary_op<T, T>(std::move(x), dt, "clamp", [lo, hi](T a) {
@@ -171,21 +215,17 @@ Prim CpuBackend::clamp(Prim x, Scalar min, Scalar max) {
 }
 Prim CpuBackend::clamp_min(Prim x, Scalar min) {
   const DType dt = x->dtype();
-  return BURN_CPU_NUMERIC(dt, "clamp_min", [&] {
+  return dispatch<Dtypes::Numeric>(dt, "clamp_min", [&]<typename T>() {
     const T lo = scalar_as<T>(min);
     return unary_op<T, T>(std::move(x), dt, "clamp_min", [lo](T a) { return a < lo ? lo : a; });
   });
 }
 Prim CpuBackend::clamp_max(Prim x, Scalar max) {
   const DType dt = x->dtype();
-  return BURN_CPU_NUMERIC(dt, "clamp_max", [&] {
+  return dispatch<Dtypes::Numeric>(dt, "clamp_max", [&]<typename T>() {
     const T hi = scalar_as<T>(max);
     return unary_op<T, T>(std::move(x), dt, "clamp_max", [hi](T a) { return a > hi ? hi : a; });
   });
 }
-
-#undef BURN_CPU_BINARY
-#undef BURN_CPU_SCALAR
-#undef BURN_CPU_UNARY
 
 }  // namespace burn::cpu

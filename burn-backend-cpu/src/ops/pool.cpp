@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "pool_util.hpp"
 
@@ -22,12 +23,10 @@ constexpr int64_t kRowGrain = 4096;  // output elements per task, roughly
 std::vector<int64_t> pool_out_sp(const Shape& s, const PoolOptions& p) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < p.kernel.size(); ++i)
-    out.push_back(module_detail::pool_out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i], p.dilation[i],
-                          p.ceil_mode));
+    out.push_back(module_detail::pool_out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
+                                              p.dilation[i], p.ceil_mode));
   return out;
 }
-
-bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
 
 // The input rows (offsets within a plane) a (od, oh) output row's window covers; only the taps
 // inside the input are visited, so a kernel far larger than the input costs nothing here.
@@ -342,7 +341,7 @@ void adaptive_avg_bwd(const T* go, T* gi, const Geometry& g) {
 }  // namespace
 
 Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::max_pool(std::move(x), options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::max_pool(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "max_pool"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
   const Geometry g = geometry(xc->shape(), sp);
@@ -356,7 +355,7 @@ Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) {
 }
 
 PrimPair CpuBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::max_pool_with_indices(std::move(x), options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::max_pool_with_indices(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "max_pool_with_indices"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
   const Geometry g = geometry(xc->shape(), sp);
@@ -372,13 +371,13 @@ PrimPair CpuBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
 }
 
 Prim CpuBackend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype()))
+  if (!accepts<Dtypes::Float>(x->dtype()))
     return Backend::max_pool_backward(std::move(x), std::move(grad_out), std::move(indices), options);
   return scatter_by_indices(std::move(x), std::move(grad_out), std::move(indices), "max_pool_backward");
 }
 
 Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::avg_pool(std::move(x), options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::avg_pool(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "avg_pool"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
   const Geometry g = geometry(xc->shape(), sp);
@@ -392,7 +391,8 @@ Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) {
 }
 
 Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
+  if (!accepts<Dtypes::Float>(x->dtype()))
+    return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
   const CpuPtr xc = as_cpu(x, "avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "avg_pool_backward"));
   const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
@@ -407,7 +407,7 @@ Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& opt
 }
 
 Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
-  if (!is_float_dtype(x->dtype())) return Backend::adaptive_avg_pool(std::move(x), output_size);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_avg_pool(std::move(x), output_size);
   const CpuPtr xc = contiguous(as_cpu(x, "adaptive_avg_pool"));
   const Geometry g = geometry(xc->shape(), output_size.dims());
   CpuPtr out = alloc(out_shape(xc->shape(), output_size.dims()), xc->dtype());
@@ -419,7 +419,8 @@ Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
 }
 
 Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
-  if (!is_float_dtype(x->dtype())) return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
+  if (!accepts<Dtypes::Float>(x->dtype()))
+    return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
   const CpuPtr xc = as_cpu(x, "adaptive_avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "adaptive_avg_pool_backward"));
   const std::vector<int64_t> sp(gc->shape().begin() + 2, gc->shape().end());
@@ -433,7 +434,7 @@ Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
 }
 
 PrimPair CpuBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
-  if (!is_float_dtype(x->dtype())) return Backend::adaptive_max_pool(std::move(x), output_size);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_max_pool(std::move(x), output_size);
   const CpuPtr xc = contiguous(as_cpu(x, "adaptive_max_pool"));
   const Geometry g = geometry(xc->shape(), output_size.dims());
   const Shape os = out_shape(xc->shape(), output_size.dims());
@@ -447,7 +448,7 @@ PrimPair CpuBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
 }
 
 Prim CpuBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {
-  if (!is_float_dtype(x->dtype()))
+  if (!accepts<Dtypes::Float>(x->dtype()))
     return Backend::adaptive_max_pool_backward(std::move(x), std::move(grad_out), std::move(indices));
   return scatter_by_indices(std::move(x), std::move(grad_out), std::move(indices), "adaptive_max_pool_backward");
 }

@@ -102,6 +102,8 @@ inline std::vector<int64_t> load_indices(const CpuPtr& idx) {
 
 // PyTorch's max rule: a NaN wins and stays.
 template <typename T>
-inline bool takes_max(T v, T m) { return v > m || v != v; }
+inline bool takes_max(T v, T m) {
+  return v > m || v != v;
+}
 
 }  // namespace burn::cpu::pool_detail

@@ -18,8 +18,10 @@ namespace {
 
 template <typename T>
 constexpr bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return v != v;
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  else
+    return false;
 }
 
 // Ints accumulate in uint64 so that overflow wraps (as in PyTorch) instead of being undefined.
@@ -28,8 +30,10 @@ using wide_t = std::conditional_t<std::is_floating_point_v<T>, T, uint64_t>;
 
 template <typename T, typename A>
 constexpr T narrow(A a) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(a);
-  else return static_cast<T>(static_cast<int64_t>(a));
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(a);
+  else
+    return static_cast<T>(static_cast<int64_t>(a));
 }
 
 // ---- reduction operators: init, step (fold one element), merge (fold two partials), finish ----
@@ -48,8 +52,10 @@ struct SumOp {
 template <typename T>
 struct MeanOp : SumOp<T> {
   static T finish(typename SumOp<T>::A a, int64_t n) {
-    if constexpr (std::is_floating_point_v<T>) return static_cast<T>(a / static_cast<T>(n));
-    else return n == 0 ? T(0) : static_cast<T>(static_cast<int64_t>(a) / n);
+    if constexpr (std::is_floating_point_v<T>)
+      return static_cast<T>(a / static_cast<T>(n));
+    else
+      return n == 0 ? T(0) : static_cast<T>(static_cast<int64_t>(a) / n);
   }
 };
 
@@ -69,8 +75,10 @@ struct MaxOp {
   using A = T;
   using O = T;
   static A init() {
-    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
+    if constexpr (std::is_floating_point_v<T>)
+      return -std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::lowest();
   }
   static A step(A a, T v) { return ((a > v) | is_nan(a)) ? a : v; }
   static A merge(A a, A b) { return step(a, b); }
@@ -82,8 +90,10 @@ struct MinOp {
   using A = T;
   using O = T;
   static A init() {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>)
+      return std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::max();
   }
   static A step(A a, T v) { return ((a < v) | is_nan(a)) ? a : v; }
   static A merge(A a, A b) { return step(a, b); }
@@ -110,7 +120,7 @@ struct AllOp {
   static O finish(A a, int64_t) { return a; }
 };
 
-constexpr int64_t kCols = 256;       // columns per task in the column (inner > 1) kernels
+constexpr int64_t kCols = 256;  // columns per task in the column (inner > 1) kernels
 // Columns per task in reduce_lanes: whole rows of up to 16 KB (f32), so each task streams memory
 // contiguously instead of reading 1 KB per row at a row stride (a new page per row).
 constexpr int64_t kWideCols = 4096;
@@ -182,8 +192,10 @@ void reduce_lanes(const T* x, typename Op::O* out, Lanes l) {
       const int64_t w = std::min(kWideCols, inner - j0);
       const int64_t k0 = std::min(n, s * span), k1 = std::min(n, k0 + span);
       const T* base = x + o * n * inner + j0;
-      if (inner == 1) acc[0] = reduce_row<Op>(base + k0, k1 - k0);
-      else reduce_cols<Op>(base, k0, k1, inner, w, acc, part_buf.data());
+      if (inner == 1)
+        acc[0] = reduce_row<Op>(base + k0, k1 - k0);
+      else
+        reduce_cols<Op>(base, k0, k1, inner, w, acc, part_buf.data());
       if (splits == 1) {
         for (int64_t j = 0; j < w; ++j) out[o * inner + j0 + j] = Op::finish(acc[j], n);
       } else {
@@ -197,7 +209,8 @@ void reduce_lanes(const T* x, typename Op::O* out, Lanes l) {
     const int64_t w = std::min(kWideCols, inner - j0);
     for (int64_t j = 0; j < w; ++j) {
       A a = partial[static_cast<size_t>(task * splits * width + j)];
-      for (int64_t s = 1; s < splits; ++s) a = Op::merge(a, partial[static_cast<size_t>((task * splits + s) * width + j)]);
+      for (int64_t s = 1; s < splits; ++s)
+        a = Op::merge(a, partial[static_cast<size_t>((task * splits + s) * width + j)]);
       out[o * inner + j0 + j] = Op::finish(a, n);
     }
   }
@@ -214,8 +227,8 @@ Prim reduce_dim(const char* op, const Prim& xp, size_t dim, bool any_dtype = fal
     reduce_lanes<Op>(x->data<T>(), out->data<typename Op::O>(), l);
     return out;
   };
-  if (any_dtype) return BURN_CPU_DISPATCH(x->dtype(), op, [&] { return run.template operator()<T>(); });
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] { return run.template operator()<T>(); });
+  if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, run);
 }
 
 template <template <typename> class OpT, bool kOutBool = false>
@@ -228,13 +241,12 @@ Prim reduce_all(const char* op, const Prim& xp, bool any_dtype = false) {
     reduce_lanes<Op>(x->data<T>(), out->data<typename Op::O>(), l);
     return out;
   };
-  if (any_dtype) return BURN_CPU_DISPATCH(x->dtype(), op, [&] { return run.template operator()<T>(); });
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] { return run.template operator()<T>(); });
+  if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, run);
 }
 
 void require_nonempty(const char* op, const CpuPtr& x, int64_t n) {
-  if (n == 0)
-    throw ValueError(op, "cannot reduce over an empty dim of a tensor of shape " + x->shape().to_string());
+  if (n == 0) throw ValueError(op, "cannot reduce over an empty dim of a tensor of shape " + x->shape().to_string());
 }
 
 // ---- argmax / argmin, optionally with the values ----
@@ -242,8 +254,10 @@ void require_nonempty(const char* op, const CpuPtr& x, int64_t n) {
 // The first extreme wins; a NaN beats every number and the first NaN wins (as PyTorch).
 template <bool kMax, typename T>
 inline bool better(T v, T best) {
-  if constexpr (kMax) return v > best || (is_nan(v) && !is_nan(best));
-  else return v < best || (is_nan(v) && !is_nan(best));
+  if constexpr (kMax)
+    return v > best || (is_nan(v) && !is_nan(best));
+  else
+    return v < best || (is_nan(v) && !is_nan(best));
 }
 
 template <bool kMax, typename T>
@@ -280,7 +294,7 @@ PrimPair arg_reduce(const char* op, const Prim& xp, size_t dim, bool with_values
   const Lanes l = lanes_of(x->shape(), dim);
   require_nonempty(op, x, l.n);
   const Shape out_shape = with_dim(x->shape(), dim, 1);
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] {
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() {
     const CpuPtr idx = alloc(out_shape, DType::I64);
     CpuPtr vals = with_values ? alloc(out_shape, x->dtype()) : nullptr;
     // No output: no lane (inner may be 2^63 - 1 next to a zero dim, and its column chunks overflow).
@@ -361,7 +375,7 @@ Prim scan(const char* op, const Prim& xp, size_t dim) {
   const CpuPtr x = contiguous(as_cpu(xp, op));
   check_dim(op, x->shape(), dim);
   const Lanes l = lanes_of(x->shape(), dim);
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&]() -> Prim {
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() -> Prim {
     const CpuPtr out = alloc(x->shape(), x->dtype());
     // No elements: nothing to scan, though outer * inner lanes (of length 0) may number 2^62.
     if (x->shape().num_elements() > 0) scan_lanes<OpT<T>>(x->data<T>(), out->data<T>(), l);
@@ -399,8 +413,10 @@ void sort_lanes(const T* x, T* vals, int64_t* idx, Lanes l, int64_t keep, bool d
       const int64_t o = lane / inner, j = lane % inner;
       const T* src = x + o * n * inner + j;
       for (int64_t k = 0; k < n; ++k) buf[k] = {src[k * inner], k};
-      if (keep * 4 < n) std::partial_sort(buf.begin(), buf.begin() + keep, buf.end(), total_order);
-      else std::stable_sort(buf.begin(), buf.end(), by_value);
+      if (keep * 4 < n)
+        std::partial_sort(buf.begin(), buf.begin() + keep, buf.end(), total_order);
+      else
+        std::stable_sort(buf.begin(), buf.end(), by_value);
       const int64_t dst = o * keep * inner + j;
       for (int64_t k = 0; k < keep; ++k) {
         if (vals) vals[dst + k * inner] = buf[k].first;
@@ -417,7 +433,7 @@ PrimPair sort_impl(const char* op, const Prim& xp, size_t dim, int64_t keep, boo
   const Lanes l = lanes_of(x->shape(), dim);
   if (keep < 0) keep = l.n;
   const Shape out_shape = with_dim(x->shape(), dim, keep);
-  return BURN_CPU_NUMERIC(x->dtype(), op, [&] {
+  return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() {
     CpuPtr v = values ? alloc(out_shape, x->dtype()) : nullptr;
     CpuPtr i = indices ? alloc(out_shape, DType::I64) : nullptr;
     if (out_shape.num_elements() == 0) return PrimPair{v, i};  // no lane to sort, however many of length 0
@@ -438,11 +454,13 @@ Prim CpuBackend::prod(Prim x) { return reduce_all<ProdOp>("prod", x); }
 Prim CpuBackend::prod_dim(Prim x, size_t dim) { return reduce_dim<ProdOp>("prod_dim", x, dim); }
 
 Prim CpuBackend::max(Prim x) {
-  if (x->shape().num_elements() == 0) throw ValueError("max", "cannot reduce an empty tensor of shape " + x->shape().to_string());
+  if (x->shape().num_elements() == 0)
+    throw ValueError("max", "cannot reduce an empty tensor of shape " + x->shape().to_string());
   return reduce_all<MaxOp>("max", x);
 }
 Prim CpuBackend::min(Prim x) {
-  if (x->shape().num_elements() == 0) throw ValueError("min", "cannot reduce an empty tensor of shape " + x->shape().to_string());
+  if (x->shape().num_elements() == 0)
+    throw ValueError("min", "cannot reduce an empty tensor of shape " + x->shape().to_string());
   return reduce_all<MinOp>("min", x);
 }
 Prim CpuBackend::max_dim(Prim x, size_t dim) {
@@ -475,7 +493,7 @@ Prim CpuBackend::var(Prim xp, size_t dim, int64_t correction) {
   const CpuPtr x = contiguous(as_cpu(xp, "var"));
   check_dim("var", x->shape(), dim);
   const Lanes l = lanes_of(x->shape(), dim);
-  return BURN_CPU_DISPATCH_FLOAT(x->dtype(), "var", [&]() -> Prim {
+  return dispatch<Dtypes::Float>(x->dtype(), "var", [&]<typename T>() -> Prim {
     const CpuPtr out = alloc(with_dim(x->shape(), dim, 1), x->dtype());
     if (l.outer * l.inner > 0) var_lanes<T>(x->data<T>(), out->data<T>(), l, correction);
     return out;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "pool_util.hpp"
 
@@ -75,8 +76,7 @@ void interp_fwd(const T* x, T* y, const Geometry& g, const Taps3& t, bool neares
         for (int64_t i = 0; i < W; ++i) tmp[i] += wj * s[i];
       }
       if (kw == 2) {
-        for (int64_t o = 0; o < OW; ++o)
-          out[o] = ww[2 * o] * tmp[pw[2 * o]] + ww[2 * o + 1] * tmp[pw[2 * o + 1]];
+        for (int64_t o = 0; o < OW; ++o) out[o] = ww[2 * o] * tmp[pw[2 * o]] + ww[2 * o + 1] * tmp[pw[2 * o + 1]];
       } else {
         for (int64_t o = 0; o < OW; ++o) {
           T acc = 0;
@@ -164,20 +164,26 @@ Prim shuffle(Prim x, int64_t r, bool un, const char* op) {
   CpuPtr out = alloc(Shape(od), xc->dtype());
   if (out->shape().num_elements() == 0) return out;  // else batch * c * h * r rows of width 0 could be 2^62
   switch (dtype_size(xc->dtype())) {
-    case 1: shuffle_copy(static_cast<const uint8_t*>(xc->raw()), static_cast<uint8_t*>(out->raw()), batch, c, h, w, r, un); break;
-    case 2: shuffle_copy(static_cast<const uint16_t*>(xc->raw()), static_cast<uint16_t*>(out->raw()), batch, c, h, w, r, un); break;
-    case 4: shuffle_copy(static_cast<const uint32_t*>(xc->raw()), static_cast<uint32_t*>(out->raw()), batch, c, h, w, r, un); break;
-    default: shuffle_copy(static_cast<const uint64_t*>(xc->raw()), static_cast<uint64_t*>(out->raw()), batch, c, h, w, r, un); break;
+    case 1:
+      shuffle_copy(static_cast<const uint8_t*>(xc->raw()), static_cast<uint8_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
+    case 2:
+      shuffle_copy(static_cast<const uint16_t*>(xc->raw()), static_cast<uint16_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
+    case 4:
+      shuffle_copy(static_cast<const uint32_t*>(xc->raw()), static_cast<uint32_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
+    default:
+      shuffle_copy(static_cast<const uint64_t*>(xc->raw()), static_cast<uint64_t*>(out->raw()), batch, c, h, w, r, un);
+      break;
   }
   return out;
 }
 
-bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
-
 }  // namespace
 
 Prim CpuBackend::interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) {
-  if (!is_float_dtype(x->dtype())) return Backend::interpolate(std::move(x), output_size, options);
+  if (!accepts<Dtypes::Float>(x->dtype())) return Backend::interpolate(std::move(x), output_size, options);
   const CpuPtr xc = contiguous(as_cpu(x, "interpolate"));
   const Geometry g = geometry(xc->shape(), output_size.dims());
   const Taps3 t = taps3(xc->shape(), output_size, options);
@@ -190,8 +196,9 @@ Prim CpuBackend::interpolate(Prim x, const Shape& output_size, const Interpolate
   return out;
 }
 
-Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output_size, const InterpolateOptions& options) {
-  if (!is_float_dtype(x->dtype()))
+Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output_size,
+                                      const InterpolateOptions& options) {
+  if (!accepts<Dtypes::Float>(x->dtype()))
     return Backend::interpolate_backward(std::move(x), std::move(grad_out), output_size, options);
   const CpuPtr xc = as_cpu(x, "interpolate_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "interpolate_backward"));
@@ -207,6 +214,8 @@ Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output
 
 Prim CpuBackend::pixel_shuffle(Prim x, int64_t factor) { return shuffle(std::move(x), factor, false, "pixel_shuffle"); }
 
-Prim CpuBackend::pixel_unshuffle(Prim x, int64_t factor) { return shuffle(std::move(x), factor, true, "pixel_unshuffle"); }
+Prim CpuBackend::pixel_unshuffle(Prim x, int64_t factor) {
+  return shuffle(std::move(x), factor, true, "pixel_unshuffle");
+}
 
 }  // namespace burn::cpu

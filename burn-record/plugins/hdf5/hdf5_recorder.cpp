@@ -63,12 +63,13 @@ class Handle {
 // The innermost message of HDF5's error stack ("can't open object", ...), for our RecordError.
 std::string hdf5_reason() {
   std::string reason;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD,
-           [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
-             if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
-             return 0;
-           },
-           &reason);
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+        if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+        return 0;
+      },
+      &reason);
   return reason.empty() ? "HDF5 gave no reason" : reason;
 }
 
@@ -181,7 +182,11 @@ std::string scalar_bytes(const Value& v) {
   uint64_t bits = 0;
   switch (v.kind()) {
     case EntryKind::Int: bits = static_cast<uint64_t>(v.as_int()); break;
-    case EntryKind::Float: { const double d = v.as_float(); std::memcpy(&bits, &d, 8); break; }
+    case EntryKind::Float: {
+      const double d = v.as_float();
+      std::memcpy(&bits, &d, 8);
+      break;
+    }
     case EntryKind::Bool: return std::string(1, v.as_bool() ? '\1' : '\0');
     case EntryKind::String: return v.as_string();
     default: return s;
@@ -290,9 +295,11 @@ class Writer {
 
   void tensor(hid_t parent, const std::string& name, const std::string& path, const TensorData& t) {
     std::vector<hsize_t> dims(t.shape().dims().begin(), t.shape().dims().end());
-    if (dims.size() > kMaxRank) throw fail(path, "rank " + std::to_string(dims.size()) + " exceeds " + std::to_string(kMaxRank));
-    Handle space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                 H5Sclose);
+    if (dims.size() > kMaxRank)
+      throw fail(path, "rank " + std::to_string(dims.size()) + " exceeds " + std::to_string(kMaxRank));
+    Handle space(
+        dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+        H5Sclose);
     Handle type = type_of(t.dtype());
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_attr_creation_order(dcpl.get(), H5P_CRT_ORDER_TRACKED);
@@ -325,9 +332,21 @@ class Writer {
     int8_t b = 0;
     std::string text;
     switch (v.kind()) {
-      case EntryKind::Int: type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose); i = v.as_int(); data = &i; break;
-      case EntryKind::Float: type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose); f = v.as_float(); data = &f; break;
-      case EntryKind::Bool: type = Handle(make_bool(), H5Tclose); b = v.as_bool() ? 1 : 0; data = &b; break;
+      case EntryKind::Int:
+        type = Handle(H5Tcopy(H5T_STD_I64LE), H5Tclose);
+        i = v.as_int();
+        data = &i;
+        break;
+      case EntryKind::Float:
+        type = Handle(H5Tcopy(H5T_IEEE_F64LE), H5Tclose);
+        f = v.as_float();
+        data = &f;
+        break;
+      case EntryKind::Bool:
+        type = Handle(make_bool(), H5Tclose);
+        b = v.as_bool() ? 1 : 0;
+        data = &b;
+        break;
       case EntryKind::String:
         check_text(v.as_string(), path);
         type = Handle(make_text(v.as_string().size()), H5Tclose);
@@ -339,7 +358,8 @@ class Writer {
     }
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_attr_creation_order(dcpl.get(), H5P_CRT_ORDER_TRACKED);
-    Handle ds(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+    Handle ds(H5Dcreate2(parent, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+              H5Dclose);
     if (!ds.valid()) throw fail(path, "cannot create the dataset: " + hdf5_reason());
     if (H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
       throw fail(path, "write failed: " + hdf5_reason());
@@ -363,7 +383,8 @@ class Writer {
     Handle a(H5Acreate2(obj, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     std::string padded = value;
     padded.resize(std::max<size_t>(1, padded.size()), '\0');
-    if (!a.valid() || H5Awrite(a.get(), type.get(), padded.data()) < 0) throw fail("", "cannot write attribute '" + name + "': " + hdf5_reason());
+    if (!a.valid() || H5Awrite(a.get(), type.get(), padded.data()) < 0)
+      throw fail("", "cannot write attribute '" + name + "': " + hdf5_reason());
   }
 
   void int_attr(hid_t obj, const char* name, int64_t value) {
@@ -453,7 +474,8 @@ class Hdf5Reader final : public RecordReader {
     const auto digest = u64_attr(file_.get(), "burn.structure_xxh3", "");
     if (burn_file_ && !digest) throw fail("", "the attribute burn.structure_xxh3 is missing (damaged?)");
     if (digest && !kFuzzing && *digest != structure_digest(metadata_, infos_)) {
-      throw fail("", "its groups, datasets or metadata differ from what was saved (burn.structure_xxh3 mismatch: damaged?)");
+      throw fail(
+          "", "its groups, datasets or metadata differ from what was saved (burn.structure_xxh3 mismatch: damaged?)");
     }
   }
 
@@ -496,18 +518,21 @@ class Hdf5Reader final : public RecordReader {
     switch (info.kind) {
       case EntryKind::Int: {
         int64_t v = 0;
-        if (H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        if (H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
+          throw fail(info.path, "read failed: " + hdf5_reason());
         return Value(v);
       }
       case EntryKind::Float: {
         double v = 0;
-        if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
+          throw fail(info.path, "read failed: " + hdf5_reason());
         return Value(v);
       }
       case EntryKind::Bool: {
         Handle mem(make_bool(), H5Tclose);
         int8_t v = 0;
-        if (H5Dread(ds, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) throw fail(info.path, "read failed: " + hdf5_reason());
+        if (H5Dread(ds, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
+          throw fail(info.path, "read failed: " + hdf5_reason());
         if (v != 0 && v != 1) throw fail(info.path, "bool holds " + std::to_string(v));
         return Value(v == 1);
       }
@@ -518,7 +543,8 @@ class Hdf5Reader final : public RecordReader {
   Value checked(const Node& n, Value v) {
     if (n.has_hash && !kFuzzing) {
       const std::string bytes = scalar_bytes(v);
-      if (XXH3_64bits(bytes.data(), bytes.size()) != n.hash) throw fail(n.info.path, "checksum mismatch (the value is damaged)");
+      if (XXH3_64bits(bytes.data(), bytes.size()) != n.hash)
+        throw fail(n.info.path, "checksum mismatch (the value is damaged)");
     }
     return v;
   }
@@ -534,17 +560,20 @@ class Hdf5Reader final : public RecordReader {
     Handle ftype(attribute ? H5Aget_type(obj) : H5Dget_type(obj), H5Tclose);
     Handle space(attribute ? H5Aget_space(obj) : H5Dget_space(obj), H5Sclose);
     if (!ftype.valid() || H5Tget_class(ftype.get()) != H5T_STRING) throw fail(what, "is not a string");
-    if (!space.valid() || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR) throw fail(what, "is not a scalar string");
+    if (!space.valid() || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR)
+      throw fail(what, "is not a scalar string");
     if (H5Tis_variable_str(ftype.get()) != 0) {
-      throw fail(what, "is a variable-length string; only fixed-length strings are read (h5py: np.bytes_ or "
-                       "h5py.string_dtype(length=n))");
+      throw fail(what,
+                 "is a variable-length string; only fixed-length strings are read (h5py: np.bytes_ or "
+                 "h5py.string_dtype(length=n))");
     }
     const size_t n = H5Tget_size(ftype.get());
     if (n == 0 || n > (1u << 24)) throw fail(what, "a fixed-length string of " + std::to_string(n) + " bytes");
     std::string s(n, '\0');
     Handle mem(H5Tcopy(ftype.get()), H5Tclose);  // same size and character set: no conversion
     H5Tset_strpad(mem.get(), H5T_STR_NULLPAD);
-    const herr_t rc = attribute ? H5Aread(obj, mem.get(), s.data()) : H5Dread(obj, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data());
+    const herr_t rc = attribute ? H5Aread(obj, mem.get(), s.data())
+                                : H5Dread(obj, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data());
     if (rc < 0) throw fail(what, "read failed: " + hdf5_reason());
     s.resize(strnlen(s.data(), n));
     return s;
@@ -571,11 +600,13 @@ class Hdf5Reader final : public RecordReader {
     Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
     Handle space(H5Aget_space(a.get()), H5Sclose);
     Handle type(H5Aget_type(a.get()), H5Tclose);
-    if (!space.valid() || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR || H5Tget_class(type.get()) != H5T_INTEGER) {
+    if (!space.valid() || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR ||
+        H5Tget_class(type.get()) != H5T_INTEGER) {
       throw fail(entry, std::string("attribute '") + name + "' is not a scalar integer");
     }
     uint64_t v = 0;
-    if (H5Aread(a.get(), H5T_NATIVE_UINT64, &v) < 0) throw fail(entry, std::string("cannot read attribute '") + name + "'");
+    if (H5Aread(a.get(), H5T_NATIVE_UINT64, &v) < 0)
+      throw fail(entry, std::string("cannot read attribute '") + name + "'");
     return v;
   }
 
@@ -590,7 +621,8 @@ class Hdf5Reader final : public RecordReader {
       throw fail("", "layout version " + std::to_string(*v) + ", this reader knows " + std::to_string(kLayoutVersion));
     }
     if (const auto v = u64_attr(root, "burn.format_version", "")) {
-      if (*v > std::numeric_limits<uint32_t>::max()) throw fail("", "burn.format_version " + std::to_string(*v) + " is out of range");
+      if (*v > std::numeric_limits<uint32_t>::max())
+        throw fail("", "burn.format_version " + std::to_string(*v) + " is out of range");
       metadata_.format_version = static_cast<uint32_t>(*v);
     }
     if (auto v = text_attr(root, "burn.burn_version", "")) metadata_.burn_version = *v;
@@ -695,8 +727,8 @@ class Hdf5Reader final : public RecordReader {
       unsigned flags = 0, config = 0;
       size_t nelmts = 0;
       char fname[64] = {};
-      const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nelmts, nullptr,
-                                             sizeof fname, fname, &config);
+      const H5Z_filter_t id =
+          H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nelmts, nullptr, sizeof fname, fname, &config);
       if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) {
         throw fail(info.path, "uses HDF5 filter " + std::to_string(id) + " ('" + std::string(fname) +
                                   "'); only deflate, shuffle and fletcher32 are read");
@@ -741,7 +773,8 @@ class Hdf5Reader final : public RecordReader {
     info.dtype = *dtype;
     if (sclass == H5S_NULL) throw fail(info.path, "has an empty (null) dataspace");
     const int rank = H5Sget_simple_extent_ndims(space.get());
-    if (rank < 0 || rank > static_cast<int>(kMaxRank)) throw fail(info.path, "rank " + std::to_string(rank) + " is not accepted");
+    if (rank < 0 || rank > static_cast<int>(kMaxRank))
+      throw fail(info.path, "rank " + std::to_string(rank) + " is not accepted");
     std::vector<hsize_t> dims(static_cast<size_t>(rank));
     if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
     uint64_t bytes = dtype_size(info.dtype);
@@ -780,7 +813,7 @@ class Hdf5Reader final : public RecordReader {
   bool burn_file_ = false;  // written by this recorder: its burn.* attributes are required
   Metadata metadata_;
   std::vector<EntryInfo> infos_;
-  std::vector<Node> nodes_;  // parallel to infos_
+  std::vector<Node> nodes_;                              // parallel to infos_
   std::set<std::pair<unsigned long, haddr_t>> visited_;  // groups seen, by file and address
 };
 

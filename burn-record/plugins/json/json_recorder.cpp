@@ -50,10 +50,14 @@ class Writer {
     buf_ += '"';
     for (char ch : s) {
       const auto c = static_cast<unsigned char>(ch);
-      if (c == '"') buf_ += "\\\"";
-      else if (c == '\\') buf_ += "\\\\";
-      else if (c == '\n') buf_ += "\\n";
-      else if (c == '\t') buf_ += "\\t";
+      if (c == '"')
+        buf_ += "\\\"";
+      else if (c == '\\')
+        buf_ += "\\\\";
+      else if (c == '\n')
+        buf_ += "\\n";
+      else if (c == '\t')
+        buf_ += "\\t";
       else if (c < 0x20 || c == 0x7f) {
         char esc[8];
         std::snprintf(esc, sizeof esc, "\\u%04x", c);
@@ -106,13 +110,43 @@ void write_values(Writer& w, const TensorData& t) {
   for (size_t i = 0; i < n; ++i) {
     if (i) w.raw(", ");
     switch (t.dtype()) {
-      case DType::F32: { float v; std::memcpy(&v, p + 4 * i, 4); w.number(v); break; }
-      case DType::F64: { double v; std::memcpy(&v, p + 8 * i, 8); w.number(v); break; }
+      case DType::F32: {
+        float v;
+        std::memcpy(&v, p + 4 * i, 4);
+        w.number(v);
+        break;
+      }
+      case DType::F64: {
+        double v;
+        std::memcpy(&v, p + 8 * i, 8);
+        w.number(v);
+        break;
+      }
       // Half types as the float they denote: exact, and read back to the same bits.
-      case DType::F16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); w.number(f16_to_f32(v)); break; }
-      case DType::BF16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); w.number(bf16_to_f32(v)); break; }
-      case DType::I64: { int64_t v; std::memcpy(&v, p + 8 * i, 8); w.integer(v); break; }
-      case DType::I32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); w.integer(v); break; }
+      case DType::F16: {
+        uint16_t v;
+        std::memcpy(&v, p + 2 * i, 2);
+        w.number(f16_to_f32(v));
+        break;
+      }
+      case DType::BF16: {
+        uint16_t v;
+        std::memcpy(&v, p + 2 * i, 2);
+        w.number(bf16_to_f32(v));
+        break;
+      }
+      case DType::I64: {
+        int64_t v;
+        std::memcpy(&v, p + 8 * i, 8);
+        w.integer(v);
+        break;
+      }
+      case DType::I32: {
+        int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        w.integer(v);
+        break;
+      }
       case DType::I8: w.integer(static_cast<int8_t>(p[i])); break;
       case DType::U8: w.integer(p[i]); break;
       case DType::Bool: w.raw(p[i] ? "true" : "false"); break;
@@ -156,10 +190,19 @@ void write_entries(Writer& w, const Record& r, const std::string& prefix, size_t
         write_values(w, t);
         break;
       }
-      case EntryKind::Int: w.raw(", \"value\": "); w.integer(e.value.as_int()); break;
-      case EntryKind::Float: w.raw(", \"value\": "); w.number(e.value.as_float()); break;
+      case EntryKind::Int:
+        w.raw(", \"value\": ");
+        w.integer(e.value.as_int());
+        break;
+      case EntryKind::Float:
+        w.raw(", \"value\": ");
+        w.number(e.value.as_float());
+        break;
       case EntryKind::Bool: w.raw(e.value.as_bool() ? ", \"value\": true" : ", \"value\": false"); break;
-      case EntryKind::String: w.raw(", \"value\": "); w.string(e.value.as_string(), path); break;
+      case EntryKind::String:
+        w.raw(", \"value\": ");
+        w.string(e.value.as_string(), path);
+        break;
     }
     w.raw("}");
   }
@@ -198,7 +241,8 @@ class JsonReader final : public RecordReader {
     }
     const Json* version = member(doc_, "version", "");
     if (!version->is_number_integer() || version->get<int64_t>() != kVersion) {
-      throw fail("", "unsupported version " + version->dump() + "; this reader knows version " + std::to_string(kVersion));
+      throw fail("",
+                 "unsupported version " + version->dump() + "; this reader knows version " + std::to_string(kVersion));
     }
     read_metadata(*member(doc_, "metadata", ""));
     read_group(*member(doc_, "entries", ""), "", 0);
@@ -367,10 +411,11 @@ class JsonReader final : public RecordReader {
 
   template <typename I>
   I integer_of(const Json& v, std::string_view entry) const {
-    const bool ok = v.is_number_integer() &&
-                    (v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<I>::max())
-                                            : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<I>::min()) &&
-                                                  v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<I>::max()));
+    const bool ok =
+        v.is_number_integer() &&
+        (v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<I>::max())
+                                : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<I>::min()) &&
+                                      v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<I>::max()));
     if (!ok) throw fail(entry, "value " + v.dump().substr(0, 40) + " is not an integer of the tensor's dtype");
     return static_cast<I>(v.get<int64_t>());
   }
@@ -381,12 +426,36 @@ class JsonReader final : public RecordReader {
     size_t i = 0;
     for (const auto& v : values) {
       switch (info.dtype) {
-        case DType::F32: { const float f = static_cast<float>(number_of(v, info.path)); std::memcpy(p + 4 * i, &f, 4); break; }
-        case DType::F64: { const double f = number_of(v, info.path); std::memcpy(p + 8 * i, &f, 8); break; }
-        case DType::F16: { const uint16_t h = f32_to_f16(static_cast<float>(number_of(v, info.path))); std::memcpy(p + 2 * i, &h, 2); break; }
-        case DType::BF16: { const uint16_t h = f32_to_bf16(static_cast<float>(number_of(v, info.path))); std::memcpy(p + 2 * i, &h, 2); break; }
-        case DType::I64: { const auto x = integer_of<int64_t>(v, info.path); std::memcpy(p + 8 * i, &x, 8); break; }
-        case DType::I32: { const auto x = integer_of<int32_t>(v, info.path); std::memcpy(p + 4 * i, &x, 4); break; }
+        case DType::F32: {
+          const float f = static_cast<float>(number_of(v, info.path));
+          std::memcpy(p + 4 * i, &f, 4);
+          break;
+        }
+        case DType::F64: {
+          const double f = number_of(v, info.path);
+          std::memcpy(p + 8 * i, &f, 8);
+          break;
+        }
+        case DType::F16: {
+          const uint16_t h = f32_to_f16(static_cast<float>(number_of(v, info.path)));
+          std::memcpy(p + 2 * i, &h, 2);
+          break;
+        }
+        case DType::BF16: {
+          const uint16_t h = f32_to_bf16(static_cast<float>(number_of(v, info.path)));
+          std::memcpy(p + 2 * i, &h, 2);
+          break;
+        }
+        case DType::I64: {
+          const auto x = integer_of<int64_t>(v, info.path);
+          std::memcpy(p + 8 * i, &x, 8);
+          break;
+        }
+        case DType::I32: {
+          const auto x = integer_of<int32_t>(v, info.path);
+          std::memcpy(p + 4 * i, &x, 4);
+          break;
+        }
         case DType::I8: p[i] = static_cast<uint8_t>(integer_of<int8_t>(v, info.path)); break;
         case DType::U8: p[i] = integer_of<uint8_t>(v, info.path); break;
         case DType::Bool:

@@ -9,12 +9,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
-#include <condition_variable>
 #include <thread>
 #include <unordered_map>
 
@@ -110,7 +110,8 @@ Leaf leaf_bytes(const Value& v) {
       l.external = v.tensor().bytes().data();
       l.size = v.tensor().bytes().size();
       break;
-    case EntryKind::Int: case EntryKind::Float: {
+    case EntryKind::Int:
+    case EntryKind::Float: {
       uint64_t bits = static_cast<uint64_t>(v.kind() == EntryKind::Int ? v.as_int() : 0);
       if (v.kind() == EntryKind::Float) {
         const double d = v.as_float();
@@ -211,8 +212,8 @@ struct WriteEntry {
   Leaf leaf;
   uint8_t codec = kRaw;
   uint64_t offset = 0;
-  std::vector<uint32_t> stored;   // per chunk
-  std::vector<uint64_t> hashes;   // per chunk
+  std::vector<uint32_t> stored;  // per chunk
+  std::vector<uint64_t> hashes;  // per chunk
 };
 
 struct Item {
@@ -220,8 +221,8 @@ struct Item {
   size_t chunk;
 };
 
-size_t compress(ZSTD_CCtx* ctx, char* dst, size_t cap, const void* src, size_t n, int level,
-                const std::string& path, std::string_view entry) {
+size_t compress(ZSTD_CCtx* ctx, char* dst, size_t cap, const void* src, size_t n, int level, const std::string& path,
+                std::string_view entry) {
   const size_t r = ZSTD_compressCCtx(ctx, dst, cap, src, n, level);
   if (ZSTD_isError(r)) throw record_error(kOp, path, entry, std::string("compression failed: ") + ZSTD_getErrorName(r));
   return r;
@@ -253,8 +254,9 @@ size_t compress_planes(ZSTD_CCtx* ctx, std::string& out, std::string& planes, co
 void write_file(const std::string& path, const Record& record, const Metadata& m, const SaveOptions& options) {
   const int level = options.compression_level < 0 ? kDefaultLevel : options.compression_level;
   if (level > ZSTD_maxCLevel()) {
-    throw record_error(kOp, path, "", "compression level " + std::to_string(level) + " exceeds zstd's maximum " +
-                                          std::to_string(ZSTD_maxCLevel()));
+    throw record_error(
+        kOp, path, "",
+        "compression level " + std::to_string(level) + " exceeds zstd's maximum " + std::to_string(ZSTD_maxCLevel()));
   }
   std::vector<WriteEntry> entries;
   std::vector<Item> items;
@@ -278,7 +280,8 @@ void write_file(const std::string& path, const Record& record, const Metadata& m
 
   // Chunks are compressed in parallel and written in order: an item waits for its turn to write,
   // so each thread holds one compressed chunk and the file is written as it is produced.
-  Pool pool(std::min<unsigned>(thread_count(options.threads), static_cast<unsigned>(std::max<size_t>(1, items.size()))));
+  Pool pool(
+      std::min<unsigned>(thread_count(options.threads), static_cast<unsigned>(std::max<size_t>(1, items.size()))));
   std::vector<std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)>> contexts;
   std::vector<std::string> buffers(pool.threads()), shuffled(pool.threads());
   for (size_t t = 0; t < pool.threads(); ++t) contexts.emplace_back(nullptr, ZSTD_freeCCtx);
@@ -345,8 +348,9 @@ void write_file(const std::string& path, const Record& record, const Metadata& m
     put_u8(index, tensor ? static_cast<uint8_t>(e.value->tensor().shape().rank()) : 0);
     if (tensor) {
       if (e.value->tensor().shape().rank() > kMaxRank) {
-        throw record_error(kOp, path, e.path, "rank " + std::to_string(e.value->tensor().shape().rank()) +
-                                                  " exceeds " + std::to_string(kMaxRank));
+        throw record_error(
+            kOp, path, e.path,
+            "rank " + std::to_string(e.value->tensor().shape().rank()) + " exceeds " + std::to_string(kMaxRank));
       }
       for (int64_t d : e.value->tensor().shape()) put_u64(index, static_cast<uint64_t>(d));
     }
@@ -387,12 +391,14 @@ struct ReadEntry {
 // Parses the index with every length checked against what is left; errors name the entry.
 class IndexParser {
  public:
-  IndexParser(const std::string& file, const std::string& bytes) : file_(file), p_(reinterpret_cast<const unsigned char*>(bytes.data())), left_(bytes.size()) {}
+  IndexParser(const std::string& file, const std::string& bytes)
+      : file_(file), p_(reinterpret_cast<const unsigned char*>(bytes.data())), left_(bytes.size()) {}
 
   const unsigned char* take(size_t n, std::string_view entry, const char* what) {
     if (n > left_) {
-      throw record_error(kOp, file_, entry, std::string("the index ends inside ") + what + " (needs " +
-                                                std::to_string(n) + " bytes, " + std::to_string(left_) + " left)");
+      throw record_error(kOp, file_, entry,
+                         std::string("the index ends inside ") + what + " (needs " + std::to_string(n) + " bytes, " +
+                             std::to_string(left_) + " left)");
     }
     const unsigned char* at = p_;
     p_ += n;
@@ -405,8 +411,9 @@ class IndexParser {
   std::string str(std::string_view entry, const char* what, size_t limit) {
     const uint32_t n = u32(entry, what);
     if (n > limit) {
-      throw record_error(kOp, file_, entry, std::string(what) + " of " + std::to_string(n) + " bytes exceeds the limit of " +
-                                                std::to_string(limit));
+      throw record_error(
+          kOp, file_, entry,
+          std::string(what) + " of " + std::to_string(n) + " bytes exceeds the limit of " + std::to_string(limit));
     }
     const unsigned char* s = take(n, entry, what);
     return std::string(reinterpret_cast<const char*>(s), n);
@@ -431,10 +438,12 @@ class ZstdReader final : public RecordReader {
     unsigned char h[kHeaderSize];
     file_.read_at(h, kHeaderSize, 0, "");
     if (std::memcmp(h, kMagic, 8) != 0) throw fail("", "bad magic: not a burn .bpz record");
-    if (hash(h, kHeaderSize - 8) != get_u64(h + 56) && !kFuzzing) throw fail("", "header checksum mismatch (the header is damaged)");
+    if (hash(h, kHeaderSize - 8) != get_u64(h + 56) && !kFuzzing)
+      throw fail("", "header checksum mismatch (the header is damaged)");
     const uint32_t version = get_u32(h + 8);
     if (version != kVersion) {
-      throw fail("", "format version " + std::to_string(version) + ", this reader knows version " + std::to_string(kVersion));
+      throw fail(
+          "", "format version " + std::to_string(version) + ", this reader knows version " + std::to_string(kVersion));
     }
     if (get_u32(h + 12) != 0) throw fail("", "unknown flags " + std::to_string(get_u32(h + 12)));
     const uint64_t index_offset = get_u64(h + 16), index_size = get_u64(h + 24), file_size = get_u64(h + 40);
@@ -450,7 +459,8 @@ class ZstdReader final : public RecordReader {
     data_end_ = index_offset;
     std::string index(static_cast<size_t>(index_size), '\0');
     file_.read_at(index.data(), index.size(), index_offset, "");
-    if (hash(index.data(), index.size()) != get_u64(h + 32) && !kFuzzing) throw fail("", "index checksum mismatch (the index is damaged)");
+    if (hash(index.data(), index.size()) != get_u64(h + 32) && !kFuzzing)
+      throw fail("", "index checksum mismatch (the index is damaged)");
     parse_index(index);
   }
 
@@ -468,12 +478,14 @@ class ZstdReader final : public RecordReader {
         read_bytes(info, e, t.bytes().data());
         if (info.dtype == DType::Bool) {
           for (uint8_t b : t.bytes()) {
-            if (b > 1) throw fail(info.path, "bool tensor holds byte " + std::to_string(b) + " (only 0 and 1 are valid)");
+            if (b > 1)
+              throw fail(info.path, "bool tensor holds byte " + std::to_string(b) + " (only 0 and 1 are valid)");
           }
         }
         return Value(std::move(t));
       }
-      case EntryKind::Int: case EntryKind::Float: {
+      case EntryKind::Int:
+      case EntryKind::Float: {
         unsigned char b[8];
         read_bytes(info, e, b);
         const uint64_t bits = get_u64(b);
@@ -561,7 +573,8 @@ class ZstdReader final : public RecordReader {
                   size_t worker) {
     const unsigned long long declared = ZSTD_getFrameContentSize(src, stored);
     if (declared != raw || ZSTD_findFrameCompressedSize(src, stored) != stored) {
-      throw fail(info.path, "chunk " + std::to_string(c) + " is not one zstd frame of " + std::to_string(raw) + " bytes");
+      throw fail(info.path,
+                 "chunk " + std::to_string(c) + " is not one zstd frame of " + std::to_string(raw) + " bytes");
     }
     const size_t n = ZSTD_decompressDCtx(dctx_[worker].get(), dst, raw, src, stored);
     if (ZSTD_isError(n) || n != raw) {
@@ -595,7 +608,8 @@ class ZstdReader final : public RecordReader {
       at += len;
     }
     if (at != stored) {
-      throw fail(info.path, "chunk " + std::to_string(c) + ": " + std::to_string(stored - at) + " bytes follow its planes");
+      throw fail(info.path,
+                 "chunk " + std::to_string(c) + ": " + std::to_string(stored - at) + " bytes follow its planes");
     }
     unshuffle(planes, dst, raw, w);
   }
@@ -620,7 +634,8 @@ class ZstdReader final : public RecordReader {
     const uint32_t count = in.u32("", "the entry count");
     // Each entry takes at least 28 bytes: reject a count the index cannot hold before reserving.
     if (count > in.left() / 28) {
-      throw fail("", std::to_string(count) + " entries cannot fit in an index of " + std::to_string(bytes.size()) + " bytes");
+      throw fail(
+          "", std::to_string(count) + " entries cannot fit in an index of " + std::to_string(bytes.size()) + " bytes");
     }
     infos_.reserve(count);
     data_.reserve(count);
@@ -674,7 +689,8 @@ class ZstdReader final : public RecordReader {
       if ((info.kind == EntryKind::Int || info.kind == EntryKind::Float) && info.bytes != 8) {
         throw fail(p, "a number of " + std::to_string(info.bytes) + " bytes (8 expected)");
       }
-      if (info.kind == EntryKind::Bool && info.bytes != 1) throw fail(p, "a bool of " + std::to_string(info.bytes) + " bytes");
+      if (info.kind == EntryKind::Bool && info.bytes != 1)
+        throw fail(p, "a bool of " + std::to_string(info.bytes) + " bytes");
       if (info.kind == EntryKind::Group && info.bytes != 0) throw fail(p, "a group with data");
       if (chunks != chunk_count_of(info.bytes)) {
         throw fail(p, std::to_string(chunks) + " chunks for " + std::to_string(info.bytes) + " bytes (expected " +
@@ -725,7 +741,8 @@ class ZstdReader final : public RecordReader {
     for (size_t k = 1; k < extents.size(); ++k) {
       const ReadEntry& prev = data_[extents[k - 1].second];
       if (prev.offset + prev.stored_total > extents[k].first) {
-        throw fail(infos_[extents[k].second].path, "its data overlaps the data of '" + infos_[extents[k - 1].second].path + "'");
+        throw fail(infos_[extents[k].second].path,
+                   "its data overlaps the data of '" + infos_[extents[k - 1].second].path + "'");
       }
     }
   }
@@ -739,7 +756,7 @@ class ZstdReader final : public RecordReader {
   std::string scratch_;
   std::unique_ptr<Pool> pool_;
   std::vector<std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)>> dctx_;  // one per pool thread
-  std::vector<std::string> plane_scratch_;                               // one per pool thread
+  std::vector<std::string> plane_scratch_;                                // one per pool thread
 };
 
 class ZstdRecorder final : public Recorder {

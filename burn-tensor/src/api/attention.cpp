@@ -43,7 +43,8 @@ H attention(H query, const H& key, const H& value, const OptH& mask, const Atten
       ok = d == want || d == 1;
     }
     if (!ok)
-      throw ShapeError(op, "mask " + ms.to_string() + " does not broadcast to [B, H, Lq, Lk] = " + Shape(full).to_string());
+      throw ShapeError(op,
+                       "mask " + ms.to_string() + " does not broadcast to [B, H, Lq, Lk] = " + Shape(full).to_string());
     m = mask->prim;
     if (ms.rank() < 4) {  // leading 1s: the backend always sees a rank-4 mask
       std::vector<int64_t> dims(4 - ms.rank(), 1);

@@ -48,9 +48,8 @@ AutodiffInterface& require_autodiff(const H& h, const char* op) {
   AutodiffInterface* ad = autodiff_of(h.device);
   be(h, op);
   if (!ad) {
-    throw Unsupported(op, "device '" + h.device.name() +
-                              "' does not record gradients; use an autodiff device, e.g. '" + "autodiff<" +
-                              h.device.name() + ">' (Device::autodiff())");
+    throw Unsupported(op, "device '" + h.device.name() + "' does not record gradients; use an autodiff device, e.g. '" +
+                              "autodiff<" + h.device.name() + ">' (Device::autodiff())");
   }
   return *ad;
 }

@@ -37,13 +37,12 @@ inline void same_device(const H& a, const H& b, const char* op) {
 
 inline void same_dtype(const H& a, const H& b, const char* op) {
   if (a.prim->dtype() != b.prim->dtype())
-    throw DTypeError(op, "lhs is " + dt(a.prim->dtype()) + " and rhs is " + dt(b.prim->dtype()) +
-                             "; cast one of them first");
+    throw DTypeError(
+        op, "lhs is " + dt(a.prim->dtype()) + " and rhs is " + dt(b.prim->dtype()) + "; cast one of them first");
 }
 
 inline void require_float(const H& h, const char* op) {
-  if (!is_float(h.prim->dtype()))
-    throw DTypeError(op, "expected a float tensor, got " + dt(h.prim->dtype()));
+  if (!is_float(h.prim->dtype())) throw DTypeError(op, "expected a float tensor, got " + dt(h.prim->dtype()));
 }
 inline void require_numeric(const H& h, const char* op) {
   if (is_bool(h.prim->dtype())) throw DTypeError(op, "expected a float or int tensor, got bool");
@@ -51,10 +50,15 @@ inline void require_numeric(const H& h, const char* op) {
 inline void require_bool(const H& h, const char* op) {
   if (!is_bool(h.prim->dtype())) throw DTypeError(op, "expected a bool tensor, got " + dt(h.prim->dtype()));
 }
+inline void require_int(const H& h, const char* op) {
+  const DType d = h.prim->dtype();
+  if (!is_int(d))
+    throw DTypeError(op, "expected an integer tensor (i64, i32, i8 or u8), got " + dt(d) +
+                             (is_bool(d) ? "; bool tensors take bool_and, bool_or, bool_xor and bool_not" : ""));
+}
 inline void require_index(const H& h, const char* op) {
   DType d = h.prim->dtype();
-  if (d != DType::I64 && d != DType::I32)
-    throw DTypeError(op, "indices must be i64 or i32, got " + dt(d));
+  if (d != DType::I64 && d != DType::I32) throw DTypeError(op, "indices must be i64 or i32, got " + dt(d));
 }
 // A shape asked for by the caller: no negative dim, an element count that int64 holds.
 inline void check_shape(const Shape& s, const char* op) { checked_num_elements(s, op); }

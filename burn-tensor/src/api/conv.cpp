@@ -67,9 +67,10 @@ Shape conv_shape(const H& x, const H& w, ConvOptions& o, const char* op) {
     const int64_t padded = checked_add(xs[d + 2], checked_add(o.padding[d], o.padding_end[d], op), op);
     const int64_t eff = dilated_extent(o.dilation[d], ws[d + 2], op);
     if (eff > padded)
-      throw ShapeError(op, "kernel " + dims_text(std::vector<int64_t>(ws.dims().begin() + 2, ws.dims().end())) + " (dilated extent " +
-                               std::to_string(eff) + ") is larger than the padded input (" + std::to_string(padded) +
-                               ") on spatial dim " + std::to_string(d) + " of input " + xs.to_string());
+      throw ShapeError(op, "kernel " + dims_text(std::vector<int64_t>(ws.dims().begin() + 2, ws.dims().end())) +
+                               " (dilated extent " + std::to_string(eff) + ") is larger than the padded input (" +
+                               std::to_string(padded) + ") on spatial dim " + std::to_string(d) + " of input " +
+                               xs.to_string());
     out.push_back((padded - eff) / o.stride[d] + 1);
   }
   check_output(Shape(out), x, op);
@@ -100,17 +101,19 @@ Shape conv_transpose_shape(const H& x, const H& w, ConvTransposeOptions& o, cons
   std::vector<int64_t> out{xs[0], checked_mul(ws[1], o.groups, op)};
   for (size_t d = 0; d < sd; ++d) {
     if (o.padding_out[d] >= std::max(o.stride[d], o.dilation[d]))
-      throw ValueError(op, "padding_out " + dims_text(o.padding_out) + " must be smaller than the stride " + dims_text(o.stride) +
-                               " or the dilation " + dims_text(o.dilation));
+      throw ValueError(op, "padding_out " + dims_text(o.padding_out) + " must be smaller than the stride " +
+                               dims_text(o.stride) + " or the dilation " + dims_text(o.dilation));
     // (in - 1) * stride - 2 * padding + dilation * (k - 1) + padding_out + 1, in 128 bits: each term
     // may be near INT64_MAX; only the result has to fit.
     const __int128 n128 = static_cast<__int128>(xs[d + 2] - 1) * o.stride[d] - 2 * static_cast<__int128>(o.padding[d]) +
                           static_cast<__int128>(o.dilation[d]) * (ws[d + 2] - 1) + o.padding_out[d] + 1;
     if (n128 > INT64_MAX)
       throw ShapeError(op, "output size on spatial dim " + std::to_string(d) + " overflows int64 (input " +
-                               xs.to_string() + ", stride " + dims_text(o.stride) + ", dilation " + dims_text(o.dilation) + ")");
+                               xs.to_string() + ", stride " + dims_text(o.stride) + ", dilation " +
+                               dims_text(o.dilation) + ")");
     if (n128 <= 0)  // before narrowing: a huge padding makes it far below INT64_MIN
-      throw ShapeError(op, "output size " + (n128 >= INT64_MIN ? std::to_string(static_cast<int64_t>(n128)) : "below INT64_MIN") +
+      throw ShapeError(op, "output size " +
+                               (n128 >= INT64_MIN ? std::to_string(static_cast<int64_t>(n128)) : "below INT64_MIN") +
                                " <= 0 on spatial dim " + std::to_string(d) + " (input " + xs.to_string() + ", weight " +
                                ws.to_string() + ", padding " + dims_text(o.padding) + ")");
     out.push_back(static_cast<int64_t>(n128));
@@ -219,8 +222,8 @@ H deform_conv2d(H x, const H& offset, const H& weight, const OptH& mask, const O
                              std::to_string(c) + " channels");
   if (checked_mul(ws[1], o.weight_groups, op) != c)
     throw ShapeError(op, "weight " + ws.to_string() + " expects " + std::to_string(ws[1] * o.weight_groups) +
-                             " input channels (weight_groups " + std::to_string(o.weight_groups) +
-                             ") but the input " + xs.to_string() + " has " + std::to_string(c));
+                             " input channels (weight_groups " + std::to_string(o.weight_groups) + ") but the input " +
+                             xs.to_string() + " has " + std::to_string(c));
   std::vector<int64_t> out_hw(2);
   for (size_t d = 0; d < 2; ++d) {
     const int64_t padded = checked_add(xs[d + 2], checked_mul(2, o.padding[d], op), op);
@@ -268,8 +271,7 @@ H fold(H cols, const std::vector<int64_t>& output_size, const UnfoldOptions& opt
   static constexpr const char* op = "fold";
   Backend& b = be(cols, op);
   require_float(cols, op);
-  if (rank(cols) != 3)
-    throw ShapeError(op, "input must be [N, C * kh * kw, L], got shape " + shape(cols).to_string());
+  if (rank(cols) != 3) throw ShapeError(op, "input must be [N, C * kh * kw, L], got shape " + shape(cols).to_string());
   const std::vector<int64_t> size = per_dim(output_size, 2, 0, op, "output_size");
   require_positive(size, op, "output_size");
   UnfoldOptions o = options;

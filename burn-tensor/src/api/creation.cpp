@@ -24,8 +24,8 @@ void check_tensor(const H& h, size_t r, Kind kind, const char* op) {
     throw ShapeError(op, "a rank-" + std::to_string(r) + " tensor cannot hold shape " + h.prim->shape().to_string());
   if (kind_of(h.prim->dtype()) != kind) {
     static const char* names[] = {"Float", "Int", "Bool"};
-    throw DTypeError(op, std::string("a ") + names[static_cast<int>(kind)] + " tensor cannot hold dtype " +
-                             dt(h.prim->dtype()));
+    throw DTypeError(
+        op, std::string("a ") + names[static_cast<int>(kind)] + " tensor cannot hold dtype " + dt(h.prim->dtype()));
   }
 }
 
@@ -107,7 +107,8 @@ Hs meshgrid(const Hs& hs, GridIndexing indexing) {
       throw DTypeError("meshgrid", "tensor " + std::to_string(i) + " is " + dt(hs[i].prim->dtype()) + ", tensor 0 is " +
                                        dt(hs[0].prim->dtype()) + "; all must have one dtype");
     if (rank(hs[i]) != 1)
-      throw ShapeError("meshgrid", "tensor " + std::to_string(i) + " has shape " + shape(hs[i]).to_string() + "; inputs must be 1-D");
+      throw ShapeError("meshgrid", "tensor " + std::to_string(i) + " has shape " + shape(hs[i]).to_string() +
+                                       "; inputs must be 1-D");
     grid.push_back(shape(hs[i])[0]);
   }
   // "xy": the first two inputs index the grid's second and first dims.
@@ -137,7 +138,8 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
   const char* op = "categorical";
   be(weights, op);
   require_float(weights, op);
-  if (rank(weights) == 0 || rank(weights) > 2) throw ShapeError(op, "weights must be 1-D or 2-D (rows of class weights), got shape " + shape(weights).to_string());
+  if (rank(weights) == 0 || rank(weights) > 2)
+    throw ShapeError(op, "weights must be 1-D or 2-D (rows of class weights), got shape " + shape(weights).to_string());
   if (num_samples <= 0) throw ValueError(op, "num_samples must be positive, got " + std::to_string(num_samples));
   const bool one_row = rank(weights) == 1;
   H w = cast(detach(weights), DType::F64);
@@ -147,7 +149,8 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
     throw ValueError(op, "cannot draw " + std::to_string(num_samples) + " samples without replacement from " +
                              std::to_string(classes) + " classes");
   const Device& dev = weights.device;
-  std::vector<int64_t> out_shape = one_row ? std::vector<int64_t>{num_samples} : std::vector<int64_t>{rows, num_samples};
+  std::vector<int64_t> out_shape =
+      one_row ? std::vector<int64_t>{num_samples} : std::vector<int64_t>{rows, num_samples};
   if (rows == 0) return empty(dev, Shape(out_shape), DType::I64);
   if (classes == 0) throw ValueError(op, "weights " + shape(weights).to_string() + " have no classes");
   // Bad weights are found from the smallest and largest weight (NaN propagates through both) and
@@ -176,15 +179,22 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
   } else {
     // The exponential race: keys w / E with E ~ Exp(1) (E = -log(1 - u), 1 - u in (0, 1]); zero
     // weights get -1, below every key of a positive weight (>= 0 even when w / E underflows).
-    H e = unary(OpId::neg, unary(OpId::log, rsub_scalar(random(dev, Shape{rows, classes}, Distribution::uniform(0.0, 1.0), DType::F64), 1.0)));
+    H e =
+        unary(OpId::neg,
+              unary(OpId::log,
+                    rsub_scalar(random(dev, Shape{rows, classes}, Distribution::uniform(0.0, 1.0), DType::F64), 1.0)));
     H keys = mask_fill(div(w, e), compare_elem(OpId::equal_elem, w, 0.0), -1.0);
     auto [top, idx] = topk_with_indices(std::move(keys), num_samples, 1, true);
     picked = std::move(idx);
-    fewest = cast(reduce_all(OpId::min, reduce_dim(OpId::sum_dim, cast(compare_elem(OpId::greater_elem, top, -0.5), DType::I64), 1)), DType::F64);
+    fewest = cast(reduce_all(OpId::min, reduce_dim(OpId::sum_dim,
+                                                   cast(compare_elem(OpId::greater_elem, top, -0.5), DType::I64), 1)),
+                  DType::F64);
   }
   std::vector<double> st = into_data(cat({range, fewest}, 0)).to_vec<double>();
   if (!(st[0] >= 0) || !(st[1] < std::numeric_limits<double>::infinity()))
-    throw ValueError(op, "weights must be finite and non-negative; found " + TensorData::from_vector(std::vector<double>{st[0] >= 0 ? st[1] : st[0]}, Shape{1}).to_string());
+    throw ValueError(
+        op, "weights must be finite and non-negative; found " +
+                TensorData::from_vector(std::vector<double>{st[0] >= 0 ? st[1] : st[0]}, Shape{1}).to_string());
   if (!(st[2] > 0)) throw ValueError(op, "a row of weights is all zero: nothing to draw");
   if (!replacement && st[2] < static_cast<double>(num_samples))
     throw ValueError(op, "a row has only " + std::to_string(static_cast<int64_t>(st[2])) +
@@ -196,8 +206,9 @@ H categorical(const H& weights, int64_t num_samples, bool replacement) {
 std::string to_string(const H& h) {
   be(h, "to_string");
   std::ostringstream os;
-  os << "Tensor {\n  data:\n" << into_data(h).to_string() << ",\n  shape:  " << shape(h).to_string()
-     << ",\n  device:  " << h.device.name() << ",\n  dtype:  " << dt(h.prim->dtype()) << ",\n}";
+  os << "Tensor {\n  data:\n"
+     << into_data(h).to_string() << ",\n  shape:  " << shape(h).to_string() << ",\n  device:  " << h.device.name()
+     << ",\n  dtype:  " << dt(h.prim->dtype()) << ",\n}";
   return os.str();
 }
 

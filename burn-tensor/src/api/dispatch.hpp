@@ -14,8 +14,10 @@ namespace burn::api::detail {
 // op with another signature is never formed.
 template <auto Fn, typename R, typename... A>
 std::optional<R> call_if_signature(Backend& b, A&&... a) {
-  if constexpr (std::is_same_v<decltype(Fn), R (Backend::*)(A...)>) return (b.*Fn)(std::forward<A>(a)...);
-  else return std::nullopt;
+  if constexpr (std::is_same_v<decltype(Fn), R (Backend::*)(A...)>)
+    return (b.*Fn)(std::forward<A>(a)...);
+  else
+    return std::nullopt;
 }
 
 // op(args) when op's signature is R(A...); nothing when it has another signature.

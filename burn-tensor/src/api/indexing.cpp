@@ -10,8 +10,8 @@ namespace {
 
 void check_same_rank(const H& h, const H& idx, const char* op) {
   if (rank(idx) != rank(h))
-    throw ShapeError(op, "indices of shape " + shape(idx).to_string() + " must have the rank of the tensor " +
-                             shape(h).to_string());
+    throw ShapeError(
+        op, "indices of shape " + shape(idx).to_string() + " must have the rank of the tensor " + shape(h).to_string());
 }
 
 void check_index_1d(const H& idx, const char* op) {
@@ -47,7 +47,8 @@ H linear_index(const H& indices, const Shape& s, int64_t k, const char* op) {
   H negative = cast(compare_elem(OpId::lower_elem, idx, int64_t{0}), DType::I64);
   idx = add(std::move(idx), mul(negative, sizes));
   if (m > 0) {
-    H bad = bool_binary(OpId::bool_or, compare_elem(OpId::lower_elem, idx, int64_t{0}), compare(OpId::greater_equal, idx, sizes));
+    H bad = bool_binary(OpId::bool_or, compare_elem(OpId::lower_elem, idx, int64_t{0}),
+                        compare(OpId::greater_equal, idx, sizes));
     if (read_i64(reduce_all(OpId::any, bad)) != 0) {
       // Name the first offending entry, as written by the caller.
       std::vector<int64_t> raw = into_data(indices).convert(DType::I64).to_vec<int64_t>();
@@ -108,8 +109,8 @@ H select_assign(H h, int64_t dim, const H& indices, const H& values) {
   Shape want = shape(h);
   want[d] = shape(indices)[0];
   if (shape(values) != want)
-    throw ShapeError("select_assign", "values of shape " + shape(values).to_string() + " must have shape " +
-                                          want.to_string());
+    throw ShapeError("select_assign",
+                     "values of shape " + shape(values).to_string() + " must have shape " + want.to_string());
   return with(h, b.select_add(std::move(h.prim), d, indices.prim, values.prim));
 }
 
@@ -248,8 +249,8 @@ H scatter_nd(H h, const H& indices, const H& updates, ScatterReduction reduction
   auto [k, want] = nd_shapes(h, indices, op);
   if (shape(updates) != want)
     throw ShapeError(op, "updates of shape " + shape(updates).to_string() + " must have shape " + want.to_string() +
-                             " (indices.shape[:-1] + data.shape[k:]) for data " + shape(h).to_string() + " and indices " +
-                             shape(indices).to_string());
+                             " (indices.shape[:-1] + data.shape[k:]) for data " + shape(h).to_string() +
+                             " and indices " + shape(indices).to_string());
   const DType t = h.prim->dtype();
   if (is_bool(t)) {
     if (reduction == ScatterReduction::Add) throw DTypeError(op, "reduction add needs a float or int tensor, got bool");

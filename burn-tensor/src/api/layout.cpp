@@ -55,8 +55,8 @@ NormalizedSlices normalize_slices(const H& h, const std::vector<Slice>& slices, 
   NormalizedSlices out;
   std::vector<int64_t> region;
   for (size_t d = 0; d < s.rank(); ++d) {
-    auto [r, flip] = d < slices.size() ? normalize_slice(slices[d], s[d], d, op)
-                                       : std::pair<SliceRange, bool>{{0, s[d], 1}, false};
+    auto [r, flip] =
+        d < slices.size() ? normalize_slice(slices[d], s[d], d, op) : std::pair<SliceRange, bool>{{0, s[d], 1}, false};
     out.ranges.push_back(r);
     if (flip) out.flips.push_back(static_cast<int64_t>(d));
     region.push_back(r.length());
@@ -88,8 +88,8 @@ H reshape(H h, const std::vector<int64_t>& dims) {
                                       " elements) to " + Shape(dims).to_string());
     out[static_cast<size_t>(infer)] = n / known;
   } else if (known != n) {
-    throw ShapeError("reshape", "cannot reshape " + shape(h).to_string() + " (" + std::to_string(n) +
-                                    " elements) to " + Shape(dims).to_string());
+    throw ShapeError("reshape", "cannot reshape " + shape(h).to_string() + " (" + std::to_string(n) + " elements) to " +
+                                    Shape(dims).to_string());
   }
   Shape target(std::move(out));
   check_shape(target, "reshape");  // {0, 2^62, 2^62} holds 0 elements but its strides overflow
@@ -100,8 +100,8 @@ H reshape(H h, const std::vector<int64_t>& dims) {
 H permute(H h, const std::vector<int64_t>& axes) {
   Backend& b = be(h, "permute");
   if (axes.size() != rank(h))
-    throw ShapeError("permute", "got " + std::to_string(axes.size()) + " axes for a tensor of rank " +
-                                    std::to_string(rank(h)));
+    throw ShapeError("permute",
+                     "got " + std::to_string(axes.size()) + " axes for a tensor of rank " + std::to_string(rank(h)));
   auto norm = normalize_axes(axes, rank(h), "permute");
   return with(h, b.permute(std::move(h.prim), to_axes(norm)));
 }
@@ -119,7 +119,8 @@ H swap_dims(H h, int64_t a, int64_t c) {
 H flatten(H h, int64_t start, int64_t end) {
   size_t r = rank(h);
   size_t s = normalize_dim(start, r, "flatten"), e = normalize_dim(end, r, "flatten");
-  if (s > e) throw IndexError("flatten", "start dim " + std::to_string(start) + " is after end dim " + std::to_string(end));
+  if (s > e)
+    throw IndexError("flatten", "start dim " + std::to_string(start) + " is after end dim " + std::to_string(end));
   std::vector<int64_t> dims;
   int64_t merged = 1;
   for (size_t i = 0; i < r; ++i) {
@@ -221,10 +222,11 @@ H roll(H h, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims
 H repeat(H h, const std::vector<int64_t>& sizes) {
   Backend& b = be(h, "repeat");
   if (sizes.size() < rank(h))
-    throw ShapeError("repeat", std::to_string(sizes.size()) + " repeat counts for a tensor of rank " +
-                                   std::to_string(rank(h)));
+    throw ShapeError("repeat",
+                     std::to_string(sizes.size()) + " repeat counts for a tensor of rank " + std::to_string(rank(h)));
   for (size_t d = 0; d < sizes.size(); ++d)
-    if (sizes[d] < 0) throw ValueError("repeat", "negative repeat count " + std::to_string(sizes[d]) + " for dim " + std::to_string(d));
+    if (sizes[d] < 0)
+      throw ValueError("repeat", "negative repeat count " + std::to_string(sizes[d]) + " for dim " + std::to_string(d));
   if (sizes.size() > rank(h)) {
     std::vector<int64_t> lead(sizes.size() - rank(h));
     std::iota(lead.begin(), lead.end(), 0);
@@ -257,13 +259,15 @@ Hs split_with_sizes(H h, const std::vector<int64_t>& sizes, int64_t dim) {
   int64_t total = 0;
   bool exceeds = false;  // summing stops at n, so huge sizes cannot overflow into a match
   for (int64_t s : sizes) {
-    if (s < 0) throw ValueError("split_with_sizes", "negative size " + std::to_string(s) + " in " + Shape(sizes).to_string());
+    if (s < 0)
+      throw ValueError("split_with_sizes", "negative size " + std::to_string(s) + " in " + Shape(sizes).to_string());
     if (s > n - total) exceeds = true;
     if (!exceeds) total += s;
   }
   if (exceeds || total != n)
-    throw ShapeError("split_with_sizes", "sizes " + Shape(sizes).to_string() + (exceeds ? " sum to more than" : " do not sum to") +
-                                             " dim " + std::to_string(d) + " of size " + std::to_string(n));
+    throw ShapeError("split_with_sizes", "sizes " + Shape(sizes).to_string() +
+                                             (exceeds ? " sum to more than" : " do not sum to") + " dim " +
+                                             std::to_string(d) + " of size " + std::to_string(n));
   Hs out;
   int64_t at = 0;
   for (int64_t s : sizes) {
@@ -309,7 +313,8 @@ H cat(const Hs& hs, int64_t dim) {
     for (size_t k = 0; ok && k < s.rank(); ++k) ok = k == d || s[k] == shape(first)[k];
     if (!ok)
       throw ShapeError("cat", "tensor " + std::to_string(i) + " has shape " + s.to_string() + ", tensor 0 has " +
-                                  shape(first).to_string() + " (they may differ only in dim " + std::to_string(d) + ")");
+                                  shape(first).to_string() + " (they may differ only in dim " + std::to_string(d) +
+                                  ")");
     prims.push_back(hs[i].prim);
   }
   Shape out = shape(first);
@@ -348,8 +353,8 @@ H slice_assign(H h, const std::vector<Slice>& slices, const H& value) {
   same_dtype(h, value, "slice_assign");
   NormalizedSlices n = normalize_slices(h, slices, "slice_assign");
   if (shape(value).rank() > n.region.rank())
-    throw ShapeError("slice_assign", "value of shape " + shape(value).to_string() + " does not fit the region " +
-                                         n.region.to_string());
+    throw ShapeError("slice_assign",
+                     "value of shape " + shape(value).to_string() + " does not fit the region " + n.region.to_string());
   H v = expand(value, n.region.dims());
   if (!n.flips.empty()) v = with(v, b.flip(v.prim, n.flips));
   if (n.region.num_elements() == 0) return h;
@@ -397,7 +402,8 @@ H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value) {
     } else {
       const char* name = mode == PadMode::Reflect ? "reflect" : "replicate";
       if (left < 0 || right < 0)
-        throw ValueError("pad", std::string(name) + " padding must be non-negative, got " + std::to_string(left) + ", " + std::to_string(right));
+        throw ValueError("pad", std::string(name) + " padding must be non-negative, got " + std::to_string(left) +
+                                    ", " + std::to_string(right));
       if (mode == PadMode::Reflect && (left >= n || right >= n))
         throw ShapeError("pad", "reflect padding " + std::to_string(left) + ", " + std::to_string(right) +
                                     " must be smaller than dim " + std::to_string(d) + " of size " + std::to_string(n));
@@ -409,7 +415,10 @@ H pad(H h, const std::vector<int64_t>& pads, PadMode mode, Scalar value) {
       checked_bytes(Shape{dims[d]}, sizeof(int64_t), "pad");
       std::vector<int64_t> idx;
       for (int64_t i = -left; i < n + right; ++i) {
-        int64_t j = mode == PadMode::Reflect ? (i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i) : std::clamp<int64_t>(i, 0, n - 1);
+        int64_t j = mode == PadMode::Reflect ? (i < 0    ? -i
+                                                : i >= n ? 2 * (n - 1) - i
+                                                         : i)
+                                             : std::clamp<int64_t>(i, 0, n - 1);
         idx.push_back(j);
       }
       Prim ip = b.from_data(TensorData::from_vector(idx, Shape{static_cast<int64_t>(idx.size())}));
@@ -423,8 +432,8 @@ H movedim(H h, const std::vector<int64_t>& source, const std::vector<int64_t>& d
   be(h, "movedim");
   const size_t r = rank(h);
   if (source.size() != destination.size())
-    throw ShapeError("movedim", "source " + Shape(source).to_string() + " and destination " + Shape(destination).to_string() +
-                                    " name different numbers of dims");
+    throw ShapeError("movedim", "source " + Shape(source).to_string() + " and destination " +
+                                    Shape(destination).to_string() + " name different numbers of dims");
   auto src = normalize_axes(source, r, "movedim");
   auto dst = normalize_axes(destination, r, "movedim");
   // order[p] is the input dim that lands at output position p; the unnamed dims keep their order.
@@ -452,8 +461,8 @@ H unfold(H h, int64_t dim, int64_t size, int64_t step) {
   if (step <= 0) throw ValueError("unfold", "step must be positive, got " + std::to_string(step));
   if (size < 0) throw ValueError("unfold", "window size must be non-negative, got " + std::to_string(size));
   if (size > n)
-    throw ShapeError("unfold", "window size " + std::to_string(size) + " exceeds dim " + std::to_string(d) + " of size " +
-                                   std::to_string(n) + " in " + shape(h).to_string());
+    throw ShapeError("unfold", "window size " + std::to_string(size) + " exceeds dim " + std::to_string(d) +
+                                   " of size " + std::to_string(n) + " in " + shape(h).to_string());
   const int64_t windows = checked_add((n - size) / step, 1, "unfold");  // n + 1 empty windows when size is 0
   // The windows split dim d into [windows, size]; the window dim then moves last.
   std::vector<int64_t> split = shape(h).dims();
@@ -462,8 +471,8 @@ H unfold(H h, int64_t dim, int64_t size, int64_t step) {
   int64_t count = 1;  // the output's elements: overlapping windows can outgrow the input
   for (int64_t s : split)
     if (__builtin_mul_overflow(count, s, &count))
-      throw ShapeError("unfold", "windows of size " + std::to_string(size) + " step " + std::to_string(step) + " over " +
-                                     shape(h).to_string() + " have more than 2^63 elements");
+      throw ShapeError("unfold", "windows of size " + std::to_string(size) + " step " + std::to_string(step) +
+                                     " over " + shape(h).to_string() + " have more than 2^63 elements");
   const int64_t di = static_cast<int64_t>(d), last = static_cast<int64_t>(split.size()) - 1;
   if (size == 0) return movedim(reshape(narrow(std::move(h), di, 0, 0), split), {di + 1}, {last});
   // With g = gcd(size, step), dim d read as tiles of g holds window w as tiles w*q .. w*q + r - 1

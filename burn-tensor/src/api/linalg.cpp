@@ -28,7 +28,8 @@ const Slice kAll = Slice::all();
 // The last two dims of x, which must exist; `what` names them in the error.
 std::pair<int64_t, int64_t> matrix_dims(const H& x, const char* op) {
   if (rank(x) < 2)
-    throw ShapeError(op, "expected a matrix or a batch of matrices [..., rows, cols], got shape " + shape(x).to_string());
+    throw ShapeError(op,
+                     "expected a matrix or a batch of matrices [..., rows, cols], got shape " + shape(x).to_string());
   return {shape(x)[rank(x) - 2], shape(x)[rank(x) - 1]};
 }
 
@@ -265,7 +266,8 @@ Hs lu(H x) {
   LuParts f = lu_batch(as_batch(x));
   const int64_t b = f.lu.dim(0);
   // L: the unit lower triangle of the first k columns; U: the upper triangle of the first k rows.
-  F3 l = f.lu.slice({kAll, kAll, rng(0, k)}).tril(-1) + F3(expand(reshape(eye(x.device, m, k, t), {1, m, k}), {b, m, k}));
+  F3 l =
+      f.lu.slice({kAll, kAll, rng(0, k)}).tril(-1) + F3(expand(reshape(eye(x.device, m, k, t), {1, m, k}), {b, m, k}));
   F3 u = f.lu.slice({kAll, rng(0, k), kAll}).triu(0);
   // P^T[i, j] = (perm[i] == j), so P[j, i] = (perm[i] == j).
   I3 cols = int_arange(m, x.device, Shape{1, 1, m});

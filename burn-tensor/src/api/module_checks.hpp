@@ -17,8 +17,8 @@ inline std::vector<int64_t> per_dim(const std::vector<int64_t>& v, size_t n, int
   if (v.empty()) return std::vector<int64_t>(n, fill);
   if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
   if (v.size() != n)
-    throw ShapeError(op, std::string(what) + " " + dims_text(v) + " has " + std::to_string(v.size()) +
-                             " values for " + std::to_string(n) + " spatial dims; give 1 or " + std::to_string(n));
+    throw ShapeError(op, std::string(what) + " " + dims_text(v) + " has " + std::to_string(v.size()) + " values for " +
+                             std::to_string(n) + " spatial dims; give 1 or " + std::to_string(n));
   return v;
 }
 
@@ -38,8 +38,8 @@ inline void check_grad_out(const H& x, const H& g, const Shape& want, const char
   if (g.prim->dtype() != x.prim->dtype())
     throw DTypeError(op, "grad_out is " + dt(g.prim->dtype()) + " but the input is " + dt(x.prim->dtype()));
   if (shape(g) != want)
-    throw ShapeError(op, "grad_out has shape " + shape(g).to_string() + ", expected the output's shape " +
-                             want.to_string());
+    throw ShapeError(
+        op, "grad_out has shape " + shape(g).to_string() + ", expected the output's shape " + want.to_string());
 }
 
 // The N and C dims of an NC<spatial> input followed by `spatial`.
@@ -53,8 +53,7 @@ inline Shape nc_with(const H& x, const std::vector<int64_t>& spatial) {
 inline size_t spatial_rank(const H& x, const char* op) {
   const size_t r = rank(x);
   if (r < 3 || r > 5)
-    throw ShapeError(op, "expected an input of rank 3, 4 or 5 (N, C, spatial...), got shape " +
-                             shape(x).to_string());
+    throw ShapeError(op, "expected an input of rank 3, 4 or 5 (N, C, spatial...), got shape " + shape(x).to_string());
   return r - 2;
 }
 

@@ -29,7 +29,8 @@ Prim param(const OptH& p, const H& x, const Shape& want, const char* what, const
   if (!p) return nullptr;
   same_device(x, *p, op);
   if (p->prim->dtype() != x.prim->dtype())
-    throw DTypeError(op, std::string(what) + " is " + dt(p->prim->dtype()) + " but the input is " + dt(x.prim->dtype()));
+    throw DTypeError(op,
+                     std::string(what) + " is " + dt(p->prim->dtype()) + " but the input is " + dt(x.prim->dtype()));
   if (shape(*p) != want)
     throw ShapeError(op, std::string(what) + " has shape " + shape(*p).to_string() + ", expected " + want.to_string() +
                              " for input " + shape(x).to_string());

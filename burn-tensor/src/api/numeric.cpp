@@ -1,4 +1,4 @@
-// Tensor API, numeric group: arithmetic with broadcasting, scalars, powers, clamps and matmul.
+// Tensor API, numeric group: arithmetic with broadcasting (fmod included), scalars, powers, clamps and matmul.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -70,7 +70,8 @@ class Einsum {
   }
   static char letter(int l) { return static_cast<char>(l < 26 ? 'A' + l : 'a' + (l - 26)); }
   std::string label_name(int l) const {
-    return l < kLetters ? std::string("subscript ") + letter(l) : "dim " + std::to_string(l - kLetters) + " of the ellipsis";
+    return l < kLetters ? std::string("subscript ") + letter(l)
+                        : "dim " + std::to_string(l - kLetters) + " of the ellipsis";
   }
 
   EinsumTerm parse_term(std::string_view text, const std::string& where) const {
@@ -105,11 +106,13 @@ class Einsum {
       start = i + 1;
     }
     if (inputs_.size() != ops_.size())
-      bad_equation(std::to_string(inputs_.size()) + " operand(s) in the equation but " + std::to_string(ops_.size()) + " given");
+      bad_equation(std::to_string(inputs_.size()) + " operand(s) in the equation but " + std::to_string(ops_.size()) +
+                   " given");
     explicit_ = arrow != std::string_view::npos;
     if (explicit_) {
       std::string_view rhs = eq_.substr(arrow + 2);
-      if (rhs.find_first_of(",->") != std::string_view::npos) bad_equation("the output after '->' may hold only subscripts and '...'");
+      if (rhs.find_first_of(",->") != std::string_view::npos)
+        bad_equation("the output after '->' may hold only subscripts and '...'");
       out_term_ = parse_term(rhs, "the output");
     }
   }
@@ -121,12 +124,13 @@ class Einsum {
       require_numeric(ops_[k], "einsum");
       same_device(ops_[0], ops_[k], "einsum");
       if (ops_[k].prim->dtype() != ops_[0].prim->dtype())
-        throw DTypeError("einsum", "operand " + std::to_string(k) + " is " + dt(ops_[k].prim->dtype()) + ", operand 0 is " +
-                                       dt(ops_[0].prim->dtype()) + "; cast one first");
+        throw DTypeError("einsum", "operand " + std::to_string(k) + " is " + dt(ops_[k].prim->dtype()) +
+                                       ", operand 0 is " + dt(ops_[0].prim->dtype()) + "; cast one first");
       const size_t r = rank(ops_[k]), n = inputs_[k].labels.size();
       if (inputs_[k].ellipsis < 0 ? r != n : r < n)
-        bad_shape("operand " + std::to_string(k) + " has shape " + shape(ops_[k]).to_string() + " but its subscripts name " +
-                  std::to_string(n) + " dims" + (inputs_[k].ellipsis < 0 ? " and it has no ellipsis" : " besides the ellipsis"));
+        bad_shape("operand " + std::to_string(k) + " has shape " + shape(ops_[k]).to_string() +
+                  " but its subscripts name " + std::to_string(n) + " dims" +
+                  (inputs_[k].ellipsis < 0 ? " and it has no ellipsis" : " besides the ellipsis"));
       ellipsis_dims_ = std::max(ellipsis_dims_, r - n);
     }
     size_.assign(kLetters + ellipsis_dims_, -1);
@@ -149,8 +153,8 @@ class Einsum {
         const int64_t n = s[p];
         if (l < kLetters) ++count[l];
         if (local[l] >= 0 && local[l] != n)
-          bad_shape(label_name(l) + " is repeated in operand " + std::to_string(k) + " with sizes " + std::to_string(local[l]) +
-                    " and " + std::to_string(n));
+          bad_shape(label_name(l) + " is repeated in operand " + std::to_string(k) + " with sizes " +
+                    std::to_string(local[l]) + " and " + std::to_string(n));
         local[l] = n;
         if (size_[l] < 0 || size_[l] == 1) {
           size_[l] = n;
@@ -302,7 +306,7 @@ class Einsum {
       for (int l : free_b) db.push_back(size_[l]);
       r = mul(arrange(a, oa, da), arrange(b, ob, db));
     } else if (prod(free_a) == 1 && prod(free_b) == 1) {  // batched dot products: mul and sum, not tiny GEMMs
-      std::vector<int> oa = batch, ob = batch;  // the free labels have size 1: the reshape drops them
+      std::vector<int> oa = batch, ob = batch;            // the free labels have size 1: the reshape drops them
       oa.insert(oa.end(), free_a.begin(), free_a.end());
       oa.insert(oa.end(), sum.begin(), sum.end());
       ob.insert(ob.end(), sum.begin(), sum.end());
@@ -350,6 +354,8 @@ H div(H a, const H& b) { return with(a, numeric_binary(a, b, "div").div(std::mov
 
 H remainder(H a, const H& b) { return with(a, numeric_binary(a, b, "remainder").remainder(std::move(a.prim), b.prim)); }
 
+H fmod(H a, const H& b) { return with(a, numeric_binary(a, b, "fmod").fmod(std::move(a.prim), b.prim)); }
+
 H maximum(H a, const H& b) { return with(a, numeric_binary(a, b, "max_pair").maximum(std::move(a.prim), b.prim)); }
 
 H minimum(H a, const H& b) { return with(a, numeric_binary(a, b, "min_pair").minimum(std::move(a.prim), b.prim)); }
@@ -376,6 +382,12 @@ H remainder_scalar(H a, Scalar s) {
   Backend& b = numeric_unary(a, "remainder_scalar");
   if (is_int(a.prim->dtype()) && s.as_int() == 0) throw ValueError("remainder_scalar", "integer remainder by zero");
   return with(a, b.remainder_scalar(std::move(a.prim), s));
+}
+
+H fmod_scalar(H a, Scalar s) {
+  Backend& b = numeric_unary(a, "fmod_scalar");
+  if (is_int(a.prim->dtype()) && s.as_int() == 0) throw ValueError("fmod_scalar", "integer fmod by zero");
+  return with(a, b.fmod_scalar(std::move(a.prim), s));
 }
 
 H rsub_scalar(H a, Scalar s) {
@@ -449,10 +461,12 @@ H cross(H a, const H& b, int64_t dim) {
     throw ShapeError("cross", "lhs " + shape(a).to_string() + " and rhs " + shape(b).to_string() + " differ in rank");
   const size_t d = normalize_dim(dim, rank(a), "cross");
   if (shape(a)[d] != 3 || shape(b)[d] != 3)
-    throw ShapeError("cross", "dim " + std::to_string(d) + " must have size 3 in both operands, got " + shape(a).to_string() +
-                                  " and " + shape(b).to_string());
+    throw ShapeError("cross", "dim " + std::to_string(d) + " must have size 3 in both operands, got " +
+                                  shape(a).to_string() + " and " + shape(b).to_string());
   // c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}, indices mod 3: two selects per operand.
-  auto rot = [&](std::vector<int64_t> order) { return from_data(a.device, TensorData::from_vector(order, Shape{3}), Kind::Int); };
+  auto rot = [&](std::vector<int64_t> order) {
+    return from_data(a.device, TensorData::from_vector(order, Shape{3}), Kind::Int);
+  };
   const H next = rot({1, 2, 0}), after = rot({2, 0, 1});
   const int64_t di = static_cast<int64_t>(d);
   H lhs = mul(select(a, di, next), select(b, di, after));

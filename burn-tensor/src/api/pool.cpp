@@ -12,8 +12,6 @@ using namespace detail;
 
 namespace {
 
-
-
 // Normalises and checks pool options; `is_max` allows dilation. Returns the options the backend gets.
 PoolOptions normalise_pool(const H& x, const PoolOptions& o, bool is_max, const char* op) {
   be(x, op);
@@ -48,7 +46,6 @@ PoolOptions normalise_pool(const H& x, const PoolOptions& o, bool is_max, const 
   return p;
 }
 
-
 void check_indices(const H& x, const H& g, const H& idx, const char* op) {
   same_device(x, idx, op);
   require_index(idx, op);
@@ -59,8 +56,8 @@ void check_indices(const H& x, const H& g, const H& idx, const char* op) {
 std::vector<int64_t> pool_out_spatial(const H& x, const PoolOptions& p, const char* op) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < p.kernel.size(); ++i) {
-    const int64_t o = module_detail::pool_out_len(shape(x)[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
-                                      p.dilation[i], p.ceil_mode);
+    const int64_t o = module_detail::pool_out_len(shape(x)[i + 2], p.kernel[i], p.stride[i], p.padding[i],
+                                                  p.padding_end[i], p.dilation[i], p.ceil_mode);
     if (o <= 0) throw ShapeError(op, "input " + shape(x).to_string() + " gives an empty output");
     out.push_back(o);
   }
@@ -70,7 +67,8 @@ std::vector<int64_t> pool_out_spatial(const H& x, const PoolOptions& p, const ch
 
 // Adaptive windows are [o * in / out, ((o + 1) * in + out - 1) / out): that must fit int64.
 void check_adaptive(const H& x, const std::vector<int64_t>& out, const char* op) {
-  for (size_t i = 0; i < out.size(); ++i) checked_mul(checked_add(out[i], 1, op), checked_add(shape(x)[i + 2], 1, op), op);
+  for (size_t i = 0; i < out.size(); ++i)
+    checked_mul(checked_add(out[i], 1, op), checked_add(shape(x)[i + 2], 1, op), op);
 }
 
 }  // namespace
@@ -127,8 +125,8 @@ H adaptive_avg_pool_backward(H x, const H& grad_out) {
   spatial_rank(x, op);
   require_nonempty_planes(x, op);
   if (rank(grad_out) != rank(x))
-    throw ShapeError(op, "grad_out " + shape(grad_out).to_string() + " and input " + shape(x).to_string() +
-                             " differ in rank");
+    throw ShapeError(
+        op, "grad_out " + shape(grad_out).to_string() + " and input " + shape(x).to_string() + " differ in rank");
   std::vector<int64_t> sp(shape(grad_out).begin() + 2, shape(grad_out).end());
   checked_output_size(x, sp, op);
   check_adaptive(x, sp, op);
@@ -154,8 +152,8 @@ H adaptive_max_pool_backward(H x, const H& grad_out, const H& indices) {
   require_float(x, op);
   spatial_rank(x, op);
   if (rank(grad_out) != rank(x))
-    throw ShapeError(op, "grad_out " + shape(grad_out).to_string() + " and input " + shape(x).to_string() +
-                             " differ in rank");
+    throw ShapeError(
+        op, "grad_out " + shape(grad_out).to_string() + " and input " + shape(x).to_string() + " differ in rank");
   std::vector<int64_t> sp(shape(grad_out).begin() + 2, shape(grad_out).end());
   checked_output_size(x, sp, op);
   check_adaptive(x, sp, op);

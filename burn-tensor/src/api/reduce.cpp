@@ -1,4 +1,4 @@
-// Tensor API, reduce group: full and per-dim reductions, variance, sorting and top-k.
+// Tensor API, reduce group: full and per-dim reductions, variance, sorting, top-k, max_abs, median and cov.
 #include "burn/tensor/autodiff.hpp"
 #include "checks.hpp"
 #include "dispatch.hpp"
@@ -34,8 +34,8 @@ H reduce_dim(OpId op, H h, int64_t dim) {
     throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction");
   size_t d = normalize_dim(dim, rank(h), name);
   if (op != OpId::any_dim && op != OpId::all_dim) require_numeric(h, name);
-  const bool needs_elements = op == OpId::max_dim || op == OpId::min_dim || op == OpId::argmax ||
-                              op == OpId::argmin || op == OpId::mean_dim;
+  const bool needs_elements =
+      op == OpId::max_dim || op == OpId::min_dim || op == OpId::argmax || op == OpId::argmin || op == OpId::mean_dim;
   if (needs_elements && shape(h)[d] == 0)
     throw ValueError(name, "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
   std::optional<Prim> r = dispatch<Prim, Prim, size_t>(b, op, std::move(h.prim), d);
@@ -92,6 +92,23 @@ std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest) {
   return {with(h, std::move(p.first)), with(h, std::move(p.second))};
 }
 
+// Burn's max_abs: max(|x|), NaN when any element is NaN (max propagates it). Int abs wraps, so the most
+// negative value stays negative, as torch.abs.
+H max_abs(H h) {
+  Backend& b = numeric_unary(h, "max_abs");
+  require_nonempty(h, "max_abs");
+  return with(h, b.max(b.abs(std::move(h.prim))));
+}
+
+H max_abs_dim(H h, int64_t dim) {
+  Backend& b = numeric_unary(h, "max_abs_dim");
+  size_t d = normalize_dim(dim, rank(h), "max_abs_dim");
+  if (shape(h)[d] == 0)
+    throw ValueError("max_abs_dim",
+                     "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
+  return with(h, b.max_dim(b.abs(std::move(h.prim)), d));
+}
+
 // The lower median is element (n - 1) / 2 of a stable ascending sort, so ties resolve to the earliest
 // of the equal elements at that rank. A slice holding NaN gives NaN at its first NaN (torch 1.13).
 // The values are gathered from the input, so the gradient flows to the chosen element.
@@ -99,7 +116,9 @@ std::pair<H, H> median_dim(H h, int64_t dim) {
   numeric_unary(h, "median");
   const size_t d = normalize_dim(dim, rank(h), "median");
   const int64_t n = shape(h)[d];
-  if (n == 0) throw ValueError("median", "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
+  if (n == 0)
+    throw ValueError("median",
+                     "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
   const int64_t di = static_cast<int64_t>(d);
   H idx = narrow(argsort(h, di, false, true), di, (n - 1) / 2, 1);
   if (is_float(h.prim->dtype())) {
@@ -116,7 +135,8 @@ std::pair<H, H> median_dim(H h, int64_t dim) {
 // NaNs when it is NaN): m + sum((x - m) * mask) / count has the value m and exactly that gradient.
 H median(H h) {
   numeric_unary(h, "median");
-  if (shape(h).num_elements() == 0) throw ValueError("median", "cannot reduce an empty tensor of shape " + shape(h).to_string());
+  if (shape(h).num_elements() == 0)
+    throw ValueError("median", "cannot reduce an empty tensor of shape " + shape(h).to_string());
   H flat = reshape(std::move(h), {-1});
   H m = detach(median_dim(flat, 0).first);
   if (!is_require_grad(flat)) return m;  // only float tensors are tracked
@@ -130,7 +150,8 @@ H median(H h) {
 
 H cov(H h, int64_t correction, const std::optional<H>& fweights, const std::optional<H>& aweights) {
   numeric_unary(h, "cov");
-  if (rank(h) == 0 || rank(h) > 2) throw ShapeError("cov", "expects a 1-D or 2-D tensor (rows are variables), got shape " + shape(h).to_string());
+  if (rank(h) == 0 || rank(h) > 2)
+    throw ShapeError("cov", "expects a 1-D or 2-D tensor (rows are variables), got shape " + shape(h).to_string());
   if (!is_float(h.prim->dtype())) h = cast(std::move(h), DType::F32);  // torch: integer input gives the default float
   const DType t = h.prim->dtype();
   const bool one_var = rank(h) == 1;
@@ -143,11 +164,12 @@ H cov(H h, int64_t correction, const std::optional<H>& fweights, const std::opti
       throw DTypeError("cov", std::string(what) + " must be " + (want_int ? "an int" : "a float") + " tensor, got " +
                                   dt(w.prim->dtype()));
     if (rank(w) != 1 || shape(w)[0] != obs)
-      throw ShapeError("cov", std::string(what) + " of shape " + shape(w).to_string() + " must be 1-D with one weight per observation (" +
-                                  std::to_string(obs) + ")");
+      throw ShapeError("cov", std::string(what) + " of shape " + shape(w).to_string() +
+                                  " must be 1-D with one weight per observation (" + std::to_string(obs) + ")");
     // A host read, as torch does: a negative weight is an error, not a silent wrong covariance.
     TensorData lo = into_data(reduce_all(OpId::min, w)).convert(DType::F64);
-    if (lo.to_vec<double>()[0] < 0) throw ValueError("cov", std::string(what) + " cannot be negative, found " + lo.to_string());
+    if (lo.to_vec<double>()[0] < 0)
+      throw ValueError("cov", std::string(what) + " cannot be negative, found " + lo.to_string());
   };
   std::optional<H> w, aw;
   if (fweights) {
@@ -162,9 +184,10 @@ H cov(H h, int64_t correction, const std::optional<H>& fweights, const std::opti
   // mean over the observations, weighted; the normalisation follows torch.cov exactly
   H w_sum = w ? reduce_all(OpId::sum, *w) : full(x.device, Shape{1}, static_cast<double>(obs), t);
   H avg = w ? div(reduce_dim(OpId::sum_dim, mul(x, *w), 1), w_sum) : reduce_dim(OpId::mean_dim, x, 1);
-  H norm = w && aw && correction != 0
-               ? sub(w_sum, mul_scalar(div(reduce_all(OpId::sum, mul(*w, *aw)), w_sum), static_cast<double>(correction)))
-               : sub_scalar(w_sum, static_cast<double>(correction));
+  H norm =
+      w && aw && correction != 0
+          ? sub(w_sum, mul_scalar(div(reduce_all(OpId::sum, mul(*w, *aw)), w_sum), static_cast<double>(correction)))
+          : sub_scalar(w_sum, static_cast<double>(correction));
   norm = clamp_min(std::move(norm), 0.0);  // torch: degrees of freedom <= 0 divide by zero (inf / nan)
   H centered = sub(std::move(x), avg);
   H rhs = swap_dims(w ? mul(centered, *w) : centered, 0, 1);

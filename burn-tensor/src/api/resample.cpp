@@ -18,8 +18,8 @@ void check_interpolate(const H& x, const std::vector<int64_t>& output_size, cons
   require_nonempty_planes(x, op);
   checked_output_size(x, output_size, op);
   if (o.mode == InterpolateMode::Cubic && n == 3)
-    throw Unsupported(op, "cubic interpolation takes 1 or 2 spatial dims (as PyTorch), got input " +
-                              shape(x).to_string());
+    throw Unsupported(op,
+                      "cubic interpolation takes 1 or 2 spatial dims (as PyTorch), got input " + shape(x).to_string());
 }
 
 }  // namespace
@@ -59,8 +59,8 @@ H pixel_unshuffle(H x, int64_t factor) {
   if (rank(x) < 3) throw ShapeError(op, "expected (*, C, H, W), got shape " + shape(x).to_string());
   const int64_t h = shape(x)[rank(x) - 2], w = shape(x)[rank(x) - 1];
   if (h % factor != 0 || w % factor != 0)
-    throw ShapeError(op, "height and width of " + shape(x).to_string() + " are not divisible by factor " +
-                             std::to_string(factor));
+    throw ShapeError(
+        op, "height and width of " + shape(x).to_string() + " are not divisible by factor " + std::to_string(factor));
   checked_mul(shape(x)[rank(x) - 3], checked_mul(factor, factor, op), op);  // the output's C * factor^2
   return with(x, be(x, op).pixel_unshuffle(std::move(x.prim), factor));
 }

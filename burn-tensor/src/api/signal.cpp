@@ -56,10 +56,13 @@ std::pair<T3, T3> dft_tables(const Device& d, DType dt, int64_t rows, int64_t co
   auto roots = host_vector<std::pair<double, double>>(n, op);  // n sin/cos, not rows * cols
   for (int64_t r = 0; r < n; ++r) roots[static_cast<size_t>(r)] = unit_root(r, n, sign);
   auto part = [&](bool imag) {
-    return table(d, dt, rows, cols, [&](int64_t r, int64_t c) {
-      const auto& [re, im] = roots[static_cast<size_t>((r * c) % n)];
-      return (imag ? im : re) * scale;
-    }, op);
+    return table(
+        d, dt, rows, cols,
+        [&](int64_t r, int64_t c) {
+          const auto& [re, im] = roots[static_cast<size_t>((r * c) % n)];
+          return (imag ? im : re) * scale;
+        },
+        op);
   };
   return {part(false), part(true)};
 }
@@ -188,8 +191,9 @@ std::pair<H, H> rfft(H x, int64_t dim, std::optional<int64_t> n, FftNorm norm) {
   check_norm(norm, op);
   const size_t d = normalize_dim(dim, rank(x), op);
   const int64_t len = n.value_or(shape(x)[d]);
-  if (len < 1) throw ValueError(op, "the transform needs n >= 1 samples, got " + std::to_string(len) +
-                                        (n ? "" : " (the size of dim " + std::to_string(d) + ")"));
+  if (len < 1)
+    throw ValueError(op, "the transform needs n >= 1 samples, got " + std::to_string(len) +
+                             (n ? "" : " (the size of dim " + std::to_string(d) + ")"));
   check_length(len, op);
   Lanes l = to_lanes(std::move(x), static_cast<int64_t>(d));
   Cx y = dft({fit(l.x, len), T3()}, len, len / 2 + 1, -1, norm_scale(norm, len, false), false, op);
@@ -204,8 +208,8 @@ H irfft(H re, const H& im, int64_t dim, std::optional<int64_t> n, FftNorm norm) 
   same_dtype(re, im, op);
   check_norm(norm, op);
   if (shape(re) != shape(im))
-    throw ShapeError(op, "real part " + shape(re).to_string() + " and imaginary part " + shape(im).to_string() +
-                             " differ in shape");
+    throw ShapeError(
+        op, "real part " + shape(re).to_string() + " and imaginary part " + shape(im).to_string() + " differ in shape");
   const size_t d = normalize_dim(dim, rank(re), op);
   const int64_t len = n.value_or(checked_mul(2, shape(re)[d] - 1, op));
   if (len < 1)
@@ -222,12 +226,14 @@ H irfft(H re, const H& im, int64_t dim, std::optional<int64_t> n, FftNorm norm) 
   T3 y;
   if (len >= kSplitMin && split_of(len) > 1) {
     // The full Hermitian spectrum X[k] = conj(X[n - k]) for k > n / 2, then one inverse DFT.
-    T3 xr = fit(lr.x, half), xi = fit(li.x, half) * table(dev, dt, 1, half, [&](int64_t, int64_t k) {
-      return real_bin(k) ? 0.0 : 1.0;
-    }, op);
+    T3 xr = fit(lr.x, half),
+       xi = fit(li.x, half) * table(
+                                  dev, dt, 1, half, [&](int64_t, int64_t k) { return real_bin(k) ? 0.0 : 1.0; }, op);
     const int64_t mirror = len - half;
     if (mirror > 0) {
-      auto tail = [&](const T3& t) { return t.slice({Slice::all(), Slice::all(), Slice::range(1, 1 + mirror)}).flip({2}); };
+      auto tail = [&](const T3& t) {
+        return t.slice({Slice::all(), Slice::all(), Slice::range(1, 1 + mirror)}).flip({2});
+      };
       xr = T3::cat({xr, tail(xr)}, 2);
       xi = T3::cat({xi, -tail(xi)}, 2);
     }
@@ -237,11 +243,14 @@ H irfft(H re, const H& im, int64_t dim, std::optional<int64_t> n, FftNorm norm) 
     auto roots = host_vector<std::pair<double, double>>(len, op);
     for (int64_t r = 0; r < len; ++r) roots[static_cast<size_t>(r)] = unit_root(r, len, 1);
     auto part = [&](bool imag) {
-      return table(dev, dt, used, len, [&](int64_t k, int64_t t) {
-        if (imag && real_bin(k)) return 0.0;
-        const auto& [c, s] = roots[static_cast<size_t>((k * t) % len)];
-        return (real_bin(k) ? 1.0 : 2.0) * (imag ? -s : c) * scale;
-      }, op);
+      return table(
+          dev, dt, used, len,
+          [&](int64_t k, int64_t t) {
+            if (imag && real_bin(k)) return 0.0;
+            const auto& [c, s] = roots[static_cast<size_t>((k * t) % len)];
+            return (real_bin(k) ? 1.0 : 2.0) * (imag ? -s : c) * scale;
+          },
+          op);
     };
     y = fit(lr.x, used).matmul(part(false)) + fit(li.x, used).matmul(part(true));
   }

@@ -21,7 +21,8 @@ namespace burn {
 Prim Backend::attention(Prim query, Prim key, Prim value, Prim mask, const AttentionOptions& options) {
   const Shape qs = query->shape(), ks = key->shape();
   const int64_t lq = qs[2], lk = ks[2];
-  const double scale = options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(qs[3], 1)));
+  const double scale =
+      options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(qs[3], 1)));
   Prim kt = permute(std::move(key), Axes{0, 1, 3, 2});
   Prim scores = mul_scalar(matmul(std::move(query), std::move(kt)), Scalar(scale));
   if (options.causal) {

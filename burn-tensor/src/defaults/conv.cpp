@@ -161,7 +161,8 @@ Prim conv_grad_input(Backend& b, Prim gy, const Prim& w, int64_t c, const std::v
                      int64_t groups) {
   const int64_t n = gy->shape()[0], cout = w->shape()[0], cg = c / groups, k = g.kernel_size(), l = g.out_size();
   Prim wt = b.permute(b.reshape(w, Shape{groups, cout / groups, cg * k}), {0, 2, 1});
-  wt = b.expand(b.reshape(std::move(wt), Shape{1, groups, cg * k, cout / groups}), Shape{n, groups, cg * k, cout / groups});
+  wt = b.expand(b.reshape(std::move(wt), Shape{1, groups, cg * k, cout / groups}),
+                Shape{n, groups, cg * k, cout / groups});
   Prim gcols = b.matmul(std::move(wt), b.reshape(std::move(gy), Shape{n, groups, cout / groups, l}));
   return col2im(b, b.reshape(std::move(gcols), Shape{n, c, k, l}), in, g);
 }
@@ -279,8 +280,9 @@ Prim Backend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bi
     for (int cx = 0; cx < 2; ++cx) {
       Prim yc = cy ? add_scalar(y0, Scalar(1.0)) : y0;
       Prim xc = cx ? add_scalar(x0, Scalar(1.0)) : x0;
-      Prim inside = bool_and(bool_and(greater_equal_elem(yc, Scalar(0.0)), lower_equal_elem(yc, Scalar(double(h - 1)))),
-                             bool_and(greater_equal_elem(xc, Scalar(0.0)), lower_equal_elem(xc, Scalar(double(w - 1)))));
+      Prim inside =
+          bool_and(bool_and(greater_equal_elem(yc, Scalar(0.0)), lower_equal_elem(yc, Scalar(double(h - 1)))),
+                   bool_and(greater_equal_elem(xc, Scalar(0.0)), lower_equal_elem(xc, Scalar(double(w - 1)))));
       Prim wgt = mul(cy ? ly : hy, cx ? lx : hx);
       wgt = mask_fill(std::move(wgt), bool_not(std::move(inside)), Scalar(0.0));
       Prim flat = add(mul_scalar(clamp(yc, Scalar(0.0), Scalar(double(h - 1))), Scalar(double(w))),

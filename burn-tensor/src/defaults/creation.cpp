@@ -43,7 +43,7 @@ double round_to(DType d, double v) {
 // The largest value of float dtype d that is below b (b finite).
 double below_in(DType d, double b) {
   auto step16 = [](uint16_t h) -> uint16_t {
-    if ((h & 0x7fff) == 0) return 0x8001;           // +-0 -> smallest negative subnormal
+    if ((h & 0x7fff) == 0) return 0x8001;  // +-0 -> smallest negative subnormal
     return (h & 0x8000) ? static_cast<uint16_t>(h + 1) : static_cast<uint16_t>(h - 1);
   };
   switch (d) {
@@ -82,8 +82,9 @@ void store_f64(TensorData& d, int64_t i, double v) {
     // Truncate, then saturate: an out-of-range float-to-int conversion is undefined in C++.
     auto [lo, hi] = int_range(d.dtype());
     double t = std::isnan(v) ? 0.0 : std::trunc(v);
-    int64_t iv = t <= static_cast<double>(lo) ? lo : !fits_int64(t) || t >= static_cast<double>(hi) ? hi
-                                                                                                      : static_cast<int64_t>(t);
+    int64_t iv = t <= static_cast<double>(lo)                     ? lo
+                 : !fits_int64(t) || t >= static_cast<double>(hi) ? hi
+                                                                  : static_cast<int64_t>(t);
     store_i64(d, i, iv);
     return;
   }
@@ -116,8 +117,8 @@ void store_i64(TensorData& d, int64_t i, int64_t v) {
 // Sampled on the host with our own transforms of mt19937_64 (which the standard fixes bit for
 // bit), never std::*_distribution (implementation-defined), so a seed gives the same values on
 // every platform. Float dtypes: Default = Uniform(0, 1). Int dtypes: Uniform draws integers in
-// [ceil(a), ceil(b)), Default is refused (no natural range); Normal is truncated toward zero. Bool: Default is a fair coin,
-// other kinds store value != 0. Bernoulli stores 0/1 in any dtype.
+// [ceil(a), ceil(b)), Default is refused (no natural range); Normal is truncated toward zero. Bool: Default is a fair
+// coin, other kinds store value != 0. Bernoulli stores 0/1 in any dtype.
 Prim Backend::random(const Shape& shape, const Distribution& dist, DType dtype) {
   using K = Distribution::Kind;
   const double a = dist.a, b = dist.b;
@@ -154,14 +155,13 @@ Prim Backend::random(const Shape& shape, const Distribution& dist, DType dtype) 
     double cl = std::ceil(a), ch = std::ceil(b);
     auto [dmin, dmax] = int_range(dtype == DType::Bool ? DType::I64 : dtype);
     if (!fits_int64(cl) || !fits_int64(ch) || ch <= cl) {
-      throw ValueError("random", dist_text(dist) + ": no integer in [low, high) for " +
-                                     std::string(dtype_name(dtype)));
+      throw ValueError("random", dist_text(dist) + ": no integer in [low, high) for " + std::string(dtype_name(dtype)));
     }
     lo = static_cast<int64_t>(cl);
     hi = static_cast<int64_t>(ch);
     if (lo < dmin || hi - 1 > dmax) {
-      throw ValueError("random", dist_text(dist) + ": integers in [" + std::to_string(lo) + ", " +
-                                     std::to_string(hi) + ") do not fit " + std::string(dtype_name(dtype)));
+      throw ValueError("random", dist_text(dist) + ": integers in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                     ") do not fit " + std::string(dtype_name(dtype)));
     }
   }
 
@@ -210,8 +210,10 @@ Prim Backend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
   TensorData data(Shape{n}, dtype);
   for (int64_t i = 0; i < n; ++i) {
     int64_t v = static_cast<int64_t>(start + static_cast<__int128>(i) * step);
-    if (is_float(dtype)) store_f64(data, i, static_cast<double>(v));
-    else store_i64(data, i, v);
+    if (is_float(dtype))
+      store_f64(data, i, static_cast<double>(v));
+    else
+      store_i64(data, i, v);
   }
   return from_data(data);
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
@@ -65,6 +66,17 @@ inline Scalar scalar_as(Scalar s, DType dtype, const char* op) {
 // A tensor of x's rank with every dim 1 holding s in x's dtype: broadcasts against x.
 inline Prim scalar_like(Backend& b, const Prim& x, Scalar s, const char* op) {
   return b.full(ones_shape(x->shape().rank()), scalar_as(s, x->dtype(), op), x->dtype());
+}
+
+// x broadcast (view) to `shape`, adding leading dims of size 1 first when its rank is smaller.
+inline Prim broadcast_to(Backend& b, Prim x, const Shape& shape) {
+  if (x->shape() == shape) return x;
+  if (x->shape().rank() < shape.rank()) {
+    std::vector<int64_t> dims(shape.rank() - x->shape().rank(), 1);
+    dims.insert(dims.end(), x->shape().begin(), x->shape().end());
+    x = b.reshape(std::move(x), Shape(std::move(dims)));
+  }
+  return b.expand(std::move(x), shape);
 }
 
 inline void require_float(const Prim& x, const char* op) {

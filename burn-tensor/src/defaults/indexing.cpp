@@ -55,8 +55,8 @@ Prim Backend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   want[dim] = n;
   if (values->shape() != want) {
     throw ShapeError("select_add", "values of shape " + values->shape().to_string() + " for x " +
-                                       x->shape().to_string() + " and " + std::to_string(n) +
-                                       " indices on dim " + std::to_string(dim) + ": expected " + want.to_string());
+                                       x->shape().to_string() + " and " + std::to_string(n) + " indices on dim " +
+                                       std::to_string(dim) + ": expected " + want.to_string());
   }
   Shape view = ones_shape(want.rank());
   view[dim] = n;

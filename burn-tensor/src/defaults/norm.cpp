@@ -34,7 +34,7 @@ struct Normed {
   Prim xhat;  // (x - mean) * rstd
   Prim rstd;  // 1 / sqrt(biased var + eps), reduced dims kept
   Prim mean;
-  Prim var;   // biased
+  Prim var;  // biased
 };
 
 // Standardises x over `dims` (two-pass: centre, then the mean of squares).
@@ -147,8 +147,10 @@ Prims Backend::batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Pri
       const double count = static_cast<double>(ncs[0] * ncs[2]);
       Prim mu = reshape(std::move(n.mean), Shape{c});
       Prim var = mul_scalar(reshape(std::move(n.var), Shape{c}), Scalar(count / (count - 1.0)));
-      new_mean = add(mul_scalar(std::move(running_mean), Scalar(1.0 - momentum)), mul_scalar(std::move(mu), Scalar(momentum)));
-      new_var = add(mul_scalar(std::move(running_var), Scalar(1.0 - momentum)), mul_scalar(std::move(var), Scalar(momentum)));
+      new_mean =
+          add(mul_scalar(std::move(running_mean), Scalar(1.0 - momentum)), mul_scalar(std::move(mu), Scalar(momentum)));
+      new_var =
+          add(mul_scalar(std::move(running_var), Scalar(1.0 - momentum)), mul_scalar(std::move(var), Scalar(momentum)));
     }
   } else {
     Prim rstd = recip(sqrt(add_scalar(std::move(running_var), Scalar(eps))));

@@ -1,5 +1,5 @@
-// The DEFAULT ops of the numeric (scalar forms, maximum/minimum, neg, sign, clamps) group: composite bodies built from other
-// ops of the table, so a backend that implements only the core ops gets them all.
+// The DEFAULT ops of the numeric (scalar forms, fmod, maximum/minimum, neg, sign, clamps) group: composite bodies built
+// from other ops of the table, so a backend that implements only the core ops gets them all.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,21 +12,6 @@
 
 namespace burn {
 using namespace detail;
-
-namespace {
-
-// x broadcast (view) to `shape`, adding leading dims of size 1 first when its rank is smaller.
-Prim broadcast_to(Backend& b, Prim x, const Shape& shape) {
-  if (x->shape() == shape) return x;
-  if (x->shape().rank() < shape.rank()) {
-    std::vector<int64_t> dims(shape.rank() - x->shape().rank(), 1);
-    dims.insert(dims.end(), x->shape().begin(), x->shape().end());
-    x = b.reshape(std::move(x), Shape(std::move(dims)));
-  }
-  return b.expand(std::move(x), shape);
-}
-
-}  // namespace
 
 // ---- numeric ---------------------------------------------------------------------------------
 
@@ -55,6 +40,35 @@ Prim Backend::div_scalar(Prim lhs, Scalar rhs) {
 Prim Backend::remainder_scalar(Prim lhs, Scalar rhs) {
   Prim r = scalar_like(*this, lhs, rhs, "remainder_scalar");
   return remainder(std::move(lhs), std::move(r));
+}
+
+// C's fmod, the remainder of truncating division with the sign of the dividend (torch.fmod).
+// Ints: lhs - div(lhs, rhs) * rhs, exact (div truncates and throws on a zero divisor; wrapping keeps
+// INT_MIN fmod -1 at 0). Floats: from torch's remainder r (sign of the divisor), fmod is r where r is 0
+// or lhs and rhs have one sign, else r - rhs. r (= fmod + rhs, rounded) and that subtraction can each
+// round, so where the signs differ a float result is within one ulp of |rhs| of C's fmod (absolute, not
+// relative: a tiny result keeps only that absolute accuracy); where they agree it is exact. Backends
+// with a fmod kernel (cpu) are exact. An infinite divisor gives the finite dividend itself (r - rhs
+// would be inf - inf).
+Prim Backend::fmod(Prim lhs, Prim rhs) {
+  check_same_dtype(lhs, rhs, "fmod");
+  if (is_bool(lhs->dtype())) throw DTypeError("fmod", "not defined for bool tensors");
+  if (!is_float(lhs->dtype())) {
+    Prim q = div(lhs, rhs);
+    return sub(std::move(lhs), mul(std::move(q), std::move(rhs)));
+  }
+  Prim r = remainder(lhs, rhs);
+  Prim signs_differ = bool_xor(lower_elem(lhs, Scalar(0.0)), lower_elem(rhs, Scalar(0.0)));
+  Prim fix = bool_and(not_equal_elem(r, Scalar(0.0)), std::move(signs_differ));
+  Prim shifted = sub(r, rhs);
+  Prim out = mask_where(std::move(r), std::move(fix), std::move(shifted));
+  Prim keep = bool_and(is_inf(std::move(rhs)), is_finite(lhs));
+  return mask_where(std::move(out), std::move(keep), broadcast_to(*this, std::move(lhs), out->shape()));
+}
+
+Prim Backend::fmod_scalar(Prim lhs, Scalar rhs) {
+  Prim r = scalar_like(*this, lhs, rhs, "fmod_scalar");
+  return fmod(std::move(lhs), std::move(r));
 }
 
 Prim Backend::powf_scalar(Prim lhs, Scalar rhs) {
@@ -99,9 +113,7 @@ Prim Backend::sign(Prim x) {
 }
 
 // min(max(x, min), max) like torch: when min > max every element becomes max; NaN stays NaN.
-Prim Backend::clamp(Prim x, Scalar min, Scalar max) {
-  return clamp_max(clamp_min(std::move(x), min), max);
-}
+Prim Backend::clamp(Prim x, Scalar min, Scalar max) { return clamp_max(clamp_min(std::move(x), min), max); }
 
 Prim Backend::clamp_min(Prim x, Scalar min) {
   Prim below_min = lower_elem(x, min);

@@ -3,8 +3,8 @@
 // applies it with select / select_add / max_dim_with_indices / scatter_add of `this`.
 // The options arrive normalised by the tensor API: one entry per spatial dim in every vector.
 #include "burn/tensor/backend.hpp"
-#include "burn/tensor/error.hpp"
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "burn/tensor/error.hpp"
 
 namespace burn {
 

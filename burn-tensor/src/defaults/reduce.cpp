@@ -1,5 +1,5 @@
-// The DEFAULT ops of the reduce (full reductions, mean, max/min with indices, any/all, var, argsort, topk) group: composite bodies built from other
-// ops of the table, so a backend that implements only the core ops gets them all.
+// The DEFAULT ops of the reduce (full reductions, mean, max/min with indices, any/all, var, argsort, topk) group:
+// composite bodies built from other ops of the table, so a backend that implements only the core ops gets them all.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -120,8 +120,8 @@ PrimPair Backend::topk(Prim x, int64_t k, size_t dim, bool largest) {
   check_dim(x, dim, "topk");
   const int64_t n = x->shape()[dim];
   if (k < 0 || k > n) {
-    throw IndexError("topk", "k = " + std::to_string(k) + " out of range for dim " + std::to_string(dim) +
-                                 " of size " + std::to_string(n) + " (shape " + x->shape().to_string() + ")");
+    throw IndexError("topk", "k = " + std::to_string(k) + " out of range for dim " + std::to_string(dim) + " of size " +
+                                 std::to_string(n) + " (shape " + x->shape().to_string() + ")");
   }
   const Shape shape = x->shape();
   auto [values, indices] = sort(std::move(x), dim, largest, true);

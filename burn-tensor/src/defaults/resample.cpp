@@ -3,8 +3,8 @@
 // `this`; pixel (un)shuffle is reshape + permute + reshape; grid_sample_2d computes its taps from the
 // grid with tensor ops and reads them with gather, so it is differentiable w.r.t. input and grid.
 #include "burn/tensor/backend.hpp"
-#include "burn/tensor/error.hpp"
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "burn/tensor/error.hpp"
 
 namespace burn {
 
@@ -74,7 +74,9 @@ Prim Backend::grid_sample_2d(Prim x, Prim grid, const GridSampleOptions& options
   const int64_t n = s[0], c = s[1], h = s[2], w = s[3], l = gs[1] * gs[2];
   Prim plane = reshape(std::move(x), Shape{n, c, h * w});
   Prim g = reshape(std::move(grid), Shape{n, l, 2});
-  auto component = [&](int64_t i) { return reshape(slice(g, Slices{{0, n, 1}, {0, l, 1}, {i, i + 1, 1}}), Shape{n, 1, l}); };
+  auto component = [&](int64_t i) {
+    return reshape(slice(g, Slices{{0, n, 1}, {0, l, 1}, {i, i + 1, 1}}), Shape{n, 1, l});
+  };
   Prim ix = grid_coord(*this, component(0), w, options), iy = grid_coord(*this, component(1), h, options);
   g.reset();
   Prim out;

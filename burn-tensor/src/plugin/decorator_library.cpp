@@ -26,7 +26,7 @@ std::string own_folder() {
 }
 
 bool is_file(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 

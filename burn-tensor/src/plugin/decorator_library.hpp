@@ -7,7 +7,7 @@
 namespace burn::detail {
 
 struct DecoratorLibrary {
-  std::string path;   // the library file tried (or the folder searched, when none was there)
+  std::string path;  // the library file tried (or the folder searched, when none was there)
   bool loaded = false;
   std::string error;  // why it was not loaded; empty when loaded
 };

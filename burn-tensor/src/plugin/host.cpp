@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include <spdlog/spdlog.h>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <boost/filesystem.hpp>
-#include <spdlog/spdlog.h>
 
 #include "../log.hpp"
 
@@ -116,7 +116,10 @@ bool has_elf_magic(const std::string& path) {
   const size_t n = std::fread(magic, 1, sizeof magic, f);
   const bool read_error = std::ferror(f) != 0;
   std::fclose(f);
-  return read_error || (n == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0);
+  return read_error || (n == 4 && std::memcmp(magic,
+                                              "\x7f"
+                                              "ELF",
+                                              4) == 0);
 }
 
 // Why dlopen(path) just failed, from dlerror(). Boost's own error code for it is always EBADF ("Bad
@@ -186,8 +189,8 @@ class Host {
       std::vector<fs::path> candidates;
       for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string file = it->path().filename().string();
-        if (file.size() > 11 && file.rfind("libburn-", 0) == 0 &&
-            file.compare(file.size() - 3, 3, ".so") == 0 && fs::is_regular_file(it->path(), ec)) {
+        if (file.size() > 11 && file.rfind("libburn-", 0) == 0 && file.compare(file.size() - 3, 3, ".so") == 0 &&
+            fs::is_regular_file(it->path(), ec)) {
           candidates.push_back(it->path());
         }
       }
@@ -252,16 +255,14 @@ class Host {
       reject_selected(index, reason);
       // Loop: another loaded plugin of the same name may take over; if none, the next round throws.
       if (selected_.count(k) == 0) {
-        throw PluginError("plugins", std::string(kind_name(kind)) + " plugin '" + std::string(name) +
-                                         "' from " + entries_[index].record.path + ": " + reason);
+        throw PluginError("plugins", std::string(kind_name(kind)) + " plugin '" + std::string(name) + "' from " +
+                                         entries_[index].record.path + ": " + reason);
       }
     }
   }
 
  private:
-  static std::string key(uint32_t kind, const std::string& name) {
-    return std::string(kind_name(kind)) + ":" + name;
-  }
+  static std::string key(uint32_t kind, const std::string& name) { return std::string(kind_name(kind)) + ":" + name; }
 
   std::vector<std::string> compute_search_paths() const {
     std::vector<std::string> paths;
@@ -298,8 +299,8 @@ class Host {
       }
     }
     std::sort(found.begin(), found.end());
-    std::string msg = "no " + std::string(kind_name(kind)) + " plugin named '" + std::string(name) + "'; found: " +
-                      (found.empty() ? std::string("(none)") : join(found, ", "));
+    std::string msg = "no " + std::string(kind_name(kind)) + " plugin named '" + std::string(name) +
+                      "'; found: " + (found.empty() ? std::string("(none)") : join(found, ", "));
     if (!rejected.empty()) msg += "; rejected: " + join(rejected, "; ");
     const auto& searched = discovered_ ? searched_ : compute_search_paths();
     msg += "; searched: " + (searched.empty() ? std::string("(nothing)") : join(searched, ":"));
@@ -334,8 +335,8 @@ class Host {
       entries_[*best].record.selected = true;
       entries_[*best].record.reason.clear();
       selected_[k] = *best;
-      detail::logger().info("plugin {} selected for '{}' after {} failed", entries_[*best].record.path,
-                     e.record.name, e.record.path);
+      detail::logger().info("plugin {} selected for '{}' after {} failed", entries_[*best].record.path, e.record.name,
+                            e.record.path);
     }
   }
 
@@ -377,7 +378,8 @@ class Host {
     e.library = library;  // from here on the library stays loaded, even when rejected
 
     if (!library->has(kEntrySymbol)) {
-      return reject(e, std::string("no '") + kEntrySymbol + "' symbol: not a burn plugin (BURN_BACKEND_PLUGIN defines it)");
+      return reject(
+          e, std::string("no '") + kEntrySymbol + "' symbol: not a burn plugin (BURN_BACKEND_PLUGIN defines it)");
     }
     const auto entry = library->get<const BurnPluginDescriptor*()>(kEntrySymbol);
     const BurnPluginDescriptor* d = entry();
@@ -446,7 +448,7 @@ class Host {
       detail::logger().info("plugin {} not selected: {}", loser.record.path, loser.record.reason);
     }
     detail::logger().debug("plugins: loaded {} '{}' {} (score {}) from {}", e.record.kind, e.record.name,
-                    e.record.version, e.record.score, canonical);
+                           e.record.version, e.record.score, canonical);
     return {};
   }
 

@@ -29,11 +29,16 @@ void* create(char*, size_t) noexcept {
 void destroy(void* p) noexcept { delete static_cast<std::string*>(p); }
 
 // op_table_hash is 0: only backends follow the op table.
-const BurnPluginDescriptor descriptor = {sizeof(BurnPluginDescriptor), BURN_PLUGIN_ABI_VERSION,
-                                         BURN_PLUGIN_RECORDER,         TEST_PLUGIN_NAME,
-                                         "0.0.2",                      BURN_TENSOR_VERSION,
-                                         BURN_TOOLCHAIN_TAG,           &score,
-                                         &create,                      &destroy,
+const BurnPluginDescriptor descriptor = {sizeof(BurnPluginDescriptor),
+                                         BURN_PLUGIN_ABI_VERSION,
+                                         BURN_PLUGIN_RECORDER,
+                                         TEST_PLUGIN_NAME,
+                                         "0.0.2",
+                                         BURN_TENSOR_VERSION,
+                                         BURN_TOOLCHAIN_TAG,
+                                         &score,
+                                         &create,
+                                         &destroy,
                                          0};
 
 }  // namespace

@@ -34,8 +34,8 @@ BURN_RECORD_API void check_path(std::string_view path, const char* op);
 
 struct Metadata {
   uint32_t format_version = kRecordFormatVersion;
-  std::string burn_version;  // burn-record version that wrote the file; set by save()
-  std::string producer;      // free text: the program or library that made the record
+  std::string burn_version;           // burn-record version that wrote the file; set by save()
+  std::string producer;               // free text: the program or library that made the record
   std::string dtype_policy = "keep";  // the precision policy of the save ("keep", "f32", "f16", ...)
   std::vector<std::pair<std::string, std::string>> extra;  // free key/values, in order
 
@@ -84,8 +84,8 @@ class BURN_RECORD_API Value {
   TensorData tensor_;
   int64_t int_ = 0;
   double float_ = 0;
-  std::string string_;              // the string, for String
-  std::unique_ptr<Record> group_;   // for Group
+  std::string string_;             // the string, for String
+  std::unique_ptr<Record> group_;  // for Group
 };
 
 struct Entry {

@@ -79,12 +79,12 @@ BURN_TENSOR_API H categorical(const H& weights, int64_t num_samples, bool replac
 
 // layout
 BURN_TENSOR_API H reshape(H h, const std::vector<int64_t>& dims);  // one -1 allowed
-BURN_TENSOR_API H permute(H h, const std::vector<int64_t>& axes);   // negative axes allowed
+BURN_TENSOR_API H permute(H h, const std::vector<int64_t>& axes);  // negative axes allowed
 BURN_TENSOR_API H swap_dims(H h, int64_t a, int64_t b);
 BURN_TENSOR_API H flatten(H h, int64_t start, int64_t end);
-BURN_TENSOR_API H squeeze_dims(H h, const std::vector<int64_t>& dims);  // empty: every size-1 dim
+BURN_TENSOR_API H squeeze_dims(H h, const std::vector<int64_t>& dims);    // empty: every size-1 dim
 BURN_TENSOR_API H unsqueeze_dims(H h, const std::vector<int64_t>& dims);  // positions in the output
-BURN_TENSOR_API H expand(H h, const std::vector<int64_t>& dims);  // -1 keeps a dim; may add leading dims
+BURN_TENSOR_API H expand(H h, const std::vector<int64_t>& dims);          // -1 keeps a dim; may add leading dims
 BURN_TENSOR_API H flip(H h, const std::vector<int64_t>& axes);
 BURN_TENSOR_API H roll(H h, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims);
 BURN_TENSOR_API H repeat(H h, const std::vector<int64_t>& sizes);
@@ -133,8 +133,10 @@ BURN_TENSOR_API H sub(H a, const H& b);
 BURN_TENSOR_API H mul(H a, const H& b);
 BURN_TENSOR_API H div(H a, const H& b);
 BURN_TENSOR_API H remainder(H a, const H& b);
+BURN_TENSOR_API H fmod(H a, const H& b);  // C's fmod: the sign of a (remainder takes b's)
 BURN_TENSOR_API H powf(H a, const H& b);
 BURN_TENSOR_API H atan2(H a, const H& b);
+BURN_TENSOR_API H hypot(H a, const H& b);
 BURN_TENSOR_API H maximum(H a, const H& b);
 BURN_TENSOR_API H minimum(H a, const H& b);
 BURN_TENSOR_API H add_scalar(H a, Scalar b);
@@ -144,6 +146,7 @@ BURN_TENSOR_API H mul_scalar(H a, Scalar b);
 BURN_TENSOR_API H div_scalar(H a, Scalar b);
 BURN_TENSOR_API H rdiv_scalar(H a, Scalar b);  // b / a
 BURN_TENSOR_API H remainder_scalar(H a, Scalar b);
+BURN_TENSOR_API H fmod_scalar(H a, Scalar b);
 BURN_TENSOR_API H powf_scalar(H a, Scalar b);
 BURN_TENSOR_API H powi(H a, const H& b);
 BURN_TENSOR_API H powi_scalar(H a, int64_t b);
@@ -156,8 +159,10 @@ BURN_TENSOR_API H einsum(std::string_view equation, const Hs& operands);
 BURN_TENSOR_API H cross(H a, const H& b, int64_t dim);  // torch.linalg.cross; dim has size 3
 BURN_TENSOR_API H dot(H a, const H& b);                 // 1-D operands -> [1]
 
-// unary ops by id: the float math, abs/neg/sign and the parameterless activations
+// unary ops by id: the float math, abs/neg/sign, bitwise_not and the parameterless activations
 BURN_TENSOR_API H unary(OpId op, H h);
+BURN_TENSOR_API H deg2rad(H h);
+BURN_TENSOR_API H rad2deg(H h);
 
 // reductions
 BURN_TENSOR_API H reduce_all(OpId op, H h);               // sum, mean, prod, max, min, any, all -> [1]
@@ -168,6 +173,8 @@ BURN_TENSOR_API std::pair<H, H> var_mean(H h, int64_t dim, int64_t correction);
 BURN_TENSOR_API std::pair<H, H> sort_with_indices(H h, int64_t dim, bool descending, bool stable);
 BURN_TENSOR_API H argsort(H h, int64_t dim, bool descending, bool stable);
 BURN_TENSOR_API std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest);
+BURN_TENSOR_API H max_abs(H h);                   // max(|x|) -> [1]
+BURN_TENSOR_API H max_abs_dim(H h, int64_t dim);  // keeps dim
 // The lower median (torch.median): of every element -> [1], or along dim (kept) with its index; NaN
 // wins, with the index of the first NaN.
 BURN_TENSOR_API H median(H h);
@@ -180,6 +187,23 @@ BURN_TENSOR_API H cov(H h, int64_t correction, const std::optional<H>& fweights,
 BURN_TENSOR_API H compare(OpId op, H a, const H& b);
 BURN_TENSOR_API H compare_elem(OpId op, H a, Scalar b);
 BURN_TENSOR_API H bool_binary(OpId op, H a, const H& b);
+// torch.isclose / torch.allclose: |a - b| <= atol + rtol * |b|, or a == b (infinities), or both NaN when
+// equal_nan; broadcasting; Bool result / true for every element (true for empty tensors).
+BURN_TENSOR_API H is_close(H a, const H& b, double rtol, double atol, bool equal_nan);
+BURN_TENSOR_API bool all_close(const H& a, const H& b, double rtol, double atol, bool equal_nan);
+
+// bitwise, on Int tensors (i64, i32, i8, u8); bitwise_not is unary(OpId::bitwise_not, h). Scalars are
+// converted to the tensor's dtype (wrapping); shifts follow burn/tensor/detail/bitwise.hpp.
+BURN_TENSOR_API H bitwise_and(H a, const H& b);
+BURN_TENSOR_API H bitwise_or(H a, const H& b);
+BURN_TENSOR_API H bitwise_xor(H a, const H& b);
+BURN_TENSOR_API H bitwise_left_shift(H a, const H& b);
+BURN_TENSOR_API H bitwise_right_shift(H a, const H& b);
+BURN_TENSOR_API H bitwise_and_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_or_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_xor_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_left_shift_scalar(H a, Scalar b);
+BURN_TENSOR_API H bitwise_right_shift_scalar(H a, Scalar b);
 
 // parameterised activations
 BURN_TENSOR_API H leaky_relu(H h, double negative_slope);
@@ -189,6 +213,18 @@ BURN_TENSOR_API H elu(H h, double alpha);
 BURN_TENSOR_API H softmax(H h, int64_t dim);
 BURN_TENSOR_API H log_softmax(H h, int64_t dim);
 BURN_TENSOR_API H softmin(H h, int64_t dim);
+BURN_TENSOR_API H celu(H h, double alpha);
+BURN_TENSOR_API H glu(H h, int64_t dim);  // a * sigmoid(b) for the halves a, b of dim
+BURN_TENSOR_API H hard_shrink(H h, double lambda);
+BURN_TENSOR_API H soft_shrink(H h, double lambda);
+BURN_TENSOR_API H hard_swish(H h);
+BURN_TENSOR_API H hardtanh(H h, double min, double max);
+BURN_TENSOR_API H relu6(H h);
+BURN_TENSOR_API H prelu(H h, const H& weight);  // weight: [1] or [channels], channels = dim 1
+BURN_TENSOR_API H softsign(H h);
+BURN_TENSOR_API H tanhshrink(H h);
+BURN_TENSOR_API H threshold(H h, double threshold, double value);  // value where x <= threshold
+BURN_TENSOR_API H quiet_softmax(H h, int64_t dim);                 // exp(x) / (1 + sum exp(x)), stabilised by the max
 
 }  // namespace api
 }  // namespace burn

@@ -14,24 +14,56 @@
 namespace burn {
 
 // Element type tags for typed access to f16/bf16 storage.
-struct f16 { uint16_t bits; };
-struct bf16 { uint16_t bits; };
+struct f16 {
+  uint16_t bits;
+};
+struct bf16 {
+  uint16_t bits;
+};
 
 BURN_TENSOR_API float f16_to_f32(uint16_t bits);
 BURN_TENSOR_API uint16_t f32_to_f16(float v);
 BURN_TENSOR_API float bf16_to_f32(uint16_t bits);
 BURN_TENSOR_API uint16_t f32_to_bf16(float v);
 
-template <typename T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::F32; }
-template <> constexpr DType dtype_of<double>() { return DType::F64; }
-template <> constexpr DType dtype_of<f16>() { return DType::F16; }
-template <> constexpr DType dtype_of<bf16>() { return DType::BF16; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::I64; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::I32; }
-template <> constexpr DType dtype_of<int8_t>() { return DType::I8; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::U8; }
-template <> constexpr DType dtype_of<bool>() { return DType::Bool; }
+template <typename T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::F32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::F64;
+}
+template <>
+constexpr DType dtype_of<f16>() {
+  return DType::F16;
+}
+template <>
+constexpr DType dtype_of<bf16>() {
+  return DType::BF16;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::I64;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::I32;
+}
+template <>
+constexpr DType dtype_of<int8_t>() {
+  return DType::I8;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::U8;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::Bool;
+}
 
 // Result of an approximate comparison: the worst element and where it is.
 struct ApproxReport {

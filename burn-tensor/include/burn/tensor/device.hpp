@@ -63,8 +63,7 @@ BURN_TENSOR_API DeviceSpec parse_device_spec(std::string_view spec);
 // fusion components register theirs when they are linked in. The summary (one line: what it does,
 // which component) is what `burn devices` shows next to the spec form "name<B>".
 using DecoratorFactory = std::function<BackendPtr(BackendPtr inner)>;
-BURN_TENSOR_API void register_decorator(const std::string& name, DecoratorFactory factory,
-                                        std::string summary = {});
+BURN_TENSOR_API void register_decorator(const std::string& name, DecoratorFactory factory, std::string summary = {});
 BURN_TENSOR_API std::vector<std::string> registered_decorators();
 BURN_TENSOR_API std::string decorator_summary(const std::string& name);  // "" if none or unregistered
 

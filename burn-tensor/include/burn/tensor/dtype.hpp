@@ -17,19 +17,20 @@ inline constexpr DType kAllDTypes[] = {DType::F32, DType::F64, DType::F16, DType
 
 constexpr size_t dtype_size(DType d) {
   switch (d) {
-    case DType::F64: case DType::I64: return 8;
-    case DType::F32: case DType::I32: return 4;
-    case DType::F16: case DType::BF16: return 2;
-    case DType::I8: case DType::U8: case DType::Bool: return 1;
+    case DType::F64:
+    case DType::I64: return 8;
+    case DType::F32:
+    case DType::I32: return 4;
+    case DType::F16:
+    case DType::BF16: return 2;
+    case DType::I8:
+    case DType::U8:
+    case DType::Bool: return 1;
   }
   return 0;
 }
-constexpr bool is_float(DType d) {
-  return d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16;
-}
-constexpr bool is_int(DType d) {
-  return d == DType::I64 || d == DType::I32 || d == DType::I8 || d == DType::U8;
-}
+constexpr bool is_float(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16; }
+constexpr bool is_int(DType d) { return d == DType::I64 || d == DType::I32 || d == DType::I8 || d == DType::U8; }
 constexpr bool is_bool(DType d) { return d == DType::Bool; }
 
 BURN_TENSOR_API std::string_view dtype_name(DType d);

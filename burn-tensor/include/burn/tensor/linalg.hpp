@@ -64,8 +64,7 @@ Tensor<D> vector_norm(const Tensor<D>& x, double ord, int64_t dim) {
 
 // The diagonal of a matrix (or of each matrix of a batch): rank D - 1.
 template <size_t D, typename K>
-  requires(D >= 2)
-Tensor<D - 1, K> diag(const Tensor<D, K>& x, int64_t offset = 0) {
+requires(D >= 2) Tensor<D - 1, K> diag(const Tensor<D, K>& x, int64_t offset = 0) {
   return Tensor<D - 1, K>(api::diag(x.handle(), offset));
 }
 // The square matrix with x on diagonal `offset` (torch.diag of a vector).
@@ -75,7 +74,9 @@ Tensor<2, K> diag(const Tensor<1, K>& x, int64_t offset = 0) {
 }
 
 template <size_t D, typename K>
-Tensor<D, K> trace(const Tensor<D, K>& x) { return Tensor<D, K>(api::trace(x.handle())); }
+Tensor<D, K> trace(const Tensor<D, K>& x) {
+  return Tensor<D, K>(api::trace(x.handle()));
+}
 
 template <size_t D, typename K>
 Tensor<D + 1, K> outer(const Tensor<D, K>& x, const Tensor<D, K>& y) {
@@ -88,38 +89,33 @@ Tensor<D> cosine_similarity(const Tensor<D>& x1, const Tensor<D>& x2, int64_t di
 }
 
 template <size_t D, typename K>
-  requires(D >= 2)
-Tensor<D - 1, K> matvec(const Tensor<D, K>& matrix, const Tensor<D - 1, K>& vector) {
+requires(D >= 2) Tensor<D - 1, K> matvec(const Tensor<D, K>& matrix, const Tensor<D - 1, K>& vector) {
   return Tensor<D - 1, K>(api::matvec(matrix.handle(), vector.handle()));
 }
 
 // [..., n, n] -> [...]; a single matrix gives shape [1].
 template <size_t D>
-  requires(D >= 2)
-Tensor<(D > 2 ? D - 2 : 1)> det(const Tensor<D>& x) {
+requires(D >= 2) Tensor<(D > 2 ? D - 2 : 1)> det(const Tensor<D>& x) {
   return Tensor<(D > 2 ? D - 2 : 1)>(api::det(x.handle()));
 }
 
 // {LU packed, 0-based pivots}: see api::lu_factor.
 template <size_t D>
-  requires(D >= 2)
-std::pair<Tensor<D>, Tensor<D - 1, Int>> lu_factor(const Tensor<D>& x) {
+requires(D >= 2) std::pair<Tensor<D>, Tensor<D - 1, Int>> lu_factor(const Tensor<D>& x) {
   auto [lu, piv] = api::lu_factor(x.handle());
   return {Tensor<D>(std::move(lu)), Tensor<D - 1, Int>(std::move(piv))};
 }
 
 // {P, L, U} with A = P L U.
 template <size_t D>
-  requires(D >= 2)
-std::tuple<Tensor<D>, Tensor<D>, Tensor<D>> lu(const Tensor<D>& x) {
+requires(D >= 2) std::tuple<Tensor<D>, Tensor<D>, Tensor<D>> lu(const Tensor<D>& x) {
   api::Hs r = api::lu(x.handle());
   return {Tensor<D>(std::move(r.at(0))), Tensor<D>(std::move(r.at(1))), Tensor<D>(std::move(r.at(2)))};
 }
 
 // {Q, R} with A = Q R (torch.linalg.qr, its sign convention).
 template <size_t D>
-  requires(D >= 2)
-std::pair<Tensor<D>, Tensor<D>> qr(const Tensor<D>& x, QrMode mode = QrMode::Reduced) {
+requires(D >= 2) std::pair<Tensor<D>, Tensor<D>> qr(const Tensor<D>& x, QrMode mode = QrMode::Reduced) {
   auto [q, r] = api::qr(x.handle(), mode);
   return {Tensor<D>(std::move(q)), Tensor<D>(std::move(r))};
 }

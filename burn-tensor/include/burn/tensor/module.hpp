@@ -86,46 +86,68 @@ Tensor<D> conv(const Tensor<D>& x, const Tensor<D>& weight, const std::optional<
   return Tensor<D>(api::conv(x.handle(), weight.handle(), detail::opt(bias), options));
 }
 inline Tensor<3> conv1d(const Tensor<3>& x, const Tensor<3>& w, const std::optional<Tensor<1>>& b = std::nullopt,
-                        const ConvOptions& o = {}) { return conv<3>(x, w, b, o); }
+                        const ConvOptions& o = {}) {
+  return conv<3>(x, w, b, o);
+}
 inline Tensor<4> conv2d(const Tensor<4>& x, const Tensor<4>& w, const std::optional<Tensor<1>>& b = std::nullopt,
-                        const ConvOptions& o = {}) { return conv<4>(x, w, b, o); }
+                        const ConvOptions& o = {}) {
+  return conv<4>(x, w, b, o);
+}
 inline Tensor<5> conv3d(const Tensor<5>& x, const Tensor<5>& w, const std::optional<Tensor<1>>& b = std::nullopt,
-                        const ConvOptions& o = {}) { return conv<5>(x, w, b, o); }
+                        const ConvOptions& o = {}) {
+  return conv<5>(x, w, b, o);
+}
 
 template <size_t D>
 Tensor<D> conv_transpose(const Tensor<D>& x, const Tensor<D>& weight,
-                         const std::optional<Tensor<1>>& bias = std::nullopt, const ConvTransposeOptions& options = {}) {
+                         const std::optional<Tensor<1>>& bias = std::nullopt,
+                         const ConvTransposeOptions& options = {}) {
   return Tensor<D>(api::conv_transpose(x.handle(), weight.handle(), detail::opt(bias), options));
 }
-inline Tensor<3> conv_transpose1d(const Tensor<3>& x, const Tensor<3>& w, const std::optional<Tensor<1>>& b = std::nullopt,
-                                  const ConvTransposeOptions& o = {}) { return conv_transpose<3>(x, w, b, o); }
-inline Tensor<4> conv_transpose2d(const Tensor<4>& x, const Tensor<4>& w, const std::optional<Tensor<1>>& b = std::nullopt,
-                                  const ConvTransposeOptions& o = {}) { return conv_transpose<4>(x, w, b, o); }
-inline Tensor<5> conv_transpose3d(const Tensor<5>& x, const Tensor<5>& w, const std::optional<Tensor<1>>& b = std::nullopt,
-                                  const ConvTransposeOptions& o = {}) { return conv_transpose<5>(x, w, b, o); }
+inline Tensor<3> conv_transpose1d(const Tensor<3>& x, const Tensor<3>& w,
+                                  const std::optional<Tensor<1>>& b = std::nullopt,
+                                  const ConvTransposeOptions& o = {}) {
+  return conv_transpose<3>(x, w, b, o);
+}
+inline Tensor<4> conv_transpose2d(const Tensor<4>& x, const Tensor<4>& w,
+                                  const std::optional<Tensor<1>>& b = std::nullopt,
+                                  const ConvTransposeOptions& o = {}) {
+  return conv_transpose<4>(x, w, b, o);
+}
+inline Tensor<5> conv_transpose3d(const Tensor<5>& x, const Tensor<5>& w,
+                                  const std::optional<Tensor<1>>& b = std::nullopt,
+                                  const ConvTransposeOptions& o = {}) {
+  return conv_transpose<5>(x, w, b, o);
+}
 
 inline Tensor<4> deform_conv2d(const Tensor<4>& x, const Tensor<4>& offset, const Tensor<4>& weight,
                                const std::optional<Tensor<4>>& mask = std::nullopt,
                                const std::optional<Tensor<1>>& bias = std::nullopt,
                                const DeformConvOptions& options = {}) {
-  return Tensor<4>(api::deform_conv2d(x.handle(), offset.handle(), weight.handle(), detail::opt(mask),
-                                      detail::opt(bias), options));
+  return Tensor<4>(
+      api::deform_conv2d(x.handle(), offset.handle(), weight.handle(), detail::opt(mask), detail::opt(bias), options));
 }
 
-inline Tensor<3> unfold(const Tensor<4>& x, const UnfoldOptions& options) { return Tensor<3>(api::unfold(x.handle(), options)); }
+inline Tensor<3> unfold(const Tensor<4>& x, const UnfoldOptions& options) {
+  return Tensor<3>(api::unfold(x.handle(), options));
+}
 inline Tensor<4> fold(const Tensor<3>& cols, const std::vector<int64_t>& output_size, const UnfoldOptions& options) {
   return Tensor<4>(api::fold(cols.handle(), output_size, options));
 }
 
 template <size_t D>
-Tensor<D> max_pool(const Tensor<D>& x, const PoolOptions& options) { return Tensor<D>(api::max_pool(x.handle(), options)); }
+Tensor<D> max_pool(const Tensor<D>& x, const PoolOptions& options) {
+  return Tensor<D>(api::max_pool(x.handle(), options));
+}
 template <size_t D>
 std::pair<Tensor<D>, Tensor<D, Int>> max_pool_with_indices(const Tensor<D>& x, const PoolOptions& options) {
   auto [y, i] = api::max_pool_with_indices(x.handle(), options);
   return {Tensor<D>(std::move(y)), Tensor<D, Int>(std::move(i))};
 }
 template <size_t D>
-Tensor<D> avg_pool(const Tensor<D>& x, const PoolOptions& options) { return Tensor<D>(api::avg_pool(x.handle(), options)); }
+Tensor<D> avg_pool(const Tensor<D>& x, const PoolOptions& options) {
+  return Tensor<D>(api::avg_pool(x.handle(), options));
+}
 template <size_t D>
 Tensor<D> adaptive_avg_pool(const Tensor<D>& x, const std::vector<int64_t>& output_size) {
   return Tensor<D>(api::adaptive_avg_pool(x.handle(), output_size));
@@ -143,11 +165,16 @@ inline Tensor<4> avg_pool2d(const Tensor<4>& x, const PoolOptions& o) { return a
 inline Tensor<5> avg_pool3d(const Tensor<5>& x, const PoolOptions& o) { return avg_pool<5>(x, o); }
 
 template <size_t D>
-Tensor<D> interpolate(const Tensor<D>& x, const std::vector<int64_t>& output_size, const InterpolateOptions& options = {}) {
+Tensor<D> interpolate(const Tensor<D>& x, const std::vector<int64_t>& output_size,
+                      const InterpolateOptions& options = {}) {
   return Tensor<D>(api::interpolate(x.handle(), output_size, options));
 }
-inline Tensor<4> pixel_shuffle(const Tensor<4>& x, int64_t factor) { return Tensor<4>(api::pixel_shuffle(x.handle(), factor)); }
-inline Tensor<4> pixel_unshuffle(const Tensor<4>& x, int64_t factor) { return Tensor<4>(api::pixel_unshuffle(x.handle(), factor)); }
+inline Tensor<4> pixel_shuffle(const Tensor<4>& x, int64_t factor) {
+  return Tensor<4>(api::pixel_shuffle(x.handle(), factor));
+}
+inline Tensor<4> pixel_unshuffle(const Tensor<4>& x, int64_t factor) {
+  return Tensor<4>(api::pixel_unshuffle(x.handle(), factor));
+}
 // torch.nn.functional.grid_sample for 4-D input: grid [N, Ho, Wo, 2] holds (x, y) sampling positions,
 // -1 and 1 being the plane's left/top and right/bottom (pixel edges, or centres with align_corners).
 inline Tensor<4> grid_sample_2d(const Tensor<4>& x, const Tensor<4>& grid, const GridSampleOptions& options = {}) {
@@ -204,7 +231,8 @@ Tensor<D> rms_norm(const Tensor<D>& x, const Tensor<N>& weight, double eps = 1e-
 }
 
 inline Tensor<4> attention(const Tensor<4>& q, const Tensor<4>& k, const Tensor<4>& v,
-                           const std::optional<Tensor<4, Bool>>& mask = std::nullopt, const AttentionOptions& options = {}) {
+                           const std::optional<Tensor<4, Bool>>& mask = std::nullopt,
+                           const AttentionOptions& options = {}) {
   return Tensor<4>(api::attention(q.handle(), k.handle(), v.handle(), detail::opt(mask), options));
 }
 

@@ -49,7 +49,7 @@ struct PoolOptions {
   std::vector<int64_t> padding_end;  // after; default: same as padding
   std::vector<int64_t> dilation;     // max pools only
   bool ceil_mode = false;
-  bool count_include_pad = true;     // avg pools only
+  bool count_include_pad = true;  // avg pools only
 };
 
 enum class InterpolateMode : uint8_t { Nearest, Linear, Cubic };  // Linear/Cubic: bilinear/bicubic in 2-D
@@ -71,8 +71,8 @@ struct GridSampleOptions {
 };
 
 struct AttentionOptions {
-  bool causal = false;                // mask keys after the query's position (upper triangle)
-  std::optional<double> scale;        // default 1/sqrt(head_dim)
+  bool causal = false;          // mask keys after the query's position (upper triangle)
+  std::optional<double> scale;  // default 1/sqrt(head_dim)
 };
 
 }  // namespace burn

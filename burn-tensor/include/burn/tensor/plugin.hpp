@@ -37,14 +37,14 @@ extern "C" {
 enum BurnPluginKind : uint32_t { BURN_PLUGIN_BACKEND = 1, BURN_PLUGIN_RECORDER = 2, BURN_PLUGIN_IMPORTER = 3 };
 
 struct BurnPluginDescriptor {
-  uint32_t struct_size;          // sizeof(BurnPluginDescriptor) when built
-  uint32_t abi_version;          // BURN_PLUGIN_ABI_VERSION when built
-  uint32_t kind;                 // BurnPluginKind
-  const char* name;              // "cpu"
-  const char* version;           // the plugin's own version
+  uint32_t struct_size;             // sizeof(BurnPluginDescriptor) when built
+  uint32_t abi_version;             // BURN_PLUGIN_ABI_VERSION when built
+  uint32_t kind;                    // BurnPluginKind
+  const char* name;                 // "cpu"
+  const char* version;              // the plugin's own version
   const char* burn_tensor_version;  // BURN_TENSOR_VERSION when built
-  const char* toolchain;         // BURN_TOOLCHAIN_TAG when built
-  int32_t (*score)(void);        // 0: cannot run here; higher wins between plugins of one name
+  const char* toolchain;            // BURN_TOOLCHAIN_TAG when built
+  int32_t (*score)(void);           // 0: cannot run here; higher wins between plugins of one name
   // Returns a new object of the kind's interface (burn::Backend* for backends), or nullptr
   // after writing a NUL-terminated reason into err. Never throws.
   void* (*create)(char* err, size_t err_len);
@@ -61,13 +61,13 @@ namespace burn::plugins {
 // What the host found at one path, for `burn plugins` and logs.
 struct PluginRecord {
   std::string path;
-  std::string name;     // empty when the descriptor could not be read
-  std::string kind;     // "backend", "recorder", "importer"
+  std::string name;  // empty when the descriptor could not be read
+  std::string kind;  // "backend", "recorder", "importer"
   std::string version;
   int32_t score = 0;
-  bool loaded = false;  // accepted; may still lose to a higher-scored plugin of the same name
+  bool loaded = false;    // accepted; may still lose to a higher-scored plugin of the same name
   bool selected = false;  // the one used for its name
-  std::string reason;   // why it was rejected or not selected
+  std::string reason;     // why it was rejected or not selected
 };
 
 // Loads one plugin file now; throws PluginError with the rejection reason.
@@ -99,28 +99,43 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
 
 // Writes `burn_plugin_entry` for a backend plugin. FACTORY: a callable returning
 // std::unique_ptr<burn::Backend> (may throw); SCORE: a callable returning int32_t (may throw: 0).
-#define BURN_BACKEND_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                         \
-  namespace {                                                                                      \
-  int32_t burn_plugin_score_() noexcept {                                                          \
-    try { return static_cast<int32_t>((SCORE)()); } catch (...) { return 0; }                      \
-  }                                                                                                \
-  void* burn_plugin_create_(char* err, size_t err_len) noexcept {                                  \
-    try {                                                                                          \
-      std::unique_ptr<burn::Backend> b = (FACTORY)();                                              \
-      return static_cast<void*>(b.release());                                                      \
-    } catch (const std::exception& e) {                                                            \
-      if (err && err_len) { std::snprintf(err, err_len, "%s", e.what()); }                         \
-    } catch (...) {                                                                                \
-      if (err && err_len) { std::snprintf(err, err_len, "unknown exception"); }                    \
-    }                                                                                              \
-    return nullptr;                                                                                \
-  }                                                                                                \
-  void burn_plugin_destroy_(void* p) noexcept { delete static_cast<burn::Backend*>(p); }           \
-  const BurnPluginDescriptor burn_plugin_descriptor_ = {                                           \
-      sizeof(BurnPluginDescriptor), BURN_PLUGIN_ABI_VERSION, BURN_PLUGIN_BACKEND, NAME, VERSION,   \
-      BURN_TENSOR_VERSION, BURN_TOOLCHAIN_TAG, &burn_plugin_score_, &burn_plugin_create_,          \
-      &burn_plugin_destroy_, burn::kOpTableHash};                                                  \
-  }                                                                                                \
+#define BURN_BACKEND_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                            \
+  namespace {                                                                                         \
+  int32_t burn_plugin_score_() noexcept {                                                             \
+    try {                                                                                             \
+      return static_cast<int32_t>((SCORE)());                                                         \
+    } catch (...) {                                                                                   \
+      return 0;                                                                                       \
+    }                                                                                                 \
+  }                                                                                                   \
+  void* burn_plugin_create_(char* err, size_t err_len) noexcept {                                     \
+    try {                                                                                             \
+      std::unique_ptr<burn::Backend> b = (FACTORY)();                                                 \
+      return static_cast<void*>(b.release());                                                         \
+    } catch (const std::exception& e) {                                                               \
+      if (err && err_len) {                                                                           \
+        std::snprintf(err, err_len, "%s", e.what());                                                  \
+      }                                                                                               \
+    } catch (...) {                                                                                   \
+      if (err && err_len) {                                                                           \
+        std::snprintf(err, err_len, "unknown exception");                                             \
+      }                                                                                               \
+    }                                                                                                 \
+    return nullptr;                                                                                   \
+  }                                                                                                   \
+  void burn_plugin_destroy_(void* p) noexcept { delete static_cast<burn::Backend*>(p); }              \
+  const BurnPluginDescriptor burn_plugin_descriptor_ = {sizeof(BurnPluginDescriptor),                 \
+                                                        BURN_PLUGIN_ABI_VERSION,                      \
+                                                        BURN_PLUGIN_BACKEND,                          \
+                                                        NAME,                                         \
+                                                        VERSION,                                      \
+                                                        BURN_TENSOR_VERSION,                          \
+                                                        BURN_TOOLCHAIN_TAG,                           \
+                                                        &burn_plugin_score_,                          \
+                                                        &burn_plugin_create_,                         \
+                                                        &burn_plugin_destroy_,                        \
+                                                        burn::kOpTableHash};                          \
+  }                                                                                                   \
   extern "C" __attribute__((visibility("default"))) const BurnPluginDescriptor* burn_plugin_entry() { \
-    return &burn_plugin_descriptor_;                                                               \
+    return &burn_plugin_descriptor_;                                                                  \
   }

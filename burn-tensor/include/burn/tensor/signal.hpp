@@ -56,8 +56,8 @@ inline Tensor<1> hann_window(int64_t size, bool periodic, const Device& d, DType
   return Tensor<1>(api::hann_window(d, size, periodic, dt));
 }
 // w[k] = alpha - beta cos(2 pi k / N).
-inline Tensor<1> hamming_window(int64_t size, bool periodic, const Device& d, DType dt = DType::F32, double alpha = 0.54,
-                                double beta = 0.46) {
+inline Tensor<1> hamming_window(int64_t size, bool periodic, const Device& d, DType dt = DType::F32,
+                                double alpha = 0.54, double beta = 0.46) {
   return Tensor<1>(api::hamming_window(d, size, periodic, alpha, beta, dt));
 }
 // w[k] = 0.42 - 0.5 cos(2 pi k / N) + 0.08 cos(4 pi k / N).

@@ -18,7 +18,7 @@ namespace burn::module_detail {
 // One spatial dim's taps: for each output position, `k` input positions (-1 = padding) and weights.
 struct DimTaps {
   int64_t in = 0, out = 0, k = 0;
-  std::vector<int64_t> pos;   // [out * k]
+  std::vector<int64_t> pos;    // [out * k]
   std::vector<double> weight;  // [out * k]; empty = all 1
 };
 
@@ -45,10 +45,16 @@ inline TapTable combine(const std::vector<DimTaps>& dims, bool weighted) {
   std::vector<int64_t> o(n), k(n);
   for (int64_t tap = 0; tap < t.taps; ++tap) {
     int64_t r = tap;
-    for (size_t i = n; i-- > 0;) { k[i] = r % dims[i].k; r /= dims[i].k; }
+    for (size_t i = n; i-- > 0;) {
+      k[i] = r % dims[i].k;
+      r /= dims[i].k;
+    }
     for (int64_t out = 0; out < t.out_len; ++out) {
       int64_t q = out;
-      for (size_t i = n; i-- > 0;) { o[i] = q % dims[i].out; q /= dims[i].out; }
+      for (size_t i = n; i-- > 0;) {
+        o[i] = q % dims[i].out;
+        q /= dims[i].out;
+      }
       int64_t flat = 0;
       double w = 1.0;
       bool pad = false;
@@ -174,14 +180,15 @@ inline DimTaps interp_taps(int64_t in, int64_t out, const InterpolateOptions& op
       const int64_t i0 = std::min(static_cast<int64_t>(src), in - 1);
       const int64_t i1 = std::min(i0 + 1, in - 1);
       const double l1 = src - static_cast<double>(i0);
-      p[0] = i0; p[1] = i1;
-      w[0] = 1.0 - l1; w[1] = l1;
+      p[0] = i0;
+      p[1] = i1;
+      w[0] = 1.0 - l1;
+      w[1] = l1;
     } else {
       const double src = source_coord(in, out, o, opt.align_corners, true);
       const double f = std::floor(src);
       cubic_weights(src - f, w);
-      for (int j = 0; j < 4; ++j)
-        p[j] = std::clamp<int64_t>(static_cast<int64_t>(f) - 1 + j, 0, in - 1);
+      for (int j = 0; j < 4; ++j) p[j] = std::clamp<int64_t>(static_cast<int64_t>(f) - 1 + j, 0, in - 1);
     }
   }
   return d;
