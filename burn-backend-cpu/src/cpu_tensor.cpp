@@ -103,6 +103,10 @@ CpuTensor::CpuTensor(Shape shape, DType dtype, std::shared_ptr<Storage> storage,
                                  std::to_string(this->shape().rank()) + " but " + std::to_string(strides_.size()) +
                                  " strides were given");
   contiguous_ = compute_contiguous(this->shape(), strides_);
+  // An empty view reads nothing; its offset (narrow at 2^61 of an empty tensor with a huge dim) would
+  // put data() far past the buffer, an overflowing pointer expression.
+  for (int64_t d : this->shape())
+    if (d == 0) offset_ = 0;
 }
 
 CpuPtr as_cpu(const Prim& p, const char* op) {

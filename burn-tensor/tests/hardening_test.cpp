@@ -407,3 +407,12 @@ TEST(Hardening, AllocationTheSystemRefusesIsOutOfMemory) {
                             {"[empty]", "refused", "4503599627370496", "bytes"});
   expect_error<OutOfMemory>([] { Tensor<1>::zeros({1LL << 50}, dev()); }, {"[full]", "4503599627370496"});
 }
+
+// Found by burn-fuzz under UBSan: glu of an empty tensor with a dim of 2^62 narrowed it at 2^61, and
+// the empty view's data() pointed 2^61 elements past its buffer (an overflowing pointer expression).
+TEST(Hardening, EmptyViewsAtHugeOffsets) {
+  const TensorHandle x = api::from_data(dev(), TensorData(Shape{0, 1LL << 62}, DType::F32), Kind::Float);
+  EXPECT_EQ(api::glu(x, 1).prim->shape(), Shape({0, 1LL << 61}));
+  const TensorHandle tail = api::narrow(x, 1, (1LL << 62) - 1, 1);
+  EXPECT_EQ(api::unary(OpId::sigmoid, tail).prim->shape(), Shape({0, 1}));
+}
