@@ -1,0 +1,41 @@
+#include "burn/nn/linear.hpp"
+
+#include "config_json.hpp"
+
+namespace burn::nn {
+
+BURN_CONFIG_JSON(LinearConfig, d_input, d_output, bias, initializer)
+
+namespace detail {
+
+TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const TensorHandle* bias) {
+  const Shape& s = x.prim ? x.prim->shape() : Shape{};
+  const Shape& w = weight.prim->shape();
+  if (s.rank() == 0 || s[s.rank() - 1] != w[0])
+    throw ShapeError("Linear", "input " + s.to_string() + " has no last dim of d_input " + std::to_string(w[0]));
+  // One matrix product over every leading dim: [..., d_input] -> [n, d_input] -> [..., d_output].
+  std::vector<int64_t> out_dims = s.dims();
+  out_dims.back() = w[1];
+  TensorHandle y = api::matmul(api::reshape(x, {-1, w[0]}), weight);
+  if (bias) y = api::add(std::move(y), api::unsqueeze_dims(*bias, {0}));
+  return api::reshape(std::move(y), out_dims);
+}
+
+}  // namespace detail
+
+std::string Linear::extra_repr() const {
+  return "d_input=" + std::to_string(weight.shape()[0]) + ", d_output=" + std::to_string(weight.shape()[1]) +
+         ", bias=" + (bias ? "true" : "false");
+}
+
+Linear LinearConfig::init(const Device& device) const {
+  if (d_input <= 0 || d_output <= 0)
+    throw ValueError("LinearConfig::init", "d_input and d_output must be positive, got " + std::to_string(d_input) +
+                                               " and " + std::to_string(d_output));
+  Linear l;
+  l.weight = Param<Tensor<2>>(initializer.init<2>(Shape{d_input, d_output}, device, d_input, d_output));
+  if (bias) l.bias = Param<Tensor<1>>(initializer.init<1>(Shape{d_output}, device, d_input, d_output));
+  return l;
+}
+
+}  // namespace burn::nn

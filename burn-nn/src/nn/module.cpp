@@ -1,0 +1,333 @@
+// The walkers of a module: every function of module.hpp is one visitor here.
+#include "burn/nn/module.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+#include "burn/record/file.hpp"
+
+namespace burn::nn {
+
+ModuleVisitor::~ModuleVisitor() = default;
+void ModuleVisitor::enter(std::string_view, const ModuleInfo&) {}
+void ModuleVisitor::leave() {}
+
+std::string ModuleInfo::type_name() const {
+  if (!type) return "";
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(type->name(), nullptr, nullptr, &status),
+                                                   std::free);
+  std::string name = status == 0 && demangled ? demangled.get() : type->name();
+  // "burn::nn::Linear" -> "Linear"; template arguments are kept ("Block<4>").
+  const size_t angle = name.find('<');
+  const size_t colon = name.rfind("::", angle);
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
+void ModuleRef::walk(ModuleVisitor& v) const {
+  v.enter("", info_);
+  visit_(self_, v);
+  v.leave();
+}
+
+std::string LoadReport::to_string() const {
+  std::ostringstream s;
+  s << loaded.size() << " loaded";
+  auto list = [&](const char* what, const std::vector<std::string>& xs) {
+    if (xs.empty()) return;
+    s << "; " << xs.size() << " " << what << ":";
+    for (const auto& x : xs) s << " " << x << (&x == &xs.back() ? "" : ",");
+  };
+  list("missing", missing);
+  list("unexpected", unexpected);
+  list("mismatched", mismatched);
+  return s.str();
+}
+
+namespace detail {
+
+std::vector<std::string> split_field_names(const char* list, size_t count) {
+  std::vector<std::string> names;
+  if (count == 0) return names;  // BURN_MODULE(): a module with no parameters (Dropout)
+  std::string cur;
+  for (const char* p = list;; ++p) {
+    if (*p == ',' || *p == '\0') {
+      names.push_back(cur);
+      cur.clear();
+      if (*p == '\0') break;
+    } else if (*p != ' ' && *p != '\t' && *p != '\n') {
+      cur += *p;
+    }
+  }
+  // A field written as an expression (`a[0]`, `f()`) would not be a path segment.
+  for (const auto& n : names)
+    if (n.empty() || n.find_first_of("()[]<>.*&") != std::string::npos)
+      throw ValueError("BURN_MODULE", "'" + n + "' in (" + list + ") is not a plain field name");
+  if (names.size() != count)
+    throw ValueError("BURN_MODULE", "(" + std::string(list) + ") names " + std::to_string(names.size()) +
+                                        " fields but lists " + std::to_string(count));
+  return names;
+}
+
+namespace {
+
+// Tracks the dotted path of the current position; the root module has no segment.
+class PathVisitor : public ModuleVisitor {
+ public:
+  void enter(std::string_view name, const ModuleInfo&) override {
+    stack_.push_back(prefix_.size());
+    if (!name.empty()) prefix_ += std::string(name) + ".";
+  }
+  void leave() override {
+    prefix_.resize(stack_.back());
+    stack_.pop_back();
+  }
+  std::string path(std::string_view name) const { return prefix_ + std::string(name); }
+
+ private:
+  std::string prefix_;
+  std::vector<size_t> stack_;
+};
+
+class Collect : public PathVisitor {
+ public:
+  void param(std::string_view name, ParamBase& p) override { out.push_back({path(name), &p}); }
+  std::vector<NamedParam> out;
+};
+
+// A visitor from a lambda over each parameter, for the walkers that need no path.
+template <class F>
+class EachParam : public ModuleVisitor {
+ public:
+  explicit EachParam(F f) : f_(std::move(f)) {}
+  void param(std::string_view, ParamBase& p) override { f_(p); }
+
+ private:
+  F f_;
+};
+template <class F>
+void each_param(ModuleRef m, F f) {
+  EachParam<F> v(std::move(f));
+  m.walk(v);
+}
+
+std::string shape_string(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.rank(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string with_commas(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Builds the module tree, then prints it in PyTorch's layout with shapes and counts added.
+class Printer : public ModuleVisitor {
+ public:
+  struct Node {
+    std::string name, type, extra;
+    bool container = false;
+    std::vector<std::string> params;  // "weight [784, 512] f32"
+    std::vector<std::unique_ptr<Node>> children;
+    int64_t count = 0;
+  };
+  void enter(std::string_view name, const ModuleInfo& info) override {
+    auto node = std::make_unique<Node>();
+    node->name = name;
+    node->type = info.type_name();
+    node->extra = info.extra();
+    node->container = info.type == nullptr;
+    Node* raw = node.get();
+    if (stack_.empty())
+      root_ = std::move(node);
+    else
+      stack_.back()->children.push_back(std::move(node));
+    stack_.push_back(raw);
+  }
+  void leave() override {
+    Node* done = stack_.back();
+    stack_.pop_back();
+    if (!stack_.empty()) stack_.back()->count += done->count;
+  }
+  void param(std::string_view name, ParamBase& p) override {
+    std::string line = std::string(name) + ": " + shape_string(p.shape()) + " " + std::string(dtype_name(p.dtype()));
+    if (p.is_buffer())
+      line += " (buffer)";
+    else if (!p.require_grad())
+      line += " (frozen)";
+    if (!p.is_buffer()) stack_.back()->count += p.num_elements();
+    stack_.back()->params.push_back(std::move(line));
+  }
+  std::string print() const {
+    std::string out;
+    print(*root_, 0, out);
+    return out;
+  }
+
+ private:
+  // A leaf on one line: "(fc1): Linear(d_input=4, d_output=2, bias=true) {weight: [4, 2] f32, ...}  # 10 params";
+  // a module with sub-modules as a block, PyTorch's print(model) layout.
+  static void print(const Node& n, int indent, std::string& out) {
+    const std::string pad(indent, ' ');
+    const std::string label = n.name.empty() ? "" : "(" + n.name + "): ";
+    const std::string count = n.count ? "  # " + with_commas(n.count) + " params" : "";
+    if (n.children.empty() && !n.container) {
+      out += pad + label + n.type + "(" + n.extra + ")";
+      if (!n.params.empty()) {
+        out += " {";
+        for (size_t i = 0; i < n.params.size(); ++i) out += (i ? ", " : "") + n.params[i];
+        out += "}";
+      }
+      out += count + "\n";
+      return;
+    }
+    out += pad + label + (n.container ? "[" : n.type + "(") + count + "\n";
+    if (!n.extra.empty()) out += pad + "  " + n.extra + "\n";
+    for (const auto& p : n.params) out += pad + "  " + p + "\n";
+    for (const auto& c : n.children) print(*c, indent + 2, out);
+    out += pad + (n.container ? "]" : ")") + "\n";
+  }
+  std::unique_ptr<Node> root_;
+  std::vector<Node*> stack_;
+};
+
+}  // namespace
+
+std::vector<NamedParam> named_params(ModuleRef m) {
+  Collect c;
+  m.walk(c);
+  return std::move(c.out);
+}
+
+int64_t num_params(ModuleRef m) {
+  int64_t n = 0;
+  each_param(m, [&](ParamBase& p) {
+    if (!p.is_buffer() && p.initialized()) n += p.num_elements();
+  });
+  return n;
+}
+
+void to_device(ModuleRef m, const Device& d) {
+  each_param(m, [&](ParamBase& p) {
+    if (p.initialized()) p.set_handle(api::to_device(p.handle(), d));
+  });
+}
+
+void valid(ModuleRef m) {
+  each_param(m, [&](ParamBase& p) {
+    if (p.initialized() && autodiff_of(p.handle().device)) p.set_handle(api::inner(p.handle()));
+  });
+}
+
+void set_require_grad(ModuleRef m, bool require) {
+  each_param(m, [&](ParamBase& p) { p.set_require_grad(require); });
+}
+
+void cast(ModuleRef m, DType dtype) {
+  if (!is_float(dtype))
+    throw DTypeError("cast", "a module is cast to a float dtype, not " + std::string(dtype_name(dtype)));
+  each_param(m, [&](ParamBase& p) {
+    if (p.initialized() && p.kind() == Kind::Float) p.set_handle(api::cast(p.handle(), dtype));
+  });
+}
+
+std::string display(ModuleRef m) {
+  Printer p;
+  m.walk(p);
+  return p.print();
+}
+
+record::Record into_record(ModuleRef m) {
+  record::Record rec;
+  const std::string ids(kParamIdsGroup);
+  for (const NamedParam& np : named_params(m)) {
+    if (!np.param->initialized()) continue;
+    rec.set(np.path, api::into_data(np.param->handle()));
+    rec.set(ids + "." + np.path, static_cast<int64_t>(np.param->id()));
+  }
+  rec.metadata().producer = "burn-nn module";
+  return rec;
+}
+
+LoadReport load_record(ModuleRef m, const record::Record& full, const ModuleLoadOptions& options) {
+  const record::Record* rec = &full;
+  if (!options.prefix.empty()) {
+    const record::Value* g = full.find(options.prefix);
+    if (!g || g->kind() != record::EntryKind::Group)
+      throw RecordError("load_record", "the record has no group '" + options.prefix + "' (the prefix to load from)");
+    rec = &g->group();
+  }
+  LoadReport report;
+  std::vector<std::pair<ParamBase*, TensorHandle>> updates;  // applied only when the load succeeds
+  std::vector<std::string> read;
+  for (const NamedParam& np : named_params(m)) {
+    ParamBase& p = *np.param;
+    const record::Value* v = rec->find(np.path);
+    if (!v || v->kind() != record::EntryKind::Tensor) {
+      report.missing.push_back(np.path);
+      continue;
+    }
+    read.push_back(np.path);
+    const TensorData& data = v->tensor();
+    std::string problem;
+    if (data.shape().rank() != p.rank())
+      problem = "record rank " + std::to_string(data.shape().rank()) + ", module rank " + std::to_string(p.rank());
+    else if (p.initialized() && data.shape() != p.shape())
+      problem = "record " + shape_string(data.shape()) + ", module " + shape_string(p.shape());
+    else if ((p.kind() == Kind::Float) != is_float(data.dtype()))
+      problem = "record dtype " + std::string(dtype_name(data.dtype())) + " for a " +
+                (p.kind() == Kind::Float ? "float" : "non-float") + " parameter";
+    if (!problem.empty()) {
+      report.mismatched.push_back(np.path + ": " + problem);
+      continue;
+    }
+    if (!p.initialized())
+      throw RecordError("load_record", "parameter '" + np.path + "' has no tensor to give a device to");
+    // The record's values at the module's precision, on the parameter's device.
+    TensorData converted = data.dtype() == p.dtype() ? data : data.convert(p.dtype());
+    updates.emplace_back(&p, api::from_data(p.handle().device, converted, p.kind()));
+    report.loaded.push_back(np.path);
+  }
+  for (const record::FlatEntry& e : rec->flatten()) {
+    if (e.value->kind() != record::EntryKind::Tensor) continue;
+    if (std::find(read.begin(), read.end(), e.path) == read.end()) report.unexpected.push_back(e.path);
+  }
+  if (options.strict && !report.ok())
+    throw RecordError("load_record", "the record does not match the module: " + report.to_string());
+  const record::Value* ids = rec->find(kParamIdsGroup);
+  for (auto& [p, h] : updates) {
+    p->set_handle(std::move(h));
+  }
+  if (options.keep_ids && ids && ids->kind() == record::EntryKind::Group) {
+    for (const NamedParam& np : named_params(m)) {
+      const record::Value* id = ids->group().find(np.path);
+      if (id && id->kind() == record::EntryKind::Int) np.param->set_id(static_cast<ParamId>(id->as_int()));
+    }
+  }
+  return report;
+}
+
+void save(ModuleRef m, const std::string& path, const record::SaveOptions& options) {
+  record::save(path, into_record(m), options);
+}
+
+LoadReport load(ModuleRef m, const std::string& path, const ModuleLoadOptions& options) {
+  try {
+    return load_record(m, record::load(path), options);
+  } catch (const RecordError& e) {
+    if (std::string_view(e.what()).find(path) != std::string_view::npos) throw;
+    throw RecordError("load", path + ": " + e.what());
+  }
+}
+
+}  // namespace detail
+}  // namespace burn::nn
