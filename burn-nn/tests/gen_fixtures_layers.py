@@ -36,6 +36,16 @@ g = torch.randn_like(y)
 out["embedding"] = {"weight": t(emb.weight), "indices": {"shape": [2, 3], "values": idx.flatten().tolist()},
                     "y": t(y), "grad_out": t(g), "grad_weight": t(emb.weight.grad)}
 
+# PositionWiseFeedForward: Linear(d_model, d_ff) -> GELU -> Linear(d_ff, d_model), params in Burn's layout.
+inner, outer = torch.nn.Linear(6, 10).double(), torch.nn.Linear(10, 6).double()
+x = torch.randn(2, 3, 6, dtype=torch.float64, requires_grad=True)
+y = outer(torch.nn.functional.gelu(inner(x)))
+g = torch.randn_like(y)
+(y * g).sum().backward()
+out["feed_forward"] = {"params": {"linear_inner.weight": t(inner.weight.T), "linear_inner.bias": t(inner.bias),
+                                  "linear_outer.weight": t(outer.weight.T), "linear_outer.bias": t(outer.bias)},
+                       "x": t(x), "y": t(y), "grad_out": t(g), "grad_x": t(x.grad)}
+
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "fixtures", "layers.json"), "w") as f:
     json.dump(out, f)

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "burn/nn.hpp"
+#include "burn/nn/sequential.hpp"
+#include "burn/nn/transformer.hpp"
 #include "fixture.hpp"
 
 using namespace burn;
@@ -131,4 +133,34 @@ TEST(Initializer, OrthogonalRowsAreOrthonormal) {
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = 0; j < k; ++j) EXPECT_NEAR(g[i * k + j], i == j ? 4.0 : 0.0, 1e-4) << s.to_string();
   }
+}
+
+TEST(PositionWiseFeedForward, MatchesPyTorch) {
+  const nlohmann::json& c = layers()["feed_forward"];
+  nn::PositionWiseFeedForward ff = nn::PositionWiseFeedForwardConfig{.d_model = 6, .d_ff = 10}.init(ad());
+  record::Record rec;
+  for (const auto& [path, t] : c["params"].items()) rec.set(path, burn::test::fixture_data(t));
+  ASSERT_TRUE(ff.load_record(rec).ok());
+  const Tensor<3> x = fixture_tensor<3>(c["x"], ad()).require_grad();
+  nn::PositionWiseFeedForward eval = ff;
+  eval.dropout.prob = 0.0;  // PyTorch's values are without dropout
+  const Tensor<3> y = eval.forward(x);
+  expect_close(y.into_data(), c["y"]);
+  Gradients grads = (y * fixture_tensor<3>(c["grad_out"], ad())).sum().backward();
+  expect_close(x.grad(grads)->into_data(), c["grad_x"]);
+}
+
+TEST(Sequential, AppliesLayersInOrderWithPyTorchPaths) {
+  cpu().seed(11);
+  nn::Sequential<nn::Linear, nn::Identity, nn::Linear> seq(nn::LinearConfig{3, 5}.init(cpu()), nn::Identity{},
+                                                           nn::LinearConfig{5, 2, false}.init(cpu()));
+  std::vector<std::string> paths;
+  for (const auto& p : nn::named_params(seq)) paths.push_back(p.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"0.weight", "0.bias", "2.weight"}));
+  const Tensor<2> x = Tensor<2>::random({4, 3}, Distribution::normal(0, 1), cpu());
+  EXPECT_EQ(seq.forward(x).to_vec<float>(), seq.at<2>().forward(seq.at<0>().forward(x)).to_vec<float>());
+  EXPECT_EQ(seq.num_params(), 3 * 5 + 5 + 5 * 2);
+  EXPECT_NE(seq.display().find("(1): Identity()"), std::string::npos) << seq.display();
+  auto on_ad = seq.to_device(ad());
+  EXPECT_TRUE(api::is_require_grad(on_ad.at<0>().weight.handle()));
 }

@@ -10,3 +10,5 @@
 #include "burn/nn/param.hpp"
 #include "burn/nn/positional.hpp"
 #include "burn/nn/rnn.hpp"
+#include "burn/nn/sequential.hpp"
+#include "burn/nn/transformer.hpp"

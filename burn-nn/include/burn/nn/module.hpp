@@ -224,12 +224,16 @@ LoadReport load(M& m, const std::string& path, const ModuleLoadOptions& options 
 
 // The one list of a module's fields, inside the class; also gives the module member forwards of
 // the functions above (m.num_params(), m.to_device(d), m.valid(), m.save(path), ...).
-#define BURN_MODULE(...)                                                                                      \
-  void visit_fields(::burn::nn::ModuleVisitor& burn_visitor_) {                                               \
-    static const ::std::vector<::std::string> burn_names_ =                                                   \
-        ::burn::nn::detail::split_field_names(#__VA_ARGS__, ::burn::nn::detail::count_fields(__VA_ARGS__));   \
-    ::burn::nn::detail::visit_fields_of(burn_visitor_, burn_names_ __VA_OPT__(, ) __VA_ARGS__);               \
-  }                                                                                                           \
+#define BURN_MODULE(...)                                                                                    \
+  void visit_fields(::burn::nn::ModuleVisitor& burn_visitor_) {                                             \
+    static const ::std::vector<::std::string> burn_names_ =                                                 \
+        ::burn::nn::detail::split_field_names(#__VA_ARGS__, ::burn::nn::detail::count_fields(__VA_ARGS__)); \
+    ::burn::nn::detail::visit_fields_of(burn_visitor_, burn_names_ __VA_OPT__(, ) __VA_ARGS__);             \
+  }                                                                                                         \
+  BURN_MODULE_METHODS
+
+// The member forwards alone, for a module that writes its own visit_fields (Sequential).
+#define BURN_MODULE_METHODS                                                                                   \
   int64_t num_params() const { return ::burn::nn::num_params(*this); }                                        \
   auto to_device(const ::burn::Device& d) const { return ::burn::nn::to_device(*this, d); }                   \
   auto fork(const ::burn::Device& d) const { return ::burn::nn::fork(*this, d); }                             \
