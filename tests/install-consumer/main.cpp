@@ -1,6 +1,6 @@
-// Uses an installed burn from outside the monorepo with only find_package(burn COMPONENTS tensor autodiff):
+// Uses an installed burn from outside the monorepo with only find_package(burn COMPONENTS tensor autodiff nn):
 // gets the cpu device (its backend found and loaded as a plugin at run time), runs a few tensor
-// ops and checks the values; exits non-zero on any mismatch or error.
+// ops and checks the values (and a burn::nn Linear); exits non-zero on any mismatch or error.
 //
 // It reaches autodiff through the spec string "autodiff<cpu>" alone, referencing no symbol of
 // libburn-autodiff, and is linked with --as-needed right before the burn libraries (CMakeLists.txt),
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <burn/nn.hpp>
 #include <burn/tensor.hpp>
 #include <burn/tensor/version.hpp>
 
@@ -66,6 +67,15 @@ int main() {
     auto x = Tensor<1>::from_vector(std::vector<float>{1, -2, 0.5f}, {3}, ad).require_grad();
     Gradients grads = (x * x * 3.0f).sum().backward();
     failures += check("autodiff grad", x.grad(grads)->to_vec<float>(), {6, -12, 3});
+    // burn::nn from the package: a Linear with known weights, its gradient through autodiff.
+    nn::Linear lin = nn::LinearConfig{2, 1}.init(ad);
+    lin.weight.set(Tensor<2>::from_vector(std::vector<float>{2, -1}, {2, 1}, ad));
+    lin.bias->set(Tensor<1>::from_vector(std::vector<float>{0.5f}, {1}, ad));
+    auto in = Tensor<2>::from_vector(std::vector<float>{1, 3}, {1, 2}, ad);
+    Gradients lin_grads = lin.forward(in).sum().backward();
+    failures += check("nn linear", lin.forward(in).to_vec<float>(), {-0.5f});
+    failures += check("nn linear grad", lin.weight.val().grad(lin_grads)->to_vec<float>(), {1, 3});
+    failures += check("nn num_params", {static_cast<float>(lin.num_params())}, {3});
     std::printf(failures ? "FAILED\n" : "OK\n");
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
