@@ -19,22 +19,9 @@ const nlohmann::json& cases() {
   return j;
 }
 
-// The layer of a config: init(device), or init() for layers without parameters.
-template <class Cfg>
-auto make_layer(const Cfg& cfg, const Device& d) {
-  if constexpr (requires { cfg.init(d); })
-    return cfg.init(d);
-  else
-    return cfg.init();
-}
-
-// Builds the layer from `cfg`, loads the case's parameters, checks it.
 template <size_t DI, size_t DO = DI, class Cfg>
 void check(const char* name, const Cfg& cfg) {
-  using M = decltype(make_layer(cfg, cpu()));
-  burn::test::check_layer<DI, DO, M>(
-      cases()[name], name, [cfg](const Device& d) { return make_layer(cfg, d); },
-      [](const M& m, const Tensor<DI>& x) { return m.forward(x); });
+  burn::test::check_config<DI, DO>(cases()[name], name, cfg);
 }
 
 nn::PaddingConfig pad(std::vector<int64_t> start, std::vector<int64_t> end = {}) {
@@ -44,40 +31,57 @@ nn::PaddingConfig pad(std::vector<int64_t> start, std::vector<int64_t> end = {})
 }  // namespace
 
 TEST(Conv, Conv1dMatchesPyTorch) {
-  check<3>("conv1d", nn::Conv1dConfig{.channels_in = 4, .channels_out = 6, .kernel_size = 3, .stride = 2, .groups = 2,
-                                      .padding = pad({1})});
-  check<3>("conv1d_same", nn::Conv1dConfig{.channels_in = 3, .channels_out = 2, .kernel_size = 4, .dilation = 2,
-                                           .padding = nn::PaddingConfig::same(), .bias = false});
+  check<3>("conv1d",
+           nn::Conv1dConfig{
+               .channels_in = 4, .channels_out = 6, .kernel_size = 3, .stride = 2, .groups = 2, .padding = pad({1})});
+  check<3>("conv1d_same", nn::Conv1dConfig{.channels_in = 3,
+                                           .channels_out = 2,
+                                           .kernel_size = 4,
+                                           .dilation = 2,
+                                           .padding = nn::PaddingConfig::same(),
+                                           .bias = false});
 }
 
 TEST(Conv, Conv2dMatchesPyTorch) {
-  check<4>("conv2d", nn::Conv2dConfig{.channels = {3, 4}, .kernel_size = {3, 2}, .stride = {2, 1}, .dilation = {1, 2},
-                                      .padding = pad({1, 0})});
-  check<4>("conv2d_same_stride2", nn::Conv2dConfig{.channels = {2, 3}, .kernel_size = {3, 3}, .stride = {2, 2},
-                                                   .padding = nn::PaddingConfig::same()});
-  check<4>("conv2d_depthwise_same", nn::Conv2dConfig{.channels = {4, 8}, .kernel_size = {3, 3}, .groups = 4,
-                                                     .padding = nn::PaddingConfig::same()});
+  check<4>(
+      "conv2d",
+      nn::Conv2dConfig{
+          .channels = {3, 4}, .kernel_size = {3, 2}, .stride = {2, 1}, .dilation = {1, 2}, .padding = pad({1, 0})});
+  check<4>("conv2d_same_stride2",
+           nn::Conv2dConfig{
+               .channels = {2, 3}, .kernel_size = {3, 3}, .stride = {2, 2}, .padding = nn::PaddingConfig::same()});
+  check<4>(
+      "conv2d_depthwise_same",
+      nn::Conv2dConfig{.channels = {4, 8}, .kernel_size = {3, 3}, .groups = 4, .padding = nn::PaddingConfig::same()});
 }
 
 TEST(Conv, Conv3dMatchesPyTorch) {
-  check<5>("conv3d", nn::Conv3dConfig{.channels = {2, 4}, .kernel_size = {2, 3, 2}, .stride = {1, 2, 1},
-                                      .padding = pad({1, 1, 0})});
+  check<5>("conv3d", nn::Conv3dConfig{
+                         .channels = {2, 4}, .kernel_size = {2, 3, 2}, .stride = {1, 2, 1}, .padding = pad({1, 1, 0})});
 }
 
 TEST(Conv, ConvTransposeMatchesPyTorch) {
-  check<3>("conv_transpose1d", nn::ConvTranspose1dConfig{.channels = {4, 6}, .kernel_size = 3, .stride = 2,
-                                                         .groups = 2, .padding = 1, .padding_out = 1});
-  check<4>("conv_transpose2d", nn::ConvTranspose2dConfig{.channels = {3, 4}, .kernel_size = {3, 2}, .stride = {2, 3},
-                                                         .dilation = {1, 2}, .padding = {1, 0}, .padding_out = {1, 2}});
-  check<5>("conv_transpose3d", nn::ConvTranspose3dConfig{.channels = {2, 2}, .kernel_size = {2, 2, 3},
-                                                         .stride = {2, 2, 2}, .padding = {0, 1, 1},
-                                                         .padding_out = {1, 0, 1}, .bias = false});
+  check<3>("conv_transpose1d",
+           nn::ConvTranspose1dConfig{
+               .channels = {4, 6}, .kernel_size = 3, .stride = 2, .groups = 2, .padding = 1, .padding_out = 1});
+  check<4>("conv_transpose2d", nn::ConvTranspose2dConfig{.channels = {3, 4},
+                                                         .kernel_size = {3, 2},
+                                                         .stride = {2, 3},
+                                                         .dilation = {1, 2},
+                                                         .padding = {1, 0},
+                                                         .padding_out = {1, 2}});
+  check<5>("conv_transpose3d", nn::ConvTranspose3dConfig{.channels = {2, 2},
+                                                         .kernel_size = {2, 2, 3},
+                                                         .stride = {2, 2, 2},
+                                                         .padding = {0, 1, 1},
+                                                         .padding_out = {1, 0, 1},
+                                                         .bias = false});
 }
 
 TEST(Conv, UnfoldFoldAndPixelShuffleMatchPyTorch) {
   check<4, 3>("unfold4d", nn::Unfold4dConfig{.kernel_size = {2, 3}, .stride = {2, 1}, .padding = {1, 0}});
-  check<3, 4>("fold4d", nn::Fold4dConfig{.output_size = {6, 5}, .kernel_size = {2, 3}, .stride = {2, 1},
-                                         .padding = {1, 0}});
+  check<3, 4>("fold4d",
+              nn::Fold4dConfig{.output_size = {6, 5}, .kernel_size = {2, 3}, .stride = {2, 1}, .padding = {1, 0}});
   check<4>("pixel_shuffle", nn::PixelShuffleConfig{2});
   check<4>("pixel_unshuffle", nn::PixelUnshuffleConfig{2});
 }
@@ -92,13 +96,15 @@ TEST(Pool, MaxPoolMatchesPyTorch) {
 }
 
 TEST(Pool, AvgPoolMatchesPyTorch) {
-  check<3>("avg_pool1d", nn::AvgPool1dConfig{.kernel_size = 3, .stride = 2, .padding = pad({1}),
-                                             .count_include_pad = false, .ceil_mode = true});
+  check<3>("avg_pool1d",
+           nn::AvgPool1dConfig{
+               .kernel_size = 3, .stride = 2, .padding = pad({1}), .count_include_pad = false, .ceil_mode = true});
   check<4>("avg_pool2d", nn::AvgPool2dConfig{.kernel_size = {3, 2}, .strides = {2, 2}, .padding = pad({1, 1})});
   check<4>("avg_pool2d_same_even",
            nn::AvgPool2dConfig{.kernel_size = {2, 2}, .strides = {1, 1}, .padding = nn::PaddingConfig::same()});
-  check<5>("avg_pool3d", nn::AvgPool3dConfig{.kernel_size = {2, 3, 2}, .strides = {1, 1, 1}, .padding = pad({1, 1, 0}),
-                                             .count_include_pad = false});
+  check<5>("avg_pool3d",
+           nn::AvgPool3dConfig{
+               .kernel_size = {2, 3, 2}, .strides = {1, 1, 1}, .padding = pad({1, 1, 0}), .count_include_pad = false});
 }
 
 TEST(Pool, AdaptivePoolsMatchPyTorch) {
@@ -133,8 +139,12 @@ TEST(Conv, DefaultInitIsPyTorchs) {
 }
 
 TEST(Conv, ConfigsRoundTripAsJson) {
-  nn::Conv2dConfig c{.channels = {3, 8}, .kernel_size = {3, 5}, .stride = {2, 1}, .groups = 1,
-                     .padding = pad({1, 2}, {0, 3}), .bias = false};
+  nn::Conv2dConfig c{.channels = {3, 8},
+                     .kernel_size = {3, 5},
+                     .stride = {2, 1},
+                     .groups = 1,
+                     .padding = pad({1, 2}, {0, 3}),
+                     .bias = false};
   const nn::Conv2dConfig back = nn::Conv2dConfig::from_json(c.to_json());
   EXPECT_EQ(back.channels, c.channels);
   EXPECT_EQ(back.kernel_size, c.kernel_size);
@@ -150,8 +160,8 @@ TEST(Conv, ConfigsRoundTripAsJson) {
 }
 
 TEST(Conv, DisplayShowsTheSettings) {
-  nn::Conv2d c = nn::Conv2dConfig{.channels = {3, 8}, .kernel_size = {3, 3}, .padding = nn::PaddingConfig::same()}
-                     .init(cpu());
+  nn::Conv2d c =
+      nn::Conv2dConfig{.channels = {3, 8}, .kernel_size = {3, 3}, .padding = nn::PaddingConfig::same()}.init(cpu());
   EXPECT_EQ(c.extra_repr(),
             "channels=[3, 8], kernel_size=[3, 3], stride=[1, 1], dilation=[1, 1], groups=1, padding=same, bias=true");
   EXPECT_EQ(nn::MaxPool1dConfig{.kernel_size = 2}.init().extra_repr(),
@@ -174,8 +184,9 @@ TEST(Conv, WrongInputsAreShapeErrorsNamingTheLayer) {
 }
 
 TEST(Conv, BadConfigsAreValueErrors) {
-  std::string m =
-      error_of<ValueError>([] { nn::Conv2dConfig{.channels = {3, 8}, .kernel_size = {3, 3}, .groups = 2}.init(cpu()); });
+  std::string m = error_of<ValueError>([] {
+    nn::Conv2dConfig{.channels = {3, 8}, .kernel_size = {3, 3}, .groups = 2}.init(cpu());
+  });
   EXPECT_NE(m.find("Conv2dConfig::init"), std::string::npos) << m;
   EXPECT_NE(m.find("groups 2"), std::string::npos) << m;
   m = error_of<ValueError>([] { nn::Conv1dConfig{.channels_in = 1, .channels_out = 1, .kernel_size = 0}.init(cpu()); });

@@ -56,6 +56,25 @@ void check_layer(const nlohmann::json& c, const std::string& name, const std::fu
   }
 }
 
+// The layer of a config: init(device), or init() for layers without parameters.
+template <class Cfg>
+auto make_layer(const Cfg& cfg, const Device& d) {
+  if constexpr (requires { cfg.init(d); })
+    return cfg.init(d);
+  else
+    return cfg.init();
+}
+
+// check_layer on the layer that `cfg` makes, run by its forward(x).
+template <size_t DI, size_t DO = DI, class Cfg>
+void check_config(const nlohmann::json& c, const std::string& name, const Cfg& cfg, double atol = 1e-5,
+                  double rtol = 1e-4) {
+  using M = decltype(make_layer(cfg, cpu()));
+  check_layer<DI, DO, M>(
+      c, name, [cfg](const Device& d) { return make_layer(cfg, d); },
+      [](const M& m, const Tensor<DI>& x) { return m.forward(x); }, atol, rtol);
+}
+
 // The message of the burn::Error that `f` throws as E ("" and a failure when it throws nothing).
 template <class E>
 std::string error_of(const std::function<void()>& f) {

@@ -11,12 +11,9 @@ namespace burn::nn {
 namespace {
 const char* padding_kind_name(PaddingConfig::Kind k) {
   switch (k) {
-    case PaddingConfig::Kind::Same:
-      return "same";
-    case PaddingConfig::Kind::Explicit:
-      return "explicit";
-    default:
-      return "valid";
+    case PaddingConfig::Kind::Same: return "same";
+    case PaddingConfig::Kind::Explicit: return "explicit";
+    default: return "valid";
   }
 }
 }  // namespace
@@ -180,8 +177,8 @@ void init_conv(Layer& l, const char* op, int64_t c_in, int64_t c_out, const std:
                              std::to_string(c_in) + " and " + std::to_string(c_out));
   int64_t k = 1;
   for (int64_t v : kernel) k *= v;
-  std::vector<int64_t> dims = transposed ? std::vector<int64_t>{c_in, c_out / groups}
-                                         : std::vector<int64_t>{c_out, c_in / groups};
+  std::vector<int64_t> dims =
+      transposed ? std::vector<int64_t>{c_in, c_out / groups} : std::vector<int64_t>{c_out, c_in / groups};
   dims.insert(dims.end(), kernel.begin(), kernel.end());
   const int64_t fan_in = (transposed ? c_out : c_in) / groups * k;
   const int64_t fan_out = (transposed ? c_in : c_out) / groups * k;
@@ -195,29 +192,28 @@ void init_conv(Layer& l, const char* op, int64_t c_in, int64_t c_out, const std:
 }  // namespace
 }  // namespace detail
 
-#define BURN_NN_CONV_IMPL(Name, D)                                                                                \
-  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                             \
-    return Tensor<D>(detail::conv_forward(#Name, x.handle(), weight, bias, stride, dilation, groups, padding));   \
-  }                                                                                                               \
-  std::string Name::extra_repr() const {                                                                          \
-    return detail::conv_repr(weight, bias.has_value(), groups, stride, dilation, detail::padding_repr(padding),   \
-                             false);                                                                              \
+#define BURN_NN_CONV_IMPL(Name, D)                                                                              \
+  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                           \
+    return Tensor<D>(detail::conv_forward(#Name, x.handle(), weight, bias, stride, dilation, groups, padding)); \
+  }                                                                                                             \
+  std::string Name::extra_repr() const {                                                                        \
+    return detail::conv_repr(weight, bias.has_value(), groups, stride, dilation, detail::padding_repr(padding), \
+                             false);                                                                            \
   }
 BURN_NN_CONV_IMPL(Conv1d, 3)
 BURN_NN_CONV_IMPL(Conv2d, 4)
 BURN_NN_CONV_IMPL(Conv3d, 5)
 #undef BURN_NN_CONV_IMPL
 
-#define BURN_NN_CONV_TRANSPOSE_IMPL(Name, D)                                                                 \
-  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                        \
-    return Tensor<D>(detail::conv_transpose_forward(#Name, x.handle(), weight, bias,                         \
-                                                    ConvTransposeOptions{stride, padding, padding_out,       \
-                                                                         dilation, groups}));                \
-  }                                                                                                          \
-  std::string Name::extra_repr() const {                                                                     \
-    return detail::conv_repr(weight, bias.has_value(), groups, stride, dilation,                             \
+#define BURN_NN_CONV_TRANSPOSE_IMPL(Name, D)                                                                     \
+  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                            \
+    return Tensor<D>(detail::conv_transpose_forward(                                                             \
+        #Name, x.handle(), weight, bias, ConvTransposeOptions{stride, padding, padding_out, dilation, groups})); \
+  }                                                                                                              \
+  std::string Name::extra_repr() const {                                                                         \
+    return detail::conv_repr(weight, bias.has_value(), groups, stride, dilation,                                 \
                              detail::list_string(padding) + ", padding_out=" + detail::list_string(padding_out), \
-                             true);                                                                          \
+                             true);                                                                              \
   }
 BURN_NN_CONV_TRANSPOSE_IMPL(ConvTranspose1d, 3)
 BURN_NN_CONV_TRANSPOSE_IMPL(ConvTranspose2d, 4)
@@ -226,8 +222,8 @@ BURN_NN_CONV_TRANSPOSE_IMPL(ConvTranspose3d, 5)
 
 Conv1d Conv1dConfig::init(const Device& device) const {
   Conv1d l;
-  detail::init_conv<Conv1d, 3>(l, "Conv1dConfig::init", channels_in, channels_out, {kernel_size}, {stride},
-                               {dilation}, groups, bias, initializer, device, false);
+  detail::init_conv<Conv1d, 3>(l, "Conv1dConfig::init", channels_in, channels_out, {kernel_size}, {stride}, {dilation},
+                               groups, bias, initializer, device, false);
   l.padding = padding;
   return l;
 }

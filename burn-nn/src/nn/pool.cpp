@@ -34,7 +34,8 @@ std::string pool_repr(const std::vector<int64_t>& kernel, const std::vector<int6
   std::string p = padding.kind == PaddingConfig::Kind::Valid  ? "valid"
                   : padding.kind == PaddingConfig::Kind::Same ? "same"
                                                               : detail::list_string(padding.start);
-  if (padding.kind == PaddingConfig::Kind::Explicit && !padding.end.empty()) p += " to " + detail::list_string(padding.end);
+  if (padding.kind == PaddingConfig::Kind::Explicit && !padding.end.empty())
+    p += " to " + detail::list_string(padding.end);
   return "kernel_size=" + detail::list_string(kernel) + ", stride=" + detail::list_string(stride) + ", padding=" + p +
          ", ceil_mode=" + (ceil_mode ? "true" : "false");
 }
@@ -57,27 +58,27 @@ Layer make_pool(const char* op, std::vector<int64_t> kernel, std::vector<int64_t
 
 }  // namespace
 
-#define BURN_NN_MAX_POOL_IMPL(Name, D)                                                                               \
-  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                                \
-    return module::max_pool<D>(x, pool_options(#Name, x.handle(), kernel_size, stride, dilation, padding, ceil_mode, \
-                                               true));                                                               \
-  }                                                                                                                  \
-  std::string Name::extra_repr() const {                                                                             \
-    return pool_repr(kernel_size, stride, padding, ceil_mode) + ", dilation=" + detail::list_string(dilation);       \
+#define BURN_NN_MAX_POOL_IMPL(Name, D)                                                                         \
+  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                          \
+    return module::max_pool<D>(                                                                                \
+        x, pool_options(#Name, x.handle(), kernel_size, stride, dilation, padding, ceil_mode, true));          \
+  }                                                                                                            \
+  std::string Name::extra_repr() const {                                                                       \
+    return pool_repr(kernel_size, stride, padding, ceil_mode) + ", dilation=" + detail::list_string(dilation); \
   }
 BURN_NN_MAX_POOL_IMPL(MaxPool1d, 3)
 BURN_NN_MAX_POOL_IMPL(MaxPool2d, 4)
 BURN_NN_MAX_POOL_IMPL(MaxPool3d, 5)
 #undef BURN_NN_MAX_POOL_IMPL
 
-#define BURN_NN_AVG_POOL_IMPL(Name, D)                                                                         \
-  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                          \
-    return module::avg_pool<D>(                                                                                \
-        x, pool_options(#Name, x.handle(), kernel_size, stride, {}, padding, ceil_mode, count_include_pad));   \
-  }                                                                                                            \
-  std::string Name::extra_repr() const {                                                                       \
-    return pool_repr(kernel_size, stride, padding, ceil_mode) +                                                \
-           ", count_include_pad=" + (count_include_pad ? "true" : "false");                                    \
+#define BURN_NN_AVG_POOL_IMPL(Name, D)                                                                       \
+  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                        \
+    return module::avg_pool<D>(                                                                              \
+        x, pool_options(#Name, x.handle(), kernel_size, stride, {}, padding, ceil_mode, count_include_pad)); \
+  }                                                                                                          \
+  std::string Name::extra_repr() const {                                                                     \
+    return pool_repr(kernel_size, stride, padding, ceil_mode) +                                              \
+           ", count_include_pad=" + (count_include_pad ? "true" : "false");                                  \
   }
 BURN_NN_AVG_POOL_IMPL(AvgPool1d, 3)
 BURN_NN_AVG_POOL_IMPL(AvgPool2d, 4)
@@ -91,15 +92,15 @@ MaxPool1d MaxPool1dConfig::init() const {
   return l;
 }
 MaxPool2d MaxPool2dConfig::init() const {
-  auto l = make_pool<MaxPool2d>("MaxPool2dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding,
-                                ceil_mode);
+  auto l =
+      make_pool<MaxPool2d>("MaxPool2dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding, ceil_mode);
   detail::check_positive("MaxPool2dConfig::init", "dilation", detail::vec(dilation));
   l.dilation = detail::vec(dilation);
   return l;
 }
 MaxPool3d MaxPool3dConfig::init() const {
-  auto l = make_pool<MaxPool3d>("MaxPool3dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding,
-                                ceil_mode);
+  auto l =
+      make_pool<MaxPool3d>("MaxPool3dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding, ceil_mode);
   detail::check_positive("MaxPool3dConfig::init", "dilation", detail::vec(dilation));
   l.dilation = detail::vec(dilation);
   return l;
@@ -110,27 +111,27 @@ AvgPool1d AvgPool1dConfig::init() const {
   return l;
 }
 AvgPool2d AvgPool2dConfig::init() const {
-  auto l = make_pool<AvgPool2d>("AvgPool2dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding,
-                                ceil_mode);
+  auto l =
+      make_pool<AvgPool2d>("AvgPool2dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding, ceil_mode);
   l.count_include_pad = count_include_pad;
   return l;
 }
 AvgPool3d AvgPool3dConfig::init() const {
-  auto l = make_pool<AvgPool3d>("AvgPool3dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding,
-                                ceil_mode);
+  auto l =
+      make_pool<AvgPool3d>("AvgPool3dConfig::init", detail::vec(kernel_size), detail::vec(strides), padding, ceil_mode);
   l.count_include_pad = count_include_pad;
   return l;
 }
 
-#define BURN_NN_ADAPTIVE_IMPL(Name, D, Call, Vec)                                                     \
-  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                 \
-    detail::check_rank(#Name, x.handle(), D, "[batch, channels, spatial...]");                        \
-    return Call;                                                                                      \
-  }                                                                                                   \
+#define BURN_NN_ADAPTIVE_IMPL(Name, D, Call, Vec)                                                    \
+  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                \
+    detail::check_rank(#Name, x.handle(), D, "[batch, channels, spatial...]");                       \
+    return Call;                                                                                     \
+  }                                                                                                  \
   std::string Name::extra_repr() const { return "output_size=" + detail::list_string(output_size); } \
-  Name Name##Config::init() const {                                                                   \
-    detail::check_positive(#Name "Config::init", "output_size", Vec);                                 \
-    return Name{Vec};                                                                                 \
+  Name Name##Config::init() const {                                                                  \
+    detail::check_positive(#Name "Config::init", "output_size", Vec);                                \
+    return Name{Vec};                                                                                \
   }
 BURN_NN_ADAPTIVE_IMPL(AdaptiveAvgPool1d, 3, module::adaptive_avg_pool<3>(x, output_size), {output_size})
 BURN_NN_ADAPTIVE_IMPL(AdaptiveAvgPool2d, 4, module::adaptive_avg_pool<4>(x, output_size), detail::vec(output_size))

@@ -34,24 +34,26 @@ using PaddingConfig3d = PaddingConfig;
 
 namespace detail {
 // The zeros {before, after} each of the last kernel.size() dims of `input` (ValueError naming `layer`).
-BURN_NN_API std::pair<std::vector<int64_t>, std::vector<int64_t>> resolve_padding(
-    const PaddingConfig& padding, const char* layer, const Shape& input, const std::vector<int64_t>& kernel,
-    const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation);
+BURN_NN_API std::pair<std::vector<int64_t>, std::vector<int64_t>> resolve_padding(const PaddingConfig& padding,
+                                                                                  const char* layer, const Shape& input,
+                                                                                  const std::vector<int64_t>& kernel,
+                                                                                  const std::vector<int64_t>& stride,
+                                                                                  const std::vector<int64_t>& dilation);
 }  // namespace detail
 
 // One class per rank, as Burn; the shared work is in conv.cpp.
-#define BURN_NN_CONV_LAYER(Name, D)                                                                         \
-  class BURN_NN_API Name {                                                                                  \
-   public:                                                                                                  \
-    Param<Tensor<D>> weight;                                                                                \
-    std::optional<Param<Tensor<1>>> bias;                                                                   \
-    std::vector<int64_t> stride, dilation; /* one per spatial dim */                                        \
-    int64_t groups = 1;                                                                                     \
-    PaddingConfig padding;                                                                                  \
-    BURN_MODULE(weight, bias)                                                                               \
+#define BURN_NN_CONV_LAYER(Name, D)                                                                      \
+  class BURN_NN_API Name {                                                                               \
+   public:                                                                                               \
+    Param<Tensor<D>> weight;                                                                             \
+    std::optional<Param<Tensor<1>>> bias;                                                                \
+    std::vector<int64_t> stride, dilation; /* one per spatial dim */                                     \
+    int64_t groups = 1;                                                                                  \
+    PaddingConfig padding;                                                                               \
+    BURN_MODULE(weight, bias)                                                                            \
     /* [N, C_in, spatial...] -> [N, C_out, spatial...]; ShapeError naming the layer on a wrong input. */ \
-    Tensor<D> forward(const Tensor<D>& x) const;                                                            \
-    std::string extra_repr() const;                                                                         \
+    Tensor<D> forward(const Tensor<D>& x) const;                                                         \
+    std::string extra_repr() const;                                                                      \
   };
 BURN_NN_CONV_LAYER(Conv1d, 3)
 BURN_NN_CONV_LAYER(Conv2d, 4)
@@ -98,18 +100,18 @@ struct BURN_NN_API Conv3dConfig {
   BURN_CONFIG(Conv3dConfig)
 };
 
-#define BURN_NN_CONV_TRANSPOSE_LAYER(Name, D)                             \
-  class BURN_NN_API Name {                                                \
-   public:                                                                \
-    Param<Tensor<D>> weight;                                              \
-    std::optional<Param<Tensor<1>>> bias;                                 \
-    std::vector<int64_t> stride, dilation, padding, padding_out;          \
-    int64_t groups = 1;                                                   \
-    BURN_MODULE(weight, bias)                                             \
+#define BURN_NN_CONV_TRANSPOSE_LAYER(Name, D)                              \
+  class BURN_NN_API Name {                                                 \
+   public:                                                                 \
+    Param<Tensor<D>> weight;                                               \
+    std::optional<Param<Tensor<1>>> bias;                                  \
+    std::vector<int64_t> stride, dilation, padding, padding_out;           \
+    int64_t groups = 1;                                                    \
+    BURN_MODULE(weight, bias)                                              \
     /* [N, C_in, spatial...] -> [N, C_out, (in - 1) * stride - 2 * padding \
-       + dilation * (k - 1) + padding_out + 1 ...] */                     \
-    Tensor<D> forward(const Tensor<D>& x) const;                          \
-    std::string extra_repr() const;                                       \
+       + dilation * (k - 1) + padding_out + 1 ...] */                      \
+    Tensor<D> forward(const Tensor<D>& x) const;                           \
+    std::string extra_repr() const;                                        \
   };
 BURN_NN_CONV_TRANSPOSE_LAYER(ConvTranspose1d, 3)
 BURN_NN_CONV_TRANSPOSE_LAYER(ConvTranspose2d, 4)

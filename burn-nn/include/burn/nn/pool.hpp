@@ -7,17 +7,17 @@
 
 namespace burn::nn {
 
-#define BURN_NN_POOL_LAYER(Name, D, Extra)                                           \
-  class BURN_NN_API Name {                                                           \
-   public:                                                                           \
-    std::vector<int64_t> kernel_size, stride; /* one per spatial dim */              \
-    PaddingConfig padding;                                                           \
-    bool ceil_mode = false;                                                          \
-    Extra;                                                                           \
-    BURN_MODULE()                                                                    \
+#define BURN_NN_POOL_LAYER(Name, D, Extra)                                         \
+  class BURN_NN_API Name {                                                         \
+   public:                                                                         \
+    std::vector<int64_t> kernel_size, stride; /* one per spatial dim */            \
+    PaddingConfig padding;                                                         \
+    bool ceil_mode = false;                                                        \
+    Extra;                                                                         \
+    BURN_MODULE()                                                                  \
     /* ShapeError naming the layer when x is not [batch, channels, spatial...]. */ \
-    Tensor<D> forward(const Tensor<D>& x) const;                                     \
-    std::string extra_repr() const;                                                  \
+    Tensor<D> forward(const Tensor<D>& x) const;                                   \
+    std::string extra_repr() const;                                                \
   };
 BURN_NN_POOL_LAYER(MaxPool1d, 3, std::vector<int64_t> dilation)
 BURN_NN_POOL_LAYER(MaxPool2d, 4, std::vector<int64_t> dilation)
