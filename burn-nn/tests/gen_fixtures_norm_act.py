@@ -78,6 +78,53 @@ case("local_response_norm", lambda x: F.local_response_norm(x, 3, alpha=1e-2, be
 case("local_response_norm_1d_even", lambda x: F.local_response_norm(x, 4, alpha=0.5, beta=0.6, k=1.0),
      torch.randn(2, 6, 5))
 
+# --- activations, on one input spanning the kinks
+xa = torch.randn(3, 4, 5) * 2
+acts = {
+    "relu": F.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": F.silu, "mish": F.mish,
+    "selu": F.selu, "softsign": F.softsign, "hard_swish": F.hardswish, "tanhshrink": F.tanhshrink,
+    "relu6": lambda x: F.relu6(x * 2),  # scaled in the test too, to reach 6
+    "leaky_relu": lambda x: F.leaky_relu(x, 0.2), "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"), "elu": lambda x: F.elu(x, 1.5),
+    "celu": lambda x: F.celu(x, 0.7), "softplus": lambda x: F.softplus(x, beta=2.0, threshold=3.0),
+    "hard_sigmoid_pytorch": F.hardsigmoid,
+    "hard_sigmoid_burn": lambda x: torch.clamp(0.2 * x + 0.5, 0, 1),  # Burn's defaults (ONNX's)
+    "hardtanh": lambda x: F.hardtanh(x, -0.5, 1.5), "threshold": lambda x: F.threshold(x, 0.1, -2.0),
+    "hard_shrink": lambda x: F.hardshrink(x, 0.7), "soft_shrink": lambda x: F.softshrink(x, 0.4),
+    "softmax": lambda x: F.softmax(x, 1), "log_softmax": lambda x: F.log_softmax(x, -1),
+    "glu": lambda x: F.glu(x, 1),
+}
+for name, fn in acts.items():
+    case(name, fn, xa)
+case("prelu_channels", lambda x, alpha: F.prelu(x, alpha), xa, {"alpha": 0.25 + 0.2 * torch.randn(4)})
+case("prelu_single", lambda x, alpha: F.prelu(x, alpha), torch.randn(2, 3, 4, 5), {"alpha": torch.tensor([0.3])})
+
+# SwiGlu: silu(x W1) * (x W2); Burn's Linear weight is [d_input, d_output] (PyTorch's transposed).
+case("swiglu", lambda x, inner, outer: F.silu(x @ inner) * (x @ outer), torch.randn(2, 3, 6),
+     {"inner": torch.randn(6, 4) * 0.4, "outer": torch.randn(6, 4) * 0.4})
+out["swiglu"]["params"] = {"linear_inner.weight": out["swiglu"]["params"].pop("inner"),
+                           "linear_outer.weight": out["swiglu"]["params"].pop("outer")}
+out["swiglu"]["grads"] = {"linear_inner.weight": out["swiglu"]["grads"].pop("inner"),
+                          "linear_outer.weight": out["swiglu"]["grads"].pop("outer")}
+
+# --- interpolation: a scale factor gives the size floor(size * scale) (Burn), then PyTorch resizes to it
+case("interpolate1d_nearest", lambda x: F.interpolate(x, size=7, mode="nearest"), torch.randn(2, 3, 5))
+case("interpolate1d_linear_scale", lambda x: F.interpolate(x, size=7, mode="linear", align_corners=False),
+     torch.randn(2, 3, 5))
+case("interpolate2d_nearest", lambda x: F.interpolate(x, size=(5, 7), mode="nearest"), torch.randn(2, 3, 4, 5))
+case("interpolate2d_bilinear_scale",
+     lambda x: F.interpolate(x, size=(6, 3), mode="bilinear", align_corners=False), torch.randn(2, 3, 4, 5))
+case("interpolate2d_bicubic_corners",
+     lambda x: F.interpolate(x, size=(7, 6), mode="bicubic", align_corners=True), torch.randn(1, 2, 4, 5))
+
+# --- distances
+case("cosine_similarity", lambda x, x2: F.cosine_similarity(x, x2, 1, 1e-8), torch.randn(3, 5, 4),
+     x2=torch.randn(3, 5, 4))
+case("pairwise_distance", lambda x, x2: F.pairwise_distance(x, x2, 2.0, 1e-6), torch.randn(4, 6),
+     x2=torch.randn(4, 6))
+case("pairwise_distance_p1", lambda x, x2: F.pairwise_distance(x, x2, 1.0, 1e-6), torch.randn(2, 3, 5),
+     x2=torch.randn(2, 3, 5))
+
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "fixtures", "norm_act.json"), "w") as f:
     json.dump(out, f)

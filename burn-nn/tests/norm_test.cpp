@@ -102,7 +102,9 @@ TEST(Norm, LocalResponseNormMatchesPyTorch) {
 }
 
 TEST(Norm, WrongInputsAreShapeErrorsNamingTheLayer) {
-  std::string m = error_of<ShapeError>([] { nn::BatchNormConfig{3}.init(cpu()).forward(Tensor<4>::zeros({2, 4, 2, 2}, cpu())); });
+  std::string m = error_of<ShapeError>([] {
+    nn::BatchNormConfig{3}.init(cpu()).forward(Tensor<4>::zeros({2, 4, 2, 2}, cpu()));
+  });
   EXPECT_NE(m.find("BatchNorm"), std::string::npos) << m;
   EXPECT_NE(m.find("[2, 4, 2, 2]"), std::string::npos) << m;
   m = error_of<ShapeError>([] { nn::LayerNormConfig{6}.init(cpu()).forward(Tensor<2>::zeros({2, 5}, cpu())); });

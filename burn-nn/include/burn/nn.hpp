@@ -1,7 +1,9 @@
 // burn::nn: modules, parameters, configs, initializers, layers.
 #pragma once
 
+#include "burn/nn/activation.hpp"
 #include "burn/nn/conv.hpp"
+#include "burn/nn/distance.hpp"
 #include "burn/nn/dropout.hpp"
 #include "burn/nn/embedding.hpp"
 #include "burn/nn/init.hpp"
@@ -10,3 +12,4 @@
 #include "burn/nn/norm.hpp"
 #include "burn/nn/param.hpp"
 #include "burn/nn/pool.hpp"
+#include "burn/nn/resample.hpp"
