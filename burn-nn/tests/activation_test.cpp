@@ -27,7 +27,8 @@ void check(const char* name, const Cfg& cfg) {
 template <size_t D = 3, class M>
 void check_module(const char* name, const M& m) {
   burn::test::check_layer<D, D, M>(
-      cases()[name], name, [m](const Device&) { return m; }, [](const M& l, const Tensor<D>& x) { return l.forward(x); });
+      cases()[name], name, [m](const Device&) { return m; },
+      [](const M& l, const Tensor<D>& x) { return l.forward(x); });
 }
 
 // Two-input layers: forward, and the gradients of both inputs.
@@ -36,7 +37,8 @@ void check_pair(const char* name, const M& m) {
   SCOPED_TRACE(name);
   const nlohmann::json& c = cases()[name];
   expect_close(m.forward(fixture_tensor<D>(c["x"], cpu()), fixture_tensor<D>(c["x2"], cpu())).into_data(), c["y"]);
-  const Tensor<D> x1 = fixture_tensor<D>(c["x"], ad()).require_grad(), x2 = fixture_tensor<D>(c["x2"], ad()).require_grad();
+  const Tensor<D> x1 = fixture_tensor<D>(c["x"], ad()).require_grad(),
+                  x2 = fixture_tensor<D>(c["x2"], ad()).require_grad();
   const Tensor<D - 1> y = m.forward(x1, x2);
   Gradients grads = (y * fixture_tensor<D - 1>(c["grad_out"], ad())).sum().backward();
   expect_close(x1.grad(grads)->into_data(), c["grad_x"], 1e-5, 1e-4, "grad x1");
@@ -55,6 +57,8 @@ TEST(Activation, PlainActivationsMatchPyTorch) {
   check_module("softsign", nn::Softsign{});
   check_module("hard_swish", nn::HardSwish{});
   check_module("tanhshrink", nn::Tanhshrink{});
+  check_module("log_sigmoid", nn::LogSigmoid{});
+  check_module("gelu_tanh", nn::GeluApproximate{});
   // relu6 on 2x, to reach the upper kink
   const nlohmann::json& c = cases()["relu6"];
   burn::test::check_layer<3, 3, nn::Relu6>(
@@ -73,6 +77,7 @@ TEST(Activation, ActivationsWithSettingsMatchPyTorch) {
   check("hard_sigmoid_burn", nn::HardSigmoidConfig{});
   check("hardtanh", nn::HardtanhConfig{-0.5, 1.5});
   check("threshold", nn::ThresholdConfig{0.1, -2.0});
+  check("thresholded_relu", nn::ThresholdedReluConfig{});
   check("hard_shrink", nn::HardShrinkConfig{0.7});
   check("soft_shrink", nn::SoftShrinkConfig{0.4});
   check("softmax", nn::SoftmaxConfig{1});
@@ -89,8 +94,8 @@ TEST(Activation, PReluMatchesPyTorch) {
   const nn::PRelu p = nn::PReluConfig{3}.init(cpu());
   EXPECT_EQ(p.alpha.val().to_vec<float>(), std::vector<float>(3, 0.25f));
   EXPECT_EQ(p.num_params(), 3);
-  const std::string m =
-      error_of<ShapeError>([&] { p.forward(Tensor<3>::zeros({2, 4, 5}, cpu())); });
+  EXPECT_EQ(p.extra_repr(), "num_parameters=3, alpha_value=0.25");
+  const std::string m = error_of<ShapeError>([&] { p.forward(Tensor<3>::zeros({2, 4, 5}, cpu())); });
   EXPECT_NE(m.find("PRelu"), std::string::npos) << m;
   EXPECT_NE(m.find("num_parameters 3"), std::string::npos) << m;
 }
@@ -119,24 +124,30 @@ TEST(Activation, ConfigsRoundTripAndCheckTheirValues) {
 TEST(Resample, InterpolateMatchesPyTorch) {
   check("interpolate1d_nearest", nn::Interpolate1dConfig{.output_size = {7}});
   check("interpolate1d_linear_scale",
-        nn::Interpolate1dConfig{.scale_factor = {1.5}, .mode = InterpolateMode::Linear});  // floor(5 * 1.5) = 7
+        nn::Interpolate1dConfig{
+            .scale_factor = {1.5}, .mode = InterpolateMode::Linear, .align_corners = false});  // floor(5 * 1.5) = 7
   check<4>("interpolate2d_nearest", nn::Interpolate2dConfig{.output_size = {5, 7}});
   check<4>("interpolate2d_bilinear_scale",
-           nn::Interpolate2dConfig{.scale_factor = {1.5, 0.6}, .mode = InterpolateMode::Linear});  // -> [6, 3]
-  check<4>("interpolate2d_bicubic_corners", nn::Interpolate2dConfig{.output_size = {7, 6},
-                                                                    .mode = InterpolateMode::Cubic,
-                                                                    .align_corners = true});
+           nn::Interpolate2dConfig{
+               .scale_factor = {1.5, 0.6}, .mode = InterpolateMode::Linear, .align_corners = false});  // -> [6, 3]
+  check<4>("interpolate2d_bicubic_corners",
+           nn::Interpolate2dConfig{.output_size = {7, 6}, .mode = InterpolateMode::Cubic, .align_corners = true});
 }
 
 TEST(Resample, BadInterpolateConfigsAndInputs) {
   std::string m = error_of<ValueError>([] { nn::Interpolate2dConfig{}.init(); });
   EXPECT_NE(m.find("output_size or scale_factor"), std::string::npos) << m;
   EXPECT_THROW((nn::Interpolate2dConfig{.output_size = {2, 3, 4}}.init()), ValueError);
+  m = error_of<ValueError>([] { nn::Interpolate2dConfig{.output_size = {2, 3}, .scale_factor = {2.0}}.init(); });
+  EXPECT_NE(m.find("not both"), std::string::npos) << m;
+  EXPECT_TRUE(nn::Interpolate2dConfig{}.align_corners);  // Burn's default
   EXPECT_THROW((nn::Interpolate1dConfig{.scale_factor = {-1.0}}.init()), ValueError);
-  m = error_of<ValueError>(
-      [] { nn::Interpolate1dConfig{.scale_factor = {0.1}}.init().forward(Tensor<3>::zeros({1, 1, 5}, cpu())); });
+  m = error_of<ValueError>([] {
+    nn::Interpolate1dConfig{.scale_factor = {0.1}}.init().forward(Tensor<3>::zeros({1, 1, 5}, cpu()));
+  });
   EXPECT_NE(m.find("Interpolate1d"), std::string::npos) << m;
-  const nn::Interpolate2dConfig back = nn::Interpolate2dConfig::from_json(R"({"output_size": [3, 4], "mode": "cubic"})");
+  const nn::Interpolate2dConfig back =
+      nn::Interpolate2dConfig::from_json(R"({"output_size": [3, 4], "mode": "cubic"})");
   EXPECT_EQ(back.mode, InterpolateMode::Cubic);
   EXPECT_THROW(nn::Interpolate2dConfig::from_json(R"({"mode": "area"})"), ValueError);
 }
@@ -150,6 +161,6 @@ TEST(Distance, CosineSimilarityAndPairwiseDistanceMatchPyTorch) {
   });
   EXPECT_NE(m.find("PairwiseDistance"), std::string::npos) << m;
   EXPECT_THROW(nn::CosineSimilarityConfig{.dim = 2}.init().forward(Tensor<2>::zeros({2, 3}, cpu()),
-                                                                  Tensor<2>::zeros({2, 3}, cpu())),
+                                                                   Tensor<2>::zeros({2, 3}, cpu())),
                IndexError);
 }

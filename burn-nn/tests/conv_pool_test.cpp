@@ -24,6 +24,12 @@ void check(const char* name, const Cfg& cfg) {
   burn::test::check_config<DI, DO>(cases()[name], name, cfg);
 }
 
+void expect_close_tensors(const Tensor<4>& a, const Tensor<4>& b) {
+  const std::vector<float> va = a.to_vec<float>(), vb = b.to_vec<float>();
+  ASSERT_EQ(va.size(), vb.size());
+  for (size_t i = 0; i < va.size(); ++i) EXPECT_NEAR(va[i], vb[i], 1e-6) << i;
+}
+
 nn::PaddingConfig pad(std::vector<int64_t> start, std::vector<int64_t> end = {}) {
   return nn::PaddingConfig::explicit_padding(std::move(start), std::move(end));
 }
@@ -199,4 +205,53 @@ TEST(Conv, BadConfigsAreValueErrors) {
   EXPECT_THROW(nn::MaxPool1dConfig{.kernel_size = 0}.init(), ValueError);
   EXPECT_THROW(nn::PixelShuffleConfig{0}.init(), ValueError);
   EXPECT_THROW((nn::AdaptiveAvgPool2dConfig{{0, 2}}.init()), ValueError);
+}
+
+namespace {
+// A small CNN of the new layers, as a user writes one.
+struct SmallCnn {
+  nn::Conv2d conv;
+  nn::BatchNorm norm;
+  nn::Relu act;
+  nn::MaxPool2d pool;
+  nn::AdaptiveAvgPool2d gap;
+  BURN_MODULE(conv, norm, act, pool, gap)
+  Tensor<4> forward(const Tensor<4>& x) const {
+    return gap.forward(pool.forward(act.forward(norm.forward(conv.forward(x)))));
+  }
+};
+
+SmallCnn small_cnn(const Device& d) {
+  return SmallCnn{
+      nn::Conv2dConfig{.channels = {3, 4}, .kernel_size = {3, 3}, .padding = nn::PaddingConfig::same()}.init(d),
+      nn::BatchNormConfig{4}.init(d), nn::Relu{}, nn::MaxPool2dConfig{.kernel_size = {2, 2}}.init(),
+      nn::AdaptiveAvgPool2dConfig{{1, 1}}.init()};
+}
+}  // namespace
+
+// Parameter paths, counts, display, a training step that moves the running statistics, and a record
+// round trip that keeps them (buffers are saved).
+TEST(Layers, ComposeIntoAModuleThatSavesAndLoads) {
+  ad().seed(11);
+  SmallCnn m = small_cnn(ad());
+  std::vector<std::string> paths;
+  for (const nn::NamedParam& p : nn::named_params(m)) paths.push_back(p.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"conv.weight", "conv.bias", "norm.gamma", "norm.beta", "norm.running_mean",
+                                             "norm.running_var"}));
+  EXPECT_EQ(m.num_params(), 4 * 3 * 9 + 4 + 4 + 4);
+  const std::string shown = m.display();
+  EXPECT_NE(shown.find("channels=[3, 4], kernel_size=[3, 3]"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("MaxPool2d"), std::string::npos) << shown;
+  const Tensor<4> x = Tensor<4>::random({2, 3, 6, 6}, Distribution::normal(1.0, 2.0), ad());
+  const Tensor<4> y = m.forward(x);
+  EXPECT_EQ(y.shape(), (Shape{2, 4, 1, 1}));
+  const std::vector<float> moved = m.norm.running_mean.val().to_vec<float>();
+  EXPECT_NE(moved, std::vector<float>(4, 0.0f));  // training moved the running mean
+  const record::Record rec = m.into_record();
+  SmallCnn other = small_cnn(cpu());
+  EXPECT_TRUE(other.load_record(rec).ok());
+  EXPECT_EQ(other.norm.running_mean.val().to_vec<float>(), moved);
+  // Eval: the loaded model on cpu equals the trained one made valid().
+  const Tensor<4> xe = Tensor<4>::random({1, 3, 6, 6}, Distribution::normal(0.0, 1.0), cpu());
+  expect_close_tensors(other.forward(xe), m.valid().forward(xe));
 }

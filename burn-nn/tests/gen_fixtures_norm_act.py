@@ -92,7 +92,8 @@ acts = {
     "hardtanh": lambda x: F.hardtanh(x, -0.5, 1.5), "threshold": lambda x: F.threshold(x, 0.1, -2.0),
     "hard_shrink": lambda x: F.hardshrink(x, 0.7), "soft_shrink": lambda x: F.softshrink(x, 0.4),
     "softmax": lambda x: F.softmax(x, 1), "log_softmax": lambda x: F.log_softmax(x, -1),
-    "glu": lambda x: F.glu(x, 1),
+    "glu": lambda x: F.glu(x, 1), "log_sigmoid": F.logsigmoid,
+    "thresholded_relu": lambda x: F.threshold(x, 1.0, 0.0),
 }
 for name, fn in acts.items():
     case(name, fn, xa)

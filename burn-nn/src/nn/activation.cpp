@@ -12,6 +12,7 @@ BURN_CONFIG_JSON(SoftplusConfig, beta, threshold)
 BURN_CONFIG_JSON(HardSigmoidConfig, alpha, beta)
 BURN_CONFIG_JSON(HardtanhConfig, min_val, max_val)
 BURN_CONFIG_JSON(ThresholdConfig, threshold, value)
+BURN_CONFIG_JSON(ThresholdedReluConfig, alpha)
 BURN_CONFIG_JSON(HardShrinkConfig, lambda)
 BURN_CONFIG_JSON(SoftShrinkConfig, lambda)
 BURN_CONFIG_JSON(SoftmaxConfig, dim)
@@ -53,7 +54,9 @@ Softplus SoftplusConfig::init() const {
 }
 std::string HardSigmoid::extra_repr() const { return "alpha=" + num_string(alpha) + ", beta=" + num_string(beta); }
 HardSigmoid HardSigmoidConfig::init() const { return {alpha, beta}; }
-std::string Hardtanh::extra_repr() const { return "min_val=" + num_string(min_val) + ", max_val=" + num_string(max_val); }
+std::string Hardtanh::extra_repr() const {
+  return "min_val=" + num_string(min_val) + ", max_val=" + num_string(max_val);
+}
 Hardtanh HardtanhConfig::init() const {
   if (!(min_val <= max_val))
     throw ValueError("HardtanhConfig::init",
@@ -64,14 +67,18 @@ std::string Threshold::extra_repr() const {
   return "threshold=" + num_string(threshold) + ", value=" + num_string(value);
 }
 Threshold ThresholdConfig::init() const { return {threshold, value}; }
+std::string ThresholdedRelu::extra_repr() const { return "alpha=" + num_string(alpha); }
+ThresholdedRelu ThresholdedReluConfig::init() const { return {alpha}; }
 std::string HardShrink::extra_repr() const { return "lambda=" + num_string(lambda); }
 HardShrink HardShrinkConfig::init() const {
-  if (!(lambda >= 0.0)) throw ValueError("HardShrinkConfig::init", "lambda must not be negative, got " + num_string(lambda));
+  if (!(lambda >= 0.0))
+    throw ValueError("HardShrinkConfig::init", "lambda must not be negative, got " + num_string(lambda));
   return {lambda};
 }
 std::string SoftShrink::extra_repr() const { return "lambda=" + num_string(lambda); }
 SoftShrink SoftShrinkConfig::init() const {
-  if (!(lambda >= 0.0)) throw ValueError("SoftShrinkConfig::init", "lambda must not be negative, got " + num_string(lambda));
+  if (!(lambda >= 0.0))
+    throw ValueError("SoftShrinkConfig::init", "lambda must not be negative, got " + num_string(lambda));
   return {lambda};
 }
 std::string Softmax::extra_repr() const { return "dim=" + std::to_string(dim); }
@@ -86,18 +93,21 @@ TensorHandle prelu(const PRelu& m, const TensorHandle& x) {
   const Shape s = x.prim ? x.prim->shape() : Shape{};
   const int64_t n = m.alpha.shape()[0];
   if (n != 1 && (s.rank() < 2 || s[1] != n))
-    throw ShapeError("PRelu", "input " + s.to_string() + " has no channel dim (dim 1) of num_parameters " +
-                                  std::to_string(n));
+    throw ShapeError("PRelu",
+                     "input " + s.to_string() + " has no channel dim (dim 1) of num_parameters " + std::to_string(n));
   return api::prelu(x, m.alpha.handle());
 }
 }  // namespace detail
 
-std::string PRelu::extra_repr() const { return "num_parameters=" + std::to_string(alpha.shape()[0]); }
+std::string PRelu::extra_repr() const {
+  return "num_parameters=" + std::to_string(alpha.shape()[0]) + ", alpha_value=" + num_string(alpha_value);
+}
 
 PRelu PReluConfig::init(const Device& device) const {
   detail::check_positive("PReluConfig::init", "num_parameters", {num_parameters});
   PRelu p;
   p.alpha = Param<Tensor<1>>(Tensor<1>::full({num_parameters}, alpha, device));
+  p.alpha_value = alpha;
   return p;
 }
 

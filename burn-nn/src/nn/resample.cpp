@@ -36,19 +36,20 @@ const char* mode_name(InterpolateMode m) {
 
 // Checks the sizes of an Interpolate config: output_size or scale_factor, with 1 or n values each.
 void check_interpolate(const char* op, size_t n, const std::vector<int64_t>& size, const std::vector<double>& scale) {
-  if (size.empty() && scale.empty()) throw ValueError(op, "needs output_size or scale_factor");
+  if (size.empty() == scale.empty())
+    throw ValueError(
+        op, size.empty() ? "needs output_size or scale_factor" : "takes output_size or scale_factor, not both");
   if (!size.empty()) {
     if (size.size() != 1 && size.size() != n)
-      throw ValueError(op, "output_size needs 1 or " + std::to_string(n) + " values, got " +
-                               detail::list_string(size));
+      throw ValueError(op, "output_size needs 1 or " + std::to_string(n) + " values, got " + detail::list_string(size));
     detail::check_positive(op, "output_size", size);
   }
   for (double s : scale)
     if (!(s > 0.0 && std::isfinite(s)))
       throw ValueError(op, "scale_factor must be positive, got " + detail::num_string(s));
   if (!scale.empty() && scale.size() != 1 && scale.size() != n)
-    throw ValueError(op, "scale_factor needs 1 or " + std::to_string(n) + " values, got " +
-                             std::to_string(scale.size()));
+    throw ValueError(op,
+                     "scale_factor needs 1 or " + std::to_string(n) + " values, got " + std::to_string(scale.size()));
 }
 
 }  // namespace
@@ -70,8 +71,8 @@ TensorHandle interpolate(const char* layer, const TensorHandle& x, const std::ve
       const double scale = scale_factor[scale_factor.size() == 1 ? 0 : i];
       out[i] = static_cast<int64_t>(std::floor(static_cast<double>(s[2 + i]) * scale));
       if (out[i] <= 0)
-        throw ValueError(layer, "scale_factor " + num_string(scale) + " gives an empty output for input " +
-                                    s.to_string());
+        throw ValueError(layer,
+                         "scale_factor " + num_string(scale) + " gives an empty output for input " + s.to_string());
     }
   }
   return api::interpolate(x, out, InterpolateOptions{mode, align_corners});
@@ -79,15 +80,15 @@ TensorHandle interpolate(const char* layer, const TensorHandle& x, const std::ve
 
 }  // namespace detail
 
-#define BURN_NN_INTERPOLATE_IMPL(Name, n)                                                                      \
-  std::string Name::extra_repr() const {                                                                       \
-    return (output_size.empty() ? "scale_factor=" + std::to_string(scale_factor.size()) + " values"            \
-                                : "output_size=" + detail::list_string(output_size)) +                         \
-           ", mode=" + mode_name(mode) + ", align_corners=" + (align_corners ? "true" : "false");              \
-  }                                                                                                            \
-  Name Name##Config::init() const {                                                                            \
-    check_interpolate(#Name "Config::init", n, output_size, scale_factor);                                     \
-    return Name{output_size, scale_factor, mode, align_corners};                                               \
+#define BURN_NN_INTERPOLATE_IMPL(Name, n)                                                           \
+  std::string Name::extra_repr() const {                                                            \
+    return (output_size.empty() ? "scale_factor=" + std::to_string(scale_factor.size()) + " values" \
+                                : "output_size=" + detail::list_string(output_size)) +              \
+           ", mode=" + mode_name(mode) + ", align_corners=" + (align_corners ? "true" : "false");   \
+  }                                                                                                 \
+  Name Name##Config::init() const {                                                                 \
+    check_interpolate(#Name "Config::init", n, output_size, scale_factor);                          \
+    return Name{output_size, scale_factor, mode, align_corners};                                    \
   }
 BURN_NN_INTERPOLATE_IMPL(Interpolate1d, 1)
 BURN_NN_INTERPOLATE_IMPL(Interpolate2d, 2)

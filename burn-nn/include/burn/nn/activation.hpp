@@ -9,13 +9,13 @@
 namespace burn::nn {
 
 // Activations without settings.
-#define BURN_NN_ACTIVATION(Name, expr) \
-  struct Name {                        \
-    BURN_MODULE()                      \
-    template <size_t D>                \
+#define BURN_NN_ACTIVATION(Name, expr)            \
+  struct Name {                                   \
+    BURN_MODULE()                                 \
+    template <size_t D>                           \
     Tensor<D> forward(const Tensor<D>& x) const { \
-      return expr;                     \
-    }                                  \
+      return expr;                                \
+    }                                             \
   };
 BURN_NN_ACTIVATION(Relu, x.relu())
 BURN_NN_ACTIVATION(Relu6, x.relu6())
@@ -27,24 +27,26 @@ BURN_NN_ACTIVATION(Selu, x.selu())
 BURN_NN_ACTIVATION(Softsign, x.softsign())
 BURN_NN_ACTIVATION(HardSwish, x.hard_swish())
 BURN_NN_ACTIVATION(Tanhshrink, x.tanhshrink())
+BURN_NN_ACTIVATION(LogSigmoid, x.log_sigmoid())
+BURN_NN_ACTIVATION(GeluApproximate, x.gelu_tanh())  // Burn's module for PyTorch's gelu(approximate="tanh")
 #undef BURN_NN_ACTIVATION
 using Swish = Silu;  // x * sigmoid(x)
 
 // Activations with settings: the module holds them, its Config makes it (and is saved as JSON).
 #define BURN_NN_SETTING_ACTIVATION(Name, fields, expr) \
-  struct BURN_NN_API Name {                                  \
-    fields;                                                  \
-    BURN_MODULE()                                            \
-    template <size_t D>                                      \
-    Tensor<D> forward(const Tensor<D>& x) const {            \
-      return expr;                                           \
-    }                                                        \
-    std::string extra_repr() const;                          \
-  };                                                         \
-  struct BURN_NN_API Name##Config {                          \
-    fields;                                                  \
-    Name init() const;                                       \
-    BURN_CONFIG(Name##Config)                                \
+  struct BURN_NN_API Name {                            \
+    fields;                                            \
+    BURN_MODULE()                                      \
+    template <size_t D>                                \
+    Tensor<D> forward(const Tensor<D>& x) const {      \
+      return expr;                                     \
+    }                                                  \
+    std::string extra_repr() const;                    \
+  };                                                   \
+  struct BURN_NN_API Name##Config {                    \
+    fields;                                            \
+    Name init() const;                                 \
+    BURN_CONFIG(Name##Config)                          \
   };
 #define BURN_NN_FIELDS(...) __VA_ARGS__
 
@@ -65,6 +67,8 @@ BURN_NN_SETTING_ACTIVATION(HardSigmoid, BURN_NN_FIELDS(double alpha = 0.2; doubl
 // clamp(x, min_val, max_val)
 BURN_NN_SETTING_ACTIVATION(Hardtanh, BURN_NN_FIELDS(double min_val = -1.0; double max_val = 1.0),
                            x.hardtanh(min_val, max_val))
+// x where x > alpha, 0 elsewhere (ONNX's ThresholdedRelu)
+BURN_NN_SETTING_ACTIVATION(ThresholdedRelu, double alpha = 1.0, x.threshold(alpha, 0.0))
 // x where x > threshold, value elsewhere
 BURN_NN_SETTING_ACTIVATION(Threshold, BURN_NN_FIELDS(double threshold = 0.0; double value = 0.0),
                            x.threshold(threshold, value))
@@ -89,6 +93,7 @@ BURN_NN_API TensorHandle prelu(const PRelu& m, const TensorHandle& x);
 class BURN_NN_API PRelu {
  public:
   Param<Tensor<1>> alpha;
+  double alpha_value = 0.25;  // the initial value, for display (Burn's)
   BURN_MODULE(alpha)
   template <size_t D>
   Tensor<D> forward(const Tensor<D>& x) const {

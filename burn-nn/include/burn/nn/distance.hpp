@@ -17,9 +17,8 @@ struct BURN_NN_API CosineSimilarity {
   double eps = 1e-8;
   BURN_MODULE()
   template <size_t D>
-  requires(D >= 2) Tensor<D - 1> forward(const Tensor<D>& x1, const Tensor<D>& x2) const {
-    return Tensor<D - 1>(detail::cosine_similarity(x1.handle(), x2.handle(), dim, eps));
-  }
+  requires(D >= 2) Tensor<D - 1> forward(const Tensor<D>& x1, const Tensor<D>& x2)
+  const { return Tensor<D - 1>(detail::cosine_similarity(x1.handle(), x2.handle(), dim, eps)); }
   std::string extra_repr() const;
 };
 
@@ -36,9 +35,8 @@ struct BURN_NN_API PairwiseDistance {
   double eps = 1e-6;
   BURN_MODULE()
   template <size_t D>
-  requires(D >= 2) Tensor<D - 1> forward(const Tensor<D>& x1, const Tensor<D>& x2) const {
-    return Tensor<D - 1>(detail::pairwise_distance(x1.handle(), x2.handle(), p, eps));
-  }
+  requires(D >= 2) Tensor<D - 1> forward(const Tensor<D>& x1, const Tensor<D>& x2)
+  const { return Tensor<D - 1>(detail::pairwise_distance(x1.handle(), x2.handle(), p, eps)); }
   std::string extra_repr() const;
 };
 

@@ -143,7 +143,8 @@ struct BURN_NN_API RmsNormConfig {
 };
 
 // x / (k + alpha / size * sum over `size` neighbouring channels of x^2)^beta (torch.nn.LocalResponseNorm),
-// on [batch, channels, ...].
+// on [batch, channels, ...]. The window of channel c is [c - size / 2, c + (size - 1) / 2] as in PyTorch
+// (for an even size Burn's, ONNX's, leans the other way: [c - (size - 1) / 2, c + size / 2]).
 class BURN_NN_API LocalResponseNorm {
  public:
   int64_t size = 0;
