@@ -183,6 +183,13 @@ TEST(Conv, WrongInputsAreShapeErrorsNamingTheLayer) {
   nn::ConvTranspose1d t = nn::ConvTranspose1dConfig{.channels = {2, 4}, .kernel_size = 3}.init(cpu());
   m = error_of<ShapeError>([&] { t.forward(Tensor<3>::zeros({1, 3, 5}, cpu())); });
   EXPECT_NE(m.find("ConvTranspose1d"), std::string::npos) << m;
+  m = error_of<ShapeError>([&] { c.forward(Tensor<4>::zeros({1, 3, 2, 8}, cpu())); });
+  EXPECT_NE(m.find("Conv2d"), std::string::npos) << m;
+  EXPECT_NE(m.find("smaller than the kernel [3, 3]"), std::string::npos) << m;
+  m = error_of<ShapeError>([] {
+    nn::AvgPool1dConfig{.kernel_size = 4}.init().forward(Tensor<3>::zeros({1, 2, 3}, cpu()));
+  });
+  EXPECT_NE(m.find("AvgPool1d"), std::string::npos) << m;
   nn::MaxPool2d p = nn::MaxPool2dConfig{.kernel_size = {2, 2}, .padding = pad({1, 2, 3})}.init();
   m = error_of<ValueError>([&] { p.forward(Tensor<4>::zeros({1, 1, 4, 4}, cpu())); });
   EXPECT_NE(m.find("MaxPool2d"), std::string::npos) << m;

@@ -90,6 +90,18 @@ void check_rank(const char* layer, const TensorHandle& x, size_t rank, const cha
     throw ShapeError(layer, "expected a " + std::to_string(rank) + "-D input " + layout + ", got " + s.to_string());
 }
 
+void check_window_fits(const char* layer, const Shape& x, const std::vector<int64_t>& kernel,
+                       const std::vector<int64_t>& dilation, const std::vector<int64_t>& start,
+                       const std::vector<int64_t>& end) {
+  const size_t n = kernel.size();
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t extent = (dilation.empty() ? 1 : dilation[i]) * (kernel[i] - 1) + 1;
+    if (x[x.rank() - n + i] + start[i] + end[i] < extent)
+      throw ShapeError(layer, "input " + x.to_string() + " is smaller than the kernel " + list_string(kernel) +
+                                  " (dilated and padded) in spatial dim " + std::to_string(i));
+  }
+}
+
 std::pair<std::vector<int64_t>, std::vector<int64_t>> resolve_padding(const PaddingConfig& padding, const char* layer,
                                                                       const Shape& input,
                                                                       const std::vector<int64_t>& kernel,
@@ -138,6 +150,7 @@ TensorHandle conv_forward(const char* layer, const TensorHandle& x, const ParamB
                                 std::to_string(w[1] * groups));
   const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
   auto [start, end] = resolve_padding(padding, layer, s, kernel, stride, dilation);
+  check_window_fits(layer, s, kernel, dilation, start, end);
   ConvOptions o{stride, start, end, dilation, groups};
   return api::conv(x, weight.handle(), bias ? api::OptH(bias->handle()) : std::nullopt, o);
 }

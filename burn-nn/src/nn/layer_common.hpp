@@ -28,5 +28,10 @@ void check_non_negative(const char* op, const char* what, const std::vector<int6
 // ShapeError naming `layer` unless x has rank `rank`.
 void check_rank(const char* layer, const TensorHandle& x, size_t rank, const char* layout);
 
+// ShapeError naming `layer` when a window of `kernel` (dilated) does not fit a padded spatial dim of x.
+void check_window_fits(const char* layer, const Shape& x, const std::vector<int64_t>& kernel,
+                       const std::vector<int64_t>& dilation, const std::vector<int64_t>& start,
+                       const std::vector<int64_t>& end);
+
 }  // namespace detail
 }  // namespace burn::nn

@@ -26,6 +26,8 @@ PoolOptions pool_options(const char* layer, const TensorHandle& x, const std::ve
   const std::vector<int64_t> ones(kernel.size(), 1);
   auto [start, end] =
       detail::resolve_padding(padding, layer, x.prim->shape(), kernel, stride, dilation.empty() ? ones : dilation);
+  // (with ceil_mode a window may hang over the end, as PyTorch allows; the op checks that case)
+  if (!ceil_mode) detail::check_window_fits(layer, x.prim->shape(), kernel, dilation, start, end);
   return PoolOptions{kernel, stride, start, end, dilation, ceil_mode, count_include_pad};
 }
 
