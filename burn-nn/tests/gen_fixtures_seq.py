@@ -117,6 +117,81 @@ rnn_case("bigru", "gru", True, True)
 rnn_case("rnn", "rnn", False, True)
 rnn_case("birnn", "rnn", True, True)
 
+# Transformer encoder and decoder (dropout 0, train mode so PyTorch takes its plain path).
+def mha_params(params, prefix, m, e):
+    for i, p in enumerate(["query", "key", "value"]):
+        lin(params, prefix + p, m.in_proj_weight[i * e:(i + 1) * e], m.in_proj_bias[i * e:(i + 1) * e])
+    lin(params, prefix + "output", m.out_proj.weight, m.out_proj.bias)
+
+def norm_params(params, prefix, n):
+    params[prefix + ".gamma"] = t(n.weight)
+    params[prefix + ".beta"] = t(n.bias)
+
+def randomize_norms(mod):
+    with torch.no_grad():
+        for n in mod.modules():
+            if isinstance(n, torch.nn.LayerNorm):
+                n.weight.uniform_(0.5, 1.5)
+                n.bias.uniform_(-0.5, 0.5)
+
+def encoder_case(name, norm_first, activation):
+    e, h, ff, n_layers, b, L = 8, 2, 16, 2, 2, 5
+    layer = torch.nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, activation=activation, batch_first=True,
+                                             norm_first=norm_first)
+    enc = torch.nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
+    randomize_norms(enc)
+    enc.train()
+    params = {}
+    for i, l in enumerate(enc.layers):
+        p = f"layers.{i}."
+        mha_params(params, p + "mha.", l.self_attn, e)
+        lin(params, p + "pwff.linear_inner", l.linear1.weight, l.linear1.bias)
+        lin(params, p + "pwff.linear_outer", l.linear2.weight, l.linear2.bias)
+        norm_params(params, p + "norm_1", l.norm1)
+        norm_params(params, p + "norm_2", l.norm2)
+    x = torch.randn(b, L, e, requires_grad=True)
+    pad = torch.zeros(b, L, dtype=torch.bool)
+    pad[1, -1] = True
+    causal = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)
+    y = enc(x, mask=causal, src_key_padding_mask=pad)
+    g = torch.randn_like(y)
+    (y * g).sum().backward()
+    out[name] = {"params": params, "n_heads": h, "d_ff": ff, "n_layers": n_layers, "x": t(x), "mask_pad": t(pad),
+                 "mask_attn": t(causal.expand(b, L, L)), "y": t(y), "grad_out": t(g), "grad_x": t(x.grad)}
+
+encoder_case("encoder_post_relu", False, "relu")
+encoder_case("encoder_pre_gelu", True, "gelu")
+
+def decoder_case(name, norm_first):
+    e, h, ff, n_layers, b, lt, lm = 8, 2, 16, 2, 2, 4, 6
+    layer = torch.nn.TransformerDecoderLayer(e, h, ff, dropout=0.0, activation="relu", batch_first=True,
+                                             norm_first=norm_first)
+    dec = torch.nn.TransformerDecoder(layer, n_layers)
+    randomize_norms(dec)
+    params = {}
+    for i, l in enumerate(dec.layers):
+        p = f"layers.{i}."
+        mha_params(params, p + "self_attn.", l.self_attn, e)
+        mha_params(params, p + "cross_attn.", l.multihead_attn, e)
+        lin(params, p + "pwff.linear_inner", l.linear1.weight, l.linear1.bias)
+        lin(params, p + "pwff.linear_outer", l.linear2.weight, l.linear2.bias)
+        for k in (1, 2, 3):
+            norm_params(params, p + f"norm_{k}", getattr(l, f"norm{k}"))
+    tgt = torch.randn(b, lt, e, requires_grad=True)
+    mem = torch.randn(b, lm, e, requires_grad=True)
+    causal = torch.triu(torch.ones(lt, lt, dtype=torch.bool), diagonal=1)
+    mpad = torch.zeros(b, lm, dtype=torch.bool)
+    mpad[0, -2:] = True
+    y = dec(tgt, mem, tgt_mask=causal, memory_key_padding_mask=mpad)
+    g = torch.randn_like(y)
+    (y * g).sum().backward()
+    out[name] = {"params": params, "n_heads": h, "d_ff": ff, "n_layers": n_layers, "target": t(tgt), "memory": t(mem),
+                 "target_mask_attn": t(causal.expand(b, lt, lt)), "memory_mask_pad": t(mpad), "y": t(y),
+                 "grad_out": t(g), "grad_target": t(tgt.grad), "grad_memory": t(mem.grad)}
+
+decoder_case("decoder_post", False)
+decoder_case("decoder_pre", True)
+
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "fixtures", "seq.json"), "w") as f:
     json.dump(out, f)

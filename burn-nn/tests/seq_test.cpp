@@ -5,6 +5,7 @@
 #include "burn/nn/attention.hpp"
 #include "burn/nn/positional.hpp"
 #include "burn/nn/rnn.hpp"
+#include "burn/nn/transformer.hpp"
 #include "fixture.hpp"
 
 using namespace burn;
@@ -184,4 +185,63 @@ TEST(Recurrent, BadShapesAndDefaultInit) {
   for (const auto& p : nn::named_params(const_cast<nn::Lstm&>(l)))
     for (float v : api::into_data(p.param->handle()).to_vec<float>()) EXPECT_LE(std::abs(v), 1.0 / std::sqrt(6.0));
   EXPECT_EQ(l.num_params(), 4 * (5 * 6 + 6 + 6 * 6 + 6));
+}
+
+namespace {
+
+nn::TransformerConfig transformer_config(const nlohmann::json& c, bool norm_first, nn::FeedForwardActivation a) {
+  return nn::TransformerConfig{.d_model = 8,
+                               .d_ff = c["d_ff"],
+                               .n_heads = c["n_heads"],
+                               .n_layers = c["n_layers"],
+                               .dropout = 0.0,
+                               .norm_first = norm_first,
+                               .activation = a};
+}
+
+}  // namespace
+
+TEST(Transformer, EncoderMatchesPyTorch) {
+  for (auto [name, norm_first, act] : {std::tuple{"encoder_post_relu", false, nn::FeedForwardActivation::Relu},
+                                       std::tuple{"encoder_pre_gelu", true, nn::FeedForwardActivation::Gelu}}) {
+    const nlohmann::json& c = seq()[name];
+    nn::TransformerEncoder enc = transformer_config(c, norm_first, act).init_encoder(ad());
+    load_params(enc, c["params"]);
+    const Tensor<3> x = fixture_tensor<3>(c["x"], ad()).require_grad();
+    const Tensor<3> y =
+        enc.forward({x, fixture_tensor<2, Bool>(c["mask_pad"], ad()), fixture_tensor<3, Bool>(c["mask_attn"], ad())});
+    expect_close(y.into_data(), c["y"], 1e-5, 1e-4, name);
+    Gradients grads = (y * fixture_tensor<3>(c["grad_out"], ad())).sum().backward();
+    expect_close(x.grad(grads)->into_data(), c["grad_x"], 1e-5, 1e-4, std::string(name) + " grad_x");
+  }
+}
+
+TEST(Transformer, DecoderMatchesPyTorch) {
+  for (auto [name, norm_first] : {std::pair{"decoder_post", false}, std::pair{"decoder_pre", true}}) {
+    const nlohmann::json& c = seq()[name];
+    nn::TransformerDecoder dec = transformer_config(c, norm_first, nn::FeedForwardActivation::Relu).init_decoder(ad());
+    load_params(dec, c["params"]);
+    nn::TransformerDecoderInput in;
+    in.target = fixture_tensor<3>(c["target"], ad()).require_grad();
+    in.memory = fixture_tensor<3>(c["memory"], ad()).require_grad();
+    in.target_mask_attn = fixture_tensor<3, Bool>(c["target_mask_attn"], ad());
+    in.memory_mask_pad = fixture_tensor<2, Bool>(c["memory_mask_pad"], ad());
+    const Tensor<3> y = dec.forward(in);
+    expect_close(y.into_data(), c["y"], 1e-5, 1e-4, name);
+    Gradients grads = (y * fixture_tensor<3>(c["grad_out"], ad())).sum().backward();
+    expect_close(in.target.grad(grads)->into_data(), c["grad_target"], 1e-5, 1e-4, std::string(name) + " target");
+    expect_close(in.memory.grad(grads)->into_data(), c["grad_memory"], 1e-5, 1e-4, std::string(name) + " memory");
+  }
+}
+
+TEST(Transformer, ConfigRoundTripAndPaths) {
+  const nn::TransformerConfig c{.d_model = 8, .d_ff = 16, .n_heads = 2, .n_layers = 3, .norm_first = true};
+  const nn::TransformerConfig back = nn::TransformerConfig::from_json(c.to_json());
+  EXPECT_EQ(back.n_layers, 3);
+  EXPECT_TRUE(back.norm_first);
+  EXPECT_EQ(back.activation, nn::FeedForwardActivation::Gelu);
+  EXPECT_THROW(nn::TransformerConfig::from_json(R"({"activation": "swish"})"), ValueError);
+  nn::TransformerEncoder enc = c.init_encoder(cpu());
+  EXPECT_EQ(nn::named_params(enc)[0].path, "layers.0.mha.query.weight");
+  EXPECT_EQ(enc.num_params(), 3 * (4 * (8 * 8 + 8) + (8 * 16 + 16 + 16 * 8 + 8) + 2 * 16));
 }
