@@ -416,3 +416,14 @@ TEST(Hardening, EmptyViewsAtHugeOffsets) {
   const TensorHandle tail = api::narrow(x, 1, (1LL << 62) - 1, 1);
   EXPECT_EQ(api::unary(OpId::sigmoid, tail).prim->shape(), Shape({0, 1}));
 }
+
+// Found by burn-fuzz (seed 444444): the default conv_transpose of an empty weight with a 2^40-tall
+// kernel walked its 2^40 taps (a hang); with no columns or no elements it returns at once.
+TEST(Hardening, ConvTransposeOfAnEmptyHugeKernel) {
+  for (const Device& d : {dev(), Device::get("defaults<cpu>")}) {
+    const TensorHandle x = api::from_data(d, TensorData(Shape{1, 1, 2, 3}, DType::F32), Kind::Float);
+    const TensorHandle w = api::from_data(d, TensorData(Shape{1, 0, 1LL << 40, 1}, DType::F32), Kind::Float);
+    EXPECT_EQ(api::conv_transpose(x, w, std::nullopt, ConvTransposeOptions{}).prim->shape(),
+              Shape({1, 0, (1LL << 40) + 1, 3}));
+  }
+}

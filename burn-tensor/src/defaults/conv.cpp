@@ -19,14 +19,15 @@ namespace {
 struct Geo {
   std::vector<int64_t> k, s, p, pe, d, out;
   size_t rank() const { return k.size(); }
+  // Checked: an empty weight bounds nothing, so its kernel dims can multiply past int64.
   int64_t kernel_size() const {
     int64_t n = 1;
-    for (int64_t v : k) n *= v;
+    for (int64_t v : k) n = checked_mul(n, v, "conv");
     return n;
   }
   int64_t out_size() const {
     int64_t n = 1;
-    for (int64_t v : out) n *= v;
+    for (int64_t v : out) n = checked_mul(n, v, "conv");
     return n;
   }
 };
@@ -91,6 +92,8 @@ void for_each_tap(const Geo& g, F&& fn) {
 // im2col: [N, C, sp...] -> [N, C, K, L] (K kernel positions, L output positions).
 Prim im2col(Backend& b, Prim x, const Geo& g) {
   const int64_t n = x->shape()[0], c = x->shape()[1], l = g.out_size();
+  // No columns: return at once rather than walk the taps (2^40 of them for a huge empty kernel).
+  if (n == 0 || c == 0 || l == 0 || g.kernel_size() == 0) return zeros(b, Shape{n, c, g.kernel_size(), l}, x->dtype());
   Prim xp = pad_input(b, std::move(x), g);
   const Shape padded = xp->shape();
   Prims taps;
@@ -107,6 +110,8 @@ Prim col2im(Backend& b, Prim cols, const std::vector<int64_t>& in, const Geo& g)
   std::vector<int64_t> pdims{n, c};
   for (size_t i = 0; i < g.rank(); ++i) pdims.push_back(in[i] + g.p[i] + std::max<int64_t>(g.pe[i], 0));
   const Shape padded(pdims);
+  // Nothing to sum: the taps (possibly 2^40 of a huge empty kernel) all add zeros.
+  if (cols->shape().num_elements() == 0) return zeros(b, cat_dims({n, c}, in), cols->dtype());
   Prim buf = zeros(b, padded, cols->dtype());
   const Shape piece_shape = cat_dims({n, c}, g.out);
   Slices pick = all_of(cols->shape());
