@@ -3,9 +3,9 @@
 // replayable alone from the printed seed and its index. Fails on any escape that is not a
 // burn::Error, on an op never reached, and (through the sanitizers, a signal or the watchdog) on
 // crashes and hangs, printing the execution that died.
-//   burn-fuzz [--seconds S] [--seed N] [--replay I] [--devices A;B] [--fixtures DIR] [--max-bytes B]
-// BURN_FUZZ_SECONDS and BURN_FUZZ_SEED give the defaults of --seconds and --seed; run longer by hand
-// with e.g. BURN_FUZZ_SECONDS=3600, and a new seed with BURN_FUZZ_SEED=$RANDOM.
+//   burn-fuzz [--seconds S] [--executions N] [--seed N] [--replay I] [--devices A;B] [--fixtures DIR] [--max-bytes B]
+// BURN_FUZZ_SECONDS, BURN_FUZZ_EXECUTIONS and BURN_FUZZ_SEED give the defaults of --seconds, --executions and --seed;
+// run longer by hand with e.g. BURN_FUZZ_SECONDS=3600, and a new seed with BURN_FUZZ_SEED=$RANDOM.
 #include <unistd.h>
 
 #include <atomic>
@@ -95,14 +95,18 @@ struct Args {
   std::vector<std::string> devices = {"trace<cpu>", "trace<defaults<cpu>>"};
   std::string fixtures;
   size_t max_bytes = size_t(16) << 20;
+  uint64_t max_executions = 0;  // 0: only the time budget stops the run
 };
 
 void usage() {
   std::cout
-      << "usage: burn-fuzz [--seconds S] [--seed N] [--replay I] [--devices A;B] [--fixtures DIR] [--max-bytes B]\n"
+      << "usage: burn-fuzz [--seconds S] [--executions N] [--seed N] [--replay I] [--devices A;B] [--fixtures DIR] "
+         "[--max-bytes B]\n"
          "  --seconds S    time budget after the unmutated pass (default $BURN_FUZZ_SECONDS, else "
       << kDefaultSeconds
       << ")\n"
+         "  --executions N stop after N mutated executions even within the time budget (default\n"
+         "                 $BURN_FUZZ_EXECUTIONS, else none): CI runs a fixed prefix of the seed's sequence\n"
          "  --seed N       seed of the mutated executions (default $BURN_FUZZ_SEED, else "
       << kDefaultSeed
       << ")\n"
@@ -130,6 +134,7 @@ Args parse(int argc, char** argv) {
   Args a;
   if (const char* s = std::getenv("BURN_FUZZ_SECONDS")) a.seconds = std::atof(s);
   if (const char* s = std::getenv("BURN_FUZZ_SEED")) a.seed = std::strtoull(s, nullptr, 10);
+  if (const char* s = std::getenv("BURN_FUZZ_EXECUTIONS")) a.max_executions = std::strtoull(s, nullptr, 10);
   a.fixtures = exe_dir() + "/../share/burn/conformance/fixtures";
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
@@ -142,6 +147,8 @@ Args parse(int argc, char** argv) {
     };
     if (k == "--seconds")
       a.seconds = std::atof(value().c_str());
+    else if (k == "--executions")
+      a.max_executions = std::strtoull(value().c_str(), nullptr, 10);
     else if (k == "--seed")
       a.seed = std::strtoull(value().c_str(), nullptr, 10);
     else if (k == "--replay")
@@ -219,7 +226,9 @@ int run(const Args& a) {
   const auto mutated_start = std::chrono::steady_clock::now();
   const auto deadline = mutated_start + std::chrono::duration<double>(a.seconds);
   int64_t i = 0;
-  for (; std::chrono::steady_clock::now() < deadline && failures.size() < kMaxFailures; ++i) {
+  for (; std::chrono::steady_clock::now() < deadline && failures.size() < kMaxFailures &&
+         (a.max_executions == 0 || static_cast<uint64_t>(i) < a.max_executions);
+       ++i) {
     Rng rng(splitmix(splitmix(a.seed) + static_cast<uint64_t>(i)));
     std::string text;
     Outcome o =
