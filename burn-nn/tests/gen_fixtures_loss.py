@@ -145,6 +145,19 @@ ctc_lt = torch.randint(1, 7, (4, 12))
 ctc_lt[0, 3] = ctc_lt[0, 2]
 case("ctc_long", lambda r, x, t, il, tl: F.ctc_loss(torch.log_softmax(x, 2), t, il, tl, blank=0, reduction=r),
      {"x": ctc_lx, "t": ctc_lt, "il": torch.tensor([40, 33, 38, 25]), "tl": torch.tensor([12, 9, 11, 5])}, ["x"])
+# Probabilities with smoothing, weights and a pad token: torch's label-smoothing formula on log p
+# (F.cross_entropy would put a log_softmax in front, which changes the gradient w.r.t. p).
+def ce_probs_smooth(r, x, t, w, s=0.2, pad=3):
+    lp = x.log()
+    keep = t != pad
+    tt = torch.where(keep, t, torch.zeros_like(t))
+    wt = w[tt] * keep
+    nll = -lp.gather(1, tt[:, None])[:, 0] * wt
+    smooth = -(lp * w).sum(1) * keep
+    loss = (1 - s) * nll + s / x.shape[1] * smooth
+    return {"none": loss, "sum": loss.sum(), "mean": loss.sum() / wt.sum()}[r]
+case("ce_probs_smoothing_pad", ce_probs_smooth,
+     {"x": torch.softmax(randn(6, 5), 1), "t": torch.tensor([3, 1, 0, 3, 4, 2]), "w": ce_w}, ["x"])
 
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "fixtures", "loss.json"), "w") as f:

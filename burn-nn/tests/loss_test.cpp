@@ -61,8 +61,8 @@ void check(const std::string& name, const Run& run, double atol = 1e-5, double r
       Inputs in;
       for (const auto& [k, j] : c.at("inputs").items()) {
         const bool is_int = j.contains("int");
-        TensorHandle h = api::from_data(d, fixture_data(j, is_int ? DType::I64 : DType::F32),
-                                        is_int ? Kind::Int : Kind::Float);
+        TensorHandle h =
+            api::from_data(d, fixture_data(j, is_int ? DType::I64 : DType::F32), is_int ? Kind::Int : Kind::Float);
         if (grad && want.at("grad").contains(k)) h = api::set_require_grad(h, true);
         in.h[k] = h;
       }
@@ -137,8 +137,22 @@ TEST(CrossEntropyLoss, ProbabilitiesMatchPyTorchsNllOfTheirLog) {
   });
 }
 
+TEST(CrossEntropyLoss, ProbabilitiesWithSmoothingAndPadTokenMatchPyTorchsFormula) {
+  nn::loss::CrossEntropyLossConfig cfg;
+  cfg.weights = {0.5, 1.0, 2.0, 0.25, 1.5};
+  cfg.smoothing = 0.2;
+  cfg.pad_tokens = {3};
+  cfg.logits = false;
+  const auto loss = cfg.init(cpu());
+  check("ce_probs_smoothing_pad", [&](const Inputs& in, Red r) {
+    return r ? loss.forward(in.f<2>("x"), in.i<1>("t"), *r).handle()
+             : loss.forward_no_reduction(in.f<2>("x"), in.i<1>("t")).handle();
+  });
+}
+
 TEST(CrossEntropyLoss, SeveralPadTokensDropTheirRows) {
-  const Tensor<2> x = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 0, -1, 2, 4, 1, 0, 2, 2, 2}, Shape{4, 3}, cpu());
+  const Tensor<2> x =
+      Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 0, -1, 2, 4, 1, 0, 2, 2, 2}, Shape{4, 3}, cpu());
   const auto t = Tensor<1, Int>::from_list<int64_t>({0, 1, 2, 1}, cpu());
   const auto t_masked = Tensor<1, Int>::from_list<int64_t>({7, 1, 9, 1}, cpu());  // rows 0 and 2 padded
   nn::loss::CrossEntropyLossConfig cfg;
@@ -158,8 +172,11 @@ TEST(CrossEntropyLoss, BadInputsAreNamedErrors) {
   const Tensor<2> x = Tensor<2>::zeros(Shape{3, 4}, cpu());
   expect_error<ShapeError>([&] { loss.forward(x, Tensor<1, Int>::zeros(Shape{2}, cpu())); },
                            {"CrossEntropyLoss", "[2]", "[3, 4]"});
-  expect_error<IndexError>([&] { loss.forward(x, Tensor<1, Int>::from_list<int64_t>({0, 4, 1}, cpu())); },
-                           {"CrossEntropyLoss", "target 4", "row 1", "4"});
+  expect_error<IndexError>(
+      [&] {
+        loss.forward(x, Tensor<1, Int>::from_list<int64_t>({0, 4, 1}, cpu()));
+      },
+      {"CrossEntropyLoss", "target 4", "row 1", "4"});
   nn::loss::CrossEntropyLossConfig cfg;
   cfg.weights = {1, 2};
   expect_error<ShapeError>([&] { cfg.init(cpu()).forward(x, Tensor<1, Int>::zeros(Shape{3}, cpu())); },
@@ -227,8 +244,11 @@ TEST(BinaryCrossEntropyLoss, BadInputsAreNamedErrors) {
   const auto loss = nn::loss::BinaryCrossEntropyLossConfig{}.init(cpu());
   const auto p = Tensor<1>::from_list<float>({0.5f, 1.5f}, cpu());
   expect_error<ValueError>([&] { loss.forward(p, p.zeros_like()); }, {"BinaryCrossEntropyLoss", "[0, 1]", "1.5"});
-  expect_error<ShapeError>([&] { loss.forward(Tensor<2>::zeros(Shape{2, 3}, cpu()), Tensor<2>::zeros(Shape{3, 2}, cpu())); },
-                           {"BinaryCrossEntropyLoss", "[2, 3]", "[3, 2]"});
+  expect_error<ShapeError>(
+      [&] {
+        loss.forward(Tensor<2>::zeros(Shape{2, 3}, cpu()), Tensor<2>::zeros(Shape{3, 2}, cpu()));
+      },
+      {"BinaryCrossEntropyLoss", "[2, 3]", "[3, 2]"});
   nn::loss::BinaryCrossEntropyLossConfig cfg;
   cfg.pos_weight = {2.0};
   expect_error<ValueError>([&] { cfg.init(cpu()); }, {"BinaryCrossEntropyLossConfig::init", "pos_weight", "logits"});
@@ -330,8 +350,11 @@ TEST(CosineEmbeddingLoss, MatchesPyTorch) {
              : loss.forward_no_reduction(in.f<2>("a"), in.f<2>("b"), in.i<1>("y")).handle();
   });
   const Tensor<2> x = Tensor<2>::ones(Shape{2, 3}, cpu());
-  expect_error<ValueError>([&] { loss.forward(x, x, Tensor<1, Int>::from_list<int64_t>({1, 0}, cpu())); },
-                           {"CosineEmbeddingLoss", "target 0", "neither 1 nor -1"});
+  expect_error<ValueError>(
+      [&] {
+        loss.forward(x, x, Tensor<1, Int>::from_list<int64_t>({1, 0}, cpu()));
+      },
+      {"CosineEmbeddingLoss", "target 0", "neither 1 nor -1"});
 }
 
 TEST(HingeEmbeddingLoss, MatchesPyTorch) {
@@ -365,7 +388,9 @@ TEST(TripletMarginLoss, P3NormMatchesPyTorch) {
   check("triplet_p3", triplet(nn::loss::TripletMarginLossConfig{2.0, 3.0, 1e-4}.init()));
   const Tensor<2> a = Tensor<2>::zeros(Shape{2, 3}, cpu());
   expect_error<ShapeError>(
-      [&] { nn::loss::TripletMarginLoss{}.forward(a, a, Tensor<2>::zeros(Shape{3, 3}, cpu())); },
+      [&] {
+        nn::loss::TripletMarginLoss{}.forward(a, a, Tensor<2>::zeros(Shape{3, 3}, cpu()));
+      },
       {"TripletMarginLoss", "negative [3, 3]"});
   expect_error<ValueError>([&] { nn::loss::TripletMarginLossConfig{1.0, 0.0}.init(); }, {"p must be > 0"});
 }
@@ -413,7 +438,9 @@ TEST(CtcLoss, BadInputsAreNamedErrors) {
   expect_error<ValueError>([&] { nn::loss::CtcLoss{2}.forward(lp, t, il, tl); },
                            {"CtcLoss", "targets[0, 1] = 2", "blank 2"});
   expect_error<ValueError>(
-      [&] { nn::loss::CtcLoss{}.forward(lp, t, Tensor<1, Int>::from_list<int64_t>({5, 3}, cpu()), tl); },
+      [&] {
+        nn::loss::CtcLoss{}.forward(lp, t, Tensor<1, Int>::from_list<int64_t>({5, 3}, cpu()), tl);
+      },
       {"CtcLoss", "input_lengths[0] = 5", "[1, 4]"});
   expect_error<ShapeError>(
       [&] { nn::loss::CtcLoss{}.forward(lp, t, Tensor<1, Int>::from_list<int64_t>({4}, cpu()), tl); },

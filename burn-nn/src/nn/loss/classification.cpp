@@ -37,8 +37,8 @@ void check_rows(const H& input, const H& targets, const char* op) {
   require_float(input, op, "input", 2);
   require_int(targets, op, "targets", 1);
   if (targets.prim->shape()[0] != input.prim->shape()[0])
-    throw ShapeError(op, "targets " + targets.prim->shape().to_string() + " must have one class index per row of input " +
-                             input.prim->shape().to_string());
+    throw ShapeError(op, "targets " + targets.prim->shape().to_string() +
+                             " must have one class index per row of input " + input.prim->shape().to_string());
 }
 
 }  // namespace
@@ -48,7 +48,8 @@ H cross_entropy(const H& input, const H& targets, const std::vector<int64_t>& pa
   const char* op = "CrossEntropyLoss";
   check_rows(input, targets, op);
   const int64_t n = input.prim->shape()[0], c = input.prim->shape()[1];
-  if (!(smoothing >= 0.0 && smoothing <= 1.0)) throw ValueError(op, "smoothing must be in [0, 1], got " + num(smoothing));
+  if (!(smoothing >= 0.0 && smoothing <= 1.0))
+    throw ValueError(op, "smoothing must be in [0, 1], got " + num(smoothing));
   if (r == Reduction::BatchMean) reduce(input, r, op);  // refuses it
   const H w = class_weights(weights, input, c, op, "weights");
 
@@ -71,7 +72,8 @@ H cross_entropy(const H& input, const H& targets, const std::vector<int64_t>& pa
     const H lw = w.prim ? api::mul(logp, api::unsqueeze_dims(w, {0})) : logp;
     H smooth = api::unary(OpId::neg, api::reshape(api::reduce_dim(OpId::sum_dim, lw, 1), {n}));
     if (pad.prim) smooth = api::mask_fill(smooth, pad, 0.0);
-    loss = api::add(api::mul_scalar(loss, 1.0 - smoothing), api::mul_scalar(smooth, smoothing / static_cast<double>(c)));
+    loss =
+        api::add(api::mul_scalar(loss, 1.0 - smoothing), api::mul_scalar(smooth, smoothing / static_cast<double>(c)));
   }
   if (pad.prim) loss = api::mask_fill(loss, pad, 0.0);  // a 0 probability must not leak a NaN
   if (!r || *r == Reduction::Sum) return reduce(loss, r, op);
@@ -85,7 +87,8 @@ H binary_cross_entropy(const H& input, const H& targets, const H* weights, const
   require_float(input, op, "input");
   require_float(targets, op, "targets");
   require_same_shape(input, targets, op, "input", "targets");
-  if (!(smoothing >= 0.0 && smoothing <= 1.0)) throw ValueError(op, "smoothing must be in [0, 1], got " + num(smoothing));
+  if (!(smoothing >= 0.0 && smoothing <= 1.0))
+    throw ValueError(op, "smoothing must be in [0, 1], got " + num(smoothing));
   if (pos_weight && !logits) throw ValueError(op, "pos_weight needs logits = true (torch's BCEWithLogitsLoss)");
   const Shape& s = input.prim->shape();
   const int64_t c = s[s.rank() - 1];
@@ -155,7 +158,8 @@ CrossEntropyLoss CrossEntropyLossConfig::init(const Device& device) const {
 
 BinaryCrossEntropyLoss BinaryCrossEntropyLossConfig::init(const Device& device) const {
   const char* op = "BinaryCrossEntropyLossConfig::init";
-  if (!(smoothing >= 0.0 && smoothing <= 1.0)) throw ValueError(op, "smoothing must be in [0, 1], got " + detail::num(smoothing));
+  if (!(smoothing >= 0.0 && smoothing <= 1.0))
+    throw ValueError(op, "smoothing must be in [0, 1], got " + detail::num(smoothing));
   if (!pos_weight.empty() && !logits) throw ValueError(op, "pos_weight needs logits = true");
   BinaryCrossEntropyLoss l;
   l.weights = detail::class_vector(weights, device);

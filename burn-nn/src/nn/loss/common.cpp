@@ -12,10 +12,11 @@ const Shape& shape_of(const H& h, const char* op, const char* what) {
 static void require_kind(const H& h, Kind k, const char* op, const char* what, int64_t rank) {
   const Shape& s = shape_of(h, op, what);
   if (api::kind_of(h.prim->dtype()) != k)
-    throw DTypeError(op, std::string(what) + " must be " + (k == Kind::Float ? "a float" : "an int") +
-                             " tensor, got " + std::string(dtype_name(h.prim->dtype())));
+    throw DTypeError(op, std::string(what) + " must be " + (k == Kind::Float ? "a float" : "an int") + " tensor, got " +
+                             std::string(dtype_name(h.prim->dtype())));
   if (rank >= 0 && static_cast<int64_t>(s.rank()) != rank)
-    throw ShapeError(op, std::string(what) + " must have rank " + std::to_string(rank) + ", got shape " + s.to_string());
+    throw ShapeError(op,
+                     std::string(what) + " must have rank " + std::to_string(rank) + ", got shape " + s.to_string());
 }
 
 void require_float(const H& h, const char* op, const char* what, int64_t rank) {
@@ -37,12 +38,9 @@ H reduce(H loss, Red r, const char* op) {
   if (!r) return loss;
   switch (*r) {
     case Reduction::Mean:
-    case Reduction::Auto:
-      return api::reduce_all(OpId::mean, std::move(loss));
-    case Reduction::Sum:
-      return api::reduce_all(OpId::sum, std::move(loss));
-    case Reduction::BatchMean:
-      break;
+    case Reduction::Auto: return api::reduce_all(OpId::mean, std::move(loss));
+    case Reduction::Sum: return api::reduce_all(OpId::sum, std::move(loss));
+    case Reduction::BatchMean: break;
   }
   throw ValueError(op, "Reduction::BatchMean is only for KlDivLoss; use Mean, Sum or forward_no_reduction");
 }

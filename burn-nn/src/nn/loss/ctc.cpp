@@ -120,8 +120,8 @@ H ctc(const H& log_probs, const H& targets, const H& input_lengths, const H& tar
   // The path ends in the last label or the blank after it.
   H ends = api::gather(alpha, 1, int_tensor(last, Shape{n, 2}, d));
   ends = api::mask_fill(ends, bool_tensor(single, Shape{n, 2}, d), kNegInf);
-  H nll = api::unary(OpId::neg,
-                     api::reshape(log_sum_exp({api::narrow(ends, 1, 0, 1), api::narrow(ends, 1, 1, 1)}), {n}));
+  H nll =
+      api::unary(OpId::neg, api::reshape(log_sum_exp({api::narrow(ends, 1, 0, 1), api::narrow(ends, 1, 1, 1)}), {n}));
   if (zero_infinity) nll = api::mask_fill(nll, api::unary(OpId::is_inf, nll), 0.0);
   if (!r || *r == Reduction::Sum) return reduce(nll, r, op);
   // PyTorch's mean: each loss over its target length (at least 1), then the batch mean.

@@ -56,7 +56,8 @@ H cosine_embedding(const H& x1, const H& x2, const H& target, double margin, Red
   const H m2 = api::add_scalar(api::reduce_dim(OpId::sum_dim, api::unary(OpId::square, x2), 1), 1e-12);
   const H cos = api::reshape(api::div(dot, api::unary(OpId::sqrt, api::mul(m1, m2))), {n});
   const H similar = api::compare_elem(OpId::equal_elem, target, 1);
-  const H loss = api::mask_where(api::clamp_min(api::sub_scalar(cos, margin), 0.0), similar, api::rsub_scalar(cos, 1.0));
+  const H loss =
+      api::mask_where(api::clamp_min(api::sub_scalar(cos, margin), 0.0), similar, api::rsub_scalar(cos, 1.0));
   return reduce(loss, r, op);
 }
 

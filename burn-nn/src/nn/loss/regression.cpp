@@ -109,8 +109,8 @@ H gaussian_nll(const H& x, const H& y, const H& var, bool full, double eps, Red 
     throw ValueError(op, "var has a negative entry (min " + num(lo) + ")");
   // Clamped at eps for the value only: the gradient passes through the clamp as in torch (no_grad clamp_).
   v = api::add(v, api::detach(api::sub(api::clamp_min(v, eps), v)));
-  H loss = api::mul_scalar(api::add(api::div(api::unary(OpId::square, api::sub(x, y)), v), api::unary(OpId::log, v)),
-                           0.5);
+  H loss =
+      api::mul_scalar(api::add(api::div(api::unary(OpId::square, api::sub(x, y)), v), api::unary(OpId::log, v)), 0.5);
   if (full) loss = api::add_scalar(std::move(loss), 0.5 * std::log(2.0 * std::numbers::pi));
   return reduce(std::move(loss), r, op);
 }

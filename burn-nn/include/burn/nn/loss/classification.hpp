@@ -104,8 +104,8 @@ class BURN_NN_API MultiMarginLoss {
     return Tensor<1>(detail::multi_margin(input.handle(), targets.handle(), p, margin, detail::opt_handle(weights), r));
   }
   Tensor<1> forward_no_reduction(const Tensor<2>& input, const Tensor<1, Int>& targets) const {
-    return Tensor<1>(detail::multi_margin(input.handle(), targets.handle(), p, margin, detail::opt_handle(weights),
-                                          std::nullopt));
+    return Tensor<1>(
+        detail::multi_margin(input.handle(), targets.handle(), p, margin, detail::opt_handle(weights), std::nullopt));
   }
 };
 

@@ -25,14 +25,14 @@ struct BURN_NN_API CtcLoss {
 
   Tensor<1> forward(const Tensor<3>& log_probs, const Tensor<2, Int>& targets, const Tensor<1, Int>& input_lengths,
                     const Tensor<1, Int>& target_lengths, Reduction r = Reduction::Mean) const {
-    return Tensor<1>(detail::ctc(log_probs.handle(), targets.handle(), input_lengths.handle(),
-                                 target_lengths.handle(), blank, zero_infinity, r));
+    return Tensor<1>(detail::ctc(log_probs.handle(), targets.handle(), input_lengths.handle(), target_lengths.handle(),
+                                 blank, zero_infinity, r));
   }
   // [batch]
   Tensor<1> forward_no_reduction(const Tensor<3>& log_probs, const Tensor<2, Int>& targets,
                                  const Tensor<1, Int>& input_lengths, const Tensor<1, Int>& target_lengths) const {
-    return Tensor<1>(detail::ctc(log_probs.handle(), targets.handle(), input_lengths.handle(),
-                                 target_lengths.handle(), blank, zero_infinity, std::nullopt));
+    return Tensor<1>(detail::ctc(log_probs.handle(), targets.handle(), input_lengths.handle(), target_lengths.handle(),
+                                 blank, zero_infinity, std::nullopt));
   }
 };
 

@@ -89,14 +89,14 @@ struct BURN_NN_API TripletMarginLoss {
         detail::triplet_margin(anchor.handle(), positive.handle(), negative.handle(), margin, p, eps, swap, r));
   }
   Tensor<1> forward_no_reduction(const Tensor<2>& anchor, const Tensor<2>& positive, const Tensor<2>& negative) const {
-    return Tensor<1>(detail::triplet_margin(anchor.handle(), positive.handle(), negative.handle(), margin, p, eps,
-                                            swap, std::nullopt));
+    return Tensor<1>(detail::triplet_margin(anchor.handle(), positive.handle(), negative.handle(), margin, p, eps, swap,
+                                            std::nullopt));
   }
 };
 
 struct BURN_NN_API TripletMarginLossConfig {
   double margin = 1.0;
-  double p = 2.0;       // > 0
+  double p = 2.0;  // > 0
   double eps = 1e-6;
   bool swap = false;
   TripletMarginLoss init() const;

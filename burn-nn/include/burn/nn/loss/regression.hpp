@@ -20,15 +20,14 @@ BURN_NN_API TensorHandle gaussian_nll(const TensorHandle& x, const TensorHandle&
 }  // namespace detail
 
 // forward / forward_no_reduction of an elementwise loss whose `run(x, y, reduction)` computes it.
-#define BURN_POINTWISE_LOSS_FORWARDS                                                                 \
-  template <size_t D>                                                                                \
-  Tensor<1> forward(const Tensor<D>& input, const Tensor<D>& targets, Reduction r = Reduction::Mean) \
-      const {                                                                                        \
-    return Tensor<1>(run(input.handle(), targets.handle(), r));                                      \
-  }                                                                                                  \
-  template <size_t D>                                                                                \
-  Tensor<D> forward_no_reduction(const Tensor<D>& input, const Tensor<D>& targets) const {           \
-    return Tensor<D>(run(input.handle(), targets.handle(), std::nullopt));                           \
+#define BURN_POINTWISE_LOSS_FORWARDS                                                                         \
+  template <size_t D>                                                                                        \
+  Tensor<1> forward(const Tensor<D>& input, const Tensor<D>& targets, Reduction r = Reduction::Mean) const { \
+    return Tensor<1>(run(input.handle(), targets.handle(), r));                                              \
+  }                                                                                                          \
+  template <size_t D>                                                                                        \
+  Tensor<D> forward_no_reduction(const Tensor<D>& input, const Tensor<D>& targets) const {                   \
+    return Tensor<D>(run(input.handle(), targets.handle(), std::nullopt));                                   \
   }
 
 // (x - y)^2.
