@@ -183,6 +183,8 @@ TEST(CrossEntropyLoss, BadInputsAreNamedErrors) {
                            {"CrossEntropyLoss", "weights [2]", "(4)"});
   cfg.smoothing = 1.5;
   expect_error<ValueError>([&] { cfg.init(cpu()); }, {"CrossEntropyLossConfig::init", "smoothing", "1.5"});
+  expect_error<ValueError>([&] { loss.forward(x, Tensor<1, Int>::zeros(Shape{3}, cpu()), Reduction::BatchMean); },
+                           {"CrossEntropyLoss", "BatchMean"});
 }
 
 TEST(CrossEntropyLoss, ConfigRoundTripsThroughJson) {
@@ -445,6 +447,8 @@ TEST(CtcLoss, BadInputsAreNamedErrors) {
   expect_error<ShapeError>(
       [&] { nn::loss::CtcLoss{}.forward(lp, t, Tensor<1, Int>::from_list<int64_t>({4}, cpu()), tl); },
       {"CtcLoss", "input_lengths [1]", "[4, 2, 3]"});
+  expect_error<ValueError>([&] { nn::loss::CtcLoss{}.forward(lp, t, il, tl, Reduction::BatchMean); },
+                           {"CtcLoss", "BatchMean"});
 }
 
 }  // namespace

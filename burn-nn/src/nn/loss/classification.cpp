@@ -50,7 +50,7 @@ H cross_entropy(const H& input, const H& targets, const std::vector<int64_t>& pa
   const int64_t n = input.prim->shape()[0], c = input.prim->shape()[1];
   if (!(smoothing >= 0.0 && smoothing <= 1.0))
     throw ValueError(op, "smoothing must be in [0, 1], got " + num(smoothing));
-  if (r == Reduction::BatchMean) reduce(input, r, op);  // refuses it
+  refuse_batch_mean(r, op);
   const H w = class_weights(weights, input, c, op, "weights");
 
   // Rows whose target is a pad token count nowhere: their class is replaced by 0 to be gathered.

@@ -42,7 +42,13 @@ H reduce(H loss, Red r, const char* op) {
     case Reduction::Sum: return api::reduce_all(OpId::sum, std::move(loss));
     case Reduction::BatchMean: break;
   }
-  throw ValueError(op, "Reduction::BatchMean is only for KlDivLoss; use Mean, Sum or forward_no_reduction");
+  refuse_batch_mean(r, op);
+  return loss;
+}
+
+void refuse_batch_mean(Red r, const char* op) {
+  if (r == Reduction::BatchMean)
+    throw ValueError(op, "Reduction::BatchMean is only for KlDivLoss; use Mean, Sum or forward_no_reduction");
 }
 
 std::optional<Tensor<1>> class_vector(const std::vector<double>& v, const Device& d) {

@@ -18,6 +18,8 @@ void require_int(const H& h, const char* op, const char* what, int64_t rank = -1
 void require_same_shape(const H& a, const H& b, const char* op, const char* what_a, const char* what_b);
 // Mean/Auto: the mean of every element; Sum; nullopt: the loss as is. BatchMean is a ValueError here.
 H reduce(H loss, Red r, const char* op);
+// ValueError for Reduction::BatchMean, for the losses that reduce by their own rule.
+void refuse_batch_mean(Red r, const char* op);
 // A per-class vector from a config ([n], in the device's float dtype); ValueError if n does not match.
 std::optional<Tensor<1>> class_vector(const std::vector<double>& v, const Device& d);
 // A loss's own tensor (class weights) on the device and in the float dtype of `like`, the input: a

@@ -56,7 +56,7 @@ H ctc(const H& log_probs, const H& targets, const H& input_lengths, const H& tar
   require_int(targets, op, "targets", 2);
   require_int(input_lengths, op, "input_lengths", 1);
   require_int(target_lengths, op, "target_lengths", 1);
-  if (r == Reduction::BatchMean) reduce(log_probs, r, op);  // refuses it
+  refuse_batch_mean(r, op);
   const Shape& ls = log_probs.prim->shape();
   const int64_t tmax = ls[0], n = ls[1], c = ls[2];
   const int64_t smax = targets.prim->shape()[1];
