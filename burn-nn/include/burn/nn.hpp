@@ -9,6 +9,7 @@
 #include "burn/nn/embedding.hpp"
 #include "burn/nn/init.hpp"
 #include "burn/nn/linear.hpp"
+#include "burn/nn/loss.hpp"
 #include "burn/nn/module.hpp"
 #include "burn/nn/norm.hpp"
 #include "burn/nn/param.hpp"
