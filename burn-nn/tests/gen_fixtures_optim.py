@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""PyTorch values for burn-nn's optimizer and LR scheduler tests. Run with Debian's /usr/bin/python3
+(torch 1.13); writes fixtures/optim.json and fixtures/lr.json.
+
+The optimizer problem: w [4, 3] (Burn's Linear layout, [d_input, d_output]) and b [3], loss
+mean((x w + b - y)^2); each case runs 20 steps of a torch.optim optimizer in float64 and records w
+and b after every step. Adan has no torch version: its update is written out below from the paper /
+the official code (sail-sg/Adan, no_prox), and the C++ rule is checked against that."""
+import json, math, os
+import torch
+
+torch.manual_seed(20261125)
+torch.set_default_dtype(torch.float64)
+
+def t(x):
+    return {"shape": list(x.shape), "values": x.detach().double().flatten().tolist()}
+
+x = torch.randn(8, 4)
+y = torch.randn(8, 3)
+w0 = torch.randn(4, 3) * 0.5
+b0 = torch.randn(3) * 0.5
+STEPS = 20
+
+def loss_of(w, b):
+    return ((x @ w + b - y) ** 2).mean()
+
+def run(make_opt, clip_norm=None):
+    w = w0.clone().requires_grad_(True)
+    b = b0.clone().requires_grad_(True)
+    opt = make_opt(w, b)
+    ws, bs = [], []
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss_of(w, b).backward()
+        if clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_([w, b], clip_norm)
+        opt.step()
+        ws.append(t(w))
+        bs.append(t(b))
+    return {"w": ws, "b": bs}
+
+out = {"x": t(x), "y": t(y), "w0": t(w0), "b0": t(b0), "cases": {}}
+cases = out["cases"]
+
+def case(name, kind, config, lr, make_opt, **extra):
+    c = {"optimizer": kind, "config": config, "lr": lr}
+    c.update(run(make_opt, extra.get("clip_norm")))
+    if "clip_norm" in extra:
+        c["clip_norm"] = extra["clip_norm"]
+    if "groups" in extra:
+        c["groups"] = extra["groups"]
+    cases[name] = c
+
+O = torch.optim
+case("sgd", "sgd", {}, 0.1, lambda w, b: O.SGD([w, b], lr=0.1))
+case("sgd_momentum_dampening_wd", "sgd", {"momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01}, 0.05,
+     lambda w, b: O.SGD([w, b], lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.01))
+case("sgd_nesterov", "sgd", {"momentum": 0.9, "nesterov": True, "weight_decay": 0.01}, 0.05,
+     lambda w, b: O.SGD([w, b], lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01))
+case("sgd_clip_norm", "sgd", {"momentum": 0.5, "grad_clip_norm": 0.3}, 0.1,
+     lambda w, b: O.SGD([w, b], lr=0.1, momentum=0.5), clip_norm=0.3)
+case("adam", "adam", {"epsilon": 1e-8}, 0.05, lambda w, b: O.Adam([w, b], lr=0.05, eps=1e-8))
+case("adam_wd_amsgrad", "adam", {"epsilon": 1e-5, "weight_decay": 0.1, "amsgrad": True, "beta_1": 0.8}, 0.05,
+     lambda w, b: O.Adam([w, b], lr=0.05, betas=(0.8, 0.999), eps=1e-5, weight_decay=0.1, amsgrad=True))
+case("adamw", "adamw", {"epsilon": 1e-8, "weight_decay": 0.1}, 0.05,
+     lambda w, b: O.AdamW([w, b], lr=0.05, eps=1e-8, weight_decay=0.1))
+case("adagrad", "adagrad",
+     {"lr_decay": 0.01, "weight_decay": 0.01, "initial_accumulator_value": 0.1, "epsilon": 1e-10}, 0.1,
+     lambda w, b: O.Adagrad([w, b], lr=0.1, lr_decay=0.01, weight_decay=0.01, initial_accumulator_value=0.1,
+                            eps=1e-10))
+case("rmsprop", "rmsprop", {"alpha": 0.9, "epsilon": 1e-8}, 0.01,
+     lambda w, b: O.RMSprop([w, b], lr=0.01, alpha=0.9, eps=1e-8))
+case("rmsprop_centered_momentum", "rmsprop",
+     {"centered": True, "momentum": 0.5, "weight_decay": 0.01, "epsilon": 1e-8}, 0.01,
+     lambda w, b: O.RMSprop([w, b], lr=0.01, centered=True, momentum=0.5, weight_decay=0.01, eps=1e-8))
+# Parameter groups: w at a tenth of the lr with its own weight decay, b with the optimizer's.
+case("adam_groups", "adam", {"epsilon": 1e-8, "weight_decay": 0.01}, 0.05,
+     lambda w, b: O.Adam([{"params": [w], "lr": 0.005, "weight_decay": 0.2}, {"params": [b]}],
+                         lr=0.05, eps=1e-8, weight_decay=0.01),
+     groups=[{"param": "w", "lr_scale": 0.1, "weight_decay": 0.2}])
+
+
+class Adan(O.Optimizer):
+    """The Adan update (Xie et al. 2022, Algorithm 1 as in the official code, no_prox: decoupled decay)."""
+    def __init__(self, params, lr, betas=(0.98, 0.92, 0.99), eps=1e-8, weight_decay=0.0):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self):
+        for g in self.param_groups:
+            b1, b2, b3 = g["betas"]
+            for p in g["params"]:
+                st = self.state[p]
+                grad = p.grad
+                if not st:
+                    st["step"] = 0
+                    st["m"] = torch.zeros_like(p)
+                    st["v"] = torch.zeros_like(p)
+                    st["n"] = torch.zeros_like(p)
+                    st["prev"] = grad.clone()
+                st["step"] += 1
+                k = st["step"]
+                diff = grad - st["prev"]
+                st["m"] = b1 * st["m"] + (1 - b1) * grad                            # m_k
+                st["v"] = b2 * st["v"] + (1 - b2) * diff                            # v_k
+                u = grad + b2 * diff
+                st["n"] = b3 * st["n"] + (1 - b3) * u * u                           # n_k
+                denom = st["n"].sqrt() / math.sqrt(1 - b3 ** k) + g["eps"]
+                update = (st["m"] / (1 - b1 ** k) + b2 * st["v"] / (1 - b2 ** k)) / denom
+                p.mul_(1 - g["lr"] * g["weight_decay"])
+                p.add_(-g["lr"] * update)
+                st["prev"] = grad.clone()
+
+case("adan", "adan", {"weight_decay": 0.02}, 0.05, lambda w, b: Adan([w, b], lr=0.05, weight_decay=0.02))
+
+# Clipping alone: the gradients at w0, b0 clipped by norm (2 and inf) and by value.
+w = w0.clone().requires_grad_(True)
+b = b0.clone().requires_grad_(True)
+loss_of(w, b).backward()
+clips = {"grad_w": t(w.grad), "grad_b": t(b.grad)}
+for name, fn in [("norm2", lambda ps: torch.nn.utils.clip_grad_norm_(ps, 0.5)),
+                 ("norm_inf", lambda ps: torch.nn.utils.clip_grad_norm_(ps, 0.2, norm_type=float("inf"))),
+                 ("norm3_no_clip", lambda ps: torch.nn.utils.clip_grad_norm_(ps, 100.0, norm_type=3.0)),
+                 ("value", lambda ps: torch.nn.utils.clip_grad_value_(ps, 0.3))]:
+    pw, pb = w.grad.clone(), b.grad.clone()
+    ww = torch.zeros_like(w, requires_grad=True)
+    bb = torch.zeros_like(b, requires_grad=True)
+    ww.grad, bb.grad = pw, pb
+    total = fn([ww, bb])
+    clips[name] = {"w": t(ww.grad), "b": t(bb.grad), "total": None if total is None else float(total)}
+out["clipping"] = clips
+
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "fixtures", "optim.json"), "w") as f:
+    json.dump(out, f)
+
+# LR schedulers: the lr of each of N steps (get_last_lr() before each scheduler.step()).
+N = 40
+def lrs(make_sched, base):
+    p = torch.zeros(1, requires_grad=True)
+    opt = O.SGD([p], lr=base)
+    s = make_sched(opt)
+    seq = []
+    for _ in range(N):
+        seq.append(s.get_last_lr()[0])
+        opt.step()
+        s.step()
+    return seq
+
+S = O.lr_scheduler
+lr = {}
+lr["linear"] = {"config": {"initial_lr": 0.1, "final_lr": 0.01, "num_iters": 25},
+                "lrs": lrs(lambda o: S.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=25), 0.1)}
+lr["step"] = {"config": {"initial_lr": 0.5, "step_size": 7, "gamma": 0.3},
+              "lrs": lrs(lambda o: S.StepLR(o, step_size=7, gamma=0.3), 0.5)}
+lr["exponential"] = {"config": {"initial_lr": 0.2, "gamma": 0.93},
+                     "lrs": lrs(lambda o: S.ExponentialLR(o, gamma=0.93), 0.2)}
+lr["cosine"] = {"config": {"initial_lr": 0.1, "min_lr": 0.001, "num_iters": 30},
+                "lrs": lrs(lambda o: S.CosineAnnealingLR(o, T_max=30, eta_min=0.001), 0.1)}
+lr["noam"] = {"config": {"init_lr": 2.0, "warmup_steps": 10, "model_size": 64},
+              "lrs": lrs(lambda o: S.LambdaLR(o, lambda e: 64 ** -0.5 * min((e + 1) ** -0.5, (e + 1) * 10 ** -1.5)),
+                         2.0)}
+# Warm-up from 0.1x to 1x in 8 steps, then cosine to 0 over 30 steps.
+lr["warmup_cosine"] = {"lrs": lrs(lambda o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.1, end_factor=1.0,
+                                                                          total_iters=8),
+                                                              S.CosineAnnealingLR(o, T_max=30, eta_min=0.0)],
+                                                          milestones=[8]), 0.1)}
+# Exponential decay times a step factor (torch ChainedScheduler).
+lr["chained"] = {"lrs": lrs(lambda o: S.ChainedScheduler([S.ExponentialLR(o, gamma=0.95),
+                                                          S.StepLR(o, step_size=10, gamma=0.5)]), 0.1)}
+with open(os.path.join(here, "fixtures", "lr.json"), "w") as f:
+    json.dump(lr, f, indent=0)
