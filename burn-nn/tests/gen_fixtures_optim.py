@@ -113,6 +113,59 @@ class Adan(O.Optimizer):
 
 case("adan", "adan", {"weight_decay": 0.02}, 0.05, lambda w, b: Adan([w, b], lr=0.05, weight_decay=0.02))
 
+
+# Muon (no torch 1.13 version): the `muon` package's muon_update, run on PyTorch's [out, in] layout
+# (the transposes of Burn's Linear weights), on a two-layer problem so that both the scale
+# sqrt(max(1, out / in)) and the tall case of the Newton-Schulz iteration are met; the bias trains
+# with torch's AdamW, the group the C++ side gives its own rule.
+def zeropower_via_newtonschulz5(G, steps):
+    a, b, c = (3.4445, -4.7750, 2.0315)
+    X = G.clone()
+    if G.size(-2) > G.size(-1):
+        X = X.mT
+    X = X / (X.norm(dim=(-2, -1), keepdim=True) + 1e-7)
+    for _ in range(steps):
+        A = X @ X.mT
+        B = b * A + c * A @ A
+        X = a * X + B @ X
+    if G.size(-2) > G.size(-1):
+        X = X.mT
+    return X
+
+def muon_update(grad, momentum, beta=0.95, ns_steps=5, nesterov=True):
+    momentum.lerp_(grad, 1 - beta)
+    update = grad.lerp_(momentum, beta) if nesterov else momentum
+    update = zeropower_via_newtonschulz5(update, steps=ns_steps)
+    update *= max(1, grad.size(-2) / grad.size(-1)) ** 0.5
+    return update
+
+mx = torch.randn(8, 3)
+my = torch.randn(8, 2)
+m_w1 = torch.randn(3, 6) * 0.5   # Burn layout [d_input, d_output]
+m_w2 = torch.randn(6, 2) * 0.5
+m_b2 = torch.randn(2) * 0.5
+def muon_loss(w1, w2, b2):
+    return ((torch.tanh(mx @ w1) @ w2 + b2 - my) ** 2).mean()
+w1, w2, b2 = (p.clone().requires_grad_(True) for p in (m_w1, m_w2, m_b2))
+LR, WD = 0.02, 0.01
+aux = O.AdamW([b2], lr=LR * 10, eps=1e-8, weight_decay=WD)
+bufs = [torch.zeros(6, 3), torch.zeros(2, 6)]
+rec = {"w1": [], "w2": [], "b2": []}
+for _ in range(STEPS):
+    for p in (w1, w2, b2):
+        p.grad = None
+    muon_loss(w1, w2, b2).backward()
+    with torch.no_grad():
+        for p, buf in zip((w1, w2), bufs):
+            u = muon_update(p.grad.T.clone(), buf, beta=0.95, ns_steps=5, nesterov=True)  # [out, in]
+            p.mul_(1 - LR * WD)
+            p.add_(u.T, alpha=-LR)
+    aux.step()
+    for k, p in (("w1", w1), ("w2", w2), ("b2", b2)):
+        rec[k].append(t(p))
+out["muon"] = {"x": t(mx), "y": t(my), "w1": t(m_w1), "w2": t(m_w2), "b2": t(m_b2), "lr": LR,
+               "weight_decay": WD, "bias_lr_scale": 10.0, "steps": rec}
+
 # Clipping alone: the gradients at w0, b0 clipped by norm (2 and inf) and by value.
 w = w0.clone().requires_grad_(True)
 b = b0.clone().requires_grad_(True)

@@ -73,8 +73,10 @@ TEST_P(MatchesPyTorch, TwentySteps) {
   const double lr = c["lr"];
   for (size_t step = 0; step < c["w"].size(); ++step) {
     m = opt.step(lr, m, grads_of(m));
-    expect_close(api::into_data(m.w.handle()), c["w"][step], 1e-5, 1e-5, GetParam() + " w, step " + std::to_string(step + 1));
-    expect_close(api::into_data(m.b.handle()), c["b"][step], 1e-5, 1e-5, GetParam() + " b, step " + std::to_string(step + 1));
+    expect_close(api::into_data(m.w.handle()), c["w"][step], 1e-5, 1e-5,
+                 GetParam() + " w, step " + std::to_string(step + 1));
+    expect_close(api::into_data(m.b.handle()), c["b"][step], 1e-5, 1e-5,
+                 GetParam() + " b, step " + std::to_string(step + 1));
     // The new values are tracked leaves again, so the next backward reaches them.
     ASSERT_TRUE(api::is_require_grad(m.w.handle()));
     ASSERT_EQ(m.w.handle().device, ad());
@@ -83,8 +85,8 @@ TEST_P(MatchesPyTorch, TwentySteps) {
 
 INSTANTIATE_TEST_SUITE_P(Optim, MatchesPyTorch,
                          ::testing::Values("sgd", "sgd_momentum_dampening_wd", "sgd_nesterov", "sgd_clip_norm", "adam",
-                                           "adam_wd_amsgrad", "adamw", "adagrad", "rmsprop", "rmsprop_centered_momentum",
-                                           "adam_groups", "adan"));
+                                           "adam_wd_amsgrad", "adamw", "adagrad", "rmsprop",
+                                           "rmsprop_centered_momentum", "adam_groups", "adan"));
 
 TEST(Optim, GroupByPathPrefixEqualsGroupById) {
   const nlohmann::json& c = fixtures()["cases"]["adam_groups"];
@@ -107,7 +109,9 @@ struct Net {
   nn::Linear trained, frozen;
   nn::Param<Tensor<1>> running;  // a buffer
   BURN_MODULE(trained, frozen, running)
-  Tensor<2> forward(const Tensor<2>& x) const { return frozen.forward(trained.forward(x)) + running.val().unsqueeze<2>(); }
+  Tensor<2> forward(const Tensor<2>& x) const {
+    return frozen.forward(trained.forward(x)) + running.val().unsqueeze<2>();
+  }
 };
 }  // namespace
 
@@ -294,4 +298,54 @@ TEST(Accumulation, SumsGradientsOverSteps) {
   wrong.set(m.w.id(), Tensor<2>::zeros({2, 2}, cpu()).handle());
   acc.accumulate(sum);
   EXPECT_THROW(acc.accumulate(wrong), ShapeError);
+}
+
+namespace {
+// The Muon fixture's problem: mean((tanh(x w1) w2 + b2 - y)^2).
+struct TwoLayer {
+  nn::Param<Tensor<2>> w1, w2;
+  nn::Param<Tensor<1>> b2;
+  BURN_MODULE(w1, w2, b2)
+  Tensor<2> forward(const Tensor<2>& x) const {
+    return x.matmul(w1.val()).tanh().matmul(w2.val()) + b2.val().unsqueeze<2>();
+  }
+};
+}  // namespace
+
+TEST(Optim, MuonWithAnAdamWGroupMatchesTheReference) {
+  const nlohmann::json& c = fixtures()["muon"];
+  TwoLayer m{nn::Param<Tensor<2>>(fixture_tensor<2>(c["w1"], ad())),
+             nn::Param<Tensor<2>>(fixture_tensor<2>(c["w2"], ad())),
+             nn::Param<Tensor<1>>(fixture_tensor<1>(c["b2"], ad()))};
+  const Tensor<2> x = fixture_tensor<2>(c["x"], ad()), y = fixture_tensor<2>(c["y"], ad());
+  optim::Optimizer opt = optim::MuonConfig{.weight_decay = c["weight_decay"]}.init();
+  opt.add_group({.prefix = "b2", .lr_scale = c["bias_lr_scale"], .rule = optim::AdamWConfig{.epsilon = 1e-8}.rule()});
+  const double lr = c["lr"];
+  const nlohmann::json& steps = c["steps"];
+  for (size_t i = 0; i < steps["w1"].size(); ++i) {
+    Gradients g = (m.forward(x) - y).powf_scalar(2.0).mean().backward();
+    m = opt.step(lr, m, optim::GradientsParams::from_grads(g, m));
+    const std::string at = " step " + std::to_string(i + 1);
+    expect_close(api::into_data(m.w1.handle()), steps["w1"][i], 1e-5, 1e-5, "w1" + at);
+    expect_close(api::into_data(m.w2.handle()), steps["w2"][i], 1e-5, 1e-5, "w2" + at);
+    expect_close(api::into_data(m.b2.handle()), steps["b2"][i], 1e-5, 1e-5, "b2" + at);
+  }
+  // The group's rule is recorded with its state, and a resumed optimizer with another rule refuses it.
+  const record::Record rec = opt.to_record();
+  EXPECT_EQ(rec.at("state." + std::to_string(m.b2.id()) + ".rule").as_string(), "adamw");
+  EXPECT_FALSE(rec.contains("state." + std::to_string(m.w1.id()) + ".rule"));
+  Gradients g = (m.forward(x) - y).powf_scalar(2.0).mean().backward();
+  EXPECT_THROW(optim::MuonConfig{}.init().step(lr, m, optim::GradientsParams::from_grads(g, m)),
+               ValueError);  // Muon on a vector
+  optim::Optimizer wrong = optim::MuonConfig{}.init();
+  wrong.add_group({.prefix = "b2", .rule = optim::AdamConfig{}.rule()});
+  wrong.load_record(rec);
+  Gradients g2 = (m.forward(x) - y).powf_scalar(2.0).mean().backward();
+  try {
+    wrong.step(lr, m, optim::GradientsParams::from_grads(g2, m));
+    FAIL() << "a state made by AdamW used by Adam must throw";
+  } catch (const RecordError& e) {
+    EXPECT_NE(std::string(e.what()).find("'b2' was made by 'adamw', its rule is now 'adam'"), std::string::npos)
+        << e.what();
+  }
 }

@@ -16,10 +16,8 @@ void clip_grad_value(GradientsParams& grads, double threshold) {
 }
 
 double clip_grad_norm(GradientsParams& grads, double max_norm, double norm_type) {
-  if (!(max_norm >= 0))
-    throw ValueError("clip_grad_norm", "max_norm must be >= 0, got " + std::to_string(max_norm));
-  if (!(norm_type > 0))
-    throw ValueError("clip_grad_norm", "norm_type must be > 0, got " + std::to_string(norm_type));
+  if (!(max_norm >= 0)) throw ValueError("clip_grad_norm", "max_norm must be >= 0, got " + std::to_string(max_norm));
+  if (!(norm_type > 0)) throw ValueError("clip_grad_norm", "norm_type must be > 0, got " + std::to_string(norm_type));
   NoGradGuard no_grad;
   const bool inf = std::isinf(norm_type);
   // Each parameter's sum |g|^p (or max |g|) on its device, combined on the host in double.

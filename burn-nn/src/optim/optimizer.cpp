@@ -47,9 +47,12 @@ Optimizer::Settings Optimizer::settings_for(nn::ParamId id, const std::string& p
     // "enc" matches "enc.weight" and "enc" itself, not "encoder.weight".
     if (!match && !g.prefix.empty() && path.compare(0, g.prefix.size(), g.prefix) == 0)
       match = path.size() == g.prefix.size() || g.prefix.back() == '.' || path[g.prefix.size()] == '.';
-    if (match) return {g.lr_scale, {g.weight_decay.value_or(weight_decay_.penalty), weight_decay_.decoupled}};
+    if (match)
+      return {g.lr_scale,
+              {g.weight_decay.value_or(weight_decay_.penalty), weight_decay_.decoupled},
+              g.rule ? g.rule.get() : rule_.get()};
   }
-  return {1.0, weight_decay_};
+  return {1.0, weight_decay_, rule_.get()};
 }
 
 void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& grads) {
@@ -71,14 +74,19 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
     if (!(g.device == x.device)) g = api::to_device(g, x.device);
     if (g.prim->dtype() != x.prim->dtype()) g = api::cast(g, x.prim->dtype());
 
+    const Settings s = settings_for(p.id(), np.path);
+    std::string& made_by = state_rules_[p.id()];
+    if (!made_by.empty() && made_by != s.rule->name())
+      throw RecordError("Optimizer::step", "the state of parameter '" + np.path + "' was made by '" + made_by +
+                                               "', its rule is now '" + s.rule->name() + "'");
+    made_by = s.rule->name();
     ParamState& st = states_[p.id()];
     if (auto it = loaded_.find(p.id()); it != loaded_.end()) {  // state from a record: now on the device
       for (const auto& [name, data] : it->second)
-        st.tensors[name] = api::from_data(x.device, data.dtype() == x.prim->dtype() ? data : data.convert(x.prim->dtype()),
-                                          Kind::Float);
+        st.tensors[name] = api::from_data(
+            x.device, data.dtype() == x.prim->dtype() ? data : data.convert(x.prim->dtype()), Kind::Float);
       loaded_.erase(it);
     }
-    const Settings s = settings_for(p.id(), np.path);
     const double plr = lr * s.lr_scale;
     if (s.weight_decay.penalty != 0) {
       if (s.weight_decay.decoupled)
@@ -88,7 +96,7 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
     }
     ParamState in = std::move(st);
     in.step += 1;
-    RuleStep out = rule_->step(plr, x, g, std::move(in));
+    RuleStep out = s.rule->step(plr, x, g, std::move(in));
     st = std::move(out.state);
     p.set_handle(tracked ? api::from_inner(out.tensor, device) : out.tensor);
   }
@@ -103,6 +111,8 @@ record::Record Optimizer::to_record() const {
   for (const auto& [id, st] : sorted) {
     const std::string base = "state." + std::to_string(id);
     rec.set(base + ".step", st->step);
+    if (auto r = state_rules_.find(id); r != state_rules_.end() && r->second != rule_->name())
+      rec.set(base + ".rule", r->second);  // only for a group's own rule, so plain records stay small
     for (const auto& [name, h] : st->tensors) rec.set(base + "." + name, api::into_data(h));
     if (auto it = loaded_.find(id); it != loaded_.end())
       for (const auto& [name, data] : it->second) rec.set(base + "." + name, data);
@@ -116,13 +126,15 @@ void Optimizer::load_record(const record::Record& rec) {
   if (!rule || rule->kind() != record::EntryKind::String)
     throw RecordError("Optimizer::load_record", "the record has no string entry 'rule' (not an optimizer state)");
   if (rule->as_string() != rule_->name())
-    throw RecordError("Optimizer::load_record",
-                      "the record holds the state of '" + rule->as_string() + "', this optimizer is '" + rule_->name() + "'");
+    throw RecordError("Optimizer::load_record", "the record holds the state of '" + rule->as_string() +
+                                                    "', this optimizer is '" + rule_->name() + "'");
   std::unordered_map<nn::ParamId, ParamState> states;
+  std::unordered_map<nn::ParamId, std::string> rules;
   std::unordered_map<nn::ParamId, std::map<std::string, TensorData>> loaded;
   if (const record::Value* group = rec.find("state")) {
     if (group->kind() != record::EntryKind::Group)
-      throw RecordError("Optimizer::load_record", "'state' is a " + std::string(record::entry_kind_name(group->kind())));
+      throw RecordError("Optimizer::load_record",
+                        "'state' is a " + std::string(record::entry_kind_name(group->kind())));
     for (const record::Entry& e : group->group().entries()) {
       nn::ParamId id = 0;
       const auto [end, ec] = std::from_chars(e.name.data(), e.name.data() + e.name.size(), id);
@@ -132,8 +144,13 @@ void Optimizer::load_record(const record::Record& rec) {
       if (!step || step->kind() != record::EntryKind::Int || step->as_int() < 0)
         throw RecordError("Optimizer::load_record", "'state." + e.name + ".step' is missing or not a step count");
       states[id].step = step->as_int();
+      rules[id] = rule_->name();
       for (const record::Entry& t : e.value.group().entries()) {
         if (t.name == "step") continue;
+        if (t.name == "rule" && t.value.kind() == record::EntryKind::String) {
+          rules[id] = t.value.as_string();
+          continue;
+        }
         if (t.value.kind() != record::EntryKind::Tensor)
           throw RecordError("Optimizer::load_record", "'state." + e.name + "." + t.name + "' is not a tensor");
         loaded[id][t.name] = t.value.tensor();
@@ -141,6 +158,7 @@ void Optimizer::load_record(const record::Record& rec) {
     }
   }
   states_ = std::move(states);
+  state_rules_ = std::move(rules);
   loaded_ = std::move(loaded);
 }
 

@@ -13,6 +13,7 @@ BURN_CONFIG_JSON(AdamWConfig, beta_1, beta_2, epsilon, amsgrad, weight_decay, gr
 BURN_CONFIG_JSON(AdaGradConfig, lr_decay, epsilon, initial_accumulator_value, weight_decay, grad_clip_norm,
                  grad_clip_value)
 BURN_CONFIG_JSON(RmsPropConfig, alpha, epsilon, centered, momentum, weight_decay, grad_clip_norm, grad_clip_value)
+BURN_CONFIG_JSON(MuonConfig, momentum, nesterov, ns_steps, weight_decay, grad_clip_norm, grad_clip_value)
 BURN_CONFIG_JSON(AdanConfig, beta_1, beta_2, beta_3, epsilon, weight_decay, grad_clip_norm, grad_clip_value)
 
 namespace {
@@ -173,6 +174,46 @@ class Adan : public Rule {
   AdanConfig c_;
 };
 
+class Muon : public Rule {
+ public:
+  explicit Muon(const MuonConfig& c) : c_(c) {}
+  std::string name() const override { return "muon"; }
+  RuleStep step(double lr, const TensorHandle& tensor, const TensorHandle& grad, ParamState s) const override {
+    const Shape& shape = tensor.prim->shape();
+    if (shape.rank() < 2)
+      throw ValueError("Muon", "orthogonalises matrices; a " + shape.to_string() +
+                                   " tensor needs another rule (a ParamGroup with AdamW's)");
+    const T g{grad};
+    const double beta = c_.momentum;
+    // m.lerp_(g, 1 - beta); update = g.lerp(m, beta) (Nesterov) or m.
+    const T m = (s.has("momentum") ? get(s, "momentum", "muon") * beta : zeros_like(g)) + g * (1.0 - beta);
+    put(s, "momentum", m);
+    const T u = c_.nesterov ? g * (1.0 - beta) + m * beta : m;
+    const int64_t rows = shape[0], cols = shape.num_elements() / rows;
+    TensorHandle x = api::reshape(u.h, {rows, cols});
+    const bool tall = rows > cols;  // iterate on the wide side: X X^T is the smaller product
+    if (tall) x = api::swap_dims(x, 0, 1);
+    const TensorHandle norm = api::reshape(api::unary(OpId::sqrt, api::reduce_all(OpId::sum, api::mul(x, x))), {1, 1});
+    x = api::div(x, api::add_scalar(norm, 1e-7));
+    const double a = 3.4445, b = -4.7750, c = 2.0315;
+    for (int64_t i = 0; i < c_.ns_steps; ++i) {
+      const TensorHandle A = api::matmul(x, api::swap_dims(x, 0, 1));
+      const TensorHandle B = api::add(api::mul_scalar(A, b), api::mul_scalar(api::matmul(A, A), c));
+      x = api::add(api::mul_scalar(x, a), api::matmul(B, x));
+    }
+    if (tall) x = api::swap_dims(x, 0, 1);
+    // The reference's max(1, out / in) of PyTorch's [out, in, ...] weights: a Burn Linear weight is
+    // [d_input, d_output] (so cols / rows), a conv weight [out, in, k...] as PyTorch's (rows / cols).
+    const double fan_out = static_cast<double>(shape.rank() == 2 ? cols : rows);
+    const double fan_in = static_cast<double>(shape.rank() == 2 ? rows : cols);
+    const double scale = std::sqrt(std::max(1.0, fan_out / fan_in));
+    return {(T{tensor} - T{api::reshape(x, shape.dims())} * (lr * scale)).h, std::move(s)};
+  }
+
+ private:
+  MuonConfig c_;
+};
+
 void check_adam(const char* cfg, double b1, double b2, double eps, double wd) {
   check_range(cfg, "beta_1", b1, 0, 1);
   check_range(cfg, "beta_2", b2, 0, 1);
@@ -231,6 +272,16 @@ std::shared_ptr<const Rule> RmsPropConfig::rule() const {
 }
 Optimizer RmsPropConfig::init() const {
   return Optimizer(rule(), {weight_decay, false}, clipping("RmsPropConfig", grad_clip_norm, grad_clip_value));
+}
+
+std::shared_ptr<const Rule> MuonConfig::rule() const {
+  check_range("MuonConfig", "momentum", momentum, 0, 1);
+  check_range("MuonConfig", "weight_decay", weight_decay, 0, INFINITY);
+  if (ns_steps < 1) throw ValueError("MuonConfig", "ns_steps must be >= 1, got " + std::to_string(ns_steps));
+  return std::make_shared<Muon>(*this);
+}
+Optimizer MuonConfig::init() const {
+  return Optimizer(rule(), {weight_decay, true}, clipping("MuonConfig", grad_clip_norm, grad_clip_value));
 }
 
 std::shared_ptr<const Rule> AdanConfig::rule() const {

@@ -61,6 +61,8 @@ struct ParamGroup {
   std::string prefix;                  // empty: matches by id only
   double lr_scale = 1.0;               // this group's lr = the step's lr * lr_scale
   std::optional<double> weight_decay;  // replaces the optimizer's penalty (same coupling)
+  // Another rule for these parameters (Muon for matrices, AdamW for the rest); null: the optimizer's.
+  std::shared_ptr<const Rule> rule;
 };
 
 class BURN_OPTIM_API Optimizer {
@@ -85,8 +87,9 @@ class BURN_OPTIM_API Optimizer {
   // The state of a parameter, nullptr before its first step (or a loaded one not used yet).
   const ParamState* state(nn::ParamId id) const;
 
-  // "rule": the rule's name; "state.<param id>.step" and "state.<param id>.<tensor>": each parameter's
-  // state as TensorData, so it goes through burn::record::save/load and a run resumes bit for bit.
+  // "rule": the rule's name; "state.<param id>.step", "state.<param id>.rule" and
+  // "state.<param id>.<tensor>": each parameter's state as TensorData, so it goes through
+  // burn::record::save/load and a run resumes bit for bit.
   record::Record to_record() const;
   // Replaces the state; tensors move to each parameter's inner device at its next step. RecordError
   // when the record is another rule's or is malformed, naming the entry.
@@ -96,6 +99,7 @@ class BURN_OPTIM_API Optimizer {
   struct Settings {
     double lr_scale;
     WeightDecay weight_decay;
+    const Rule* rule;
   };
   Settings settings_for(nn::ParamId id, const std::string& path) const;
 
@@ -104,6 +108,7 @@ class BURN_OPTIM_API Optimizer {
   std::optional<GradientClipping> clipping_;
   std::vector<ParamGroup> groups_;
   std::unordered_map<nn::ParamId, ParamState> states_;
+  std::unordered_map<nn::ParamId, std::string> state_rules_;                   // the rule that made each state
   std::unordered_map<nn::ParamId, std::map<std::string, TensorData>> loaded_;  // from load_record, not yet on a device
 };
 

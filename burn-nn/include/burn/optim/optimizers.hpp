@@ -13,7 +13,7 @@ struct BURN_OPTIM_API SgdConfig {
   double momentum = 0.0;
   double dampening = 0.0;
   bool nesterov = false;
-  double weight_decay = 0.0;  // L2, folded into the gradient
+  double weight_decay = 0.0;     // L2, folded into the gradient
   double grad_clip_norm = 0.0;   // 0: no clipping by norm
   double grad_clip_value = 0.0;  // 0: no clipping by value
   std::shared_ptr<const Rule> rule() const;
@@ -86,6 +86,24 @@ struct BURN_OPTIM_API AdanConfig {
   std::shared_ptr<const Rule> rule() const;
   Optimizer init() const;
   BURN_CONFIG(AdanConfig)
+};
+
+// Muon (K. Jordan et al. 2024, the `muon` package's update): an EMA momentum (Nesterov by default)
+// whose update is orthogonalised by a quintic Newton-Schulz iteration and scaled by
+// sqrt(max(1, fan_out / fan_in)) (a rank-2 tensor is a Burn Linear weight [d_input, d_output], a
+// rank > 2 one a conv weight [out, in, k...] seen as [out, the rest]); weight decay is decoupled. Muon has no rule for
+// vectors (biases, norms): a 1-D tensor is a ValueError, so give those a group with another rule (AdamW), as the
+// reference does.
+struct BURN_OPTIM_API MuonConfig {
+  double momentum = 0.95;
+  bool nesterov = true;
+  int64_t ns_steps = 5;
+  double weight_decay = 0.0;
+  double grad_clip_norm = 0.0;
+  double grad_clip_value = 0.0;
+  std::shared_ptr<const Rule> rule() const;
+  Optimizer init() const;
+  BURN_CONFIG(MuonConfig)
 };
 
 }  // namespace burn::optim
