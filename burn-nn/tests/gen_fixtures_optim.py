@@ -166,6 +166,30 @@ for _ in range(STEPS):
 out["muon"] = {"x": t(mx), "y": t(my), "w1": t(m_w1), "w2": t(m_w2), "b2": t(m_b2), "lr": LR,
                "weight_decay": WD, "bias_lr_scale": 10.0, "steps": rec}
 
+# L-BFGS on the same two-layer problem (the closure re-evaluates it), with and without line search;
+# history_size 3 in the first case so that the history wraps.
+lbfgs = {}
+for name, kw, calls in [("fixed_step", dict(lr=0.5, max_iter=5, history_size=3), 4),
+                        ("strong_wolfe", dict(lr=1.0, max_iter=6, line_search_fn="strong_wolfe"), 3)]:
+    w1, w2, b2 = (p.clone().requires_grad_(True) for p in (m_w1, m_w2, m_b2))
+    opt = O.LBFGS([w1, w2, b2], **kw)
+    def closure():
+        opt.zero_grad()
+        l = muon_loss(w1, w2, b2)
+        l.backward()
+        return l
+    steps = []
+    for _ in range(calls):
+        loss = opt.step(closure)
+        st = opt.state[w1]
+        steps.append({"loss": float(loss), "w1": t(w1), "w2": t(w2), "b2": t(b2), "n_iter": st["n_iter"],
+                      "func_evals": st["func_evals"]})
+    cfg = dict(kw)
+    if "line_search_fn" not in cfg:
+        cfg["line_search_fn"] = ""
+    lbfgs[name] = {"config": cfg, "steps": steps}
+out["lbfgs"] = lbfgs
+
 # Clipping alone: the gradients at w0, b0 clipped by norm (2 and inf) and by value.
 w = w0.clone().requires_grad_(True)
 b = b0.clone().requires_grad_(True)

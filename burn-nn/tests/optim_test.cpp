@@ -8,6 +8,7 @@
 
 #include "burn/nn.hpp"
 #include "burn/optim.hpp"
+#include "burn/optim/lbfgs.hpp"
 #include "fixture.hpp"
 
 using namespace burn;
@@ -348,4 +349,77 @@ TEST(Optim, MuonWithAnAdamWGroupMatchesTheReference) {
     EXPECT_NE(std::string(e.what()).find("'b2' was made by 'adamw', its rule is now 'adam'"), std::string::npos)
         << e.what();
   }
+}
+
+namespace {
+// L-BFGS runs in float64 here, so its branches (line search, tolerances) meet PyTorch's float64 run
+// without float32 noise deciding one of them differently.
+template <size_t D>
+Tensor<D> f64(const nlohmann::json& j) {
+  return Tensor<D>::from_data(burn::test::fixture_data(j, DType::F64), ad());
+}
+
+TwoLayer two_layer_f64(const nlohmann::json& c) {
+  return {nn::Param<Tensor<2>>(f64<2>(c["w1"])), nn::Param<Tensor<2>>(f64<2>(c["w2"])),
+          nn::Param<Tensor<1>>(f64<1>(c["b2"]))};
+}
+
+optim::Lbfgs::Eval eval_two_layer(const TwoLayer& m, const nlohmann::json& c) {
+  const Tensor<2> x = f64<2>(c["x"]), y = f64<2>(c["y"]);
+  Tensor<1> loss = (m.forward(x) - y).powf_scalar(2.0).mean();
+  Gradients g = loss.backward();
+  return {loss.item<double>(), optim::GradientsParams::from_grads(g, m)};
+}
+}  // namespace
+
+class LbfgsMatchesPyTorch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LbfgsMatchesPyTorch, Steps) {
+  const nlohmann::json& data = fixtures()["muon"];
+  const nlohmann::json& c = fixtures()["lbfgs"][GetParam()];
+  optim::Lbfgs lbfgs = optim::LbfgsConfig::from_json(c["config"].dump()).init();
+  TwoLayer m = two_layer_f64(data);
+  for (size_t i = 0; i < c["steps"].size(); ++i) {
+    const nlohmann::json& want = c["steps"][i];
+    m = lbfgs.step(m, [&](const TwoLayer& cur) { return eval_two_layer(cur, data); });
+    const std::string at = GetParam() + " step " + std::to_string(i + 1);
+    EXPECT_EQ(lbfgs.n_iter(), want["n_iter"].get<int64_t>()) << at;
+    EXPECT_EQ(lbfgs.func_evals(), want["func_evals"].get<int64_t>()) << at;
+    expect_close(api::into_data(m.w1.handle()), want["w1"], 1e-9, 1e-9, "w1 " + at);
+    expect_close(api::into_data(m.w2.handle()), want["w2"], 1e-9, 1e-9, "w2 " + at);
+    expect_close(api::into_data(m.b2.handle()), want["b2"], 1e-9, 1e-9, "b2 " + at);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Optim, LbfgsMatchesPyTorch, ::testing::Values("fixed_step", "strong_wolfe"));
+
+TEST(Lbfgs, ReturnsTheFirstLossAndResumesBitExactly) {
+  const nlohmann::json& data = fixtures()["muon"];
+  const nlohmann::json& c = fixtures()["lbfgs"]["strong_wolfe"];
+  const optim::LbfgsConfig cfg = optim::LbfgsConfig::from_json(c["config"].dump());
+  auto closure = [&](const TwoLayer& cur) { return eval_two_layer(cur, data); };
+
+  TwoLayer straight = two_layer_f64(data);
+  optim::Lbfgs a = cfg.init();
+  for (int i = 0; i < 3; ++i) {
+    const double first = a.step_module(straight, [&] { return closure(straight); });
+    EXPECT_NEAR(first, c["steps"][i]["loss"].get<double>(), 1e-9);
+  }
+
+  TwoLayer resumed = two_layer_f64(data);
+  optim::Lbfgs b = cfg.init();
+  resumed = b.step(resumed, closure);
+  const std::string file = temp_file("lbfgs.bpz");
+  record::save(file, b.to_record());
+  optim::Lbfgs fresh = cfg.init();  // the config is not state: the same one is given again
+  fresh.load_record(record::load(file));
+  std::filesystem::remove(file);
+  EXPECT_EQ(fresh.n_iter(), b.n_iter());
+  for (int i = 0; i < 2; ++i) resumed = fresh.step(resumed, closure);
+  EXPECT_EQ(bits(resumed.w1), bits(straight.w1));
+  EXPECT_EQ(bits(resumed.b2), bits(straight.b2));
+
+  EXPECT_THROW(fresh.load_record(optim::SgdConfig{}.init().to_record()), RecordError);
+  EXPECT_THROW(optim::LbfgsConfig{.line_search_fn = "backtracking"}.init(), ValueError);
+  EXPECT_THROW(optim::LbfgsConfig{.max_iter = 0}.init(), ValueError);
 }
