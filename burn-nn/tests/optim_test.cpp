@@ -423,3 +423,24 @@ TEST(Lbfgs, ReturnsTheFirstLossAndResumesBitExactly) {
   EXPECT_THROW(optim::LbfgsConfig{.line_search_fn = "backtracking"}.init(), ValueError);
   EXPECT_THROW(optim::LbfgsConfig{.max_iter = 0}.init(), ValueError);
 }
+
+class OptimRecorders : public ::testing::TestWithParam<std::string> {};
+
+// Parameter ids are numeric path segments ("state.1234.moment_1"): every recorder keeps them.
+TEST_P(OptimRecorders, StateRoundTripsThroughEachRecorder) {
+  Affine m = initial(ad());
+  optim::Optimizer opt = optim::RmsPropConfig{.centered = true, .momentum = 0.5}.init();
+  for (int i = 0; i < 3; ++i) m = opt.step(0.01, m, grads_of(m));
+  const std::string file = temp_file("state" + GetParam());
+  record::save(file, opt.to_record());
+  optim::Optimizer back = optim::RmsPropConfig{.centered = true, .momentum = 0.5}.init();
+  back.load_record(record::load(file));
+  std::filesystem::remove(file);
+  const record::Record a = opt.to_record(), b = back.to_record();
+  EXPECT_EQ(a.tensor_count(), 6u);  // square_avg, grad_avg, momentum for w and b
+  for (const record::FlatEntry& e : a.flatten())
+    if (e.value->kind() == record::EntryKind::Tensor || e.value->kind() == record::EntryKind::Int)
+      EXPECT_TRUE(*e.value == b.at(e.path)) << e.path;
+}
+
+INSTANTIATE_TEST_SUITE_P(Optim, OptimRecorders, ::testing::Values(".bpz", ".h5", ".json"));

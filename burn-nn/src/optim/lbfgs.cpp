@@ -43,7 +43,9 @@ struct Flat {
     }
     if (params.empty()) throw ValueError("Lbfgs", "the module has no trainable parameter");
   }
-  static H value(const nn::ParamBase& p) { return autodiff_of(p.handle().device) ? api::inner(p.handle()) : p.handle(); }
+  static H value(const nn::ParamBase& p) {
+    return autodiff_of(p.handle().device) ? api::inner(p.handle()) : p.handle();
+  }
   static void set(nn::ParamBase& p, const H& x) {
     const Device d = p.handle().device;
     p.set_handle(autodiff_of(d) ? api::from_inner(x, d) : x);
@@ -117,7 +119,8 @@ LineSearch strong_wolfe(Obj obj, double t, const H& d, double f, const H& g, dou
   std::vector<H> bracket_g;
   while (ls_iter < max_ls) {
     if (f_new > f + c1 * t * gtd || (ls_iter > 1 && f_new >= f_prev)) {
-      bracket = {t_prev, t}, bracket_f = {f_prev, f_new}, bracket_g = {g_prev, g_new}, bracket_gtd = {gtd_prev, gtd_new};
+      bracket = {t_prev, t}, bracket_f = {f_prev, f_new}, bracket_g = {g_prev, g_new},
+      bracket_gtd = {gtd_prev, gtd_new};
       break;
     }
     if (std::abs(gtd_new) <= -c2 * gtd) {
@@ -126,7 +129,8 @@ LineSearch strong_wolfe(Obj obj, double t, const H& d, double f, const H& g, dou
       break;
     }
     if (gtd_new >= 0) {
-      bracket = {t_prev, t}, bracket_f = {f_prev, f_new}, bracket_g = {g_prev, g_new}, bracket_gtd = {gtd_prev, gtd_new};
+      bracket = {t_prev, t}, bracket_f = {f_prev, f_new}, bracket_g = {g_prev, g_new},
+      bracket_gtd = {gtd_prev, gtd_new};
       break;
     }
     const double min_step = t + 0.01 * (t - t_prev), max_step = t * 10;
@@ -183,9 +187,9 @@ Lbfgs LbfgsConfig::init() const { return Lbfgs(*this); }
 Lbfgs::Lbfgs(const LbfgsConfig& config) : c_(config) {
   if (c_.max_eval == 0) c_.max_eval = c_.max_iter * 5 / 4;
   if (!(c_.lr > 0) || c_.max_iter < 1 || c_.max_eval < 1 || c_.history_size < 1)
-    throw ValueError("LbfgsConfig", "lr, max_iter, max_eval and history_size must be > 0, got " + std::to_string(c_.lr) +
-                                        ", " + std::to_string(c_.max_iter) + ", " + std::to_string(c_.max_eval) + ", " +
-                                        std::to_string(c_.history_size));
+    throw ValueError("LbfgsConfig", "lr, max_iter, max_eval and history_size must be > 0, got " +
+                                        std::to_string(c_.lr) + ", " + std::to_string(c_.max_iter) + ", " +
+                                        std::to_string(c_.max_eval) + ", " + std::to_string(c_.history_size));
   if (!c_.line_search_fn.empty() && c_.line_search_fn != "strong_wolfe")
     throw ValueError("LbfgsConfig", "line_search_fn is \"\" or \"strong_wolfe\", got \"" + c_.line_search_fn + "\"");
 }
@@ -318,7 +322,8 @@ void Lbfgs::load_record(const record::Record& rec) {
     return *v;
   };
   if (need("rule", record::EntryKind::String).as_string() != "lbfgs")
-    throw RecordError("Lbfgs::load_record", "the record holds the state of '" + rec.at("rule").as_string() + "', not lbfgs");
+    throw RecordError("Lbfgs::load_record",
+                      "the record holds the state of '" + rec.at("rule").as_string() + "', not lbfgs");
   const int64_t n_iter = need("n_iter", record::EntryKind::Int).as_int();
   const int64_t func_evals = need("func_evals", record::EntryKind::Int).as_int();
   const double t = need("t", record::EntryKind::Float).as_float();
