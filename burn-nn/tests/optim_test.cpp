@@ -336,8 +336,13 @@ TEST(Optim, MuonWithAnAdamWGroupMatchesTheReference) {
   EXPECT_EQ(rec.at("state." + std::to_string(m.b2.id()) + ".rule").as_string(), "adamw");
   EXPECT_FALSE(rec.contains("state." + std::to_string(m.w1.id()) + ".rule"));
   Gradients g = (m.forward(x) - y).powf_scalar(2.0).mean().backward();
-  EXPECT_THROW(optim::MuonConfig{}.init().step(lr, m, optim::GradientsParams::from_grads(g, m)),
-               ValueError);  // Muon on a vector
+  optim::Optimizer muon_only = optim::MuonConfig{}.init();
+  const std::vector<uint8_t> w1_before = bits(m.w1);
+  optim::GradientsParams gp = optim::GradientsParams::from_grads(g, m);
+  EXPECT_THROW(muon_only.step_module(lr, m, gp), ValueError);  // Muon on a vector
+  // The step is all or nothing: w1, before b2 in the walk, is not updated either.
+  EXPECT_EQ(bits(m.w1), w1_before);
+  EXPECT_EQ(muon_only.state(m.w1.id()), nullptr);
   optim::Optimizer wrong = optim::MuonConfig{}.init();
   wrong.add_group({.prefix = "b2", .rule = optim::AdamConfig{}.rule()});
   wrong.load_record(rec);

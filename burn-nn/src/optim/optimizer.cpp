@@ -1,6 +1,7 @@
 // The Optimizer adaptor: the module walk, groups, weight decay, clipping and the state record.
 #include "burn/optim/optimizer.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace burn::optim {
@@ -59,10 +60,19 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
   if (!(lr >= 0)) throw ValueError("Optimizer::step", "the learning rate must be >= 0, got " + std::to_string(lr));
   if (clipping_) clipping_->apply(grads);
   NoGradGuard no_grad;
+  // Every new value and state is computed first and committed at the end, so a step that throws
+  // (a rule refusing a tensor, a state of another rule) leaves the module and the optimizer as they were.
+  struct Update {
+    nn::ParamBase* param;
+    TensorHandle value;
+    ParamState state;
+    std::string rule;
+  };
+  std::vector<Update> updates;
   for (const nn::NamedParam& np : nn::detail::named_params(module)) {
     nn::ParamBase& p = *np.param;
     if (p.is_buffer() || !p.require_grad() || !p.initialized() || p.kind() != Kind::Float) continue;
-    std::optional<TensorHandle> grad = grads.remove(p.id());
+    std::optional<TensorHandle> grad = grads.get(p.id());
     if (!grad) continue;
     const Device device = p.handle().device;
     const bool tracked = autodiff_of(device) != nullptr;
@@ -75,18 +85,15 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
     if (g.prim->dtype() != x.prim->dtype()) g = api::cast(g, x.prim->dtype());
 
     const Settings s = settings_for(p.id(), np.path);
-    std::string& made_by = state_rules_[p.id()];
-    if (!made_by.empty() && made_by != s.rule->name())
-      throw RecordError("Optimizer::step", "the state of parameter '" + np.path + "' was made by '" + made_by +
+    if (auto r = state_rules_.find(p.id()); r != state_rules_.end() && r->second != s.rule->name())
+      throw RecordError("Optimizer::step", "the state of parameter '" + np.path + "' was made by '" + r->second +
                                                "', its rule is now '" + s.rule->name() + "'");
-    made_by = s.rule->name();
-    ParamState& st = states_[p.id()];
-    if (auto it = loaded_.find(p.id()); it != loaded_.end()) {  // state from a record: now on the device
+    ParamState in;
+    if (auto it = states_.find(p.id()); it != states_.end()) in = it->second;  // handles only: cheap
+    if (auto it = loaded_.find(p.id()); it != loaded_.end())                   // state from a record: now on the device
       for (const auto& [name, data] : it->second)
-        st.tensors[name] = api::from_data(
+        in.tensors[name] = api::from_data(
             x.device, data.dtype() == x.prim->dtype() ? data : data.convert(x.prim->dtype()), Kind::Float);
-      loaded_.erase(it);
-    }
     const double plr = lr * s.lr_scale;
     if (s.weight_decay.penalty != 0) {
       if (s.weight_decay.decoupled)
@@ -94,11 +101,18 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
       else
         g = api::add(g, api::mul_scalar(x, s.weight_decay.penalty));
     }
-    ParamState in = std::move(st);
     in.step += 1;
     RuleStep out = s.rule->step(plr, x, g, std::move(in));
-    st = std::move(out.state);
-    p.set_handle(tracked ? api::from_inner(out.tensor, device) : out.tensor);
+    updates.push_back({&p, tracked ? api::from_inner(out.tensor, device) : std::move(out.tensor), std::move(out.state),
+                       s.rule->name()});
+  }
+  for (Update& u : updates) {
+    const nn::ParamId id = u.param->id();
+    u.param->set_handle(std::move(u.value));
+    states_[id] = std::move(u.state);
+    state_rules_[id] = std::move(u.rule);
+    loaded_.erase(id);
+    grads.remove(id);
   }
 }
 
