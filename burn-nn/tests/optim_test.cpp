@@ -449,3 +449,23 @@ TEST_P(OptimRecorders, StateRoundTripsThroughEachRecorder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Optim, OptimRecorders, ::testing::Values(".bpz", ".h5", ".json"));
+
+TEST(Lbfgs, Float32FollowsTheFloat64Reference) {
+  // The usual precision: the same iterates within float32's reach (no tolerance test fires early).
+  const nlohmann::json& data = fixtures()["muon"];
+  const nlohmann::json& c = fixtures()["lbfgs"]["fixed_step"];
+  optim::Lbfgs lbfgs = optim::LbfgsConfig::from_json(c["config"].dump()).init();
+  TwoLayer m{nn::Param<Tensor<2>>(fixture_tensor<2>(data["w1"], ad())),
+             nn::Param<Tensor<2>>(fixture_tensor<2>(data["w2"], ad())),
+             nn::Param<Tensor<1>>(fixture_tensor<1>(data["b2"], ad()))};
+  const Tensor<2> x = fixture_tensor<2>(data["x"], ad()), y = fixture_tensor<2>(data["y"], ad());
+  for (size_t i = 0; i < c["steps"].size(); ++i) {
+    m = lbfgs.step(m, [&](const TwoLayer& cur) {
+      Tensor<1> loss = (cur.forward(x) - y).powf_scalar(2.0).mean();
+      Gradients g = loss.backward();
+      return optim::Lbfgs::Eval{loss.item<double>(), optim::GradientsParams::from_grads(g, cur)};
+    });
+    expect_close(api::into_data(m.w1.handle()), c["steps"][i]["w1"], 1e-4, 1e-4, "w1 f32 step " + std::to_string(i));
+    EXPECT_EQ(m.w1.dtype(), DType::F32);
+  }
+}
