@@ -72,13 +72,15 @@ class BURN_OPTIM_API Optimizer {
 
   // One step: each trainable parameter of `module` with a gradient in `grads` gets the rule's new
   // value, set back with Param::set_handle (a fresh tracked leaf on an autodiff device). Buffers,
-  // frozen parameters and parameters without a gradient are left as they are.
+  // frozen parameters and parameters without a gradient are left as they are. All or nothing: when a
+  // rule throws, no parameter and no state has changed.
   template <nn::detail::Module M>
   M step(double lr, M module, GradientsParams grads) {
     step_module(lr, nn::ModuleRef(module), grads);
     return module;
   }
-  // The same on a module reference; `grads` is clipped in place when clipping is set.
+  // The same on a module reference; `grads` is clipped in place when clipping is set, and the
+  // gradients used are removed from it (what is left had no parameter to go to).
   void step_module(double lr, nn::ModuleRef module, GradientsParams& grads);
 
   Optimizer& add_group(ParamGroup group);
