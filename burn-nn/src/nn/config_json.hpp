@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "burn/nn/export.hpp"
 #include "burn/nn/init.hpp"
 #include "burn/tensor/error.hpp"
 
@@ -13,11 +14,12 @@ namespace burn::nn {
 void to_json(nlohmann::json& j, const Initializer& init);
 void from_json(const nlohmann::json& j, Initializer& init);
 
+// Exported: burn::optim's configs use them too.
 namespace detail {
-std::string read_text_file(const std::string& path, const char* op);
-void write_text_file_atomically(const std::string& path, const std::string& text, const char* op);
+BURN_NN_API std::string read_text_file(const std::string& path, const char* op);
+BURN_NN_API void write_text_file_atomically(const std::string& path, const std::string& text, const char* op);
 // Parses `text`, refuses keys that `defaults` (the config's own JSON) does not have.
-nlohmann::json parse_config(std::string_view text, const nlohmann::json& defaults, const char* type);
+BURN_NN_API nlohmann::json parse_config(std::string_view text, const nlohmann::json& defaults, const char* type);
 }  // namespace detail
 
 }  // namespace burn::nn
