@@ -1,10 +1,15 @@
 // TensorData: typed host buffers, dtype conversion, approximate comparison and printing.
 #include "burn/tensor/data.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <limits>
+#include <mutex>
 #include <sstream>
 
 #include "burn/tensor/scalar.hpp"
@@ -72,16 +77,150 @@ uint16_t f32_to_bf16(float v) {
   return static_cast<uint16_t>(x >> 16);
 }
 
+namespace detail {
+
+namespace {
+// Sanitizers watch malloc'd blocks only: everything comes from malloc there, so an overflow of a
+// tensor buffer is still caught.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kHugePage = std::numeric_limits<size_t>::max();
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+constexpr size_t kHugePage = std::numeric_limits<size_t>::max();
+#else
+constexpr size_t kHugePage = size_t{2} << 20;
+#endif
+#else
+constexpr size_t kHugePage = size_t{2} << 20;
+#endif
+
+[[noreturn]] void refused(size_t bytes) {
+  const char* op = current_op();
+  throw OutOfMemory(*op ? op : "TensorData", "the system refused " + std::to_string(bytes) + " bytes");
+}
+
+// Freed mappings kept for a later block of the same length (loading a model again, converting it
+// again): the kernel then neither faults nor zeroes their pages again (glibc's heap does the same for
+// smaller blocks; that is where torch.load's repeated loads get their speed). Bounded by
+// BURN_HOST_CACHE_BYTES (default 256 MiB, 0: off); the least recently freed go first.
+class MapCache {
+ public:
+  MapCache() {
+    if (const char* env = std::getenv("BURN_HOST_CACHE_BYTES")) budget_ = std::strtoull(env, nullptr, 10);
+  }
+  void* take(size_t len) {
+    std::lock_guard lock(mutex_);
+    for (size_t i = blocks_.size(); i-- > 0;) {  // the most recently freed first: likeliest in cache
+      if (blocks_[i].len != len) continue;
+      void* p = blocks_[i].p;
+      held_ -= len;
+      blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+      return p;
+    }
+    return nullptr;
+  }
+  // False when the block is not kept (the caller unmaps it).
+  bool keep(void* p, size_t len) noexcept {
+    Block evicted[8];
+    size_t n_evicted = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (len > budget_ || blocks_.size() >= kMaxBlocks) return false;
+      while (held_ + len > budget_ && n_evicted < std::size(evicted)) {
+        evicted[n_evicted++] = blocks_.front();
+        held_ -= blocks_.front().len;
+        blocks_.erase(blocks_.begin());
+      }
+      if (held_ + len > budget_) {
+        for (size_t i = 0; i < n_evicted; ++i) ::munmap(evicted[i].p, evicted[i].len);
+        return false;
+      }
+      blocks_.push_back({p, len});  // reserved up front: cannot throw
+      held_ += len;
+    }
+    for (size_t i = 0; i < n_evicted; ++i) ::munmap(evicted[i].p, evicted[i].len);
+    return true;
+  }
+
+ private:
+  struct Block {
+    void* p = nullptr;
+    size_t len = 0;
+  };
+  static constexpr size_t kMaxBlocks = 1024;
+  std::mutex mutex_;
+  std::vector<Block> blocks_ = [] {
+    std::vector<Block> v;
+    v.reserve(kMaxBlocks);
+    return v;
+  }();
+  size_t held_ = 0;
+  size_t budget_ = size_t{256} << 20;
+};
+
+// Never destroyed: blocks may be freed during static destruction.
+MapCache& map_cache() {
+  static auto* cache = new MapCache;
+  return *cache;
+}
+
+size_t page_rounded(size_t bytes) {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+}  // namespace
+
+void* host_alloc(size_t bytes) {
+  if (bytes < kHugePage) {
+    void* p = std::malloc(std::max<size_t>(bytes, 1));
+    if (!p) refused(bytes);
+    return p;
+  }
+  // Map 2 MiB more than asked, keep the 2 MiB-aligned part: the kernel backs whole aligned 2 MiB
+  // ranges with huge pages (the tail past the last one gets small pages, so nothing is wasted).
+  const size_t len = page_rounded(bytes);
+  if (void* p = map_cache().take(len)) return p;
+  size_t span = 0;
+  if (__builtin_add_overflow(len, kHugePage, &span)) refused(bytes);
+  void* m = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) refused(bytes);
+  const auto base = reinterpret_cast<uintptr_t>(m);
+  const uintptr_t start = (base + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
+  if (start > base) ::munmap(m, start - base);
+  if (const uintptr_t end = base + span, used = start + len; end > used)
+    ::munmap(reinterpret_cast<void*>(used), end - used);
+  ::madvise(reinterpret_cast<void*>(start), len, MADV_HUGEPAGE);  // advice only: small pages if refused
+  return reinterpret_cast<void*>(start);
+}
+
+void host_free(void* p, size_t bytes) noexcept {
+  if (!p) return;
+  if (bytes < kHugePage) return std::free(p);
+  const size_t len = page_rounded(bytes);
+  if (!map_cache().keep(p, len)) ::munmap(p, len);
+}
+
+}  // namespace detail
+
 TensorData::TensorData(Shape shape, DType dtype)
     : shape_(std::move(shape)), dtype_(dtype), bytes_(checked_bytes(shape_, dtype_size(dtype), "TensorData"), 0) {}
 
-TensorData::TensorData(Shape shape, DType dtype, std::vector<uint8_t> bytes)
-    : shape_(std::move(shape)), dtype_(dtype), bytes_(std::move(bytes)) {
+TensorData::TensorData(Shape shape, DType dtype, const std::vector<uint8_t>& bytes)
+    : shape_(std::move(shape)), dtype_(dtype) {
   const size_t want = checked_bytes(shape_, dtype_size(dtype_), "TensorData");
-  if (bytes_.size() != want)
+  if (bytes.size() != want)
     throw ShapeError("TensorData", "shape " + shape_.to_string() + " of " + std::string(dtype_name(dtype_)) +
                                        " needs " + std::to_string(want) + " bytes, got " +
-                                       std::to_string(bytes_.size()));
+                                       std::to_string(bytes.size()));
+  bytes_.assign(bytes.begin(), bytes.end());
+}
+
+TensorData TensorData::uninitialized(Shape shape, DType dtype) {
+  TensorData d;
+  d.bytes_.resize(checked_bytes(shape, dtype_size(dtype), "TensorData"));  // default-initialised: not zeroed
+  d.shape_ = std::move(shape);
+  d.dtype_ = dtype;
+  return d;
 }
 
 void TensorData::check_count(size_t n, const Shape& shape) {
@@ -213,7 +352,7 @@ void store(uint8_t* p, DType to, double f, int64_t i) {
 TensorData TensorData::convert(DType to) const {
   if (to == dtype_) return *this;
   check_size(dtype_size(dtype_), "convert");
-  TensorData out(shape_, to);
+  TensorData out = uninitialized(shape_, to);  // every element is stored below
   size_t w = dtype_size(to);
   for (int64_t k = 0; k < num_elements(); ++k)
     store(out.bytes_.data() + static_cast<size_t>(k) * w, to, value_f64(k), is_int(to) ? value_i64(*this, k) : 0);
@@ -223,7 +362,9 @@ TensorData TensorData::convert(DType to) const {
 TensorData TensorData::reshape(Shape shape) const {
   if (checked_num_elements(shape, "TensorData::reshape") != num_elements())
     throw ShapeError("TensorData::reshape", "cannot reshape " + shape_.to_string() + " to " + shape.to_string());
-  return TensorData(std::move(shape), dtype_, bytes_);
+  TensorData out = *this;
+  out.shape_ = std::move(shape);
+  return out;
 }
 
 ApproxReport TensorData::compare_approx(const TensorData& expected, double rtol, double atol) const {

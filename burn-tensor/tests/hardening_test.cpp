@@ -2,8 +2,10 @@
 // before sizes were overflow-checked (issue 9); now each raises a burn::Error naming the op, or is right.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "burn/tensor.hpp"
@@ -220,6 +222,33 @@ TEST(Hardening, TensorDataChecksItsShape) {
   resized.bytes().resize(2);  // the buffer is writable: a wrong size must not be read past
   expect_error<ShapeError>([&] { (void)resized.to_vec<float>(); }, {"[to_vec]"});
   EXPECT_THROW(Shape({1LL << 32, 1LL << 32}).num_elements(), ShapeError);
+}
+
+// TensorData's memory: large blocks are kept after free and handed to the next block of the same
+// size, so the zero-filling constructor must still zero a reused block; uninitialized() checks the
+// shape like the constructors, and copies and reshapes keep the bytes.
+TEST(Hardening, TensorDataMemoryIsZeroedOrWritten) {
+  const Shape big{1 << 20};  // 4 MiB of f32: a mapped block, cached when freed
+  for (int round = 0; round < 3; ++round) {
+    {
+      TensorData dirty = TensorData::uninitialized(big, DType::F32);
+      ASSERT_EQ(dirty.bytes().size(), size_t{4} << 20);
+      std::memset(dirty.raw(), 0xab, dirty.bytes().size());
+    }
+    const TensorData zeros(big, DType::F32);
+    const auto& b = zeros.bytes();
+    ASSERT_EQ(b.size(), size_t{4} << 20);
+    EXPECT_EQ(std::count(b.begin(), b.end(), uint8_t{0}), static_cast<std::ptrdiff_t>(b.size())) << "round " << round;
+  }
+  TensorData t = TensorData::uninitialized(Shape{3, 700'000}, DType::F32);
+  for (size_t i = 0; i < 2'100'000; ++i) static_cast<float*>(t.raw())[i] = static_cast<float>(i % 977);
+  const TensorData copy = t;
+  const TensorData flat = t.reshape(Shape{2'100'000});
+  EXPECT_EQ(copy, t);
+  EXPECT_EQ(flat.bytes(), t.bytes());
+  EXPECT_EQ(flat.value_f64(1'000'000), static_cast<double>(1'000'000 % 977));
+  expect_error<ShapeError>([] { TensorData::uninitialized(Shape{-3}, DType::F32); }, {"[TensorData]", "negative"});
+  expect_error<OutOfMemory>([] { TensorData::uninitialized(Shape{1LL << 62}, DType::F32); }, {"[TensorData]"});
 }
 
 // A kernel far larger than the input (padding up to half of it is legal): the cpu kernels sized a

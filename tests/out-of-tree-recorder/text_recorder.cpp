@@ -11,7 +11,7 @@ namespace {
 using namespace burn;
 using namespace burn::record;
 
-std::string hex(const std::vector<uint8_t>& bytes) {
+std::string hex(const HostBytes& bytes) {
   static const char* digits = "0123456789abcdef";
   std::string s;
   for (uint8_t b : bytes) {

@@ -57,9 +57,9 @@ Prim CpuBackend::from_data(const TensorData& data) {
 TensorData CpuBackend::into_data(const Prim& x) {
   CpuPtr t = contiguous(as_cpu(x, "into_data"));
   const size_t bytes = static_cast<size_t>(t->shape().num_elements()) * dtype_size(t->dtype());
-  std::vector<uint8_t> buf(bytes);
-  if (bytes) std::memcpy(buf.data(), t->raw(), bytes);
-  return TensorData(t->shape(), t->dtype(), std::move(buf));
+  TensorData out = TensorData::uninitialized(t->shape(), t->dtype());
+  if (bytes) std::memcpy(out.raw(), t->raw(), bytes);
+  return out;
 }
 
 Prim CpuBackend::cast(Prim x, DType dtype) {

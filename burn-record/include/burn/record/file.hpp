@@ -59,6 +59,7 @@ class BURN_RECORD_API OutputFile {
   std::string path_, op_;
   int fd_ = -1;
   uint64_t size_ = 0;
+  uint64_t started_ = 0;  // bytes whose write-back to disk write() has started
 };
 
 // A file opened for reading; every read is checked against the file's length before anything is
