@@ -56,7 +56,10 @@ optim::Optimizer make(const std::string& kind, const nlohmann::json& config) {
   throw std::runtime_error("unknown optimizer " + kind);
 }
 
-std::vector<uint8_t> bits(const nn::ParamBase& p) { return api::into_data(p.handle()).bytes(); }
+std::vector<uint8_t> bits(const nn::ParamBase& p) {
+  const TensorData d = api::into_data(p.handle());
+  return {d.bytes().begin(), d.bytes().end()};
+}
 
 std::string temp_file(const std::string& stem) {
   return (std::filesystem::temp_directory_path() / ("burn_optim_" + std::to_string(::getpid()) + "_" + stem)).string();

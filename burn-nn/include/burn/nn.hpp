@@ -4,6 +4,7 @@
 #include "burn/nn/activation.hpp"
 #include "burn/nn/attention.hpp"
 #include "burn/nn/conv.hpp"
+#include "burn/nn/deform_conv.hpp"
 #include "burn/nn/distance.hpp"
 #include "burn/nn/dropout.hpp"
 #include "burn/nn/embedding.hpp"
