@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -30,9 +31,10 @@ NOTES_MARK = "<!-- notes below this line are kept when the table is regenerated 
 class Case:
     """One workload: its name (shared with the torch side), program, limit kind and work, target group."""
 
-    def __init__(self, name, program, kind, work, group, quick=True, cpp_peer=False):
+    def __init__(self, name, program, kind, work, group, quick=True, cpp_peer=False, ort_batch=None):
         self.name, self.program, self.kind, self.work, self.group, self.quick = name, program, kind, work, group, quick
         self.cpp_peer = cpp_peer  # also run by burn-bench-libtorch under the same name
+        self.ort_batch = ort_batch  # also run by ONNX Runtime (bench/onnxruntime) at this batch size
 
 
 def cases():
@@ -96,6 +98,14 @@ def cases():
         Case("conv_block_step/n8_c32_32x32", "autodiff", "gemm", block, "conv block step"),
         Case("autodiff_tiny_add/1x8", "autodiff", "none", 0, "autodiff fixed cost", cpp_peer=True),
     ]
+    # nn (issue 11): what users write, modules + loss + optimizer, against PyTorch's nn and torch.optim
+    out += [
+        Case("nn_mlp_train_adam/784-512-512-10_b128", "nn", "gemm", mlp, "nn train step"),
+        Case("nn_cnn_train_adam/b64_28x28", "nn", "none", 0, "nn train step"),
+        Case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", "nn", "none", 0, "nn train step"),
+        Case("nn_resnet18_infer/b1_224", "nn", "gemm", 2 * 1.82e9, "resnet18 inference", ort_batch=1),
+        Case("nn_resnet18_infer/b8_224", "nn", "gemm", 8 * 2 * 1.82e9, "resnet18 inference", ort_batch=8),
+    ]
     # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
@@ -110,7 +120,7 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": None,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
            "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
-           "record save": 1.0, "record load": 1.0}
+           "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8}
 # Issue 9: the fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
@@ -125,6 +135,26 @@ def env():
 def run_limit(path, args):
     out = subprocess.run([path] + [str(a) for a in args], check=True, capture_output=True, text=True, env=env())
     return json.loads(out.stdout)
+
+
+ORT_DIR = os.path.join(HERE, "onnxruntime")
+
+
+def run_ort(case, iters, reps):
+    """The ONNX Runtime peer (npm onnxruntime-node in bench/onnxruntime/node_modules): ResNet-18 exported
+    from torchvision once per run, the same iterations and repetitions as the burn side."""
+    if not os.path.isdir(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
+        return {"error": "no bench/onnxruntime/node_modules (ONNXRUNTIME_NODE_INSTALL=skip npm install there)"}
+    model = os.path.join(os.environ.get("BURN_BENCH_TMP", "/tmp"), "burn-bench-resnet18.onnx")
+    if not os.path.exists(model):
+        subprocess.run(["/usr/bin/python3", os.path.join(ORT_DIR, "export_resnet18.py"), model], check=True,
+                       capture_output=True)
+    out = subprocess.run(["node", os.path.join(ORT_DIR, "bench_ort.mjs"), model, str(case.ort_batch), str(THREADS),
+                          str(max(iters, 1)), str(reps)], capture_output=True, text=True, env=env())
+    if out.returncode != 0:
+        return {"error": out.stderr.strip()[-300:]}
+    times = json.loads(out.stdout)["times_s"]
+    return {"median_ns": statistics.median(times) * 1e9}
 
 
 def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
@@ -339,6 +369,12 @@ def main():
             meta.setdefault("libtorch", lt.get("context", {}).get("torch_version"))
         iters = b.get("iterations", 1)
         t = torch.run(case.name, iters, reps, warmup)
+        if case.ort_batch:
+            o = run_ort(case, iters, reps)
+            on = o.get("median_ns")
+            print(f"  {case.name:40s} onnxruntime {fmt_time(on) if on else o.get('error')}"
+                  + (f"  burn/onnxruntime {b['median_ns'] / on:.2f}" if on and b.get("median_ns") else ""))
+            meta.setdefault("onnxruntime", {})[case.name] = o
         rows.append((case, b, t, lt))
         bn, tn = b.get("median_ns"), t.get("median_ns")
         ln = lt.get("median_ns") if lt else None

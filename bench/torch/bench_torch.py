@@ -187,6 +187,55 @@ CASES["conv_block_step/n8_c32_32x32"] = conv_block_step
 CASES["autodiff_tiny_add/1x8"] = autodiff_tiny_add
 
 
+# burn-nn workloads (issue 11) as PyTorch users write them: nn modules, F.cross_entropy, torch.optim.Adam.
+def train_step(model, x, y):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+    return with_grad(step)
+
+
+def nn_mlp_train():
+    model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                                torch.nn.ReLU(), torch.nn.Linear(512, 10))
+    return train_step(model, uniform(128, 784), (torch.rand(128) * 10).long())
+
+
+def nn_cnn_train():
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                                torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                                torch.nn.Flatten(), torch.nn.Linear(64 * 7 * 7, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 10))
+    return train_step(model, uniform(64, 1, 28, 28), (torch.rand(64) * 10).long())
+
+
+def nn_transformer_layer():
+    layer = torch.nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True)
+    x = uniform(16, 128, 256).requires_grad_()
+    params = [x] + list(layer.parameters())
+
+    def step():
+        return torch.autograd.grad(layer(x).mean(), params)
+    return with_grad(step)
+
+
+def nn_resnet18(batch):
+    import torchvision
+    model = torchvision.models.resnet18().eval()
+    x = uniform(batch, 3, 224, 224)
+    return lambda: model(x)
+
+
+CASES["nn_mlp_train_adam/784-512-512-10_b128"] = nn_mlp_train
+CASES["nn_cnn_train_adam/b64_28x28"] = nn_cnn_train
+CASES["nn_transformer_layer_fwd_bwd/d256_h4_s128_b16"] = nn_transformer_layer
+CASES["nn_resnet18_infer/b1_224"] = lambda: nn_resnet18(1)
+CASES["nn_resnet18_infer/b8_224"] = lambda: nn_resnet18(8)
+
+
 # Records (issue 10): torch.save / torch.load of the ResNet-50 state dict whose shapes are in
 # bench/record_resnet50_shapes.txt, floats normal(0, 0.02), int64 counters 0: the workload of
 # burn-bench-record. The same torch case serves each recorder's case name.

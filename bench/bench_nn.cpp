@@ -1,0 +1,94 @@
+// burn-nn workloads as a user writes them (modules, losses, optimizers) on autodiff<cpu>, against
+// PyTorch's nn modules and torch.optim in the same run (bench/torch/bench_torch.py) and, for ResNet-18
+// inference, ONNX Runtime (bench/onnxruntime): an MLP and a small CNN train step with Adam, a
+// transformer encoder layer forward + backward, ResNet-18 inference at batch 1 and 8.
+#include <burn/nn.hpp>
+#include <burn/nn/loss.hpp>
+#include <burn/optim.hpp>
+
+#include "common.hpp"
+#include "resnet.hpp"
+
+namespace {
+
+using namespace burn;
+using namespace burn::bench;
+
+const Device& ad() {
+  static const Device dev = Device::get("autodiff<cpu>");
+  return dev;
+}
+
+Tensor<1, Int> labels(int64_t n, int64_t classes) {
+  return Tensor<2>::random(Shape{n, 1}, Distribution::uniform(0, static_cast<double>(classes)), cpu())
+      .to_int()
+      .squeeze<1>(1)
+      .to_device(ad());
+}
+
+struct Mlp {
+  nn::Linear fc1, fc2, fc3;
+  BURN_MODULE(fc1, fc2, fc3)
+  Tensor<2> forward(const Tensor<2>& x) const { return fc3.forward(fc2.forward(fc1.forward(x).relu()).relu()); }
+};
+
+struct SmallCnn {
+  nn::Conv2d conv1, conv2;
+  nn::MaxPool2d pool;
+  nn::Linear fc1, fc2;
+  BURN_MODULE(conv1, conv2, pool, fc1, fc2)
+  Tensor<2> forward(const Tensor<4>& x) const {
+    const Tensor<4> h = pool.forward(conv2.forward(pool.forward(conv1.forward(x).relu())).relu());
+    return fc2.forward(fc1.forward(h.flatten<2>(1, 3)).relu());
+  }
+};
+
+// One Adam step per iteration: forward, cross-entropy, backward, update.
+template <class M, class X>
+void train_loop(benchmark::State& st, M model, const X& x, const Tensor<1, Int>& y) {
+  optim::Optimizer opt = optim::AdamConfig{}.init();
+  const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad());
+  for (auto _ : st) {
+    Gradients grads = loss.forward(model.forward(x), y).backward();
+    model = opt.step(1e-3, model, optim::GradientsParams::from_grads(grads, model));
+  }
+}
+
+void register_cases() {
+  add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
+    Mlp m{nn::LinearConfig{784, 512}.init(ad()), nn::LinearConfig{512, 512}.init(ad()),
+          nn::LinearConfig{512, 10}.init(ad())};
+    train_loop(st, m, Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
+  });
+  add_case("nn_cnn_train_adam/b64_28x28", [](benchmark::State& st) {
+    auto conv = [](int64_t in, int64_t out) {
+      return nn::Conv2dConfig{.channels = {in, out}, .kernel_size = {3, 3}, .padding = nn::PaddingConfig::same()}.init(
+          ad());
+    };
+    SmallCnn m{conv(1, 32), conv(32, 64), nn::MaxPool2dConfig{.kernel_size = {2, 2}}.init(),
+               nn::LinearConfig{64 * 7 * 7, 128}.init(ad()), nn::LinearConfig{128, 10}.init(ad())};
+    train_loop(st, m, Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));
+  });
+  add_case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", [](benchmark::State& st) {
+    const nn::TransformerEncoder enc =
+        nn::TransformerConfig{.d_model = 256, .d_ff = 1024, .n_heads = 4, .n_layers = 1, .dropout = 0.0,
+                              .activation = nn::FeedForwardActivation::Relu}
+            .init_encoder(ad());
+    const Tensor<3> x = Tensor<3>::from_inner(input<3>({16, 128, 256}), ad()).require_grad();
+    for (auto _ : st) {
+      Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
+      benchmark::DoNotOptimize(grads);
+    }
+  });
+  for (int64_t batch : {1, 8}) {
+    add_case("nn_resnet18_infer/b" + std::to_string(batch) + "_224", [batch](benchmark::State& st) {
+      const models::ResNet net = models::ResNetConfig{}.init(cpu());
+      const Tensor<4> x = input<4>({batch, 3, 224, 224});
+      for (auto _ : st) benchmark::DoNotOptimize(net.forward(x).into_data());
+    });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return burn::bench::run_main(argc, argv, register_cases); }
