@@ -10,11 +10,6 @@ namespace {
 using namespace burn;
 using namespace burn::bench;
 
-const Device& ad() {
-  static const Device dev = Device::get("autodiff<cpu>");
-  return dev;
-}
-
 template <size_t D>
 Tensor<D> param(const Shape& s, double scale) {
   return Tensor<D>::from_inner(Tensor<D>::random(s, Distribution::uniform(-scale, scale), cpu()), ad()).require_grad();

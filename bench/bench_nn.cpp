@@ -14,11 +14,6 @@ namespace {
 using namespace burn;
 using namespace burn::bench;
 
-const Device& ad() {
-  static const Device dev = Device::get("autodiff<cpu>");
-  return dev;
-}
-
 Tensor<1, Int> labels(int64_t n, int64_t classes) {
   return Tensor<2>::random(Shape{n, 1}, Distribution::uniform(0, static_cast<double>(classes)), cpu())
       .to_int()
@@ -70,10 +65,13 @@ void register_cases() {
     train_loop(st, m, Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));
   });
   add_case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", [](benchmark::State& st) {
-    const nn::TransformerEncoder enc =
-        nn::TransformerConfig{.d_model = 256, .d_ff = 1024, .n_heads = 4, .n_layers = 1, .dropout = 0.0,
-                              .activation = nn::FeedForwardActivation::Relu}
-            .init_encoder(ad());
+    const nn::TransformerEncoder enc = nn::TransformerConfig{.d_model = 256,
+                                                             .d_ff = 1024,
+                                                             .n_heads = 4,
+                                                             .n_layers = 1,
+                                                             .dropout = 0.0,
+                                                             .activation = nn::FeedForwardActivation::Relu}
+                                           .init_encoder(ad());
     const Tensor<3> x = Tensor<3>::from_inner(input<3>({16, 128, 256}), ad()).require_grad();
     for (auto _ : st) {
       Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();

@@ -24,6 +24,12 @@ inline const Device& cpu() {
   return dev;
 }
 
+// autodiff<cpu> (the program links burn::autodiff), made on first use like cpu().
+inline const Device& ad() {
+  static const Device dev = Device::get("autodiff<cpu>");
+  return dev;
+}
+
 // Uniform in [-1, 1): exp stays finite, relu has both branches, softmax rows are not degenerate.
 template <size_t D>
 Tensor<D> input(const Shape& s) {

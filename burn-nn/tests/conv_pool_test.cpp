@@ -14,10 +14,7 @@ using burn::test::error_of;
 
 namespace {
 
-const nlohmann::json& cases() {
-  static const nlohmann::json j = burn::test::load_fixture("conv_pool.json");
-  return j;
-}
+const nlohmann::json& cases() { return burn::test::fixture("conv_pool.json"); }
 
 template <size_t DI, size_t DO = DI, class Cfg>
 void check(const char* name, const Cfg& cfg) {

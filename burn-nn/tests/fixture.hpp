@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -15,6 +17,19 @@ inline nlohmann::json load_fixture(const std::string& file) {
   std::ifstream in(std::string(BURN_NN_FIXTURES) + "/" + file);
   if (!in) throw std::runtime_error("cannot open fixture " + file);
   return nlohmann::json::parse(in);
+}
+
+inline Device cpu() { return Device::get("cpu"); }
+inline Device ad() { return Device::get("autodiff<cpu>"); }
+
+// The parsed fixture file, read once per process.
+inline const nlohmann::json& fixture(const std::string& file) {
+  static std::map<std::string, nlohmann::json> cache;
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = cache.find(file);
+  if (it == cache.end()) it = cache.emplace(file, load_fixture(file)).first;
+  return it->second;
 }
 
 inline TensorData fixture_data(const nlohmann::json& j, DType dtype = DType::F32) {

@@ -12,9 +12,6 @@
 
 namespace burn::test {
 
-inline Device cpu() { return Device::get("cpu"); }
-inline Device ad() { return Device::get("autodiff<cpu>"); }
-
 // Replaces the module's parameters named in c["params"] by the fixture's; a name the module lacks fails.
 template <class M>
 void load_params(M& m, const nlohmann::json& c, const Device& d) {

@@ -10,18 +10,14 @@
 #include "fixture.hpp"
 
 using namespace burn;
+using burn::test::ad;
+using burn::test::cpu;
 using burn::test::expect_close;
 using burn::test::fixture_tensor;
 
 namespace {
 
-Device cpu() { return Device::get("cpu"); }
-Device ad() { return Device::get("autodiff<cpu>"); }
-
-const nlohmann::json& layers() {
-  static const nlohmann::json j = burn::test::load_fixture("layers.json");
-  return j;
-}
+const nlohmann::json& layers() { return burn::test::fixture("layers.json"); }
 
 nn::Linear linear_from(const nlohmann::json& c, const Device& d) {
   nn::Linear l;

@@ -10,6 +10,8 @@
 #include "fixture.hpp"
 
 using namespace burn;
+using burn::test::ad;
+using burn::test::cpu;
 using burn::test::expect_close;
 using burn::test::fixture_data;
 using nn::loss::Reduction;
@@ -17,13 +19,7 @@ using Red = std::optional<Reduction>;
 
 namespace {
 
-Device cpu() { return Device::get("cpu"); }
-Device ad() { return Device::get("autodiff<cpu>"); }
-
-const nlohmann::json& fixtures() {
-  static const nlohmann::json j = burn::test::load_fixture("loss.json");
-  return j;
-}
+const nlohmann::json& fixtures() { return burn::test::fixture("loss.json"); }
 
 // A case's inputs by name, on one device; f/i give them typed.
 struct Inputs {

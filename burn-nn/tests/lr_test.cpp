@@ -13,10 +13,7 @@ using namespace burn;
 
 namespace {
 
-const nlohmann::json& fixtures() {
-  static const nlohmann::json j = burn::test::load_fixture("lr.json");
-  return j;
-}
+const nlohmann::json& fixtures() { return burn::test::fixture("lr.json"); }
 
 // The scheduler's first N lrs against torch's get_last_lr() before each of N steps.
 void expect_lrs(optim::LrScheduler& s, const std::string& name) {

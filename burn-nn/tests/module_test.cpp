@@ -6,13 +6,13 @@
 
 #include "burn/nn.hpp"
 #include "burn/optim/grads.hpp"
+#include "fixture.hpp"
 
 using namespace burn;
+using burn::test::ad;
+using burn::test::cpu;
 
 namespace {
-
-Device cpu() { return Device::get("cpu"); }
-Device ad() { return Device::get("autodiff<cpu>"); }
 
 struct Block {
   nn::Linear attn;

@@ -14,10 +14,7 @@ using burn::test::fixture_tensor;
 
 namespace {
 
-const nlohmann::json& cases() {
-  static const nlohmann::json j = burn::test::load_fixture("norm_act.json");
-  return j;
-}
+const nlohmann::json& cases() { return burn::test::fixture("norm_act.json"); }
 
 template <size_t D, class Cfg>
 void check(const char* name, const Cfg& cfg) {

@@ -12,18 +12,14 @@
 #include "fixture.hpp"
 
 using namespace burn;
+using burn::test::ad;
+using burn::test::cpu;
 using burn::test::expect_close;
 using burn::test::fixture_tensor;
 
 namespace {
 
-Device cpu() { return Device::get("cpu"); }
-Device ad() { return Device::get("autodiff<cpu>"); }
-
-const nlohmann::json& fixtures() {
-  static const nlohmann::json j = burn::test::load_fixture("optim.json");
-  return j;
-}
+const nlohmann::json& fixtures() { return burn::test::fixture("optim.json"); }
 
 // The fixture's problem: loss = mean((x w + b - y)^2).
 struct Affine {

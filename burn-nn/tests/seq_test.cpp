@@ -9,19 +9,15 @@
 #include "fixture.hpp"
 
 using namespace burn;
+using burn::test::ad;
+using burn::test::cpu;
 using burn::test::expect_close;
 using burn::test::fixture_data;
 using burn::test::fixture_tensor;
 
 namespace {
 
-Device cpu() { return Device::get("cpu"); }
-Device ad() { return Device::get("autodiff<cpu>"); }
-
-const nlohmann::json& seq() {
-  static const nlohmann::json j = burn::test::load_fixture("seq.json");
-  return j;
-}
+const nlohmann::json& seq() { return burn::test::fixture("seq.json"); }
 
 // Loads the fixture's Burn-layout parameters strictly: every path must exist, every shape match.
 template <class M>
