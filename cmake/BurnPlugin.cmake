@@ -1,6 +1,6 @@
 # burn_add_plugin(NAME name KIND backend|recorder|importer SOURCES ...): builds a plugin as a
 # MODULE library named burn-<kind>-<name> in the plugin folder, linked to burn::tensor (and to
-# burn::record for a recorder). Installed with the package, so a
+# burn::record for a recorder, burn::import for an importer). Installed with the package, so a
 # third party builds its plugin exactly as the in-tree ones are built.
 #
 # In the monorepo BURN_PLUGIN_OUTPUT_DIR is the build tree's lib/burn/plugins, so tests find the
@@ -57,6 +57,13 @@ function(burn_add_plugin)
       message(FATAL_ERROR "burn_add_plugin(KIND recorder): burn::record is not defined; call find_package(burn REQUIRED COMPONENTS record) first")
     endif()
     target_link_libraries(${target} PRIVATE burn::record)
+  endif()
+  # An importer implements burn-import's Importer interface (and returns burn-record readers).
+  if(ARG_KIND STREQUAL "importer")
+    if(NOT TARGET burn::import)
+      message(FATAL_ERROR "burn_add_plugin(KIND importer): burn::import is not defined; call find_package(burn REQUIRED COMPONENTS import) first")
+    endif()
+    target_link_libraries(${target} PRIVATE burn::import)
   endif()
   set_target_properties(${target} PROPERTIES
     PREFIX "lib" CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
