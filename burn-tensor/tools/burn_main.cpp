@@ -1,6 +1,11 @@
-// The `burn` command-line tool: version, plugin discovery report and the available devices.
+// The `burn` command-line tool: version, plugin discovery report and the available devices; other
+// commands (inspect, convert, run-onnx) are executables of other components it finds and runs.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -25,6 +30,7 @@ const char* kUsage =
     "commands:\n"
     "  plugins [--load PATH]...  find plugins and list what was loaded, selected and rejected, and why\n"
     "  devices                   list backends and decorators, the names device specs like autodiff<cpu> nest\n"
+    "  <command> [<args>]        runs <libexec>/burn/burn-<command> (other components' commands, listed below)\n"
     "\n"
     "environment:\n"
     "  BURN_PLUGIN_PATH     ':'-separated plugin files or folders, searched first\n"
@@ -149,6 +155,64 @@ int cmd_devices(const std::vector<std::string>& args) {
   return 0;
 }
 
+// Other components install their commands as <prefix>/libexec/burn/burn-<name> (git-style), so this
+// tool of burn-tensor runs burn-import's commands without linking burn-import. The build tree mirrors it.
+std::filesystem::path external_command_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return exe.parent_path().parent_path() / "libexec" / "burn";
+}
+
+// Names of the external commands found, sorted.
+std::vector<std::string> external_commands() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(external_command_dir(), ec)) {
+    const std::string file = e.path().filename().string();
+    if (file.rfind("burn-", 0) == 0 && ::access(e.path().c_str(), X_OK) == 0) names.push_back(file.substr(5));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool is_command_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+  });
+}
+
+// Replaces this process with the external command, given the arguments after the command exactly as
+// typed (so its own option parser sees them unchanged). Returns only when there is no such command.
+int run_external(const std::string& command, int argc, char** argv) {
+  if (!is_command_name(command)) return -1;
+  const auto path = external_command_dir() / ("burn-" + command);
+  if (::access(path.c_str(), X_OK) != 0) return -1;
+  int first = 1;
+  while (first < argc && argv[first] != command) ++first;
+  std::vector<char*> args{const_cast<char*>(path.c_str())};
+  // `burn --help convert` asks the command for its help.
+  static char help[] = "--help";
+  for (int i = 1; i < first; ++i) {
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) args.push_back(help);
+  }
+  for (int i = first + 1; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execv(path.c_str(), args.data());
+  std::cerr << "burn: cannot run " << path << ": " << std::strerror(errno) << "\n";
+  return 1;
+}
+
+void print_help(const po::options_description& global) {
+  std::cout << kUsage;
+  const auto external = external_commands();
+  if (!external.empty()) {
+    std::cout << "\nmore commands (" << external_command_dir().string() << "):\n";
+    for (const auto& c : external) std::cout << "  " << c << "\n";
+  }
+  std::cout << "\n" << global;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,7 +247,7 @@ int main(int argc, char** argv) {
         std::cerr << "burn: no command given\n" << kUsage;
         return kUsageError;
       }
-      std::cout << kUsage << "\n" << global;
+      print_help(global);
       return 0;
     }
 
@@ -196,14 +260,17 @@ int main(int argc, char** argv) {
     if (command == "plugins") return cmd_plugins(args);
     if (command == "devices") return cmd_devices(args);
     if (command == "help") {
-      std::cout << kUsage << "\n" << global;
+      print_help(global);
       return 0;
     }
     if (command == "version") {
       print_version();
       return 0;
     }
-    std::cerr << "burn: unknown command '" << command << "'; commands: plugins, devices (see `burn --help`)\n";
+    if (const int rc = run_external(command, argc, argv); rc >= 0) return rc;
+    std::string known = "plugins, devices";
+    for (const auto& c : external_commands()) known += ", " + c;
+    std::cerr << "burn: unknown command '" << command << "'; commands: " << known << " (see `burn --help`)\n";
     return kUsageError;
   } catch (const po::error& e) {
     std::cerr << "burn: " << e.what() << "\n" << kUsage;
