@@ -68,9 +68,7 @@ struct ParamSite {
 
 class SiteCollector final : public nn::ModuleVisitor {
  public:
-  void enter(std::string_view name, const nn::ModuleInfo& info) override {
-    stack_.push_back({join(name), info.type});
-  }
+  void enter(std::string_view name, const nn::ModuleInfo& info) override { stack_.push_back({join(name), info.type}); }
   void leave() override { stack_.pop_back(); }
   void param(std::string_view name, nn::ParamBase&) override {
     sites.push_back({join(name), stack_.back().path, std::string(name), stack_.back().type});

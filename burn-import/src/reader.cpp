@@ -32,9 +32,9 @@ size_t EntryIndex::add(EntryInfo leaf) {
   ensure_groups(leaf.path);
   const auto [it, added] = kinds_.emplace(leaf.path, leaf.kind);
   if (!added) {
-    throw record::record_error(op_, file_, leaf.path,
-                               it->second == EntryKind::Group ? "is both a value and a group of values"
-                                                              : "appears twice");
+    throw record::record_error(
+        op_, file_, leaf.path,
+        it->second == EntryKind::Group ? "is both a value and a group of values" : "appears twice");
   }
   entries_.push_back(std::move(leaf));
   return entries_.size() - 1;
@@ -90,8 +90,8 @@ class RenamedReader final : public RecordReader {
 
 }  // namespace
 
-std::unique_ptr<RecordReader> rename_entries(std::unique_ptr<RecordReader> inner, const std::vector<std::string>& leaves,
-                                             const std::vector<size_t>& from) {
+std::unique_ptr<RecordReader> rename_entries(std::unique_ptr<RecordReader> inner,
+                                             const std::vector<std::string>& leaves, const std::vector<size_t>& from) {
   if (leaves.size() != from.size()) throw ValueError("import.rename_entries", "leaves and from differ in length");
   return std::make_unique<RenamedReader>(std::move(inner), leaves, from);
 }

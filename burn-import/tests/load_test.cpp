@@ -20,7 +20,9 @@ using namespace burn;
 using import::KeyRemap;
 
 std::string fixture(const std::string& name) { return std::string(BURN_IMPORT_FIXTURES) + "/safetensors/" + name; }
-std::string temp(const std::string& name) { return (fs::temp_directory_path() / ("burn_import_load_" + name)).string(); }
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("burn_import_load_" + name)).string();
+}
 Device cpu() { return Device::get("cpu"); }
 
 TEST(KeyRemapping, RulesApplyInOrderWithCaptures) {
@@ -103,8 +105,8 @@ struct Small {
 };
 
 Small small_module() {
-  return Small{nn::LinearConfig{.d_input = 3, .d_output = 2}.init(cpu()), nn::BatchNormConfig{.num_features = 2}.init(cpu()),
-               nn::LayerNormConfig{.d_model = 2}.init(cpu())};
+  return Small{nn::LinearConfig{.d_input = 3, .d_output = 2}.init(cpu()),
+               nn::BatchNormConfig{.num_features = 2}.init(cpu()), nn::LayerNormConfig{.d_model = 2}.init(cpu())};
 }
 
 std::vector<std::pair<std::string, TensorData>> torch_small_state() {

@@ -37,7 +37,8 @@ inline void write_safetensors(const std::string& path, const std::vector<std::pa
   uint64_t at = 0;
   for (const auto& [name, t] : tensors) {
     const uint64_t n = t.bytes().size();
-    header[name] = {{"dtype", safetensors_dtype(t.dtype())}, {"shape", t.shape().dims()}, {"data_offsets", {at, at + n}}};
+    header[name] = {
+        {"dtype", safetensors_dtype(t.dtype())}, {"shape", t.shape().dims()}, {"data_offsets", {at, at + n}}};
     at += n;
   }
   std::string h = header.dump();

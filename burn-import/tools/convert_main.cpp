@@ -49,15 +49,15 @@ int run(int argc, char** argv) {
   po::options_description visible(
       "burn convert IN OUT [options]\n\nConverts a weights file (PyTorch, safetensors, ONNX initializers, Burn's\n"
       ".mpk/.bpk, burn-record .bpz/.h5/.json) into a burn-record file, then verifies it");
-  visible.add_options()("help,h", "this help")(
-      "from", po::value<std::string>(), "importer or recorder reading IN (default: by extension, then content)")(
+  visible.add_options()("help,h", "this help")("from", po::value<std::string>(),
+                                               "importer or recorder reading IN (default: by extension, then content)")(
       "to", po::value<std::string>(), "recorder writing OUT: zstd, hdf5, json (default: by OUT's extension)")(
       "precision", po::value<std::string>()->default_value("keep"), "float tensors as f32|f16|bf16|f64|keep")(
       "remap", po::value<std::vector<std::string>>()->composing(),
       "REGEX=REPLACEMENT applied to every key ($1: a capture); repeat for several rules, applied in order")(
       "top-level-key", po::value<std::string>(), "convert only the entries below this key")(
-      "select", po::value<std::string>(), "keep only the keys (after remapping) this regex matches")(
-      "quiet,q", "no progress bar");
+      "select", po::value<std::string>(), "keep only the keys (after remapping) this regex matches")("quiet,q",
+                                                                                                     "no progress bar");
   po::options_description all;
   all.add(visible).add_options()("in", po::value<std::string>())("out", po::value<std::string>());
   po::positional_options_description pos;

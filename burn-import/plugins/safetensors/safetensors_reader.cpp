@@ -30,8 +30,8 @@ struct FileDType {
 };
 
 constexpr FileDType kDTypes[] = {
-    {"F64", 8, DType::F64}, {"F32", 4, DType::F32}, {"F16", 2, DType::F16}, {"BF16", 2, DType::BF16},
-    {"I64", 8, DType::I64}, {"I32", 4, DType::I32}, {"I16", 2, DType::I32}, {"I8", 1, DType::I8},
+    {"F64", 8, DType::F64}, {"F32", 4, DType::F32},   {"F16", 2, DType::F16}, {"BF16", 2, DType::BF16},
+    {"I64", 8, DType::I64}, {"I32", 4, DType::I32},   {"I16", 2, DType::I32}, {"I8", 1, DType::I8},
     {"U8", 1, DType::U8},   {"BOOL", 1, DType::Bool}, {"U16", 2, DType::I32}, {"U32", 4, DType::I64},
 };
 
@@ -45,7 +45,8 @@ class SafetensorsReader final : public RecordReader {
   explicit SafetensorsReader(std::string path) : file_(path, kOp), path_(std::move(path)), index_(kOp, path_) {
     const uint64_t size = file_.size();
     if (size < 8) {
-      throw fail("", "the file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length (truncated?)");
+      throw fail("",
+                 "the file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length (truncated?)");
     }
     uint8_t len[8];
     file_.read_at(len, 8, 0, "");
@@ -56,8 +57,8 @@ class SafetensorsReader final : public RecordReader {
                          std::to_string(size - 8) + " after it (truncated, or not a safetensors file)");
     }
     if (n > kMaxHeaderBytes) {
-      throw fail("", "header of " + std::to_string(n) + " bytes exceeds the limit of " +
-                         std::to_string(kMaxHeaderBytes));
+      throw fail("",
+                 "header of " + std::to_string(n) + " bytes exceeds the limit of " + std::to_string(kMaxHeaderBytes));
     }
     if (n < 2) throw fail("", "header of " + std::to_string(n) + " bytes cannot hold a JSON object");
     std::string header(static_cast<size_t>(n), '\0');
@@ -144,8 +145,7 @@ class SafetensorsReader final : public RecordReader {
       }
       if (!v.is_object()) throw fail(name, "is a " + kind_of(v) + ", not an object {dtype, shape, data_offsets}");
       const auto dt = v.find("dtype"), sh = v.find("shape"), off = v.find("data_offsets");
-      if (dt == v.end() || sh == v.end() || off == v.end())
-        throw fail(name, "lacks one of dtype, shape, data_offsets");
+      if (dt == v.end() || sh == v.end() || off == v.end()) throw fail(name, "lacks one of dtype, shape, data_offsets");
       if (!dt->is_string()) throw fail(name, "dtype is a " + kind_of(*dt) + ", not a string");
       const std::string dname = dt->get<std::string>();
       const FileDType* fd = nullptr;

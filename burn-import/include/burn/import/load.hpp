@@ -26,9 +26,9 @@ struct KeyRemap {
 BURN_IMPORT_API KeyRemap parse_remap(std::string_view rule);
 
 struct LoadOptions {
-  ImportOptions import = {};     // importer and top-level key
-  std::vector<KeyRemap> remap;   // applied in order to every key, after the top-level key
-  std::string select;            // when set, keep only the keys (after remapping) it matches (regex_search)
+  ImportOptions import = {};    // importer and top-level key
+  std::vector<KeyRemap> remap;  // applied in order to every key, after the top-level key
+  std::string select;           // when set, keep only the keys (after remapping) it matches (regex_search)
   std::optional<DType> float_dtype = std::nullopt;  // cast float tensors to it; int/bool never
 };
 
