@@ -82,7 +82,8 @@ struct Tiny {
 
 TEST(BurnMpk, LoadsIntoBurnNnModulesWithTheirIds) {
   const Device cpu = Device::get("cpu");
-  Tiny m{nn::LinearConfig{.d_input = 3, .d_output = 2}.init(cpu), nn::BatchNormConfig{.num_features = 2}.init(cpu),
+  Tiny m{nn::LinearConfig{.d_input = 3, .d_output = 2}.init(cpu),
+         nn::BatchNormConfig{.num_features = 2}.init(cpu),
          {nn::LinearConfig{.d_input = 2, .d_output = 2}.init(cpu),
           nn::LinearConfig{.d_input = 2, .d_output = 1, .bias = false}.init(cpu)}};
   import::ModuleImportOptions o;
@@ -96,6 +97,27 @@ TEST(BurnMpk, LoadsIntoBurnNnModulesWithTheirIds) {
   EXPECT_EQ(m.norm.running_var.val().into_data().to_f64_vec(),
             want["tensors"]["norm.running_var"]["values"].get<std::vector<double>>());
   EXPECT_EQ(static_cast<int64_t>(m.layers[1].weight.id()), want["ids"]["layers.1.weight"].get<int64_t>());
+}
+
+// Burnpack: the same tensors (a subset), ids from param_id, metadata; aligned and first-version layouts.
+TEST(Burnpack, TensorsIdsAndMetadata) {
+  const auto want = expected();
+  for (const char* file : {"model.bpk", "unaligned.bpk"}) {
+    SCOPED_TRACE(file);
+    auto reader = import::open(fixture(file));
+    for (const char* name :
+         {"linear.weight", "linear.bias", "norm.gamma", "half", "small_ints", "mask", "scalar", "empty"}) {
+      const auto& t = want["tensors"][name];
+      const TensorData d = reader->read_tensor(name);
+      EXPECT_EQ(d.dtype(), read_as(t["dtype"].get<std::string>())) << name;
+      EXPECT_EQ(d.shape(), Shape(t["shape"].get<std::vector<int64_t>>())) << name;
+      EXPECT_EQ(d.to_f64_vec(), t["values"].get<std::vector<double>>()) << name;
+    }
+    EXPECT_EQ(reader->read("_param_ids.norm.gamma").as_int(), want["ids"]["norm.gamma"].get<int64_t>());
+    EXPECT_EQ(reader->find("_param_ids.half"), nullptr);  // no param_id
+    EXPECT_EQ(reader->metadata().producer, "burnpack");
+    EXPECT_EQ(*reader->metadata().find("producer"), "gen_fixtures_burn.py");
+  }
 }
 
 struct Bad {
@@ -118,16 +140,18 @@ TEST_P(BurnMpkBad, IsAnErrorNamingTheFileAndTheProblem) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, BurnMpkBad,
-                         ::testing::Values(Bad{"truncated.mpk", "ends early"},
-                                           Bad{"truncated.mpk.gz", "gzip data"},
+                         ::testing::Values(Bad{"truncated.mpk", "ends early"}, Bad{"truncated.mpk.gz", "gzip data"},
                                            Bad{"bad_dtype.mpk", "unknown dtype 'Q9'"},
                                            Bad{"size_mismatch.mpk", "holds 12 bytes, 2 F32 elements need 8"},
                                            Bad{"shape_overflow.mpk", "more elements than fit in 64 bits"},
                                            Bad{"deep.mpk", "nesting deeper than 128"},
-                                           Bad{"huge_array.mpk", "ends early"},
-                                           Bad{"no_item.mpk", "has no 'item'"},
+                                           Bad{"huge_array.mpk", "ends early"}, Bad{"no_item.mpk", "has no 'item'"},
                                            Bad{"old_format.mpk", "before 0.14"},
-                                           Bad{"model.bpk", "burnpack (.bpk) records are not supported"}),
+                                           Bad{"truncated.bpk", "past the end of the"},
+                                           Bad{"bad_magic.bpk", "bad magic: not a burnpack file"},
+                                           Bad{"metadata_too_long.bpk", "does not fit the file"},
+                                           Bad{"huge_map.bpk", "claims 4294967295 items in 0 bytes"},
+                                           Bad{"overlap.bpk", "two tensors overlap at data offset 4"}),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            for (auto& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';

@@ -142,3 +142,73 @@ with open(os.path.join(out, "old_format.mpk"), "wb") as f:  # Burn < 0.14: DataS
     f.write(pack({"metadata": metadata, "item": {"w": {"id": "1", "param": {"value": [1.0, 2.0], "shape": [2]}}}}))
 with open(os.path.join(out, "model.bpk"), "wb") as f:
     f.write(b"BURNPACK-not-supported")
+
+
+# ---- burnpack (.bpk): Burn's burn-store format, written from its specification ----
+def cbor(v):
+    def head(major, n):
+        if n < 24:
+            return bytes([major << 5 | n])
+        for lim, info, fmt in ((2**8, 24, ">B"), (2**16, 25, ">H"), (2**32, 26, ">I"), (2**64, 27, ">Q")):
+            if n < lim:
+                return bytes([major << 5 | info]) + struct.pack(fmt, n)
+    if isinstance(v, bool):
+        return b"\xf5" if v else b"\xf4"
+    if v is None:
+        return b"\xf6"
+    if isinstance(v, int):
+        return head(0, v) if v >= 0 else head(1, -1 - v)
+    if isinstance(v, float):
+        return b"\xfb" + struct.pack(">d", v)
+    if isinstance(v, str):
+        b = v.encode()
+        return head(3, len(b)) + b
+    if isinstance(v, (bytes, bytearray)):
+        return head(2, len(v)) + bytes(v)
+    if isinstance(v, (list, tuple)):
+        return head(4, len(v)) + b"".join(cbor(x) for x in v)
+    if isinstance(v, dict):
+        return head(5, len(v)) + b"".join(cbor(k) + cbor(x) for k, x in v.items())
+    raise TypeError(type(v))
+
+
+def burnpack(named, meta, aligned=True):
+    """named: [(name, tensor, param_id or None)], in the writer's order; the map is sorted (BTreeMap)."""
+    desc, data, off = {}, b"", 0
+    for name, t, pid in named:
+        raw = tensor_data(t)["bytes"]
+        start = (off + 255) // 256 * 256 if aligned else off
+        data += b"\0" * (start - off) + raw
+        d = {"dtype": DT[t.dtype], "shape": list(t.shape), "data_offsets": [start, start + len(raw)]}
+        if pid is not None:
+            d["param_id"] = pid
+        desc[name] = d
+        off = start + len(raw)
+    m = cbor({"tensors": dict(sorted(desc.items())), "metadata": meta})
+    pad = ((10 + len(m) + 255) // 256 * 256 - (10 + len(m))) if aligned else 0
+    return struct.pack("<IHI", 0x4255524E, 1, len(m)) + m + b"\0" * pad + data
+
+
+bp_named = [("linear.weight", tensors["linear.weight"], ids["linear.weight"]),
+            ("linear.bias", tensors["linear.bias"], ids["linear.bias"]),
+            ("norm.gamma", tensors["norm.gamma"], ids["norm.gamma"]),
+            ("half", tensors["half"], None), ("small_ints", tensors["small_ints"], None),
+            ("mask", tensors["mask"], None), ("scalar", tensors["scalar"], None), ("empty", tensors["empty"], None)]
+bp_meta = {"format": "burnpack", "producer": "gen_fixtures_burn.py"}
+whole = burnpack(bp_named, bp_meta)
+with open(os.path.join(out, "model.bpk"), "wb") as f:
+    f.write(whole)
+with open(os.path.join(out, "unaligned.bpk"), "wb") as f:  # the first writers: no alignment
+    f.write(burnpack(bp_named, bp_meta, aligned=False))
+with open(os.path.join(out, "truncated.bpk"), "wb") as f:
+    f.write(whole[:-10])
+with open(os.path.join(out, "bad_magic.bpk"), "wb") as f:
+    f.write(b"XXXX" + whole[4:])
+with open(os.path.join(out, "metadata_too_long.bpk"), "wb") as f:
+    f.write(whole[:6] + struct.pack("<I", len(whole)) + whole[10:])
+with open(os.path.join(out, "huge_map.bpk"), "wb") as f:  # a map claiming 2^32-1 entries in 5 bytes
+    f.write(struct.pack("<IHI", 0x4255524E, 1, 5) + b"\xba\xff\xff\xff\xff")
+ov = cbor({"tensors": {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                       "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}})
+with open(os.path.join(out, "overlap.bpk"), "wb") as f:
+    f.write(struct.pack("<IHI", 0x4255524E, 1, len(ov)) + ov + b"\0" * 300)

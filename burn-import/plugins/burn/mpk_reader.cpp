@@ -23,8 +23,8 @@ using record::RecordReader;
 namespace {
 
 constexpr const char* kOp = "import.burn";
-constexpr size_t kMaxDepth = 128;           // nesting of maps and arrays
-constexpr size_t kMaxNodes = 64u << 20;     // values in one file
+constexpr size_t kMaxDepth = 128;                // nesting of maps and arrays
+constexpr size_t kMaxNodes = 64u << 20;          // values in one file
 constexpr const char* kParamIds = "_param_ids";  // burn-nn's kParamIdsGroup
 
 struct Node {
@@ -33,7 +33,7 @@ struct Node {
   uint64_t u = 0;
   int64_t i = 0;
   double f = 0;
-  uint64_t off = 0, len = 0;  // Str/Bin/Ext: bytes in the buffer
+  uint64_t off = 0, len = 0;   // Str/Bin/Ext: bytes in the buffer
   std::vector<uint32_t> kids;  // Array: elements; Map: key, value, key, value...
 };
 
@@ -136,9 +136,8 @@ std::string inflate_gzip(const std::string& in, const std::string& path) {
     if (rc != Z_OK && rc != Z_STREAM_END) {
       const std::string msg = z.msg ? z.msg : "error " + std::to_string(rc);
       inflateEnd(&z);
-      throw record::record_error(kOp, path, "",
-                                 "the gzip data is damaged" +
-                                     std::string(rc == Z_BUF_ERROR ? " (truncated?)" : ": " + msg));
+      throw record::record_error(
+          kOp, path, "", "the gzip data is damaged" + std::string(rc == Z_BUF_ERROR ? " (truncated?)" : ": " + msg));
     }
     const size_t got = sizeof buf - z.avail_out;
     if (out.size() + got > limit) {
@@ -169,16 +168,16 @@ struct BurnDType {
 };
 // In the order of Rust Burn's DType enum (for files whose variants are written as indices).
 constexpr BurnDType kDTypes[] = {
-    {"F64", 8, DType::F64}, {"F32", 4, DType::F32}, {"Flex32", 4, DType::F32}, {"F16", 2, DType::F16},
-    {"BF16", 2, DType::BF16}, {"I64", 8, DType::I64}, {"I32", 4, DType::I32}, {"I16", 2, DType::I32},
-    {"I8", 1, DType::I8}, {"U64", 8, DType::I64}, {"U32", 4, DType::I64}, {"U16", 2, DType::I32},
-    {"U8", 1, DType::U8}, {"Bool", 1, DType::Bool},
+    {"F64", 8, DType::F64},   {"F32", 4, DType::F32},   {"Flex32", 4, DType::F32}, {"F16", 2, DType::F16},
+    {"BF16", 2, DType::BF16}, {"I64", 8, DType::I64},   {"I32", 4, DType::I32},    {"I16", 2, DType::I32},
+    {"I8", 1, DType::I8},     {"U64", 8, DType::I64},   {"U32", 4, DType::I64},    {"U16", 2, DType::I32},
+    {"U8", 1, DType::U8},     {"Bool", 1, DType::Bool},
 };
 
 struct Leaf {
-  const Node* node = nullptr;   // Str / Bin / numbers
+  const Node* node = nullptr;        // Str / Bin / numbers
   const BurnDType* dtype = nullptr;  // tensors
-  int64_t id = 0;               // _param_ids entries
+  int64_t id = 0;                    // _param_ids entries
 };
 
 class MpkReader final : public RecordReader {
@@ -299,7 +298,8 @@ class MpkReader final : public RecordReader {
       case Node::Nil: return;  // a constant field or a None
       case Node::Bool: add_leaf({path, EntryKind::Bool, DType::F32, {}, 8}, {&n}); return;
       case Node::UInt:
-        if (n.u > static_cast<uint64_t>(INT64_MAX)) throw fail(path, "integer " + std::to_string(n.u) + " exceeds int64");
+        if (n.u > static_cast<uint64_t>(INT64_MAX))
+          throw fail(path, "integer " + std::to_string(n.u) + " exceeds int64");
         add_leaf({path, EntryKind::Int, DType::F32, {}, 8}, {&n});
         return;
       case Node::Int: add_leaf({path, EntryKind::Int, DType::F32, {}, 8}, {&n}); return;
@@ -380,7 +380,8 @@ class MpkReader final : public RecordReader {
     for (uint32_t k : shape.kids) {
       const Node& d = nodes_[k];
       if (d.type != Node::UInt) throw fail(path, "a dim of the shape is not a non-negative integer");
-      if (d.u > static_cast<uint64_t>(INT64_MAX) || !record::checked_mul(counted, std::max<uint64_t>(d.u, 1), &counted) ||
+      if (d.u > static_cast<uint64_t>(INT64_MAX) ||
+          !record::checked_mul(counted, std::max<uint64_t>(d.u, 1), &counted) ||
           counted > static_cast<uint64_t>(INT64_MAX))
         throw fail(path, "the shape has more elements than fit in 64 bits");
       count *= d.u;

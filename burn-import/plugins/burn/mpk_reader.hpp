@@ -12,5 +12,7 @@ namespace burn::import::burn_format {
 // Opens and validates `path` (gzip when it starts with the gzip magic); RecordError naming the file,
 // the entry and the problem.
 std::unique_ptr<record::RecordReader> open_mpk(const std::string& path);
+// Opens a burnpack file (.bpk: Burn's burn-store format, CBOR metadata and aligned tensor data).
+std::unique_ptr<record::RecordReader> open_bpk(const std::string& path);
 
 }  // namespace burn::import::burn_format
