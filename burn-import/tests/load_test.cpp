@@ -224,7 +224,21 @@ TEST(LoadInto, TorchvisionResNet18GivesPyTorchsLogits) {
   double worst = 0;
   for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
   EXPECT_LT(worst, 1e-4);
-  std::printf("ResNet-18 import: max |logit - PyTorch's| = %.3g\n", worst);
+  std::printf("ResNet-18 import, f64: max |logit - PyTorch's| = %.3g\n", worst);
+  // The usual f32 model from the same file (cast on load): f32 rounding through 20 layers.
+  models::ResNet net32 = models::ResNetConfig{.num_classes = 10}.init(cpu());
+  EXPECT_TRUE(import::load_into(net32, p, o).ok());
+  const std::vector<float> got32 = net32.forward(input.cast(DType::F32)).to_vec<float>();
+  // The logits are ~200-1200 with these weights, so f32 is judged relative to their scale: ~1e-6 is f32
+  // rounding, an import mistake would be O(1).
+  double worst32 = 0, scale = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    worst32 = std::max(worst32, std::abs(got32[i] - want[i]));
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  EXPECT_LT(worst32 / scale, 1e-5);
+  std::printf("ResNet-18 import, f32: max |logit - PyTorch's| = %.3g (%.3g of the largest logit)\n", worst32,
+              worst32 / scale);
   fs::remove(p);
 }
 

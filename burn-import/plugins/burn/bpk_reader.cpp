@@ -32,8 +32,8 @@ struct Cbor {
   enum Type : uint8_t { UInt, NegInt, Bytes, Text, Array, Map, Bool, Null, Float } type = Null;
   uint64_t u = 0;  // UInt; NegInt: -1 - u
   double f = 0;
-  std::string_view s;              // Bytes / Text
-  std::vector<Cbor> items;         // Array: elements; Map: key, value, ...
+  std::string_view s;       // Bytes / Text
+  std::vector<Cbor> items;  // Array: elements; Map: key, value, ...
 };
 
 class CborParser {
@@ -52,7 +52,10 @@ class CborParser {
     if (major == 7) {
       switch (info) {
         case 20: c.type = Cbor::Bool; return c;
-        case 21: c.type = Cbor::Bool; c.u = 1; return c;
+        case 21:
+          c.type = Cbor::Bool;
+          c.u = 1;
+          return c;
         case 22:
         case 23: c.type = Cbor::Null; return c;
         case 25: {  // half float
@@ -83,8 +86,14 @@ class CborParser {
     if (info == 31) throw err("indefinite-length CBOR items are not supported");
     const uint64_t n = arg(info);
     switch (major) {
-      case 0: c.type = Cbor::UInt; c.u = n; return c;
-      case 1: c.type = Cbor::NegInt; c.u = n; return c;
+      case 0:
+        c.type = Cbor::UInt;
+        c.u = n;
+        return c;
+      case 1:
+        c.type = Cbor::NegInt;
+        c.u = n;
+        return c;
       case 2:
       case 3:
         if (n > p_.size()) throw err("a CBOR string of " + std::to_string(n) + " bytes runs past the metadata");
@@ -140,9 +149,9 @@ struct BpkDType {
   DType as;
 };
 constexpr BpkDType kDTypes[] = {
-    {"F64", 8, DType::F64}, {"F32", 4, DType::F32}, {"Flex32", 4, DType::F32}, {"F16", 2, DType::F16},
-    {"BF16", 2, DType::BF16}, {"I64", 8, DType::I64}, {"I32", 4, DType::I32}, {"I16", 2, DType::I32},
-    {"I8", 1, DType::I8}, {"U32", 4, DType::I64}, {"U16", 2, DType::I32}, {"U8", 1, DType::U8},
+    {"F64", 8, DType::F64},   {"F32", 4, DType::F32}, {"Flex32", 4, DType::F32}, {"F16", 2, DType::F16},
+    {"BF16", 2, DType::BF16}, {"I64", 8, DType::I64}, {"I32", 4, DType::I32},    {"I16", 2, DType::I32},
+    {"I8", 1, DType::I8},     {"U32", 4, DType::I64}, {"U16", 2, DType::I32},    {"U8", 1, DType::U8},
     {"Bool", 1, DType::Bool},
 };
 
@@ -167,8 +176,8 @@ class BpkReader final : public RecordReader {
     if (version != 1) throw fail("", "burnpack version " + std::to_string(version) + ", this reader knows version 1");
     const uint64_t meta = h[6] | (h[7] << 8) | (h[8] << 16) | (static_cast<uint64_t>(h[9]) << 24);
     if (meta > kMaxMetadata || meta > size - kHeaderSize) {
-      throw fail("", "metadata of " + std::to_string(meta) + " bytes does not fit the file of " +
-                         std::to_string(size) + " bytes (or exceeds the 100 MiB limit)");
+      throw fail("", "metadata of " + std::to_string(meta) + " bytes does not fit the file of " + std::to_string(size) +
+                         " bytes (or exceeds the 100 MiB limit)");
     }
     std::string bytes(static_cast<size_t>(meta), '\0');
     file_.read_at(bytes.data(), bytes.size(), kHeaderSize, "");
@@ -275,7 +284,8 @@ class BpkReader final : public RecordReader {
       uint64_t count = 1, counted = 1;
       for (const Cbor& x : sh->items) {
         if (x.type != Cbor::UInt) throw fail(name, "a dim is not a non-negative integer");
-        if (x.u > static_cast<uint64_t>(INT64_MAX) || !record::checked_mul(counted, std::max<uint64_t>(x.u, 1), &counted) ||
+        if (x.u > static_cast<uint64_t>(INT64_MAX) ||
+            !record::checked_mul(counted, std::max<uint64_t>(x.u, 1), &counted) ||
             counted > static_cast<uint64_t>(INT64_MAX))
           throw fail(name, "the shape has more elements than fit in 64 bits");
         count *= x.u;
@@ -306,8 +316,9 @@ class BpkReader final : public RecordReader {
       // Unaligned only when that layout ends exactly at the end of the file, so that a truncated
       // aligned file is not misread with shifted offsets.
       if (!record::checked_add(unaligned, max_end, &end) || end != size) {
-        throw fail("", "the tensors end at byte " + std::to_string(max_end) + " of the data section, past the end of the " +
-                           std::to_string(size) + "-byte file (truncated?)");
+        throw fail("", "the tensors end at byte " + std::to_string(max_end) +
+                           " of the data section, past the end of the " + std::to_string(size) +
+                           "-byte file (truncated?)");
       }
       start = unaligned;
     }
