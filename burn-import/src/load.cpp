@@ -41,10 +41,21 @@ std::vector<CompiledRule> compile_rules(const std::vector<KeyRemap>& rules) {
   return out;
 }
 
+// The ids of a module record (_param_ids.<parameter path>) follow their parameters: the rules see the
+// parameter path only.
+constexpr std::string_view kIdsPrefix = "_param_ids.";
+
 std::string apply_rules(const std::string& key, const std::vector<CompiledRule>& rules) {
-  std::string k = key;
+  const bool id = key.starts_with(kIdsPrefix);
+  std::string k = id ? key.substr(kIdsPrefix.size()) : key;
   for (const auto& r : rules) k = std::regex_replace(k, r.re, r.replacement);
-  return k;
+  return id ? std::string(kIdsPrefix) + k : k;
+}
+
+bool selected(const std::string& key, const std::optional<std::regex>& select) {
+  if (!select) return true;
+  const std::string_view k = key.starts_with(kIdsPrefix) ? std::string_view(key).substr(kIdsPrefix.size()) : key;
+  return std::regex_search(k.begin(), k.end(), *select);
 }
 
 // A 2-d tensor transposed (any dtype: elements are moved as bytes).
@@ -163,7 +174,7 @@ std::unique_ptr<RecordReader> open(const std::string& path, const LoadOptions& o
   for (size_t i = 0; i < all.size(); ++i) {
     if (all[i].kind == EntryKind::Group) continue;
     std::string key = apply_rules(all[i].path, rules);
-    if (select && !std::regex_search(key, *select)) continue;
+    if (!selected(key, select)) continue;
     const auto [it, added] = origin.emplace(key, all[i].path);
     if (!added) {
       throw record::record_error("import.remap", path, key,
@@ -200,7 +211,7 @@ ImportReport load_record_into(nn::ModuleRef m, Record rec, const ModuleImportOpt
     for (const record::FlatEntry& e : rec.flatten()) {
       if (e.value->kind() == EntryKind::Group) continue;
       const std::string key = apply_rules(e.path, rules);
-      if (select && !std::regex_search(key, *select)) continue;
+      if (!selected(key, select)) continue;
       if (out.contains(key)) throw RecordError("import.remap", "two entries are renamed to '" + key + "'");
       out.set(key, *e.value);
     }

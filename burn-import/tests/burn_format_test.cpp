@@ -87,7 +87,7 @@ TEST(BurnMpk, LoadsIntoBurnNnModulesWithTheirIds) {
          {nn::LinearConfig{.d_input = 2, .d_output = 2}.init(cpu),
           nn::LinearConfig{.d_input = 2, .d_output = 1, .bias = false}.init(cpu)}};
   import::ModuleImportOptions o;
-  o.load.select = "^(linear|norm|layers|_param_ids)\\.";  // the module's part of the record
+  o.load.select = "^(linear|norm|layers)\\.";  // the module's part of the record (ids follow)
   const import::ImportReport r = import::load_into(m, fixture("model.mpk"), o);
   EXPECT_TRUE(r.ok()) << r.to_string();
   EXPECT_EQ(r.loaded.size(), 9u);
@@ -118,6 +118,17 @@ TEST(Burnpack, TensorsIdsAndMetadata) {
     EXPECT_EQ(reader->metadata().producer, "burnpack");
     EXPECT_EQ(*reader->metadata().find("producer"), "gen_fixtures_burn.py");
   }
+}
+
+TEST(BurnMpk, ParameterIdsFollowRemapping) {
+  import::LoadOptions o;
+  o.remap = {{"^layers\\.([0-9]+)\\.", "blocks.$1."}};
+  o.select = "^blocks\\.";
+  const record::Record r = import::load(fixture("model.mpk"), o);
+  EXPECT_TRUE(r.contains("blocks.1.weight"));
+  EXPECT_EQ(r.at("_param_ids.blocks.1.weight").as_int(), expected()["ids"]["layers.1.weight"].get<int64_t>());
+  EXPECT_FALSE(r.contains("linear"));
+  EXPECT_FALSE(r.contains("_param_ids.linear"));
 }
 
 struct Bad {

@@ -15,7 +15,8 @@ namespace burn::import {
 
 // One renaming rule: every key (full dotted path of a leaf) matching `pattern` (std::regex,
 // ECMAScript) is rewritten with std::regex_replace ("$1" refers to a capture). Rules apply in order,
-// each to the result of the previous ones.
+// each to the result of the previous ones. Parameter ids (_param_ids.<path>) follow their parameter:
+// rules and `select` see <path>.
 struct KeyRemap {
   std::string pattern;
   std::string replacement;
