@@ -13,6 +13,8 @@ BURN_DEB_PACKAGES=(
   clang libclang-rt-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# burn-import's `burn` importer: Rust Burn's NamedMpk records (MessagePack, optionally gzip).
+BURN_DEB_PACKAGES+=(libmsgpack-cxx-dev zlib1g-dev)
 
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do

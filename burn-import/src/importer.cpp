@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "burn/import/reader.hpp"
 #include "burn/tensor/error.hpp"
 
 namespace burn::import {
@@ -142,11 +143,33 @@ std::shared_ptr<const Importer> importer_for_file(const std::string& path) {
 }
 
 std::unique_ptr<record::RecordReader> open(const std::string& path, const ImportOptions& options) {
-  if (!options.importer.empty()) return importer(options.importer)->open(path, options);
-  if (const auto i = importer_for_file(path)) return i->open(path, options);
-  // Not a foreign format: Burn's own recorder files (.bpz, .h5, .json) are importable too.
-  // TODO(import-core): apply options.top_level_key here too (a reader over one group).
-  return record::open(path);
+  std::unique_ptr<record::RecordReader> reader;
+  if (!options.importer.empty()) {
+    const auto names = importer_names();
+    const auto recorders = record::recorder_names();
+    // A recorder's name ("zstd", "hdf5", "json") reads Burn's own files, so one option names any format.
+    if (std::find(names.begin(), names.end(), options.importer) == names.end() &&
+        std::find(recorders.begin(), recorders.end(), options.importer) != recorders.end()) {
+      reader = record::open(path, record::LoadOptions{options.importer});
+    } else {
+      return importer(options.importer)->open(path, options);
+    }
+  } else if (const auto i = importer_for_file(path)) {
+    return i->open(path, options);
+  } else {
+    // Not a foreign format: Burn's own recorder files (.bpz, .h5, .json) are importable too.
+    try {
+      (void)record::recorder_for_path(path);
+    } catch (const RecordError& e) {
+      std::string names;
+      for (const auto& n : importer_names()) names += (names.empty() ? "" : ", ") + n;
+      throw RecordError("import", "no importer recognises '" + path + "' (importers: " +
+                                      (names.empty() ? "none found; run `burn plugins`" : names) + ") and " + e.what());
+    }
+    reader = record::open(path);
+  }
+  if (options.top_level_key.empty()) return reader;
+  return select_group(std::move(reader), options.top_level_key);
 }
 
 }  // namespace burn::import
