@@ -175,6 +175,12 @@ def main():
     save("tensor_only.pt", torch.arange(5, dtype=torch.int64) * 3, expect=False)
     record("tensor_only.pt", "tensor", torch.arange(5, dtype=torch.int64) * 3)
     big_endian()
+    # The same archive with deflated entries (not what torch writes, read through libzip).
+    src = zipfile.ZipFile(os.path.join(OUT, "views_zip.pt"))
+    with zipfile.ZipFile(os.path.join(OUT, "views_deflated.pt"), "w", zipfile.ZIP_DEFLATED) as z:
+        for n in src.namelist():
+            z.writestr(n, src.read(n))
+    record("views_deflated.pt", "", views())
     # Hostile files: refused, never executed.
     save("module.pt", torch.nn.Linear(2, 2), expect=False)
     save("os_system.pt", {"weight": torch.ones(2), "payload": Evil()}, expect=False)

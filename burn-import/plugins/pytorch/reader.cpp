@@ -54,8 +54,15 @@ struct Storage {
   TorchDType dtype = TorchDType::F32;
   uint64_t numel = 0;      // elements stored
   int64_t zip_index = -1;  // zip: the entry
-  uint64_t offset = 0;     // legacy: where its bytes start in the file
+  bool direct = false;     // legacy, and stored zip entries: the bytes lie at `offset` in the file
+  uint64_t offset = 0;
 };
+
+uint64_t get_le(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
 
 // Where a leaf's value comes from.
 struct Source {
@@ -190,6 +197,7 @@ class TorchReader final : public RecordReader {
       zip_error_fini(&ze);
       throw fail("", "not a readable zip archive: " + why);
     }
+    file_.emplace(path_, kOp);
     const zip_int64_t n = zip_get_num_entries(zip_, 0);
     zip_int64_t pkl = -1;
     for (zip_int64_t i = 0; i < n && pkl < 0; ++i) {
@@ -243,14 +251,24 @@ class TorchReader final : public RecordReader {
 
   // n bytes at `offset` of the entry into dst; `whole` reads to the end so libzip checks the CRC.
   void read_zip(zip_int64_t index, const std::string& name, uint64_t offset, size_t n, uint8_t* dst, bool whole) {
-    zip_file_t* f = zip_fopen_index(zip_, static_cast<zip_uint64_t>(index), 0);
-    if (!f) throw fail(name, std::string("cannot open the zip entry: ") + zip_strerror(zip_));
+    const auto open = [&] {
+      zip_file_t* f = zip_fopen_index(zip_, static_cast<zip_uint64_t>(index), 0);
+      if (!f) throw fail(name, std::string("cannot open the zip entry: ") + zip_strerror(zip_));
+      return f;
+    };
     struct Closer {
       zip_file_t* f;
-      ~Closer() { zip_fclose(f); }
-    } closer{f};
+      ~Closer() {
+        if (f) zip_fclose(f);
+      }
+    } closer{open()};
+    zip_file_t* f = closer.f;
     if (offset > 0 && zip_fseek(f, static_cast<zip_int64_t>(offset), SEEK_SET) != 0) {
-      // A compressed entry cannot seek: read up to the offset instead.
+      // A compressed entry cannot seek (and the failed seek spoils the handle): reopen it and read
+      // up to the offset instead.
+      zip_fclose(f);
+      closer.f = nullptr;
+      f = closer.f = open();
       std::vector<uint8_t> skip(std::min<uint64_t>(offset, 1 << 20));
       for (uint64_t left = offset; left > 0;) {
         const zip_int64_t got = zip_fread(f, skip.data(), std::min<uint64_t>(left, skip.size()));
@@ -275,6 +293,98 @@ class TorchReader final : public RecordReader {
                                  : "the zip entry is longer than its declared size");
       }
     }
+  }
+
+  // Where the bytes of an uncompressed (stored) entry lie in the file, so that a storage is read with
+  // one pread straight into the tensor: libzip offers no offsets, and its reads pass every byte
+  // through a CRC-32 that costs more than the read itself (storages are not CRC-checked; data.pkl is).
+  // From the central directory (zip64 included) and the entry's local header, all bounds-checked;
+  // when anything does not add up, libzip reads the entry.
+  void locate_stored(Storage& s, const std::string& name) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(zip_, static_cast<zip_uint64_t>(s.zip_index), 0, &st) != 0 ||
+        !(st.valid & ZIP_STAT_COMP_METHOD) || st.comp_method != ZIP_CM_STORE ||
+        ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)) {
+      return;
+    }
+    if (!central_parsed_) parse_central_directory();
+    const auto at = static_cast<size_t>(s.zip_index);
+    if (at >= local_headers_.size()) return;
+    uint8_t h[30];
+    const uint64_t local = local_headers_[at];
+    uint64_t end = 0;
+    if (!record::checked_add(local, 30, &end) || end > file_->size()) return;
+    file_->read_at(h, 30, local, name);
+    if (get_le(h, 4) != 0x04034b50 || get_le(h + 26, 2) != name.size()) return;
+    std::string local_name(name.size(), '\0');
+    file_->read_at(local_name.data(), local_name.size(), local + 30, name);
+    if (local_name != name) return;
+    const uint64_t data = local + 30 + get_le(h + 26, 2) + get_le(h + 28, 2);
+    if (!record::checked_add(data, st.size, &end) || end > file_->size()) {
+      throw fail(name, "its " + std::to_string(st.size) + " bytes at " + std::to_string(data) +
+                           " run past the end of the file");
+    }
+    s.direct = true;
+    s.offset = data;
+  }
+
+  // The local header offset of every central directory record, in libzip's index order.
+  void parse_central_directory() {
+    central_parsed_ = true;
+    const uint64_t size = file_->size();
+    const uint64_t tail_len = std::min<uint64_t>(size, 65535 + 22);
+    std::vector<uint8_t> tail(static_cast<size_t>(tail_len));
+    file_->read_at(tail.data(), tail.size(), size - tail_len, "central directory");
+    size_t eocd = std::string::npos;
+    for (size_t i = tail.size() >= 22 ? tail.size() - 22 + 1 : 0; i-- > 0;) {
+      if (get_le(&tail[i], 4) == 0x06054b50) {
+        eocd = i;
+        break;
+      }
+    }
+    if (eocd == std::string::npos) return;
+    uint64_t count = get_le(&tail[eocd + 10], 2), cd_size = get_le(&tail[eocd + 12], 4),
+             cd_off = get_le(&tail[eocd + 16], 4);
+    if ((count == 0xffff || cd_size == 0xffffffff || cd_off == 0xffffffff) && eocd >= 20 &&
+        get_le(&tail[eocd - 20], 4) == 0x07064b50) {
+      const uint64_t z64 = get_le(&tail[eocd - 20 + 8], 8);
+      uint8_t r[56];
+      uint64_t end = 0;
+      if (!record::checked_add(z64, sizeof r, &end) || end > size) return;
+      file_->read_at(r, sizeof r, z64, "zip64 end of central directory");
+      if (get_le(r, 4) != 0x06064b50) return;
+      count = get_le(r + 32, 8);
+      cd_size = get_le(r + 40, 8);
+      cd_off = get_le(r + 48, 8);
+    }
+    uint64_t end = 0;
+    if (!record::checked_add(cd_off, cd_size, &end) || end > size || count > cd_size / 46) return;
+    std::vector<uint8_t> cd(static_cast<size_t>(cd_size));
+    file_->read_at(cd.data(), cd.size(), cd_off, "central directory");
+    std::vector<uint64_t> offsets;
+    size_t p = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (p + 46 > cd.size() || get_le(&cd[p], 4) != 0x02014b50) return;
+      const size_t name_len = get_le(&cd[p + 28], 2), extra_len = get_le(&cd[p + 30], 2),
+                   comment_len = get_le(&cd[p + 32], 2);
+      if (p + 46 + name_len + extra_len + comment_len > cd.size()) return;
+      uint64_t local = get_le(&cd[p + 42], 4);
+      if (local == 0xffffffff) {
+        // The zip64 extra field holds, in order, the sizes that overflowed and then the offset.
+        local = std::numeric_limits<uint64_t>::max();
+        size_t skip = (get_le(&cd[p + 24], 4) == 0xffffffff ? 8 : 0) + (get_le(&cd[p + 20], 4) == 0xffffffff ? 8 : 0);
+        for (size_t e = p + 46 + name_len; e + 4 <= p + 46 + name_len + extra_len;) {
+          const size_t id = get_le(&cd[e], 2), len = get_le(&cd[e + 2], 2);
+          if (e + 4 + len > p + 46 + name_len + extra_len) break;
+          if (id == 0x0001 && skip + 8 <= len) local = get_le(&cd[e + 4 + skip], 8);
+          e += 4 + len;
+        }
+      }
+      offsets.push_back(local);
+      p += 46 + name_len + extra_len + comment_len;
+    }
+    local_headers_ = std::move(offsets);
   }
 
   // ---- the legacy layout ----
@@ -351,6 +461,7 @@ class TorchReader final : public RecordReader {
                                            " run past the end of the file (" + std::to_string(size) + " bytes)");
       }
       s.offset = pos + 8;
+      s.direct = true;
       pos = end;
       if (!storage_by_key_.emplace(s.key, storages_.size()).second) throw fail("storage " + s.key, "listed twice");
       storages_.push_back(std::move(s));
@@ -572,6 +683,7 @@ class TorchReader final : public RecordReader {
       throw fail(path, "storage '" + name + "' holds " + std::to_string(size) + " bytes, the pickle says " +
                            std::to_string(s.numel) + " " + torch_dtype_name(s.dtype) + " elements");
     }
+    locate_stored(s, name);
     storage_by_key_.emplace(s.key, storages_.size());
     storages_.push_back(std::move(s));
     return storages_.size() - 1;
@@ -579,11 +691,11 @@ class TorchReader final : public RecordReader {
 
   // ---- tensor data ----
   void read_storage(const Storage& s, const std::string& entry, uint64_t offset, size_t n, uint8_t* dst) {
-    if (zip_) {
+    if (s.direct) {
+      file_->read_at(dst, n, s.offset + offset, entry);
+    } else {
       const uint64_t total = s.numel * torch_dtype_size(s.dtype);
       read_zip(s.zip_index, prefix_ + "data/" + s.key, offset, n, dst, offset == 0 && n == total);
-    } else {
-      file_->read_at(dst, n, s.offset + offset, entry);
     }
   }
 
@@ -633,8 +745,10 @@ class TorchReader final : public RecordReader {
   std::string layout_;
   Metadata metadata_;
   zip_t* zip_ = nullptr;
-  std::optional<record::InputFile> file_;  // legacy layout
-  std::string prefix_;                     // zip: "archive/"
+  std::optional<record::InputFile> file_;  // the legacy layout, and stored zip entries
+  bool central_parsed_ = false;
+  std::vector<uint64_t> local_headers_;  // zip: local header offsets by entry index
+  std::string prefix_;                   // zip: "archive/"
   bool big_endian_ = false;
   std::vector<uint8_t> pkl_bytes_, head_;
   Pickle pickle_;
