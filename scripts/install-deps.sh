@@ -13,6 +13,8 @@ BURN_DEB_PACKAGES=(
   clang libclang-rt-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# burn-import's pytorch importer: libzip (pkg-config libzip, links -lzip).
+BURN_DEB_PACKAGES+=(libzip-dev)
 
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do

@@ -314,6 +314,20 @@ TEST(PyTorchUnpickler, BoundsAndMalformedInput) {
   }
 }
 
+TEST(PyTorchUnpickler, SaysWhenTheInputWasCutShort) {
+  bool truncated = false;
+  const std::string cut = "\x80\x02]q\x00(K\x01";
+  EXPECT_THROW(
+      burn::import::pytorch::unpickle({reinterpret_cast<const uint8_t*>(cut.data()), cut.size()}, "f", "e", &truncated),
+      burn::RecordError);
+  EXPECT_TRUE(truncated);
+  const std::string bad = "\x80\x02\xff";
+  EXPECT_THROW(
+      burn::import::pytorch::unpickle({reinterpret_cast<const uint8_t*>(bad.data()), bad.size()}, "f", "e", &truncated),
+      burn::RecordError);
+  EXPECT_FALSE(truncated);
+}
+
 TEST(PyTorchUnpickler, ReadsTheValuesTorchWrites) {
   // pickle.dumps({'a': [1, -2, 2**40, 0.5, True, None, 'é'], 'b': (b'xy',)}, protocol=2): bytes are
   // written as _codecs.encode('xy', 'latin1').

@@ -32,6 +32,12 @@ constexpr const char* kOp = "pytorch";
 constexpr uint8_t kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
                                     0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, '.'};
 constexpr int64_t kLegacyProtocol = 1001;
+// Fuzz builds skip the CRC of data.pkl so that mutated pickles reach the unpickler.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+constexpr bool kFuzzing = true;
+#else
+constexpr bool kFuzzing = false;
+#endif
 
 DType burn_dtype(TorchDType d) {
   switch (d) {
@@ -76,7 +82,6 @@ struct Node {
   EntryKind kind = EntryKind::Group;
   Source source;
   std::vector<size_t> children;
-  std::unordered_map<std::string, size_t> by_name;
 };
 
 bool contiguous(const std::vector<int64_t>& size, const std::vector<int64_t>& stride) {
@@ -150,10 +155,6 @@ class TorchReader final : public RecordReader {
     }
   }
 
-  ~TorchReader() override {
-    if (zip_) zip_discard(zip_);
-  }
-
   const std::string& path() const override { return path_; }
   const Metadata& metadata() const override { return metadata_; }
   const std::vector<EntryInfo>& entries() const override { return infos_; }
@@ -189,7 +190,8 @@ class TorchReader final : public RecordReader {
   void open_zip() {
     layout_ = "zip";
     int err = 0;
-    zip_ = zip_open(path_.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err);
+    archive_.reset(zip_open(path_.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err));
+    zip_ = archive_.get();
     if (!zip_) {
       zip_error_t ze;
       zip_error_init_with_code(&ze, err);
@@ -245,7 +247,7 @@ class TorchReader final : public RecordReader {
           name, "the entry claims " + std::to_string(size) + " bytes (at most " + std::to_string(limit) + " are read)");
     }
     std::vector<uint8_t> out(static_cast<size_t>(size));
-    read_zip(index, name, 0, out.size(), out.data(), true);
+    read_zip(index, name, 0, out.size(), out.data(), !kFuzzing);
     return out;
   }
 
@@ -410,12 +412,13 @@ class TorchReader final : public RecordReader {
           head_.resize(static_cast<size_t>(end));
           file_->read_at(head_.data() + have, head_.size() - have, have, what);
         }
+        bool truncated = false;
         try {
-          Pickle p = unpickle(std::span<const uint8_t>(head_).subspan(pos), path_, what);
+          Pickle p = unpickle(std::span<const uint8_t>(head_).subspan(pos), path_, what, &truncated);
           pos += p.consumed;
           return p;
         } catch (const RecordError&) {
-          if (end == size || end == pos + kMaxPickleBytes) throw;
+          if (!truncated || end == size || end == pos + kMaxPickleBytes) throw;
           window *= 4;
         }
       }
@@ -523,6 +526,7 @@ class TorchReader final : public RecordReader {
       todo.insert(todo.end(), node.children.rbegin(), node.children.rend());
     }
     nodes_.clear();
+    by_path_.clear();
   }
 
   // The children of a dict (its keys, dotted keys split into groups) or a list/tuple ("0", "1", ...).
@@ -543,16 +547,14 @@ class TorchReader final : public RecordReader {
     }
   }
 
-  size_t add_node(size_t parent, const std::string& segment, EntryKind kind) {
-    if (nodes_.size() > kMaxEntries)
-      throw fail(nodes_[parent].path, "more than " + std::to_string(kMaxEntries) + " entries");
-    Node n;
-    n.path = nodes_[parent].path.empty() ? segment : nodes_[parent].path + "." + segment;
+  size_t add_node(size_t parent, std::string path, EntryKind kind) {
+    if (nodes_.size() > kMaxEntries) throw fail(path, "more than " + std::to_string(kMaxEntries) + " entries");
+    const size_t id = nodes_.size();
+    by_path_.emplace(path, id);
+    Node& n = nodes_.emplace_back();
+    n.path = std::move(path);
     n.kind = kind;
-    nodes_.push_back(std::move(n));
-    const size_t id = nodes_.size() - 1;
     nodes_[parent].children.push_back(id);
-    nodes_[parent].by_name.emplace(segment, id);
     return id;
   }
 
@@ -588,12 +590,12 @@ class TorchReader final : public RecordReader {
     size_t start = 0;
     while (true) {
       const size_t dot = name.find('.', start);
-      const std::string segment = name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
       const bool last = dot == std::string::npos;
-      const auto it = nodes_[at].by_name.find(segment);
+      const std::string path = full.substr(0, full.size() - name.size() + (last ? name.size() : dot));
+      const auto it = by_path_.find(path);
       if (!last || kind == EntryKind::Group) {
-        if (it == nodes_[at].by_name.end()) {
-          at = add_node(at, segment, EntryKind::Group);
+        if (it == by_path_.end()) {
+          at = add_node(at, path, EntryKind::Group);
         } else if (nodes_[it->second].kind != EntryKind::Group) {
           return skip(full, "'" + nodes_[it->second].path + "' is already a " +
                                 std::string(record::entry_kind_name(nodes_[it->second].kind)));
@@ -602,11 +604,11 @@ class TorchReader final : public RecordReader {
         }
         if (last) return fill(at, v);
       } else {
-        if (it != nodes_[at].by_name.end()) return skip(full, "the name is already used");
+        if (it != by_path_.end()) return skip(full, "the name is already used");
         Source src;
         src.obj = v;
         if (kind == EntryKind::Tensor) check_tensor(full, v, src);
-        const size_t id = add_node(at, segment, kind);
+        const size_t id = add_node(at, path, kind);
         nodes_[id].source = src;
         return;
       }
@@ -744,7 +746,9 @@ class TorchReader final : public RecordReader {
   std::string path_;
   std::string layout_;
   Metadata metadata_;
-  zip_t* zip_ = nullptr;
+  // Freed by a member (not the destructor), so that a constructor that throws frees it too.
+  std::unique_ptr<zip_t, decltype(&zip_discard)> archive_{nullptr, &zip_discard};
+  zip_t* zip_ = nullptr;                   // archive_.get()
   std::optional<record::InputFile> file_;  // the legacy layout, and stored zip entries
   bool central_parsed_ = false;
   std::vector<uint64_t> local_headers_;  // zip: local header offsets by entry index
@@ -754,7 +758,8 @@ class TorchReader final : public RecordReader {
   Pickle pickle_;
   std::vector<Storage> storages_;
   std::unordered_map<std::string, size_t> storage_by_key_;
-  std::vector<Node> nodes_;  // while building
+  std::vector<Node> nodes_;                          // while building
+  std::unordered_map<std::string, size_t> by_path_;  // while building: nodes_ by path
   size_t visits_ = 0;
   std::vector<std::string> skipped_;
   std::vector<EntryInfo> infos_;

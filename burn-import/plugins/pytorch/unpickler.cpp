@@ -73,12 +73,12 @@ constexpr Allowed kAllowed[] = {
 
 class Machine {
  public:
-  Machine(std::span<const uint8_t> data, const std::string& file, const std::string& entry)
-      : data_(data), file_(file), entry_(entry) {}
+  Machine(std::span<const uint8_t> data, const std::string& file, const std::string& entry, bool* truncated)
+      : data_(data), file_(file), entry_(entry), truncated_(truncated) {}
 
   Pickle run() {
     while (true) {
-      if (pos_ >= data_.size()) fail("the pickle ends without STOP");
+      if (pos_ >= data_.size()) short_input("the pickle ends without STOP");
       op_pos_ = pos_;
       const uint8_t op = data_[pos_++];
       if (op == '.') break;
@@ -97,10 +97,15 @@ class Machine {
     throw record::record_error("pytorch", file_, entry_, "pickle byte " + std::to_string(op_pos_) + ": " + problem);
   }
 
+  [[noreturn]] void short_input(const std::string& problem) const {
+    if (truncated_) *truncated_ = true;
+    fail(problem);
+  }
+
   // ---- reading the opcode stream ----
   const uint8_t* take(uint64_t n) {
     if (n > data_.size() - pos_) {
-      fail("needs " + std::to_string(n) + " bytes, " + std::to_string(data_.size() - pos_) + " are left");
+      short_input("needs " + std::to_string(n) + " bytes, " + std::to_string(data_.size() - pos_) + " are left");
     }
     const uint8_t* p = data_.data() + pos_;
     pos_ += static_cast<size_t>(n);
@@ -115,7 +120,7 @@ class Machine {
   std::string text_line() {
     const size_t start = pos_;
     while (pos_ < data_.size() && data_[pos_] != '\n') ++pos_;
-    if (pos_ >= data_.size()) fail("a text argument without its newline");
+    if (pos_ >= data_.size()) short_input("a text argument without its newline");
     std::string s(reinterpret_cast<const char*>(data_.data() + start), pos_ - start);
     ++pos_;
     return s;
@@ -545,12 +550,14 @@ class Machine {
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, const PyObj*> memo_;
   const PyObj* none_ = nullptr;
+  bool* truncated_;
 };
 
 }  // namespace
 
-Pickle unpickle(std::span<const uint8_t> data, const std::string& file, const std::string& entry) {
-  return Machine(data, file, entry).run();
+Pickle unpickle(std::span<const uint8_t> data, const std::string& file, const std::string& entry, bool* truncated) {
+  if (truncated) *truncated = false;
+  return Machine(data, file, entry, truncated).run();
 }
 
 }  // namespace burn::import::pytorch

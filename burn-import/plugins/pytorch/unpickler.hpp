@@ -66,7 +66,9 @@ inline constexpr size_t kMaxStack = size_t{1} << 21;    // stack entries, marks 
 inline constexpr size_t kMaxTensorRank = 32;
 
 // Unpickles `data` (stopping at STOP); RecordError "[pytorch] <file>: entry '<entry>': ..." for
-// malformed input, a refused global (named), or a bound exceeded.
-Pickle unpickle(std::span<const uint8_t> data, const std::string& file, const std::string& entry);
+// malformed input, a refused global (named), or a bound exceeded. `truncated`, when given, is set to
+// whether the error was running out of input (more of the file may complete the pickle).
+Pickle unpickle(std::span<const uint8_t> data, const std::string& file, const std::string& entry,
+                bool* truncated = nullptr);
 
 }  // namespace burn::import::pytorch
