@@ -16,8 +16,8 @@ namespace burn::import::pytorch {
 // Bounds of the reader, beyond the unpickler's (unpickler.hpp).
 inline constexpr uint64_t kMaxPickleBytes = uint64_t{256} << 20;  // data.pkl, and the legacy headers
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-inline constexpr size_t kMaxEntries = size_t{1} << 20;  // entries of the record
-inline constexpr size_t kMaxVisits = size_t{1} << 22;   // values walked (shared ones each time)
+inline constexpr size_t kMaxEntries = size_t{1} << 18;  // entries of the record
+inline constexpr size_t kMaxVisits = size_t{1} << 20;   // values walked (shared ones each time)
 #else
 // Fuzz builds: the same checks, reached in a fraction of a second under the sanitizers.
 inline constexpr size_t kMaxEntries = size_t{1} << 14;
