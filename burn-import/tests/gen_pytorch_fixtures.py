@@ -117,8 +117,22 @@ class FakeTensor:
 class FakePickler(pickle.Pickler):
     def persistent_id(self, obj):
         if isinstance(obj, FakeStorage):
-            return ("storage", obj.type, obj.key, "cpu", obj.numel)
+            view = getattr(obj, "view", None)
+            return ("storage", obj.type, obj.key, "cpu", obj.numel) + ((view,) if view else ())
         return None
+
+
+def craft_legacy(name, obj, storages):
+    """A legacy-layout file (magic, protocol, sys info, pickle, keys, storages) with a hand-made pickle;
+    storages: key -> (element count, bytes). Old torch wrote storage views as a 6th persistent-id item."""
+    with open(os.path.join(OUT, name), "wb") as f:
+        for header in (0x1950a86a20f9469cfc6c, 1001, {"protocol_version": 1001, "little_endian": True}):
+            pickle.dump(header, f, protocol=2)
+        FakePickler(f, protocol=2).dump(obj)
+        pickle.dump(sorted(storages), f, protocol=2)
+        for key in sorted(storages):
+            count, data = storages[key]
+            f.write(struct.pack("<q", count) + data)
 
 
 def craft(name, obj=None, storages=None, pkl=None, extra=None):
@@ -200,6 +214,12 @@ def main():
     craft("broadcast_huge.pt", {"w": FakeTensor(FakeStorage("0", 10), 0, [2**50], [0])}, {"0": f32})
     craft("complex_storage.pt", {"w": FakeTensor(FakeStorage("0", 5, torch.ComplexFloatStorage), 0, [5], [1])},
           {"0": f32})
+    # Legacy storage views: elements [3, 9) of storage "s", viewed as 2x3 from its element 0.
+    view = FakeStorage("s", 10)
+    view.view = ("v", 3, 6)
+    craft_legacy("legacy_storage_view.pt", {"w": FakeTensor(view, 0, [2, 3], [3, 1])},
+                 {"s": (10, struct.pack("<10f", *range(10)))})
+    record("legacy_storage_view.pt", "", {"w": torch.arange(3.0, 9.0).reshape(2, 3)})
     craft("good_crafted.pt", {"w": FakeTensor(FakeStorage("0", 10), 1, [2, 2], [4, 2])}, {"0": f32})
     record("good_crafted.pt", "", {"w": torch.tensor([[1.0, 3.0], [5.0, 7.0]])})
     with open(os.path.join(OUT, "expected.json"), "w") as f:
