@@ -15,6 +15,8 @@ BURN_DEB_PACKAGES=(
 )
 # burn-import's `burn` importer: Rust Burn's NamedMpk records (MessagePack, optionally gzip).
 BURN_DEB_PACKAGES+=(libmsgpack-cxx-dev zlib1g-dev)
+# burn-import's pytorch importer: libzip (pkg-config libzip, links -lzip).
+BURN_DEB_PACKAGES+=(libzip-dev)
 
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do
