@@ -12,6 +12,7 @@ BURN_DEB_PACKAGES=(
   libzstd-dev libxxhash-dev libhdf5-dev hdf5-tools
   clang libclang-rt-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcairo2-dev
 )
 
 missing=()
