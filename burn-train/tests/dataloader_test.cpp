@@ -77,7 +77,8 @@ class FailingDataset : public Dataset<int> {
 TEST(DataLoader, SequentialBatches) {
   DataLoader<int, Batch> loader(range_ds(10), identity(), {.batch_size = 3});
   EXPECT_EQ(loader.num_batches(), 4u);
-  EXPECT_THAT(epoch(loader), ElementsAre(ElementsAre(0, 1, 2), ElementsAre(3, 4, 5), ElementsAre(6, 7, 8), ElementsAre(9)));
+  EXPECT_THAT(epoch(loader),
+              ElementsAre(ElementsAre(0, 1, 2), ElementsAre(3, 4, 5), ElementsAre(6, 7, 8), ElementsAre(9)));
 }
 
 TEST(DataLoader, DropLast) {
@@ -107,7 +108,8 @@ TEST(DataLoader, SameSeedSameBatchesWhateverTheWorkers) {
   auto ds = std::make_shared<SlowDataset>(203);
   std::vector<std::vector<Batch>> runs;
   for (size_t workers : {0, 1, 3}) {
-    DataLoader<int, Batch> loader(ds, identity(), {.batch_size = 8, .shuffle = true, .seed = 2024, .num_workers = workers});
+    DataLoader<int, Batch> loader(ds, identity(),
+                                  {.batch_size = 8, .shuffle = true, .seed = 2024, .num_workers = workers});
     std::vector<Batch> two_epochs = epoch(loader);
     auto second = epoch(loader);
     two_epochs.insert(two_epochs.end(), second.begin(), second.end());
@@ -187,7 +189,7 @@ TEST(DataLoader, WorkerErrorsReachTheConsumerUnchanged) {
       EXPECT_EQ(e.code, 42);
     }
     EXPECT_EQ(good, 3) << workers << " workers";  // batches 0..2 came before the broken batch 3
-    EXPECT_FALSE(it.next().has_value());           // the epoch ended with the error
+    EXPECT_FALSE(it.next().has_value());          // the epoch ended with the error
   }
 }
 

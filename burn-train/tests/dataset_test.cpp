@@ -155,7 +155,9 @@ TEST(SamplerDataset, WithReplacementDrawsUniformIndices) {
 TEST(SelectionDataset, SelectsAndChecksIndices) {
   SelectionDataset<int> s(range_ds(5, 10), {4, 0, 4, 2});
   EXPECT_THAT(all(s), ElementsAre(14, 10, 14, 12));
-  EXPECT_THAT(error_of([] { SelectionDataset<int>(range_ds(5), {1, 5}); }),
+  EXPECT_THAT(error_of([] {
+                SelectionDataset<int>(range_ds(5), {1, 5});
+              }),
               HasSubstr("index 5 (selection entry 1) is out of range for a dataset of 5 items"));
 }
 

@@ -48,8 +48,8 @@ TEST(Idx, PlainFileLayoutIsBigEndian) {
   TmpDir dir;
   write_idx(dir.file("a.idx"), TensorData::from_vector(std::vector<int32_t>{1, -2, 258}, Shape{3}), false);
   // 00 00 0c 01, dim 3, then big-endian i32 values: the layout of the MNIST files, written by hand.
-  EXPECT_THAT(bytes_of(dir.file("a.idx")), ElementsAre(0, 0, 0x0C, 1, 0, 0, 0, 3, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFE,
-                                                        0, 0, 1, 2));
+  EXPECT_THAT(bytes_of(dir.file("a.idx")),
+              ElementsAre(0, 0, 0x0C, 1, 0, 0, 0, 3, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFE, 0, 0, 1, 2));
   TensorData back = read_idx(dir.file("a.idx"));
   EXPECT_EQ(back.shape(), Shape({3}));
   EXPECT_THAT(back.to_vec<int32_t>(), ElementsAre(1, -2, 258));
@@ -86,7 +86,8 @@ TEST(MnistDataset, CorruptFilesNameTheFileAndItem) {
 
   write_bytes(dir.file("trunc"), std::vector<uint8_t>(img.begin(), img.end() - 100));
   EXPECT_THAT(error_of([&] { MnistDataset(dir.file("trunc"), labels); }),
-              AllOf(HasSubstr("trunc'"), HasSubstr("header says [4, 28, 28] (3136 bytes of data, 3152 in all) but the file has 3052 bytes"),
+              AllOf(HasSubstr("trunc'"),
+                    HasSubstr("header says [4, 28, 28] (3136 bytes of data, 3152 in all) but the file has 3052 bytes"),
                     HasSubstr("truncated")));
 
   auto bad_magic = img;
@@ -134,7 +135,8 @@ TEST(MnistDataset, CorruptGzipIsReported) {
 
 TEST(MnistDataset, FashionMnistFromDebian) {
   std::string dir = MnistDataset::fashion_mnist_dir();
-  if (!std::filesystem::exists(dir + "/train-images-idx3-ubyte.gz")) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  if (!std::filesystem::exists(dir + "/train-images-idx3-ubyte.gz"))
+    GTEST_SKIP() << "dataset-fashion-mnist not installed";
   MnistDataset train = MnistDataset::train(), test = MnistDataset::test();
   ASSERT_EQ(train.size(), 60000u);
   ASSERT_EQ(test.size(), 10000u);

@@ -44,7 +44,8 @@ std::optional<double> parse_float(const std::string& s) {
 
 const std::string& CsvRow::str(size_t col) const {
   if (col >= fields_.size())
-    throw DataError(kOp, where(*info_, line_, col) + ": the row has only " + std::to_string(fields_.size()) + " columns");
+    throw DataError(kOp,
+                    where(*info_, line_, col) + ": the row has only " + std::to_string(fields_.size()) + " columns");
   return fields_[col];
 }
 

@@ -24,9 +24,9 @@ struct LoaderEngine::State {
 
   std::mutex mu;
   std::condition_variable cv_work, cv_ready;
-  size_t assigned = 0;  // next batch a worker takes
-  size_t consumed = 0;  // next batch the consumer takes
-  size_t released = 0;  // batches whose slot is free again
+  size_t assigned = 0;   // next batch a worker takes
+  size_t consumed = 0;   // next batch the consumer takes
+  size_t released = 0;   // batches whose slot is free again
   bool holding = false;  // the consumer holds the slot of batch consumed - 1
   bool stop = false;
   std::vector<size_t> done_batch;  // per slot: the batch last completed in it (npos: none)
@@ -82,8 +82,8 @@ LoaderEngine::LoaderEngine(size_t n, const LoaderOptions& o, uint64_t epoch, siz
   s.num_batches = count_batches(n, o.batch_size, o.drop_last);
   if (start_batch > s.num_batches) {
     throw DataError("data::DataLoader", "cannot start epoch " + std::to_string(epoch) + " at batch " +
-                                            std::to_string(start_batch) + ": it has " +
-                                            std::to_string(s.num_batches) + " batches");
+                                            std::to_string(start_batch) + ": it has " + std::to_string(s.num_batches) +
+                                            " batches");
   }
   s.indices = epoch_indices(n, o, epoch);
   s.indices.resize(std::min(n, s.num_batches * o.batch_size));  // drop_last: the tail is never read

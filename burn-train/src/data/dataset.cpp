@@ -68,7 +68,8 @@ std::vector<std::pair<size_t, size_t>> split_fractions(size_t size, const std::v
 std::vector<size_t> sample_indices(size_t size, size_t count, bool replacement, uint64_t seed) {
   std::vector<size_t> out;
   if (count == 0) return out;
-  if (size == 0) throw DataError("data::SamplerDataset", "cannot draw " + std::to_string(count) + " items from an empty dataset");
+  if (size == 0)
+    throw DataError("data::SamplerDataset", "cannot draw " + std::to_string(count) + " items from an empty dataset");
   out.reserve(count);
   Rng rng(seed);
   if (replacement) {

@@ -23,7 +23,8 @@ Image load_image(const std::string& path, int channels) {
   if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &c))
     throw DataError(op, detail::quoted(path) + ": cannot decode image: " + stbi_failure_reason());
   if (int64_t(w) * h > (int64_t(1) << 28))
-    throw DataError(op, detail::quoted(path) + ": image of " + std::to_string(w) + "x" + std::to_string(h) + " is too large");
+    throw DataError(
+        op, detail::quoted(path) + ": image of " + std::to_string(w) + "x" + std::to_string(h) + " is too large");
   uint8_t* px = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &c, channels);
   if (!px) throw DataError(op, detail::quoted(path) + ": cannot decode image: " + stbi_failure_reason());
   Image img;
@@ -46,7 +47,8 @@ void save_png(const std::string& path, const Image& image) {
     throw DataError("data::save_png", detail::quoted(path) + ": cannot write");
 }
 
-ImageFolderDataset::ImageFolderDataset(const std::string& root, ImageFolderOptions options) : options_(std::move(options)) {
+ImageFolderDataset::ImageFolderDataset(const std::string& root, ImageFolderOptions options)
+    : options_(std::move(options)) {
   const char* op = "data::ImageFolderDataset";
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw DataError(op, detail::quoted(root) + " is not a folder");

@@ -3,11 +3,11 @@
 
 #include <zlib.h>
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <sys/stat.h>
 
 #include "io.hpp"
 
@@ -21,8 +21,8 @@ struct IdxType {
   DType dtype;
   size_t size;
 };
-constexpr IdxType kTypes[] = {{0x08, DType::U8, 1}, {0x09, DType::I8, 1}, {0x0C, DType::I32, 4}, {0x0D, DType::F32, 4},
-                              {0x0E, DType::F64, 8}};
+constexpr IdxType kTypes[] = {
+    {0x08, DType::U8, 1}, {0x09, DType::I8, 1}, {0x0C, DType::I32, 4}, {0x0D, DType::F32, 4}, {0x0E, DType::F64, 8}};
 
 // Closes the gzFile on every path out.
 struct GzFile {
@@ -46,7 +46,8 @@ SizeHint size_hint(const std::string& path) {
   size_t got = std::fread(magic, 1, 2, f);
   std::fseek(f, 0, SEEK_END);
   long size = std::ftell(f);
-  SizeHint hint{static_cast<uint64_t>(size), got == 2 && magic[0] == 0x1f && magic[1] == 0x8b, static_cast<uint64_t>(size)};
+  SizeHint hint{static_cast<uint64_t>(size), got == 2 && magic[0] == 0x1f && magic[1] == 0x8b,
+                static_cast<uint64_t>(size)};
   if (hint.gzip) {
     uint8_t t[4] = {0, 0, 0, 0};
     if (size < 18 || std::fseek(f, -4, SEEK_END) != 0 || std::fread(t, 1, 4, f) != 4) {
@@ -174,11 +175,11 @@ MnistDataset::MnistDataset(const std::string& images_path, const std::string& la
   TensorData images = read_idx(images_path), labels = read_idx(labels_path);
   const Shape& is = images.shape();
   if (images.dtype() != DType::U8 || is.rank() != 3 || is[1] != MnistItem::kRows || is[2] != MnistItem::kCols)
-    throw DataError(op, detail::quoted(images_path) + ": expected u8 images [n, 28, 28], got " + std::string(dtype_name(images.dtype())) +
-                            " " + is.to_string());
+    throw DataError(op, detail::quoted(images_path) + ": expected u8 images [n, 28, 28], got " +
+                            std::string(dtype_name(images.dtype())) + " " + is.to_string());
   if (labels.dtype() != DType::U8 || labels.shape().rank() != 1)
-    throw DataError(op, detail::quoted(labels_path) + ": expected u8 labels [n], got " + std::string(dtype_name(labels.dtype())) + " " +
-                            labels.shape().to_string());
+    throw DataError(op, detail::quoted(labels_path) + ": expected u8 labels [n], got " +
+                            std::string(dtype_name(labels.dtype())) + " " + labels.shape().to_string());
   if (labels.shape()[0] != is[0])
     throw DataError(op, detail::quoted(images_path) + " has " + std::to_string(is[0]) + " images but " +
                             detail::quoted(labels_path) + " has " + std::to_string(labels.shape()[0]) + " labels");

@@ -77,7 +77,8 @@ std::vector<uint8_t> TensorItem::encode() const {
   for (size_t i = 0; i < names_.size(); ++i) {
     const TensorData& t = tensors_[i];
     if (names_[i].size() > 0xFFFF || t.shape().rank() > 0xFF)
-      throw DataError("data::TensorItem", "field " + detail::quoted(names_[i].substr(0, 64)) + ": name or rank too long");
+      throw DataError("data::TensorItem",
+                      "field " + detail::quoted(names_[i].substr(0, 64)) + ": name or rank too long");
     put<uint16_t>(out, static_cast<uint16_t>(names_[i].size()));
     out.insert(out.end(), names_[i].begin(), names_[i].end());
     put<uint8_t>(out, static_cast<uint8_t>(t.dtype()));
@@ -160,15 +161,16 @@ SqliteDataset::SqliteDataset(const std::string& path, const std::string& split)
   if (!found) {
     std::string have;
     for (const auto& t : tables) have += (have.empty() ? "" : ", ") + t;
-    throw DataError(kOp, detail::quoted(path) + ": no table " + detail::quoted(split) + " (tables: " +
-                             (have.empty() ? "none" : have) + ")");
+    throw DataError(kOp, detail::quoted(path) + ": no table " + detail::quoted(split) +
+                             " (tables: " + (have.empty() ? "none" : have) + ")");
   }
   auto c = open_reader(path, split);
   sqlite3_stmt* count = nullptr;
   std::string sql = "SELECT COUNT(*) FROM " + split;
   if (sqlite3_prepare_v2(c->db, sql.c_str(), -1, &count, nullptr) != SQLITE_OK || sqlite3_step(count) != SQLITE_ROW) {
     sqlite3_finalize(count);
-    throw DataError(kOp, detail::quoted(path) + ": cannot count table " + detail::quoted(split) + ": " + db_error(c->db));
+    throw DataError(kOp,
+                    detail::quoted(path) + ": cannot count table " + detail::quoted(split) + ": " + db_error(c->db));
   }
   size_ = static_cast<size_t>(sqlite3_column_int64(count, 0));
   sqlite3_finalize(count);
@@ -188,8 +190,10 @@ std::vector<std::string> SqliteDataset::splits(const std::string& path) {
   sqlite3_stmt* st = nullptr;
   const char* sql = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name";
   int rc = sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  if (rc == SQLITE_OK) {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+      out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  }
   std::string msg = db_error(db);
   sqlite3_finalize(st);
   sqlite3_close(db);

@@ -88,7 +88,9 @@ template <typename T>
 class InMemDataset : public Dataset<T> {
  public:
   explicit InMemDataset(std::vector<T> items) : items_(std::move(items)) {}
-  std::optional<T> get(size_t i) const override { return i < items_.size() ? std::optional<T>(items_[i]) : std::nullopt; }
+  std::optional<T> get(size_t i) const override {
+    return i < items_.size() ? std::optional<T>(items_[i]) : std::nullopt;
+  }
   size_t size() const override { return items_.size(); }
   const std::vector<T>& items() const { return items_; }
 

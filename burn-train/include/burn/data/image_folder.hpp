@@ -18,7 +18,9 @@ namespace burn::data {
 struct Image {
   uint32_t width = 0, height = 0, channels = 0;
   std::vector<uint8_t> pixels;
-  uint8_t at(uint32_t row, uint32_t col, uint32_t ch) const { return pixels[(size_t(row) * width + col) * channels + ch]; }
+  uint8_t at(uint32_t row, uint32_t col, uint32_t ch) const {
+    return pixels[(size_t(row) * width + col) * channels + ch];
+  }
 };
 
 // Decodes an image file; `channels` 0 keeps the file's, 1-4 converts (1 grey, 3 RGB, 4 RGBA). DataError

@@ -64,7 +64,8 @@ struct MnistBatch {
 
 class BURN_DATA_API MnistBatcher : public Batcher<MnistItem, MnistBatch> {
  public:
-  explicit MnistBatcher(Device device, float mean = 0.f, float std = 1.f) : device_(std::move(device)), mean_(mean), std_(std) {}
+  explicit MnistBatcher(Device device, float mean = 0.f, float std = 1.f)
+      : device_(std::move(device)), mean_(mean), std_(std) {}
   MnistBatch batch(std::vector<MnistItem> items) const override;
 
  private:
