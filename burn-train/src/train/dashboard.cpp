@@ -154,9 +154,10 @@ class Dashboard : public Renderer {
     if (y1 == y0) y0 -= 0.5, y1 += 0.5;
     mvprintw(top + 1, left, "%9.4g", y1);
     mvprintw(top + plot_h, left, "%9.4g", y0);
-    for (int r = 1; r <= plot_h; ++r) mvaddch(top + r, plot_left - 1, ACS_VLINE);
-    mvprintw(top + plot_h + 1, plot_left, "epoch %.2f", x0 + 1);
-    mvprintw(top + plot_h + 1, plot_left + plot_w - 12, "epoch %.2f", x1 + 1);
+    for (int r = 1; r <= plot_h; ++r) mvaddch(top + r, plot_left - 1, '|');
+    // x: epochs done (2.50 is half-way through the third epoch).
+    mvprintw(top + plot_h + 1, plot_left, "%.2f epochs", x0);
+    mvprintw(top + plot_h + 1, plot_left + plot_w - 12, "%.2f epochs", x1);
     auto put = [&](const std::vector<Point>& pts, int color, chtype ch) {
       attron(COLOR_PAIR(color));
       for (const auto& p : pts) {
@@ -189,7 +190,7 @@ class Dashboard : public Renderer {
     draw_plot(1, 0, plot_h, w);
 
     const int y = h - bottom;
-    mvhline(y, 0, ACS_HLINE, w);
+    mvhline(y, 0, '-', w);
     const StepStatus& st = status_;
     mvprintw(y + 1, 1, "split      %s", split_name(st.split));
     mvprintw(y + 2, 1, "epoch      %lld/%lld", static_cast<long long>(st.epoch), static_cast<long long>(st.epochs));
@@ -198,7 +199,12 @@ class Dashboard : public Renderer {
     mvprintw(y + 4, 1, "items      %lld/%lld", static_cast<long long>(st.items),
              static_cast<long long>(st.items_total));
     int row = y + 1;
+    // The current split's values first: what the status panel is about.
+    std::vector<Split> order{st.split};
     for (const Split s : {Split::Train, Split::Valid, Split::Test}) {
+      if (s != st.split) order.push_back(s);
+    }
+    for (const Split s : order) {
       const auto it = values_.find(s);
       if (it == values_.end()) continue;
       for (const auto& m : it->second) {

@@ -102,8 +102,8 @@ std::string MetricHistory::summary_table() const {
   out += line;
   for (const auto& r : rows) {
     char best[64], last[64];
-    std::snprintf(best, sizeof best, "%.4f %s (%lld)", r.best, r.unit.c_str(), static_cast<long long>(r.best_epoch));
-    std::snprintf(last, sizeof last, "%.4f %s (%lld)", r.last, r.unit.c_str(), static_cast<long long>(r.last_epoch));
+    std::snprintf(best, sizeof best, "%.6g %s (%lld)", r.best, r.unit.c_str(), static_cast<long long>(r.best_epoch));
+    std::snprintf(last, sizeof last, "%.6g %s (%lld)", r.last, r.unit.c_str(), static_cast<long long>(r.last_epoch));
     std::snprintf(line, sizeof line, "%-5s  %-*s  %22s  %22s\n", r.split.c_str(), static_cast<int>(w), r.metric.c_str(),
                   best, last);
     out += line;

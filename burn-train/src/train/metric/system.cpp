@@ -1,6 +1,7 @@
 // Loss, learning rate, iteration speed, CPU use and memory.
 #include "burn/train/metric/system.hpp"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -59,6 +60,18 @@ MetricValue IterationSpeedMetric::update(const StepOutput& out, const MetricCont
   return v;
 }
 
+namespace {
+
+// The CPUs this process may run on (its affinity mask: a container's limit, taskset), not the host's.
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
 double process_cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -77,7 +90,7 @@ int64_t process_resident_bytes() {
 MetricValue CpuUseMetric::update(const StepOutput&, const MetricContext&) {
   const auto now = std::chrono::steady_clock::now();
   const double cpu = process_cpu_seconds();
-  const double cores = std::max(1u, std::thread::hardware_concurrency());
+  const double cores = static_cast<double>(usable_cpus());
   MetricValue v;
   if (!started_) {
     started_ = true;

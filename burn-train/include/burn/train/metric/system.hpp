@@ -42,7 +42,8 @@ class BURN_TRAIN_API IterationSpeedMetric : public Metric {
   int64_t start_items_ = 0, last_items_ = 0;
 };
 
-// The process's CPU time over wall time, in percent of all hardware threads (100 % = every core busy).
+// The process's CPU time over wall time, in percent of the CPUs it may use (its affinity mask; 100 % =
+// every one of them busy).
 class BURN_TRAIN_API CpuUseMetric : public Metric {
  public:
   std::string name() const override { return "CPU Use"; }
