@@ -94,7 +94,17 @@ LoaderEngine::LoaderEngine(size_t n, const LoaderOptions& o, uint64_t epoch, siz
   s.done_batch.assign(s.num_slots, npos);
   s.errors.resize(s.num_slots);
   size_t threads = std::min(o.num_workers, s.num_batches - start_batch);
-  for (size_t i = 0; i < threads; ++i) s.workers.emplace_back([&s] { s.worker_loop(); });
+  try {
+    for (size_t i = 0; i < threads; ++i) s.workers.emplace_back([&s] { s.worker_loop(); });
+  } catch (...) {  // no destructor runs for a throwing constructor: stop the threads already started
+    {
+      std::lock_guard lock(s.mu);
+      s.stop = true;
+    }
+    s.cv_work.notify_all();
+    for (auto& t : s.workers) t.join();
+    throw;
+  }
 }
 
 LoaderEngine::~LoaderEngine() {
