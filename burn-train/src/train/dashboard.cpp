@@ -176,12 +176,12 @@ class Dashboard : public Renderer {
     erase();
     int h = 0, w = 0;
     getmaxyx(stdscr, h, w);
-    if (h < 16 || w < 60) {
-      mvprintw(0, 0, "burn-train: the terminal is too small (%dx%d, needs 60x16)", w, h);
+    if (h < 18 || w < 60) {
+      mvprintw(0, 0, "burn-train: the terminal is too small (%dx%d, needs 60x18)", w, h);
       refresh();
       return;
     }
-    const int bottom = 9;  // status + metrics, progress, messages
+    const int bottom = 11;  // status and up to 6 metric values, progress, the last message
     const int plot_h = h - bottom - 1;
     attron(COLOR_PAIR(kTitleColor) | A_BOLD);
     mvprintw(0, 0, " burn-train ");
@@ -208,7 +208,7 @@ class Dashboard : public Renderer {
       const auto it = values_.find(s);
       if (it == values_.end()) continue;
       for (const auto& m : it->second) {
-        if (row > y + 4) break;
+        if (row > y + 6) break;
         mvprintw(row++, 28, "%-5s %.*s", split_name(s), std::max(0, w - 36), m.value.formatted.c_str());
       }
     }
@@ -218,11 +218,11 @@ class Dashboard : public Renderer {
                                             : 0.0;
     const int bar = std::max(10, w - 40);
     const int fill = static_cast<int>(std::clamp(frac, 0.0, 1.0) * bar);
-    mvprintw(y + 6, 1, "[");
+    mvprintw(y + 8, 1, "[");
     for (int i = 0; i < bar; ++i) addch(i < fill ? '#' : '-');
     const double eta = eta_seconds(st);
     printw("] %5.1f %%  eta %s", 100.0 * frac, eta >= 0 ? format_duration(eta).c_str() : "?");
-    if (!messages_.empty()) mvprintw(y + 8, 1, "%.*s", w - 2, messages_.back().c_str());
+    if (!messages_.empty()) mvprintw(y + 10, 1, "%.*s", w - 2, messages_.back().c_str());
     refresh();
   }
 

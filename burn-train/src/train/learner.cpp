@@ -194,6 +194,7 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
     const auto started = std::chrono::steady_clock::now();
     im.clear(Split::Train);
     TrainEpoch te = train(static_cast<uint64_t>(epoch - 1), static_cast<size_t>(pos.batch));
+    const auto items_start = static_cast<int64_t>(te.progress().items_processed);  // > 0 when resumed mid-epoch
     int64_t iteration = pos.batch;
     bool stop = false;
     while (true) {
@@ -220,7 +221,7 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
       ctx.lr = lr;
       im.step(history_, out->output, ctx,
               {Split::Train, epoch, config_.epochs, iteration, static_cast<int64_t>(te.batches), ctx.items,
-               ctx.items_total, seconds_since(started)});
+               ctx.items_total, seconds_since(started), items_start});
       pos.batch = iteration;
       result.global_step = pos.global_step;
       const bool boundary = accumulator.steps() == 0;

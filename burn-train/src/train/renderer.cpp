@@ -21,8 +21,10 @@ std::string format_duration(double s) {
 }
 
 double eta_seconds(const StepStatus& st) {
-  if (st.items_total > 0 && st.items > 0 && st.elapsed_seconds > 0) {
-    return st.elapsed_seconds * static_cast<double>(st.items_total - st.items) / static_cast<double>(st.items);
+  // The pace of this run only: a resumed epoch's earlier items took no time here.
+  const int64_t done = st.items - st.items_start;
+  if (st.items_total > 0 && done > 0 && st.elapsed_seconds > 0) {
+    return st.elapsed_seconds * static_cast<double>(st.items_total - st.items) / static_cast<double>(done);
   }
   if (st.iterations > 0 && st.iteration > 0 && st.elapsed_seconds > 0) {
     return st.elapsed_seconds * static_cast<double>(st.iterations - st.iteration) / static_cast<double>(st.iteration);

@@ -26,7 +26,8 @@ struct StepStatus {
   int64_t epoch = 1, epochs = 1;
   int64_t iteration = 0, iterations = 0;  // this epoch's steps done, and its steps
   int64_t items = 0, items_total = 0;     // this epoch's items done, and its items
-  double elapsed_seconds = 0;             // in this epoch so far
+  double elapsed_seconds = 0;             // in this epoch so far (in this run, when it was resumed)
+  int64_t items_start = 0;                // items of the epoch done before this run (a resumed epoch)
 };
 
 class BURN_TRAIN_API Renderer {
