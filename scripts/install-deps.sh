@@ -5,13 +5,18 @@ set -euo pipefail
 
 # ctest never needs Python: the PyTorch reference fixtures are committed. clang builds the libFuzzer
 # targets of burn-record (the `fuzz` tests); clang-format checks the style (scripts/check-format.sh).
+# burn::data reads gzip IDX files (zlib), decodes images (stb) and keeps datasets in SQLite; burn::train
+# draws curves (cairo) and its dashboard (ncurses); the demo trains on Debian's Fashion-MNIST.
 BURN_DEB_PACKAGES=(
   g++ cmake ninja-build ccache pkg-config
   libboost-dev libboost-filesystem-dev libboost-program-options-dev
   libopenblas-dev libspdlog-dev nlohmann-json3-dev
   libzstd-dev libxxhash-dev libhdf5-dev hdf5-tools
+  zlib1g-dev libstb-dev libsqlite3-dev
   clang libclang-rt-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcairo2-dev libncurses-dev
+  dataset-fashion-mnist
 )
 # burn-import's `burn` importer: Rust Burn's NamedMpk records (MessagePack, optionally gzip).
 BURN_DEB_PACKAGES+=(libmsgpack-cxx-dev zlib1g-dev)

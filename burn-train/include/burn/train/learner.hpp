@@ -1,0 +1,192 @@
+// The Learner (Burn's supervised paradigm): a model, an optimizer and an LR scheduler, train and
+// valid steps given as functions, epochs over DataLoaders, metrics, renderers, checkpoints that
+// resume bit for bit, early stopping, an interrupter, a test-set evaluator and a summary.
+//
+//   train::Learner<Model, Batch> learner(model, optim::AdamConfig{}.init(), scheduler,
+//       [](const Model& m, const Batch& b) { auto out = m.forward_classification(b); return
+//       train::TrainOutput{out.loss.backward(), out}; },
+//       [](const Model& m, const Batch& b) { return m.forward_classification(b); },
+//       {.epochs = 10, .artifact_dir = "artifacts", .device = device});
+//   learner.core().add_metric(train::Split::Train, std::make_unique<train::AccuracyMetric>());
+//   Model trained = learner.fit(train_loader, &valid_loader);
+//
+// The loop is LearnerCore (non-template, learner.cpp); Learner only binds the model and batch types.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burn/data/dataloader.hpp"
+#include "burn/nn/module.hpp"
+#include "burn/optim/lr.hpp"
+#include "burn/optim/optimizer.hpp"
+#include "burn/train/checkpoint.hpp"
+#include "burn/train/history.hpp"
+#include "burn/train/metric/metric.hpp"
+#include "burn/train/renderer.hpp"
+
+namespace burn::train {
+
+// What a train step returns: the gradients of its loss (loss.backward()) and what metrics read.
+struct TrainOutput {
+  Gradients grads;
+  StepOutput output;
+};
+
+// Stop when `metric` of `split` has not improved for `patience` epochs.
+struct EarlyStopping {
+  Split split = Split::Valid;
+  std::string metric = "Loss";
+  int64_t patience = 3;
+};
+
+enum class Display { Auto, Dashboard, Log, None };  // Auto: the dashboard on a terminal, else Log
+
+struct LearnerConfig {
+  int64_t epochs = 1;
+  int64_t grad_accumulation = 1;            // batches whose gradients are summed before one optimizer step
+  uint64_t seed = 0;                        // the device is seeded from (seed, step) before every train step
+  std::string artifact_dir;                 // checkpoints/, <split>/*.csv, metrics.png; empty: nothing written
+  std::optional<int64_t> checkpoint_every;  // also checkpoint every N train steps (not only per epoch)
+  CheckpointPolicy checkpoints;
+  bool resume = false;  // continue from the newest checkpoint in <artifact_dir>/checkpoints
+  std::optional<EarlyStopping> early_stopping;
+  Display display = Display::Auto;
+  double log_every_seconds = 5.0;  // Display::Log: a step line at most this often
+  std::optional<Device> device;    // seeded before steps; default: the device of the model's first param
+};
+
+// Stops a run after the current step (and its checkpoint); safe to call from any thread or a
+// signal handler.
+class Interrupter {
+ public:
+  void stop() { stop_.store(true); }
+  bool should_stop() const { return stop_.load(); }
+  void reset() { stop_.store(false); }
+
+ private:
+  std::atomic<bool> stop_{false};
+};
+
+struct FitResult {
+  int64_t epochs_done = 0;  // complete epochs, resumed ones included
+  int64_t global_step = 0;
+  bool interrupted = false;
+  bool early_stopped = false;
+};
+
+// One epoch of one split, type-erased by Learner: next() runs the step of the next batch (nullopt at
+// the end of the epoch).
+struct TrainEpoch {
+  std::function<std::optional<TrainOutput>()> next;
+  std::function<data::Progress()> progress;
+  size_t batches = 0;
+};
+struct EvalEpoch {
+  std::function<std::optional<StepOutput>()> next;
+  std::function<data::Progress()> progress;
+  size_t batches = 0;
+};
+
+class BURN_TRAIN_API LearnerCore {
+ public:
+  LearnerCore(LearnerConfig config, optim::Optimizer& optimizer, optim::LrScheduler& scheduler);
+  ~LearnerCore();
+  LearnerCore(const LearnerCore&) = delete;
+  LearnerCore& operator=(const LearnerCore&) = delete;
+
+  // A metric of one split (each split needs its own instance: metrics keep epoch state).
+  LearnerCore& add_metric(Split split, std::unique_ptr<Metric> metric);
+  // Replaces the renderer chosen by LearnerConfig::display.
+  LearnerCore& set_renderer(std::shared_ptr<Renderer> renderer);
+  Interrupter& interrupter() { return interrupter_; }
+  const MetricHistory& history() const { return history_; }
+  const LearnerConfig& config() const { return config_; }
+
+  // `train(epoch0, start_batch)` opens a train epoch (0-based epoch for the loader); `valid(epoch0)`
+  // a valid epoch (null: no validation).
+  FitResult fit(nn::ModuleRef model, const std::function<TrainEpoch(uint64_t, size_t)>& train,
+                const std::function<EvalEpoch(uint64_t)>& valid);
+  // One pass over a test set with the Test metrics; returns their values.
+  std::vector<MetricSummary> evaluate(const std::function<EvalEpoch()>& test);
+
+ private:
+  struct Impl;
+  LearnerConfig config_;
+  optim::Optimizer& optimizer_;
+  optim::LrScheduler& scheduler_;
+  Interrupter interrupter_;
+  MetricHistory history_;
+  std::unique_ptr<Impl> impl_;
+};
+
+template <class M, class TB, class VB = TB>
+class Learner {
+ public:
+  using TrainStep = std::function<TrainOutput(const M&, const TB&)>;
+  using ValidStep = std::function<StepOutput(const M&, const VB&)>;
+
+  Learner(M model, optim::Optimizer optimizer, std::shared_ptr<optim::LrScheduler> scheduler, TrainStep train_step,
+          ValidStep valid_step, LearnerConfig config)
+      : model_(std::move(model)),
+        optimizer_(std::move(optimizer)),
+        scheduler_(std::move(scheduler)),
+        train_step_(std::move(train_step)),
+        valid_step_(std::move(valid_step)),
+        core_(std::make_unique<LearnerCore>(std::move(config), optimizer_, *scheduler_)) {}
+
+  LearnerCore& core() { return *core_; }
+  const M& model() const { return model_; }
+  FitResult last_fit() const { return last_; }
+
+  // Trains for the configured epochs (from a checkpoint when LearnerConfig::resume) and returns the model.
+  template <class TI, class VI = TI>
+  M fit(data::DataLoader<TI, TB>& train, data::DataLoader<VI, VB>* valid = nullptr) {
+    auto open_train = [&](uint64_t epoch, size_t start) {
+      auto it = std::make_shared<typename data::DataLoader<TI, TB>::Iter>(train.iter_at(epoch, start));
+      return TrainEpoch{[this, it]() -> std::optional<TrainOutput> {
+                          auto b = it->next();
+                          if (!b) return std::nullopt;
+                          return train_step_(model_, *b);
+                        },
+                        [it] { return it->progress(); }, it->num_batches()};
+    };
+    std::function<EvalEpoch(uint64_t)> open_valid;
+    if (valid) open_valid = [&](uint64_t epoch) { return eval_epoch(*valid, epoch); };
+    last_ = core_->fit(nn::ModuleRef(model_), open_train, open_valid);
+    return model_;
+  }
+
+  // The valid step over a test loader on model().valid(), with the Test metrics.
+  template <class I>
+  std::vector<MetricSummary> evaluate(data::DataLoader<I, VB>& test) {
+    return core_->evaluate([&] { return eval_epoch(test, 0); });
+  }
+
+ private:
+  template <class I>
+  EvalEpoch eval_epoch(data::DataLoader<I, VB>& loader, uint64_t epoch) {
+    auto it = std::make_shared<typename data::DataLoader<I, VB>::Iter>(loader.iter_at(epoch, 0));
+    auto eval = std::make_shared<M>(nn::valid(model_));  // evaluation mode, on the inner device
+    return EvalEpoch{[this, it, eval]() -> std::optional<StepOutput> {
+                       auto b = it->next();
+                       if (!b) return std::nullopt;
+                       return valid_step_(*eval, *b);
+                     },
+                     [it] { return it->progress(); }, it->num_batches()};
+  }
+
+  M model_;
+  optim::Optimizer optimizer_;
+  std::shared_ptr<optim::LrScheduler> scheduler_;
+  TrainStep train_step_;
+  ValidStep valid_step_;
+  std::unique_ptr<LearnerCore> core_;
+  FitResult last_;
+};
+
+}  // namespace burn::train
