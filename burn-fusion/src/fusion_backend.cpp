@@ -386,8 +386,8 @@ R dispatch(FusionBackend& self, OpId op, R (Backend::*fn)(P...), A&&... args) {
 
 }  // namespace
 
-#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                      \
-  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                               \
+#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                                \
+  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                         \
     return dispatch<ir::fusable(OpId::name)>(*this, OpId::name, &Backend::name, BURN_OP_ARG_LIST(__VA_ARGS__)); \
   }
 BURN_OP_TABLE(BURN_FUSION_OP)
@@ -399,7 +399,7 @@ Inspector::~Inspector() = default;
 
 Stats FusionBackend::stats() const {
   const auto& c = state_->counters;
-  return {c.recorded.load(),  c.flushes.load(), c.fused_runs.load(), c.fused_ops.load(),  c.eager_ops.load(),
+  return {c.recorded.load(),    c.flushes.load(), c.fused_runs.load(), c.fused_ops.load(),  c.eager_ops.load(),
           c.skipped_ops.load(), c.stored.load(),  c.plan_hits.load(),  c.plan_misses.load()};
 }
 

@@ -29,8 +29,8 @@ struct FusionState {
   PlanCache plans;
 
   struct Counters {
-    std::atomic<uint64_t> recorded{0}, flushes{0}, fused_runs{0}, fused_ops{0}, eager_ops{0}, skipped_ops{0},
-        stored{0}, plan_hits{0}, plan_misses{0};
+    std::atomic<uint64_t> recorded{0}, flushes{0}, fused_runs{0}, fused_ops{0}, eager_ops{0}, skipped_ops{0}, stored{0},
+        plan_hits{0}, plan_misses{0};
   } counters;
   mutable std::mutex last_plan_mutex;
   std::vector<std::string> last_plan;

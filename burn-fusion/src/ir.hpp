@@ -16,8 +16,8 @@ class FusionPrim;
 namespace ir {
 
 template <typename T>
-constexpr bool kElementwiseParam = std::is_same_v<T, Prim> || std::is_same_v<T, Scalar> ||
-                                   std::is_same_v<T, double> || std::is_same_v<T, DType>;
+constexpr bool kElementwiseParam =
+    std::is_same_v<T, Prim> || std::is_same_v<T, Scalar> || std::is_same_v<T, double> || std::is_same_v<T, DType>;
 
 template <typename Ret, typename... P>
 constexpr bool elementwise_signature() {
@@ -43,8 +43,8 @@ namespace table {
 constexpr OpBound MEMORY = OpBound::Memory, COMPUTE = OpBound::Compute;
 // An op kind of the IR: memory-bound, elementwise group, Prim result of tensor/scalar parameters
 // (which leaves out softmax's dim, matmul's compute bound, reductions).
-#define BURN_FUSION_KIND(group, name, tier, grad, bound, ret, ...)                       \
-  (bound == MEMORY && elementwise_group(OpGroup::group, OpId::name) &&                  \
+#define BURN_FUSION_KIND(group, name, tier, grad, bound, ret, ...)     \
+  (bound == MEMORY && elementwise_group(OpGroup::group, OpId::name) && \
    elementwise_signature<ret, BURN_PP_MAP(BURN_PP_TYPE, __VA_ARGS__)>()),
 inline constexpr std::array<bool, kOpCount> kFusable = {BURN_OP_TABLE(BURN_FUSION_KIND)};
 #undef BURN_FUSION_KIND
@@ -54,8 +54,8 @@ constexpr bool fusable(OpId op) { return table::kFusable[static_cast<size_t>(op)
 
 static_assert(fusable(OpId::add) && fusable(OpId::exp) && fusable(OpId::relu) && fusable(OpId::mask_where) &&
               fusable(OpId::cast) && fusable(OpId::greater_elem) && fusable(OpId::bool_and));
-static_assert(!fusable(OpId::matmul) && !fusable(OpId::sum) && !fusable(OpId::softmax) &&
-              !fusable(OpId::argwhere) && !fusable(OpId::reshape) && !fusable(OpId::into_data));
+static_assert(!fusable(OpId::matmul) && !fusable(OpId::sum) && !fusable(OpId::softmax) && !fusable(OpId::argwhere) &&
+              !fusable(OpId::reshape) && !fusable(OpId::into_data));
 
 // The output dtype of a recorded op: comparisons and predicates give Bool, cast its target, the rest
 // the dtype of their first tensor.

@@ -119,7 +119,7 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
       for (size_t k = 0; k < op.n_in; ++k) {
         const int32_t v = op.in[k].value;
         in.args[k] = v >= 0 && static_cast<uint32_t>(v) >= run.begin ? op_reg.at(static_cast<uint32_t>(v))
-                                                                      : arg_reg[i - run.begin][k];
+                                                                     : arg_reg[i - run.begin][k];
       }
       in.out = static_cast<uint16_t>(p.reg_dtype.size());
       op_reg[i] = in.out;

@@ -28,14 +28,14 @@ struct Run {
   bool fused = false;
   // Fused runs: the program without its shape, scalars and parameters, and where its registers go.
   FusedProgram program;
-  std::vector<InputSource> inputs;     // one per input register
-  std::vector<uint32_t> instr_op;      // the op of each instruction
-  std::vector<uint32_t> output_op;     // the op whose value each stored output is
+  std::vector<InputSource> inputs;  // one per input register
+  std::vector<uint32_t> instr_op;   // the op of each instruction
+  std::vector<uint32_t> output_op;  // the op whose value each stored output is
 };
 
 struct Plan {
-  std::vector<uint8_t> needed;    // per op: run (1) or skipped (0)
-  std::vector<uint8_t> stored;    // per op: its value leaves its run (alive handle or a later run reads it)
+  std::vector<uint8_t> needed;  // per op: run (1) or skipped (0)
+  std::vector<uint8_t> stored;  // per op: its value leaves its run (alive handle or a later run reads it)
   std::vector<Run> runs;
 };
 

@@ -10,6 +10,7 @@
 
 #include "burn/autodiff/autodiff.hpp"
 #include "burn/fusion/fusion.hpp"
+#include "burn/tensor/fused.hpp"
 
 namespace burn {
 namespace {
@@ -28,7 +29,7 @@ std::vector<float> vec(const Tensor<2>& t) { return t.to_vec<float>(); }
 // Runs `body` with the traced device's executor off (op by op) and on (fused), resetting the counters.
 template <typename F>
 void both_modes(F body) {
-  for (bool exec : {false}) {
+  for (bool exec : {false, true}) {
     SCOPED_TRACE(exec ? "fused executor" : "op by op");
     Device d = traced();
     insp(d).set_executor_enabled(exec);
@@ -46,6 +47,10 @@ TEST(FusionDevice, SpecNamesAndFusedWrap) {
   EXPECT_EQ(Device::get("autodiff<fusion<cpu>>").name(), "autodiff<fusion<cpu>>");
   EXPECT_NE(fusion::inspector(Device::get("autodiff<fusion<cpu>>")), nullptr);
   EXPECT_EQ(fusion::inspector(Device::get("cpu")), nullptr);
+  // cpu offers the fused executor; fusion itself does not pass it on (its primitives are not cpu's).
+  EXPECT_TRUE(insp(Device::get("fusion<cpu>")).uses_executor());
+  EXPECT_NE(Device::get("cpu")->query_interface(kFusedElementwiseInterface), nullptr);
+  EXPECT_EQ(Device::get("fusion<cpu>")->query_interface(kFusedElementwiseInterface), nullptr);
 }
 
 TEST(FusionStream, ElementwiseOpsWaitForARead) {
@@ -102,7 +107,7 @@ TEST(FusionStream, NonFusableOpsRunTheirInputsFirst) {
   both_modes([](const Device& d, bool) {
     auto a = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4}, Shape{2, 2}, d);
     auto b = a * 2.0f;
-    auto c = (b + a).matmul(a);  // (3a) @ a
+    auto c = (b + a).matmul(a);                      // (3a) @ a
     EXPECT_EQ(trace_of(d).count(OpId::matmul), 1u);  // matmul is not deferred
     EXPECT_EQ(vec(c), (std::vector<float>{21, 30, 45, 66}));
     EXPECT_EQ(vec(b), (std::vector<float>{2, 4, 6, 8}));
@@ -163,7 +168,8 @@ TEST(FusionThreads, ATensorRecordedOnOneThreadIsReadOnAnother) {
 
 TEST(FusionThreads, ConcurrentRecordingAndCrossThreadInputs) {
   auto d = Device::get("fusion<cpu>");
-  auto shared = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4}, Shape{2, 2}, d) * 1.0f;  // pending on this thread
+  auto shared =
+      Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4}, Shape{2, 2}, d) * 1.0f;  // pending on this thread
   std::vector<std::thread> threads;
   std::vector<int> ok(8, 0);
   for (int t = 0; t < 8; ++t) {
@@ -197,6 +203,36 @@ TEST(FusionAutodiff, GradientsThroughFusion) {
     const float t = std::tanh(2 * xs[i] + 1);
     EXPECT_NEAR(got[i], t + xs[i] * 2 * (1 - t * t), 1e-5f) << i;
   }
+}
+
+// Which ops each pattern fuses, as the inspector reports it: no silent fallback to op by op.
+TEST(FusionPlans, WhatIsFusedPerPattern) {
+  auto d = Device::get("fusion<cpu>");
+  auto& in = insp(d);
+  auto x = Tensor<2>::from_vector(std::vector<float>{0.5f, -1, 2, 0.25f, 1, -2}, Shape{2, 3}, d);
+  auto row = Tensor<2>::from_vector(std::vector<float>{1, 2, 3}, Shape{1, 3}, d);
+  // Broadcast operand, scalars, a comparison, a mask and a cast: one program; y (kept) and z stored.
+  auto y = (x * row + 1.0f).exp();  // exp([1.5, -1, 7; 1.25, 3, -5])
+  auto z = y.mask_fill(y.greater_elem(2.0f), 5.0f).to_int();
+  EXPECT_EQ(z.to_vec<int64_t>(), (std::vector<int64_t>{5, 0, 5, 5, 5, 0}));
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"fused[mul add_scalar exp greater_elem mask_fill cast] -> 2"}));
+  // mask_where between two kept branches; both branches and the result are stored.
+  auto a = x.relu(), b = x.neg().sigmoid();
+  auto w = a.mask_where(x.lower_elem(0.0f), b);
+  EXPECT_NEAR(w.to_vec<float>()[1], 1.0f / (1.0f + std::exp(-1.0f)), 1e-6f);
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"fused[relu neg sigmoid lower_elem mask_where] -> 3"}));
+  // A non-fusable op cuts the stream: what it needs runs first, what follows it fuses after it.
+  auto m = (x * 2.0f).matmul(x.transpose()).relu().exp();
+  m.to_vec<float>();
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"fused[relu exp] -> 1"}));
+  // An op the executor does not run (atan) sends its run op by op, with the very eager kernels.
+  auto t = (x.atan() * 2.0f).exp();
+  t.to_vec<float>();
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"eager[atan mul_scalar exp]"}));
+  // A broadcast to a larger shape starts a new run: [1,3] ops, then [2,3] ops.
+  auto r = ((row * 2.0f).sqrt() + x).abs();
+  r.to_vec<float>();
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"fused[mul_scalar sqrt] -> 1", "fused[add abs] -> 1"}));
 }
 
 TEST(FusionPlans, ALoopPlansOnce) {
