@@ -190,22 +190,12 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
       counters.stored.fetch_add(1, std::memory_order_relaxed);
     }
   }
+  // What last_plan() formats, kept as kinds and plan: strings on every flush would cost small ops.
   std::vector<OpId> kinds(n);
   for (size_t i = 0; i < n; ++i) kinds[i] = ops[i].op;
   std::lock_guard lock(last_plan_mutex);
-  last_plan.clear();
-  for (const Run& run : plan->runs) {
-    std::string s = run.fused ? "fused[" : "eager[";
-    bool first = true;
-    for (uint32_t i = run.begin; i < run.end; ++i) {
-      if (!plan->needed[i]) continue;
-      s += (first ? "" : " ") + std::string(op_info(kinds[i]).name);
-      first = false;
-    }
-    s += "]";
-    if (run.fused) s += " -> " + std::to_string(run.output_op.size());
-    last_plan.push_back(std::move(s));
-  }
+  last_kinds = std::move(kinds);
+  last_plan = std::move(plan);
 }
 
 // ---- the backend ----
@@ -412,7 +402,22 @@ void FusionBackend::reset_stats() {
 
 std::vector<std::string> FusionBackend::last_plan() const {
   std::lock_guard lock(state_->last_plan_mutex);
-  return state_->last_plan;
+  std::vector<std::string> out;
+  const Plan* plan = state_->last_plan.get();
+  if (!plan) return out;
+  for (const Run& run : plan->runs) {
+    std::string s = run.fused ? "fused[" : "eager[";
+    bool first = true;
+    for (uint32_t i = run.begin; i < run.end; ++i) {
+      if (!plan->needed[i]) continue;
+      s += (first ? "" : " ") + std::string(op_info(state_->last_kinds[i]).name);
+      first = false;
+    }
+    s += "]";
+    if (run.fused) s += " -> " + std::to_string(run.output_op.size());
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 Inspector* inspector(const Device& device) {

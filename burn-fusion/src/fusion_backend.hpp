@@ -33,7 +33,8 @@ struct FusionState {
         plan_hits{0}, plan_misses{0};
   } counters;
   mutable std::mutex last_plan_mutex;
-  std::vector<std::string> last_plan;
+  std::shared_ptr<const Plan> last_plan;  // of the last segment executed, with its op kinds
+  std::vector<OpId> last_kinds;
 
   // Runs a flushed segment's ops: the alive results are set on their handles.
   void execute(std::vector<ir::PendingOp>& ops);
