@@ -118,14 +118,14 @@ void float_op(DType dt, const void* a, void* o, int64_t n, K f32_kernel, F fn) {
 
 template <typename F>
 void float_map_op(DType dt, const char* name, const void* a, void* o, int64_t n, F fn) {
-  dispatch<Dtypes::Float>(dt, name, [&]<typename T>() { map1<T, T>(a, o, n, [fn](T v) { return static_cast<T>(fn(v)); }); });
+  dispatch<Dtypes::Float>(dt, name,
+                          [&]<typename T>() { map1<T, T>(a, o, n, [fn](T v) { return static_cast<T>(fn(v)); }); });
 }
 
 template <typename F>
 void numeric_zip(DType dt, const char* name, const void* a, const void* b, void* o, int64_t n, F fn) {
-  dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
-    map2<T, T>(a, b, o, n, [fn](T x, T y) { return static_cast<T>(fn(x, y)); });
-  });
+  dispatch<Dtypes::Numeric>(
+      dt, name, [&]<typename T>() { map2<T, T>(a, b, o, n, [fn](T x, T y) { return static_cast<T>(fn(x, y)); }); });
 }
 
 template <typename F>
@@ -161,7 +161,9 @@ void by_size_of(DType d, F&& f) {
   }
 }
 
-void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr, int64_t n) {
+// Cloned per ISA level as the eager f32 kernels are: the tile loops inlined here get AVX2 where the CPU
+// has it. Results do not change: no contraction into FMA (ISO C++ mode), libm calls are the same calls.
+BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr, int64_t n) {
   const DType dt = reg[in.args[0]];
   const void* a = ptr[in.args[0]];
   const void* b = in.n_args > 1 ? ptr[in.args[1]] : nullptr;
@@ -177,19 +179,16 @@ void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr,
     case OpId::div: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return div_of(x, y); });
     case OpId::maximum: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return max_of(x, y); });
     case OpId::minimum: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return min_of(x, y); });
-    case OpId::add_scalar:
-      return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_add(x, y); });
-    case OpId::sub_scalar:
-      return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_sub(x, y); });
-    case OpId::mul_scalar:
-      return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_mul(x, y); });
-    case OpId::div_scalar:
-      return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return div_of(x, y); });
+    case OpId::add_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_add(x, y); });
+    case OpId::sub_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_sub(x, y); });
+    case OpId::mul_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_mul(x, y); });
+    case OpId::div_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return div_of(x, y); });
     case OpId::neg:
       return dispatch<Dtypes::Numeric>(
           dt, name, [&]<typename T>() { map1<T, T>(a, o, n, [](T v) { return wrap_sub(T(0), v); }); });
     case OpId::abs:
-      return dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() { map1<T, T>(a, o, n, [](T v) { return abs_of(v); }); });
+      return dispatch<Dtypes::Numeric>(dt, name,
+                                       [&]<typename T>() { map1<T, T>(a, o, n, [](T v) { return abs_of(v); }); });
     case OpId::clamp:
       return dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
         const T lo = scalar_as<T>(s0), hi = scalar_as<T>(in.scalars[1]);
@@ -221,8 +220,7 @@ void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr,
     case OpId::square: return float_map_op(dt, name, a, o, n, [](auto v) { return v * v; });
     // activations
     case OpId::relu: return float_map_op(dt, name, a, o, n, [](auto v) { return relu_of(v); });
-    case OpId::sigmoid:
-      return float_op(dt, a, o, n, sigmoid_f32, [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
+    case OpId::sigmoid: return float_op(dt, a, o, n, sigmoid_f32, [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
     case OpId::silu: return float_op(dt, a, o, n, silu_f32, [](double v) { return v / (1.0 + std::exp(-v)); });
     case OpId::gelu:
       return float_op(dt, a, o, n, gelu_f32,
@@ -422,9 +420,10 @@ class CpuFusedExecutor final : public FusedExecutor {
         }
         for (size_t k = 0; k < p.code.size(); ++k) {
           const size_t r = nin + k;
-          ptr[r] = output_of[r] >= 0
-                       ? static_cast<void*>(out_base[output_of[r]] + s * static_cast<int64_t>(dtype_size(p.reg_dtype[r])))
-                       : static_cast<void*>(scratch.get() + static_cast<size_t>(slot[r]) * kTile);
+          ptr[r] =
+              output_of[r] >= 0
+                  ? static_cast<void*>(out_base[output_of[r]] + s * static_cast<int64_t>(dtype_size(p.reg_dtype[r])))
+                  : static_cast<void*>(scratch.get() + static_cast<size_t>(slot[r]) * kTile);
           exec(p.code[k], p.reg_dtype, ptr.data(), n);
         }
       }
