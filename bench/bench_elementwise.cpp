@@ -1,5 +1,7 @@
 // Elementwise ops on 16M and 64M f32 elements written as a user would (`a + b`, `x.exp()`), and the
-// chain exp(relu(x*2+1)), whose temporaries the backend may reuse since only the chain owns them.
+// chain exp(relu(x*2+1)), whose temporaries the backend may reuse since only the chain owns them; the
+// same chain on fusion<cpu> (`_fused`: recorded, then one pass by the cpu plugin's fused executor when
+// sync() runs it), to compare with the unfused chain and with one memory pass (triad).
 #include "common.hpp"
 
 namespace {
@@ -46,6 +48,16 @@ void register_cases() {
     add_unary("gelu/" + sz, s.n, [](const T& x) { return x.gelu(); });
     // `x * 2.0f` copies x's handle, so the first op cannot reuse x; the rest may reuse temporaries.
     add_unary("chain_exp_relu_affine/" + sz, s.n, [](const T& x) { return (x * 2.0f + 1.0f).relu().exp(); });
+    add_case("chain_exp_relu_affine_fused/" + sz, [n = s.n](benchmark::State& st) {
+      const Device fused = Device::get("fusion<cpu>");  // libburn-fusion is loaded by name
+      auto x = input<1>({n}).to_device(fused);
+      fused.sync();
+      for (auto _ : st) {
+        auto y = (x * 2.0f + 1.0f).relu().exp();
+        fused.sync();  // runs the recorded chain: y is alive, so it is written
+        benchmark::DoNotOptimize(y);
+      }
+    });
   }
 }
 

@@ -3,14 +3,19 @@
 #pragma once
 
 #include "burn/tensor/backend.hpp"
+#include "burn/tensor/fused.hpp"
 
 namespace burn::cpu {
+
+// The fused-elementwise executor (fused_executor.cpp), one per process.
+FusedExecutor& fused_executor();
 
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   bool supports(OpId op, DType dtype) const override;
-  // "memory": the MemoryStats of every Storage of the process (see cpu_tensor.hpp).
+  // "memory": the MemoryStats of every Storage of the process (see cpu_tensor.hpp);
+  // kFusedElementwiseInterface: the fused executor that burn-fusion hands elementwise chains.
   void* query_interface(std::string_view name) override;
 
   // creation (src/ops/creation.cpp)

@@ -49,6 +49,7 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
 
 void* CpuBackend::query_interface(std::string_view name) {
   if (name == "memory") return &storage_stats();
+  if (name == kFusedElementwiseInterface) return &fused_executor();
   return Backend::query_interface(name);
 }
 

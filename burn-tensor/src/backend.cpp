@@ -6,6 +6,7 @@
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/fused.hpp"
 #include "log.hpp"
 
 namespace burn {
@@ -64,6 +65,7 @@ BURN_OP_TABLE(BURN_X_FWD)
 
 TraceCounters::~TraceCounters() = default;
 MemoryStats::~MemoryStats() = default;
+FusedExecutor::~FusedExecutor() = default;
 
 namespace {
 

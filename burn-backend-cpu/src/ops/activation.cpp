@@ -12,18 +12,11 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
 
 namespace burn::cpu {
 namespace {
-
-template <typename T>
-[[gnu::always_inline]] inline T exp_of(T v) {
-  if constexpr (std::is_same_v<T, float>)
-    return vexp(v);
-  else
-    return std::exp(v);
-}
 
 // The max passes of softmax use SSE max instructions (4 floats or 2 doubles a step, in both clones):
 // GCC keeps a float `a > b ? a : b` loop scalar under -ftrapping-math. maxps(a, v) returns v when
@@ -122,15 +115,9 @@ template <typename T>
   return vselect(x > T(20), x, x * n / (n + T(2)));
 }
 
-// gelu with the tanh approximation: 0.5 x (1 + tanh(u)) = x * sigmoid(2u), which stays accurate
-// where 1 + tanh(u) cancels.
-template <typename T>
-[[gnu::always_inline]] inline T gelu_tanh_of(T x) {
-  constexpr T kC = T(0.79788456080286535588);  // sqrt(2 / pi)
-  const T u = kC * (x + T(0.044715) * x * x * x);
-  return x / (T(1) + exp_of(T(-2) * u));
-}
+}  // namespace
 
+// The f32 activation loops, shared with the fused executor (ops/elementwise_fns.hpp).
 BURN_CPU_SIMD_CLONES void sigmoid_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + vexp(-x[i]));
 }
@@ -146,6 +133,8 @@ BURN_CPU_SIMD_CLONES void gelu_f32(const float* x, float* y, int64_t n) {
 BURN_CPU_SIMD_CLONES void mish_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = mish_of(x[i]);
 }
+
+namespace {
 
 constexpr int kLanes = 16;
 constexpr int64_t kCols = 256;
@@ -276,7 +265,7 @@ Prim softmax_impl(Prim xp, size_t dim, bool log) {
 
 // relu keeps NaN (torch.relu is clamp_min(0)).
 Prim CpuBackend::relu(Prim x) {
-  return float_map(std::move(x), "relu", []<typename T>(T v) { return v < T(0) ? T(0) : v; });
+  return float_map(std::move(x), "relu", [](auto v) { return relu_of(v); });
 }
 // Exact gelu: 0.5 x (1 + erf(x / sqrt 2)); f32 through vgelu (no libm call per element).
 Prim CpuBackend::gelu(Prim x) {
@@ -311,7 +300,7 @@ Prim CpuBackend::leaky_relu(Prim x, double negative_slope) {
   const DType dt = x->dtype();
   return dispatch<Dtypes::Float>(dt, "leaky_relu", [&]<typename T>() {
     const T s = static_cast<T>(negative_slope);
-    return unary_op<T, T>(std::move(x), dt, "leaky_relu", [s](T v) { return v > T(0) ? v : v * s; });
+    return unary_op<T, T>(std::move(x), dt, "leaky_relu", [s](T v) { return leaky_relu_of(v, s); });
   });
 }
 

@@ -6,6 +6,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/elementwise_fns.hpp"
 
 namespace burn::cpu {
 
@@ -25,21 +26,8 @@ template <typename Cmp>
 Prim compare_elem(Prim x, const Scalar& s, const char* op, Cmp cmp) {
   const DType dt = as_cpu(x, op)->dtype();
   return dispatch<Dtypes::Computing>(dt, op, [&]<typename T>() {
-    if constexpr (std::is_integral_v<T>) {
-      // An int tensor against a float scalar compares as double (2 > 1.5); against an int, exactly.
-      if (s.kind == Scalar::Kind::Float) {
-        const double c = s.f;
-        return unary_op<T, uint8_t>(std::move(x), DType::Bool, op,
-                                    [c, cmp](T v) { return static_cast<uint8_t>(cmp(static_cast<double>(v), c)); });
-      }
-      const int64_t c = s.i;
-      return unary_op<T, uint8_t>(std::move(x), DType::Bool, op,
-                                  [c, cmp](T v) { return static_cast<uint8_t>(cmp(static_cast<int64_t>(v), c)); });
-    } else {
-      const T c = scalar_as<T>(s);
-      return unary_op<T, uint8_t>(std::move(x), DType::Bool, op,
-                                  [c, cmp](T v) { return static_cast<uint8_t>(cmp(v, c)); });
-    }
+    return with_elem_predicate<T>(s, cmp,
+                                  [&](auto pred) { return unary_op<T, uint8_t>(std::move(x), DType::Bool, op, pred); });
   });
 }
 

@@ -7,12 +7,12 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
 
 namespace burn::cpu {
-namespace {
-
-// The f32 loops, compiled for x86-64-v3 (AVX2 + FMA) and for the baseline and picked at load time.
+// The f32 loops, compiled for x86-64-v3 (AVX2 + FMA) and for the baseline and picked at load time;
+// shared with the fused executor (ops/elementwise_fns.hpp).
 BURN_CPU_SIMD_CLONES void exp_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = vexp(x[i]);
 }
@@ -26,8 +26,6 @@ BURN_CPU_SIMD_CLONES void tanh_f32(const float* x, float* y, int64_t n) {
 BURN_CPU_SIMD_CLONES void erf_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = verf(x[i]);
 }
-
-}  // namespace
 
 Prim CpuBackend::exp(Prim x) {
   return float_map(std::move(x), "exp", exp_f32, [](auto v) { return std::exp(v); });

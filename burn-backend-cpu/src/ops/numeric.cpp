@@ -10,75 +10,11 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
 
 namespace burn::cpu {
 namespace {
-
-template <typename T>
-constexpr bool nan_of(T v) {
-  if constexpr (std::is_floating_point_v<T>)
-    return v != v;
-  else
-    return false;
-}
-
-// Truncating division; b == -1 is a negation so that INT_MIN / -1 wraps rather than traps.
-template <typename T>
-inline T div_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return b == T(-1) ? wrap_sub(T(0), a) : static_cast<T>(a / b);
-  else
-    return a / b;
-}
-
-// PyTorch's remainder: the result has the sign of the divisor.
-template <typename T>
-inline T rem_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    if (b == T(-1)) return T(0);
-    T r = static_cast<T>(a % b);
-    return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
-  } else {
-    T r = std::fmod(a, b);
-    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-  }
-}
-
-// C's fmod: the sign of the dividend. Ints truncate; b == -1 gives 0 (INT_MIN % -1 traps).
-template <typename T>
-inline T fmod_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return b == T(-1) ? T(0) : static_cast<T>(a % b);
-  else
-    return std::fmod(a, b);
-}
-
-// Integer power by squaring; negative exponents follow PyTorch (1, -1 keep their magnitude, else 0).
-template <typename T>
-inline T pow_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    if (b < 0) return a == 1 ? T(1) : a == -1 ? ((-(b + 1)) % 2 == 0 ? T(-1) : T(1)) : T(0);
-    using U = std::make_unsigned_t<T>;
-    U base = static_cast<U>(a), r = 1;
-    for (auto e = static_cast<uint64_t>(b); e; e >>= 1) {
-      if (e & 1) r *= base;
-      base *= base;
-    }
-    return static_cast<T>(r);
-  } else {
-    return std::pow(a, b);
-  }
-}
-
-template <typename T>
-inline T max_of(T a, T b) {
-  return (a > b || nan_of(a)) ? a : b;
-}
-template <typename T>
-inline T min_of(T a, T b) {
-  return (a < b || nan_of(a)) ? a : b;
-}
 
 // Int div/remainder by zero is an error, found before the kernel runs (kernels never throw).
 void check_no_int_zero(const char* op, const Prim& rhs) {
@@ -195,7 +131,7 @@ Prim CpuBackend::neg(Prim x) {
   return unary_map(std::move(x), "neg", [](auto a) { return wrap_sub(decltype(a)(0), a); });
 }
 Prim CpuBackend::abs(Prim x) {
-  return unary_map(std::move(x), "abs", [](auto a) { return a < decltype(a)(0) ? wrap_sub(decltype(a)(0), a) : a; });
+  return unary_map(std::move(x), "abs", [](auto a) { return abs_of(a); });
 }
 // sign(NaN) is 0 in PyTorch.
 Prim CpuBackend::sign(Prim x) {
@@ -207,24 +143,21 @@ Prim CpuBackend::clamp(Prim x, Scalar min, Scalar max) {
   return dispatch<Dtypes::Numeric>(dt, "clamp", [&]<typename T>() {
     const T lo = scalar_as<T>(min), hi = scalar_as<T>(max);
     // min(max(a, lo), hi) as PyTorch (hi wins when lo > hi); NaN stays NaN as comparisons with it are false.
-    return unary_op<T, T>(std::move(x), dt, "clamp", [lo, hi](T a) {
-      const T v = a < lo ? lo : a;
-      return v > hi ? hi : v;
-    });
+    return unary_op<T, T>(std::move(x), dt, "clamp", [lo, hi](T a) { return clamp_of(a, lo, hi); });
   });
 }
 Prim CpuBackend::clamp_min(Prim x, Scalar min) {
   const DType dt = x->dtype();
   return dispatch<Dtypes::Numeric>(dt, "clamp_min", [&]<typename T>() {
     const T lo = scalar_as<T>(min);
-    return unary_op<T, T>(std::move(x), dt, "clamp_min", [lo](T a) { return a < lo ? lo : a; });
+    return unary_op<T, T>(std::move(x), dt, "clamp_min", [lo](T a) { return clamp_min_of(a, lo); });
   });
 }
 Prim CpuBackend::clamp_max(Prim x, Scalar max) {
   const DType dt = x->dtype();
   return dispatch<Dtypes::Numeric>(dt, "clamp_max", [&]<typename T>() {
     const T hi = scalar_as<T>(max);
-    return unary_op<T, T>(std::move(x), dt, "clamp_max", [hi](T a) { return a > hi ? hi : a; });
+    return unary_op<T, T>(std::move(x), dt, "clamp_max", [hi](T a) { return clamp_max_of(a, hi); });
   });
 }
 

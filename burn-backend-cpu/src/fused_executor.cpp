@@ -1,0 +1,442 @@
+// The cpu backend's fused-elementwise executor (burn/tensor/fused.hpp), reached through
+// query_interface(kFusedElementwiseInterface): runs a FusedProgram over tiles of kTile elements of its
+// iteration space on the thread pool. Each instruction is one loop over a tile with the same
+// per-element function (ops/elementwise_fns.hpp) or f32 kernel as the eager op, so a fused chain gives
+// bit for bit what the ops gave one at a time; only the stored outputs reach memory, everything else
+// lives in per-thread tile buffers that stay in cache.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "burn/tensor/fused.hpp"
+#include "convert.hpp"
+#include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
+#include "elementwise.hpp"
+#include "ops/elementwise_fns.hpp"
+#include "ops/math_util.hpp"
+
+namespace burn::cpu {
+namespace {
+
+// Elements per tile: at most 8 KiB per register (f64), so a dozen live registers fit in L1/L2.
+constexpr int64_t kTile = 1024;
+
+bool numeric(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::I64 || d == DType::I32; }
+bool floating(DType d) { return d == DType::F32 || d == DType::F64; }
+bool computing(DType d) { return numeric(d) || d == DType::Bool; }
+
+// The ops (and operand dtypes) this executor runs; anything else makes the caller run the program op
+// by op.
+bool supported(const FusedInstr& in, const std::vector<DType>& reg) {
+  const DType a = reg[in.args[0]];
+  switch (in.op) {
+    case OpId::add:
+    case OpId::sub:
+    case OpId::mul:
+    case OpId::maximum:
+    case OpId::minimum:
+    case OpId::add_scalar:
+    case OpId::sub_scalar:
+    case OpId::mul_scalar:
+    case OpId::neg:
+    case OpId::abs:
+    case OpId::clamp:
+    case OpId::clamp_min:
+    case OpId::clamp_max: return numeric(a);
+    case OpId::div:
+    case OpId::div_scalar:
+    case OpId::exp:
+    case OpId::log:
+    case OpId::tanh:
+    case OpId::erf:
+    case OpId::sqrt:
+    case OpId::sin:
+    case OpId::cos:
+    case OpId::floor:
+    case OpId::ceil:
+    case OpId::trunc:
+    case OpId::round:
+    case OpId::recip:
+    case OpId::square:
+    case OpId::relu:
+    case OpId::sigmoid:
+    case OpId::silu:
+    case OpId::gelu:
+    case OpId::gelu_tanh:
+    case OpId::leaky_relu: return floating(a);
+    case OpId::equal:
+    case OpId::not_equal:
+    case OpId::greater:
+    case OpId::greater_equal:
+    case OpId::lower:
+    case OpId::lower_equal:
+    case OpId::equal_elem:
+    case OpId::not_equal_elem:
+    case OpId::greater_elem:
+    case OpId::greater_equal_elem:
+    case OpId::lower_elem:
+    case OpId::lower_equal_elem: return computing(a);
+    case OpId::bool_not:
+    case OpId::bool_and:
+    case OpId::bool_or:
+    case OpId::bool_xor: return a == DType::Bool;
+    case OpId::mask_where:
+    case OpId::mask_fill: return computing(a);
+    case OpId::cast: return computing(a) && computing(in.param_dtype);
+    default: return false;
+  }
+}
+
+template <typename T, typename R, typename F>
+void map1(const void* a, void* o, int64_t n, F f) {
+  const T* x = static_cast<const T*>(a);
+  R* y = static_cast<R*>(o);
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<R>(f(x[i]));
+}
+
+template <typename T, typename R, typename F>
+void map2(const void* a, const void* b, void* o, int64_t n, F f) {
+  const T* x = static_cast<const T*>(a);
+  const T* z = static_cast<const T*>(b);
+  R* y = static_cast<R*>(o);
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<R>(f(x[i], z[i]));
+}
+
+// A float op with an f32 kernel of its own (as float_map picks it) and a generic form for f64.
+template <typename K, typename F>
+void float_op(DType dt, const void* a, void* o, int64_t n, K f32_kernel, F fn) {
+  if (dt == DType::F32)
+    f32_kernel(static_cast<const float*>(a), static_cast<float*>(o), n);
+  else
+    map1<double, double>(a, o, n, [fn](double v) { return static_cast<double>(fn(v)); });
+}
+
+template <typename F>
+void float_map_op(DType dt, const char* name, const void* a, void* o, int64_t n, F fn) {
+  dispatch<Dtypes::Float>(dt, name,
+                          [&]<typename T>() { map1<T, T>(a, o, n, [fn](T v) { return static_cast<T>(fn(v)); }); });
+}
+
+template <typename F>
+void numeric_zip(DType dt, const char* name, const void* a, const void* b, void* o, int64_t n, F fn) {
+  dispatch<Dtypes::Numeric>(
+      dt, name, [&]<typename T>() { map2<T, T>(a, b, o, n, [fn](T x, T y) { return static_cast<T>(fn(x, y)); }); });
+}
+
+template <typename F>
+void numeric_scalar(DType dt, const char* name, const void* a, void* o, int64_t n, const Scalar& s, F fn) {
+  dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
+    const T c = scalar_as<T>(s);
+    map1<T, T>(a, o, n, [c, fn](T x) { return static_cast<T>(fn(x, c)); });
+  });
+}
+
+template <typename Cmp>
+void compare_op(DType dt, const char* name, const void* a, const void* b, void* o, int64_t n, Cmp cmp) {
+  dispatch<Dtypes::Computing>(dt, name, [&]<typename T>() {
+    map2<T, uint8_t>(a, b, o, n, [cmp](T x, T y) { return static_cast<uint8_t>(cmp(x, y)); });
+  });
+}
+
+template <typename Cmp>
+void compare_elem_op(DType dt, const char* name, const void* a, void* o, int64_t n, const Scalar& s, Cmp cmp) {
+  dispatch<Dtypes::Computing>(dt, name, [&]<typename T>() {
+    with_elem_predicate<T>(s, cmp, [&](auto pred) { map1<T, uint8_t>(a, o, n, pred); });
+  });
+}
+
+// Calls f.template operator()<E>() with E an unsigned type of d's element size (moves raw bits).
+template <typename F>
+void by_size_of(DType d, F&& f) {
+  switch (dtype_size(d)) {
+    case 1: return f.template operator()<uint8_t>();
+    case 2: return f.template operator()<uint16_t>();
+    case 4: return f.template operator()<uint32_t>();
+    default: return f.template operator()<uint64_t>();
+  }
+}
+
+// Cloned per ISA level as the eager f32 kernels are: the tile loops inlined here get AVX2 where the CPU
+// has it. Results do not change: no contraction into FMA (ISO C++ mode), libm calls are the same calls.
+BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr, int64_t n) {
+  const DType dt = reg[in.args[0]];
+  const void* a = ptr[in.args[0]];
+  const void* b = in.n_args > 1 ? ptr[in.args[1]] : nullptr;
+  const void* c = in.n_args > 2 ? ptr[in.args[2]] : nullptr;
+  void* o = ptr[in.out];
+  const char* name = op_info(in.op).name;
+  const Scalar& s0 = in.scalars[0];
+  switch (in.op) {
+    // numeric
+    case OpId::add: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return wrap_add(x, y); });
+    case OpId::sub: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return wrap_sub(x, y); });
+    case OpId::mul: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return wrap_mul(x, y); });
+    case OpId::div: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return div_of(x, y); });
+    case OpId::maximum: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return max_of(x, y); });
+    case OpId::minimum: return numeric_zip(dt, name, a, b, o, n, [](auto x, auto y) { return min_of(x, y); });
+    case OpId::add_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_add(x, y); });
+    case OpId::sub_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_sub(x, y); });
+    case OpId::mul_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return wrap_mul(x, y); });
+    case OpId::div_scalar: return numeric_scalar(dt, name, a, o, n, s0, [](auto x, auto y) { return div_of(x, y); });
+    case OpId::neg:
+      return dispatch<Dtypes::Numeric>(
+          dt, name, [&]<typename T>() { map1<T, T>(a, o, n, [](T v) { return wrap_sub(T(0), v); }); });
+    case OpId::abs:
+      return dispatch<Dtypes::Numeric>(dt, name,
+                                       [&]<typename T>() { map1<T, T>(a, o, n, [](T v) { return abs_of(v); }); });
+    case OpId::clamp:
+      return dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
+        const T lo = scalar_as<T>(s0), hi = scalar_as<T>(in.scalars[1]);
+        map1<T, T>(a, o, n, [lo, hi](T v) { return clamp_of(v, lo, hi); });
+      });
+    case OpId::clamp_min:
+      return dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
+        const T lo = scalar_as<T>(s0);
+        map1<T, T>(a, o, n, [lo](T v) { return clamp_min_of(v, lo); });
+      });
+    case OpId::clamp_max:
+      return dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
+        const T hi = scalar_as<T>(s0);
+        map1<T, T>(a, o, n, [hi](T v) { return clamp_max_of(v, hi); });
+      });
+    // float math: the f32 kernels where the eager op has one, else the same std:: call
+    case OpId::exp: return float_op(dt, a, o, n, exp_f32, [](double v) { return std::exp(v); });
+    case OpId::log: return float_op(dt, a, o, n, log_f32, [](double v) { return std::log(v); });
+    case OpId::tanh: return float_op(dt, a, o, n, tanh_f32, [](double v) { return std::tanh(v); });
+    case OpId::erf: return float_op(dt, a, o, n, erf_f32, [](double v) { return std::erf(v); });
+    case OpId::sqrt: return float_map_op(dt, name, a, o, n, [](auto v) { return std::sqrt(v); });
+    case OpId::sin: return float_map_op(dt, name, a, o, n, [](auto v) { return std::sin(v); });
+    case OpId::cos: return float_map_op(dt, name, a, o, n, [](auto v) { return std::cos(v); });
+    case OpId::floor: return float_map_op(dt, name, a, o, n, [](auto v) { return std::floor(v); });
+    case OpId::ceil: return float_map_op(dt, name, a, o, n, [](auto v) { return std::ceil(v); });
+    case OpId::trunc: return float_map_op(dt, name, a, o, n, [](auto v) { return std::trunc(v); });
+    case OpId::round: return float_map_op(dt, name, a, o, n, [](auto v) { return std::nearbyint(v); });
+    case OpId::recip: return float_map_op(dt, name, a, o, n, [](auto v) { return decltype(v)(1) / v; });
+    case OpId::square: return float_map_op(dt, name, a, o, n, [](auto v) { return v * v; });
+    // activations
+    case OpId::relu: return float_map_op(dt, name, a, o, n, [](auto v) { return relu_of(v); });
+    case OpId::sigmoid: return float_op(dt, a, o, n, sigmoid_f32, [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
+    case OpId::silu: return float_op(dt, a, o, n, silu_f32, [](double v) { return v / (1.0 + std::exp(-v)); });
+    case OpId::gelu:
+      return float_op(dt, a, o, n, gelu_f32,
+                      [](double v) { return 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)); });
+    case OpId::gelu_tanh: return float_op(dt, a, o, n, gelu_tanh_f32, [](double v) { return gelu_tanh_of(v); });
+    case OpId::leaky_relu:
+      return dispatch<Dtypes::Float>(dt, name, [&]<typename T>() {
+        const T sl = static_cast<T>(in.params[0]);
+        map1<T, T>(a, o, n, [sl](T v) { return leaky_relu_of(v, sl); });
+      });
+    // comparisons
+    case OpId::equal: return compare_op(dt, name, a, b, o, n, std::equal_to<>{});
+    case OpId::not_equal: return compare_op(dt, name, a, b, o, n, std::not_equal_to<>{});
+    case OpId::greater: return compare_op(dt, name, a, b, o, n, std::greater<>{});
+    case OpId::greater_equal: return compare_op(dt, name, a, b, o, n, std::greater_equal<>{});
+    case OpId::lower: return compare_op(dt, name, a, b, o, n, std::less<>{});
+    case OpId::lower_equal: return compare_op(dt, name, a, b, o, n, std::less_equal<>{});
+    case OpId::equal_elem: return compare_elem_op(dt, name, a, o, n, s0, std::equal_to<>{});
+    case OpId::not_equal_elem: return compare_elem_op(dt, name, a, o, n, s0, std::not_equal_to<>{});
+    case OpId::greater_elem: return compare_elem_op(dt, name, a, o, n, s0, std::greater<>{});
+    case OpId::greater_equal_elem: return compare_elem_op(dt, name, a, o, n, s0, std::greater_equal<>{});
+    case OpId::lower_elem: return compare_elem_op(dt, name, a, o, n, s0, std::less<>{});
+    case OpId::lower_equal_elem: return compare_elem_op(dt, name, a, o, n, s0, std::less_equal<>{});
+    // bool
+    case OpId::bool_not: return map1<uint8_t, uint8_t>(a, o, n, [](uint8_t v) { return static_cast<uint8_t>(v == 0); });
+    case OpId::bool_and:
+      return map2<uint8_t, uint8_t>(a, b, o, n,
+                                    [](uint8_t x, uint8_t y) { return static_cast<uint8_t>((x != 0) & (y != 0)); });
+    case OpId::bool_or:
+      return map2<uint8_t, uint8_t>(a, b, o, n,
+                                    [](uint8_t x, uint8_t y) { return static_cast<uint8_t>((x != 0) | (y != 0)); });
+    case OpId::bool_xor:
+      return map2<uint8_t, uint8_t>(a, b, o, n,
+                                    [](uint8_t x, uint8_t y) { return static_cast<uint8_t>((x != 0) != (y != 0)); });
+    // masks and casts move element bits as the eager kernels do
+    case OpId::mask_where:
+      return by_size_of(dt, [&]<typename E>() {
+        const E* x = static_cast<const E*>(a);
+        const uint8_t* m = static_cast<const uint8_t*>(b);
+        const E* v = static_cast<const E*>(c);
+        E* y = static_cast<E*>(o);
+        for (int64_t i = 0; i < n; ++i) y[i] = m[i] ? v[i] : x[i];
+      });
+    case OpId::mask_fill:
+      return visit_dtype(dt, [&]<DType D>() {
+        using E = typename Conv<D>::Storage;
+        const E fill = scalar_to<D>(s0);
+        const E* x = static_cast<const E*>(a);
+        const uint8_t* m = static_cast<const uint8_t*>(b);
+        E* y = static_cast<E*>(o);
+        for (int64_t i = 0; i < n; ++i) y[i] = m[i] ? fill : x[i];
+      });
+    case OpId::cast:
+      return visit_dtype(dt, [&]<DType S>() {
+        visit_dtype(in.param_dtype, [&]<DType D>() {
+          using SS = typename Conv<S>::Storage;
+          using DS = typename Conv<D>::Storage;
+          map1<SS, DS>(a, o, n, [](SS v) { return Conv<D>::store(Conv<S>::load(v)); });
+        });
+      });
+    default: throw Error(name, "internal: the fused executor was given an op it does not run");
+  }
+}
+
+// Copies elements [s, s + n) (row-major over `shape`) of a strided, broadcast operand into `out`.
+template <typename E>
+void gather(const E* base, const std::vector<int64_t>& strides, const Shape& shape, int64_t s, int64_t n, E* out) {
+  const size_t r = shape.rank();
+  if (r == 0) {
+    std::fill(out, out + n, *base);
+    return;
+  }
+  int64_t idx[16];
+  std::vector<int64_t> big;
+  int64_t* ix = idx;
+  if (r > 16) {
+    big.resize(r);
+    ix = big.data();
+  }
+  int64_t rem = s, off = 0;
+  for (size_t d = r; d-- > 0;) {
+    ix[d] = rem % shape[d];
+    rem /= shape[d];
+    off += ix[d] * strides[d];
+  }
+  const int64_t inner = shape[r - 1], st = strides[r - 1];
+  while (n > 0) {
+    const int64_t len = std::min(inner - ix[r - 1], n);
+    const E* p = base + off;
+    if (st == 1)
+      std::memcpy(out, p, static_cast<size_t>(len) * sizeof(E));
+    else if (st == 0)
+      std::fill(out, out + len, *p);
+    else
+      for (int64_t j = 0; j < len; ++j) out[j] = p[j * st];
+    out += len;
+    n -= len;
+    off += len * st;
+    ix[r - 1] += len;
+    // Carry into the outer dims.
+    for (size_t d = r - 1; d > 0 && ix[d] == shape[d]; --d) {
+      off -= ix[d] * strides[d];
+      ix[d] = 0;
+      ++ix[d - 1];
+      off += strides[d - 1];
+    }
+  }
+}
+
+class CpuFusedExecutor final : public FusedExecutor {
+ public:
+  bool can_run(const FusedProgram& p) const override {
+    if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
+    for (const FusedInstr& in : p.code)
+      if (!supported(in, p.reg_dtype)) return false;
+    return true;
+  }
+
+  bool owns(const Primitive& p) const override { return dynamic_cast<const CpuTensor*>(&p) != nullptr; }
+
+  Prims run(const FusedProgram& p, const Prims& inputs) override {
+    const size_t nin = p.num_inputs, nregs = p.reg_dtype.size();
+    if (inputs.size() != nin) throw Error("fused", "internal: the program and its inputs disagree");
+    // Outputs, and which register each one is.
+    Prims outs;
+    std::vector<int32_t> output_of(nregs, -1);
+    std::vector<uint8_t*> out_base;
+    for (size_t j = 0; j < p.outputs.size(); ++j) {
+      CpuPtr t = alloc(p.shape, p.reg_dtype[p.outputs[j]]);
+      output_of[p.outputs[j]] = static_cast<int32_t>(j);
+      out_base.push_back(static_cast<uint8_t*>(t->raw()));
+      outs.push_back(std::move(t));
+    }
+    const int64_t total = p.shape.num_elements();
+    if (total == 0) return outs;
+
+    struct Input {
+      const uint8_t* base;
+      std::vector<int64_t> strides;
+      bool flat;
+    };
+    std::vector<Input> in(nin);
+    for (size_t i = 0; i < nin; ++i) {
+      const CpuTensor* t = as_cpu(inputs[i], "fused").get();
+      in[i] = {static_cast<const uint8_t*>(t->raw()), broadcast_strides(*t, p.shape),
+               t->is_contiguous() && t->shape() == p.shape};
+    }
+    // Tile buffers: a register that is neither a flat input nor an output gets a slot, freed after
+    // its last reader, so the working set is the live registers only.
+    std::vector<int64_t> last_use(nregs, -1);
+    for (size_t k = 0; k < p.code.size(); ++k)
+      for (size_t q = 0; q < p.code[k].n_args; ++q) last_use[p.code[k].args[q]] = static_cast<int64_t>(k);
+    std::vector<int32_t> slot(nregs, -1);
+    std::vector<int32_t> free_slots;
+    std::vector<uint8_t> released(nregs, 0);
+    int32_t num_slots = 0;
+    auto take = [&] {
+      if (!free_slots.empty()) {
+        const int32_t sl = free_slots.back();
+        free_slots.pop_back();
+        return sl;
+      }
+      return num_slots++;
+    };
+    for (size_t i = 0; i < nin; ++i)
+      if (!in[i].flat) slot[i] = take();
+    for (size_t k = 0; k < p.code.size(); ++k) {
+      // The result gets a slot before the operands read for the last time give theirs back: writing
+      // over an operand is unsafe when the element sizes differ (a widening cast).
+      const size_t r = nin + k;
+      if (output_of[r] < 0) slot[r] = take();
+      for (size_t q = 0; q < p.code[k].n_args; ++q) {
+        const uint16_t a = p.code[k].args[q];
+        if (last_use[a] == static_cast<int64_t>(k) && slot[a] >= 0 && !released[a]) {
+          free_slots.push_back(slot[a]);
+          released[a] = 1;
+        }
+      }
+    }
+
+    parallel_for(total, std::max<int64_t>(kTile, kElementwiseGrain), [&](int64_t b, int64_t e) {
+      std::unique_ptr<uint64_t[]> scratch(new uint64_t[static_cast<size_t>(std::max(num_slots, 1)) * kTile]);
+      std::vector<void*> ptr(nregs, nullptr);
+      for (int64_t s = b; s < e; s += kTile) {
+        const int64_t n = std::min(kTile, e - s);
+        for (size_t i = 0; i < nin; ++i) {
+          const size_t es = dtype_size(p.reg_dtype[i]);
+          if (in[i].flat) {
+            ptr[i] = const_cast<uint8_t*>(in[i].base + s * static_cast<int64_t>(es));
+            continue;
+          }
+          void* buf = scratch.get() + static_cast<size_t>(slot[i]) * kTile;
+          ptr[i] = buf;
+          by_size_of(p.reg_dtype[i], [&]<typename E>() {
+            gather(reinterpret_cast<const E*>(in[i].base), in[i].strides, p.shape, s, n, static_cast<E*>(buf));
+          });
+        }
+        for (size_t k = 0; k < p.code.size(); ++k) {
+          const size_t r = nin + k;
+          ptr[r] =
+              output_of[r] >= 0
+                  ? static_cast<void*>(out_base[output_of[r]] + s * static_cast<int64_t>(dtype_size(p.reg_dtype[r])))
+                  : static_cast<void*>(scratch.get() + static_cast<size_t>(slot[r]) * kTile);
+          exec(p.code[k], p.reg_dtype, ptr.data(), n);
+        }
+      }
+    });
+    return outs;
+  }
+};
+
+}  // namespace
+
+FusedExecutor& fused_executor() {
+  static CpuFusedExecutor executor;
+  return executor;
+}
+
+}  // namespace burn::cpu

@@ -1,0 +1,64 @@
+// The IR's runtime side: result dtypes and running one recorded op on the inner backend, generated
+// from the op table.
+#include "ir.hpp"
+
+#include <tuple>
+#include <utility>
+
+#include "burn/tensor/error.hpp"
+
+namespace burn::fusion::ir {
+
+DType result_dtype(OpId op, DType first, DType cast_to) {
+  if (op == OpId::cast) return cast_to;
+  const OpGroup g = op_info(op).group;
+  if (g == OpGroup::compare || g == OpGroup::boolean) return DType::Bool;
+  if (op == OpId::is_nan || op == OpId::is_inf || op == OpId::is_finite) return DType::Bool;
+  return first;
+}
+
+namespace {
+
+// The recorded argument of type P: the next tensor, scalar or double, or the cast target.
+template <typename P>
+P next_arg(const PendingOp& op, Prims& in, size_t& pi, size_t& si, size_t& di) {
+  if constexpr (std::is_same_v<P, Prim>)
+    return std::move(in[pi++]);
+  else if constexpr (std::is_same_v<P, Scalar>)
+    return op.scalars[si++];
+  else if constexpr (std::is_same_v<P, double>)
+    return op.params[di++];
+  else
+    return op.param_dtype;
+}
+
+template <bool Fusable, typename... P>
+Prim invoke(Backend& b, Prim (Backend::*fn)(P...), const PendingOp& op, Prims& in) {
+  if constexpr (Fusable) {
+    size_t pi = 0, si = 0, di = 0;
+    // A braced list evaluates left to right, so the arguments are taken in parameter order.
+    std::tuple<P...> args{next_arg<P>(op, in, pi, si, di)...};
+    return std::apply([&](auto&&... a) { return (b.*fn)(std::move(a)...); }, std::move(args));
+  } else {
+    throw Error(op_info(op.op).name, "internal: not an op the fusion stream records");
+  }
+}
+
+template <bool Fusable, typename R, typename... P>
+Prim invoke(Backend&, R (Backend::*)(P...), const PendingOp& op, Prims&) {
+  throw Error(op_info(op.op).name, "internal: not an op the fusion stream records");
+}
+
+}  // namespace
+
+Prim run_one(Backend& inner, const PendingOp& op, Prims inputs) {
+  switch (op.op) {
+#define BURN_FUSION_RUN(group, name, ...) \
+  case OpId::name: return invoke<fusable(OpId::name)>(inner, &Backend::name, op, inputs);
+    BURN_OP_TABLE(BURN_FUSION_RUN)
+#undef BURN_FUSION_RUN
+  }
+  throw Error("fusion", "internal: unknown op id");
+}
+
+}  // namespace burn::fusion::ir
