@@ -7,6 +7,7 @@
 #include <burn/optim.hpp>
 
 #include "common.hpp"
+#include "nn_models.hpp"
 #include "resnet.hpp"
 
 namespace {
@@ -21,23 +22,6 @@ Tensor<1, Int> labels(int64_t n, int64_t classes) {
       .to_device(ad());
 }
 
-struct Mlp {
-  nn::Linear fc1, fc2, fc3;
-  BURN_MODULE(fc1, fc2, fc3)
-  Tensor<2> forward(const Tensor<2>& x) const { return fc3.forward(fc2.forward(fc1.forward(x).relu()).relu()); }
-};
-
-struct SmallCnn {
-  nn::Conv2d conv1, conv2;
-  nn::MaxPool2d pool;
-  nn::Linear fc1, fc2;
-  BURN_MODULE(conv1, conv2, pool, fc1, fc2)
-  Tensor<2> forward(const Tensor<4>& x) const {
-    const Tensor<4> h = pool.forward(conv2.forward(pool.forward(conv1.forward(x).relu())).relu());
-    return fc2.forward(fc1.forward(h.flatten<2>(1, 3)).relu());
-  }
-};
-
 // One Adam step per iteration: forward, cross-entropy, backward, update.
 template <class M, class X>
 void train_loop(benchmark::State& st, M model, const X& x, const Tensor<1, Int>& y) {
@@ -51,18 +35,10 @@ void train_loop(benchmark::State& st, M model, const X& x, const Tensor<1, Int>&
 
 void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
-    Mlp m{nn::LinearConfig{784, 512}.init(ad()), nn::LinearConfig{512, 512}.init(ad()),
-          nn::LinearConfig{512, 10}.init(ad())};
-    train_loop(st, m, Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
+    train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
   });
   add_case("nn_cnn_train_adam/b64_28x28", [](benchmark::State& st) {
-    auto conv = [](int64_t in, int64_t out) {
-      return nn::Conv2dConfig{.channels = {in, out}, .kernel_size = {3, 3}, .padding = nn::PaddingConfig::same()}.init(
-          ad());
-    };
-    SmallCnn m{conv(1, 32), conv(32, 64), nn::MaxPool2dConfig{.kernel_size = {2, 2}}.init(),
-               nn::LinearConfig{64 * 7 * 7, 128}.init(ad()), nn::LinearConfig{128, 10}.init(ad())};
-    train_loop(st, m, Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));
+    train_loop(st, make_small_cnn(ad()), Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));
   });
   add_case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", [](benchmark::State& st) {
     const nn::TransformerEncoder enc = nn::TransformerConfig{.d_model = 256,

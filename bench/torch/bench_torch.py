@@ -198,18 +198,26 @@ def train_step(model, x, y):
     return with_grad(step)
 
 
+def make_mlp():
+    """784-512-512-10, as bench/nn_models.hpp."""
+    return torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                               torch.nn.ReLU(), torch.nn.Linear(512, 10))
+
+
+def make_small_cnn():
+    """conv 3x3 1->32, pool, conv 3x3 32->64, pool, 3136-128-10, as bench/nn_models.hpp."""
+    return torch.nn.Sequential(torch.nn.Conv2d(1, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                               torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                               torch.nn.Flatten(), torch.nn.Linear(64 * 7 * 7, 128), torch.nn.ReLU(),
+                               torch.nn.Linear(128, 10))
+
+
 def nn_mlp_train():
-    model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
-                                torch.nn.ReLU(), torch.nn.Linear(512, 10))
-    return train_step(model, uniform(128, 784), (torch.rand(128) * 10).long())
+    return train_step(make_mlp(), uniform(128, 784), (torch.rand(128) * 10).long())
 
 
 def nn_cnn_train():
-    model = torch.nn.Sequential(torch.nn.Conv2d(1, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-                                torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-                                torch.nn.Flatten(), torch.nn.Linear(64 * 7 * 7, 128), torch.nn.ReLU(),
-                                torch.nn.Linear(128, 10))
-    return train_step(model, uniform(64, 1, 28, 28), (torch.rand(64) * 10).long())
+    return train_step(make_small_cnn(), uniform(64, 1, 28, 28), (torch.rand(64) * 10).long())
 
 
 def nn_transformer_layer():

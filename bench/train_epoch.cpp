@@ -1,0 +1,109 @@
+// One or more Fashion-MNIST epochs of the MLP or the small CNN (nn_models.hpp) as a burn user writes
+// them: burn::data's MnistDataset and DataLoader (shuffled, worker threads), Adam, cross-entropy, on
+// autodiff<cpu>. Prints one JSON line: each epoch's time, the time spent waiting for the loader, and the
+// test accuracy at the end. bench/train_epoch.py runs it and bench/torch/train_epoch.py in the same run.
+//
+//   burn-bench-train-epoch --model cnn --epochs 1 --batch-size 64 --workers 2
+#include <burn/data/mnist.hpp>
+#include <burn/nn/loss.hpp>
+#include <burn/optim.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "nn_models.hpp"
+
+namespace {
+
+using namespace burn;
+using Clock = std::chrono::steady_clock;
+
+constexpr float kMean = 0.2860f, kStd = 0.3530f;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// Images [B, 28, 28] as the model's input: [B, 784] for the MLP, [B, 1, 28, 28] for the CNN.
+Tensor<2> as_input(const bench::Mlp&, const Tensor<3>& images) { return images.flatten<2>(1, 2); }
+Tensor<4> as_input(const bench::SmallCnn&, const Tensor<3>& images) {
+  return images.reshape<4>({images.dim(0), 1, 28, 28});
+}
+
+template <class M>
+int run(M model, const std::string& name, int epochs, size_t batch_size, size_t workers) {
+  const Device ad = Device::get("autodiff<cpu>");
+  const Device cpu = Device::get("cpu");
+  auto train = std::make_shared<data::MnistDataset>(data::MnistDataset::train());
+  data::DataLoader<data::MnistItem, data::MnistBatch> loader(
+      train, std::make_shared<data::MnistBatcher>(ad, kMean, kStd),
+      {.batch_size = batch_size, .shuffle = true, .seed = 1, .num_workers = workers});
+  optim::Optimizer opt = optim::AdamConfig{}.init();
+  const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad);
+  std::string epoch_s, wait_s;
+  for (int e = 0; e < epochs; ++e) {
+    const auto start = Clock::now();
+    Clock::duration wait{};
+    auto it = loader.iter();
+    while (true) {
+      const auto t = Clock::now();
+      std::optional<data::MnistBatch> b = it.next();
+      wait += Clock::now() - t;
+      if (!b) break;
+      Gradients grads = loss.forward(model.forward(as_input(model, b->images)), b->targets).backward();
+      model = opt.step(1e-3, model, optim::GradientsParams::from_grads(grads, model));
+    }
+    epoch_s += (e ? "," : "") + std::to_string(seconds(Clock::now() - start));
+    wait_s += (e ? "," : "") + std::to_string(seconds(wait));
+  }
+  const M eval = nn::valid(model);
+  const data::MnistDataset test = data::MnistDataset::test();
+  data::DataLoader<data::MnistItem, data::MnistBatch> test_loader(
+      std::make_shared<data::MnistDataset>(test), std::make_shared<data::MnistBatcher>(cpu, kMean, kStd),
+      {.batch_size = 1000});
+  int64_t right = 0;
+  auto it = test_loader.iter();
+  while (auto b = it.next()) {
+    const auto pred =
+        eval.forward(as_input(eval, b->images)).argmax(1).template squeeze<1>(1).template to_vec<int64_t>();
+    const auto truth = b->targets.to_vec<int64_t>();
+    for (size_t i = 0; i < pred.size(); ++i) right += pred[i] == truth[i];
+  }
+  std::printf(
+      "{\"side\": \"burn\", \"model\": \"%s\", \"epoch_seconds\": [%s], \"loader_wait_seconds\": [%s], "
+      "\"test_accuracy\": %.4f}\n",
+      name.c_str(), epoch_s.c_str(), wait_s.c_str(),
+      100.0 * static_cast<double>(right) / static_cast<double>(test.size()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model = "cnn";
+  int epochs = 1;
+  size_t batch = 64, workers = 2;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--model"))
+      model = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--epochs"))
+      epochs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--batch-size"))
+      batch = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--workers"))
+      workers = std::strtoul(argv[i + 1], nullptr, 10);
+    else {
+      std::fprintf(stderr, "usage: %s [--model mlp|cnn] [--epochs N] [--batch-size B] [--workers W]\n", argv[0]);
+      return 2;
+    }
+  }
+  Device::get("autodiff<cpu>").seed(1);
+  try {
+    if (model == "mlp") return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers);
+    if (model == "cnn") return run(bench::make_small_cnn(Device::get("autodiff<cpu>")), model, epochs, batch, workers);
+    std::fprintf(stderr, "unknown model '%s' (mlp or cnn)\n", model.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "burn-bench-train-epoch: %s\n", e.what());
+    return 1;
+  }
+}
