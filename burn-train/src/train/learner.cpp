@@ -90,6 +90,28 @@ struct LearnerCore::Impl {
     if (renderer) renderer->message(text);
   }
 
+  // One pass of an evaluation split (valid or test): its metrics cleared, every step through them
+  // and the renderer, the epoch closed.
+  void eval_epoch(MetricHistory& history, Split split, int64_t epoch, int64_t epochs, EvalEpoch e) {
+    clear(split);
+    const auto started = std::chrono::steady_clock::now();
+    int64_t it = 0;
+    while (std::optional<StepOutput> out = e.next()) {
+      ++it;
+      const data::Progress progress = e.progress();
+      MetricContext ctx;
+      ctx.epoch = epoch;
+      ctx.epochs = epochs;
+      ctx.iteration = it;
+      ctx.items = static_cast<int64_t>(progress.items_processed);
+      ctx.items_total = static_cast<int64_t>(progress.items_total);
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      step(history, *out, ctx,
+           {split, epoch, epochs, it, static_cast<int64_t>(e.batches), ctx.items, ctx.items_total, elapsed});
+    }
+    end_epoch(history, split, epoch);
+  }
+
   std::map<const Metric*, MetricValue> last_values;
 };
 
@@ -239,26 +261,7 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
       break;
     }
     im.end_epoch(history_, Split::Train, epoch);
-    if (valid) {
-      im.clear(Split::Valid);
-      const auto vstart = std::chrono::steady_clock::now();
-      EvalEpoch ve = valid(static_cast<uint64_t>(epoch - 1));
-      int64_t vit = 0;
-      while (std::optional<StepOutput> out = ve.next()) {
-        ++vit;
-        const data::Progress progress = ve.progress();
-        MetricContext ctx;
-        ctx.epoch = epoch;
-        ctx.epochs = config_.epochs;
-        ctx.iteration = vit;
-        ctx.items = static_cast<int64_t>(progress.items_processed);
-        ctx.items_total = static_cast<int64_t>(progress.items_total);
-        im.step(history_, *out, ctx,
-                {Split::Valid, epoch, config_.epochs, vit, static_cast<int64_t>(ve.batches), ctx.items, ctx.items_total,
-                 seconds_since(vstart)});
-      }
-      im.end_epoch(history_, Split::Valid, epoch);
-    }
+    if (valid) im.eval_epoch(history_, Split::Valid, epoch, config_.epochs, valid(static_cast<uint64_t>(epoch - 1)));
     if (artifacts) {
       write_metric_csv(history_, config_.artifact_dir, Split::Train, epoch);
       if (valid) write_metric_csv(history_, config_.artifact_dir, Split::Valid, epoch);
@@ -298,22 +301,7 @@ std::vector<MetricSummary> LearnerCore::evaluate(const std::function<EvalEpoch()
   Impl& im = *impl_;
   if (!im.renderer_set && !im.renderer) im.renderer = default_renderer(config_);
   im.declare(history_);
-  im.clear(Split::Test);
-  const auto started = std::chrono::steady_clock::now();
-  EvalEpoch te = test();
-  int64_t it = 0;
-  while (std::optional<StepOutput> out = te.next()) {
-    ++it;
-    const data::Progress progress = te.progress();
-    MetricContext ctx;
-    ctx.iteration = it;
-    ctx.items = static_cast<int64_t>(progress.items_processed);
-    ctx.items_total = static_cast<int64_t>(progress.items_total);
-    im.step(
-        history_, *out, ctx,
-        {Split::Test, 1, 1, it, static_cast<int64_t>(te.batches), ctx.items, ctx.items_total, seconds_since(started)});
-  }
-  im.end_epoch(history_, Split::Test, 1);
+  im.eval_epoch(history_, Split::Test, 1, 1, test());
   if (!config_.artifact_dir.empty()) write_metric_csv(history_, config_.artifact_dir, Split::Test, 1);
   std::vector<MetricSummary> out;
   for (const auto& s : history_.summary()) {
