@@ -13,6 +13,8 @@ BURN_DEB_PACKAGES=(
   clang libclang-rt-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# burn-import's onnx plugin: ONNX protobuf classes, protobuf, and the backend test cases (ctest -L onnx)
+BURN_DEB_PACKAGES+=(libonnx-dev libprotobuf-dev libonnx-testdata)
 
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do
