@@ -43,8 +43,8 @@ TEST(OnnxEngine, ImportedConvNetMatchesPyTorchForwardAndGradients) {
 
   std::vector<std::string> names;
   for (const auto& p : model->named_params()) names.push_back(p.path);
-  EXPECT_EQ(names, (std::vector<std::string>{"conv.weight", "conv.bias", "fc1.weight", "fc1.bias", "fc2.weight",
-                                             "fc2.bias"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"conv.weight", "conv.bias", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}));
   EXPECT_EQ(model->num_params(), 3 * 2 * 9 + 3 + 12 * 5 + 5 + 5 * 4 + 4);
 
   TensorHandle x = api::from_data(ad, data_of(fx["x"]), Kind::Float);
@@ -99,8 +99,10 @@ TEST(OnnxEngine, UnsupportedNodeNamesTheNodeTheOpAndTheOpset) {
   }
   EXPECT_THROW(burn::onnx::OnnxModel::parse(one_node_model("Relu", 18).SerializeAsString(), "new.onnx"), Unsupported);
   // A supported node runs.
-  auto m = burn::onnx::OnnxModel::parse(one_node_model("Relu", 13).SerializeAsString(), "relu.onnx", {Device::get("cpu")});
-  auto x = api::from_data(Device::get("cpu"), TensorData::from_vector(std::vector<float>{-1, 2}, Shape{2}), Kind::Float);
+  auto m =
+      burn::onnx::OnnxModel::parse(one_node_model("Relu", 13).SerializeAsString(), "relu.onnx", {Device::get("cpu")});
+  auto x =
+      api::from_data(Device::get("cpu"), TensorData::from_vector(std::vector<float>{-1, 2}, Shape{2}), Kind::Float);
   std::vector<float> y = api::into_data(m->forward({x})[0]).to_vec<float>();
   EXPECT_EQ(y, (std::vector<float>{0, 2}));
 }
@@ -131,8 +133,8 @@ TEST(OnnxEngine, ImporterReadsTheInitializersAsARecord) {
   auto reader = import::open(kDir + "convnet.onnx");
   std::vector<std::string> paths;
   for (const auto& e : reader->entries()) paths.push_back(e.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"conv", "conv.weight", "conv.bias", "fc1", "fc1.weight", "fc1.bias",
-                                             "fc2", "fc2.weight", "fc2.bias"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{"conv", "conv.weight", "conv.bias", "fc1", "fc1.weight", "fc1.bias", "fc2",
+                                             "fc2.weight", "fc2.bias"}));
   const auto* e = reader->find("conv.weight");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->shape, (Shape{3, 2, 3, 3}));

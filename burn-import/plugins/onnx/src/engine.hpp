@@ -82,13 +82,19 @@ void add_nn_ops(std::vector<OpRow>& rows);
 void add_matmul_ops(std::vector<OpRow>& rows);
 void add_logic_ops(std::vector<OpRow>& rows);
 void add_loss_ops(std::vector<OpRow>& rows);
+void add_resize_ops(std::vector<OpRow>& rows);
+void add_quant_ops(std::vector<OpRow>& rows);
+void add_training_ops(std::vector<OpRow>& rows);  // domain ai.onnx.preview.training
+void add_host_ops(std::vector<OpRow>& rows);
 // The implementation of `op` at `opset`, or nullptr.
 OpFn find_op(const std::string& op, int opset);
 
 // Shared helpers of the families.
 Shape shape_of(const H& h);
-H scalar_tensor(const Device& d, double v, DType dt);        // 0-d
+H scalar_tensor(const Device& d, double v, DType dt);           // 0-d
 H ints_tensor(const Device& d, const std::vector<int64_t>& v);  // 1-D i64
+// Conv with the node's kernel/strides/pads/dilations/group attributes (Conv, ConvInteger, QLinearConv).
+H conv_node(OpContext& c, const H& x, const H& weight, const std::optional<H>& bias);
 // Reduces over `axes` (normalised, any order) keeping them, with a *_dim OpId.
 H reduce_axes(OpId op, H h, const std::vector<int64_t>& axes);
 

@@ -39,8 +39,7 @@ size_t elem_size_of(DType d) { return dtype_size(d); }
 // ONNX initializer's rank is only known at run time.
 class DynParam : public nn::ParamBase {
  public:
-  DynParam(TensorHandle h, Kind kind, nn::ParamRole role)
-      : ParamBase(h, h.prim->shape().rank(), kind, role) {}
+  DynParam(TensorHandle h, Kind kind, nn::ParamRole role) : ParamBase(h, h.prim->shape().rank(), kind, role) {}
 };
 
 }  // namespace
@@ -64,8 +63,8 @@ DType dtype_from_onnx(int32_t t, const std::string& where) {
     default: break;
   }
   const char* name = TP::DataType_IsValid(t) ? TP::DataType_Name(static_cast<TP::DataType>(t)).c_str() : "?";
-  throw Unsupported("onnx", where + ": element type " + std::string(name) + " (" + std::to_string(t) +
-                                ") has no burn dtype");
+  throw Unsupported("onnx",
+                    where + ": element type " + std::string(name) + " (" + std::to_string(t) + ") has no burn dtype");
 }
 
 TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& where) {
@@ -122,15 +121,9 @@ TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& wh
     for (int64_t i = 0; i < n; ++i) convert(i, values[static_cast<int>(i)]);
   };
   switch (et) {
-    case TP::FLOAT:
-      put(t.float_data(), [&](int64_t i, float v) { std::memcpy(dst + 4 * i, &v, 4); });
-      break;
-    case TP::DOUBLE:
-      put(t.double_data(), [&](int64_t i, double v) { std::memcpy(dst + 8 * i, &v, 8); });
-      break;
-    case TP::INT64:
-      put(t.int64_data(), [&](int64_t i, int64_t v) { std::memcpy(dst + 8 * i, &v, 8); });
-      break;
+    case TP::FLOAT: put(t.float_data(), [&](int64_t i, float v) { std::memcpy(dst + 4 * i, &v, 4); }); break;
+    case TP::DOUBLE: put(t.double_data(), [&](int64_t i, double v) { std::memcpy(dst + 8 * i, &v, 8); }); break;
+    case TP::INT64: put(t.int64_data(), [&](int64_t i, int64_t v) { std::memcpy(dst + 8 * i, &v, 8); }); break;
     case TP::UINT32:
     case TP::UINT64:
       put(t.uint64_data(), [&](int64_t i, uint64_t v) {
@@ -140,18 +133,12 @@ TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& wh
       break;
     case TP::INT32:
     case TP::INT16:
-    case TP::UINT16:
-      put(t.int32_data(), [&](int64_t i, int32_t v) { std::memcpy(dst + 4 * i, &v, 4); });
-      break;
+    case TP::UINT16: put(t.int32_data(), [&](int64_t i, int32_t v) { std::memcpy(dst + 4 * i, &v, 4); }); break;
     case TP::INT8:
       put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = static_cast<uint8_t>(static_cast<int8_t>(v)); });
       break;
-    case TP::UINT8:
-      put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = static_cast<uint8_t>(v); });
-      break;
-    case TP::BOOL:
-      put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = v != 0; });
-      break;
+    case TP::UINT8: put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = static_cast<uint8_t>(v); }); break;
+    case TP::BOOL: put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = v != 0; }); break;
     case TP::FLOAT16:
     case TP::BFLOAT16:
       put(t.int32_data(), [&](int64_t i, int32_t v) {
@@ -197,7 +184,8 @@ std::vector<int64_t> OpContext::ints(size_t i) const {
 
 double OpContext::scalar(size_t i) const {
   TensorData d = api::into_data(in(i));
-  if (d.num_elements() != 1) invalid("input " + std::to_string(i) + " must hold one value, has shape " + d.shape().to_string());
+  if (d.num_elements() != 1)
+    invalid("input " + std::to_string(i) + " must hold one value, has shape " + d.shape().to_string());
   return d.value_f64(0);
 }
 
@@ -228,7 +216,8 @@ std::vector<double> OpContext::attr_floats(const char* name) const {
 }
 int64_t OpContext::axis(int64_t a, size_t rank) const {
   int64_t r = static_cast<int64_t>(rank);
-  if (a < -r || a >= r) invalid("axis " + std::to_string(a) + " outside [-" + std::to_string(r) + ", " + std::to_string(r) + ")");
+  if (a < -r || a >= r)
+    invalid("axis " + std::to_string(a) + " outside [-" + std::to_string(r) + ", " + std::to_string(r) + ")");
   return a < 0 ? a + r : a;
 }
 
@@ -263,6 +252,10 @@ const std::vector<OpRow>& table() {
     add_matmul_ops(r);
     add_logic_ops(r);
     add_loss_ops(r);
+    add_resize_ops(r);
+    add_quant_ops(r);
+    add_training_ops(r);
+    add_host_ops(r);
     return r;
   }();
   return rows;
@@ -291,8 +284,9 @@ struct OnnxModel::Impl {
   std::vector<std::string> inputs, outputs;
   std::vector<std::string> param_names;
   std::vector<DynParam> params;
-  std::vector<OpFn> fns;                      // per node
-  std::vector<std::vector<size_t>> frees;     // per node: value slots whose last use it is
+  std::vector<OpFn> fns;                         // per node
+  std::vector<int> node_opsets;                  // per node: the opset of its domain
+  std::vector<std::vector<size_t>> frees;        // per node: value slots whose last use it is
   std::unordered_map<std::string, size_t> slot;  // value name -> slot
   std::vector<size_t> input_slots, output_slots, param_slots;
   size_t num_slots = 0;
@@ -312,8 +306,13 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
   I.path = name;
   I.device = options.device;
   parse_message(I.proto, bytes, name, "model");
-  for (const auto& o : I.proto.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") I.opset = static_cast<int>(o.version());
+  std::unordered_map<std::string, int> domain_opsets;
+  for (const auto& o : I.proto.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      I.opset = static_cast<int>(o.version());
+    else
+      domain_opsets[o.domain()] = static_cast<int>(o.version());
+  }
   if (I.opset == 0) I.opset = 1;  // IR without opset_import: the first opset
   const auto& g = I.proto.graph();
   auto slot_of = [&](const std::string& n) {
@@ -342,15 +341,21 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
     I.input_slots.push_back(slot_of(vi.name()));
   }
   for (const auto& n : g.node()) {
-    std::string where = "'" + name + "' node '" + n.name() + "' (" + n.op_type() + ", opset " + std::to_string(I.opset) + ")";
-    if (!n.domain().empty() && n.domain() != "ai.onnx")
-      throw Unsupported("onnx", where + ": domain '" + n.domain() + "' is not supported");
-    if (I.opset < kMinOpset || I.opset > kMaxOpset)
-      throw Unsupported("onnx", where + ": opset " + std::to_string(I.opset) + " outside the supported " +
+    bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    int opset = default_domain ? I.opset : domain_opsets.count(n.domain()) ? domain_opsets.at(n.domain()) : 1;
+    std::string where =
+        "'" + name + "' node '" + n.name() + "' (" + n.op_type() + ", opset " + std::to_string(opset) + ")";
+    if (default_domain && (opset < kMinOpset || opset > kMaxOpset))
+      throw Unsupported("onnx", where + ": opset " + std::to_string(opset) + " outside the supported " +
                                     std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset));
-    OpFn fn = find_op(n.op_type(), I.opset);
-    if (!fn) throw Unsupported("onnx", where + ": unsupported op " + n.op_type() + " (opset " + std::to_string(I.opset) + ")");
+    // Other domains' ops are table rows named "domain/Op".
+    OpFn fn = find_op(default_domain ? n.op_type() : n.domain() + "/" + n.op_type(), opset);
+    if (!fn) {
+      std::string op = default_domain ? n.op_type() : n.domain() + "." + n.op_type();
+      throw Unsupported("onnx", where + ": unsupported op " + op + " (opset " + std::to_string(opset) + ")");
+    }
     I.fns.push_back(fn);
+    I.node_opsets.push_back(opset);
     for (const auto& x : n.input())
       if (!x.empty() && !I.slot.count(x))
         throw RecordError("onnx", where + ": input '" + x + "' is not produced by any earlier node");
@@ -358,7 +363,8 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
       if (!y.empty()) slot_of(y);
   }
   for (const auto& vi : g.output()) {
-    if (!I.slot.count(vi.name())) throw RecordError("onnx", "'" + name + "': output '" + vi.name() + "' is never produced");
+    if (!I.slot.count(vi.name()))
+      throw RecordError("onnx", "'" + name + "': output '" + vi.name() + "' is never produced");
     if (vi.type().has_sequence_type() || vi.type().has_optional_type() || vi.type().has_map_type())
       throw Unsupported("onnx", "'" + name + "' output '" + vi.name() + "': sequence, map and optional values");
     I.outputs.push_back(vi.name());
@@ -404,8 +410,10 @@ std::vector<TensorHandle> OnnxModel::forward(const std::vector<TensorHandle>& in
     throw ValueError("onnx", "'" + I.path + "' takes " + std::to_string(I.inputs.size()) + " inputs, got " +
                                  std::to_string(inputs.size()));
   Device device = I.device;
-  if (!inputs.empty() && inputs[0].prim) device = inputs[0].device;
-  else if (!I.params.empty()) device = I.params[0].handle().device;
+  if (!inputs.empty() && inputs[0].prim)
+    device = inputs[0].device;
+  else if (!I.params.empty())
+    device = I.params[0].handle().device;
   std::vector<std::optional<H>> values(I.num_slots);
   for (size_t i = 0; i < I.params.size(); ++i) values[I.param_slots[i]] = I.params[i].handle();
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -418,7 +426,7 @@ std::vector<TensorHandle> OnnxModel::forward(const std::vector<TensorHandle>& in
     std::vector<std::optional<H>> ins;
     ins.reserve(static_cast<size_t>(n.input_size()));
     for (const auto& x : n.input()) ins.push_back(x.empty() ? std::nullopt : values[I.slot.at(x)]);
-    OpContext ctx(n, I.opset, device, std::move(ins));
+    OpContext ctx(n, I.node_opsets[static_cast<size_t>(ni)], device, std::move(ins));
     std::vector<H> outs;
     try {
       outs = I.fns[static_cast<size_t>(ni)](ctx);

@@ -70,9 +70,7 @@ Hs selu(OpContext& c) {
   double alpha = c.attr_f("alpha", 1.67326319217681884765625), gamma = c.attr_f("gamma", 1.05070102214813232421875);
   return {api::mul_scalar(api::elu(c.in(0), alpha), gamma)};
 }
-Hs hard_sigmoid(OpContext& c) {
-  return {api::hard_sigmoid(c.in(0), c.attr_f("alpha", 0.2), c.attr_f("beta", 0.5))};
-}
+Hs hard_sigmoid(OpContext& c) { return {api::hard_sigmoid(c.in(0), c.attr_f("alpha", 0.2), c.attr_f("beta", 0.5))}; }
 Hs hard_swish(OpContext& c) { return {api::hard_swish(c.in(0))}; }
 Hs softplus(OpContext& c) {
   // log(1 + exp(x)); beyond 30 the correction is below f32/f64 resolution of x.

@@ -29,9 +29,7 @@ H nll(OpContext& c, const H& logp, const H& target, const std::optional<H>& weig
   return api::div(total, api::reshape(api::reduce_all(OpId::sum, w), std::vector<int64_t>{}));
 }
 
-Hs nll_loss(OpContext& c) {
-  return {nll(c, c.in(0), c.in(1), c.has(2) ? std::optional<H>(c.in(2)) : std::nullopt)};
-}
+Hs nll_loss(OpContext& c) { return {nll(c, c.in(0), c.in(1), c.has(2) ? std::optional<H>(c.in(2)) : std::nullopt)}; }
 
 Hs softmax_cross_entropy(OpContext& c) {
   H logp = api::log_softmax(c.in(0), 1);

@@ -19,11 +19,14 @@ Window window(OpContext& c, const Shape& x, std::vector<int64_t> kernel) {
   size_t n = x.rank() - 2;
   Window w;
   w.kernel = c.attr_ints("kernel_shape", std::move(kernel));
-  if (w.kernel.size() != n) c.invalid("kernel_shape has " + std::to_string(w.kernel.size()) + " dims, input has " + std::to_string(n) + " spatial dims");
+  if (w.kernel.size() != n)
+    c.invalid("kernel_shape has " + std::to_string(w.kernel.size()) + " dims, input has " + std::to_string(n) +
+              " spatial dims");
   w.stride = c.attr_ints("strides", std::vector<int64_t>(n, 1));
   w.dilation = c.attr_ints("dilations", std::vector<int64_t>(n, 1));
   std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
-  if (w.stride.size() != n || w.dilation.size() != n || pads.size() != 2 * n) c.invalid("strides, dilations or pads do not match the spatial rank");
+  if (w.stride.size() != n || w.dilation.size() != n || pads.size() != 2 * n)
+    c.invalid("strides, dilations or pads do not match the spatial rank");
   std::string ap = c.attr_s("auto_pad", "NOTSET");
   w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<long>(n));
   w.pad_end.assign(pads.begin() + static_cast<long>(n), pads.end());
@@ -43,19 +46,27 @@ Window window(OpContext& c, const Shape& x, std::vector<int64_t> kernel) {
   return w;
 }
 
-std::vector<int64_t> weight_kernel(const Shape& w) { return std::vector<int64_t>(w.dims().begin() + 2, w.dims().end()); }
+std::vector<int64_t> weight_kernel(const Shape& w) {
+  return std::vector<int64_t>(w.dims().begin() + 2, w.dims().end());
+}
 
-Hs conv(OpContext& c) {
-  if (c.rank(0) < 3) c.invalid("input must have a batch, a channel and spatial dims");
-  Window w = window(c, c.shape(0), weight_kernel(c.shape(1)));
+}  // namespace
+
+H conv_node(OpContext& c, const H& x, const H& weight, const std::optional<H>& bias) {
+  if (shape_of(x).rank() < 3) c.invalid("input must have a batch, a channel and spatial dims");
+  Window w = window(c, shape_of(x), weight_kernel(shape_of(weight)));
   ConvOptions o;
   o.stride = w.stride;
   o.dilation = w.dilation;
   o.padding = w.pad_begin;
   o.padding_end = w.pad_end;
   o.groups = c.attr_i("group", 1);
-  return {api::conv(c.in(0), c.in(1), c.has(2) ? api::OptH(c.in(2)) : std::nullopt, o)};
+  return api::conv(x, weight, bias ? api::OptH(*bias) : std::nullopt, o);
 }
+
+namespace {
+
+Hs conv(OpContext& c) { return {conv_node(c, c.in(0), c.in(1), c.has(2) ? std::optional<H>(c.in(2)) : std::nullopt)}; }
 
 Hs conv_transpose(OpContext& c) {
   const Shape& xs = c.shape(0);
@@ -290,7 +301,8 @@ Hs lrn(OpContext& c) {
     H part = api::narrow(sq, 1, i, ch);
     acc = i == 0 ? part : api::add(acc, part);
   }
-  H den = api::powf_scalar(api::add_scalar(api::mul_scalar(acc, Scalar(alpha / static_cast<double>(size))), Scalar(bias)), Scalar(beta));
+  H den = api::powf_scalar(
+      api::add_scalar(api::mul_scalar(acc, Scalar(alpha / static_cast<double>(size))), Scalar(bias)), Scalar(beta));
   return {api::div(x, den)};
 }
 

@@ -31,7 +31,9 @@ Hs shape(OpContext& c) {
   return {ints_tensor(c.device(), dims)};
 }
 
-Hs size(OpContext& c) { return {scalar_tensor(c.device(), static_cast<double>(c.shape(0).num_elements()), DType::I64)}; }
+Hs size(OpContext& c) {
+  return {scalar_tensor(c.device(), static_cast<double>(c.shape(0).num_elements()), DType::I64)};
+}
 
 Hs reshape(OpContext& c) {
   std::vector<int64_t> dims = c.opset() >= 5 ? c.ints(1) : c.attr_ints("shape");
@@ -76,7 +78,8 @@ Hs split(OpContext& c) {
   std::vector<int64_t> sizes = c.opset() >= 13 ? (c.has(1) ? c.ints(1) : std::vector<int64_t>{}) : c.attr_ints("split");
   if (sizes.empty()) {
     int64_t n = c.shape(0)[static_cast<size_t>(axis)], parts = static_cast<int64_t>(c.num_outputs());
-    if (n % parts) c.invalid("dim " + std::to_string(n) + " does not split into " + std::to_string(parts) + " equal parts");
+    if (n % parts)
+      c.invalid("dim " + std::to_string(n) + " does not split into " + std::to_string(parts) + " equal parts");
     sizes.assign(static_cast<size_t>(parts), n / parts);
   }
   return api::split_with_sizes(c.in(0), sizes, axis);
@@ -152,8 +155,10 @@ Hs gather_nd(OpContext& c) {
 Hs scatter_nd(OpContext& c) {
   std::string red = c.attr_s("reduction", "none");
   ScatterReduction r = ScatterReduction::None;
-  if (red == "add") r = ScatterReduction::Add;
-  else if (red != "none") c.unsupported("reduction '" + red + "'");
+  if (red == "add")
+    r = ScatterReduction::Add;
+  else if (red != "none")
+    c.unsupported("reduction '" + red + "'");
   return {api::scatter_nd(c.in(0), api::cast(c.in(1), DType::I64), c.in(2), r)};
 }
 
@@ -211,7 +216,8 @@ Hs pad(OpContext& c) {
     if (c.has(2)) value = c.scalar(2);
   }
   size_t r = c.rank(0);
-  if (pads.size() != 2 * r) c.invalid("pads has " + std::to_string(pads.size()) + " values for rank " + std::to_string(r));
+  if (pads.size() != 2 * r)
+    c.invalid("pads has " + std::to_string(pads.size()) + " values for rank " + std::to_string(r));
   std::vector<int64_t> bp;  // (left, right) from the last dim, torch style
   for (size_t i = r; i-- > 0;) {
     bp.push_back(pads[i]);
@@ -316,7 +322,8 @@ Hs one_hot(OpContext& c) {
   int64_t r = static_cast<int64_t>(c.rank(0));
   int64_t axis = c.attr_i("axis", -1);
   if (axis < 0) axis += r + 1;
-  H idx = wrap_indices(c.in(0).prim->dtype() == DType::F32 || is_float(c.dtype(0)) ? api::cast(c.in(0), DType::I64) : c.in(0), depth);
+  H idx = wrap_indices(
+      c.in(0).prim->dtype() == DType::F32 || is_float(c.dtype(0)) ? api::cast(c.in(0), DType::I64) : c.in(0), depth);
   std::vector<int64_t> view(static_cast<size_t>(r + 1), 1);
   view[static_cast<size_t>(axis)] = depth;
   H ar = api::reshape(api::arange(c.device(), 0, depth, 1, DType::I64), view);

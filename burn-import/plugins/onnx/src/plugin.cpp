@@ -97,9 +97,11 @@ class OnnxImporter final : public import::Importer {
  public:
   std::string name() const override { return "onnx"; }
   std::vector<std::string> extensions() const override { return {".onnx"}; }
-  std::unique_ptr<record::RecordReader> open(const std::string& path, const import::ImportOptions& options) const override {
+  std::unique_ptr<record::RecordReader> open(const std::string& path,
+                                             const import::ImportOptions& options) const override {
     if (!options.top_level_key.empty())
-      throw Unsupported("onnx", "'" + path + "': an ONNX model has no top-level keys (got '" + options.top_level_key + "')");
+      throw Unsupported("onnx",
+                        "'" + path + "': an ONNX model has no top-level keys (got '" + options.top_level_key + "')");
     return std::make_unique<OnnxReader>(path);
   }
 };
