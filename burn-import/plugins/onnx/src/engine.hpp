@@ -86,6 +86,7 @@ void add_resize_ops(std::vector<OpRow>& rows);
 void add_quant_ops(std::vector<OpRow>& rows);
 void add_training_ops(std::vector<OpRow>& rows);  // domain ai.onnx.preview.training
 void add_host_ops(std::vector<OpRow>& rows);
+void add_rnn_ops(std::vector<OpRow>& rows);
 // The implementation of `op` at `opset`, or nullptr.
 OpFn find_op(const std::string& op, int opset);
 
@@ -95,6 +96,8 @@ H scalar_tensor(const Device& d, double v, DType dt);           // 0-d
 H ints_tensor(const Device& d, const std::vector<int64_t>& v);  // 1-D i64
 // Conv with the node's kernel/strides/pads/dilations/group attributes (Conv, ConvInteger, QLinearConv).
 H conv_node(OpContext& c, const H& x, const H& weight, const std::optional<H>& bias);
+// NumPy matmul of operands of rank >= 2 whose ranks differ: the lower one gains leading dims.
+H matmul_nd(H a, H b);
 // Reduces over `axes` (normalised, any order) keeping them, with a *_dim OpId.
 H reduce_axes(OpId op, H h, const std::vector<int64_t>& axes);
 

@@ -234,6 +234,15 @@ H ints_tensor(const Device& d, const std::vector<int64_t>& v) {
   return api::from_data(d, TensorData::from_vector(v, Shape{static_cast<int64_t>(v.size())}), Kind::Int);
 }
 
+H matmul_nd(H a, H b) {
+  size_t ra = shape_of(a).rank(), rb = shape_of(b).rank();
+  std::vector<int64_t> lead;
+  for (size_t i = 0; i < (ra > rb ? ra - rb : rb - ra); ++i) lead.push_back(static_cast<int64_t>(i));
+  if (ra < rb) a = api::unsqueeze_dims(a, lead);
+  if (rb < ra) b = api::unsqueeze_dims(b, lead);
+  return api::matmul(a, b);
+}
+
 H reduce_axes(OpId op, H h, const std::vector<int64_t>& axes) {
   for (int64_t a : axes) h = api::reduce_dim(op, std::move(h), a);
   return h;
@@ -256,6 +265,7 @@ const std::vector<OpRow>& table() {
     add_quant_ops(r);
     add_training_ops(r);
     add_host_ops(r);
+    add_rnn_ops(r);
     return r;
   }();
   return rows;

@@ -32,7 +32,8 @@ Hs non_max_suppression(OpContext& c) {
   auto corners = [&](int64_t b, int64_t i) {
     const double* p = &boxes[static_cast<size_t>((b * N + i) * 4)];
     if (center) return std::array<double, 4>{p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
-    return std::array<double, 4>{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
+    return std::array<double, 4>{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]),
+                                 std::max(p[1], p[3])};
   };
   auto iou = [&](int64_t b, int64_t i, int64_t j) {
     auto a = corners(b, i), o = corners(b, j);
@@ -75,7 +76,10 @@ Hs unique(OpContext& c) {
   int64_t n = s[static_cast<size_t>(axis)];
   std::vector<double> v = api::into_data(moved).to_f64_vec();
   size_t w = n ? v.size() / static_cast<size_t>(n) : 0;
-  auto row = [&](int64_t i) { return std::vector<double>(v.begin() + static_cast<long>(i * static_cast<int64_t>(w)), v.begin() + static_cast<long>((i + 1) * static_cast<int64_t>(w))); };
+  auto row = [&](int64_t i) {
+    return std::vector<double>(v.begin() + static_cast<long>(i * static_cast<int64_t>(w)),
+                               v.begin() + static_cast<long>((i + 1) * static_cast<int64_t>(w)));
+  };
   std::map<std::vector<double>, int64_t> first;  // row -> index of first occurrence
   std::vector<int64_t> firsts;
   for (int64_t i = 0; i < n; ++i)
@@ -102,8 +106,10 @@ Hs unique(OpContext& c) {
 Hs compress(OpContext& c) {
   H x = c.in(0);
   int64_t axis = 0;
-  if (c.has_attr("axis")) axis = c.axis(c.attr_i("axis", 0), c.rank(0));
-  else x = api::reshape(x, {-1});
+  if (c.has_attr("axis"))
+    axis = c.axis(c.attr_i("axis", 0), c.rank(0));
+  else
+    x = api::reshape(x, {-1});
   std::vector<double> cond = api::into_data(c.in(1)).to_f64_vec();
   int64_t n = shape_of(x)[static_cast<size_t>(axis)];
   std::vector<int64_t> idx;

@@ -16,7 +16,7 @@ Hs matmul(OpContext& c) {
   // NumPy's 1-D rules: a vector operand gains a dim that the result then drops.
   if (ra == 1) a = api::unsqueeze_dims(a, {0});
   if (rb == 1) b = api::unsqueeze_dims(b, {1});
-  H y = api::matmul(a, b);
+  H y = matmul_nd(a, b);
   size_t ry = shape_of(y).rank();
   if (rb == 1) y = api::squeeze_dims(y, {static_cast<int64_t>(ry) - 1});
   if (ra == 1) y = api::squeeze_dims(y, {static_cast<int64_t>(shape_of(y).rank()) - (rb == 1 ? 1 : 2)});

@@ -23,7 +23,8 @@ H along(const H& p, size_t r, int64_t axis) {
 H quantize(const H& x, const H& scale, const std::optional<H>& zp, DType out) {
   // x / scale in x's float dtype (the reference divides f32 by f32), then rounded half to even.
   DType dt = x.prim->dtype();
-  H q = is_float(dt) ? f64(api::div(x, scale.prim->dtype() == dt ? scale : api::cast(scale, dt))) : api::div(f64(x), f64(scale));
+  H q = is_float(dt) ? f64(api::div(x, scale.prim->dtype() == dt ? scale : api::cast(scale, dt)))
+                     : api::div(f64(x), f64(scale));
   q = api::unary(OpId::round, q);
   if (zp) q = api::add(q, f64(*zp));
   double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
@@ -36,8 +37,6 @@ H dequantize(const H& x, const H& scale, const std::optional<H>& zp) {
   if (zp) v = api::sub(v, f64(*zp));
   return api::mul(v, f64(scale));
 }
-
-std::optional<H> opt_in(OpContext& c, size_t i) { return c.has(i) ? std::optional<H>(c.in(i)) : std::nullopt; }
 
 // The axis of per-axis parameters; checked only when the scale is per-axis (1-D with several values).
 int64_t param_axis(OpContext& c) {
@@ -106,14 +105,16 @@ Hs qlinear_conv(OpContext& c) {
 // Inputs R, T, then `groups` runs of n tensors; n from the input count.
 size_t run_length(OpContext& c, size_t groups) {
   size_t n = (c.num_inputs() - 2) / groups;
-  if (n == 0 || 2 + n * groups != c.num_inputs()) c.invalid("inputs must be R, T and " + std::to_string(groups) + " runs of equal length");
+  if (n == 0 || 2 + n * groups != c.num_inputs())
+    c.invalid("inputs must be R, T and " + std::to_string(groups) + " runs of equal length");
   return n;
 }
 
 Hs adagrad(OpContext& c) {
   size_t n = run_length(c, 3);
   double R = c.scalar(0), T = c.scalar(1);
-  double decay = c.attr_f("decay_factor", 0.0), eps = c.attr_f("epsilon", 1e-6), norm = c.attr_f("norm_coefficient", 0.0);
+  double decay = c.attr_f("decay_factor", 0.0), eps = c.attr_f("epsilon", 1e-6),
+         norm = c.attr_f("norm_coefficient", 0.0);
   double r = R / (1 + T * decay);
   Hs xs, hs;
   for (size_t i = 0; i < n; ++i) {

@@ -51,11 +51,16 @@ Taps taps(OpContext& c, const ResizeSpec& s, int64_t in, int64_t out, double sca
   for (int64_t o = 0; o < out; ++o) {
     double x = static_cast<double>(o);
     const std::string& m = s.transform;
-    if (m == "half_pixel") x = (x + 0.5) / scale - 0.5;
-    else if (m == "pytorch_half_pixel") x = len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    else if (m == "align_corners") x = len == 1 ? 0.0 : x * static_cast<double>(in - 1) / (len - 1);
-    else if (m == "asymmetric") x = x / scale;
-    else if (m == "tf_half_pixel_for_nn") x = (x + 0.5) / scale;
+    if (m == "half_pixel")
+      x = (x + 0.5) / scale - 0.5;
+    else if (m == "pytorch_half_pixel")
+      x = len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+    else if (m == "align_corners")
+      x = len == 1 ? 0.0 : x * static_cast<double>(in - 1) / (len - 1);
+    else if (m == "asymmetric")
+      x = x / scale;
+    else if (m == "tf_half_pixel_for_nn")
+      x = (x + 0.5) / scale;
     else if (m == "tf_crop_and_resize") {
       x = len > 1 ? roi_start * static_cast<double>(in - 1) +
                         x * (roi_end - roi_start) * static_cast<double>(in - 1) / (len - 1)
@@ -78,7 +83,8 @@ Taps taps(OpContext& c, const ResizeSpec& s, int64_t in, int64_t out, double sca
       sum += cf[k];
       t.idx[k][static_cast<size_t>(o)] = std::clamp<int64_t>(i, 0, in - 1);
     }
-    for (size_t k = 0; k < n; ++k) t.coef[k][static_cast<size_t>(o)] = s.exclude_outside && sum != 0 ? cf[k] / sum : cf[k];
+    for (size_t k = 0; k < n; ++k)
+      t.coef[k][static_cast<size_t>(o)] = s.exclude_outside && sum != 0 ? cf[k] / sum : cf[k];
   }
   return t;
 }
@@ -107,7 +113,8 @@ H resize_axis(OpContext& c, const ResizeSpec& s, H x, int64_t axis, int64_t out,
   if (std::any_of(t.outside.begin(), t.outside.end(), [](uint8_t v) { return v != 0; })) {
     std::vector<bool> m(t.outside.begin(), t.outside.end());
     H mask = api::from_data(x.device, TensorData::from_vector(m, Shape(view)), Kind::Bool);
-    y = api::mask_where(y, api::expand(mask, shape_of(y).dims()), api::full(x.device, shape_of(y), Scalar(s.extrapolation), dt));
+    y = api::mask_where(y, api::expand(mask, shape_of(y).dims()),
+                        api::full(x.device, shape_of(y), Scalar(s.extrapolation), dt));
   }
   return y;
 }
@@ -117,12 +124,15 @@ Hs resize_with(OpContext& c, const ResizeSpec& s, std::vector<double> scales, st
   const Shape& xs = c.shape(0);
   size_t r = xs.rank();
   if (!sizes.empty()) {
-    if (sizes.size() != r) c.invalid("sizes has " + std::to_string(sizes.size()) + " values for rank " + std::to_string(r));
+    if (sizes.size() != r)
+      c.invalid("sizes has " + std::to_string(sizes.size()) + " values for rank " + std::to_string(r));
     scales.clear();
     for (size_t i = 0; i < r; ++i) scales.push_back(static_cast<double>(sizes[i]) / static_cast<double>(xs[i]));
   } else {
-    if (scales.size() != r) c.invalid("scales has " + std::to_string(scales.size()) + " values for rank " + std::to_string(r));
-    for (size_t i = 0; i < r; ++i) sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(xs[i]) * scales[i])));
+    if (scales.size() != r)
+      c.invalid("scales has " + std::to_string(scales.size()) + " values for rank " + std::to_string(r));
+    for (size_t i = 0; i < r; ++i)
+      sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(xs[i]) * scales[i])));
   }
   H x = c.in(0);
   for (size_t i = 0; i < r; ++i) {
@@ -172,13 +182,20 @@ Hs grid_sample(OpContext& c) {
   if (c.rank(0) != 4) c.unsupported("GridSample on a " + std::to_string(c.rank(0)) + "-D input (4-D only)");
   GridSampleOptions o;
   std::string mode = c.attr_s("mode", "bilinear"), pad = c.attr_s("padding_mode", "zeros");
-  if (mode == "bilinear") o.mode = GridSampleMode::Bilinear;
-  else if (mode == "nearest") o.mode = GridSampleMode::Nearest;
-  else c.unsupported("mode '" + mode + "'");
-  if (pad == "zeros") o.padding = GridSamplePadding::Zeros;
-  else if (pad == "border") o.padding = GridSamplePadding::Border;
-  else if (pad == "reflection") o.padding = GridSamplePadding::Reflection;
-  else c.unsupported("padding_mode '" + pad + "'");
+  if (mode == "bilinear")
+    o.mode = GridSampleMode::Bilinear;
+  else if (mode == "nearest")
+    o.mode = GridSampleMode::Nearest;
+  else
+    c.unsupported("mode '" + mode + "'");
+  if (pad == "zeros")
+    o.padding = GridSamplePadding::Zeros;
+  else if (pad == "border")
+    o.padding = GridSamplePadding::Border;
+  else if (pad == "reflection")
+    o.padding = GridSamplePadding::Reflection;
+  else
+    c.unsupported("padding_mode '" + pad + "'");
   o.align_corners = c.attr_i("align_corners", 0) != 0;
   return {api::grid_sample_2d(c.in(0), c.in(1), o)};
 }
