@@ -80,19 +80,29 @@ std::string run_case(const fs::path& dir, const Device& device) {
     std::sort(sets.begin(), sets.end());
     if (sets.empty()) return "no test_data_set folder";
     for (const auto& s : sets) {
-      std::vector<TensorHandle> inputs;
+      std::vector<onnx::OnnxValue> inputs;
       for (size_t i = 0; i < model->input_names().size(); ++i) {
         fs::path p = s / ("input_" + std::to_string(i) + ".pb");
         if (!fs::exists(p)) return "missing " + p.filename().string();
-        TensorData d = onnx::read_tensor_proto_file(p.string());
-        inputs.push_back(api::from_data(device, d, api::kind_of(d.dtype())));
+        inputs.push_back(onnx::read_value_proto_file(p.string(), model->input_types()[i], device));
       }
-      std::vector<TensorHandle> outs = model->forward(inputs);
+      std::vector<onnx::OnnxValue> outs = model->run(inputs);
       for (size_t i = 0; i < outs.size(); ++i) {
         fs::path p = s / ("output_" + std::to_string(i) + ".pb");
-        TensorData want = onnx::read_tensor_proto_file(p.string());
-        std::string diff = compare(api::into_data(outs[i]), want, model->output_names()[i]);
-        if (!diff.empty()) return one_line(diff, model_path);
+        onnx::OnnxValue want = onnx::read_value_proto_file(p.string(), model->output_types()[i], device);
+        const std::string& name = model->output_names()[i];
+        if (outs[i].kind != want.kind)
+          return "output '" + name + "': not the expected kind of value (tensor, sequence, none)";
+        std::vector<TensorHandle> got =
+            outs[i].is_tensor() ? std::vector<TensorHandle>{outs[i].tensor} : outs[i].sequence;
+        std::vector<TensorHandle> exp = want.is_tensor() ? std::vector<TensorHandle>{want.tensor} : want.sequence;
+        if (got.size() != exp.size())
+          return "output '" + name + "': a sequence of " + std::to_string(got.size()) + ", expected " +
+                 std::to_string(exp.size());
+        for (size_t k = 0; k < got.size(); ++k) {
+          std::string diff = compare(api::into_data(got[k]), api::into_data(exp[k]), name);
+          if (!diff.empty()) return one_line(diff, model_path);
+        }
       }
     }
     return "";

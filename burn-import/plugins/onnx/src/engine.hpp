@@ -23,10 +23,20 @@ TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& wh
 // Reads and parses a model file; RecordError naming the file when it is not an ONNX model.
 void parse_model_file(const std::string& path, ::onnx::ModelProto& out);
 
+using Value = OnnxValue;
+using Values = std::vector<Value>;
+
+// Name resolution for subgraphs (If, Loop, Scan bodies see the enclosing graphs' values).
+class Env {
+ public:
+  virtual ~Env() = default;
+  virtual const Value* find(const std::string& name) const = 0;
+};
+
 class OpContext {
  public:
-  OpContext(const ::onnx::NodeProto& node, int opset, Device device, std::vector<std::optional<H>> inputs)
-      : node_(node), opset_(opset), device_(std::move(device)), inputs_(std::move(inputs)) {}
+  OpContext(const ::onnx::NodeProto& node, int opset, Device device, Values inputs, const Env* env)
+      : node_(node), opset_(opset), device_(std::move(device)), inputs_(std::move(inputs)), env_(env) {}
 
   const ::onnx::NodeProto& node() const { return node_; }
   int opset() const { return opset_; }
@@ -39,7 +49,10 @@ class OpContext {
   size_t num_inputs() const { return inputs_.size(); }
   size_t num_outputs() const { return static_cast<size_t>(node_.output_size()); }
   bool wants_output(size_t i) const { return i < num_outputs() && !node_.output(static_cast<int>(i)).empty(); }
-  bool has(size_t i) const { return i < inputs_.size() && inputs_[i].has_value(); }
+  bool has(size_t i) const { return i < inputs_.size() && inputs_[i].is_tensor(); }
+  const Value& value(size_t i) const;  // any kind; None when omitted
+  // Runs a subgraph attribute's graph on `inputs`, its names resolved in this node's scope.
+  Values run_graph(const ::onnx::GraphProto& g, const Values& inputs) const;
   const H& in(size_t i) const;
   const Shape& shape(size_t i) const { return in(i).prim->shape(); }
   DType dtype(size_t i) const { return in(i).prim->dtype(); }
@@ -63,15 +76,18 @@ class OpContext {
   const ::onnx::NodeProto& node_;
   int opset_;
   Device device_;
-  std::vector<std::optional<H>> inputs_;
+  Values inputs_;
+  const Env* env_;
 };
 
 using OpFn = std::vector<H> (*)(OpContext&);
+using ValueFn = Values (*)(OpContext&);  // ops on sequences, optionals and subgraphs
 
 struct OpRow {
   const char* op;
   int since, until;  // opsets of the default domain this implementation covers
   OpFn fn;
+  ValueFn vfn = nullptr;  // instead of fn
 };
 
 // The rows of each family (ops_*.cpp); the table (op_table.cpp) concatenates them.
@@ -87,8 +103,9 @@ void add_quant_ops(std::vector<OpRow>& rows);
 void add_training_ops(std::vector<OpRow>& rows);  // domain ai.onnx.preview.training
 void add_host_ops(std::vector<OpRow>& rows);
 void add_rnn_ops(std::vector<OpRow>& rows);
+void add_sequence_ops(std::vector<OpRow>& rows);
 // The implementation of `op` at `opset`, or nullptr.
-OpFn find_op(const std::string& op, int opset);
+const OpRow* find_op(const std::string& op, int opset);
 
 // Shared helpers of the families.
 Shape shape_of(const H& h);

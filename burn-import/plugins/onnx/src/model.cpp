@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <onnx/onnx-data_pb.h>
+
 #include "burn/nn/param.hpp"
 #include "engine.hpp"
 
@@ -170,8 +172,17 @@ void OpContext::unsupported(const std::string& what) const { throw Unsupported("
 void OpContext::invalid(const std::string& what) const { throw ValueError("onnx", where() + ": " + what); }
 
 const H& OpContext::in(size_t i) const {
-  if (!has(i)) invalid("input " + std::to_string(i) + " is missing");
-  return *inputs_[i];
+  if (!has(i)) {
+    if (i < inputs_.size() && inputs_[i].kind == Value::Kind::Sequence)
+      invalid("input " + std::to_string(i) + " is a sequence, not a tensor");
+    invalid("input " + std::to_string(i) + " is missing");
+  }
+  return inputs_[i].tensor;
+}
+
+const Value& OpContext::value(size_t i) const {
+  static const Value kNone = Value::none();
+  return i < inputs_.size() ? inputs_[i] : kNone;
 }
 
 std::vector<int64_t> OpContext::ints(size_t i) const {
@@ -266,16 +277,128 @@ const std::vector<OpRow>& table() {
     add_training_ops(r);
     add_host_ops(r);
     add_rnn_ops(r);
+    add_sequence_ops(r);
     return r;
   }();
   return rows;
 }
 }  // namespace
 
-OpFn find_op(const std::string& op, int opset) {
+const OpRow* find_op(const std::string& op, int opset) {
   for (const auto& r : table())
-    if (op == r.op && opset >= r.since && opset <= r.until) return r.fn;
+    if (op == r.op && opset >= r.since && opset <= r.until) return &r;
   return nullptr;
+}
+
+namespace {
+// Re-raises a burn error with the node named, keeping its type.
+[[noreturn]] void rethrow_with(const Error& e, const std::string& where) {
+  std::string msg = where + ": " + e.what();
+  if (dynamic_cast<const Unsupported*>(&e)) throw Unsupported("onnx", msg);
+  if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError("onnx", msg);
+  if (dynamic_cast<const DTypeError*>(&e)) throw DTypeError("onnx", msg);
+  if (dynamic_cast<const IndexError*>(&e)) throw IndexError("onnx", msg);
+  if (dynamic_cast<const DeviceError*>(&e)) throw DeviceError("onnx", msg);
+  if (dynamic_cast<const RecordError*>(&e)) throw RecordError("onnx", msg);
+  throw ValueError("onnx", msg);
+}
+
+// Runs one node: its outputs as values (tensor ops' results wrapped).
+Values call_node(const OpRow& row, OpContext& ctx) {
+  try {
+    if (row.vfn) return row.vfn(ctx);
+    Values out;
+    for (auto& h : row.fn(ctx)) out.push_back(h.prim ? Value::of(std::move(h)) : Value::none());
+    return out;
+  } catch (const Error& e) {
+    if (std::string(e.what()).find(ctx.where()) != std::string::npos) throw;
+    rethrow_with(e, ctx.where());
+  }
+}
+
+class MapEnv final : public Env {
+ public:
+  explicit MapEnv(const Env* parent) : parent_(parent) {}
+  const Value* find(const std::string& n) const override {
+    auto it = vals_.find(n);
+    if (it != vals_.end()) return &it->second;
+    return parent_ ? parent_->find(n) : nullptr;
+  }
+  void set(const std::string& n, Value v) { vals_[n] = std::move(v); }
+
+ private:
+  const Env* parent_;
+  std::unordered_map<std::string, Value> vals_;  // node-based: pointers stay valid
+};
+
+// Every op of a graph and its subgraphs has an implementation; Unsupported naming the first without.
+void check_graph(const ::onnx::GraphProto& g, int opset, const std::string& file) {
+  for (const auto& n : g.node()) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      throw Unsupported(
+          "onnx", "'" + file + "' subgraph node '" + n.name() + "' (" + n.op_type() + "): domain '" + n.domain() + "'");
+    if (!find_op(n.op_type(), opset))
+      throw Unsupported("onnx", "'" + file + "' node '" + n.name() + "' (" + n.op_type() + ", opset " +
+                                    std::to_string(opset) + "): unsupported op " + n.op_type() + " (opset " +
+                                    std::to_string(opset) + ")");
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_graph(a.g(), opset, file);
+      for (const auto& sg : a.graphs()) check_graph(sg, opset, file);
+    }
+  }
+}
+
+// The names a node's subgraphs read (captured from enclosing scopes, or their own).
+void subgraph_reads(const ::onnx::NodeProto& n, std::vector<std::string>& out) {
+  for (const auto& a : n.attribute()) {
+    std::vector<const ::onnx::GraphProto*> gs;
+    if (a.has_g()) gs.push_back(&a.g());
+    for (const auto& sg : a.graphs()) gs.push_back(&sg);
+    for (const auto* g : gs)
+      for (const auto& m : g->node()) {
+        out.insert(out.end(), m.input().begin(), m.input().end());
+        subgraph_reads(m, out);
+      }
+  }
+}
+}  // namespace
+
+Values OpContext::run_graph(const ::onnx::GraphProto& g, const Values& inputs) const {
+  if (static_cast<size_t>(g.input_size()) != inputs.size())
+    invalid("subgraph '" + g.name() + "' takes " + std::to_string(g.input_size()) + " inputs, got " +
+            std::to_string(inputs.size()));
+  MapEnv env(env_);
+  for (int i = 0; i < g.input_size(); ++i) env.set(g.input(i).name(), inputs[static_cast<size_t>(i)]);
+  for (const auto& t : g.initializer()) {
+    TensorData d = tensor_from_proto(t, where() + " subgraph initializer '" + t.name() + "'");
+    env.set(t.name(), Value::of(api::from_data(device_, d, api::kind_of(d.dtype()))));
+  }
+  for (const auto& n : g.node()) {
+    const OpRow* row = find_op(n.op_type(), opset_);
+    if (!row) unsupported("subgraph op " + n.op_type());
+    Values ins;
+    for (const auto& x : n.input()) {
+      if (x.empty()) {
+        ins.push_back(Value::none());
+        continue;
+      }
+      const Value* v = env.find(x);
+      if (!v) invalid("subgraph value '" + x + "' is not defined");
+      ins.push_back(*v);
+    }
+    OpContext sub(n, opset_, device_, std::move(ins), &env);
+    Values outs = call_node(*row, sub);
+    for (int o = 0; o < n.output_size(); ++o)
+      if (!n.output(o).empty() && static_cast<size_t>(o) < outs.size())
+        env.set(n.output(o), outs[static_cast<size_t>(o)]);
+  }
+  Values out;
+  for (const auto& o : g.output()) {
+    const Value* v = env.find(o.name());
+    if (!v) invalid("subgraph output '" + o.name() + "' is not computed");
+    out.push_back(*v);
+  }
+  return out;
 }
 
 std::vector<OpSupport> supported_ops() {
@@ -291,10 +414,10 @@ struct OnnxModel::Impl {
   ::onnx::ModelProto proto;
   int opset = 0;
   Device device;
-  std::vector<std::string> inputs, outputs;
+  std::vector<std::string> inputs, outputs, input_types, output_types;
   std::vector<std::string> param_names;
   std::vector<DynParam> params;
-  std::vector<OpFn> fns;                         // per node
+  std::vector<const OpRow*> fns;                 // per node
   std::vector<int> node_opsets;                  // per node: the opset of its domain
   std::vector<std::vector<size_t>> frees;        // per node: value slots whose last use it is
   std::unordered_map<std::string, size_t> slot;  // value name -> slot
@@ -345,8 +468,10 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
   if (g.sparse_initializer_size() > 0) throw Unsupported("onnx", "'" + name + "': sparse initializers");
   for (const auto& vi : g.input()) {
     if (init_names.count(vi.name())) continue;
-    if (vi.type().has_sequence_type() || vi.type().has_optional_type() || vi.type().has_map_type())
-      throw Unsupported("onnx", "'" + name + "' input '" + vi.name() + "': sequence, map and optional values");
+    if (vi.type().has_map_type()) throw Unsupported("onnx", "'" + name + "' input '" + vi.name() + "': map values");
+    I.input_types.push_back(vi.type().has_sequence_type()   ? "sequence"
+                            : vi.type().has_optional_type() ? "optional"
+                                                            : "tensor");
     I.inputs.push_back(vi.name());
     I.input_slots.push_back(slot_of(vi.name()));
   }
@@ -359,10 +484,14 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
       throw Unsupported("onnx", where + ": opset " + std::to_string(opset) + " outside the supported " +
                                     std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset));
     // Other domains' ops are table rows named "domain/Op".
-    OpFn fn = find_op(default_domain ? n.op_type() : n.domain() + "/" + n.op_type(), opset);
+    const OpRow* fn = find_op(default_domain ? n.op_type() : n.domain() + "/" + n.op_type(), opset);
     if (!fn) {
       std::string op = default_domain ? n.op_type() : n.domain() + "." + n.op_type();
       throw Unsupported("onnx", where + ": unsupported op " + op + " (opset " + std::to_string(opset) + ")");
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_graph(a.g(), opset, name);
+      for (const auto& sg : a.graphs()) check_graph(sg, opset, name);
     }
     I.fns.push_back(fn);
     I.node_opsets.push_back(opset);
@@ -375,16 +504,21 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
   for (const auto& vi : g.output()) {
     if (!I.slot.count(vi.name()))
       throw RecordError("onnx", "'" + name + "': output '" + vi.name() + "' is never produced");
-    if (vi.type().has_sequence_type() || vi.type().has_optional_type() || vi.type().has_map_type())
-      throw Unsupported("onnx", "'" + name + "' output '" + vi.name() + "': sequence, map and optional values");
+    if (vi.type().has_map_type()) throw Unsupported("onnx", "'" + name + "' output '" + vi.name() + "': map values");
+    I.output_types.push_back(vi.type().has_sequence_type()   ? "sequence"
+                             : vi.type().has_optional_type() ? "optional"
+                                                             : "tensor");
     I.outputs.push_back(vi.name());
     I.output_slots.push_back(I.slot.at(vi.name()));
   }
   // Each intermediate value is released after its last use, so peak memory follows the graph's width.
   std::vector<int64_t> last(I.num_slots, -1);
-  for (int i = 0; i < g.node_size(); ++i)
-    for (const auto& x : g.node(i).input())
-      if (!x.empty()) last[I.slot.at(x)] = i;
+  for (int i = 0; i < g.node_size(); ++i) {
+    std::vector<std::string> reads(g.node(i).input().begin(), g.node(i).input().end());
+    subgraph_reads(g.node(i), reads);
+    for (const auto& x : reads)
+      if (!x.empty() && I.slot.count(x)) last[I.slot.at(x)] = std::max<int64_t>(last[I.slot.at(x)], i);
+  }
   std::unordered_set<size_t> keep(I.output_slots.begin(), I.output_slots.end());
   keep.insert(I.param_slots.begin(), I.param_slots.end());
   I.frees.resize(static_cast<size_t>(g.node_size()));
@@ -402,63 +536,117 @@ void OnnxModel::visit_fields(nn::ModuleVisitor& v) {
 }
 
 namespace {
-// Re-raises a burn error with the node named, keeping its type.
-[[noreturn]] void rethrow_with(const Error& e, const std::string& where) {
-  std::string msg = where + ": " + e.what();
-  if (dynamic_cast<const Unsupported*>(&e)) throw Unsupported("onnx", msg);
-  if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError("onnx", msg);
-  if (dynamic_cast<const DTypeError*>(&e)) throw DTypeError("onnx", msg);
-  if (dynamic_cast<const IndexError*>(&e)) throw IndexError("onnx", msg);
-  if (dynamic_cast<const DeviceError*>(&e)) throw DeviceError("onnx", msg);
-  throw ValueError("onnx", msg);
-}
+// The main graph's values by slot, for subgraphs reading enclosing names.
+class SlotEnv final : public Env {
+ public:
+  SlotEnv(const std::unordered_map<std::string, size_t>& slot, const std::vector<std::optional<Value>>& values)
+      : slot_(slot), values_(values) {}
+  const Value* find(const std::string& n) const override {
+    auto it = slot_.find(n);
+    if (it == slot_.end() || !values_[it->second]) return nullptr;
+    return &*values_[it->second];
+  }
+
+ private:
+  const std::unordered_map<std::string, size_t>& slot_;
+  const std::vector<std::optional<Value>>& values_;
+};
 }  // namespace
 
+const std::vector<std::string>& OnnxModel::input_types() const { return impl_->input_types; }
+const std::vector<std::string>& OnnxModel::output_types() const { return impl_->output_types; }
+
 std::vector<TensorHandle> OnnxModel::forward(const std::vector<TensorHandle>& inputs) const {
+  Values in;
+  for (const auto& h : inputs) {
+    if (!h.prim) throw ValueError("onnx", "'" + impl_->path + "': an input is empty");
+    in.push_back(Value::of(h));
+  }
+  Values out = run(in);
+  std::vector<TensorHandle> hs;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].is_tensor())
+      throw Unsupported("onnx", "'" + impl_->path + "': output '" + impl_->outputs[i] + "' is not a tensor; use run()");
+    hs.push_back(out[i].tensor);
+  }
+  return hs;
+}
+
+std::vector<OnnxValue> OnnxModel::run(const std::vector<OnnxValue>& inputs) const {
   const Impl& I = *impl_;
   if (inputs.size() != I.inputs.size())
     throw ValueError("onnx", "'" + I.path + "' takes " + std::to_string(I.inputs.size()) + " inputs, got " +
                                  std::to_string(inputs.size()));
   Device device = I.device;
-  if (!inputs.empty() && inputs[0].prim)
-    device = inputs[0].device;
+  if (!inputs.empty() && inputs[0].is_tensor() && inputs[0].tensor.prim)
+    device = inputs[0].tensor.device;
   else if (!I.params.empty())
     device = I.params[0].handle().device;
-  std::vector<std::optional<H>> values(I.num_slots);
-  for (size_t i = 0; i < I.params.size(); ++i) values[I.param_slots[i]] = I.params[i].handle();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].prim) throw ValueError("onnx", "'" + I.path + "': input '" + I.inputs[i] + "' is empty");
-    values[I.input_slots[i]] = inputs[i];
-  }
+  std::vector<std::optional<Value>> values(I.num_slots);
+  for (size_t i = 0; i < I.params.size(); ++i) values[I.param_slots[i]] = Value::of(I.params[i].handle());
+  for (size_t i = 0; i < inputs.size(); ++i) values[I.input_slots[i]] = inputs[i];
+  SlotEnv env(I.slot, values);
   const auto& g = I.proto.graph();
   for (int ni = 0; ni < g.node_size(); ++ni) {
     const auto& n = g.node(ni);
-    std::vector<std::optional<H>> ins;
+    Values ins;
     ins.reserve(static_cast<size_t>(n.input_size()));
-    for (const auto& x : n.input()) ins.push_back(x.empty() ? std::nullopt : values[I.slot.at(x)]);
-    OpContext ctx(n, I.node_opsets[static_cast<size_t>(ni)], device, std::move(ins));
-    std::vector<H> outs;
-    try {
-      outs = I.fns[static_cast<size_t>(ni)](ctx);
-    } catch (const Error& e) {
-      if (std::string(e.what()).find(ctx.where()) != std::string::npos) throw;
-      rethrow_with(e, ctx.where());
+    for (const auto& x : n.input()) {
+      if (x.empty()) {
+        ins.push_back(Value::none());
+        continue;
+      }
+      const auto& v = values[I.slot.at(x)];
+      if (!v) throw ValueError("onnx", "'" + I.path + "' node '" + n.name() + "': input '" + x + "' has no value");
+      ins.push_back(*v);
     }
+    OpContext ctx(n, I.node_opsets[static_cast<size_t>(ni)], device, std::move(ins), &env);
+    Values outs = call_node(*I.fns[static_cast<size_t>(ni)], ctx);
     for (int o = 0; o < n.output_size(); ++o) {
       if (n.output(o).empty()) continue;
-      if (static_cast<size_t>(o) >= outs.size() || !outs[static_cast<size_t>(o)].prim)
+      if (static_cast<size_t>(o) >= outs.size())
         ctx.unsupported("output " + std::to_string(o) + " ('" + n.output(o) + "') is not computed");
       values[I.slot.at(n.output(o))] = std::move(outs[static_cast<size_t>(o)]);
     }
     for (size_t s : I.frees[static_cast<size_t>(ni)]) values[s].reset();
   }
-  std::vector<H> out;
+  Values out;
   for (size_t i = 0; i < I.outputs.size(); ++i) {
     const auto& v = values[I.output_slots[i]];
     if (!v) throw ValueError("onnx", "'" + I.path + "': output '" + I.outputs[i] + "' has no value");
     out.push_back(*v);
   }
   return out;
+}
+
+OnnxValue read_value_proto_file(const std::string& path, const std::string& type, const Device& device) {
+  auto make = [&](const ::onnx::TensorProto& t) {
+    TensorData d = tensor_from_proto(t, "'" + path + "'");
+    return api::from_data(device, d, api::kind_of(d.dtype()));
+  };
+  auto seq = [&](const ::onnx::SequenceProto& s) {
+    if (s.sequence_values_size() || s.map_values_size() || s.optional_values_size() || s.sparse_tensor_values_size())
+      throw Unsupported("onnx", "'" + path + "': sequences of other than tensors");
+    std::vector<H> hs;
+    for (const auto& t : s.tensor_values()) hs.push_back(make(t));
+    return Value::of(std::move(hs));
+  };
+  std::string bytes = read_file(path);
+  if (type == "sequence") {
+    ::onnx::SequenceProto s;
+    parse_message(s, bytes, path, "sequence");
+    return seq(s);
+  }
+  if (type == "optional") {
+    ::onnx::OptionalProto o;
+    parse_message(o, bytes, path, "optional");
+    if (o.has_tensor_value()) return Value::of(make(o.tensor_value()));
+    if (o.has_sequence_value()) return seq(o.sequence_value());
+    return Value::none();
+  }
+  ::onnx::TensorProto t;
+  parse_message(t, bytes, path, "tensor");
+  return Value::of(make(t));
 }
 
 std::vector<std::pair<std::string, TensorData>> read_initializers(const std::string& path) {

@@ -35,8 +35,6 @@ Hs unary(OpContext& c) {
   return {is_bool(y.prim->dtype()) ? y : narrow_to(y, dt)};
 }
 
-Hs identity(OpContext& c) { return {c.in(0)}; }
-
 Hs pow_op(OpContext& c) {
   H base = c.in(0);
   if (is_float(c.dtype(0))) return {api::powf(base, same_dtype(c.in(1), c.dtype(0)))};
@@ -241,7 +239,6 @@ void add_elementwise_ops(std::vector<OpRow>& r) {
                         {"Clip", 1, k, clip},
                         {"Cast", 1, k, cast},
                         {"CastLike", 15, k, cast_like},
-                        {"Identity", 1, k, identity},
                         {"Min", 1, k, variadic<api::minimum>},
                         {"Max", 1, k, variadic<api::maximum>},
                         {"Sum", 1, k, variadic<api::add>},

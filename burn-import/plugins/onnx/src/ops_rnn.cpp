@@ -30,7 +30,7 @@ Hs recurrent(OpContext& c) {
   if (const auto* a = c.attr("activations"))
     for (const auto& s : a->strings()) acts.push_back(s);
   if (acts.empty()) {
-    std::vector<std::string> one = K == Cell::Lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+    std::vector<std::string> one = K == Cell::Lstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
                                    : K == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                     : std::vector<std::string>{"Tanh"};
     for (int64_t d = 0; d < dirs; ++d) acts.insert(acts.end(), one.begin(), one.end());
@@ -51,7 +51,7 @@ Hs recurrent(OpContext& c) {
   for (int64_t d = 0; d < dirs; ++d) {
     bool reverse = dir == "reverse" || d == 1;
     H W = slice0(c.in(1), d), R = slice0(c.in(2), d);  // [G*hid, in], [G*hid, hid]
-    H xw = matmul_nd(x, api::swap_dims(W, 0, 1));     // [T, B, G*hid]
+    H xw = matmul_nd(x, api::swap_dims(W, 0, 1));      // [T, B, G*hid]
     std::optional<H> wb, rb;
     if (c.has(3)) {
       H b = slice0(c.in(3), d);
