@@ -19,7 +19,8 @@ const std::vector<H>& seq_in(OpContext& c, size_t i) {
 size_t position(OpContext& c, size_t i, size_t n, bool end_ok) {
   int64_t p = c.ints(i).at(0), sn = static_cast<int64_t>(n);
   if (p < 0) p += sn;
-  if (p < 0 || p > sn || (p == sn && !end_ok)) c.invalid("position " + std::to_string(c.ints(i).at(0)) + " outside a sequence of " + std::to_string(n));
+  if (p < 0 || p > sn || (p == sn && !end_ok))
+    c.invalid("position " + std::to_string(c.ints(i).at(0)) + " outside a sequence of " + std::to_string(n));
   return static_cast<size_t>(p);
 }
 
