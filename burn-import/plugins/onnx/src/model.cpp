@@ -277,6 +277,7 @@ const std::vector<OpRow>& table() {
     add_training_ops(r);
     add_host_ops(r);
     add_rnn_ops(r);
+    add_spectral_ops(r);
     add_sequence_ops(r);
     return r;
   }();

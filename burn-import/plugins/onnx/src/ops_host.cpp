@@ -183,6 +183,57 @@ Hs window(OpContext& c) {
   return {api::cast(h, dt)};
 }
 
+Hs tfidf_vectorizer(OpContext& c) {
+  if (c.has_attr("pool_strings")) c.unsupported("string pools");
+  int64_t min_n = c.attr_i("min_gram_length", 1), max_n = c.attr_i("max_gram_length", 1);
+  int64_t max_skip = c.attr_i("max_skip_count", 0);
+  std::string mode = c.attr_s("mode", "TF");
+  std::vector<int64_t> counts = c.attr_ints("ngram_counts"), indexes = c.attr_ints("ngram_indexes");
+  std::vector<int64_t> pool = c.attr_ints("pool_int64s");
+  std::vector<double> weights = c.attr_floats("weights");
+  if (indexes.empty() || counts.empty()) c.invalid("ngram_counts and ngram_indexes are required");
+  // Pool n-grams -> their global index, by length (counts[n - 1] is where the n-grams start).
+  std::map<std::vector<int64_t>, size_t> ids;
+  size_t next = 0;
+  for (size_t j = 0; j < counts.size(); ++j) {
+    int64_t n = static_cast<int64_t>(j) + 1;
+    int64_t begin = counts[j], end = j + 1 < counts.size() ? counts[j + 1] : static_cast<int64_t>(pool.size());
+    if (begin < 0 || end > static_cast<int64_t>(pool.size()) || begin > end || (end - begin) % n)
+      c.invalid("ngram_counts does not split pool_int64s into n-grams");
+    for (int64_t p = begin; p < end; p += n) ids[std::vector<int64_t>(pool.begin() + p, pool.begin() + p + n)] = next++;
+  }
+  if (next != indexes.size()) c.invalid("ngram_indexes must have one entry per pool n-gram");
+  int64_t width = *std::max_element(indexes.begin(), indexes.end()) + 1;
+  const Shape& s = c.shape(0);
+  if (s.rank() != 1 && s.rank() != 2) c.invalid("input must be 1-D or 2-D");
+  int64_t rows = s.rank() == 2 ? s[0] : 1, C = s[s.rank() - 1];
+  std::vector<double> x = api::into_data(c.in(0)).to_f64_vec();
+  std::vector<float> out(static_cast<size_t>(rows * width), 0.0f);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* row = &x[static_cast<size_t>(r * C)];
+    std::vector<int64_t> cnt(next, 0);
+    for (int64_t start = 0; start < C; ++start)
+      for (int64_t skip = 0; skip <= max_skip; ++skip)
+        for (int64_t n = std::max<int64_t>(min_n, 1); n <= max_n; ++n) {
+          if (n == 1 && skip > 0) continue;  // a unigram is counted once, whatever the skip
+          if (start + (n - 1) * (skip + 1) >= C) continue;
+          std::vector<int64_t> g;
+          for (int64_t k = 0; k < n; ++k) g.push_back(static_cast<int64_t>(row[start + k * (skip + 1)]));
+          auto it = ids.find(g);
+          if (it != ids.end()) ++cnt[it->second];
+        }
+    for (size_t i = 0; i < next; ++i) {
+      double w = weights.empty() ? 1.0 : weights[i];
+      double v = mode == "TF"    ? static_cast<double>(cnt[i])
+                 : mode == "IDF" ? (cnt[i] > 0 ? w : 0.0)
+                                 : static_cast<double>(cnt[i]) * w;
+      out[static_cast<size_t>(r * width + indexes[i])] += static_cast<float>(v);
+    }
+  }
+  Shape os = s.rank() == 2 ? Shape{rows, width} : Shape{width};
+  return {api::from_data(c.device(), TensorData::from_vector(out, os), burn::Kind::Float)};
+}
+
 }  // namespace
 
 void add_host_ops(std::vector<OpRow>& r) {
@@ -193,6 +244,7 @@ void add_host_ops(std::vector<OpRow>& r) {
                         {"Compress", 9, k, compress},
                         {"ReverseSequence", 10, k, reverse_sequence},
                         {"MaxUnpool", 9, k, max_unpool},
+                        {"TfIdfVectorizer", 9, k, tfidf_vectorizer},
                         {"HannWindow", 17, k, window<0>},
                         {"HammingWindow", 17, k, window<1>},
                         {"BlackmanWindow", 17, k, window<2>},

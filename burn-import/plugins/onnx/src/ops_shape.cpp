@@ -148,8 +148,30 @@ Hs gather_elements(OpContext& c) {
 }
 
 Hs gather_nd(OpContext& c) {
-  if (c.attr_i("batch_dims", 0) != 0) c.unsupported("batch_dims != 0");
-  return {api::gather_nd(c.in(0), api::cast(c.in(1), DType::I64))};
+  int64_t bd = c.attr_i("batch_dims", 0);
+  H idx = api::cast(c.in(1), DType::I64);
+  if (bd == 0) return {api::gather_nd(c.in(0), idx)};
+  // Leading batch dims: one gather per batch entry (flattened), stacked and reshaped back.
+  const Shape& ds = c.shape(0);
+  const Shape& is = c.shape(1);
+  if (bd < 0 || static_cast<size_t>(bd) >= std::min(ds.rank(), is.rank())) c.invalid("batch_dims out of range");
+  std::vector<int64_t> batch(ds.dims().begin(), ds.dims().begin() + bd);
+  int64_t nb = 1;
+  for (int64_t b : batch) nb *= b;
+  std::vector<int64_t> dflat{nb}, iflat{nb};
+  dflat.insert(dflat.end(), ds.dims().begin() + bd, ds.dims().end());
+  iflat.insert(iflat.end(), is.dims().begin() + bd, is.dims().end());
+  H d = api::reshape(c.in(0), dflat);
+  idx = api::reshape(idx, iflat);
+  std::vector<H> parts;
+  for (int64_t b = 0; b < nb; ++b)
+    parts.push_back(api::gather_nd(api::squeeze_dims(api::narrow(d, 0, b, 1), {0}),
+                                   api::squeeze_dims(api::narrow(idx, 0, b, 1), {0})));
+  H y = api::stack(parts, 0);
+  std::vector<int64_t> out = batch;
+  const Shape ys = shape_of(y);
+  out.insert(out.end(), ys.dims().begin() + 1, ys.dims().end());
+  return {api::reshape(y, out)};
 }
 
 Hs scatter_nd(OpContext& c) {
