@@ -79,8 +79,6 @@ TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& wh
     if (d < 0) throw RecordError("onnx", where + ": tensor '" + t.name() + "' has a negative dim");
   Shape shape(dims);
   int64_t n = checked_num_elements(shape, "onnx");
-  TensorData out(shape, dt);
-  auto* dst = static_cast<uint8_t*>(out.raw());
   const int32_t et = t.data_type();
   auto bad_count = [&](size_t got) {
     throw RecordError("onnx", where + ": tensor '" + t.name() + "' of shape " + shape.to_string() + " holds " +
@@ -88,6 +86,24 @@ TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& wh
   };
   // Widened types: the raw bytes have the source width.
   size_t src_size = et == TP::INT16 || et == TP::UINT16 ? 2 : et == TP::UINT32 ? 4 : elem_size_of(dt);
+  // The stored count is checked against the shape before anything is allocated for it.
+  size_t stored = 0;
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() % src_size != 0) bad_count(t.raw_data().size() / src_size);
+    stored = t.raw_data().size() / src_size;
+  } else {
+    switch (et) {
+      case TP::FLOAT: stored = static_cast<size_t>(t.float_data_size()); break;
+      case TP::DOUBLE: stored = static_cast<size_t>(t.double_data_size()); break;
+      case TP::INT64: stored = static_cast<size_t>(t.int64_data_size()); break;
+      case TP::UINT32:
+      case TP::UINT64: stored = static_cast<size_t>(t.uint64_data_size()); break;
+      default: stored = static_cast<size_t>(t.int32_data_size()); break;
+    }
+  }
+  if (stored != static_cast<size_t>(n)) bad_count(stored);
+  TensorData out = TensorData::uninitialized(shape, dt);
+  auto* dst = static_cast<uint8_t*>(out.raw());
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     if (raw.size() / src_size != static_cast<size_t>(n) || raw.size() % src_size != 0) bad_count(raw.size() / src_size);

@@ -140,6 +140,7 @@ Hs reverse_sequence(OpContext& c) {
 
 Hs max_unpool(OpContext& c) {
   const Shape& s = c.shape(0);
+  if (s.rank() < 3) c.invalid("input must have a batch, a channel and spatial dims");
   size_t n = s.rank() - 2;
   std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
   std::vector<int64_t> stride = c.attr_ints("strides", std::vector<int64_t>(n, 1));

@@ -16,6 +16,7 @@ struct Window {
 
 // Kernel, strides, dilations and pads of a conv or pool node, auto_pad resolved against the input.
 Window window(OpContext& c, const Shape& x, std::vector<int64_t> kernel) {
+  if (x.rank() < 3) c.invalid("input must have a batch, a channel and spatial dims, got shape " + x.to_string());
   size_t n = x.rank() - 2;
   Window w;
   w.kernel = c.attr_ints("kernel_shape", std::move(kernel));
@@ -53,7 +54,8 @@ std::vector<int64_t> weight_kernel(const Shape& w) {
 }  // namespace
 
 H conv_node(OpContext& c, const H& x, const H& weight, const std::optional<H>& bias) {
-  if (shape_of(x).rank() < 3) c.invalid("input must have a batch, a channel and spatial dims");
+  if (shape_of(weight).rank() != shape_of(x).rank())
+    c.invalid("weight " + shape_of(weight).to_string() + " and input " + shape_of(x).to_string() + " differ in rank");
   Window w = window(c, shape_of(x), weight_kernel(shape_of(weight)));
   ConvOptions o;
   o.stride = w.stride;
@@ -70,7 +72,8 @@ Hs conv(OpContext& c) { return {conv_node(c, c.in(0), c.in(1), c.has(2) ? std::o
 
 Hs conv_transpose(OpContext& c) {
   const Shape& xs = c.shape(0);
-  if (xs.rank() < 3) c.invalid("input must have a batch, a channel and spatial dims");
+  if (xs.rank() < 3 || c.rank(1) != xs.rank())
+    c.invalid("input " + xs.to_string() + " and weight " + c.shape(1).to_string() + " must have the same rank >= 3");
   size_t n = xs.rank() - 2;
   std::vector<int64_t> kernel = c.attr_ints("kernel_shape", weight_kernel(c.shape(1)));
   std::vector<int64_t> stride = c.attr_ints("strides", std::vector<int64_t>(n, 1));
@@ -79,7 +82,8 @@ Hs conv_transpose(OpContext& c) {
   std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
   std::vector<int64_t> out_shape = c.attr_ints("output_shape");
   std::string ap = c.attr_s("auto_pad", "NOTSET");
-  if (kernel.size() != n || stride.size() != n || dil.size() != n || out_pad.size() != n || pads.size() != 2 * n)
+  if (kernel.size() != n || stride.size() != n || dil.size() != n || out_pad.size() != n || pads.size() != 2 * n ||
+      (!out_shape.empty() && out_shape.size() < n))
     c.invalid("kernel_shape, strides, dilations, output_padding or pads do not match the spatial rank");
   // The full output (no padding), with output_padding's extra rows, is cropped by the pads: this
   // covers asymmetric pads and output_shape, which conv_transpose's symmetric padding cannot.
@@ -234,6 +238,7 @@ Hs batch_norm(OpContext& c) {
 }
 
 Hs instance_norm(OpContext& c) {
+  if (c.rank(0) < 2) c.invalid("input must have a channel dim");
   int64_t ch = c.shape(0)[1];
   return {api::group_norm(c.in(0), c.in(1), c.in(2), ch, c.attr_f("epsilon", 1e-5))};
 }
@@ -287,6 +292,7 @@ Hs lrn(OpContext& c) {
   double alpha = c.attr_f("alpha", 1e-4), beta = c.attr_f("beta", 0.75), bias = c.attr_f("bias", 1.0);
   int64_t size = c.attr_i("size", 0);
   if (size <= 0) c.invalid("size must be positive");
+  if (c.rank(0) < 2) c.invalid("input must have a channel dim");
   H x = c.in(0);
   size_t r = c.rank(0);
   int64_t ch = c.shape(0)[1];

@@ -36,6 +36,7 @@ Hs recurrent(OpContext& c) {
     for (int64_t d = 0; d < dirs; ++d) acts.insert(acts.end(), one.begin(), one.end());
   }
   size_t per_dir = acts.size() / static_cast<size_t>(dirs);
+  if (c.rank(0) != 3 || c.rank(1) != 3 || c.rank(2) != 3) c.invalid("X, W and R must be 3-D");
   H x = c.in(0);
   if (batch_first) x = api::swap_dims(x, 0, 1);  // [seq, batch, input]
   const Shape xs = shape_of(x);

@@ -12,7 +12,8 @@ using Hs = std::vector<H>;
 
 // The DFT over the last dim of (re, im) (im may be absent: a real signal) of length n, with
 // `bins` output bins; inverse uses e^{+i} and divides by n. Returns (re, im).
-std::pair<H, H> dft_last(const Device& d, const H& re, const std::optional<H>& im, int64_t n, int64_t bins, bool inverse) {
+std::pair<H, H> dft_last(const Device& d, const H& re, const std::optional<H>& im, int64_t n, int64_t bins,
+                         bool inverse) {
   DType dt = re.prim->dtype();
   std::vector<double> cs(static_cast<size_t>(n * bins)), sn(static_cast<size_t>(n * bins));
   for (int64_t j = 0; j < n; ++j)
@@ -53,7 +54,8 @@ Hs dft(OpContext& c) {
   size_t r = shape_of(re).rank();
   int64_t axis = c.attr_i("axis", 1);
   if (axis < 0) axis += static_cast<int64_t>(r) + 1;
-  if (axis < 0 || axis >= static_cast<int64_t>(r)) c.invalid("axis " + std::to_string(c.attr_i("axis", 1)) + " is not a signal dim");
+  if (axis < 0 || axis >= static_cast<int64_t>(r))
+    c.invalid("axis " + std::to_string(c.attr_i("axis", 1)) + " is not a signal dim");
   bool inverse = c.attr_i("inverse", 0) != 0, onesided = c.attr_i("onesided", 0) != 0;
   int64_t last = static_cast<int64_t>(r) - 1;
   re = api::movedim(re, {axis}, {last});
@@ -77,6 +79,8 @@ Hs stft(OpContext& c) {
   auto [re, im] = parts(c, c.in(0));  // [batch, length]
   int64_t step = c.ints(1).at(0);
   std::optional<H> window = c.has(2) ? std::optional<H>(c.in(2)) : std::nullopt;
+  if (window && shape_of(*window).rank() != 1) c.invalid("window must be 1-D");
+  if (shape_of(re).rank() != 2) c.invalid("signal must be [batch, length, 1|2]");
   int64_t len = c.has(3) ? c.ints(3).at(0) : window ? shape_of(*window)[0] : 0;
   if (len <= 0 || step <= 0) c.invalid("frame_length and frame_step must be positive");
   bool onesided = c.attr_i("onesided", 1) != 0;
