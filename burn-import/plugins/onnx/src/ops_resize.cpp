@@ -200,6 +200,83 @@ Hs grid_sample(OpContext& c) {
   return {api::grid_sample_2d(c.in(0), c.in(1), o)};
 }
 
+// RoiAlign (avg mode) as the reference computes it: per output bin, a grid of bilinear samples whose
+// taps and weights are made on the host; the values are then gathered on the device (differentiable).
+Hs roi_align(OpContext& c) {
+  const Shape& xs = c.shape(0);
+  if (xs.rank() != 4 || c.rank(1) != 2 || c.shape(1)[1] != 4 || c.rank(2) != 1 || c.shape(2)[0] != c.shape(1)[0])
+    c.invalid("X must be [N, C, H, W], rois [R, 4] and batch_indices [R]");
+  if (c.attr_s("mode", "avg") != "avg") c.unsupported("mode '" + c.attr_s("mode", "avg") + "'");
+  // Opset 10 had only the output_half_pixel behaviour; 16 added the attribute, default half_pixel.
+  bool half = c.opset() >= 16 && c.attr_s("coordinate_transformation_mode", "half_pixel") == "half_pixel";
+  int64_t oh = c.attr_i("output_height", 1), ow = c.attr_i("output_width", 1), ratio = c.attr_i("sampling_ratio", 0);
+  double scale = c.attr_f("spatial_scale", 1.0);
+  int64_t N = xs[0], C = xs[1], Hh = xs[2], W = xs[3], R = c.shape(1)[0];
+  if (oh <= 0 || ow <= 0) c.invalid("output_height and output_width must be positive");
+  std::vector<double> rois = api::into_data(c.in(1)).to_f64_vec();
+  std::vector<int64_t> batch = c.ints(2);
+  // Taps: (flat row of X viewed as [N*H*W, C], weight / count) per output cell, padded to the most taps.
+  std::vector<std::vector<std::pair<int64_t, double>>> cells(static_cast<size_t>(R * oh * ow));
+  for (int64_t r = 0; r < R; ++r) {
+    int64_t b = batch[static_cast<size_t>(r)];
+    if (b < 0 || b >= N) c.invalid("batch index " + std::to_string(b) + " outside [0, " + std::to_string(N) + ")");
+    double off = half ? 0.5 : 0.0;
+    const double* q = &rois[static_cast<size_t>(r * 4)];
+    double sw = q[0] * scale - off, sh = q[1] * scale - off, ew = q[2] * scale - off, eh = q[3] * scale - off;
+    double rw = ew - sw, rh = eh - sh;
+    if (!half) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+    double bh = rh / static_cast<double>(oh), bw = rw / static_cast<double>(ow);
+    int64_t gh = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(rh / static_cast<double>(oh)));
+    int64_t gw = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(rw / static_cast<double>(ow)));
+    double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
+    for (int64_t ph = 0; ph < oh; ++ph)
+      for (int64_t pw = 0; pw < ow; ++pw) {
+        auto& cell = cells[static_cast<size_t>((r * oh + ph) * ow + pw)];
+        for (int64_t iy = 0; iy < gh; ++iy)
+          for (int64_t ix = 0; ix < gw; ++ix) {
+            double y =
+                sh + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh);
+            double x =
+                sw + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw);
+            if (y < -1.0 || y > static_cast<double>(Hh) || x < -1.0 || x > static_cast<double>(W)) continue;
+            y = std::max(y, 0.0);
+            x = std::max(x, 0.0);
+            int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1, x1;
+            if (y0 >= Hh - 1)
+              y0 = y1 = Hh - 1, y = static_cast<double>(y0);
+            else
+              y1 = y0 + 1;
+            if (x0 >= W - 1)
+              x0 = x1 = W - 1, x = static_cast<double>(x0);
+            else
+              x1 = x0 + 1;
+            double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0), hy = 1 - ly, hx = 1 - lx;
+            auto row = [&](int64_t yy, int64_t xx) { return (b * Hh + yy) * W + xx; };
+            cell.push_back({row(y0, x0), hy * hx / count});
+            cell.push_back({row(y0, x1), hy * lx / count});
+            cell.push_back({row(y1, x0), ly * hx / count});
+            cell.push_back({row(y1, x1), ly * lx / count});
+          }
+      }
+  }
+  size_t taps = 1;
+  for (const auto& cell : cells) taps = std::max(taps, cell.size());
+  std::vector<int64_t> idx(cells.size() * taps, 0);
+  std::vector<float> w(cells.size() * taps, 0.0f);
+  for (size_t i = 0; i < cells.size(); ++i)
+    for (size_t k = 0; k < cells[i].size(); ++k) {
+      idx[i * taps + k] = cells[i][k].first;
+      w[i * taps + k] = static_cast<float>(cells[i][k].second);
+    }
+  int64_t T = static_cast<int64_t>(taps), cellsn = static_cast<int64_t>(cells.size());
+  H rows = api::reshape(api::permute(c.in(0), {0, 2, 3, 1}), {N * Hh * W, C});
+  H g = api::select(rows, 0, ints_tensor(c.device(), idx));  // [cells * taps, C]
+  H wt =
+      api::cast(api::from_data(c.device(), TensorData::from_vector(w, Shape{cellsn * T, 1}), Kind::Float), c.dtype(0));
+  H y = api::reduce_dim(OpId::sum_dim, api::reshape(api::mul(g, wt), {cellsn, T, C}), 1);  // [cells, 1, C]
+  return {api::permute(api::reshape(y, {R, oh, ow, C}), {0, 3, 1, 2})};
+}
+
 }  // namespace
 
 void add_resize_ops(std::vector<OpRow>& r) {
@@ -208,6 +285,7 @@ void add_resize_ops(std::vector<OpRow>& r) {
                         {"Resize", 10, k, resize},
                         {"Upsample", 7, 9, upsample},
                         {"GridSample", 16, k, grid_sample},
+                        {"RoiAlign", 10, k, roi_align},
                     });
 }
 
