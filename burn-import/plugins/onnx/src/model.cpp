@@ -204,8 +204,8 @@ const Value& OpContext::value(size_t i) const {
 std::vector<int64_t> OpContext::ints(size_t i) const {
   TensorData d = api::into_data(in(i));
   if (!is_int(d.dtype())) invalid("input " + std::to_string(i) + " must be an integer tensor");
-  std::vector<double> v = d.to_f64_vec();
   if (d.dtype() == DType::I64) return d.to_vec<int64_t>();  // exact beyond 2^53
+  std::vector<double> v = d.to_f64_vec();
   return std::vector<int64_t>(v.begin(), v.end());
 }
 

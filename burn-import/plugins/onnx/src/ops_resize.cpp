@@ -25,8 +25,7 @@ struct Taps {
   std::vector<uint8_t> outside;           // per out: tf_crop_and_resize beyond the input
 };
 
-std::vector<double> coeffs(const ResizeSpec& s, double r, double scale) {
-  (void)scale;
+std::vector<double> coeffs(const ResizeSpec& s, double r) {
   if (s.mode == "nearest") {
     if (r == std::floor(r)) return {0, 1};
     if (s.nearest == "round_prefer_floor") return r <= 0.5 ? std::vector<double>{1, 0} : std::vector<double>{0, 1};
@@ -72,7 +71,7 @@ Taps taps(OpContext& c, const ResizeSpec& s, int64_t in, int64_t out, double sca
     double fl = std::floor(x);
     double r = x - fl;
     if (r == 0) r = 1;  // the reference's convention: an exact hit weighs the upper neighbour
-    std::vector<double> cf = coeffs(s, r, scale);
+    std::vector<double> cf = coeffs(s, r);
     // The n nearest integer positions to x, ties to the smaller: floor(x) - n/2 + 1 ... for r in (0, 1].
     int64_t first = static_cast<int64_t>(fl) - static_cast<int64_t>(n) / 2 + 1;
     if (r == 1) first -= 1;

@@ -47,7 +47,7 @@ Hs recurrent(OpContext& c) {
       if (l != T) c.unsupported("sequence_lens shorter than the sequence");
   }
   DType dt = c.dtype(0);
-  size_t hi = K == Cell::Lstm ? 5 : 5, ci = 6, pi = 7;
+  const size_t hi = 5, ci = 6, pi = 7;  // initial_h, initial_c, P
   Hs ys, hs, cs;
   for (int64_t d = 0; d < dirs; ++d) {
     bool reverse = dir == "reverse" || d == 1;

@@ -66,7 +66,6 @@ Values sequence_length(OpContext& c) {
 
 Values split_to_sequence(OpContext& c) {
   int64_t axis = c.axis(c.attr_i("axis", 0), c.rank(0));
-  int64_t n = c.shape(0)[static_cast<size_t>(axis)];
   std::vector<H> parts;
   if (!c.has(1)) {
     parts = api::split(c.in(0), 1, axis);
@@ -77,7 +76,6 @@ Values split_to_sequence(OpContext& c) {
   } else {
     parts = api::split_with_sizes(c.in(0), c.ints(1), axis);
   }
-  (void)n;
   return {Value::of(std::move(parts))};
 }
 
