@@ -120,6 +120,9 @@ Values loop(OpContext& c) {
   Values carried;
   for (size_t i = 2; i < c.num_inputs(); ++i) carried.push_back(c.value(i));
   size_t k = carried.size();
+  if (static_cast<size_t>(body.input_size()) != 2 + k || static_cast<size_t>(body.output_size()) < 1 + k)
+    c.invalid("the body must take 2 + " + std::to_string(k) + " inputs and give at least 1 + " + std::to_string(k) +
+              " outputs");
   size_t n_scan = static_cast<size_t>(body.output_size()) - 1 - k;
   std::vector<std::vector<H>> scans(n_scan);
   for (int64_t it = 0; it < max && cond; ++it) {
@@ -144,13 +147,19 @@ Values loop(OpContext& c) {
 
 Values scan(OpContext& c) {
   const auto& body = graph_attr(c, "body");
-  size_t m = static_cast<size_t>(c.attr_i("num_scan_inputs", 0));
+  int64_t m_attr = c.attr_i("num_scan_inputs", 0);
+  if (m_attr < 1 || static_cast<size_t>(m_attr) > c.num_inputs()) c.invalid("num_scan_inputs outside [1, inputs]");
+  size_t m = static_cast<size_t>(m_attr);
   size_t n_state = c.num_inputs() - m;
+  if (static_cast<size_t>(body.input_size()) != c.num_inputs() || static_cast<size_t>(body.output_size()) < n_state)
+    c.invalid("the body's inputs and outputs do not match the states and scan inputs");
   std::vector<int64_t> in_axes = c.attr_ints("scan_input_axes", std::vector<int64_t>(m, 0));
   std::vector<int64_t> in_dirs = c.attr_ints("scan_input_directions", std::vector<int64_t>(m, 0));
   size_t n_out = static_cast<size_t>(body.output_size()) - n_state;
   std::vector<int64_t> out_axes = c.attr_ints("scan_output_axes", std::vector<int64_t>(n_out, 0));
   std::vector<int64_t> out_dirs = c.attr_ints("scan_output_directions", std::vector<int64_t>(n_out, 0));
+  if (in_axes.size() != m || in_dirs.size() != m || out_axes.size() != n_out || out_dirs.size() != n_out)
+    c.invalid("scan axes and directions must have one value per scan input / output");
   Values state;
   for (size_t i = 0; i < n_state; ++i) state.push_back(c.value(i));
   int64_t T = -1;
