@@ -22,6 +22,8 @@ BURN_DEB_PACKAGES=(
 BURN_DEB_PACKAGES+=(libmsgpack-cxx-dev zlib1g-dev)
 # burn-import's pytorch importer: libzip (pkg-config libzip, links -lzip).
 BURN_DEB_PACKAGES+=(libzip-dev)
+# burn-import's onnx plugin: ONNX protobuf classes, protobuf, and the backend test cases (ctest -L onnx)
+BURN_DEB_PACKAGES+=(libonnx-dev libprotobuf-dev libonnx-testdata)
 
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do

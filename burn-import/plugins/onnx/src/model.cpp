@@ -1,0 +1,678 @@
+// The ONNX engine's core: TensorProto conversion, the op context, the graph and OnnxModel.
+#include <google/protobuf/io/coded_stream.h>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <onnx/onnx-data_pb.h>
+
+#include "burn/nn/param.hpp"
+#include "engine.hpp"
+
+namespace burn::onnx {
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw RecordError("onnx", "cannot open '" + path + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+template <class Msg>
+void parse_message(Msg& m, const std::string& bytes, const std::string& path, const char* what) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  in.SetRecursionLimit(64);  // nested subgraphs; protobuf's default 100 is also bounded
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) || !m.ParseFromCodedStream(&in) ||
+      !in.ConsumedEntireMessage())
+    throw RecordError("onnx", "'" + path + "' is not a valid ONNX " + what + " (protobuf parse failed)");
+}
+
+size_t elem_size_of(DType d) { return dtype_size(d); }
+
+// A parameter of any rank: ParamBase's constructors are protected so typed Params fix the rank; an
+// ONNX initializer's rank is only known at run time.
+class DynParam : public nn::ParamBase {
+ public:
+  DynParam(TensorHandle h, Kind kind, nn::ParamRole role) : ParamBase(h, h.prim->shape().rank(), kind, role) {}
+};
+
+}  // namespace
+
+DType dtype_from_onnx(int32_t t, const std::string& where) {
+  using TP = ::onnx::TensorProto;
+  switch (t) {
+    case TP::FLOAT: return DType::F32;
+    case TP::DOUBLE: return DType::F64;
+    case TP::FLOAT16: return DType::F16;
+    case TP::BFLOAT16: return DType::BF16;
+    case TP::INT64: return DType::I64;
+    case TP::INT32: return DType::I32;
+    case TP::INT16: return DType::I32;
+    case TP::INT8: return DType::I8;
+    case TP::UINT8: return DType::U8;
+    case TP::UINT16: return DType::I32;
+    case TP::UINT32: return DType::I64;
+    case TP::UINT64: return DType::I64;
+    case TP::BOOL: return DType::Bool;
+    default: break;
+  }
+  const char* name = TP::DataType_IsValid(t) ? TP::DataType_Name(static_cast<TP::DataType>(t)).c_str() : "?";
+  throw Unsupported("onnx",
+                    where + ": element type " + std::string(name) + " (" + std::to_string(t) + ") has no burn dtype");
+}
+
+TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& where) {
+  using TP = ::onnx::TensorProto;
+  if (t.data_location() == TP::EXTERNAL)
+    throw Unsupported("onnx", where + ": tensor '" + t.name() + "' stores its data in an external file");
+  DType dt = dtype_from_onnx(t.data_type(), where);
+  std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  for (int64_t d : dims)
+    if (d < 0) throw RecordError("onnx", where + ": tensor '" + t.name() + "' has a negative dim");
+  Shape shape(dims);
+  int64_t n = checked_num_elements(shape, "onnx");
+  const int32_t et = t.data_type();
+  auto bad_count = [&](size_t got) {
+    throw RecordError("onnx", where + ": tensor '" + t.name() + "' of shape " + shape.to_string() + " holds " +
+                                  std::to_string(got) + " values, expected " + std::to_string(n));
+  };
+  // Widened types: the raw bytes have the source width.
+  size_t src_size = et == TP::INT16 || et == TP::UINT16 ? 2 : et == TP::UINT32 ? 4 : elem_size_of(dt);
+  // The stored count is checked against the shape before anything is allocated for it.
+  size_t stored = 0;
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() % src_size != 0) bad_count(t.raw_data().size() / src_size);
+    stored = t.raw_data().size() / src_size;
+  } else {
+    switch (et) {
+      case TP::FLOAT: stored = static_cast<size_t>(t.float_data_size()); break;
+      case TP::DOUBLE: stored = static_cast<size_t>(t.double_data_size()); break;
+      case TP::INT64: stored = static_cast<size_t>(t.int64_data_size()); break;
+      case TP::UINT32:
+      case TP::UINT64: stored = static_cast<size_t>(t.uint64_data_size()); break;
+      default: stored = static_cast<size_t>(t.int32_data_size()); break;
+    }
+  }
+  if (stored != static_cast<size_t>(n)) bad_count(stored);
+  TensorData out = TensorData::uninitialized(shape, dt);
+  auto* dst = static_cast<uint8_t*>(out.raw());
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() / src_size != static_cast<size_t>(n) || raw.size() % src_size != 0) bad_count(raw.size() / src_size);
+    const auto* src = reinterpret_cast<const uint8_t*>(raw.data());
+    if (et == TP::INT16 || et == TP::UINT16 || et == TP::UINT32) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (et == TP::INT16) {
+          int16_t v;
+          std::memcpy(&v, src + 2 * i, 2);
+          int32_t w = v;
+          std::memcpy(dst + 4 * i, &w, 4);
+        } else if (et == TP::UINT16) {
+          uint16_t v;
+          std::memcpy(&v, src + 2 * i, 2);
+          int32_t w = v;
+          std::memcpy(dst + 4 * i, &w, 4);
+        } else {
+          uint32_t v;
+          std::memcpy(&v, src + 4 * i, 4);
+          int64_t w = v;
+          std::memcpy(dst + 8 * i, &w, 8);
+        }
+      }
+    } else if (n > 0) {
+      std::memcpy(dst, src, raw.size());
+    }
+    if (dt == DType::Bool)
+      for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] != 0;
+    return out;
+  }
+  auto put = [&](auto values, auto convert) {
+    if (static_cast<int64_t>(values.size()) != n) bad_count(values.size());
+    for (int64_t i = 0; i < n; ++i) convert(i, values[static_cast<int>(i)]);
+  };
+  switch (et) {
+    case TP::FLOAT: put(t.float_data(), [&](int64_t i, float v) { std::memcpy(dst + 4 * i, &v, 4); }); break;
+    case TP::DOUBLE: put(t.double_data(), [&](int64_t i, double v) { std::memcpy(dst + 8 * i, &v, 8); }); break;
+    case TP::INT64: put(t.int64_data(), [&](int64_t i, int64_t v) { std::memcpy(dst + 8 * i, &v, 8); }); break;
+    case TP::UINT32:
+    case TP::UINT64:
+      put(t.uint64_data(), [&](int64_t i, uint64_t v) {
+        int64_t w = static_cast<int64_t>(v);
+        std::memcpy(dst + 8 * i, &w, 8);
+      });
+      break;
+    case TP::INT32:
+    case TP::INT16:
+    case TP::UINT16: put(t.int32_data(), [&](int64_t i, int32_t v) { std::memcpy(dst + 4 * i, &v, 4); }); break;
+    case TP::INT8:
+      put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = static_cast<uint8_t>(static_cast<int8_t>(v)); });
+      break;
+    case TP::UINT8: put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = static_cast<uint8_t>(v); }); break;
+    case TP::BOOL: put(t.int32_data(), [&](int64_t i, int32_t v) { dst[i] = v != 0; }); break;
+    case TP::FLOAT16:
+    case TP::BFLOAT16:
+      put(t.int32_data(), [&](int64_t i, int32_t v) {
+        uint16_t b = static_cast<uint16_t>(v);
+        std::memcpy(dst + 2 * i, &b, 2);
+      });
+      break;
+    default: throw Unsupported("onnx", where + ": tensor '" + t.name() + "' element type");
+  }
+  return out;
+}
+
+TensorData read_tensor_proto_file(const std::string& path) {
+  ::onnx::TensorProto t;
+  parse_message(t, read_file(path), path, "tensor");
+  return tensor_from_proto(t, "'" + path + "'");
+}
+
+void parse_model_file(const std::string& path, ::onnx::ModelProto& out) {
+  parse_message(out, read_file(path), path, "model");
+}
+
+// ---- OpContext ----
+
+std::string OpContext::where() const {
+  return "node '" + node_.name() + "' (" + node_.op_type() + ", opset " + std::to_string(opset_) + ")";
+}
+void OpContext::unsupported(const std::string& what) const { throw Unsupported("onnx", where() + ": " + what); }
+void OpContext::invalid(const std::string& what) const { throw ValueError("onnx", where() + ": " + what); }
+
+const H& OpContext::in(size_t i) const {
+  if (!has(i)) {
+    if (i < inputs_.size() && inputs_[i].kind == Value::Kind::Sequence)
+      invalid("input " + std::to_string(i) + " is a sequence, not a tensor");
+    invalid("input " + std::to_string(i) + " is missing");
+  }
+  return inputs_[i].tensor;
+}
+
+const Value& OpContext::value(size_t i) const {
+  static const Value kNone = Value::none();
+  return i < inputs_.size() ? inputs_[i] : kNone;
+}
+
+std::vector<int64_t> OpContext::ints(size_t i) const {
+  TensorData d = api::into_data(in(i));
+  if (!is_int(d.dtype())) invalid("input " + std::to_string(i) + " must be an integer tensor");
+  if (d.dtype() == DType::I64) return d.to_vec<int64_t>();  // exact beyond 2^53
+  std::vector<double> v = d.to_f64_vec();
+  return std::vector<int64_t>(v.begin(), v.end());
+}
+
+double OpContext::scalar(size_t i) const {
+  TensorData d = api::into_data(in(i));
+  if (d.num_elements() != 1)
+    invalid("input " + std::to_string(i) + " must hold one value, has shape " + d.shape().to_string());
+  return d.value_f64(0);
+}
+
+const ::onnx::AttributeProto* OpContext::attr(const char* name) const {
+  for (const auto& a : node_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+int64_t OpContext::attr_i(const char* name, int64_t dflt) const {
+  const auto* a = attr(name);
+  return a ? a->i() : dflt;
+}
+double OpContext::attr_f(const char* name, double dflt) const {
+  const auto* a = attr(name);
+  return a ? a->f() : dflt;
+}
+std::string OpContext::attr_s(const char* name, const std::string& dflt) const {
+  const auto* a = attr(name);
+  return a ? a->s() : dflt;
+}
+std::vector<int64_t> OpContext::attr_ints(const char* name, std::vector<int64_t> dflt) const {
+  const auto* a = attr(name);
+  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : dflt;
+}
+std::vector<double> OpContext::attr_floats(const char* name) const {
+  const auto* a = attr(name);
+  return a ? std::vector<double>(a->floats().begin(), a->floats().end()) : std::vector<double>{};
+}
+int64_t OpContext::axis(int64_t a, size_t rank) const {
+  int64_t r = static_cast<int64_t>(rank);
+  if (a < -r || a >= r)
+    invalid("axis " + std::to_string(a) + " outside [-" + std::to_string(r) + ", " + std::to_string(r) + ")");
+  return a < 0 ? a + r : a;
+}
+
+// ---- helpers shared by the families ----
+
+Shape shape_of(const H& h) { return h.prim->shape(); }
+
+H scalar_tensor(const Device& d, double v, DType dt) {
+  Scalar s = is_float(dt) ? Scalar(v) : is_bool(dt) ? Scalar(v != 0) : Scalar(static_cast<int64_t>(v));
+  return api::full(d, Shape{}, s, dt);
+}
+
+H ints_tensor(const Device& d, const std::vector<int64_t>& v) {
+  return api::from_data(d, TensorData::from_vector(v, Shape{static_cast<int64_t>(v.size())}), Kind::Int);
+}
+
+H matmul_nd(H a, H b) {
+  size_t ra = shape_of(a).rank(), rb = shape_of(b).rank();
+  std::vector<int64_t> lead;
+  for (size_t i = 0; i < (ra > rb ? ra - rb : rb - ra); ++i) lead.push_back(static_cast<int64_t>(i));
+  if (ra < rb) a = api::unsqueeze_dims(a, lead);
+  if (rb < ra) b = api::unsqueeze_dims(b, lead);
+  return api::matmul(a, b);
+}
+
+H reduce_axes(OpId op, H h, const std::vector<int64_t>& axes) {
+  for (int64_t a : axes) h = api::reduce_dim(op, std::move(h), a);
+  return h;
+}
+
+// ---- the op table ----
+
+namespace {
+const std::vector<OpRow>& table() {
+  static const std::vector<OpRow> rows = [] {
+    std::vector<OpRow> r;
+    add_elementwise_ops(r);
+    add_reduce_ops(r);
+    add_shape_ops(r);
+    add_nn_ops(r);
+    add_matmul_ops(r);
+    add_logic_ops(r);
+    add_loss_ops(r);
+    add_resize_ops(r);
+    add_quant_ops(r);
+    add_training_ops(r);
+    add_host_ops(r);
+    add_rnn_ops(r);
+    add_spectral_ops(r);
+    add_sequence_ops(r);
+    return r;
+  }();
+  return rows;
+}
+}  // namespace
+
+const OpRow* find_op(const std::string& op, int opset) {
+  for (const auto& r : table())
+    if (op == r.op && opset >= r.since && opset <= r.until) return &r;
+  return nullptr;
+}
+
+namespace {
+// Re-raises a burn error with the node named, keeping its type.
+[[noreturn]] void rethrow_with(const Error& e, const std::string& where) {
+  std::string msg = where + ": " + e.what();
+  if (dynamic_cast<const Unsupported*>(&e)) throw Unsupported("onnx", msg);
+  if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError("onnx", msg);
+  if (dynamic_cast<const DTypeError*>(&e)) throw DTypeError("onnx", msg);
+  if (dynamic_cast<const IndexError*>(&e)) throw IndexError("onnx", msg);
+  if (dynamic_cast<const DeviceError*>(&e)) throw DeviceError("onnx", msg);
+  if (dynamic_cast<const RecordError*>(&e)) throw RecordError("onnx", msg);
+  throw ValueError("onnx", msg);
+}
+
+// Runs one node: its outputs as values (tensor ops' results wrapped).
+Values call_node(const OpRow& row, OpContext& ctx) {
+  try {
+    if (row.vfn) return row.vfn(ctx);
+    Values out;
+    for (auto& h : row.fn(ctx)) out.push_back(h.prim ? Value::of(std::move(h)) : Value::none());
+    return out;
+  } catch (const Error& e) {
+    if (std::string(e.what()).find(ctx.where()) != std::string::npos) throw;
+    rethrow_with(e, ctx.where());
+  }
+}
+
+class MapEnv final : public Env {
+ public:
+  explicit MapEnv(const Env* parent) : parent_(parent) {}
+  const Value* find(const std::string& n) const override {
+    auto it = vals_.find(n);
+    if (it != vals_.end()) return &it->second;
+    return parent_ ? parent_->find(n) : nullptr;
+  }
+  void set(const std::string& n, Value v) { vals_[n] = std::move(v); }
+
+ private:
+  const Env* parent_;
+  std::unordered_map<std::string, Value> vals_;  // node-based: pointers stay valid
+};
+
+// Every op of a graph and its subgraphs has an implementation; Unsupported naming the first without.
+void check_graph(const ::onnx::GraphProto& g, int opset, const std::string& file) {
+  for (const auto& n : g.node()) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      throw Unsupported(
+          "onnx", "'" + file + "' subgraph node '" + n.name() + "' (" + n.op_type() + "): domain '" + n.domain() + "'");
+    if (!find_op(n.op_type(), opset))
+      throw Unsupported("onnx", "'" + file + "' node '" + n.name() + "' (" + n.op_type() + ", opset " +
+                                    std::to_string(opset) + "): unsupported op " + n.op_type() + " (opset " +
+                                    std::to_string(opset) + ")");
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_graph(a.g(), opset, file);
+      for (const auto& sg : a.graphs()) check_graph(sg, opset, file);
+    }
+  }
+}
+
+// The names a node's subgraphs read (captured from enclosing scopes, or their own).
+void subgraph_reads(const ::onnx::NodeProto& n, std::vector<std::string>& out) {
+  for (const auto& a : n.attribute()) {
+    std::vector<const ::onnx::GraphProto*> gs;
+    if (a.has_g()) gs.push_back(&a.g());
+    for (const auto& sg : a.graphs()) gs.push_back(&sg);
+    for (const auto* g : gs)
+      for (const auto& m : g->node()) {
+        out.insert(out.end(), m.input().begin(), m.input().end());
+        subgraph_reads(m, out);
+      }
+  }
+}
+}  // namespace
+
+Values OpContext::run_graph(const ::onnx::GraphProto& g, const Values& inputs) const {
+  if (static_cast<size_t>(g.input_size()) != inputs.size())
+    invalid("subgraph '" + g.name() + "' takes " + std::to_string(g.input_size()) + " inputs, got " +
+            std::to_string(inputs.size()));
+  MapEnv env(env_);
+  for (int i = 0; i < g.input_size(); ++i) env.set(g.input(i).name(), inputs[static_cast<size_t>(i)]);
+  for (const auto& t : g.initializer()) {
+    TensorData d = tensor_from_proto(t, where() + " subgraph initializer '" + t.name() + "'");
+    env.set(t.name(), Value::of(api::from_data(device_, d, api::kind_of(d.dtype()))));
+  }
+  for (const auto& n : g.node()) {
+    const OpRow* row = find_op(n.op_type(), opset_);
+    if (!row) unsupported("subgraph op " + n.op_type());
+    Values ins;
+    for (const auto& x : n.input()) {
+      if (x.empty()) {
+        ins.push_back(Value::none());
+        continue;
+      }
+      const Value* v = env.find(x);
+      if (!v) invalid("subgraph value '" + x + "' is not defined");
+      ins.push_back(*v);
+    }
+    OpContext sub(n, opset_, device_, std::move(ins), &env);
+    Values outs = call_node(*row, sub);
+    for (int o = 0; o < n.output_size(); ++o)
+      if (!n.output(o).empty() && static_cast<size_t>(o) < outs.size())
+        env.set(n.output(o), outs[static_cast<size_t>(o)]);
+  }
+  Values out;
+  for (const auto& o : g.output()) {
+    const Value* v = env.find(o.name());
+    if (!v) invalid("subgraph output '" + o.name() + "' is not computed");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::vector<OpSupport> supported_ops() {
+  std::vector<OpSupport> out;
+  for (const auto& r : table()) out.push_back({r.op, r.since, r.until});
+  return out;
+}
+
+// ---- the model ----
+
+struct OnnxModel::Impl {
+  std::string path;
+  ::onnx::ModelProto proto;
+  int opset = 0;
+  Device device;
+  std::vector<std::string> inputs, outputs, input_types, output_types;
+  std::vector<std::string> param_names;
+  std::vector<DynParam> params;
+  std::vector<const OpRow*> fns;                 // per node
+  std::vector<int> node_opsets;                  // per node: the opset of its domain
+  std::vector<std::vector<size_t>> frees;        // per node: value slots whose last use it is
+  std::unordered_map<std::string, size_t> slot;  // value name -> slot
+  std::vector<size_t> input_slots, output_slots, param_slots;
+  size_t num_slots = 0;
+};
+
+OnnxModel::OnnxModel() : impl_(std::make_unique<Impl>()) {}
+OnnxModel::~OnnxModel() = default;
+
+std::unique_ptr<OnnxModel> OnnxModel::load(const std::string& path, const OnnxModelOptions& options) {
+  return parse(read_file(path), path, options);
+}
+
+std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std::string& name,
+                                            const OnnxModelOptions& options) {
+  std::unique_ptr<OnnxModel> m(new OnnxModel());
+  Impl& I = *m->impl_;
+  I.path = name;
+  I.device = options.device;
+  parse_message(I.proto, bytes, name, "model");
+  std::unordered_map<std::string, int> domain_opsets;
+  for (const auto& o : I.proto.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      I.opset = static_cast<int>(o.version());
+    else
+      domain_opsets[o.domain()] = static_cast<int>(o.version());
+  }
+  if (I.opset == 0) I.opset = 1;  // IR without opset_import: the first opset
+  const auto& g = I.proto.graph();
+  auto slot_of = [&](const std::string& n) {
+    auto [it, inserted] = I.slot.emplace(n, I.num_slots);
+    if (inserted) ++I.num_slots;
+    return it->second;
+  };
+  std::unordered_set<std::string> init_names;
+  for (const auto& t : g.initializer()) {
+    std::string where = "'" + name + "' initializer '" + t.name() + "'";
+    TensorData d = tensor_from_proto(t, where);
+    Kind k = api::kind_of(d.dtype());
+    H h = api::from_data(I.device, d, k);
+    bool train = options.trainable && k == Kind::Float;
+    I.params.emplace_back(h, k, train ? nn::ParamRole::Trainable : nn::ParamRole::Buffer);
+    I.param_names.push_back(t.name());
+    I.param_slots.push_back(slot_of(t.name()));
+    init_names.insert(t.name());
+  }
+  if (g.sparse_initializer_size() > 0) throw Unsupported("onnx", "'" + name + "': sparse initializers");
+  for (const auto& vi : g.input()) {
+    if (init_names.count(vi.name())) continue;
+    if (vi.type().has_map_type()) throw Unsupported("onnx", "'" + name + "' input '" + vi.name() + "': map values");
+    I.input_types.push_back(vi.type().has_sequence_type()   ? "sequence"
+                            : vi.type().has_optional_type() ? "optional"
+                                                            : "tensor");
+    I.inputs.push_back(vi.name());
+    I.input_slots.push_back(slot_of(vi.name()));
+  }
+  for (const auto& n : g.node()) {
+    bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    int opset = default_domain ? I.opset : domain_opsets.count(n.domain()) ? domain_opsets.at(n.domain()) : 1;
+    std::string where =
+        "'" + name + "' node '" + n.name() + "' (" + n.op_type() + ", opset " + std::to_string(opset) + ")";
+    if (default_domain && (opset < kMinOpset || opset > kMaxOpset))
+      throw Unsupported("onnx", where + ": opset " + std::to_string(opset) + " outside the supported " +
+                                    std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset));
+    // Other domains' ops are table rows named "domain/Op".
+    const OpRow* fn = find_op(default_domain ? n.op_type() : n.domain() + "/" + n.op_type(), opset);
+    if (!fn) {
+      std::string op = default_domain ? n.op_type() : n.domain() + "." + n.op_type();
+      throw Unsupported("onnx", where + ": unsupported op " + op + " (opset " + std::to_string(opset) + ")");
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_graph(a.g(), opset, name);
+      for (const auto& sg : a.graphs()) check_graph(sg, opset, name);
+    }
+    I.fns.push_back(fn);
+    I.node_opsets.push_back(opset);
+    for (const auto& x : n.input())
+      if (!x.empty() && !I.slot.count(x))
+        throw RecordError("onnx", where + ": input '" + x + "' is not produced by any earlier node");
+    for (const auto& y : n.output())
+      if (!y.empty()) slot_of(y);
+  }
+  for (const auto& vi : g.output()) {
+    if (!I.slot.count(vi.name()))
+      throw RecordError("onnx", "'" + name + "': output '" + vi.name() + "' is never produced");
+    if (vi.type().has_map_type()) throw Unsupported("onnx", "'" + name + "' output '" + vi.name() + "': map values");
+    I.output_types.push_back(vi.type().has_sequence_type()   ? "sequence"
+                             : vi.type().has_optional_type() ? "optional"
+                                                             : "tensor");
+    I.outputs.push_back(vi.name());
+    I.output_slots.push_back(I.slot.at(vi.name()));
+  }
+  // Each intermediate value is released after its last use, so peak memory follows the graph's width.
+  std::vector<int64_t> last(I.num_slots, -1);
+  for (int i = 0; i < g.node_size(); ++i) {
+    std::vector<std::string> reads(g.node(i).input().begin(), g.node(i).input().end());
+    subgraph_reads(g.node(i), reads);
+    for (const auto& x : reads)
+      if (!x.empty() && I.slot.count(x)) last[I.slot.at(x)] = std::max<int64_t>(last[I.slot.at(x)], i);
+  }
+  std::unordered_set<size_t> keep(I.output_slots.begin(), I.output_slots.end());
+  keep.insert(I.param_slots.begin(), I.param_slots.end());
+  I.frees.resize(static_cast<size_t>(g.node_size()));
+  for (size_t s = 0; s < I.num_slots; ++s)
+    if (last[s] >= 0 && !keep.count(s)) I.frees[static_cast<size_t>(last[s])].push_back(s);
+  return m;
+}
+
+const std::vector<std::string>& OnnxModel::input_names() const { return impl_->inputs; }
+const std::vector<std::string>& OnnxModel::output_names() const { return impl_->outputs; }
+int OnnxModel::opset() const { return impl_->opset; }
+
+void OnnxModel::visit_fields(nn::ModuleVisitor& v) {
+  for (size_t i = 0; i < impl_->params.size(); ++i) v.param(impl_->param_names[i], impl_->params[i]);
+}
+
+namespace {
+// The main graph's values by slot, for subgraphs reading enclosing names.
+class SlotEnv final : public Env {
+ public:
+  SlotEnv(const std::unordered_map<std::string, size_t>& slot, const std::vector<std::optional<Value>>& values)
+      : slot_(slot), values_(values) {}
+  const Value* find(const std::string& n) const override {
+    auto it = slot_.find(n);
+    if (it == slot_.end() || !values_[it->second]) return nullptr;
+    return &*values_[it->second];
+  }
+
+ private:
+  const std::unordered_map<std::string, size_t>& slot_;
+  const std::vector<std::optional<Value>>& values_;
+};
+}  // namespace
+
+const std::vector<std::string>& OnnxModel::input_types() const { return impl_->input_types; }
+const std::vector<std::string>& OnnxModel::output_types() const { return impl_->output_types; }
+
+std::vector<TensorHandle> OnnxModel::forward(const std::vector<TensorHandle>& inputs) const {
+  Values in;
+  for (const auto& h : inputs) {
+    if (!h.prim) throw ValueError("onnx", "'" + impl_->path + "': an input is empty");
+    in.push_back(Value::of(h));
+  }
+  Values out = run(in);
+  std::vector<TensorHandle> hs;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].is_tensor())
+      throw Unsupported("onnx", "'" + impl_->path + "': output '" + impl_->outputs[i] + "' is not a tensor; use run()");
+    hs.push_back(out[i].tensor);
+  }
+  return hs;
+}
+
+std::vector<OnnxValue> OnnxModel::run(const std::vector<OnnxValue>& inputs) const {
+  const Impl& I = *impl_;
+  if (inputs.size() != I.inputs.size())
+    throw ValueError("onnx", "'" + I.path + "' takes " + std::to_string(I.inputs.size()) + " inputs, got " +
+                                 std::to_string(inputs.size()));
+  Device device = I.device;
+  if (!inputs.empty() && inputs[0].is_tensor() && inputs[0].tensor.prim)
+    device = inputs[0].tensor.device;
+  else if (!I.params.empty())
+    device = I.params[0].handle().device;
+  std::vector<std::optional<Value>> values(I.num_slots);
+  for (size_t i = 0; i < I.params.size(); ++i) values[I.param_slots[i]] = Value::of(I.params[i].handle());
+  for (size_t i = 0; i < inputs.size(); ++i) values[I.input_slots[i]] = inputs[i];
+  SlotEnv env(I.slot, values);
+  const auto& g = I.proto.graph();
+  for (int ni = 0; ni < g.node_size(); ++ni) {
+    const auto& n = g.node(ni);
+    Values ins;
+    ins.reserve(static_cast<size_t>(n.input_size()));
+    for (const auto& x : n.input()) {
+      if (x.empty()) {
+        ins.push_back(Value::none());
+        continue;
+      }
+      const auto& v = values[I.slot.at(x)];
+      if (!v) throw ValueError("onnx", "'" + I.path + "' node '" + n.name() + "': input '" + x + "' has no value");
+      ins.push_back(*v);
+    }
+    OpContext ctx(n, I.node_opsets[static_cast<size_t>(ni)], device, std::move(ins), &env);
+    Values outs = call_node(*I.fns[static_cast<size_t>(ni)], ctx);
+    for (int o = 0; o < n.output_size(); ++o) {
+      if (n.output(o).empty()) continue;
+      if (static_cast<size_t>(o) >= outs.size())
+        ctx.unsupported("output " + std::to_string(o) + " ('" + n.output(o) + "') is not computed");
+      values[I.slot.at(n.output(o))] = std::move(outs[static_cast<size_t>(o)]);
+    }
+    for (size_t s : I.frees[static_cast<size_t>(ni)]) values[s].reset();
+  }
+  Values out;
+  for (size_t i = 0; i < I.outputs.size(); ++i) {
+    const auto& v = values[I.output_slots[i]];
+    if (!v) throw ValueError("onnx", "'" + I.path + "': output '" + I.outputs[i] + "' has no value");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+OnnxValue read_value_proto_file(const std::string& path, const std::string& type, const Device& device) {
+  auto make = [&](const ::onnx::TensorProto& t) {
+    TensorData d = tensor_from_proto(t, "'" + path + "'");
+    return api::from_data(device, d, api::kind_of(d.dtype()));
+  };
+  auto seq = [&](const ::onnx::SequenceProto& s) {
+    if (s.sequence_values_size() || s.map_values_size() || s.optional_values_size() || s.sparse_tensor_values_size())
+      throw Unsupported("onnx", "'" + path + "': sequences of other than tensors");
+    std::vector<H> hs;
+    for (const auto& t : s.tensor_values()) hs.push_back(make(t));
+    return Value::of(std::move(hs));
+  };
+  std::string bytes = read_file(path);
+  if (type == "sequence") {
+    ::onnx::SequenceProto s;
+    parse_message(s, bytes, path, "sequence");
+    return seq(s);
+  }
+  if (type == "optional") {
+    ::onnx::OptionalProto o;
+    parse_message(o, bytes, path, "optional");
+    if (o.has_tensor_value()) return Value::of(make(o.tensor_value()));
+    if (o.has_sequence_value()) return seq(o.sequence_value());
+    return Value::none();
+  }
+  ::onnx::TensorProto t;
+  parse_message(t, bytes, path, "tensor");
+  return Value::of(make(t));
+}
+
+std::vector<std::pair<std::string, TensorData>> read_initializers(const std::string& path) {
+  ::onnx::ModelProto proto;
+  parse_message(proto, read_file(path), path, "model");
+  std::vector<std::pair<std::string, TensorData>> out;
+  for (const auto& t : proto.graph().initializer())
+    out.emplace_back(t.name(), tensor_from_proto(t, "'" + path + "' initializer '" + t.name() + "'"));
+  return out;
+}
+
+}  // namespace burn::onnx

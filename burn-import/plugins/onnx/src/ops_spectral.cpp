@@ -1,0 +1,108 @@
+// Spectral ops: DFT and STFT as matmuls with host-made cosine and sine matrices (exact to rounding,
+// differentiable, any signal length), complex values as a trailing dim of 2 as ONNX stores them.
+#include <cmath>
+#include <numbers>
+
+#include "engine.hpp"
+
+namespace burn::onnx {
+namespace {
+
+using Hs = std::vector<H>;
+
+// The DFT over the last dim of (re, im) (im may be absent: a real signal) of length n, with
+// `bins` output bins; inverse uses e^{+i} and divides by n. Returns (re, im).
+std::pair<H, H> dft_last(const Device& d, const H& re, const std::optional<H>& im, int64_t n, int64_t bins,
+                         bool inverse) {
+  DType dt = re.prim->dtype();
+  std::vector<double> cs(static_cast<size_t>(n * bins)), sn(static_cast<size_t>(n * bins));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t k = 0; k < bins; ++k) {
+      double a = 2 * std::numbers::pi * static_cast<double>((j * k) % n) / static_cast<double>(n);
+      cs[static_cast<size_t>(j * bins + k)] = std::cos(a);
+      sn[static_cast<size_t>(j * bins + k)] = std::sin(a);
+    }
+  H C = api::cast(api::from_data(d, TensorData::from_vector(cs, Shape{n, bins}), Kind::Float), dt);
+  H S = api::cast(api::from_data(d, TensorData::from_vector(sn, Shape{n, bins}), Kind::Float), dt);
+  double sign = inverse ? -1.0 : 1.0;  // e^{-i theta} forward: re = xr C + xi S, im = xi C - xr S
+  H yr = matmul_nd(re, C);
+  H yi = api::mul_scalar(matmul_nd(re, S), Scalar(-sign));
+  if (im) {
+    yr = api::add(yr, api::mul_scalar(matmul_nd(*im, S), Scalar(sign)));
+    yi = api::add(yi, matmul_nd(*im, C));
+  }
+  if (inverse) {
+    yr = api::div_scalar(yr, Scalar(static_cast<double>(n)));
+    yi = api::div_scalar(yi, Scalar(static_cast<double>(n)));
+  }
+  return {yr, yi};
+}
+
+// Splits [..., 1|2] into the real part and the optional imaginary part.
+std::pair<H, std::optional<H>> parts(OpContext& c, const H& x) {
+  const Shape& s = x.prim->shape();
+  int64_t last = static_cast<int64_t>(s.rank()) - 1;
+  if (s.rank() < 2 || (s[static_cast<size_t>(last)] != 1 && s[static_cast<size_t>(last)] != 2))
+    c.invalid("the last dim must be 1 (real) or 2 (complex), shape " + s.to_string());
+  H re = api::squeeze_dims(api::narrow(x, last, 0, 1), {last});
+  if (s[static_cast<size_t>(last)] == 1) return {re, std::nullopt};
+  return {re, api::squeeze_dims(api::narrow(x, last, 1, 1), {last})};
+}
+
+Hs dft(OpContext& c) {
+  auto [re, im] = parts(c, c.in(0));
+  size_t r = shape_of(re).rank();
+  int64_t axis = c.attr_i("axis", 1);
+  if (axis < 0) axis += static_cast<int64_t>(r) + 1;
+  if (axis < 0 || axis >= static_cast<int64_t>(r))
+    c.invalid("axis " + std::to_string(c.attr_i("axis", 1)) + " is not a signal dim");
+  bool inverse = c.attr_i("inverse", 0) != 0, onesided = c.attr_i("onesided", 0) != 0;
+  int64_t last = static_cast<int64_t>(r) - 1;
+  re = api::movedim(re, {axis}, {last});
+  if (im) im = api::movedim(*im, {axis}, {last});
+  int64_t n = shape_of(re)[static_cast<size_t>(last)];
+  int64_t L = c.has(1) ? c.ints(1).at(0) : n;
+  auto fit = [&](H h) {  // zero-pad or truncate to the DFT length
+    if (L < n) return api::narrow(h, last, 0, L);
+    if (L > n) return api::pad(h, {0, L - n}, PadMode::Constant, Scalar(0.0));
+    return h;
+  };
+  re = fit(re);
+  if (im) im = fit(*im);
+  auto [yr, yi] = dft_last(c.device(), re, im, L, onesided ? L / 2 + 1 : L, inverse);
+  yr = api::movedim(yr, {last}, {axis});
+  yi = api::movedim(yi, {last}, {axis});
+  return {api::stack({yr, yi}, static_cast<int64_t>(r))};
+}
+
+Hs stft(OpContext& c) {
+  auto [re, im] = parts(c, c.in(0));  // [batch, length]
+  int64_t step = c.ints(1).at(0);
+  std::optional<H> window = c.has(2) ? std::optional<H>(c.in(2)) : std::nullopt;
+  if (window && shape_of(*window).rank() != 1) c.invalid("window must be 1-D");
+  if (shape_of(re).rank() != 2) c.invalid("signal must be [batch, length, 1|2]");
+  int64_t len = c.has(3) ? c.ints(3).at(0) : window ? shape_of(*window)[0] : 0;
+  if (len <= 0 || step <= 0) c.invalid("frame_length and frame_step must be positive");
+  bool onesided = c.attr_i("onesided", 1) != 0;
+  auto frames = [&](const H& h) {
+    H f = api::unfold(h, 1, len, step);  // [batch, frames, len]
+    return window ? api::mul(f, *window) : f;
+  };
+  H fr = frames(re);
+  std::optional<H> fi;
+  if (im) fi = frames(*im);
+  auto [yr, yi] = dft_last(c.device(), fr, fi, len, onesided ? len / 2 + 1 : len, false);
+  return {api::stack({yr, yi}, 3)};
+}
+
+}  // namespace
+
+void add_spectral_ops(std::vector<OpRow>& r) {
+  const int k = kMaxOpset;
+  r.insert(r.end(), {
+                        {"DFT", 17, k, dft},
+                        {"STFT", 17, k, stft},
+                    });
+}
+
+}  // namespace burn::onnx
