@@ -16,6 +16,10 @@ namespace burn::import {
 
 Importer::~Importer() = default;
 bool Importer::sniff(std::span<const uint8_t>) const { return false; }
+std::unique_ptr<Model> Importer::load_model(const std::string& path, const ModelOptions&) const {
+  throw Unsupported("import.load_model", "'" + path + "' is read by the '" + name() +
+                                             "' importer, whose files hold weights, not a model (use load or open)");
+}
 
 namespace {
 
@@ -170,6 +174,14 @@ std::unique_ptr<record::RecordReader> open(const std::string& path, const Import
   }
   if (options.top_level_key.empty()) return reader;
   return select_group(std::move(reader), options.top_level_key);
+}
+
+std::unique_ptr<Model> load_model(const std::string& path, const ModelOptions& options, const std::string& name) {
+  std::shared_ptr<const Importer> i = name.empty() ? importer_for_file(path) : importer(name);
+  if (!i) {
+    throw RecordError("import.load_model", "no importer recognises '" + path + "' (by extension or content)");
+  }
+  return i->load_model(path, options);
 }
 
 }  // namespace burn::import

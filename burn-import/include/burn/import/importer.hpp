@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "burn/import/export.hpp"
+#include "burn/import/model.hpp"
 #include "burn/import/version.hpp"
 #include "burn/record/recorder.hpp"
 #include "burn/tensor/plugin.hpp"
@@ -23,6 +24,12 @@ struct ImportOptions {
   std::string importer = {};
   // Read only below this key of the file's top-level mapping ("state_dict", "model"); empty: all.
   std::string top_level_key = {};
+};
+
+// Building a whole model (an ONNX graph) rather than reading weights.
+struct ModelOptions {
+  Device device = Device::default_device();  // where the parameters live and the graph runs
+  bool trainable = true;                     // float weights become trainable Params (else buffers)
 };
 
 // A foreign file format. Implementations are plugins (BURN_IMPORTER_PLUGIN); call them through
@@ -38,10 +45,18 @@ class BURN_IMPORT_API Importer {
   // Whether `head` (the file's first bytes, up to 64) looks like this format. Default: no.
   virtual bool sniff(std::span<const uint8_t> head) const;
   virtual std::unique_ptr<record::RecordReader> open(const std::string& path, const ImportOptions& options) const = 0;
+  // The file as a runnable model (formats holding a graph: onnx). Default: Unsupported naming the
+  // importer, whose files hold weights only.
+  virtual std::unique_ptr<Model> load_model(const std::string& path, const ModelOptions& options) const;
 };
 
 // Opens `path` with the importer chosen as ImportOptions::importer says.
 BURN_IMPORT_API std::unique_ptr<record::RecordReader> open(const std::string& path, const ImportOptions& options = {});
+// Builds the model a file holds (`burn run-onnx`), with the importer chosen by `importer` (empty: by
+// extension, then content). Unsupported when the format holds weights only; RecordError naming the
+// file when it is damaged.
+BURN_IMPORT_API std::unique_ptr<Model> load_model(const std::string& path, const ModelOptions& options = {},
+                                                  const std::string& importer = {});
 
 // The importer of that name (a registered one, else the plugin), shared and cached; PluginError
 // listing the known importers when there is none.

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "burn/import/importer.hpp"
+#include "burn/onnx/model.hpp"
 #include "engine.hpp"
 
 namespace burn::onnx {
@@ -103,6 +104,10 @@ class OnnxImporter final : public import::Importer {
       throw Unsupported("onnx",
                         "'" + path + "': an ONNX model has no top-level keys (got '" + options.top_level_key + "')");
     return std::make_unique<OnnxReader>(path);
+  }
+  std::unique_ptr<import::Model> load_model(const std::string& path,
+                                            const import::ModelOptions& options) const override {
+    return OnnxModel::load(path, OnnxModelOptions{options.device, options.trainable});
   }
 };
 
