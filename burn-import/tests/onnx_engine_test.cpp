@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -147,6 +148,38 @@ TEST(OnnxEngine, ImporterReadsTheInitializersAsARecord) {
   EXPECT_EQ(inits[2].first, "fc1.weight");
   EXPECT_EQ(reader->read_tensor("fc1.weight"), inits[2].second);
   EXPECT_THROW(import::open(kDir + "convnet.onnx", {"onnx", "model"}), Unsupported);
+}
+
+// initializers.onnx (gen_onnx_fixtures.py): every element type, stored as raw bytes and in the typed
+// fields, read through the importer with the values numpy wrote; narrow unsigned types widen.
+TEST(OnnxEngine, ImporterReadsEveryElementTypeRawAndTyped) {
+  std::ifstream f(kDir + "initializers.json");
+  const auto want = nlohmann::json::parse(f);
+  const std::map<std::string, DType> dtypes = {
+      {"float32", DType::F32}, {"float64", DType::F64}, {"float16", DType::F16}, {"int64", DType::I64},
+      {"int32", DType::I32},   {"int16", DType::I32},   {"int8", DType::I8},     {"uint8", DType::U8},
+      {"uint16", DType::I32},  {"uint32", DType::I64},  {"bool", DType::Bool}};
+  auto reader = import::open(kDir + "initializers.onnx");
+  ASSERT_EQ(want.size(), dtypes.size());
+  for (const auto& [name, expected] : want.items()) {
+    for (const char* storage : {"raw.", "typed."}) {
+      SCOPED_TRACE(std::string(storage) + name);
+      const auto* e = reader->find(storage + name);
+      ASSERT_NE(e, nullptr);
+      EXPECT_EQ(e->dtype, dtypes.at(name));
+      TensorData got = reader->read_tensor(storage + name);
+      EXPECT_EQ(got.dtype(), dtypes.at(name));
+      EXPECT_EQ(got.shape(), Shape(expected["shape"].get<std::vector<int64_t>>()));
+      // f16 holds the numpy value exactly; every other type is exact too.
+      EXPECT_EQ(got.to_f64_vec(), expected["values"].get<std::vector<double>>());
+    }
+  }
+  EXPECT_EQ(reader->read_tensor("scalar").shape(), Shape{});
+  EXPECT_EQ(reader->read_tensor("scalar").to_f64_vec(), std::vector<double>{3.5});
+  EXPECT_EQ(reader->read_tensor("empty").shape(), (Shape{0, 4}));
+  const std::string* opset = reader->metadata().find("onnx_opset");
+  ASSERT_NE(opset, nullptr);
+  EXPECT_EQ(*opset, "13");
 }
 
 TEST(OnnxEngine, OpTableRangesAreWithinTheOpsetsAndDoNotOverlap) {

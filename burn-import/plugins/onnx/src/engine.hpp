@@ -12,16 +12,11 @@
 #include "burn/onnx/model.hpp"
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/error.hpp"
+#include "proto.hpp"
 
 namespace burn::onnx {
 
 using H = TensorHandle;
-
-// ONNX element type -> burn DType (widening the types burn lacks); Unsupported for strings etc.
-DType dtype_from_onnx(int32_t elem_type, const std::string& where);
-TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& where);
-// Reads and parses a model file; RecordError naming the file when it is not an ONNX model.
-void parse_model_file(const std::string& path, ::onnx::ModelProto& out);
 
 using Value = OnnxValue;
 using Values = std::vector<Value>;
