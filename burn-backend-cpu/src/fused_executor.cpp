@@ -161,8 +161,15 @@ void by_size_of(DType d, F&& f) {
   }
 }
 
+// f64 gelu_tanh for the baseline ISA only, as the eager f64 loop is compiled: inside the x86-64-v3
+// clone below, GCC contracts its multiply-add (x + c * x^3) into an FMA and the result moves by an ulp.
+[[gnu::noinline]] void gelu_tanh_f64(const double* x, double* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh_of(x[i]);
+}
+
 // Cloned per ISA level as the eager f32 kernels are: the tile loops inlined here get AVX2 where the CPU
-// has it. Results do not change: no contraction into FMA (ISO C++ mode), libm calls are the same calls.
+// has it. Results do not change: libm calls are the same calls, and the one f64 op whose formula GCC
+// would contract into an FMA there (gelu_tanh) runs outside the clone.
 BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr, int64_t n) {
   const DType dt = reg[in.args[0]];
   const void* a = ptr[in.args[0]];
@@ -225,7 +232,9 @@ BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& r
     case OpId::gelu:
       return float_op(dt, a, o, n, gelu_f32,
                       [](double v) { return 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)); });
-    case OpId::gelu_tanh: return float_op(dt, a, o, n, gelu_tanh_f32, [](double v) { return gelu_tanh_of(v); });
+    case OpId::gelu_tanh:
+      if (dt == DType::F64) return gelu_tanh_f64(static_cast<const double*>(a), static_cast<double*>(o), n);
+      return gelu_tanh_f32(static_cast<const float*>(a), static_cast<float*>(o), n);
     case OpId::leaky_relu:
       return dispatch<Dtypes::Float>(dt, name, [&]<typename T>() {
         const T sl = static_cast<T>(in.params[0]);
