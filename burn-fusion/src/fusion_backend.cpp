@@ -310,6 +310,47 @@ Prim FusionBackend::record(const Call& c) {
   }
 }
 
+Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
+  if (!x) return nullptr;
+  FusionPrim& f = fusion_prim(x, op_info(op).name);
+  if (f.ready()) return nullptr;  // nothing to fuse it with: the eager kernel
+  const DType dt = x->dtype();
+  const Shape& in_shape = x->shape();
+  // What the eager kernel would refuse runs now, so that its error is raised at the call.
+  if (dim >= in_shape.rank() || in_shape.num_elements() == 0) return nullptr;
+  const bool keeps = fused_reduce_keeps_shape(op);
+  const bool dtype_ok = keeps ? (dt == DType::F32 || dt == DType::F64)
+                              : (dt == DType::F32 || dt == DType::F64 || dt == DType::I64 || dt == DType::I32);
+  if (!dtype_ok || !inner()->supports(op, dt)) return nullptr;
+  Shape shape = in_shape;
+  if (!keeps) shape[dim] = 1;
+  const DType dtype = op == OpId::argmax || op == OpId::argmin ? DType::I64 : dt;
+  for (;;) {
+    std::shared_ptr<Segment> seg = current_segment();
+    // Pending in another thread's segment (or flushed meanwhile): the eager path resolves it.
+    if (f.segment() != seg) return nullptr;
+    std::unique_lock lock(seg->mutex);
+    if (seg->flushed.load(std::memory_order_relaxed)) continue;
+    if (seg->ops.size() >= kMaxSegmentOps) {
+      lock.unlock();
+      seg->flush();
+      continue;
+    }
+    ir::PendingOp rec;
+    rec.op = op;
+    rec.n_in = 1;
+    rec.in[0].value = static_cast<int32_t>(f.index());
+    rec.dim = static_cast<uint32_t>(dim);
+    rec.shape = shape;
+    rec.dtype = dtype;
+    auto out = std::make_shared<FusionPrim>(std::move(shape), dtype, seg, static_cast<uint32_t>(seg->ops.size()));
+    rec.out = out;
+    seg->ops.push_back(std::move(rec));
+    state_->counters.recorded.fetch_add(1, std::memory_order_relaxed);
+    return out;
+  }
+}
+
 // ---- the ops ----
 
 namespace {
@@ -363,22 +404,25 @@ R eager(Backend& inner, OpId op, R (Backend::*fn)(P...), A&&... args) {
   return wrap((inner.*fn)(unwrap(std::forward<A>(args), name)...));
 }
 
-template <bool Fusable, typename R, typename... P, typename... A>
+template <bool Fusable, bool Reducible, typename R, typename... P, typename... A>
 R dispatch(FusionBackend& self, OpId op, R (Backend::*fn)(P...), A&&... args) {
   if constexpr (Fusable) {
     FusionBackend::Call c;
     c.op = op;
     (collect(c, args), ...);
     if (Prim r = self.record(c)) return r;
+  } else if constexpr (Reducible) {
+    if (Prim r = self.record_reduce(op, args...)) return r;
   }
   return eager(*self.inner(), op, fn, std::forward<A>(args)...);
 }
 
 }  // namespace
 
-#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                                \
-  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                         \
-    return dispatch<ir::fusable(OpId::name)>(*this, OpId::name, &Backend::name, BURN_OP_ARG_LIST(__VA_ARGS__)); \
+#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                           \
+  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                    \
+    return dispatch<ir::fusable(OpId::name), ir::reducible(OpId::name)>(*this, OpId::name, &Backend::name, \
+                                                                        BURN_OP_ARG_LIST(__VA_ARGS__));    \
   }
 BURN_OP_TABLE(BURN_FUSION_OP)
 #undef BURN_FUSION_OP

@@ -112,6 +112,10 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // Records the call into this thread's segment; null when it must run now (operands the inner backend
   // refuses, so that its error is raised at the call).
   Prim record(const Call& call);
+  // Records a reduction over `dim` (ir::reducible) of a tensor pending in this thread's segment, so a
+  // plan can fuse it with the ops that compute its input; null when it must run now (a ready input, a
+  // dim or dtype the eager kernel raises for, an empty tensor).
+  Prim record_reduce(OpId op, const Prim& x, size_t dim);
 
  protected:
   std::string decorator_name() const override { return "fusion"; }

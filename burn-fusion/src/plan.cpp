@@ -22,6 +22,7 @@ PlanKey plan_key(const std::vector<ir::PendingOp>& ops, const std::vector<uint8_
         break;
       }
     key.push_back(same);
+    if (ir::reducible(op.op)) key.push_back(op.dim);  // the reduce instruction's dim is part of the plan
     for (size_t k = 0; k < op.n_in; ++k) {
       const ir::Arg& a = op.in[k];
       key.push_back(a.value >= 0 ? (uint64_t(1) << 63) | uint64_t(a.value)
@@ -54,17 +55,23 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
     for (size_t k = 0; k < ops[i].n_in; ++k)
       if (ops[i].in[k].value >= 0) plan->needed[ops[i].in[k].value] = 1;
   }
-  // Runs: consecutive computed ops of one output shape.
+  // Runs: consecutive computed ops of one output shape. A reduction whose input is a value of the open
+  // run ends that run (its prologue); any other reduction is a run of its own.
   std::vector<uint32_t> run_of(n, UINT32_MAX);
-  int64_t first = -1;  // first computed op of the open run
+  int64_t first = -1;   // first computed op of the open run
+  bool closed = false;  // the open run ended with a reduction: nothing more joins it
   for (size_t i = 0; i < n; ++i) {
     if (!plan->needed[i]) continue;
-    if (first < 0 || ops[i].shape != ops[first].shape) {
+    const bool reduce = ir::reducible(ops[i].op);
+    const int32_t v = ops[i].in[0].value;
+    const bool joins = reduce && first >= 0 && !closed && v >= 0 && run_of[v] == plan->runs.size() - 1;
+    if (!joins && (first < 0 || closed || reduce || ops[i].shape != ops[first].shape)) {
       if (!plan->runs.empty()) plan->runs.back().end = static_cast<uint32_t>(i);
       plan->runs.push_back(Run{static_cast<uint32_t>(i), static_cast<uint32_t>(n), false, {}, {}, {}, {}});
       first = static_cast<int64_t>(i);
     }
     run_of[i] = static_cast<uint32_t>(plan->runs.size() - 1);
+    closed = reduce;
   }
   // A value leaves its run when its handle is alive or a later run reads it.
   for (size_t i = 0; i < n; ++i) {
@@ -116,6 +123,7 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
       in.op = op.op;
       in.n_args = op.n_in;
       in.param_dtype = op.param_dtype;
+      in.dim = op.dim;
       for (size_t k = 0; k < op.n_in; ++k) {
         const int32_t v = op.in[k].value;
         in.args[k] = v >= 0 && static_cast<uint32_t>(v) >= run.begin ? op_reg.at(static_cast<uint32_t>(v))
