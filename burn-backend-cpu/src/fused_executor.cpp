@@ -19,6 +19,7 @@
 #include "elementwise.hpp"
 #include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
+#include "ops/norm_kernels.hpp"
 #include "ops/reduce_kernels.hpp"
 #include "ops/softmax_kernels.hpp"
 
@@ -360,11 +361,17 @@ class Prologue {
            std::vector<uint8_t*> out_base)
       : p_(p), ncode_(ncode), output_of_(std::move(output_of)), out_base_(std::move(out_base)) {
     const size_t nin = p.num_inputs, nregs = p.reg_dtype.size();
+    // Inputs no prologue instruction reads (a norm's weight and bias) are not loaded per tile.
+    std::vector<uint8_t> read(nin, 0);
+    for (size_t k = 0; k < ncode; ++k)
+      for (size_t q = 0; q < p.code[k].n_args; ++q)
+        if (p.code[k].args[q] < nin) read[p.code[k].args[q]] = 1;
+    if (keep >= 0 && static_cast<size_t>(keep) < nin) read[keep] = 1;
     in_.resize(nin);
     for (size_t i = 0; i < nin; ++i) {
       const CpuTensor* t = as_cpu(inputs[i], "fused").get();
       in_[i] = {static_cast<const uint8_t*>(t->raw()), broadcast_strides(*t, p.shape),
-                t->is_contiguous() && t->shape() == p.shape};
+                t->is_contiguous() && t->shape() == p.shape, read[i] != 0};
     }
     // Tile buffers: a register that is neither a flat input nor an output gets a slot, freed after
     // its last reader, so the working set is the live registers only.
@@ -384,7 +391,7 @@ class Prologue {
       return num_slots_++;
     };
     for (size_t i = 0; i < nin; ++i)
-      if (!in_[i].flat) slot_[i] = take();
+      if (in_[i].loaded && !in_[i].flat) slot_[i] = take();
     for (size_t k = 0; k < ncode; ++k) {
       // The result gets a slot before the operands read for the last time give theirs back: writing
       // over an operand is unsafe when the element sizes differ (a widening cast).
@@ -422,6 +429,7 @@ class Prologue {
     const uint8_t* base;
     std::vector<int64_t> strides;
     bool flat;
+    bool loaded;
   };
 
   // Elements [s, s + n), n <= kTile.
@@ -429,6 +437,7 @@ class Prologue {
     const size_t nin = p_.num_inputs;
     void** ptr = ctx.ptr.data();
     for (size_t i = 0; i < nin; ++i) {
+      if (!in_[i].loaded) continue;
       const size_t es = dtype_size(p_.reg_dtype[i]);
       if (in_[i].flat) {
         ptr[i] = const_cast<uint8_t*>(in_[i].base + s * static_cast<int64_t>(es));
@@ -482,9 +491,14 @@ struct PrologueSource {
 };
 
 bool reduce_supported(const FusedProgram& p, const FusedInstr& in) {
-  if (in.n_args != 1 || in.args[0] >= p.reg_dtype.size()) return false;
+  const bool norm = in.op == OpId::layer_norm || in.op == OpId::rms_norm;
+  if (in.n_args != (in.op == OpId::layer_norm ? 3 : in.op == OpId::rms_norm ? 2 : 1)) return false;
+  if (in.args[0] >= p.reg_dtype.size()) return false;
   const DType a = p.reg_dtype[in.args[0]], r = p.reg_dtype[in.out];
   if (std::find(p.outputs.begin(), p.outputs.end(), in.out) == p.outputs.end()) return false;
+  // A norm's weight and bias: absent, or inputs of x's dtype.
+  for (size_t q = 1; norm && q < in.n_args; ++q)
+    if (in.args[q] != kNoRegister && (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != a)) return false;
   switch (in.op) {
     case OpId::sum_dim:
     case OpId::mean_dim:
@@ -493,15 +507,54 @@ bool reduce_supported(const FusedProgram& p, const FusedInstr& in) {
     case OpId::argmax:
     case OpId::argmin: return numeric(a) && r == DType::I64;
     case OpId::softmax:
-    case OpId::log_softmax: return floating(a) && r == a;
+    case OpId::log_softmax:
+    case OpId::layer_norm:
+    case OpId::rms_norm: return floating(a) && r == a;
     default: return false;
   }
 }
 
+// Layer / RMS norm: the prologue is written where the result goes, a block of rows at a time, and the
+// eager row kernel normalises it in place.
+void run_norm(const FusedProgram& p, const FusedInstr& red, const Prologue& pro, const Prims& inputs, void* out) {
+  const char* name = op_info(red.op).name;
+  const size_t nd = red.dim;
+  if (nd == 0 || nd > p.shape.rank()) throw Error(name, "internal: normalized dims outside the program's rank");
+  int64_t n = 1;
+  for (size_t d = p.shape.rank() - nd; d < p.shape.rank(); ++d) n *= p.shape[d];
+  const int64_t m = p.shape.num_elements() / n;
+  auto operand = [&](size_t q) -> CpuPtr {
+    if (q >= red.n_args || red.args[q] == kNoRegister) return nullptr;
+    CpuPtr t = contiguous(as_cpu(inputs[red.args[q]], name));
+    if (t->shape().num_elements() != n)
+      throw Error(name, "internal: weight or bias does not match the normalized dims");
+    return t;
+  };
+  const CpuPtr w = operand(1), b = operand(2);
+  const int32_t arg = red.args[0];
+  dispatch<Dtypes::Float>(p.reg_dtype[arg], name, [&]<typename T>() {
+    T* y = static_cast<T*>(out);
+    const T* pw = w ? w->data<T>() : nullptr;
+    const T* pb = b ? b->data<T>() : nullptr;
+    const T eps = static_cast<T>(red.params[0]);
+    const bool rms = red.op == OpId::rms_norm;
+    parallel_for(m, std::max<int64_t>(1, (int64_t(1) << 15) / n), [&](int64_t r0, int64_t r1) {
+      Prologue::Ctx ctx = pro.context();
+      const int64_t rows = std::max<int64_t>(1, kTile * 4 / n);
+      for (int64_t r = r0; r < r1; r += rows) {
+        const int64_t re = std::min(r1, r + rows);
+        pro.eval(ctx, r * n, (re - r) * n, arg, y + r * n);
+        norm_rows_forward(y + r * n, y + r * n, re - r, n, pw, pb, eps, rms);
+      }
+    });
+  });
+}
+
 // Runs the reduce instruction `red` over the prologue's register red.args[0] into `out`.
-void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pro, void* out) {
+void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pro, const Prims& inputs, void* out) {
   using namespace reducek;
   const char* name = op_info(red.op).name;
+  if (red.op == OpId::layer_norm || red.op == OpId::rms_norm) return run_norm(p, red, pro, inputs, out);
   check_dim(name, p.shape, red.dim);
   const Lanes l = lanes_of(p.shape, red.dim);
   const int32_t arg = red.args[0];
@@ -595,7 +648,7 @@ class CpuFusedExecutor final : public FusedExecutor {
     if (total == 0) return outs;
     const Prologue pro(p, inputs, p.code.size() - (red ? 1 : 0), red ? red->args[0] : -1, output_of, out_base);
     if (red) {
-      run_reduce(p, *red, pro, out_base[output_of[red->out]]);
+      run_reduce(p, *red, pro, inputs, out_base[output_of[red->out]]);
       return outs;
     }
     parallel_for(total, std::max<int64_t>(kTile, kElementwiseGrain), [&](int64_t b, int64_t e) {

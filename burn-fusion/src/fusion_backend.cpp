@@ -322,9 +322,50 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
   const bool dtype_ok = keeps ? (dt == DType::F32 || dt == DType::F64)
                               : (dt == DType::F32 || dt == DType::F64 || dt == DType::I64 || dt == DType::I32);
   if (!dtype_ok || !inner()->supports(op, dt)) return nullptr;
-  Shape shape = in_shape;
-  if (!keeps) shape[dim] = 1;
-  const DType dtype = op == OpId::argmax || op == OpId::argmin ? DType::I64 : dt;
+  ir::PendingOp rec;
+  rec.op = op;
+  rec.n_in = 1;
+  rec.dim = static_cast<uint32_t>(dim);
+  rec.shape = in_shape;
+  if (!keeps) rec.shape[dim] = 1;
+  rec.dtype = op == OpId::argmax || op == OpId::argmin ? DType::I64 : dt;
+  return push_reduce(std::move(rec), f);
+}
+
+Prim FusionBackend::record_reduce(OpId op, const Prim& x, const Prim& weight, const Prim& bias, size_t normalized_dims,
+                                  double eps) {
+  const char* name = op_info(op).name;
+  if (!x) return nullptr;
+  FusionPrim& f = fusion_prim(x, name);
+  if (f.ready()) return nullptr;
+  const DType dt = x->dtype();
+  const Shape& shape = x->shape();
+  if (normalized_dims == 0 || normalized_dims > shape.rank() || shape.num_elements() == 0) return nullptr;
+  if ((dt != DType::F32 && dt != DType::F64) || !inner()->supports(op, dt)) return nullptr;
+  const std::vector<int64_t> trailing(shape.dims().end() - static_cast<std::ptrdiff_t>(normalized_dims),
+                                      shape.dims().end());
+  ir::PendingOp rec;
+  rec.op = op;
+  rec.n_in = op == OpId::layer_norm ? 3 : 2;
+  rec.in[0].value = 0;
+  // Weight and bias go in whole: ready tensors of x's dtype and the trailing shape, or absent.
+  const Prim* params[2] = {&weight, &bias};
+  for (size_t k = 0; k + 1 < rec.n_in; ++k) {
+    const Prim& p = *params[k];
+    if (!p) continue;
+    FusionPrim& pf = fusion_prim(p, name);
+    if (!pf.ready() || p->dtype() != dt || p->shape().dims() != trailing) return nullptr;
+    rec.in[k + 1].external = pf.resolve();
+  }
+  rec.n_params = 1;
+  rec.params[0] = eps;
+  rec.dim = static_cast<uint32_t>(normalized_dims);
+  rec.shape = shape;
+  rec.dtype = dt;
+  return push_reduce(std::move(rec), f);
+}
+
+Prim FusionBackend::push_reduce(ir::PendingOp rec, FusionPrim& f) {
   for (;;) {
     std::shared_ptr<Segment> seg = current_segment();
     // Pending in another thread's segment (or flushed meanwhile): the eager path resolves it.
@@ -336,13 +377,9 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
       seg->flush();
       continue;
     }
-    ir::PendingOp rec;
-    rec.op = op;
-    rec.n_in = 1;
     rec.in[0].value = static_cast<int32_t>(f.index());
-    rec.dim = static_cast<uint32_t>(dim);
-    rec.shape = shape;
-    rec.dtype = dtype;
+    Shape shape = rec.shape;
+    const DType dtype = rec.dtype;
     auto out = std::make_shared<FusionPrim>(std::move(shape), dtype, seg, static_cast<uint32_t>(seg->ops.size()));
     rec.out = out;
     seg->ops.push_back(std::move(rec));

@@ -57,7 +57,7 @@ constexpr size_t count_reducible() {
   for (size_t i = 0; i < kOpCount; ++i) c += reducible(static_cast<OpId>(i));
   return c;
 }
-static_assert(count_reducible() == 8, "run_one: a reducible op without its case");
+static_assert(count_reducible() == 10, "run_one: a reducible op without its case");
 
 Prim run_one(Backend& inner, const PendingOp& op, Prims inputs) {
   switch (op.op) {
@@ -69,6 +69,9 @@ Prim run_one(Backend& inner, const PendingOp& op, Prims inputs) {
     case OpId::argmin: return inner.argmin(std::move(inputs[0]), op.dim);
     case OpId::softmax: return inner.softmax(std::move(inputs[0]), op.dim);
     case OpId::log_softmax: return inner.log_softmax(std::move(inputs[0]), op.dim);
+    case OpId::layer_norm:
+      return inner.layer_norm(std::move(inputs[0]), std::move(inputs[1]), std::move(inputs[2]), op.dim, op.params[0]);
+    case OpId::rms_norm: return inner.rms_norm(std::move(inputs[0]), std::move(inputs[1]), op.dim, op.params[0]);
     default: break;
   }
   switch (op.op) {

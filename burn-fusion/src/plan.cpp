@@ -25,8 +25,10 @@ PlanKey plan_key(const std::vector<ir::PendingOp>& ops, const std::vector<uint8_
     if (ir::reducible(op.op)) key.push_back(op.dim);  // the reduce instruction's dim is part of the plan
     for (size_t k = 0; k < op.n_in; ++k) {
       const ir::Arg& a = op.in[k];
+      // An absent operand (a norm without weight or bias) is a key of its own.
       key.push_back(a.value >= 0 ? (uint64_t(1) << 63) | uint64_t(a.value)
-                                 : uint64_t(static_cast<uint8_t>(a.external->dtype())));
+                    : a.external ? uint64_t(static_cast<uint8_t>(a.external->dtype()))
+                                 : uint64_t(0xFFFF));
     }
   }
   return key;
@@ -96,6 +98,10 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
       for (size_t k = 0; k < ops[i].n_in; ++k) {
         const ir::Arg& a = ops[i].in[k];
         if (a.value >= 0 && static_cast<uint32_t>(a.value) >= run.begin) continue;  // computed in this run
+        if (a.value < 0 && !a.external) {                                           // an absent norm operand
+          arg_reg[i - run.begin][k] = kNoRegister;
+          continue;
+        }
         uint16_t reg;
         if (a.value >= 0) {
           auto [it, added] = value_input.try_emplace(a.value, static_cast<uint16_t>(run.inputs.size()));

@@ -17,6 +17,7 @@
 
 #include "burn/fusion/fusion.hpp"
 #include "burn/tensor/api.hpp"
+#include "burn/tensor/module.hpp"
 
 namespace burn {
 namespace {
@@ -239,18 +240,22 @@ class Graph {
     }
   }
 
-  // sum/mean/max/min/argmax/argmin over a random dim, or (float) softmax/log_softmax.
+  // sum/mean/max/min/argmax/argmin over a random dim, or (float) softmax/log_softmax/layer_norm/rms_norm.
   void reduce_step() {
     const Val* a = find([](DType d) { return d == DType::F32 || d == DType::F64 || is_int(d); });
     if (!a || a->ref.prim->shape().rank() == 0) return;
     const int64_t dim = pick(0, static_cast<int>(a->ref.prim->shape().rank()) - 1);
-    const OpId ops[] = {OpId::sum_dim, OpId::mean_dim, OpId::max_dim, OpId::min_dim,
-                        OpId::argmax,  OpId::argmin,   OpId::softmax, OpId::log_softmax};
-    const OpId op = ops[pick(0, is_float(a->ref.prim->dtype()) ? 7 : 5)];
+    const OpId ops[] = {OpId::sum_dim, OpId::mean_dim, OpId::max_dim,     OpId::min_dim,    OpId::argmax,
+                        OpId::argmin,  OpId::softmax,  OpId::log_softmax, OpId::layer_norm, OpId::rms_norm};
+    const OpId op = ops[pick(0, is_float(a->ref.prim->dtype()) ? 9 : 5)];
+    // The norms normalise the last dim + 1 dims (no weight or bias).
     apply(std::string(op_info(op).name) + "(dim " + std::to_string(dim) + ")", {a}, [op, dim](auto& v, bool ref) {
       const H& x = ref ? v[0]->ref : v[0]->fus;
+      const size_t nd = static_cast<size_t>(dim) + 1;
       if (op == OpId::softmax) return api::softmax(x, dim);
       if (op == OpId::log_softmax) return api::log_softmax(x, dim);
+      if (op == OpId::layer_norm) return api::layer_norm(x, std::nullopt, std::nullopt, nd, 1e-5);
+      if (op == OpId::rms_norm) return api::rms_norm(x, std::nullopt, nd, 1e-5);
       return api::reduce_dim(op, x, dim);
     });
   }
@@ -333,7 +338,8 @@ void run_graphs(bool executor, bool exact) {
     for (const std::string& r : in->last_plan())
       if (r.starts_with("fused[") &&
           (r.find("_dim]") != std::string::npos || r.find("argmax]") != std::string::npos ||
-           r.find("argmin]") != std::string::npos || r.find("softmax]") != std::string::npos)) {
+           r.find("argmin]") != std::string::npos || r.find("softmax]") != std::string::npos ||
+           r.find("norm]") != std::string::npos)) {
         ++fused_reductions;
         break;
       }

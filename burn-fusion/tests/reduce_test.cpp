@@ -1,7 +1,7 @@
-// Reductions with their prologue: sum/mean/max/min/argmax/argmin over a dim, softmax and log_softmax,
-// recorded when their input is pending and run as the last instruction of one fused program. Each
-// pattern asserts the plan the inspector reports (no silent fallback to op by op) and that the values
-// equal `cpu`'s bit for bit (the executor runs the eager reduction kernels over the prologue).
+// Reductions with their prologue: sum/mean/max/min/argmax/argmin over a dim, softmax, log_softmax,
+// layer_norm and rms_norm, recorded when their input is pending and run as the last instruction of one fused program.
+// Each pattern asserts the plan the inspector reports (no silent fallback to op by op) and that the values equal
+// `cpu`'s bit for bit (the executor runs the eager reduction kernels over the prologue).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +13,7 @@
 
 #include "burn/fusion/fusion.hpp"
 #include "burn/tensor/api.hpp"
+#include "burn/tensor/module.hpp"
 
 namespace burn {
 namespace {
@@ -82,7 +83,8 @@ TEST(FusionReduce, EveryReductionOverEveryDim) {
         SCOPED_TRACE(std::string(op_info(op).name) + " dim " + std::to_string(dim) + " " + std::string(dtype_name(dt)));
         expect_fused({{Shape{7, 33, 19}, dt}},
                      [&](const std::vector<H>& in) {
-                       return std::vector<H>{api::reduce_dim(op, api::unary(OpId::abs, api::sub_scalar(in[0], Scalar(int64_t{1}))), dim)};
+                       return std::vector<H>{
+                           api::reduce_dim(op, api::unary(OpId::abs, api::sub_scalar(in[0], Scalar(int64_t{1}))), dim)};
                      },
                      {std::string("fused[sub_scalar abs ") + op_info(op).name + "] -> 1"});
       }
@@ -101,12 +103,13 @@ TEST(FusionReduce, LargeAndOddShapes) {
       SCOPED_TRACE(std::string(op_info(op).name) + " " + c.shape.to_string() + " dim " + std::to_string(c.dim));
       Shape row = c.shape;
       row[0] = 1;
-      expect_fused({{c.shape, DType::F32}, {row, DType::F32}},
-                   [&](const std::vector<H>& in) {
-                     H x = api::unary(OpId::tanh, api::mul(in[0], in[1]));
-                     return std::vector<H>{op == OpId::softmax ? api::softmax(x, c.dim) : api::reduce_dim(op, x, c.dim)};
-                   },
-                   {std::string("fused[mul tanh ") + op_info(op).name + "] -> 1"});
+      expect_fused(
+          {{c.shape, DType::F32}, {row, DType::F32}},
+          [&](const std::vector<H>& in) {
+            H x = api::unary(OpId::tanh, api::mul(in[0], in[1]));
+            return std::vector<H>{op == OpId::softmax ? api::softmax(x, c.dim) : api::reduce_dim(op, x, c.dim)};
+          },
+          {std::string("fused[mul tanh ") + op_info(op).name + "] -> 1"});
     }
 }
 
@@ -114,19 +117,42 @@ TEST(FusionReduce, SoftmaxAndLogSoftmaxOfAScaledMaskedInput) {
   for (int64_t dim : {1, 0})
     for (bool log : {false, true}) {
       SCOPED_TRACE((log ? "log_softmax dim " : "softmax dim ") + std::to_string(dim));
-      expect_fused({{Shape{48, 96}, DType::F32}, {Shape{1, 96}, DType::F32}},
-                   [&](const std::vector<H>& in) {
-                     H s = api::add(api::mul_scalar(in[0], 0.125), in[1]);
-                     return std::vector<H>{log ? api::log_softmax(s, dim) : api::softmax(s, dim)};
-                   },
-                   {std::string(log ? "fused[mul_scalar add log_softmax] -> 1" : "fused[mul_scalar add softmax] -> 1")});
+      expect_fused(
+          {{Shape{48, 96}, DType::F32}, {Shape{1, 96}, DType::F32}},
+          [&](const std::vector<H>& in) {
+            H s = api::add(api::mul_scalar(in[0], 0.125), in[1]);
+            return std::vector<H>{log ? api::log_softmax(s, dim) : api::softmax(s, dim)};
+          },
+          {std::string(log ? "fused[mul_scalar add log_softmax] -> 1" : "fused[mul_scalar add softmax] -> 1")});
     }
   // f64 too.
-  expect_fused({{Shape{5, 1030}, DType::F64}},
-               [](const std::vector<H>& in) {
-                 return std::vector<H>{api::softmax(api::unary(OpId::sigmoid, in[0]), 1)};
-               },
-               {"fused[sigmoid softmax] -> 1"});
+  expect_fused(
+      {{Shape{5, 1030}, DType::F64}},
+      [](const std::vector<H>& in) { return std::vector<H>{api::softmax(api::unary(OpId::sigmoid, in[0]), 1)}; },
+      {"fused[sigmoid softmax] -> 1"});
+}
+
+// Layer and RMS norm of a residual sum: the prologue is written where the result goes and normalised
+// in place, one pass; with and without weight and bias, over one or two trailing dims, f32 and f64.
+TEST(FusionReduce, LayerNormAndRmsNormOfAResidualSum) {
+  for (DType dt : {DType::F32, DType::F64})
+    for (size_t nd : {size_t{1}, size_t{2}})
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool rms = variant == 3;
+        const bool with_w = variant <= 1 || (rms && nd == 1), with_b = variant == 0;
+        SCOPED_TRACE(std::string(rms ? "rms_norm" : "layer_norm") + " nd " + std::to_string(nd) + " variant " +
+                     std::to_string(variant) + " " + std::string(dtype_name(dt)));
+        const Shape x{6, 37, 300};
+        const Shape p = nd == 1 ? Shape{300} : Shape{37, 300};
+        expect_fused({{x, dt}, {x, dt}, {p, dt}, {p, dt}},
+                     [&](const std::vector<H>& in) {
+                       H s = api::add(in[0], api::mul_scalar(in[1], 0.5));
+                       const std::optional<H> w = with_w ? std::optional<H>(in[2]) : std::nullopt;
+                       const std::optional<H> b = with_b ? std::optional<H>(in[3]) : std::nullopt;
+                       return std::vector<H>{rms ? api::rms_norm(s, w, nd, 1e-6) : api::layer_norm(s, w, b, nd, 1e-5)};
+                     },
+                     {std::string("fused[mul_scalar add ") + (rms ? "rms_norm" : "layer_norm") + "] -> 1"});
+      }
 }
 
 // A kept intermediate is stored by the same program that reduces it.

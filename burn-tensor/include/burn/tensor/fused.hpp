@@ -11,9 +11,12 @@
 //
 // Reduce instructions (version 2): the last instruction of a program may be one of sum_dim, mean_dim,
 // max_dim, min_dim, argmax, argmin (result of `shape` with `dim` of size 1; argmax/argmin give I64),
-// softmax or log_softmax (result of `shape`), over `dim` of its one argument. The instructions before
-// it are its prologue: they are computed per lane block and folded without being written out, unless
-// listed in `outputs` (stored with `shape`). A reduce instruction's register is always an output.
+// softmax or log_softmax (result of `shape`), over `dim` of its one argument; or layer_norm (args x,
+// weight, bias) or rms_norm (x, weight) over the last `dim` dims with params[0] = eps, where weight
+// and bias are input registers read whole (the trailing shape, not broadcast) or kNoRegister when
+// absent. The instructions before it are its prologue: they are computed per lane block and folded
+// without being written out, unless listed in `outputs` (stored with `shape`). A reduce instruction's
+// register is always an output.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +32,16 @@ inline constexpr std::string_view kFusedElementwiseInterface = "fused-elementwis
 // The ops a reduce instruction may be (version 2).
 constexpr bool is_fused_reduce(OpId op) {
   return op == OpId::sum_dim || op == OpId::mean_dim || op == OpId::max_dim || op == OpId::min_dim ||
-         op == OpId::argmax || op == OpId::argmin || op == OpId::softmax || op == OpId::log_softmax;
+         op == OpId::argmax || op == OpId::argmin || op == OpId::softmax || op == OpId::log_softmax ||
+         op == OpId::layer_norm || op == OpId::rms_norm;
 }
-// Whether a reduce instruction keeps its argument's shape (softmax) rather than making `dim` size 1.
-constexpr bool fused_reduce_keeps_shape(OpId op) { return op == OpId::softmax || op == OpId::log_softmax; }
+// Whether a reduce instruction keeps its argument's shape (softmax, the norms) rather than making
+// `dim` size 1.
+constexpr bool fused_reduce_keeps_shape(OpId op) {
+  return op == OpId::softmax || op == OpId::log_softmax || op == OpId::layer_norm || op == OpId::rms_norm;
+}
+// An absent optional operand of a reduce instruction (a norm without weight or bias).
+inline constexpr uint16_t kNoRegister = 0xFFFF;
 
 // One instruction: `out` = op(args...) with the op's non-tensor parameters (scalars, doubles, the cast
 // target) as recorded. The tensor parameters of the op, in table order, are args[0..n_args).
