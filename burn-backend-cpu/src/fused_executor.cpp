@@ -417,10 +417,10 @@ class Prologue {
     const size_t es = reg >= 0 ? dtype_size(p_.reg_dtype[reg]) : 0;
     for (int64_t t = s; t < s + len; t += kTile) {
       const int64_t n = std::min(kTile, s + len - t);
-      tile(ctx, t, n);
-      if (reg < 0) continue;
-      void* d = static_cast<uint8_t*>(dst) + (t - s) * static_cast<int64_t>(es);
-      if (d != ctx.ptr[reg]) std::memcpy(d, ctx.ptr[reg], static_cast<size_t>(n) * es);
+      void* d = reg >= 0 ? static_cast<uint8_t*>(dst) + (t - s) * static_cast<int64_t>(es) : nullptr;
+      tile(ctx, t, n, reg, d);
+      // An input or a stored register lives elsewhere: copied.
+      if (reg >= 0 && d != ctx.ptr[reg]) std::memcpy(d, ctx.ptr[reg], static_cast<size_t>(n) * es);
     }
   }
 
@@ -432,8 +432,9 @@ class Prologue {
     bool loaded;
   };
 
-  // Elements [s, s + n), n <= kTile.
-  void tile(Ctx& ctx, int64_t s, int64_t n) const {
+  // Elements [s, s + n), n <= kTile; register `direct` (if a tile-buffer register) is computed into
+  // `dst` instead of its buffer.
+  void tile(Ctx& ctx, int64_t s, int64_t n, int32_t direct, void* dst) const {
     const size_t nin = p_.num_inputs;
     void** ptr = ctx.ptr.data();
     for (size_t i = 0; i < nin; ++i) {
@@ -451,10 +452,12 @@ class Prologue {
     }
     for (size_t k = 0; k < ncode_; ++k) {
       const size_t r = nin + k;
-      ptr[r] =
-          output_of_[r] >= 0
-              ? static_cast<void*>(out_base_[output_of_[r]] + s * static_cast<int64_t>(dtype_size(p_.reg_dtype[r])))
-              : static_cast<void*>(ctx.scratch.get() + static_cast<size_t>(slot_[r]) * kTile);
+      if (output_of_[r] >= 0)
+        ptr[r] = out_base_[output_of_[r]] + s * static_cast<int64_t>(dtype_size(p_.reg_dtype[r]));
+      else if (static_cast<int32_t>(r) == direct)
+        ptr[r] = dst;
+      else
+        ptr[r] = ctx.scratch.get() + static_cast<size_t>(slot_[r]) * kTile;
       exec(p_.code[k], p_.reg_dtype, ptr, n);
     }
   }
