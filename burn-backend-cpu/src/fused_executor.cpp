@@ -498,7 +498,6 @@ bool reduce_supported(const FusedProgram& p, const FusedInstr& in) {
   if (in.n_args != (in.op == OpId::layer_norm ? 3 : in.op == OpId::rms_norm ? 2 : 1)) return false;
   if (in.args[0] >= p.reg_dtype.size()) return false;
   const DType a = p.reg_dtype[in.args[0]], r = p.reg_dtype[in.out];
-  if (std::find(p.outputs.begin(), p.outputs.end(), in.out) == p.outputs.end()) return false;
   // A norm's weight and bias: absent, or inputs of x's dtype.
   for (size_t q = 1; norm && q < in.n_args; ++q)
     if (in.args[q] != kNoRegister && (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != a)) return false;
@@ -615,13 +614,18 @@ class CpuFusedExecutor final : public FusedExecutor {
  public:
   bool can_run(const FusedProgram& p) const override {
     if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
+    int64_t red = -1;  // the reduce instruction, if any
     for (size_t k = 0; k < p.code.size(); ++k) {
       const FusedInstr& in = p.code[k];
       if (is_fused_reduce(in.op)) {
-        if (k + 1 != p.code.size() || !reduce_supported(p, in)) return false;
-      } else if (!supported(in, p.reg_dtype)) {
-        return false;
+        if (red >= 0 || !reduce_supported(p, in)) return false;
+        red = static_cast<int64_t>(k);
+        continue;
       }
+      if (!supported(in, p.reg_dtype)) return false;
+      // The epilogue reads inputs, the reduce's result and itself: the prologue's registers are gone.
+      for (size_t q = 0; red >= 0 && q < in.n_args; ++q)
+        if (in.args[q] >= p.num_inputs && in.args[q] < p.num_inputs + static_cast<size_t>(red)) return false;
     }
     return true;
   }
@@ -631,34 +635,83 @@ class CpuFusedExecutor final : public FusedExecutor {
   Prims run(const FusedProgram& p, const Prims& inputs) override {
     const size_t nin = p.num_inputs, nregs = p.reg_dtype.size();
     if (inputs.size() != nin) throw Error("fused", "internal: the program and its inputs disagree");
-    const FusedInstr* red = !p.code.empty() && is_fused_reduce(p.code.back().op) ? &p.code.back() : nullptr;
-    // Outputs, and which register each one is.
-    Prims outs;
+    size_t rk = p.code.size();  // the reduce instruction's index, if any
+    for (size_t k = 0; k < p.code.size(); ++k)
+      if (is_fused_reduce(p.code[k].op)) rk = k;
+    const FusedInstr* red = rk < p.code.size() ? &p.code[rk] : nullptr;
+    Shape red_shape;
+    if (red) {
+      if (!fused_reduce_keeps_shape(red->op)) check_dim(op_info(red->op).name, p.shape, red->dim);
+      red_shape = fused_reduce_keeps_shape(red->op) ? p.shape : with_dim(p.shape, red->dim, 1);
+    }
+    // Outputs, and which register each one is; the epilogue's come from its own pass below.
+    Prims outs(p.outputs.size());
     std::vector<int32_t> output_of(nregs, -1);
-    std::vector<uint8_t*> out_base;
+    std::vector<uint8_t*> out_base(p.outputs.size(), nullptr);
     for (size_t j = 0; j < p.outputs.size(); ++j) {
       const uint16_t r = p.outputs[j];
-      const bool reduced = red && r == red->out && !fused_reduce_keeps_shape(red->op);
-      if (reduced) check_dim(op_info(red->op).name, p.shape, red->dim);
-      CpuPtr t = alloc(reduced ? with_dim(p.shape, red->dim, 1) : p.shape, p.reg_dtype[r]);
       output_of[r] = static_cast<int32_t>(j);
-      out_base.push_back(static_cast<uint8_t*>(t->raw()));
-      outs.push_back(std::move(t));
+      if (red && r > red->out) continue;
+      CpuPtr t = alloc(red && r == red->out ? red_shape : p.shape, p.reg_dtype[r]);
+      out_base[j] = static_cast<uint8_t*>(t->raw());
+      outs[j] = std::move(t);
     }
     const int64_t total = p.shape.num_elements();
     // The fusion stream records no reduction of an empty tensor (it runs them eagerly, for their errors).
     if (total == 0 && red) throw Error(op_info(red->op).name, "internal: a fused reduction over an empty tensor");
     if (total == 0) return outs;
-    const Prologue pro(p, inputs, p.code.size() - (red ? 1 : 0), red ? red->args[0] : -1, output_of, out_base);
-    if (red) {
-      run_reduce(p, *red, pro, inputs, out_base[output_of[red->out]]);
+    const Prologue pro(p, inputs, rk, red ? red->args[0] : -1, output_of, out_base);
+    if (!red) {
+      parallel_for(total, std::max<int64_t>(kTile, kElementwiseGrain), [&](int64_t b, int64_t e) {
+        Prologue::Ctx ctx = pro.context();
+        pro.eval(ctx, b, e - b, -1, nullptr);
+      });
       return outs;
     }
-    parallel_for(total, std::max<int64_t>(kTile, kElementwiseGrain), [&](int64_t b, int64_t e) {
-      Prologue::Ctx ctx = pro.context();
-      pro.eval(ctx, b, e - b, -1, nullptr);
-    });
+    // The reduce's result: an output, or a temporary that only the epilogue reads.
+    Prim red_t = output_of[red->out] >= 0 ? outs[output_of[red->out]] : alloc(red_shape, p.reg_dtype[red->out]);
+    run_reduce(p, *red, pro, inputs, as_cpu(red_t, "fused")->raw());
+    if (rk + 1 < p.code.size()) run_epilogue(p, rk, red_t, inputs, outs);
     return outs;
+  }
+
+ private:
+  // The instructions after the reduce: one elementwise program over the reduce's result, whose
+  // registers are that result, the inputs the epilogue reads, then the epilogue's own.
+  void run_epilogue(const FusedProgram& p, size_t rk, const Prim& red_t, const Prims& inputs, Prims& outs) {
+    const FusedInstr& red = p.code[rk];
+    FusedProgram ep;
+    ep.shape = red_t->shape();
+    std::vector<int32_t> map(p.reg_dtype.size(), -1);
+    Prims ep_in{red_t};
+    map[red.out] = 0;
+    ep.reg_dtype.push_back(p.reg_dtype[red.out]);
+    for (size_t k = rk + 1; k < p.code.size(); ++k)
+      for (size_t q = 0; q < p.code[k].n_args; ++q) {
+        const uint16_t a = p.code[k].args[q];
+        if (a < p.num_inputs && map[a] < 0) {
+          map[a] = static_cast<int32_t>(ep_in.size());
+          ep_in.push_back(inputs[a]);
+          ep.reg_dtype.push_back(p.reg_dtype[a]);
+        }
+      }
+    ep.num_inputs = ep_in.size();
+    for (size_t k = rk + 1; k < p.code.size(); ++k) {
+      FusedInstr in = p.code[k];
+      for (size_t q = 0; q < in.n_args; ++q) in.args[q] = static_cast<uint16_t>(map[in.args[q]]);
+      in.out = static_cast<uint16_t>(ep.reg_dtype.size());
+      map[p.code[k].out] = in.out;
+      ep.reg_dtype.push_back(p.reg_dtype[p.code[k].out]);
+      ep.code.push_back(in);
+    }
+    std::vector<size_t> which;
+    for (size_t j = 0; j < p.outputs.size(); ++j)
+      if (p.outputs[j] > red.out) {
+        ep.outputs.push_back(static_cast<uint16_t>(map[p.outputs[j]]));
+        which.push_back(j);
+      }
+    Prims eo = run(ep, ep_in);
+    for (size_t i = 0; i < which.size(); ++i) outs[which[i]] = std::move(eo[i]);
   }
 };
 

@@ -135,7 +135,9 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
   for (const Run& run : plan->runs) {
     if (run.fused) {
       FusedProgram p = run.program;
-      p.shape = ops[run.instr_op.front()].shape;
+      // The iteration space: the first op's shape, or the input's when the run starts at a reduction.
+      const ir::PendingOp& head = ops[run.instr_op.front()];
+      p.shape = ir::reducible(head.op) ? ops[head.in[0].value].shape : head.shape;
       for (size_t k = 0; k < p.code.size(); ++k) {
         const ir::PendingOp& op = ops[run.instr_op[k]];
         for (size_t s = 0; s < op.n_scalars; ++s) p.code[k].scalars[s] = op.scalars[s];

@@ -57,23 +57,38 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
     for (size_t k = 0; k < ops[i].n_in; ++k)
       if (ops[i].in[k].value >= 0) plan->needed[ops[i].in[k].value] = 1;
   }
-  // Runs: consecutive computed ops of one output shape. A reduction whose input is a value of the open
-  // run ends that run (its prologue); any other reduction is a run of its own.
+  // Runs: consecutive computed ops of one output shape (the prologue). A reduction whose input is a
+  // value of the open run joins it; any other reduction starts a run. After a reduction, only its
+  // epilogue joins: elementwise ops of the reduction's output shape whose values from this run are
+  // the reduction's or the epilogue's (a prologue value is gone once the reduction has run).
   std::vector<uint32_t> run_of(n, UINT32_MAX);
-  int64_t first = -1;   // first computed op of the open run
-  bool closed = false;  // the open run ended with a reduction: nothing more joins it
+  std::vector<uint8_t> after_reduce(n, 0);  // per op: the reduction of its run or its epilogue
+  int64_t first = -1;                       // first computed op of the open run
+  int64_t red = -1;                         // the open run's reduction, if it has one
   for (size_t i = 0; i < n; ++i) {
     if (!plan->needed[i]) continue;
     const bool reduce = ir::reducible(ops[i].op);
-    const int32_t v = ops[i].in[0].value;
-    const bool joins = reduce && first >= 0 && !closed && v >= 0 && run_of[v] == plan->runs.size() - 1;
-    if (!joins && (first < 0 || closed || reduce || ops[i].shape != ops[first].shape)) {
+    const uint32_t cur = static_cast<uint32_t>(plan->runs.size()) - 1;
+    bool joins = false;
+    if (first >= 0 && red < 0) {
+      const int32_t v = ops[i].in[0].value;
+      joins = reduce ? v >= 0 && run_of[v] == cur : ops[i].shape == ops[first].shape;
+    } else if (first >= 0 && !reduce && ops[i].shape == ops[red].shape) {
+      joins = true;
+      for (size_t k = 0; k < ops[i].n_in; ++k) {
+        const int32_t w = ops[i].in[k].value;
+        if (w >= 0 && run_of[w] == cur && !after_reduce[w]) joins = false;
+      }
+    }
+    if (!joins) {
       if (!plan->runs.empty()) plan->runs.back().end = static_cast<uint32_t>(i);
       plan->runs.push_back(Run{static_cast<uint32_t>(i), static_cast<uint32_t>(n), false, {}, {}, {}, {}});
       first = static_cast<int64_t>(i);
+      red = -1;
     }
     run_of[i] = static_cast<uint32_t>(plan->runs.size() - 1);
-    closed = reduce;
+    if (reduce) red = static_cast<int64_t>(i);
+    after_reduce[i] = red >= 0;
   }
   // A value leaves its run when its handle is alive or a later run reads it.
   for (size_t i = 0; i < n; ++i) {

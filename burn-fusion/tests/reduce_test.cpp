@@ -166,14 +166,54 @@ TEST(FusionReduce, KeptIntermediatesAreStoredByTheSameProgram) {
                {"fused[mul_scalar exp sum_dim] -> 2", "eager[softmax]"});
 }
 
-// The epilogue (ops on the reduced result) runs as its own fused run after the reduction.
-TEST(FusionReduce, EpilogueRunsFusedAfterTheReduction) {
-  expect_fused({{Shape{16, 128}, DType::F32}},
+// The epilogue (ops on the reduction's result) runs in the same program, after the reduction: over the
+// reduced shape, with its own operands; softmax's epilogue is over the full shape.
+TEST(FusionReduce, TheEpilogueJoinsTheReductionsProgram) {
+  expect_fused({{Shape{16, 128}, DType::F32}, {Shape{16, 1}, DType::F32}},
                [](const std::vector<H>& in) {
                  H s = api::reduce_dim(OpId::sum_dim, api::unary(OpId::exp, in[0]), 1);
-                 return std::vector<H>{api::unary(OpId::log, api::div_scalar(s, 128.0))};
+                 return std::vector<H>{api::add(api::unary(OpId::log, api::div_scalar(s, 128.0)), in[1])};
                },
-               {"fused[exp sum_dim] -> 1", "fused[div_scalar log] -> 1"});
+               {"fused[exp sum_dim div_scalar log add] -> 1"});
+  // One epilogue op is enough: no eager op left over.
+  expect_fused({{Shape{9, 40}, DType::I64}},
+               [](const std::vector<H>& in) {
+                 return std::vector<H>{
+                     api::mul_scalar(api::reduce_dim(OpId::max_dim, api::add_scalar(in[0], 3), 0), Scalar(int64_t{2}))};
+               },
+               {"fused[add_scalar max_dim mul_scalar] -> 1"});
+  // Kept: the reduction's result and an epilogue value are stored too.
+  expect_fused({{Shape{20, 30}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H m = api::reduce_dim(OpId::mean_dim, api::unary(OpId::square, in[0]), 1);
+                 H r = api::unary(OpId::sqrt, m);
+                 return std::vector<H>{m, r, api::unary(OpId::recip, r)};
+               },
+               {"fused[square mean_dim sqrt recip] -> 3"});
+  expect_fused({{Shape{32, 64}, DType::F32}, {Shape{32, 64}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 return std::vector<H>{api::mul(api::softmax(api::mul_scalar(in[0], 0.5), 1), in[1])};
+               },
+               {"fused[mul_scalar softmax mul] -> 1"});
+}
+
+// What cannot join: an op reading a prologue value after the reduction (gone by then) starts a new run;
+// a reduction of a value of a closed run starts its own run, whose epilogue joins it.
+TEST(FusionReduce, WhereTheEpilogueStops) {
+  expect_fused({{Shape{32, 64}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H y = api::mul_scalar(in[0], 2);
+                 return std::vector<H>{api::add(api::softmax(y, 1), y)};
+               },
+               {"fused[mul_scalar softmax] -> 2", "eager[add]"});
+  expect_fused({{Shape{12, 50}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H y = api::unary(OpId::exp, in[0]);
+                 H a = api::reduce_dim(OpId::sum_dim, y, 1);
+                 H b = api::unary(OpId::neg, api::unary(OpId::log, api::reduce_dim(OpId::sum_dim, y, 0)));
+                 return std::vector<H>{a, b};
+               },
+               {"fused[exp sum_dim] -> 2", "fused[sum_dim log neg] -> 1"});
 }
 
 // A reduction of a tensor that is not pending runs at once on the inner backend (nothing to fuse).

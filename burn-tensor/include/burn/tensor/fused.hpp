@@ -9,14 +9,15 @@
 // written to memory. The interface name carries a version: a change to these structs is a new name
 // (version 2 added reduce instructions; version 1, elementwise only, is no longer asked for).
 //
-// Reduce instructions (version 2): the last instruction of a program may be one of sum_dim, mean_dim,
+// Reduce instructions (version 2): one instruction of a program may be one of sum_dim, mean_dim,
 // max_dim, min_dim, argmax, argmin (result of `shape` with `dim` of size 1; argmax/argmin give I64),
 // softmax or log_softmax (result of `shape`), over `dim` of its one argument; or layer_norm (args x,
 // weight, bias) or rms_norm (x, weight) over the last `dim` dims with params[0] = eps, where weight
 // and bias are input registers read whole (the trailing shape, not broadcast) or kNoRegister when
 // absent. The instructions before it are its prologue: they are computed per lane block and folded
-// without being written out, unless listed in `outputs` (stored with `shape`). A reduce instruction's
-// register is always an output.
+// without being written out, unless listed in `outputs` (stored with `shape`). The instructions after
+// it are its epilogue, over the reduce's result shape: they read inputs (broadcast to that shape), the
+// reduce's register and each other, never a prologue register.
 #pragma once
 
 #include <cstdint>
