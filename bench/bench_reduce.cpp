@@ -1,4 +1,5 @@
-// Reductions on 4096x4096 f32: sum of all, of the last dim, of the first dim, and argmax of the last dim.
+// Reductions on 4096x4096 f32: sum of all, of the last dim, of the first dim, and argmax of the last dim;
+// (x * 2 + 1).exp().sum_dim(1) unfused and on fusion<cpu> (`_fused`, sync() per iteration).
 #include "common.hpp"
 
 namespace {
@@ -23,6 +24,17 @@ void register_cases() {
   add_reduce("sum_dim_last/4096x4096", [](const T& x) { return x.sum_dim(1); });
   add_reduce("sum_dim_first/4096x4096", [](const T& x) { return x.sum_dim(0); });
   add_reduce("argmax_last/4096x4096", [](const T& x) { return x.argmax(1); });
+  add_reduce("exp_affine_sum_dim_last/4096x4096", [](const T& x) { return (x * 2.0f + 1.0f).exp().sum_dim(1); });
+  add_case("exp_affine_sum_dim_last_fused/4096x4096", [](benchmark::State& st) {
+    const Device fused = Device::get("fusion<cpu>");  // libburn-fusion is loaded by name
+    auto x = input<2>({4096, 4096}).to_device(fused);
+    fused.sync();
+    for (auto _ : st) {
+      auto y = (x * 2.0f + 1.0f).exp().sum_dim(1);
+      fused.sync();
+      benchmark::DoNotOptimize(y);
+    }
+  });
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
-// The cpu backend's fused-elementwise executor (burn/tensor/fused.hpp), reached through
+// The cpu backend's fused executor (burn/tensor/fused.hpp), reached through
 // query_interface(kFusedElementwiseInterface): runs a FusedProgram over tiles of kTile elements of its
-// iteration space on the thread pool. Each instruction is one loop over a tile with the same
-// per-element function (ops/elementwise_fns.hpp) or f32 kernel as the eager op, so a fused chain gives
-// bit for bit what the ops gave one at a time; only the stored outputs reach memory, everything else
-// lives in per-thread tile buffers that stay in cache.
+// iteration space on the thread pool; a program ending in a reduce instruction runs the eager reduction
+// kernel (ops/reduce_kernels.hpp, ops/softmax_kernels.hpp) over its prologue, computed lane block by lane block. Each
+// instruction is one loop over a tile with the same per-element function (ops/elementwise_fns.hpp) or f32 kernel as the
+// eager op, so a fused chain gives bit for bit what the ops gave one at a time; only the stored outputs reach memory,
+// everything else lives in per-thread tile buffers that stay in cache.
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -17,6 +19,9 @@
 #include "elementwise.hpp"
 #include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
+#include "ops/norm_kernels.hpp"
+#include "ops/reduce_kernels.hpp"
+#include "ops/softmax_kernels.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -161,8 +166,15 @@ void by_size_of(DType d, F&& f) {
   }
 }
 
+// f64 gelu_tanh for the baseline ISA only, as the eager f64 loop is compiled: inside the x86-64-v3
+// clone below, GCC contracts its multiply-add (x + c * x^3) into an FMA and the result moves by an ulp.
+[[gnu::noinline]] void gelu_tanh_f64(const double* x, double* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh_of(x[i]);
+}
+
 // Cloned per ISA level as the eager f32 kernels are: the tile loops inlined here get AVX2 where the CPU
-// has it. Results do not change: no contraction into FMA (ISO C++ mode), libm calls are the same calls.
+// has it. Results do not change: libm calls are the same calls, and the one f64 op whose formula GCC
+// would contract into an FMA there (gelu_tanh) runs outside the clone.
 BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr, int64_t n) {
   const DType dt = reg[in.args[0]];
   const void* a = ptr[in.args[0]];
@@ -225,7 +237,9 @@ BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& r
     case OpId::gelu:
       return float_op(dt, a, o, n, gelu_f32,
                       [](double v) { return 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)); });
-    case OpId::gelu_tanh: return float_op(dt, a, o, n, gelu_tanh_f32, [](double v) { return gelu_tanh_of(v); });
+    case OpId::gelu_tanh:
+      if (dt == DType::F64) return gelu_tanh_f64(static_cast<const double*>(a), static_cast<double*>(o), n);
+      return gelu_tanh_f32(static_cast<const float*>(a), static_cast<float*>(o), n);
     case OpId::leaky_relu:
       return dispatch<Dtypes::Float>(dt, name, [&]<typename T>() {
         const T sl = static_cast<T>(in.params[0]);
@@ -330,12 +344,289 @@ void gather(const E* base, const std::vector<int64_t>& strides, const Shape& sha
   }
 }
 
+// The elementwise part of a program (all of it, or a reduce instruction's prologue), evaluated over
+// ranges of its flat iteration space: stored outputs go straight into their tensors, every other
+// register lives in per-thread tile buffers.
+class Prologue {
+ public:
+  // Per-thread state: tile buffers and the registers' pointers.
+  struct Ctx {
+    std::unique_ptr<uint64_t[]> scratch;
+    std::vector<void*> ptr;
+  };
+
+  // `ncode` instructions of `p` run here; `keep` (or -1) is a register read after them (the reduce's
+  // argument), so its tile buffer is never reused.
+  Prologue(const FusedProgram& p, const Prims& inputs, size_t ncode, int32_t keep, std::vector<int32_t> output_of,
+           std::vector<uint8_t*> out_base)
+      : p_(p), ncode_(ncode), output_of_(std::move(output_of)), out_base_(std::move(out_base)) {
+    const size_t nin = p.num_inputs, nregs = p.reg_dtype.size();
+    // Inputs no prologue instruction reads (a norm's weight and bias) are not loaded per tile.
+    std::vector<uint8_t> read(nin, 0);
+    for (size_t k = 0; k < ncode; ++k)
+      for (size_t q = 0; q < p.code[k].n_args; ++q)
+        if (p.code[k].args[q] < nin) read[p.code[k].args[q]] = 1;
+    if (keep >= 0 && static_cast<size_t>(keep) < nin) read[keep] = 1;
+    in_.resize(nin);
+    for (size_t i = 0; i < nin; ++i) {
+      const CpuTensor* t = as_cpu(inputs[i], "fused").get();
+      in_[i] = {static_cast<const uint8_t*>(t->raw()), broadcast_strides(*t, p.shape),
+                t->is_contiguous() && t->shape() == p.shape, read[i] != 0};
+    }
+    // Tile buffers: a register that is neither a flat input nor an output gets a slot, freed after
+    // its last reader, so the working set is the live registers only.
+    std::vector<int64_t> last_use(nregs, -1);
+    for (size_t k = 0; k < ncode; ++k)
+      for (size_t q = 0; q < p.code[k].n_args; ++q) last_use[p.code[k].args[q]] = static_cast<int64_t>(k);
+    if (keep >= 0) last_use[keep] = std::numeric_limits<int64_t>::max();
+    slot_.assign(nregs, -1);
+    std::vector<int32_t> free_slots;
+    std::vector<uint8_t> released(nregs, 0);
+    auto take = [&] {
+      if (!free_slots.empty()) {
+        const int32_t sl = free_slots.back();
+        free_slots.pop_back();
+        return sl;
+      }
+      return num_slots_++;
+    };
+    for (size_t i = 0; i < nin; ++i)
+      if (in_[i].loaded && !in_[i].flat) slot_[i] = take();
+    for (size_t k = 0; k < ncode; ++k) {
+      // The result gets a slot before the operands read for the last time give theirs back: writing
+      // over an operand is unsafe when the element sizes differ (a widening cast).
+      const size_t r = nin + k;
+      if (output_of_[r] < 0) slot_[r] = take();
+      for (size_t q = 0; q < p.code[k].n_args; ++q) {
+        const uint16_t a = p.code[k].args[q];
+        if (last_use[a] == static_cast<int64_t>(k) && slot_[a] >= 0 && !released[a]) {
+          free_slots.push_back(slot_[a]);
+          released[a] = 1;
+        }
+      }
+    }
+  }
+
+  Ctx context() const {
+    return {std::unique_ptr<uint64_t[]>(new uint64_t[static_cast<size_t>(std::max(num_slots_, 1)) * kTile]),
+            std::vector<void*>(p_.reg_dtype.size(), nullptr)};
+  }
+
+  // Evaluates elements [s, s + len); with reg >= 0, copies register `reg` of them to dst.
+  void eval(Ctx& ctx, int64_t s, int64_t len, int32_t reg, void* dst) const {
+    const size_t es = reg >= 0 ? dtype_size(p_.reg_dtype[reg]) : 0;
+    for (int64_t t = s; t < s + len; t += kTile) {
+      const int64_t n = std::min(kTile, s + len - t);
+      void* d = reg >= 0 ? static_cast<uint8_t*>(dst) + (t - s) * static_cast<int64_t>(es) : nullptr;
+      tile(ctx, t, n, reg, d);
+      // An input or a stored register lives elsewhere: copied.
+      if (reg >= 0 && d != ctx.ptr[reg]) std::memcpy(d, ctx.ptr[reg], static_cast<size_t>(n) * es);
+    }
+  }
+
+ private:
+  struct Input {
+    const uint8_t* base;
+    std::vector<int64_t> strides;
+    bool flat;
+    bool loaded;
+  };
+
+  // Elements [s, s + n), n <= kTile; register `direct` (if a tile-buffer register) is computed into
+  // `dst` instead of its buffer.
+  void tile(Ctx& ctx, int64_t s, int64_t n, int32_t direct, void* dst) const {
+    const size_t nin = p_.num_inputs;
+    void** ptr = ctx.ptr.data();
+    for (size_t i = 0; i < nin; ++i) {
+      if (!in_[i].loaded) continue;
+      const size_t es = dtype_size(p_.reg_dtype[i]);
+      if (in_[i].flat) {
+        ptr[i] = const_cast<uint8_t*>(in_[i].base + s * static_cast<int64_t>(es));
+        continue;
+      }
+      void* buf = ctx.scratch.get() + static_cast<size_t>(slot_[i]) * kTile;
+      ptr[i] = buf;
+      by_size_of(p_.reg_dtype[i], [&]<typename E>() {
+        gather(reinterpret_cast<const E*>(in_[i].base), in_[i].strides, p_.shape, s, n, static_cast<E*>(buf));
+      });
+    }
+    for (size_t k = 0; k < ncode_; ++k) {
+      const size_t r = nin + k;
+      if (output_of_[r] >= 0)
+        ptr[r] = out_base_[output_of_[r]] + s * static_cast<int64_t>(dtype_size(p_.reg_dtype[r]));
+      else if (static_cast<int32_t>(r) == direct)
+        ptr[r] = dst;
+      else
+        ptr[r] = ctx.scratch.get() + static_cast<size_t>(slot_[r]) * kTile;
+      exec(p_.code[k], p_.reg_dtype, ptr, n);
+    }
+  }
+
+  const FusedProgram& p_;
+  size_t ncode_;
+  std::vector<int32_t> output_of_;
+  std::vector<uint8_t*> out_base_;
+  std::vector<Input> in_;
+  std::vector<int32_t> slot_;
+  int32_t num_slots_ = 0;
+};
+
+// A reduction kernel's source (ops/reduce_kernels.hpp) that computes the prologue: each span is
+// evaluated into a buffer, read ahead up to the chunk's end so that short lanes share one evaluation.
+template <typename T>
+struct PrologueSource {
+  static constexpr int64_t kMaxSpan = 4096;
+  const Prologue* pro;
+  Prologue::Ctx ctx;
+  int32_t reg;
+  int64_t end;  // the chunk's last flat index + 1 when its spans are contiguous, else -1
+  std::vector<T> buf{};
+  int64_t ws = 0, we = 0;  // the flat range held in buf
+
+  const T* span(int64_t a, int64_t b) {
+    if (a >= ws && b <= we) return buf.data() + (a - ws);
+    ws = a;
+    we = std::max(b, std::min(a + kMaxSpan, end));
+    if (buf.size() < static_cast<size_t>(we - ws)) buf.resize(static_cast<size_t>(we - ws));
+    pro->eval(ctx, ws, we - ws, reg, buf.data());
+    return buf.data();
+  }
+};
+
+bool reduce_supported(const FusedProgram& p, const FusedInstr& in) {
+  const bool norm = in.op == OpId::layer_norm || in.op == OpId::rms_norm;
+  if (in.n_args != (in.op == OpId::layer_norm ? 3 : in.op == OpId::rms_norm ? 2 : 1)) return false;
+  if (in.args[0] >= p.reg_dtype.size()) return false;
+  const DType a = p.reg_dtype[in.args[0]], r = p.reg_dtype[in.out];
+  // A norm's weight and bias: absent, or inputs of x's dtype.
+  for (size_t q = 1; norm && q < in.n_args; ++q)
+    if (in.args[q] != kNoRegister && (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != a)) return false;
+  switch (in.op) {
+    case OpId::sum_dim:
+    case OpId::mean_dim:
+    case OpId::max_dim:
+    case OpId::min_dim: return numeric(a) && r == a;
+    case OpId::argmax:
+    case OpId::argmin: return numeric(a) && r == DType::I64;
+    case OpId::softmax:
+    case OpId::log_softmax:
+    case OpId::layer_norm:
+    case OpId::rms_norm: return floating(a) && r == a;
+    default: return false;
+  }
+}
+
+// Layer / RMS norm: the prologue is written where the result goes, a block of rows at a time, and the
+// eager row kernel normalises it in place.
+void run_norm(const FusedProgram& p, const FusedInstr& red, const Prologue& pro, const Prims& inputs, void* out) {
+  const char* name = op_info(red.op).name;
+  const size_t nd = red.dim;
+  if (nd == 0 || nd > p.shape.rank()) throw Error(name, "internal: normalized dims outside the program's rank");
+  int64_t n = 1;
+  for (size_t d = p.shape.rank() - nd; d < p.shape.rank(); ++d) n *= p.shape[d];
+  const int64_t m = p.shape.num_elements() / n;
+  auto operand = [&](size_t q) -> CpuPtr {
+    if (q >= red.n_args || red.args[q] == kNoRegister) return nullptr;
+    CpuPtr t = contiguous(as_cpu(inputs[red.args[q]], name));
+    if (t->shape().num_elements() != n)
+      throw Error(name, "internal: weight or bias does not match the normalized dims");
+    return t;
+  };
+  const CpuPtr w = operand(1), b = operand(2);
+  const int32_t arg = red.args[0];
+  dispatch<Dtypes::Float>(p.reg_dtype[arg], name, [&]<typename T>() {
+    T* y = static_cast<T*>(out);
+    const T* pw = w ? w->data<T>() : nullptr;
+    const T* pb = b ? b->data<T>() : nullptr;
+    const T eps = static_cast<T>(red.params[0]);
+    const bool rms = red.op == OpId::rms_norm;
+    parallel_for(m, std::max<int64_t>(1, (int64_t(1) << 15) / n), [&](int64_t r0, int64_t r1) {
+      Prologue::Ctx ctx = pro.context();
+      const int64_t rows = std::max<int64_t>(1, kTile * 4 / n);
+      for (int64_t r = r0; r < r1; r += rows) {
+        const int64_t re = std::min(r1, r + rows);
+        pro.eval(ctx, r * n, (re - r) * n, arg, y + r * n);
+        norm_rows_forward(y + r * n, y + r * n, re - r, n, pw, pb, eps, rms);
+      }
+    });
+  });
+}
+
+// Runs the reduce instruction `red` over the prologue's register red.args[0] into `out`.
+void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pro, const Prims& inputs, void* out) {
+  using namespace reducek;
+  const char* name = op_info(red.op).name;
+  if (red.op == OpId::layer_norm || red.op == OpId::rms_norm) return run_norm(p, red, pro, inputs, out);
+  check_dim(name, p.shape, red.dim);
+  const Lanes l = lanes_of(p.shape, red.dim);
+  const int32_t arg = red.args[0];
+  const DType dt = p.reg_dtype[arg];
+  if (fused_reduce_keeps_shape(red.op)) {
+    // Softmax: the prologue is written where the result goes, then the eager lane kernel runs in place.
+    const bool log = red.op == OpId::log_softmax;
+    return dispatch<Dtypes::Float>(dt, name, [&]<typename T>() {
+      T* y = static_cast<T*>(out);
+      const int64_t n = l.n, inner = l.inner;
+      if (inner == 1) {
+        parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, n)), [&](int64_t b, int64_t e) {
+          Prologue::Ctx ctx = pro.context();
+          const int64_t rows = std::max<int64_t>(1, kTile * 4 / std::max<int64_t>(1, n));
+          for (int64_t r = b; r < e; r += rows) {
+            const int64_t re = std::min(e, r + rows);
+            pro.eval(ctx, r * n, (re - r) * n, arg, y + r * n);
+            softmax_rows(y + r * n, y + r * n, re - r, n, log);
+          }
+        });
+        return;
+      }
+      const int64_t chunks = (inner + kSoftmaxCols - 1) / kSoftmaxCols;
+      const int64_t width = std::min(inner, kSoftmaxCols);
+      parallel_for(l.outer * chunks, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, n * width)),
+                   [&](int64_t b, int64_t e) {
+                     Prologue::Ctx ctx = pro.context();
+                     for (int64_t t = b; t < e; ++t) {
+                       const int64_t o = t / chunks, j0 = (t % chunks) * kSoftmaxCols;
+                       const int64_t w = std::min(kSoftmaxCols, inner - j0), off = o * n * inner + j0;
+                       if (w == inner)
+                         pro.eval(ctx, off, n * inner, arg, y + off);
+                       else
+                         for (int64_t k = 0; k < n; ++k) pro.eval(ctx, off + k * inner, w, arg, y + off + k * inner);
+                       softmax_block(y + off, y + off, n, inner, w, log);
+                     }
+                   });
+    });
+  }
+  dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
+    auto make = [&](int64_t end) { return PrologueSource<T>{&pro, pro.context(), arg, end}; };
+    switch (red.op) {
+      case OpId::sum_dim: return reduce_lanes<SumOp<T>, T>(make, static_cast<T*>(out), l);
+      case OpId::mean_dim: return reduce_lanes<MeanOp<T>, T>(make, static_cast<T*>(out), l);
+      case OpId::max_dim: return reduce_lanes<MaxOp<T>, T>(make, static_cast<T*>(out), l);
+      case OpId::min_dim: return reduce_lanes<MinOp<T>, T>(make, static_cast<T*>(out), l);
+      case OpId::argmax: return arg_lanes<true, T>(make, nullptr, static_cast<int64_t*>(out), l);
+      case OpId::argmin: return arg_lanes<false, T>(make, nullptr, static_cast<int64_t*>(out), l);
+      default: throw Error(name, "internal: the fused executor was given a reduce it does not run");
+    }
+  });
+}
+
 class CpuFusedExecutor final : public FusedExecutor {
  public:
   bool can_run(const FusedProgram& p) const override {
     if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
-    for (const FusedInstr& in : p.code)
+    int64_t red = -1;  // the reduce instruction, if any
+    for (size_t k = 0; k < p.code.size(); ++k) {
+      const FusedInstr& in = p.code[k];
+      if (is_fused_reduce(in.op)) {
+        if (red >= 0 || !reduce_supported(p, in)) return false;
+        red = static_cast<int64_t>(k);
+        continue;
+      }
       if (!supported(in, p.reg_dtype)) return false;
+      // The epilogue reads inputs, the reduce's result and itself: the prologue's registers are gone.
+      for (size_t q = 0; red >= 0 && q < in.n_args; ++q)
+        if (in.args[q] >= p.num_inputs && in.args[q] < p.num_inputs + static_cast<size_t>(red)) return false;
+    }
     return true;
   }
 
@@ -344,91 +635,83 @@ class CpuFusedExecutor final : public FusedExecutor {
   Prims run(const FusedProgram& p, const Prims& inputs) override {
     const size_t nin = p.num_inputs, nregs = p.reg_dtype.size();
     if (inputs.size() != nin) throw Error("fused", "internal: the program and its inputs disagree");
-    // Outputs, and which register each one is.
-    Prims outs;
+    size_t rk = p.code.size();  // the reduce instruction's index, if any
+    for (size_t k = 0; k < p.code.size(); ++k)
+      if (is_fused_reduce(p.code[k].op)) rk = k;
+    const FusedInstr* red = rk < p.code.size() ? &p.code[rk] : nullptr;
+    Shape red_shape;
+    if (red) {
+      if (!fused_reduce_keeps_shape(red->op)) check_dim(op_info(red->op).name, p.shape, red->dim);
+      red_shape = fused_reduce_keeps_shape(red->op) ? p.shape : with_dim(p.shape, red->dim, 1);
+    }
+    // Outputs, and which register each one is; the epilogue's come from its own pass below.
+    Prims outs(p.outputs.size());
     std::vector<int32_t> output_of(nregs, -1);
-    std::vector<uint8_t*> out_base;
+    std::vector<uint8_t*> out_base(p.outputs.size(), nullptr);
     for (size_t j = 0; j < p.outputs.size(); ++j) {
-      CpuPtr t = alloc(p.shape, p.reg_dtype[p.outputs[j]]);
-      output_of[p.outputs[j]] = static_cast<int32_t>(j);
-      out_base.push_back(static_cast<uint8_t*>(t->raw()));
-      outs.push_back(std::move(t));
+      const uint16_t r = p.outputs[j];
+      output_of[r] = static_cast<int32_t>(j);
+      if (red && r > red->out) continue;
+      CpuPtr t = alloc(red && r == red->out ? red_shape : p.shape, p.reg_dtype[r]);
+      out_base[j] = static_cast<uint8_t*>(t->raw());
+      outs[j] = std::move(t);
     }
     const int64_t total = p.shape.num_elements();
+    // The fusion stream records no reduction of an empty tensor (it runs them eagerly, for their errors).
+    if (total == 0 && red) throw Error(op_info(red->op).name, "internal: a fused reduction over an empty tensor");
     if (total == 0) return outs;
-
-    struct Input {
-      const uint8_t* base;
-      std::vector<int64_t> strides;
-      bool flat;
-    };
-    std::vector<Input> in(nin);
-    for (size_t i = 0; i < nin; ++i) {
-      const CpuTensor* t = as_cpu(inputs[i], "fused").get();
-      in[i] = {static_cast<const uint8_t*>(t->raw()), broadcast_strides(*t, p.shape),
-               t->is_contiguous() && t->shape() == p.shape};
+    const Prologue pro(p, inputs, rk, red ? red->args[0] : -1, output_of, out_base);
+    if (!red) {
+      parallel_for(total, std::max<int64_t>(kTile, kElementwiseGrain), [&](int64_t b, int64_t e) {
+        Prologue::Ctx ctx = pro.context();
+        pro.eval(ctx, b, e - b, -1, nullptr);
+      });
+      return outs;
     }
-    // Tile buffers: a register that is neither a flat input nor an output gets a slot, freed after
-    // its last reader, so the working set is the live registers only.
-    std::vector<int64_t> last_use(nregs, -1);
-    for (size_t k = 0; k < p.code.size(); ++k)
-      for (size_t q = 0; q < p.code[k].n_args; ++q) last_use[p.code[k].args[q]] = static_cast<int64_t>(k);
-    std::vector<int32_t> slot(nregs, -1);
-    std::vector<int32_t> free_slots;
-    std::vector<uint8_t> released(nregs, 0);
-    int32_t num_slots = 0;
-    auto take = [&] {
-      if (!free_slots.empty()) {
-        const int32_t sl = free_slots.back();
-        free_slots.pop_back();
-        return sl;
-      }
-      return num_slots++;
-    };
-    for (size_t i = 0; i < nin; ++i)
-      if (!in[i].flat) slot[i] = take();
-    for (size_t k = 0; k < p.code.size(); ++k) {
-      // The result gets a slot before the operands read for the last time give theirs back: writing
-      // over an operand is unsafe when the element sizes differ (a widening cast).
-      const size_t r = nin + k;
-      if (output_of[r] < 0) slot[r] = take();
+    // The reduce's result: an output, or a temporary that only the epilogue reads.
+    Prim red_t = output_of[red->out] >= 0 ? outs[output_of[red->out]] : alloc(red_shape, p.reg_dtype[red->out]);
+    run_reduce(p, *red, pro, inputs, as_cpu(red_t, "fused")->raw());
+    if (rk + 1 < p.code.size()) run_epilogue(p, rk, red_t, inputs, outs);
+    return outs;
+  }
+
+ private:
+  // The instructions after the reduce: one elementwise program over the reduce's result, whose
+  // registers are that result, the inputs the epilogue reads, then the epilogue's own.
+  void run_epilogue(const FusedProgram& p, size_t rk, const Prim& red_t, const Prims& inputs, Prims& outs) {
+    const FusedInstr& red = p.code[rk];
+    FusedProgram ep;
+    ep.shape = red_t->shape();
+    std::vector<int32_t> map(p.reg_dtype.size(), -1);
+    Prims ep_in{red_t};
+    map[red.out] = 0;
+    ep.reg_dtype.push_back(p.reg_dtype[red.out]);
+    for (size_t k = rk + 1; k < p.code.size(); ++k)
       for (size_t q = 0; q < p.code[k].n_args; ++q) {
         const uint16_t a = p.code[k].args[q];
-        if (last_use[a] == static_cast<int64_t>(k) && slot[a] >= 0 && !released[a]) {
-          free_slots.push_back(slot[a]);
-          released[a] = 1;
+        if (a < p.num_inputs && map[a] < 0) {
+          map[a] = static_cast<int32_t>(ep_in.size());
+          ep_in.push_back(inputs[a]);
+          ep.reg_dtype.push_back(p.reg_dtype[a]);
         }
       }
+    ep.num_inputs = ep_in.size();
+    for (size_t k = rk + 1; k < p.code.size(); ++k) {
+      FusedInstr in = p.code[k];
+      for (size_t q = 0; q < in.n_args; ++q) in.args[q] = static_cast<uint16_t>(map[in.args[q]]);
+      in.out = static_cast<uint16_t>(ep.reg_dtype.size());
+      map[p.code[k].out] = in.out;
+      ep.reg_dtype.push_back(p.reg_dtype[p.code[k].out]);
+      ep.code.push_back(in);
     }
-
-    parallel_for(total, std::max<int64_t>(kTile, kElementwiseGrain), [&](int64_t b, int64_t e) {
-      std::unique_ptr<uint64_t[]> scratch(new uint64_t[static_cast<size_t>(std::max(num_slots, 1)) * kTile]);
-      std::vector<void*> ptr(nregs, nullptr);
-      for (int64_t s = b; s < e; s += kTile) {
-        const int64_t n = std::min(kTile, e - s);
-        for (size_t i = 0; i < nin; ++i) {
-          const size_t es = dtype_size(p.reg_dtype[i]);
-          if (in[i].flat) {
-            ptr[i] = const_cast<uint8_t*>(in[i].base + s * static_cast<int64_t>(es));
-            continue;
-          }
-          void* buf = scratch.get() + static_cast<size_t>(slot[i]) * kTile;
-          ptr[i] = buf;
-          by_size_of(p.reg_dtype[i], [&]<typename E>() {
-            gather(reinterpret_cast<const E*>(in[i].base), in[i].strides, p.shape, s, n, static_cast<E*>(buf));
-          });
-        }
-        for (size_t k = 0; k < p.code.size(); ++k) {
-          const size_t r = nin + k;
-          ptr[r] =
-              output_of[r] >= 0
-                  ? static_cast<void*>(out_base[output_of[r]] + s * static_cast<int64_t>(dtype_size(p.reg_dtype[r])))
-                  : static_cast<void*>(scratch.get() + static_cast<size_t>(slot[r]) * kTile);
-          exec(p.code[k], p.reg_dtype, ptr.data(), n);
-        }
+    std::vector<size_t> which;
+    for (size_t j = 0; j < p.outputs.size(); ++j)
+      if (p.outputs[j] > red.out) {
+        ep.outputs.push_back(static_cast<uint16_t>(map[p.outputs[j]]));
+        which.push_back(j);
       }
-    });
-    return outs;
+    Prims eo = run(ep, ep_in);
+    for (size_t i = 0; i < which.size(); ++i) outs[which[i]] = std::move(eo[i]);
   }
 };
 

@@ -135,7 +135,9 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
   for (const Run& run : plan->runs) {
     if (run.fused) {
       FusedProgram p = run.program;
-      p.shape = ops[run.instr_op.front()].shape;
+      // The iteration space: the first op's shape, or the input's when the run starts at a reduction.
+      const ir::PendingOp& head = ops[run.instr_op.front()];
+      p.shape = ir::reducible(head.op) ? ops[head.in[0].value].shape : head.shape;
       for (size_t k = 0; k < p.code.size(); ++k) {
         const ir::PendingOp& op = ops[run.instr_op[k]];
         for (size_t s = 0; s < op.n_scalars; ++s) p.code[k].scalars[s] = op.scalars[s];
@@ -310,6 +312,84 @@ Prim FusionBackend::record(const Call& c) {
   }
 }
 
+Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
+  if (!x) return nullptr;
+  FusionPrim& f = fusion_prim(x, op_info(op).name);
+  if (f.ready()) return nullptr;  // nothing to fuse it with: the eager kernel
+  const DType dt = x->dtype();
+  const Shape& in_shape = x->shape();
+  // What the eager kernel would refuse runs now, so that its error is raised at the call.
+  if (dim >= in_shape.rank() || in_shape.num_elements() == 0) return nullptr;
+  const bool keeps = fused_reduce_keeps_shape(op);
+  const bool dtype_ok = keeps ? (dt == DType::F32 || dt == DType::F64)
+                              : (dt == DType::F32 || dt == DType::F64 || dt == DType::I64 || dt == DType::I32);
+  if (!dtype_ok || !inner()->supports(op, dt)) return nullptr;
+  ir::PendingOp rec;
+  rec.op = op;
+  rec.n_in = 1;
+  rec.dim = static_cast<uint32_t>(dim);
+  rec.shape = in_shape;
+  if (!keeps) rec.shape[dim] = 1;
+  rec.dtype = op == OpId::argmax || op == OpId::argmin ? DType::I64 : dt;
+  return push_reduce(std::move(rec), f);
+}
+
+Prim FusionBackend::record_reduce(OpId op, const Prim& x, const Prim& weight, const Prim& bias, size_t normalized_dims,
+                                  double eps) {
+  const char* name = op_info(op).name;
+  if (!x) return nullptr;
+  FusionPrim& f = fusion_prim(x, name);
+  if (f.ready()) return nullptr;
+  const DType dt = x->dtype();
+  const Shape& shape = x->shape();
+  if (normalized_dims == 0 || normalized_dims > shape.rank() || shape.num_elements() == 0) return nullptr;
+  if ((dt != DType::F32 && dt != DType::F64) || !inner()->supports(op, dt)) return nullptr;
+  const std::vector<int64_t> trailing(shape.dims().end() - static_cast<std::ptrdiff_t>(normalized_dims),
+                                      shape.dims().end());
+  ir::PendingOp rec;
+  rec.op = op;
+  rec.n_in = op == OpId::layer_norm ? 3 : 2;
+  rec.in[0].value = 0;
+  // Weight and bias go in whole: ready tensors of x's dtype and the trailing shape, or absent.
+  const Prim* params[2] = {&weight, &bias};
+  for (size_t k = 0; k + 1 < rec.n_in; ++k) {
+    const Prim& p = *params[k];
+    if (!p) continue;
+    FusionPrim& pf = fusion_prim(p, name);
+    if (!pf.ready() || p->dtype() != dt || p->shape().dims() != trailing) return nullptr;
+    rec.in[k + 1].external = pf.resolve();
+  }
+  rec.n_params = 1;
+  rec.params[0] = eps;
+  rec.dim = static_cast<uint32_t>(normalized_dims);
+  rec.shape = shape;
+  rec.dtype = dt;
+  return push_reduce(std::move(rec), f);
+}
+
+Prim FusionBackend::push_reduce(ir::PendingOp rec, FusionPrim& f) {
+  for (;;) {
+    std::shared_ptr<Segment> seg = current_segment();
+    // Pending in another thread's segment (or flushed meanwhile): the eager path resolves it.
+    if (f.segment() != seg) return nullptr;
+    std::unique_lock lock(seg->mutex);
+    if (seg->flushed.load(std::memory_order_relaxed)) continue;
+    if (seg->ops.size() >= kMaxSegmentOps) {
+      lock.unlock();
+      seg->flush();
+      continue;
+    }
+    rec.in[0].value = static_cast<int32_t>(f.index());
+    Shape shape = rec.shape;
+    const DType dtype = rec.dtype;
+    auto out = std::make_shared<FusionPrim>(std::move(shape), dtype, seg, static_cast<uint32_t>(seg->ops.size()));
+    rec.out = out;
+    seg->ops.push_back(std::move(rec));
+    state_->counters.recorded.fetch_add(1, std::memory_order_relaxed);
+    return out;
+  }
+}
+
 // ---- the ops ----
 
 namespace {
@@ -363,22 +443,25 @@ R eager(Backend& inner, OpId op, R (Backend::*fn)(P...), A&&... args) {
   return wrap((inner.*fn)(unwrap(std::forward<A>(args), name)...));
 }
 
-template <bool Fusable, typename R, typename... P, typename... A>
+template <bool Fusable, bool Reducible, typename R, typename... P, typename... A>
 R dispatch(FusionBackend& self, OpId op, R (Backend::*fn)(P...), A&&... args) {
   if constexpr (Fusable) {
     FusionBackend::Call c;
     c.op = op;
     (collect(c, args), ...);
     if (Prim r = self.record(c)) return r;
+  } else if constexpr (Reducible) {
+    if (Prim r = self.record_reduce(op, args...)) return r;
   }
   return eager(*self.inner(), op, fn, std::forward<A>(args)...);
 }
 
 }  // namespace
 
-#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                                \
-  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                         \
-    return dispatch<ir::fusable(OpId::name)>(*this, OpId::name, &Backend::name, BURN_OP_ARG_LIST(__VA_ARGS__)); \
+#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                           \
+  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                    \
+    return dispatch<ir::fusable(OpId::name), ir::reducible(OpId::name)>(*this, OpId::name, &Backend::name, \
+                                                                        BURN_OP_ARG_LIST(__VA_ARGS__));    \
   }
 BURN_OP_TABLE(BURN_FUSION_OP)
 #undef BURN_FUSION_OP

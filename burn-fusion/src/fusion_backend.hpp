@@ -112,6 +112,16 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // Records the call into this thread's segment; null when it must run now (operands the inner backend
   // refuses, so that its error is raised at the call).
   Prim record(const Call& call);
+  // Records a reduction over `dim` (ir::reducible) of a tensor pending in this thread's segment, so a
+  // plan can fuse it with the ops that compute its input; null when it must run now (a ready input, a
+  // dim or dtype the eager kernel raises for, an empty tensor).
+  Prim record_reduce(OpId op, const Prim& x, size_t dim);
+  // layer_norm (weight and bias may be null) and rms_norm (bias null) of a pending x: recorded when x is
+  // pending here and weight and bias are ready tensors of x's dtype over its trailing `normalized_dims`.
+  Prim record_reduce(OpId op, const Prim& x, const Prim& weight, const Prim& bias, size_t normalized_dims, double eps);
+  Prim record_reduce(OpId op, const Prim& x, const Prim& weight, size_t normalized_dims, double eps) {
+    return record_reduce(op, x, weight, nullptr, normalized_dims, eps);
+  }
 
  protected:
   std::string decorator_name() const override { return "fusion"; }
@@ -120,6 +130,8 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // This thread's open segment of this device (a new one when the last was flushed).
   std::shared_ptr<Segment> current_segment();
   bool recordable(const Call& call, Shape& shape, DType& dtype) const;
+  // Appends a reduction of pending `x` to this thread's segment; null when x is not pending there.
+  Prim push_reduce(ir::PendingOp rec, FusionPrim& x);
 
   const uint64_t id_;  // keys the per-thread segments; never reused, unlike the object's address
   std::shared_ptr<FusionState> state_;

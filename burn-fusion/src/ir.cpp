@@ -51,7 +51,29 @@ Prim invoke(Backend&, R (Backend::*)(P...), const PendingOp& op, Prims&) {
 
 }  // namespace
 
+// The switch in run_one names every reducible op.
+constexpr size_t count_reducible() {
+  size_t c = 0;
+  for (size_t i = 0; i < kOpCount; ++i) c += reducible(static_cast<OpId>(i));
+  return c;
+}
+static_assert(count_reducible() == 10, "run_one: a reducible op without its case");
+
 Prim run_one(Backend& inner, const PendingOp& op, Prims inputs) {
+  switch (op.op) {
+    case OpId::sum_dim: return inner.sum_dim(std::move(inputs[0]), op.dim);
+    case OpId::mean_dim: return inner.mean_dim(std::move(inputs[0]), op.dim);
+    case OpId::max_dim: return inner.max_dim(std::move(inputs[0]), op.dim);
+    case OpId::min_dim: return inner.min_dim(std::move(inputs[0]), op.dim);
+    case OpId::argmax: return inner.argmax(std::move(inputs[0]), op.dim);
+    case OpId::argmin: return inner.argmin(std::move(inputs[0]), op.dim);
+    case OpId::softmax: return inner.softmax(std::move(inputs[0]), op.dim);
+    case OpId::log_softmax: return inner.log_softmax(std::move(inputs[0]), op.dim);
+    case OpId::layer_norm:
+      return inner.layer_norm(std::move(inputs[0]), std::move(inputs[1]), std::move(inputs[2]), op.dim, op.params[0]);
+    case OpId::rms_norm: return inner.rms_norm(std::move(inputs[0]), std::move(inputs[1]), op.dim, op.params[0]);
+    default: break;
+  }
   switch (op.op) {
 #define BURN_FUSION_RUN(group, name, ...) \
   case OpId::name: return invoke<fusable(OpId::name)>(inner, &Backend::name, op, inputs);

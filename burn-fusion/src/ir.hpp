@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "burn/tensor/backend.hpp"
+#include "burn/tensor/fused.hpp"
 
 namespace burn::fusion {
 
@@ -57,6 +58,15 @@ static_assert(fusable(OpId::add) && fusable(OpId::exp) && fusable(OpId::relu) &&
 static_assert(!fusable(OpId::matmul) && !fusable(OpId::sum) && !fusable(OpId::softmax) && !fusable(OpId::argwhere) &&
               !fusable(OpId::reshape) && !fusable(OpId::into_data));
 
+// The reductions over one dim and the row norms the stream also records (when their input is pending
+// in the segment), so that a plan can end a run with them: the executor's reduce instructions
+// (burn/tensor/fused.hpp). A norm's weight and bias are external arguments, possibly null.
+constexpr bool reducible(OpId op) { return is_fused_reduce(op); }
+
+static_assert(reducible(OpId::sum_dim) && reducible(OpId::argmax) && reducible(OpId::log_softmax) &&
+              reducible(OpId::layer_norm) && !reducible(OpId::group_norm) && !reducible(OpId::sum) &&
+              !reducible(OpId::var) && !reducible(OpId::cumsum));
+
 // The output dtype of a recorded op: comparisons and predicates give Bool, cast its target, the rest
 // the dtype of their first tensor.
 DType result_dtype(OpId op, DType first, DType cast_to);
@@ -75,6 +85,7 @@ struct PendingOp {
   std::array<Scalar, 2> scalars;
   std::array<double, 2> params{};
   DType param_dtype = DType::F32;
+  uint32_t dim = 0;  // a reduction's dim, a norm's normalized dims
   Shape shape;
   DType dtype = DType::F32;
   std::weak_ptr<FusionPrim> out;  // the user's handle; expired once nobody holds it

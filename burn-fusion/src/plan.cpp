@@ -22,10 +22,13 @@ PlanKey plan_key(const std::vector<ir::PendingOp>& ops, const std::vector<uint8_
         break;
       }
     key.push_back(same);
+    if (ir::reducible(op.op)) key.push_back(op.dim);  // the reduce instruction's dim is part of the plan
     for (size_t k = 0; k < op.n_in; ++k) {
       const ir::Arg& a = op.in[k];
+      // An absent operand (a norm without weight or bias) is a key of its own.
       key.push_back(a.value >= 0 ? (uint64_t(1) << 63) | uint64_t(a.value)
-                                 : uint64_t(static_cast<uint8_t>(a.external->dtype())));
+                    : a.external ? uint64_t(static_cast<uint8_t>(a.external->dtype()))
+                                 : uint64_t(0xFFFF));
     }
   }
   return key;
@@ -54,17 +57,38 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
     for (size_t k = 0; k < ops[i].n_in; ++k)
       if (ops[i].in[k].value >= 0) plan->needed[ops[i].in[k].value] = 1;
   }
-  // Runs: consecutive computed ops of one output shape.
+  // Runs: consecutive computed ops of one output shape (the prologue). A reduction whose input is a
+  // value of the open run joins it; any other reduction starts a run. After a reduction, only its
+  // epilogue joins: elementwise ops of the reduction's output shape whose values from this run are
+  // the reduction's or the epilogue's (a prologue value is gone once the reduction has run).
   std::vector<uint32_t> run_of(n, UINT32_MAX);
-  int64_t first = -1;  // first computed op of the open run
+  std::vector<uint8_t> after_reduce(n, 0);  // per op: the reduction of its run or its epilogue
+  int64_t first = -1;                       // first computed op of the open run
+  int64_t red = -1;                         // the open run's reduction, if it has one
   for (size_t i = 0; i < n; ++i) {
     if (!plan->needed[i]) continue;
-    if (first < 0 || ops[i].shape != ops[first].shape) {
+    const bool reduce = ir::reducible(ops[i].op);
+    const uint32_t cur = static_cast<uint32_t>(plan->runs.size()) - 1;
+    bool joins = false;
+    if (first >= 0 && red < 0) {
+      const int32_t v = ops[i].in[0].value;
+      joins = reduce ? v >= 0 && run_of[v] == cur : ops[i].shape == ops[first].shape;
+    } else if (first >= 0 && !reduce && ops[i].shape == ops[red].shape) {
+      joins = true;
+      for (size_t k = 0; k < ops[i].n_in; ++k) {
+        const int32_t w = ops[i].in[k].value;
+        if (w >= 0 && run_of[w] == cur && !after_reduce[w]) joins = false;
+      }
+    }
+    if (!joins) {
       if (!plan->runs.empty()) plan->runs.back().end = static_cast<uint32_t>(i);
       plan->runs.push_back(Run{static_cast<uint32_t>(i), static_cast<uint32_t>(n), false, {}, {}, {}, {}});
       first = static_cast<int64_t>(i);
+      red = -1;
     }
     run_of[i] = static_cast<uint32_t>(plan->runs.size() - 1);
+    if (reduce) red = static_cast<int64_t>(i);
+    after_reduce[i] = red >= 0;
   }
   // A value leaves its run when its handle is alive or a later run reads it.
   for (size_t i = 0; i < n; ++i) {
@@ -89,6 +113,10 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
       for (size_t k = 0; k < ops[i].n_in; ++k) {
         const ir::Arg& a = ops[i].in[k];
         if (a.value >= 0 && static_cast<uint32_t>(a.value) >= run.begin) continue;  // computed in this run
+        if (a.value < 0 && !a.external) {                                           // an absent norm operand
+          arg_reg[i - run.begin][k] = kNoRegister;
+          continue;
+        }
         uint16_t reg;
         if (a.value >= 0) {
           auto [it, added] = value_input.try_emplace(a.value, static_cast<uint16_t>(run.inputs.size()));
@@ -116,6 +144,7 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
       in.op = op.op;
       in.n_args = op.n_in;
       in.param_dtype = op.param_dtype;
+      in.dim = op.dim;
       for (size_t k = 0; k < op.n_in; ++k) {
         const int32_t v = op.in[k].value;
         in.args[k] = v >= 0 && static_cast<uint32_t>(v) >= run.begin ? op_reg.at(static_cast<uint32_t>(v))

@@ -1,6 +1,7 @@
 // Plans: how a flushed segment runs. The ops a result nobody holds or reads depends on are dropped;
-// the rest are cut into runs of consecutive ops over one iteration shape; a run of two or more ops the
-// executor accepts becomes one fused program, every other op runs alone on the inner backend. A plan
+// the rest are cut into runs of consecutive ops over one iteration shape (a reduction of a value of the
+// open run joins it, followed only by its epilogue: ops over the reduction's result); a run of two or
+// more ops the executor accepts becomes one fused program, every other op runs alone on the inner backend. A plan
 // depends only on the shape-free op sequence (PlanKey), so a loop that records the same ops every step
 // plans once and then only fills in shapes, scalars and tensors.
 #pragma once
@@ -40,8 +41,8 @@ struct Plan {
 };
 
 // The shape-free description of a segment: per op its kind, dtypes, argument structure, which earlier
-// op has the same output shape (or none), whether each external argument has the op's shape, and
-// whether its handle is alive; plus whether an executor may be used.
+// op has the same output shape (or none), whether each external argument has the op's shape, whether
+// its handle is alive and a reduction's dim; plus whether an executor may be used.
 using PlanKey = std::vector<uint64_t>;
 PlanKey plan_key(const std::vector<ir::PendingOp>& ops, const std::vector<uint8_t>& alive, bool executor);
 

@@ -1,5 +1,6 @@
 // Randomized elementwise graphs: random ops (float, int and bool; unary, binary, scalar, comparisons,
-// masks, casts, and ops the executor does not run, which must fall back op by op), random broadcasts
+// masks, casts, and ops the executor does not run, which must fall back op by op; reductions over a
+// random dim midway and often at the end, fused with what computes their input), random broadcasts
 // and strided inputs, random intermediates kept alive, dropped or read midway. Every graph runs on
 // `cpu` and on `fusion<cpu>` (fused executor, then op by op) and every kept tensor must agree: op by op
 // exactly, fused within a few ulps (the executor uses the eager kernels' own functions, so in practice
@@ -16,6 +17,7 @@
 
 #include "burn/fusion/fusion.hpp"
 #include "burn/tensor/api.hpp"
+#include "burn/tensor/module.hpp"
 
 namespace burn {
 namespace {
@@ -53,6 +55,8 @@ class Graph {
       }
       if (coin(0.05) && !check(live_[pick(0, static_cast<int>(live_.size()) - 1)], exact, why)) return false;
     }
+    // Often end in a reduction over a random dim, the intermediates still alive (stored by its program).
+    if (coin(0.6)) reduce_step();
     for (const Val& v : live_)
       if (!check(v, exact, why)) return false;
     return true;
@@ -142,6 +146,7 @@ class Graph {
     static bool (*const numeric)(DType) = [](DType d) { return is_float(d) || is_int(d); };
     static bool (*const boolish)(DType) = [](DType d) { return is_bool(d); };
     static bool (*const any)(DType) = [](DType) { return true; };
+    if (coin(0.06)) return reduce_step();  // midway: later ops are its epilogue
     const int kind = pick(0, 9);
     if (kind <= 2) {  // float unary (atan, log1p: ops the executor does not run)
       const OpId ops[] = {OpId::exp,       OpId::log,   OpId::sqrt, OpId::sin, OpId::cos,   OpId::tanh,  OpId::relu,
@@ -235,6 +240,26 @@ class Graph {
     }
   }
 
+  // sum/mean/max/min/argmax/argmin over a random dim, or (float) softmax/log_softmax/layer_norm/rms_norm.
+  void reduce_step() {
+    const Val* a = find([](DType d) { return d == DType::F32 || d == DType::F64 || is_int(d); });
+    if (!a || a->ref.prim->shape().rank() == 0) return;
+    const int64_t dim = pick(0, static_cast<int>(a->ref.prim->shape().rank()) - 1);
+    const OpId ops[] = {OpId::sum_dim, OpId::mean_dim, OpId::max_dim,     OpId::min_dim,    OpId::argmax,
+                        OpId::argmin,  OpId::softmax,  OpId::log_softmax, OpId::layer_norm, OpId::rms_norm};
+    const OpId op = ops[pick(0, is_float(a->ref.prim->dtype()) ? 9 : 5)];
+    // The norms normalise the last dim + 1 dims (no weight or bias).
+    apply(std::string(op_info(op).name) + "(dim " + std::to_string(dim) + ")", {a}, [op, dim](auto& v, bool ref) {
+      const H& x = ref ? v[0]->ref : v[0]->fus;
+      const size_t nd = static_cast<size_t>(dim) + 1;
+      if (op == OpId::softmax) return api::softmax(x, dim);
+      if (op == OpId::log_softmax) return api::log_softmax(x, dim);
+      if (op == OpId::layer_norm) return api::layer_norm(x, std::nullopt, std::nullopt, nd, 1e-5);
+      if (op == OpId::rms_norm) return api::rms_norm(x, std::nullopt, nd, 1e-5);
+      return api::reduce_dim(op, x, dim);
+    });
+  }
+
   static Shape broadcast_of(const Shape& a, const Shape& b) {
     const size_t r = std::max(a.rank(), b.rank());
     std::vector<int64_t> d(r);
@@ -302,13 +327,21 @@ void run_graphs(bool executor, bool exact) {
   in->set_executor_enabled(executor);
   in->reset_stats();
   const auto start = std::chrono::steady_clock::now();
-  int graphs = 0;
+  int graphs = 0, fused_reductions = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed, ++graphs) {
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) break;
     Graph g(seed, d);
     std::string why;
     const bool ok = g.run(exact, why);
     ASSERT_TRUE(ok) << "graph seed " << seed << ": " << why << "\n" << g.log();
+    // The checks flushed the graph's last segment: did a fused program hold a reduction?
+    bool counted = false;
+    for (const std::string& r : in->last_plan())
+      for (const char* red : {"sum_dim", "mean_dim", "max_dim", "min_dim", "argm", "softmax", "_norm"})
+        if (!counted && r.starts_with("fused[") && r.find(red) != std::string::npos) {
+          ++fused_reductions;
+          counted = true;
+        }
   }
   in->set_executor_enabled(true);
   const fusion::Stats s = in->stats();
@@ -318,11 +351,14 @@ void run_graphs(bool executor, bool exact) {
   EXPECT_GT(s.skipped_ops, 0u);
   if (executor) {
     EXPECT_GT(s.fused_runs, 50u);
+    EXPECT_GT(fused_reductions, 10);
   } else {
+    EXPECT_EQ(fused_reductions, 0);
     EXPECT_EQ(s.fused_runs, 0u);
   }
   std::cout << "[ random ] " << graphs << " graphs, " << s.recorded << " ops recorded, " << s.fused_ops << " fused in "
-            << s.fused_runs << " programs, " << s.eager_ops << " op by op, " << s.skipped_ops << " skipped\n";
+            << s.fused_runs << " programs (" << fused_reductions << " graphs with a fused reduction), " << s.eager_ops
+            << " op by op, " << s.skipped_ops << " skipped\n";
 }
 
 TEST(FusionRandomGraphs, FusedMatchesCpu) { run_graphs(true, false); }

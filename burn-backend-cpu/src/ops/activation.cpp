@@ -14,6 +14,7 @@
 #include "elementwise.hpp"
 #include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
+#include "ops/softmax_kernels.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -137,7 +138,7 @@ BURN_CPU_SIMD_CLONES void mish_f32(const float* x, float* y, int64_t n) {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr int64_t kCols = 256;
+constexpr int64_t kCols = kSoftmaxCols;
 
 // One contiguous softmax row: max, sum of exp (written out for softmax), then scale or shift.
 template <typename T, bool kLog>
@@ -214,6 +215,8 @@ BURN_CPU_SOFTMAX_KERNELS(float, f32)
 BURN_CPU_SOFTMAX_KERNELS(double, f64)
 #undef BURN_CPU_SOFTMAX_KERNELS
 
+}  // namespace
+
 void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool log) { softmax_rows_f32(x, y, rows, n, log); }
 void softmax_rows(const double* x, double* y, int64_t rows, int64_t n, bool log) {
   softmax_rows_f64(x, y, rows, n, log);
@@ -224,6 +227,8 @@ void softmax_block(const float* x, float* y, int64_t n, int64_t inner, int64_t w
 void softmax_block(const double* x, double* y, int64_t n, int64_t inner, int64_t w, bool log) {
   softmax_cols_f64(x, y, n, inner, w, log);
 }
+
+namespace {
 
 Prim softmax_impl(Prim xp, size_t dim, bool log) {
   const char* op = log ? "log_softmax" : "softmax";

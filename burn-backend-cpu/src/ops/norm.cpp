@@ -9,6 +9,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/norm_kernels.hpp"
 #include "ops/norm_util.hpp"
 
 namespace burn::cpu {
@@ -226,6 +227,19 @@ BURN_CPU_NORM_KERNELS(double, f64)
 BURN_CPU_NORM_OVERLOADS(float, f32)
 BURN_CPU_NORM_OVERLOADS(double, f64)
 #undef BURN_CPU_NORM_OVERLOADS
+
+}  // namespace
+
+void norm_rows_forward(const float* x, float* y, int64_t rows, int64_t n, const float* w, const float* b, float eps,
+                       bool rms) {
+  rows_fwd(x, y, rows, n, w, b, eps, rms);
+}
+void norm_rows_forward(const double* x, double* y, int64_t rows, int64_t n, const double* w, const double* b,
+                       double eps, bool rms) {
+  rows_fwd(x, y, rows, n, w, b, eps, rms);
+}
+
+namespace {
 
 // Rows per task for rows of n elements.
 int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kNormGrain / std::max<int64_t>(1, n)); }

@@ -6,7 +6,18 @@
 // holds input i broadcast to `shape` (NumPy rules, any strides); each instruction applies one
 // elementwise op of the op table to registers and writes a new register; every register listed in
 // `outputs` is stored into a new contiguous tensor of `shape`. No register but the outputs is ever
-// written to memory. The interface name carries a version: a change to these structs is a new name.
+// written to memory. The interface name carries a version: a change to these structs is a new name
+// (version 2 added reduce instructions; version 1, elementwise only, is no longer asked for).
+//
+// Reduce instructions (version 2): one instruction of a program may be one of sum_dim, mean_dim,
+// max_dim, min_dim, argmax, argmin (result of `shape` with `dim` of size 1; argmax/argmin give I64),
+// softmax or log_softmax (result of `shape`), over `dim` of its one argument; or layer_norm (args x,
+// weight, bias) or rms_norm (x, weight) over the last `dim` dims with params[0] = eps, where weight
+// and bias are input registers read whole (the trailing shape, not broadcast) or kNoRegister when
+// absent. The instructions before it are its prologue: they are computed per lane block and folded
+// without being written out, unless listed in `outputs` (stored with `shape`). The instructions after
+// it are its epilogue, over the reduce's result shape: they read inputs (broadcast to that shape), the
+// reduce's register and each other, never a prologue register.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +28,21 @@
 
 namespace burn {
 
-inline constexpr std::string_view kFusedElementwiseInterface = "fused-elementwise-1";
+inline constexpr std::string_view kFusedElementwiseInterface = "fused-elementwise-2";
+
+// The ops a reduce instruction may be (version 2).
+constexpr bool is_fused_reduce(OpId op) {
+  return op == OpId::sum_dim || op == OpId::mean_dim || op == OpId::max_dim || op == OpId::min_dim ||
+         op == OpId::argmax || op == OpId::argmin || op == OpId::softmax || op == OpId::log_softmax ||
+         op == OpId::layer_norm || op == OpId::rms_norm;
+}
+// Whether a reduce instruction keeps its argument's shape (softmax, the norms) rather than making
+// `dim` size 1.
+constexpr bool fused_reduce_keeps_shape(OpId op) {
+  return op == OpId::softmax || op == OpId::log_softmax || op == OpId::layer_norm || op == OpId::rms_norm;
+}
+// An absent optional operand of a reduce instruction (a norm without weight or bias).
+inline constexpr uint16_t kNoRegister = 0xFFFF;
 
 // One instruction: `out` = op(args...) with the op's non-tensor parameters (scalars, doubles, the cast
 // target) as recorded. The tensor parameters of the op, in table order, are args[0..n_args).
@@ -29,10 +54,11 @@ struct FusedInstr {
   DType param_dtype = DType::F32;  // cast's target
   Scalar scalars[2];
   double params[2] = {0.0, 0.0};
+  uint32_t dim = 0;  // a reduce instruction's dim
 };
 
 struct FusedProgram {
-  Shape shape;                    // the iteration space: every instruction's result has this shape
+  Shape shape;                    // the iteration space: every elementwise instruction's result has this shape
   std::vector<DType> reg_dtype;   // one per register: inputs first, then one per instruction
   size_t num_inputs = 0;          // registers [0, num_inputs) are loads of the inputs
   std::vector<FusedInstr> code;   // instruction k writes register num_inputs + k
