@@ -19,7 +19,8 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void parse_message(google::protobuf::MessageLite& m, const std::string& bytes, const std::string& path, const char* what) {
+void parse_message(google::protobuf::MessageLite& m, const std::string& bytes, const std::string& path,
+                   const char* what) {
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                             static_cast<int>(bytes.size()));
   in.SetRecursionLimit(64);  // nested subgraphs; protobuf's default 100 is also bounded
@@ -154,6 +155,5 @@ TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& wh
 void parse_model_file(const std::string& path, ::onnx::ModelProto& out) {
   parse_message(out, read_file(path), path, "model");
 }
-
 
 }  // namespace burn::onnx
