@@ -1,7 +1,9 @@
 // burn-nn workloads as a user writes them (modules, losses, optimizers) on autodiff<cpu>, against
 // PyTorch's nn modules and torch.optim in the same run (bench/torch/bench_torch.py) and, for ResNet-18
 // inference, ONNX Runtime (bench/onnxruntime): an MLP and a small CNN train step with Adam, a
-// transformer encoder layer forward + backward, ResNet-18 inference at batch 1 and 8.
+// transformer encoder layer forward + backward, ResNet-18 inference at batch 1 and 8; the same ResNet-18
+// imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin.
+#include <burn/import/importer.hpp>
 #include <burn/nn.hpp>
 #include <burn/nn/loss.hpp>
 #include <burn/optim.hpp>
@@ -59,6 +61,16 @@ void register_cases() {
       const models::ResNet net = models::ResNetConfig{}.init(cpu());
       const Tensor<4> x = input<4>({batch, 3, 224, 224});
       for (auto _ : st) benchmark::DoNotOptimize(net.forward(x).into_data());
+    });
+    add_case("nn_resnet18_onnx_infer/b" + std::to_string(batch) + "_224", [batch](benchmark::State& st) {
+      const char* path = std::getenv("BURN_BENCH_RESNET18_ONNX");
+      if (!path) {
+        st.SkipWithError("BURN_BENCH_RESNET18_ONNX is not set (bench/onnxruntime/export_resnet18.py OUT.onnx)");
+        return;
+      }
+      const auto model = import::load_model(path, {.device = cpu(), .trainable = false});
+      const std::vector<TensorHandle> x = {input<4>({batch, 3, 224, 224}).handle()};
+      for (auto _ : st) benchmark::DoNotOptimize(api::into_data(model->forward(x).at(0)));
     });
   }
 }

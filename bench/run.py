@@ -105,6 +105,9 @@ def cases():
         Case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", "nn", "none", 0, "nn train step"),
         Case("nn_resnet18_infer/b1_224", "nn", "gemm", 2 * 1.82e9, "resnet18 inference", ort_batch=1),
         Case("nn_resnet18_infer/b8_224", "nn", "gemm", 8 * 2 * 1.82e9, "resnet18 inference", ort_batch=8),
+        # import (issue 13): the same network imported from ONNX (torchvision's export) by the onnx plugin
+        Case("nn_resnet18_onnx_infer/b1_224", "nn", "gemm", 2 * 1.82e9, "resnet18 onnx inference"),
+        Case("nn_resnet18_onnx_infer/b8_224", "nn", "gemm", 8 * 2 * 1.82e9, "resnet18 onnx inference"),
     ]
     # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
@@ -112,6 +115,9 @@ def cases():
             Case(f"record_save/{recorder}/resnet50", "record", "none", 0, "record save"),
             Case(f"record_load/{recorder}/resnet50", "record", "none", 0, "record load"),
         ]
+    # import (issue 13): a torchvision ResNet-18 state dict (47 MB) loaded from torch.save's two layouts
+    for layout in ("zip", "legacy"):
+        out.append(Case(f"import_pytorch_load/resnet18_{layout}", "import", "none", 0, "pytorch load"))
     return out
 
 
@@ -120,10 +126,27 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": None,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
            "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
-           "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8}
+           "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8,
+           "resnet18 onnx inference": None, "pytorch load": 1.0}  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
 # Issue 9: the fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
+
+
+def resnet18_onnx():
+    """torchvision's ResNet-18 exported to ONNX once per machine (the ORT peer and the onnx import cases)."""
+    model = os.path.join(os.environ.get("BURN_BENCH_TMP", "/tmp"), "burn-bench-resnet18.onnx")
+    if not os.path.exists(model):
+        subprocess.run(["/usr/bin/python3", os.path.join(ORT_DIR, "export_resnet18.py"), model], check=True,
+                       capture_output=True)
+    return model
+
+
+def resnet18_pt_files():
+    """The torch.save files of the import cases, written by bench_torch.py's own function (both sides load them)."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import bench_torch; "
+            "[bench_torch.resnet18_pt(layout) for layout in ('zip', 'legacy')]")
+    subprocess.run(["/usr/bin/python3", "-c", code, os.path.join(HERE, "torch")], check=True, capture_output=True)
 
 
 def env():
@@ -145,10 +168,7 @@ def run_ort(case, iters, reps):
     from torchvision once per run, the same iterations and repetitions as the burn side."""
     if not os.path.isdir(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
         return {"error": "no bench/onnxruntime/node_modules (ONNXRUNTIME_NODE_INSTALL=skip npm install there)"}
-    model = os.path.join(os.environ.get("BURN_BENCH_TMP", "/tmp"), "burn-bench-resnet18.onnx")
-    if not os.path.exists(model):
-        subprocess.run(["/usr/bin/python3", os.path.join(ORT_DIR, "export_resnet18.py"), model], check=True,
-                       capture_output=True)
+    model = resnet18_onnx()
     out = subprocess.run(["node", os.path.join(ORT_DIR, "bench_ort.mjs"), model, str(case.ort_batch), str(THREADS),
                           str(max(iters, 1)), str(reps)], capture_output=True, text=True, env=env())
     if out.returncode != 0:
@@ -164,7 +184,12 @@ def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
     cmd = [prog, f"--benchmark_filter=^{pattern}(/real_time)?$", f"--benchmark_repetitions={reps}",
            f"--benchmark_min_time={min_time}", f"--benchmark_min_warmup_time={warmup}",
            "--benchmark_format=json", "--benchmark_enable_random_interleaving=false"]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env())
+    e = env()
+    if "onnx" in case.name:
+        e["BURN_BENCH_RESNET18_ONNX"] = resnet18_onnx()
+    if case.program == "import":
+        resnet18_pt_files()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=e)
     if out.returncode != 0 or not out.stdout.strip():
         return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:] or ["exit %d" % out.returncode]}
     data = json.loads(out.stdout)

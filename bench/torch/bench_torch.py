@@ -242,6 +242,9 @@ CASES["nn_cnn_train_adam/b64_28x28"] = nn_cnn_train
 CASES["nn_transformer_layer_fwd_bwd/d256_h4_s128_b16"] = nn_transformer_layer
 CASES["nn_resnet18_infer/b1_224"] = lambda: nn_resnet18(1)
 CASES["nn_resnet18_infer/b8_224"] = lambda: nn_resnet18(8)
+# The ONNX-imported ResNet-18 is the same network: PyTorch's side is the same module.
+CASES["nn_resnet18_onnx_infer/b1_224"] = lambda: nn_resnet18(1)
+CASES["nn_resnet18_onnx_infer/b8_224"] = lambda: nn_resnet18(8)
 
 
 # Records (issue 10): torch.save / torch.load of the ResNet-50 state dict whose shapes are in
@@ -280,6 +283,31 @@ def record_load():
 for _recorder in ("zstd", "zstd_level0", "hdf5"):
     CASES[f"record_save/{_recorder}/resnet50"] = record_save
     CASES[f"record_load/{_recorder}/resnet50"] = record_load
+
+
+# Import (issue 13): torch.load of a torchvision ResNet-18 state dict in the zip and legacy layouts,
+# written here once per machine; burn-bench-import loads the same files.
+def resnet18_pt(layout):
+    import torchvision
+
+    d = os.path.join(os.environ.get("BURN_BENCH_TMP") or "/tmp", "burn-bench-import")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, f"resnet18_{layout}.pt")
+    if not os.path.exists(path):
+        torch.manual_seed(0)
+        torch.save(torchvision.models.resnet18().state_dict(), path + ".tmp",
+                   _use_new_zipfile_serialization=layout == "zip")
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def pytorch_load(layout):
+    path = resnet18_pt(layout)
+    return lambda: torch.load(path)
+
+
+for _layout in ("zip", "legacy"):
+    CASES[f"import_pytorch_load/resnet18_{_layout}"] = lambda layout=_layout: pytorch_load(layout)
 
 
 def binary_2d_tiny():

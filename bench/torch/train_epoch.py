@@ -20,6 +20,8 @@ import bench_torch  # noqa: E402  (sets the threads before torch starts)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+torch.set_grad_enabled(True)  # bench_torch turns autograd off for its inference cases
+
 DATA = "/usr/share/datasets/fashion-mnist"
 MEAN, STD = 0.2860, 0.3530
 
