@@ -26,6 +26,9 @@ constexpr int64_t kOutBytes = 96 << 10;
 constexpr int64_t kWeightBytes = 192 << 10;
 constexpr int64_t kGyBytes = 16 << 10;
 constexpr int64_t kRegionBytes = 192 << 10;
+// The forward kernel reads a region only to pack B micro-panels, so a larger one (wider tiles, each
+// weight block used on more pixels) pays: 2-4% on ResNet-18's layer4 convs (1 thread).
+constexpr int64_t kForwardRegionBytes = 384 << 10;
 // Blocking inside a tile: K is cut into equal chunks of at most kKc (a B micro-panel chunk stays in L1
 // and L2, and the C loads and stores between chunks stay rare) while kMc rows of A stream from L2.
 constexpr int64_t kKc = 512;
@@ -43,7 +46,7 @@ int64_t threads_for(const Dims& m, const Geo3& g) {
 
 // Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
 float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> bufs[3];
+  thread_local std::vector<float> bufs[4];
   std::vector<float>& b = bufs[slot];
   if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
   return b.data();
@@ -136,13 +139,38 @@ struct CPanel {
   int64_t ld;
 };
 
+// Copies the kc x NR micro-panel of B that starts at column j into `dst` (NR floats a row); with
+// `cols` < NR only that many are read and the rest are zeros.
+template <int NR>
+BURN_AVX2_FMA void pack_panel(int64_t kc, const float* b, int64_t ldb, const int64_t* koff, float* dst,
+                              int64_t cols = NR) {
+  if (cols < NR) {
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* src = koff ? b + koff[k] : b + k * ldb;
+      for (int64_t v = 0; v < NR; ++v) dst[k * NR + v] = v < cols ? src[v] : 0.0f;
+    }
+    return;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* src = koff ? b + koff[k] : b + k * ldb;
+#pragma GCC unroll 4
+    for (int v = 0; v < NR; v += 8) _mm256_store_ps(dst + k * NR + v, _mm256_loadu_ps(src + v));
+  }
+}
+
 // C[M x n] = A[M x K] B[K x n] (+ C when `accumulate`, else + bias per row when not null); every B row
-// holds n rounded up to NR readable floats; cmap(j) places the C columns of panel j.
+// holds n rounded up to NR readable floats (`exact_b`: only n); cmap(j) places the C columns of panel j. Each B
+// micro-panel is first packed contiguously (kKc x NR floats stay in L1 while all M rows use it): read in place through
+// the tap offsets it spans several cache lines per row and falls out of L1 between row groups.
 template <int MR, int NV, typename CMap>
 void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, const CMap& cmap, const float* bias,
-               bool accumulate) {
-  constexpr int64_t NR = 8 * NV, MC = kMc / MR * MR;
+               bool accumulate, bool exact_b = false) {
+  constexpr int64_t NR = 8 * NV;
+  // Row blocks of at most about kMc rows, equal in size so that no thin block is left at the end.
+  const int64_t MC = round_up(ceil_div(M, ceil_div(M, kMc)), MR);
   const int64_t kstep = ceil_div(K, ceil_div(K, kKc));
+  float* packed = scratch(3, kstep * NR + 8);
+  packed += (8 - reinterpret_cast<uintptr_t>(packed) / 4 % 8) % 8;  // 32-byte aligned
   for (int64_t k0 = 0; k0 < K; k0 += kstep) {
     const int64_t kc = std::min(kstep, K - k0);
     const bool load = accumulate || k0 > 0;
@@ -152,6 +180,7 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
       const int64_t i1 = std::min(M, i0 + MC);
       for (int64_t j = 0; j < n; j += NR) {
         const CPanel cp = cmap(j);
+        pack_panel<NR>(kc, bp + j, b.ld, koff, packed, exact_b ? std::min(NR, n - j) : NR);
         for (int64_t i = i0; i < i1; i += MR) {
           const int rows = static_cast<int>(std::min<int64_t>(MR, i1 - i));
           const float* ap[MR];
@@ -161,12 +190,8 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
           }
           const int cols = static_cast<int>(std::min(NR, n - j));
           const float* bias_here = bias && !load ? bias + i : nullptr;
-          if (koff)
-            micro_kernel<MR, NV, true>(kc, ap, a.ks, bp + j, 0, koff, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here,
-                                       load);
-          else
-            micro_kernel<MR, NV, false>(kc, ap, a.ks, bp + j, b.ld, nullptr, cp.p + i * cp.ld, cp.ld, rows, cols,
-                                        bias_here, load);
+          micro_kernel<MR, NV, false>(kc, ap, a.ks, packed, NR, nullptr, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here,
+                                      load);
         }
       }
     }
@@ -265,7 +290,7 @@ struct Plan {
   // out_bytes / out_bytes_per_pixel: the pixels a tile should hold; nr: its multiple; units: (image,
   // group) pairs; threads: the threads that will share the tiles.
   Plan(const Geo3& geo, int64_t ch, int64_t out_bytes, int64_t out_bytes_per_pixel, int64_t nr, int64_t units,
-       int64_t threads)
+       int64_t threads, int64_t region_bytes = kRegionBytes)
       : g(geo), channels(ch) {
     for (int d = 0; d < 3; ++d) {
       sig[d] = (g.k[d] - 1) * g.d[d] / g.s[d];
@@ -285,7 +310,7 @@ struct Plan {
       pitch = out2 + sig[2];
       qmax = (out1 - 1) * pitch + out2;
       // Smaller tiles when the region would not fit, or when the planes alone leave threads idle.
-      while (tq > nr && row_bytes(ceil_div(tq, pitch) + 1) > kRegionBytes) tq -= nr;
+      while (tq > nr && row_bytes(ceil_div(tq, pitch) + 1) > region_bytes) tq -= nr;
       while (tq > nr && planes * ceil_div(qmax, tq) < want) tq = std::max(nr, round_up(tq / 2, nr));
       tq = std::min(tq, round_up(qmax, nr));
       qtiles = ceil_div(qmax, tq);
@@ -552,33 +577,47 @@ bool blocked_conv_enabled() {
 }
 
 bool blocked_conv_fits(const Dims& m, const Geo3& g) {
-  if (m.n <= 0 || m.cg <= 0 || m.mo <= 0 || g.in_size <= 0 || g.out_size <= 0) return false;
-  // Measured (2 threads): 1x1 convs are plain GEMMs over the input itself and run faster through OpenBLAS;
-  // so do convs whose weights per group (Mo x Kc) outgrow kWeightBytes, as they no longer stay in L2
-  // next to a tile (e.g. 256 -> 256 3x3 on 14x14: 0.9x forward + backward).
-  for (int d = 0; d < 3; ++d)
-    if (std::min(g.k[d], g.s[d]) > 64) return false;  // build_region keeps at most 64 stride phases per dim
+  if (!blocked_conv_forward_fits(m, g)) return false;
+  // Measured (2 threads), backward: 1x1 convs are plain GEMMs over the input itself and run faster
+  // through OpenBLAS; so do convs whose weights per group (Mo x Kc) outgrow kWeightBytes, as they no
+  // longer stay in L2 next to a tile (e.g. 256 -> 256 3x3 on 14x14: 0.9x forward + backward, before
+  // the forward cut its weights into panels and packed its B micro-panels).
   return g.ksize > 1 && m.mo * m.kc * 4 <= kWeightBytes;
 }
 
-void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g) {
-  constexpr int64_t NR = 24;
-  const int64_t units = m.n * m.groups;
-  const int64_t threads = threads_for(m, g);
-  const Plan pl(g, m.cg, kOutBytes, m.mo * 4, NR, units, threads);
+bool blocked_conv_forward_fits(const Dims& m, const Geo3& g) {
+  if (m.n <= 0 || m.cg <= 0 || m.mo <= 0 || g.in_size <= 0 || g.out_size <= 0) return false;
+  for (int d = 0; d < 3; ++d)
+    if (std::min(g.k[d], g.s[d]) > 64) return false;  // build_region keeps at most 64 stride phases per dim
+  if (g.ksize == 1) return g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0;
+  return true;
+}
+
+namespace {
+
+// The forward kernel with an MR x 8 NV micro-kernel over the tiles of plan pl (mp output channels a panel).
+template <int MR, int NV>
+void forward_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
+                   const Plan& pl, int64_t mp, int64_t threads) {
+  constexpr int64_t NR = 8 * NV;
+  const int64_t units = m.n * m.groups, panels = ceil_div(m.mo, mp);
   const int64_t ldc = round_up(pl.split ? pl.width : pl.tq, NR);
-  // Tiles are claimed one at a time (their outputs are disjoint, so the order does not matter): the
-  // calling thread starts at once and a pool thread that wakes late takes fewer.
-  const int64_t total = units * pl.tiles;
+  // Tasks (unit, tile, panel), panels innermost, are claimed one at a time (their outputs are disjoint,
+  // so the order does not matter): the calling thread starts at once and a pool thread that wakes late
+  // takes fewer; a thread that claims another panel of the tile it holds keeps its region.
+  const int64_t total = units * pl.tiles * panels;
   std::atomic<int64_t> next{0};
   parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
     float* region = scratch(0, pl.region);
-    float* out = scratch(1, m.mo * ldc);
+    float* out = scratch(1, mp * ldc);
+    int64_t built = -1;
     for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
-      const int64_t u = t / pl.tiles, n = u / m.groups, gi = u % m.groups;
-      const Plan::Tile tl = pl.tile(t % pl.tiles);
-      build_region(x + (n * m.c + gi * m.cg) * g.in_size, pl, tl, region);
-      float* yg = y + (n * m.cout + gi * m.mo) * g.out_size + tl.oz * g.out[1] * g.out[2];
+      const int64_t ut = t / panels, u = ut / pl.tiles, n = u / m.groups, gi = u % m.groups;
+      const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
+      const Plan::Tile tl = pl.tile(ut % pl.tiles);
+      if (ut != built) build_region(x + (n * m.c + gi * m.cg) * g.in_size, pl, tl, region);
+      built = ut;
+      float* yg = y + (n * m.cout + gi * m.mo + c0) * g.out_size + tl.oz * g.out[1] * g.out[2];
       // A panel of real pixels of one row is stored straight into y; one that crosses junk columns
       // goes through `out` and its real pixels are copied afterwards (masked stores are slow on AMD).
       const auto direct = [&](int64_t j) {
@@ -590,19 +629,105 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
         const int64_t q = tl.q0 + j;
         return {yg + (tl.oy0 + q / pl.pitch) * g.out[2] + tl.ox0 + q % pl.pitch, g.out_size};
       };
-      tile_gemm<4, 3>(m.mo, tl.n, m.kc, AMat{w + gi * m.mo * m.kc, m.kc, 1, nullptr},
-                      BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias ? bias + gi * m.mo : nullptr, false);
+      tile_gemm<MR, NV>(rows, tl.n, m.kc, AMat{w + (gi * m.mo + c0) * m.kc, m.kc, 1, nullptr},
+                        BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias ? bias + gi * m.mo + c0 : nullptr, false);
       for (int64_t j = 0; j < tl.n; j += NR) {
         if (direct(j)) continue;
         pl.runs(tl, tl.q0 + j, tl.q0 + std::min(tl.n, j + NR), [&](int64_t q, int64_t oy, int64_t ox, int64_t len) {
           const float* src = out + (q - tl.q0);
           float* dst = yg + oy * g.out[2] + ox;
-          for (int64_t co = 0; co < m.mo; ++co)
+          for (int64_t co = 0; co < rows; ++co)
             std::memcpy(dst + co * g.out_size, src + co * ldc, static_cast<size_t>(len) * sizeof(float));
         });
       }
     }
   });
+}
+
+// 1x1 convs without padding: per group y_g [Mo, L] = W_g [Mo, Cg] x_g [Cg, L], B read straight from x
+// (stride 1) or from a compact copy of the strided pixels of a tile (made once per tile and thread).
+// Tasks are (unit, tile of tn pixels, panel of mp output channels), panels innermost.
+template <int MR, int NV>
+void pointwise_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
+                     int64_t mp, int64_t tn, int64_t threads) {
+  const int64_t L = g.out_size, units = m.n * m.groups, panels = ceil_div(m.mo, mp), tiles = ceil_div(L, tn);
+  const bool strided = !g.pointwise;
+  const int64_t total = units * tiles * panels;
+  std::atomic<int64_t> next{0};
+  struct Run {
+    int64_t src, dst, len;
+  };
+  parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
+    float* cols = strided ? scratch(0, m.cg * tn) : nullptr;
+    std::vector<Run> runs;
+    int64_t built = -1;
+    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
+      const int64_t ut = t / panels, u = ut / tiles, n = u / m.groups, gi = u % m.groups;
+      const int64_t p0 = ut % tiles * tn, np = std::min(tn, L - p0);
+      const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
+      const float* xg = x + (n * m.c + gi * m.cg) * g.in_size;
+      BMat b{xg + p0, g.in_size, nullptr};
+      if (strided) {
+        if (ut != built) {
+          // Channel by channel (each plane read in memory order), one run of an output row at a time.
+          runs.clear();
+          for (int64_t p = p0; p < p0 + np;) {
+            const int64_t ox = p % g.out[2], r = p / g.out[2], len = std::min(g.out[2] - ox, p0 + np - p);
+            runs.push_back(
+                {((r / g.out[1] * g.s[0]) * g.in[1] + r % g.out[1] * g.s[1]) * g.in[2] + ox * g.s[2], p - p0, len});
+            p += len;
+          }
+          for (int64_t c = 0; c < m.cg; ++c)
+            for (const Run& run : runs) {
+              const float* in = xg + c * g.in_size + run.src;
+              float* dst = cols + c * tn + run.dst;
+              if (g.s[2] == 2) {
+                for (int64_t o = 0; o < run.len; ++o) dst[o] = in[2 * o];
+              } else {
+                for (int64_t o = 0; o < run.len; ++o) dst[o] = in[o * g.s[2]];
+              }
+            }
+        }
+        built = ut;
+        b = BMat{cols, tn, nullptr};
+      }
+      float* yg = y + (n * m.cout + gi * m.mo + c0) * L + p0;
+      tile_gemm<MR, NV>(rows, np, m.cg, AMat{w + (gi * m.mo + c0) * m.cg, m.cg, 1, nullptr}, b, DenseC{yg, L},
+                        bias ? bias + gi * m.mo + c0 : nullptr, false, true);
+    }
+  });
+}
+
+// Columns the micro-kernels compute for plan pl: its tiles' pixels (junk included) rounded up to nr.
+int64_t padded_columns(const Plan& pl, int64_t nr) {
+  int64_t cols = 0;
+  for (int64_t t = 0; t < pl.tiles; ++t) cols += round_up(pl.tile(t).n, nr);
+  return cols;
+}
+
+}  // namespace
+
+void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g) {
+  const int64_t units = m.n * m.groups;
+  const int64_t threads = threads_for(m, g);
+  // Weights past kWeightBytes are cut into panels of kMc output channels, each a task of its own with a
+  // tile: the pool shares a small plane's few tiles by output channels instead of shrinking them.
+  const int64_t mp = m.mo * m.kc * 4 <= kWeightBytes ? m.mo : std::min(m.mo, kMc), panels = ceil_div(m.mo, mp);
+  if (g.ksize == 1) {
+    const int64_t L = g.out_size;
+    const int64_t tn = tile_width(mp * 4, kOutBytes, L, units * panels, 24, threads);
+    if (L < (1 << 12) && round_up(L, 16) * 10 < round_up(L, 24) * 9)
+      return pointwise_tiles<6, 2>(x, w, bias, y, m, g, mp, std::min(round_up(L, 16), round_up(tn, 16)), threads);
+    return pointwise_tiles<4, 3>(x, w, bias, y, m, g, mp, tn, threads);
+  }
+  const Plan p24(g, m.cg, kOutBytes, mp * 4, 24, units * panels, threads, kForwardRegionBytes);
+  // Small planes (7x7: 61 pitch columns are 72 in panels of 24, 64 in panels of 16) take 6 x 16.
+  if (p24.tiles * p24.tq < (1 << 12)) {
+    const Plan p16(g, m.cg, kOutBytes, mp * 4, 16, units * panels, threads, kForwardRegionBytes);
+    if (padded_columns(p16, 16) * 10 < padded_columns(p24, 24) * 9)
+      return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads);
+  }
+  forward_tiles<4, 3>(x, w, bias, y, m, g, p24, mp, threads);
 }
 
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g) {
