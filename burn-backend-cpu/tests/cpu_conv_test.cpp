@@ -112,31 +112,35 @@ TEST_P(CpuConvBlockedTest, MatchesReferenceAndGemmPath) {
   EXPECT_GT(worst, 1.0);  // outputs are not trivially small
 }
 
-INSTANTIATE_TEST_SUITE_P(Branches, CpuConvBlockedTest,
-                         ::testing::Values(
-                             // 3x3, Mo x Kc = 300 x 360 floats > 192 KiB: three panels of 128 output channels, the last
-                             // of 44; a 9x11 plane takes the 6 x 16 micro-kernel.
-                             Case{{2, 40, 9, 11}, {300, 40, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
-                             // the same on a larger plane (4 x 24 micro-kernel, several tiles per panel).
-                             Case{{1, 64, 30, 33}, {160, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
-                             // stride 2, odd sizes, dilation 2, two groups of 200 x 288 weights.
-                             Case{{2, 64, 13, 10}, {400, 32, 3, 3}, {2, 2}, {2, 1}, {2, 2}, 2, false},
-                             // a 7x7 plane with layer4-like weights cut into panels (stride 2 from 14x14).
-                             Case{{1, 96, 14, 14}, {256, 96, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true},
-                             // 1x1 stride 1 (B read from x), with bias, odd sizes; and grouped.
-                             Case{{3, 37, 9, 7}, {29, 37, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
-                             Case{{2, 36, 5, 13}, {30, 12, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 3, false},
-                             // 1x1 stride 2 and (2, 3) on odd sizes (compact copy of the strided pixels), one with a
-                             // panel split (600 x 100 weights) on a 7x7 output.
-                             Case{{2, 21, 11, 9}, {17, 21, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, true},
-                             Case{{1, 100, 13, 14}, {600, 100, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false},
-                             Case{{2, 8, 10, 17}, {40, 8, 1, 1}, {2, 3}, {0, 0}, {1, 1}, 1, true},
-                             // 1x1 with padding (im2col path) and a large 1x1 stride-1 GEMM (several tiles and panels).
-                             Case{{1, 5, 6, 7}, {9, 5, 1, 1}, {1, 1}, {1, 2}, {1, 1}, 1, true},
-                             Case{{2, 70, 40, 41}, {300, 70, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
-                             // 1-D and 3-D: a 1x1 stride-2 conv and a 3x3x3 conv with panels.
-                             Case{{2, 6, 29}, {11, 6, 1}, {2}, {0}, {1}, 1, true},
-                             Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true}));
+INSTANTIATE_TEST_SUITE_P(
+    Branches, CpuConvBlockedTest,
+    ::testing::Values(
+        // 3x3, Mo x Kc = 300 x 360 floats > 192 KiB: three panels of 128 output channels, the last
+        // of 44; a 9x11 plane takes the 6 x 16 micro-kernel.
+        Case{{2, 40, 9, 11}, {300, 40, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+        // the same on a larger plane (4 x 24 micro-kernel, several tiles per panel).
+        Case{{1, 64, 30, 33}, {160, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+        // stride 2, odd sizes, dilation 2, two groups of 200 x 288 weights.
+        Case{{2, 64, 13, 10}, {400, 32, 3, 3}, {2, 2}, {2, 1}, {2, 2}, 2, false},
+        // a 7x7 plane with layer4-like weights cut into panels (stride 2 from 14x14).
+        Case{{1, 96, 14, 14}, {256, 96, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true},
+        // 1x1 stride 1 (B read from x), with bias, odd sizes; and grouped.
+        Case{{3, 37, 9, 7}, {29, 37, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+        Case{{2, 36, 5, 13}, {30, 12, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 3, false},
+        // 1x1 stride 2 and (2, 3) on odd sizes (compact copy of the strided pixels), one with a
+        // panel split (600 x 100 weights) on a 7x7 output.
+        Case{{2, 21, 11, 9}, {17, 21, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, true},
+        Case{{1, 100, 13, 14}, {600, 100, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false},
+        Case{{2, 8, 10, 17}, {40, 8, 1, 1}, {2, 3}, {0, 0}, {1, 1}, 1, true},
+        // stride 2 on rows wide enough for the vector gather of every other input (23 and 25 outputs).
+        Case{{2, 24, 11, 45}, {40, 24, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true},
+        Case{{1, 8, 6, 50}, {12, 8, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false},
+        // 1x1 with padding (im2col path) and a large 1x1 stride-1 GEMM (several tiles and panels).
+        Case{{1, 5, 6, 7}, {9, 5, 1, 1}, {1, 1}, {1, 2}, {1, 1}, 1, true},
+        Case{{2, 70, 40, 41}, {300, 70, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+        // 1-D and 3-D: a 1x1 stride-2 conv and a 3x3x3 conv with panels.
+        Case{{2, 6, 29}, {11, 6, 1}, {2}, {0}, {1}, 1, true},
+        Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true}));
 
 }  // namespace
 }  // namespace burn::cpu

@@ -327,21 +327,26 @@ struct Plan {
     depth = sig[0] + 1;
     // Slack: the junk columns of the last row and the last micro-panel read up to pitch + nr past it.
     region = channels * nphase * depth * rrows * pitch + pitch + nr + 32;
-    off.resize(static_cast<size_t>(channels * g.ksize));
-    for (int64_t c = 0, k = 0; c < channels; ++c)
-      for (int64_t kz = 0; kz < g.k[0]; ++kz)
-        for (int64_t ky = 0; ky < g.k[1]; ++ky)
-          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
-            const int64_t t[3] = {kz, ky, kx};
-            int64_t ph = 0, sh[3];
-            for (int d = 0; d < 3; ++d) {
-              const int64_t u = t[d] * g.d[d];
-              sh[d] = u / g.s[d];
-              const auto it = std::find(phase[d].begin(), phase[d].end(), u % g.s[d]);
-              ph = ph * static_cast<int64_t>(phase[d].size()) + (it - phase[d].begin());
-            }
-            off[static_cast<size_t>(k)] = (((c * nphase + ph) * depth + sh[0]) * rrows + sh[1]) * pitch + sh[2];
+    // Tap offsets of channel 0; channel c's are those shifted by c channel regions (one phase lookup
+    // per tap, not per table entry: the table of a 512-channel 3x3 conv has 4608).
+    off.resize(static_cast<size_t>(std::max<int64_t>(channels, 1) * g.ksize));
+    for (int64_t kz = 0, k = 0; kz < g.k[0]; ++kz)
+      for (int64_t ky = 0; ky < g.k[1]; ++ky)
+        for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
+          const int64_t t[3] = {kz, ky, kx};
+          int64_t ph = 0, sh[3];
+          for (int d = 0; d < 3; ++d) {
+            const int64_t u = t[d] * g.d[d];
+            sh[d] = u / g.s[d];
+            const auto it = std::find(phase[d].begin(), phase[d].end(), u % g.s[d]);
+            ph = ph * static_cast<int64_t>(phase[d].size()) + (it - phase[d].begin());
           }
+          off[static_cast<size_t>(k)] = ((ph * depth + sh[0]) * rrows + sh[1]) * pitch + sh[2];
+        }
+    const int64_t per_channel = nphase * depth * rrows * pitch;
+    for (int64_t c = 1; c < channels; ++c)
+      for (int64_t k = 0; k < g.ksize; ++k)
+        off[static_cast<size_t>(c * g.ksize + k)] = off[static_cast<size_t>(k)] + c * per_channel;
   }
 
   // Tile t: output plane oz; its region starts at output row oy0 and column ox0; its pixels are the
@@ -385,6 +390,18 @@ struct Plan {
   }
 };
 
+// d[o] = src[2 o] for o < n, 8 at a time from two loads (the scalar loop was most of build_region's
+// time on stride-2 convs); src[2 n - 1] and beyond are never read.
+BURN_AVX2_FMA void every_other(const float* src, int64_t n, float* d) {
+  int64_t o = 0;
+  for (; o + 9 <= n; o += 8) {
+    const __m256 a = _mm256_loadu_ps(src + 2 * o), b = _mm256_loadu_ps(src + 2 * o + 8);
+    const __m256 e = _mm256_shuffle_ps(a, b, 0x88);  // a0 a2 b0 b2 | a4 a6 b4 b6
+    _mm256_storeu_ps(d + o, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
+  }
+  for (; o < n; ++o) d[o] = src[2 * o];
+}
+
 // Fills the region of tile `tl` from the input channels at x (see Plan); the slack after it is zeroed.
 // Input rows are visited in memory order (each once, for all its x phases), which keeps the hardware
 // prefetcher ahead of the reads.
@@ -419,7 +436,7 @@ BURN_AVX2_FMA void build_region(const float* x, const Plan& pl, const Plan::Tile
               } else if (s2 == 1) {
                 std::memcpy(d, src, static_cast<size_t>(cnt) * sizeof(float));
               } else if (s2 == 2) {
-                for (int64_t o = 0; o < cnt; ++o) d[o] = src[2 * o];
+                every_other(src, cnt, d);
               } else {
                 for (int64_t o = 0; o < cnt; ++o) d[o] = src[o * s2];
               }
@@ -682,7 +699,7 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
               const float* in = xg + c * g.in_size + run.src;
               float* dst = cols + c * tn + run.dst;
               if (g.s[2] == 2) {
-                for (int64_t o = 0; o < run.len; ++o) dst[o] = in[2 * o];
+                every_other(in, run.len, dst);
               } else {
                 for (int64_t o = 0; o < run.len; ++o) dst[o] = in[o * g.s[2]];
               }
