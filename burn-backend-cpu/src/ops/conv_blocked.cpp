@@ -313,6 +313,16 @@ struct Plan {
       while (tq > nr && row_bytes(ceil_div(tq, pitch) + 1) > region_bytes) tq -= nr;
       while (tq > nr && planes * ceil_div(qmax, tq) < want) tq = std::max(nr, round_up(tq / 2, nr));
       tq = std::min(tq, round_up(qmax, nr));
+      // Few tiles: narrower, even ones until their count is a multiple of the threads (9 tiles on 2
+      // threads leave one thread idle for a ninth of the conv, as in ResNet's 56x56 layer1 at batch 1).
+      if (const int64_t q0 = ceil_div(qmax, tq); threads > 1 && planes * q0 < 16 * threads)
+        for (int64_t q = q0; q <= 2 * q0; ++q) {
+          const int64_t t = round_up(ceil_div(qmax, q), nr);
+          if (planes * q % threads == 0 && ceil_div(qmax, t) == q) {
+            tq = t;
+            break;
+          }
+        }
       qtiles = ceil_div(qmax, tq);
       rrows = std::min(ceil_div(tq, pitch) + 1, out1) + sig[1];
       tiles = planes / units * qtiles;
