@@ -26,9 +26,6 @@ constexpr int64_t kOutBytes = 96 << 10;
 constexpr int64_t kWeightBytes = 192 << 10;
 constexpr int64_t kGyBytes = 16 << 10;
 constexpr int64_t kRegionBytes = 192 << 10;
-// The forward kernel reads a region only to pack B micro-panels, so a larger one (wider tiles, each
-// weight block used on more pixels) pays: 2-4% on ResNet-18's layer4 convs (1 thread).
-constexpr int64_t kForwardRegionBytes = 384 << 10;
 // Blocking inside a tile: K is cut into equal chunks of at most kKc (a B micro-panel chunk stays in L1
 // and L2, and the C loads and stores between chunks stay rare) while kMc rows of A stream from L2.
 constexpr int64_t kKc = 512;
@@ -290,7 +287,7 @@ struct Plan {
   // out_bytes / out_bytes_per_pixel: the pixels a tile should hold; nr: its multiple; units: (image,
   // group) pairs; threads: the threads that will share the tiles.
   Plan(const Geo3& geo, int64_t ch, int64_t out_bytes, int64_t out_bytes_per_pixel, int64_t nr, int64_t units,
-       int64_t threads, int64_t region_bytes = kRegionBytes)
+       int64_t threads)
       : g(geo), channels(ch) {
     for (int d = 0; d < 3; ++d) {
       sig[d] = (g.k[d] - 1) * g.d[d] / g.s[d];
@@ -310,7 +307,7 @@ struct Plan {
       pitch = out2 + sig[2];
       qmax = (out1 - 1) * pitch + out2;
       // Smaller tiles when the region would not fit, or when the planes alone leave threads idle.
-      while (tq > nr && row_bytes(ceil_div(tq, pitch) + 1) > region_bytes) tq -= nr;
+      while (tq > nr && row_bytes(ceil_div(tq, pitch) + 1) > kRegionBytes) tq -= nr;
       while (tq > nr && planes * ceil_div(qmax, tq) < want) tq = std::max(nr, round_up(tq / 2, nr));
       tq = std::min(tq, round_up(qmax, nr));
       // Few tiles: narrower, even ones until their count is a multiple of the threads (9 tiles on 2
@@ -747,10 +744,10 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
       return pointwise_tiles<6, 2>(x, w, bias, y, m, g, mp, std::min(round_up(L, 16), round_up(tn, 16)), threads);
     return pointwise_tiles<4, 3>(x, w, bias, y, m, g, mp, tn, threads);
   }
-  const Plan p24(g, m.cg, kOutBytes, mp * 4, 24, units * panels, threads, kForwardRegionBytes);
+  const Plan p24(g, m.cg, kOutBytes, mp * 4, 24, units * panels, threads);
   // Small planes (7x7: 61 pitch columns are 72 in panels of 24, 64 in panels of 16) take 6 x 16.
   if (p24.tiles * p24.tq < (1 << 12)) {
-    const Plan p16(g, m.cg, kOutBytes, mp * 4, 16, units * panels, threads, kForwardRegionBytes);
+    const Plan p16(g, m.cg, kOutBytes, mp * 4, 16, units * panels, threads);
     if (padded_columns(p16, 16) * 10 < padded_columns(p24, 24) * 9)
       return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads);
   }
