@@ -6,9 +6,10 @@
 // than 1x1 with small weights per group (blocked_conv_fits). Measured with 2 threads against the path
 // below: 1.2x (ResNet body 64->64 3x3) and 1.3x (stem 3->64 7x7 s2) forward, 1.3x forward + backward,
 // 1.2-6x on grouped, 1-D, 3-D, dilated and few-output-channel convs; with 1 thread on ResNet-18's
-// layer2-4 (min of 30-60 calls alternated in one process, load 3-10): 0.85-1.1x per 3x3 conv, the
-// strided ones at batch 8 the slowest, and 0.85-1.05x per 1x1 stride-2 downsample, which no longer
-// wake OpenBLAS's threads (their sched_yield was 12% of ResNet-18 inference at batch 1).
+// layer2-4 (min of 40 calls alternated in one process, load 7.5): 0.9-1.2x per 3x3 conv (the stride-2
+// ones at batch 8 the slowest, 0.97x and 0.98x summed over the network at batch 1 and 8), and
+// 0.85-1.05x per 1x1 stride-2 downsample; none of them wakes OpenBLAS's threads any more (their
+// sched_yield was 12% of ResNet-18 inference at batch 1).
 // Otherwise (f64, older CPUs, those shapes): im2col + OpenBLAS GEMM per (image, group), the columns
 // skipped for 1x1 convs; big products run one after another with OpenBLAS on the pool's thread count
 // and a parallel im2col/col2im, small ones are spread over the pool with single-threaded GEMMs.
