@@ -64,11 +64,10 @@ struct BMat {
 
 // C[rows x cols] of one MR x NR block (NR = 8 NV) = A[rows x kc] B[kc x NR] + (C when `load`, else the
 // per-row bias, or 0). `ap` holds the MR row pointers of A (rows past `rows` repeat the last one and
-// are dropped); B row k is b + koff[k] (kOff) or b + k * ldb; columns past `cols` are computed and dropped.
-template <int MR, int NV, bool kOff>
-BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks, const float* b, int64_t ldb,
-                                const int64_t* koff, float* c, int64_t ldc, int rows, int cols, const float* bias,
-                                bool load) {
+// are dropped); B row k is b + k * ldb (a packed micro-panel); columns past `cols` are computed and dropped.
+template <int MR, int NV>
+BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks, const float* b, int64_t ldb, float* c,
+                                int64_t ldc, int rows, int cols, const float* bias, bool load) {
   constexpr int NR = 8 * NV;
   const bool full = rows == MR && cols == NR;
   alignas(32) float edge[MR * NR];
@@ -96,7 +95,7 @@ BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
     // Unrolled 4 times: about 1% faster on both benchmark convs (loop overhead next to 12 FMAs a step).
 #pragma GCC unroll 4
   for (int64_t k = 0; k < kc; ++k) {
-    const float* bk = kOff ? b + koff[k] : b + k * ldb;
+    const float* bk = b + k * ldb;
     const int64_t ak = k * aks;
     if constexpr (NV <= 3) {
       // Few B vectors: hold them, broadcast one A value at a time (MR + NV + 1 registers beside C).
@@ -156,9 +155,9 @@ BURN_AVX2_FMA void pack_panel(int64_t kc, const float* b, int64_t ldb, const int
 }
 
 // C[M x n] = A[M x K] B[K x n] (+ C when `accumulate`, else + bias per row when not null); every B row
-// holds n rounded up to NR readable floats (`exact_b`: only n); cmap(j) places the C columns of panel j. Each B
-// micro-panel is first packed contiguously (kKc x NR floats stay in L1 while all M rows use it): read in place through
-// the tap offsets it spans several cache lines per row and falls out of L1 between row groups.
+// holds n rounded up to NR readable floats (`exact_b`: only n); cmap(j) places the C columns of panel j.
+// Each kc x NR micro-panel of B is first packed contiguously, once for all M rows: read in place through
+// the tap offsets, every row of it spans two or three cache lines.
 template <int MR, int NV, typename CMap>
 void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, const CMap& cmap, const float* bias,
                bool accumulate, bool exact_b = false) {
@@ -187,8 +186,7 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
           }
           const int cols = static_cast<int>(std::min(NR, n - j));
           const float* bias_here = bias && !load ? bias + i : nullptr;
-          micro_kernel<MR, NV, false>(kc, ap, a.ks, packed, NR, nullptr, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here,
-                                      load);
+          micro_kernel<MR, NV>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
         }
       }
     }

@@ -1,11 +1,12 @@
 // The blocked f32 convolution kernels of the cpu backend, for x86-64 CPUs with AVX2 and FMA. A conv is
 // an implicit GEMM: for each tile of output pixels a zero-padded, stride-phase-split copy of the input
-// rows it reads stays in L2, the taps of a few pixels are packed from it through an offset table into an
-// L1-sized micro-panel, and a register-blocked FMA micro-kernel runs on those (no im2col matrix); the pool runs one
-// tile per task, so there is no GEMM threading to share, no full-size column buffer and no extra pass for the bias.
-// Large weights are cut into panels of output channels (a task per tile and panel) and 1x1 convs run as plain GEMMs on
-// the same micro-kernel (forward only). conv.cpp keeps im2col + OpenBLAS for f64, for CPUs without AVX2/FMA and for the
-// shapes blocked_conv_forward_fits / blocked_conv_fits turn down.
+// rows it reads stays in L2, the taps of a few pixels are packed from it through an offset table into a
+// contiguous micro-panel, and a register-blocked FMA micro-kernel runs on those (no im2col matrix); the
+// pool runs one tile per task, so there is no GEMM threading to share, no full-size column buffer and no
+// extra pass for the bias. Large weights are cut into panels of output channels (a task per tile and
+// panel) and 1x1 convs run as plain GEMMs on the same micro-kernel (forward only). conv.cpp keeps im2col
+// + OpenBLAS for f64, for CPUs without AVX2/FMA and for the shapes blocked_conv_forward_fits /
+// blocked_conv_fits turn down.
 #pragma once
 
 #include <cstdint>
