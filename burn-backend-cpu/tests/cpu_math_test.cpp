@@ -179,6 +179,39 @@ TEST_F(CpuMath, MatmulReadsTransposedAndStridedViews) {
   near(std::vector<float>(bvals.end() - 37 * 19, bvals.end()), want, 1e-5f);
 }
 
+// Single products between OpenBLAS's threading threshold (m n k = 2^18) and 2^22 run as blocks of columns
+// (m < n) or rows over the pool: a ResNet classifier shape, and a tall one read through transposed views.
+TEST_F(CpuMath, MatmulSplitsMidSizedProductsOverThePool) {
+  const size_t threads = num_threads();
+  set_num_threads(2);
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const auto rand = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = u(gen);
+    return v;
+  };
+  const std::vector<float> a1 = rand(512), b1 = rand(512 * 1000);
+  near(vals<float>(b.matmul(f32(a1, {1, 512}), f32(b1, {512, 1000}))), ref_matmul(a1, b1, 1, 512, 1000), 1e-4f);
+  const std::vector<float> a2 = rand(700 * 300), b2 = rand(300 * 3);
+  std::vector<float> a2t(a2.size()), b2t(b2.size());
+  for (int i = 0; i < 700; ++i)
+    for (int p = 0; p < 300; ++p) a2t[p * 700 + i] = a2[i * 300 + p];
+  for (int p = 0; p < 300; ++p)
+    for (int j = 0; j < 3; ++j) b2t[j * 300 + p] = b2[p * 3 + j];
+  const Prim lhs = b.permute(f32(a2t, {300, 700}), {1, 0}), rhs = b.permute(f32(b2t, {3, 300}), {1, 0});
+  near(vals<float>(b.matmul(lhs, rhs)), ref_matmul(a2, b2, 700, 300, 3), 1e-4f);
+  // Columns of a transposed rhs ([1000, 512] buffer seen as [512, 1000]), in f64.
+  std::vector<double> a3(a1.begin(), a1.end()), b3t(b1.size());
+  for (int p = 0; p < 512; ++p)
+    for (int j = 0; j < 1000; ++j) b3t[j * 512 + p] = b1[p * 1000 + j];
+  const auto want = ref_matmul(a1, b1, 1, 512, 1000);
+  const auto got = vals<double>(b.matmul(f64(a3, {1, 512}), b.permute(f64(b3t, {1000, 512}), {1, 0})));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << i;
+  set_num_threads(threads);
+}
+
 TEST_F(CpuMath, MatmulErrors) {
   expect_error<ShapeError>(
       [&] {

@@ -1,9 +1,15 @@
 // CPU kernels of the conv module ops (convolution, transposed and deformable convolution, im2col/col2im,
 // and their backward). f32 convs on a CPU with AVX2 and FMA take the blocked kernels of conv_blocked.cpp
-// (an implicit GEMM over L2-sized tiles with an FMA micro-kernel, one tile per pool task), except 1x1
-// convs and groups with large weights (see blocked_conv_fits). Measured with 2 threads against the path
+// (an implicit GEMM over L2-sized tiles with an FMA micro-kernel, one tile per pool task). The forward
+// takes every such conv but 1x1 ones with padding (blocked_conv_forward_fits): weights of any size, cut
+// into panels of output channels, and 1x1 convs as plain GEMMs; the backward keeps to kernels larger
+// than 1x1 with small weights per group (blocked_conv_fits). Measured with 2 threads against the path
 // below: 1.2x (ResNet body 64->64 3x3) and 1.3x (stem 3->64 7x7 s2) forward, 1.3x forward + backward,
-// 1.2-6x on grouped, 1-D, 3-D, dilated and few-output-channel convs.
+// 1.2-6x on grouped, 1-D, 3-D, dilated and few-output-channel convs; with 1 thread on ResNet-18's
+// layer2-4 (min of 40 calls alternated in one process, load 7.5): 0.9-1.2x per 3x3 conv (the stride-2
+// ones at batch 8 the slowest, 0.97x and 0.98x summed over the network at batch 1 and 8), and
+// 0.85-1.05x per 1x1 stride-2 downsample; none of them wakes OpenBLAS's threads any more (their
+// sched_yield was 12% of ResNet-18 inference at batch 1).
 // Otherwise (f64, older CPUs, those shapes): im2col + OpenBLAS GEMM per (image, group), the columns
 // skipped for 1x1 convs; big products run one after another with OpenBLAS on the pool's thread count
 // and a parallel im2col/col2im, small ones are spread over the pool with single-threaded GEMMs.
@@ -125,12 +131,15 @@ void col2im_channels(const T* cols, T* x, int64_t count, const Geo3& g, bool par
 bool blocked(const Dims& m, const Geo3& g) {
   return conv_detail::blocked_conv_enabled() && conv_detail::blocked_conv_fits(m, g);
 }
+bool blocked_forward(const Dims& m, const Geo3& g) {
+  return conv_detail::blocked_conv_enabled() && conv_detail::blocked_conv_forward_fits(m, g);
+}
 
 // y [N, Cout, L] = conv(x [N, C, in], w [Cout, Cg, K]) + bias (bias [Cout] or null).
 template <typename T>
 void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, const Geo3& g) {
   if constexpr (std::is_same_v<T, float>)
-    if (blocked(m, g)) return conv_detail::blocked_conv_forward(x, w, bias, y, m, g);
+    if (blocked_forward(m, g)) return conv_detail::blocked_conv_forward(x, w, bias, y, m, g);
   const int64_t L = g.out_size;
   run_tasks(m.n * m.groups, m.mo * L * m.kc, [&](int64_t t, bool par) {
     const int64_t n = t / m.groups, gi = t % m.groups;

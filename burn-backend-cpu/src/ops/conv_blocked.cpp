@@ -43,7 +43,7 @@ int64_t threads_for(const Dims& m, const Geo3& g) {
 
 // Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
 float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> bufs[3];
+  thread_local std::vector<float> bufs[4];
   std::vector<float>& b = bufs[slot];
   if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
   return b.data();
@@ -64,11 +64,10 @@ struct BMat {
 
 // C[rows x cols] of one MR x NR block (NR = 8 NV) = A[rows x kc] B[kc x NR] + (C when `load`, else the
 // per-row bias, or 0). `ap` holds the MR row pointers of A (rows past `rows` repeat the last one and
-// are dropped); B row k is b + koff[k] (kOff) or b + k * ldb; columns past `cols` are computed and dropped.
-template <int MR, int NV, bool kOff>
-BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks, const float* b, int64_t ldb,
-                                const int64_t* koff, float* c, int64_t ldc, int rows, int cols, const float* bias,
-                                bool load) {
+// are dropped); B row k is b + k * ldb (a packed micro-panel); columns past `cols` are computed and dropped.
+template <int MR, int NV>
+BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks, const float* b, int64_t ldb, float* c,
+                                int64_t ldc, int rows, int cols, const float* bias, bool load) {
   constexpr int NR = 8 * NV;
   const bool full = rows == MR && cols == NR;
   alignas(32) float edge[MR * NR];
@@ -96,7 +95,7 @@ BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
     // Unrolled 4 times: about 1% faster on both benchmark convs (loop overhead next to 12 FMAs a step).
 #pragma GCC unroll 4
   for (int64_t k = 0; k < kc; ++k) {
-    const float* bk = kOff ? b + koff[k] : b + k * ldb;
+    const float* bk = b + k * ldb;
     const int64_t ak = k * aks;
     if constexpr (NV <= 3) {
       // Few B vectors: hold them, broadcast one A value at a time (MR + NV + 1 registers beside C).
@@ -136,13 +135,38 @@ struct CPanel {
   int64_t ld;
 };
 
+// Copies the kc x NR micro-panel of B that starts at column j into `dst` (NR floats a row); with
+// `cols` < NR only that many are read and the rest are zeros.
+template <int NR>
+BURN_AVX2_FMA void pack_panel(int64_t kc, const float* b, int64_t ldb, const int64_t* koff, float* dst,
+                              int64_t cols = NR) {
+  if (cols < NR) {
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* src = koff ? b + koff[k] : b + k * ldb;
+      for (int64_t v = 0; v < NR; ++v) dst[k * NR + v] = v < cols ? src[v] : 0.0f;
+    }
+    return;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* src = koff ? b + koff[k] : b + k * ldb;
+#pragma GCC unroll 4
+    for (int v = 0; v < NR; v += 8) _mm256_store_ps(dst + k * NR + v, _mm256_loadu_ps(src + v));
+  }
+}
+
 // C[M x n] = A[M x K] B[K x n] (+ C when `accumulate`, else + bias per row when not null); every B row
-// holds n rounded up to NR readable floats; cmap(j) places the C columns of panel j.
+// holds n rounded up to NR readable floats (`exact_b`: only n); cmap(j) places the C columns of panel j.
+// Each kc x NR micro-panel of B is first packed contiguously, once for all M rows: read in place through
+// the tap offsets, every row of it spans two or three cache lines.
 template <int MR, int NV, typename CMap>
 void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, const CMap& cmap, const float* bias,
-               bool accumulate) {
-  constexpr int64_t NR = 8 * NV, MC = kMc / MR * MR;
+               bool accumulate, bool exact_b = false) {
+  constexpr int64_t NR = 8 * NV;
+  // Row blocks of at most about kMc rows, equal in size so that no thin block is left at the end.
+  const int64_t MC = round_up(ceil_div(M, ceil_div(M, kMc)), MR);
   const int64_t kstep = ceil_div(K, ceil_div(K, kKc));
+  float* packed = scratch(3, kstep * NR + 8);
+  packed += (8 - reinterpret_cast<uintptr_t>(packed) / 4 % 8) % 8;  // 32-byte aligned
   for (int64_t k0 = 0; k0 < K; k0 += kstep) {
     const int64_t kc = std::min(kstep, K - k0);
     const bool load = accumulate || k0 > 0;
@@ -152,6 +176,7 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
       const int64_t i1 = std::min(M, i0 + MC);
       for (int64_t j = 0; j < n; j += NR) {
         const CPanel cp = cmap(j);
+        pack_panel<NR>(kc, bp + j, b.ld, koff, packed, exact_b ? std::min(NR, n - j) : NR);
         for (int64_t i = i0; i < i1; i += MR) {
           const int rows = static_cast<int>(std::min<int64_t>(MR, i1 - i));
           const float* ap[MR];
@@ -161,12 +186,7 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
           }
           const int cols = static_cast<int>(std::min(NR, n - j));
           const float* bias_here = bias && !load ? bias + i : nullptr;
-          if (koff)
-            micro_kernel<MR, NV, true>(kc, ap, a.ks, bp + j, 0, koff, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here,
-                                       load);
-          else
-            micro_kernel<MR, NV, false>(kc, ap, a.ks, bp + j, b.ld, nullptr, cp.p + i * cp.ld, cp.ld, rows, cols,
-                                        bias_here, load);
+          micro_kernel<MR, NV>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
         }
       }
     }
@@ -288,6 +308,16 @@ struct Plan {
       while (tq > nr && row_bytes(ceil_div(tq, pitch) + 1) > kRegionBytes) tq -= nr;
       while (tq > nr && planes * ceil_div(qmax, tq) < want) tq = std::max(nr, round_up(tq / 2, nr));
       tq = std::min(tq, round_up(qmax, nr));
+      // Few tiles: narrower, even ones until their count is a multiple of the threads (9 tiles on 2
+      // threads leave one thread idle for a ninth of the conv, as in ResNet's 56x56 layer1 at batch 1).
+      if (const int64_t q0 = ceil_div(qmax, tq); threads > 1 && planes * q0 < 16 * threads)
+        for (int64_t q = q0; q <= 2 * q0; ++q) {
+          const int64_t t = round_up(ceil_div(qmax, q), nr);
+          if (planes * q % threads == 0 && ceil_div(qmax, t) == q) {
+            tq = t;
+            break;
+          }
+        }
       qtiles = ceil_div(qmax, tq);
       rrows = std::min(ceil_div(tq, pitch) + 1, out1) + sig[1];
       tiles = planes / units * qtiles;
@@ -302,21 +332,26 @@ struct Plan {
     depth = sig[0] + 1;
     // Slack: the junk columns of the last row and the last micro-panel read up to pitch + nr past it.
     region = channels * nphase * depth * rrows * pitch + pitch + nr + 32;
-    off.resize(static_cast<size_t>(channels * g.ksize));
-    for (int64_t c = 0, k = 0; c < channels; ++c)
-      for (int64_t kz = 0; kz < g.k[0]; ++kz)
-        for (int64_t ky = 0; ky < g.k[1]; ++ky)
-          for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
-            const int64_t t[3] = {kz, ky, kx};
-            int64_t ph = 0, sh[3];
-            for (int d = 0; d < 3; ++d) {
-              const int64_t u = t[d] * g.d[d];
-              sh[d] = u / g.s[d];
-              const auto it = std::find(phase[d].begin(), phase[d].end(), u % g.s[d]);
-              ph = ph * static_cast<int64_t>(phase[d].size()) + (it - phase[d].begin());
-            }
-            off[static_cast<size_t>(k)] = (((c * nphase + ph) * depth + sh[0]) * rrows + sh[1]) * pitch + sh[2];
+    // Tap offsets of channel 0; channel c's are those shifted by c channel regions (one phase lookup
+    // per tap, not per table entry: the table of a 512-channel 3x3 conv has 4608).
+    off.resize(static_cast<size_t>(std::max<int64_t>(channels, 1) * g.ksize));
+    for (int64_t kz = 0, k = 0; kz < g.k[0]; ++kz)
+      for (int64_t ky = 0; ky < g.k[1]; ++ky)
+        for (int64_t kx = 0; kx < g.k[2]; ++kx, ++k) {
+          const int64_t t[3] = {kz, ky, kx};
+          int64_t ph = 0, sh[3];
+          for (int d = 0; d < 3; ++d) {
+            const int64_t u = t[d] * g.d[d];
+            sh[d] = u / g.s[d];
+            const auto it = std::find(phase[d].begin(), phase[d].end(), u % g.s[d]);
+            ph = ph * static_cast<int64_t>(phase[d].size()) + (it - phase[d].begin());
           }
+          off[static_cast<size_t>(k)] = ((ph * depth + sh[0]) * rrows + sh[1]) * pitch + sh[2];
+        }
+    const int64_t per_channel = nphase * depth * rrows * pitch;
+    for (int64_t c = 1; c < channels; ++c)
+      for (int64_t k = 0; k < g.ksize; ++k)
+        off[static_cast<size_t>(c * g.ksize + k)] = off[static_cast<size_t>(k)] + c * per_channel;
   }
 
   // Tile t: output plane oz; its region starts at output row oy0 and column ox0; its pixels are the
@@ -360,6 +395,18 @@ struct Plan {
   }
 };
 
+// d[o] = src[2 o] for o < n, 8 at a time from two loads (the scalar loop was most of build_region's
+// time on stride-2 convs); src[2 n - 1] and beyond are never read.
+BURN_AVX2_FMA void every_other(const float* src, int64_t n, float* d) {
+  int64_t o = 0;
+  for (; o + 9 <= n; o += 8) {
+    const __m256 a = _mm256_loadu_ps(src + 2 * o), b = _mm256_loadu_ps(src + 2 * o + 8);
+    const __m256 e = _mm256_shuffle_ps(a, b, 0x88);  // a0 a2 b0 b2 | a4 a6 b4 b6
+    _mm256_storeu_ps(d + o, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8)));
+  }
+  for (; o < n; ++o) d[o] = src[2 * o];
+}
+
 // Fills the region of tile `tl` from the input channels at x (see Plan); the slack after it is zeroed.
 // Input rows are visited in memory order (each once, for all its x phases), which keeps the hardware
 // prefetcher ahead of the reads.
@@ -394,7 +441,7 @@ BURN_AVX2_FMA void build_region(const float* x, const Plan& pl, const Plan::Tile
               } else if (s2 == 1) {
                 std::memcpy(d, src, static_cast<size_t>(cnt) * sizeof(float));
               } else if (s2 == 2) {
-                for (int64_t o = 0; o < cnt; ++o) d[o] = src[2 * o];
+                every_other(src, cnt, d);
               } else {
                 for (int64_t o = 0; o < cnt; ++o) d[o] = src[o * s2];
               }
@@ -552,33 +599,47 @@ bool blocked_conv_enabled() {
 }
 
 bool blocked_conv_fits(const Dims& m, const Geo3& g) {
-  if (m.n <= 0 || m.cg <= 0 || m.mo <= 0 || g.in_size <= 0 || g.out_size <= 0) return false;
-  // Measured (2 threads): 1x1 convs are plain GEMMs over the input itself and run faster through OpenBLAS;
-  // so do convs whose weights per group (Mo x Kc) outgrow kWeightBytes, as they no longer stay in L2
-  // next to a tile (e.g. 256 -> 256 3x3 on 14x14: 0.9x forward + backward).
-  for (int d = 0; d < 3; ++d)
-    if (std::min(g.k[d], g.s[d]) > 64) return false;  // build_region keeps at most 64 stride phases per dim
+  if (!blocked_conv_forward_fits(m, g)) return false;
+  // Measured (2 threads), backward: 1x1 convs are plain GEMMs over the input itself and run faster
+  // through OpenBLAS; so do convs whose weights per group (Mo x Kc) outgrow kWeightBytes, as they no
+  // longer stay in L2 next to a tile (e.g. 256 -> 256 3x3 on 14x14: 0.9x forward + backward, before
+  // the forward cut its weights into panels and packed its B micro-panels).
   return g.ksize > 1 && m.mo * m.kc * 4 <= kWeightBytes;
 }
 
-void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g) {
-  constexpr int64_t NR = 24;
-  const int64_t units = m.n * m.groups;
-  const int64_t threads = threads_for(m, g);
-  const Plan pl(g, m.cg, kOutBytes, m.mo * 4, NR, units, threads);
+bool blocked_conv_forward_fits(const Dims& m, const Geo3& g) {
+  if (m.n <= 0 || m.cg <= 0 || m.mo <= 0 || g.in_size <= 0 || g.out_size <= 0) return false;
+  for (int d = 0; d < 3; ++d)
+    if (std::min(g.k[d], g.s[d]) > 64) return false;  // build_region keeps at most 64 stride phases per dim
+  if (g.ksize == 1) return g.p[0] == 0 && g.p[1] == 0 && g.p[2] == 0;
+  return true;
+}
+
+namespace {
+
+// The forward kernel with an MR x 8 NV micro-kernel over the tiles of plan pl (mp output channels a panel).
+template <int MR, int NV>
+void forward_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
+                   const Plan& pl, int64_t mp, int64_t threads) {
+  constexpr int64_t NR = 8 * NV;
+  const int64_t units = m.n * m.groups, panels = ceil_div(m.mo, mp);
   const int64_t ldc = round_up(pl.split ? pl.width : pl.tq, NR);
-  // Tiles are claimed one at a time (their outputs are disjoint, so the order does not matter): the
-  // calling thread starts at once and a pool thread that wakes late takes fewer.
-  const int64_t total = units * pl.tiles;
+  // Tasks (unit, tile, panel), panels innermost, are claimed one at a time (their outputs are disjoint,
+  // so the order does not matter): the calling thread starts at once and a pool thread that wakes late
+  // takes fewer; a thread that claims another panel of the tile it holds keeps its region.
+  const int64_t total = units * pl.tiles * panels;
   std::atomic<int64_t> next{0};
   parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
     float* region = scratch(0, pl.region);
-    float* out = scratch(1, m.mo * ldc);
+    float* out = scratch(1, mp * ldc);
+    int64_t built = -1;
     for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
-      const int64_t u = t / pl.tiles, n = u / m.groups, gi = u % m.groups;
-      const Plan::Tile tl = pl.tile(t % pl.tiles);
-      build_region(x + (n * m.c + gi * m.cg) * g.in_size, pl, tl, region);
-      float* yg = y + (n * m.cout + gi * m.mo) * g.out_size + tl.oz * g.out[1] * g.out[2];
+      const int64_t ut = t / panels, u = ut / pl.tiles, n = u / m.groups, gi = u % m.groups;
+      const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
+      const Plan::Tile tl = pl.tile(ut % pl.tiles);
+      if (ut != built) build_region(x + (n * m.c + gi * m.cg) * g.in_size, pl, tl, region);
+      built = ut;
+      float* yg = y + (n * m.cout + gi * m.mo + c0) * g.out_size + tl.oz * g.out[1] * g.out[2];
       // A panel of real pixels of one row is stored straight into y; one that crosses junk columns
       // goes through `out` and its real pixels are copied afterwards (masked stores are slow on AMD).
       const auto direct = [&](int64_t j) {
@@ -590,19 +651,105 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
         const int64_t q = tl.q0 + j;
         return {yg + (tl.oy0 + q / pl.pitch) * g.out[2] + tl.ox0 + q % pl.pitch, g.out_size};
       };
-      tile_gemm<4, 3>(m.mo, tl.n, m.kc, AMat{w + gi * m.mo * m.kc, m.kc, 1, nullptr},
-                      BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias ? bias + gi * m.mo : nullptr, false);
+      tile_gemm<MR, NV>(rows, tl.n, m.kc, AMat{w + (gi * m.mo + c0) * m.kc, m.kc, 1, nullptr},
+                        BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias ? bias + gi * m.mo + c0 : nullptr, false);
       for (int64_t j = 0; j < tl.n; j += NR) {
         if (direct(j)) continue;
         pl.runs(tl, tl.q0 + j, tl.q0 + std::min(tl.n, j + NR), [&](int64_t q, int64_t oy, int64_t ox, int64_t len) {
           const float* src = out + (q - tl.q0);
           float* dst = yg + oy * g.out[2] + ox;
-          for (int64_t co = 0; co < m.mo; ++co)
+          for (int64_t co = 0; co < rows; ++co)
             std::memcpy(dst + co * g.out_size, src + co * ldc, static_cast<size_t>(len) * sizeof(float));
         });
       }
     }
   });
+}
+
+// 1x1 convs without padding: per group y_g [Mo, L] = W_g [Mo, Cg] x_g [Cg, L], B read straight from x
+// (stride 1) or from a compact copy of the strided pixels of a tile (made once per tile and thread).
+// Tasks are (unit, tile of tn pixels, panel of mp output channels), panels innermost.
+template <int MR, int NV>
+void pointwise_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
+                     int64_t mp, int64_t tn, int64_t threads) {
+  const int64_t L = g.out_size, units = m.n * m.groups, panels = ceil_div(m.mo, mp), tiles = ceil_div(L, tn);
+  const bool strided = !g.pointwise;
+  const int64_t total = units * tiles * panels;
+  std::atomic<int64_t> next{0};
+  struct Run {
+    int64_t src, dst, len;
+  };
+  parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
+    float* cols = strided ? scratch(0, m.cg * tn) : nullptr;
+    std::vector<Run> runs;
+    int64_t built = -1;
+    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
+      const int64_t ut = t / panels, u = ut / tiles, n = u / m.groups, gi = u % m.groups;
+      const int64_t p0 = ut % tiles * tn, np = std::min(tn, L - p0);
+      const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
+      const float* xg = x + (n * m.c + gi * m.cg) * g.in_size;
+      BMat b{xg + p0, g.in_size, nullptr};
+      if (strided) {
+        if (ut != built) {
+          // Channel by channel (each plane read in memory order), one run of an output row at a time.
+          runs.clear();
+          for (int64_t p = p0; p < p0 + np;) {
+            const int64_t ox = p % g.out[2], r = p / g.out[2], len = std::min(g.out[2] - ox, p0 + np - p);
+            runs.push_back(
+                {((r / g.out[1] * g.s[0]) * g.in[1] + r % g.out[1] * g.s[1]) * g.in[2] + ox * g.s[2], p - p0, len});
+            p += len;
+          }
+          for (int64_t c = 0; c < m.cg; ++c)
+            for (const Run& run : runs) {
+              const float* in = xg + c * g.in_size + run.src;
+              float* dst = cols + c * tn + run.dst;
+              if (g.s[2] == 2) {
+                every_other(in, run.len, dst);
+              } else {
+                for (int64_t o = 0; o < run.len; ++o) dst[o] = in[o * g.s[2]];
+              }
+            }
+        }
+        built = ut;
+        b = BMat{cols, tn, nullptr};
+      }
+      float* yg = y + (n * m.cout + gi * m.mo + c0) * L + p0;
+      tile_gemm<MR, NV>(rows, np, m.cg, AMat{w + (gi * m.mo + c0) * m.cg, m.cg, 1, nullptr}, b, DenseC{yg, L},
+                        bias ? bias + gi * m.mo + c0 : nullptr, false, true);
+    }
+  });
+}
+
+// Columns the micro-kernels compute for plan pl: its tiles' pixels (junk included) rounded up to nr.
+int64_t padded_columns(const Plan& pl, int64_t nr) {
+  int64_t cols = 0;
+  for (int64_t t = 0; t < pl.tiles; ++t) cols += round_up(pl.tile(t).n, nr);
+  return cols;
+}
+
+}  // namespace
+
+void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g) {
+  const int64_t units = m.n * m.groups;
+  const int64_t threads = threads_for(m, g);
+  // Weights past kWeightBytes are cut into panels of kMc output channels, each a task of its own with a
+  // tile: the pool shares a small plane's few tiles by output channels instead of shrinking them.
+  const int64_t mp = m.mo * m.kc * 4 <= kWeightBytes ? m.mo : std::min(m.mo, kMc), panels = ceil_div(m.mo, mp);
+  if (g.ksize == 1) {
+    const int64_t L = g.out_size;
+    const int64_t tn = tile_width(mp * 4, kOutBytes, L, units * panels, 24, threads);
+    if (L < (1 << 12) && round_up(L, 16) * 10 < round_up(L, 24) * 9)
+      return pointwise_tiles<6, 2>(x, w, bias, y, m, g, mp, std::min(round_up(L, 16), round_up(tn, 16)), threads);
+    return pointwise_tiles<4, 3>(x, w, bias, y, m, g, mp, tn, threads);
+  }
+  const Plan p24(g, m.cg, kOutBytes, mp * 4, 24, units * panels, threads);
+  // Small planes (7x7: 61 pitch columns are 72 in panels of 24, 64 in panels of 16) take 6 x 16.
+  if (p24.tiles * p24.tq < (1 << 12)) {
+    const Plan p16(g, m.cg, kOutBytes, mp * 4, 16, units * panels, threads);
+    if (padded_columns(p16, 16) * 10 < padded_columns(p24, 24) * 9)
+      return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads);
+  }
+  forward_tiles<4, 3>(x, w, bias, y, m, g, p24, mp, threads);
 }
 
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g) {

@@ -1,9 +1,12 @@
 // The blocked f32 convolution kernels of the cpu backend, for x86-64 CPUs with AVX2 and FMA. A conv is
 // an implicit GEMM: for each tile of output pixels a zero-padded, stride-phase-split copy of the input
-// rows it reads stays in L2, and a register-blocked FMA micro-kernel reads the taps through an offset
-// table (no im2col matrix); the pool runs one tile per task, so there is no GEMM threading to share,
-// no full-size column buffer and no extra pass for the bias. conv.cpp keeps im2col + OpenBLAS for f64,
-// for CPUs without AVX2/FMA and for the shapes blocked_conv_fits turns down.
+// rows it reads stays in L2, the taps of a few pixels are packed from it through an offset table into a
+// contiguous micro-panel, and a register-blocked FMA micro-kernel runs on those (no im2col matrix); the
+// pool runs one tile per task, so there is no GEMM threading to share, no full-size column buffer and no
+// extra pass for the bias. Large weights are cut into panels of output channels (a task per tile and
+// panel) and 1x1 convs run as plain GEMMs on the same micro-kernel (forward only). conv.cpp keeps im2col
+// + OpenBLAS for f64, for CPUs without AVX2/FMA and for the shapes blocked_conv_forward_fits /
+// blocked_conv_fits turn down.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +19,13 @@ namespace burn::cpu::conv_detail {
 // (that setting keeps the im2col + OpenBLAS path, for comparisons and for testing that path).
 bool blocked_conv_enabled();
 
-// Whether the blocked kernels take this shape (measured per shape; see the comment in the source): no
-// zero-size dim, a kernel larger than 1x1, and weights per group that stay in L2.
+// Whether the blocked backward kernels take this shape (measured per shape; see the comment in the
+// source): no zero-size dim, a kernel larger than 1x1, and weights per group that stay in L2.
 bool blocked_conv_fits(const Dims& m, const Geo3& g);
+
+// Whether blocked_conv_forward takes this shape: no zero-size dim, and a kernel larger than 1x1 or a
+// 1x1 kernel without padding; weights of any size (the forward cuts them into panels of output channels).
+bool blocked_conv_forward_fits(const Dims& m, const Geo3& g);
 
 // y [N, Cout, L] = conv(x, w) + bias (bias [Cout] or null).
 void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g);

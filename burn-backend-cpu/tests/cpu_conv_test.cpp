@@ -1,0 +1,146 @@
+// The blocked f32 conv forward (conv_blocked.cpp) on the shapes of its newer branches: weights split into
+// panels of output channels (large Mo x Kc), the 6 x 16 micro-kernel of small planes, and 1x1 convs
+// (stride 1 read from x, strided ones from a compact copy). Each is compared with a naive double
+// reference and with the im2col + OpenBLAS path (BURN_CPU_CONV=gemm).
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+#include <random>
+#include <vector>
+
+#include "cpu_test_fixture.hpp"
+
+namespace burn::cpu {
+namespace {
+
+struct Case {
+  std::vector<int64_t> x, w;  // [N, C, spatial...], [Cout, C / groups, kernel...]
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+  bool bias;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "x" << ::testing::PrintToString(c.x) << " w" << ::testing::PrintToString(c.w) << " stride"
+      << ::testing::PrintToString(c.stride) << " groups " << c.groups;
+}
+
+std::vector<float> randoms(int64_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& f : v) f = d(gen);
+  return v;
+}
+
+int64_t prod(const std::vector<int64_t>& v, size_t from) {
+  int64_t p = 1;
+  for (size_t i = from; i < v.size(); ++i) p *= v[i];
+  return p;
+}
+
+// Direct convolution in double, spatial dims right-aligned into 3 (as the kernels see them).
+std::vector<double> reference(const Case& c, const std::vector<float>& x, const std::vector<float>& w,
+                              const std::vector<float>& b, std::vector<int64_t>& out) {
+  const size_t r = c.x.size() - 2, off = 3 - r;
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1}, o[3] = {1, 1, 1};
+  out.clear();
+  for (size_t i = 0; i < r; ++i) {
+    in[off + i] = c.x[2 + i], k[off + i] = c.w[2 + i], s[off + i] = c.stride[i], p[off + i] = c.padding[i];
+    d[off + i] = c.dilation[i];
+    o[off + i] = (in[off + i] + 2 * p[off + i] - d[off + i] * (k[off + i] - 1) - 1) / s[off + i] + 1;
+    out.push_back(o[off + i]);
+  }
+  const int64_t n = c.x[0], ch = c.x[1], cout = c.w[0], cg = ch / c.groups, mo = cout / c.groups;
+  std::vector<double> y(static_cast<size_t>(n * cout * o[0] * o[1] * o[2]));
+  size_t at = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t co = 0; co < cout; ++co)
+      for (int64_t z = 0; z < o[0]; ++z)
+        for (int64_t yy = 0; yy < o[1]; ++yy)
+          for (int64_t xx = 0; xx < o[2]; ++xx) {
+            double acc = c.bias ? b[static_cast<size_t>(co)] : 0.0;
+            const int64_t g = co / mo;
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t a = 0; a < k[0]; ++a)
+                for (int64_t bb = 0; bb < k[1]; ++bb)
+                  for (int64_t e = 0; e < k[2]; ++e) {
+                    const int64_t iz = z * s[0] - p[0] + a * d[0], iy = yy * s[1] - p[1] + bb * d[1];
+                    const int64_t ix = xx * s[2] - p[2] + e * d[2];
+                    if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] || ix < 0 || ix >= in[2]) continue;
+                    const double xv =
+                        x[static_cast<size_t>((((i * ch + g * cg + ci) * in[0] + iz) * in[1] + iy) * in[2] + ix)];
+                    const double wv = w[static_cast<size_t>((((co * cg + ci) * k[0] + a) * k[1] + bb) * k[2] + e)];
+                    acc += xv * wv;
+                  }
+            y[at++] = acc;
+          }
+  return y;
+}
+
+class CpuConvBlockedTest : public CpuBackendTest, public ::testing::WithParamInterface<Case> {
+ protected:
+  std::vector<float> run(const Case& c, const std::vector<float>& x, const std::vector<float>& w,
+                         const std::vector<float>& bias) {
+    ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
+    Prim y = b.conv(f32(x, Shape(c.x)), f32(w, Shape(c.w)), c.bias ? f32(bias, Shape{c.w[0]}) : nullptr, o);
+    return vals<float>(y);
+  }
+};
+
+TEST_P(CpuConvBlockedTest, MatchesReferenceAndGemmPath) {
+  const Case& c = GetParam();
+  const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);
+  std::vector<int64_t> out;
+  const std::vector<double> want = reference(c, x, w, bias, out);
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  const std::vector<float> blocked = run(c, x, w, bias);
+  ASSERT_EQ(setenv("BURN_CPU_CONV", "gemm", 1), 0);
+  const std::vector<float> gemm = run(c, x, w, bias);
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  ASSERT_EQ(blocked.size(), want.size());
+  ASSERT_EQ(gemm.size(), want.size());
+  // Sums of up to a few thousand products of values in [-1, 1): f32 error grows with sqrt(Kc).
+  const double kc = static_cast<double>(prod(c.w, 1));
+  const double tol = 1e-5 * std::sqrt(kc) * 4;
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(blocked[i], want[i], tol) << "element " << i;
+    ASSERT_NEAR(gemm[i], want[i], tol) << "element " << i;
+    worst = std::max(worst, std::abs(want[i]));
+  }
+  EXPECT_GT(worst, 1.0);  // outputs are not trivially small
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Branches, CpuConvBlockedTest,
+    ::testing::Values(
+        // 3x3, Mo x Kc = 300 x 360 floats > 192 KiB: three panels of 128 output channels, the last
+        // of 44; a 9x11 plane takes the 6 x 16 micro-kernel.
+        Case{{2, 40, 9, 11}, {300, 40, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+        // the same on a larger plane (4 x 24 micro-kernel, several tiles per panel).
+        Case{{1, 64, 30, 33}, {160, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+        // stride 2, odd sizes, dilation 2, two groups of 200 x 288 weights.
+        Case{{2, 64, 13, 10}, {400, 32, 3, 3}, {2, 2}, {2, 1}, {2, 2}, 2, false},
+        // a 7x7 plane with layer4-like weights cut into panels (stride 2 from 14x14).
+        Case{{1, 96, 14, 14}, {256, 96, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true},
+        // 1x1 stride 1 (B read from x), with bias, odd sizes; and grouped.
+        Case{{3, 37, 9, 7}, {29, 37, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+        Case{{2, 36, 5, 13}, {30, 12, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 3, false},
+        // 1x1 stride 2 and (2, 3) on odd sizes (compact copy of the strided pixels), one with a
+        // panel split (600 x 100 weights) on a 7x7 output.
+        Case{{2, 21, 11, 9}, {17, 21, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, true},
+        Case{{1, 100, 13, 14}, {600, 100, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false},
+        Case{{2, 8, 10, 17}, {40, 8, 1, 1}, {2, 3}, {0, 0}, {1, 1}, 1, true},
+        // stride 2 on rows wide enough for the vector gather of every other input (23 and 25 outputs).
+        Case{{2, 24, 11, 45}, {40, 24, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true},
+        Case{{1, 8, 6, 50}, {12, 8, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false},
+        // 1x1 with padding (im2col path) and a large 1x1 stride-1 GEMM (several tiles and panels).
+        Case{{1, 5, 6, 7}, {9, 5, 1, 1}, {1, 1}, {1, 2}, {1, 1}, 1, true},
+        Case{{2, 70, 40, 41}, {300, 70, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+        // 1-D and 3-D: a 1x1 stride-2 conv and a 3x3x3 conv with panels.
+        Case{{2, 6, 29}, {11, 6, 1}, {2}, {0}, {1}, 1, true},
+        Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true}));
+
+}  // namespace
+}  // namespace burn::cpu
