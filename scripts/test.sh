@@ -7,8 +7,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-deps.sh
 
-# The compiler cache lives in the build folder so reruns (and CI caches of build/) are fast.
-export CCACHE_DIR="${CCACHE_DIR:-$PWD/build/ccache}"
+# The compiler cache is per machine, not per checkout: a fresh clone (CI's) reuses the objects of earlier
+# runs on the same machine (paths are relative to CCACHE_BASEDIR); a new machine builds cold.
+export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/burn-cpp/ccache}"
 export CCACHE_BASEDIR="$PWD"
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 mkdir -p "$CCACHE_DIR"
