@@ -19,19 +19,23 @@ std::string file(const std::string& layout) {
 
 void register_cases() {
   for (const std::string layout : {"zip", "legacy"}) {
-    benchmark::RegisterBenchmark(("import_pytorch_load/resnet18_" + layout).c_str(), [layout](benchmark::State& st) {
-      const std::string path = file(layout);
-      if (!std::filesystem::exists(path)) {
-        st.SkipWithError((path + " is missing (bench/run.py writes it)").c_str());
-        return;
-      }
-      for (auto _ : st) benchmark::DoNotOptimize(burn::import::open(path)->read_all());
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("import_pytorch_load/resnet18_" + layout).c_str(),
+                                 [layout](benchmark::State& st) {
+                                   const std::string path = file(layout);
+                                   if (!std::filesystem::exists(path)) {
+                                     st.SkipWithError((path + " is missing (bench/run.py writes it)").c_str());
+                                     return;
+                                   }
+                                   for (auto _ : st) benchmark::DoNotOptimize(burn::import::open(path)->read_all());
+                                 })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return burn::bench::run_benchmarks(argc, argv, [] {}, register_cases);
+  return burn::bench::run_benchmarks(
+      argc, argv, [] {}, register_cases);
 }
