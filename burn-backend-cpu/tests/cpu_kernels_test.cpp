@@ -462,3 +462,70 @@ TEST_F(CpuKernels, BinaryOpHelperReusesLhsAndBroadcasts) {
 
 }  // namespace
 }  // namespace burn::cpu
+
+namespace burn::cpu {
+namespace {
+
+// max_pool_with_indices against a naive walk in PyTorch's order (taps row-major, the first tap starts,
+// a later tap wins when greater or NaN): the fixed 2x2/s2, 3x3/s2 and 3x3/s1 windows and, with padding
+// or ceil_mode, the general walk; values with ties and NaNs, f32 and f64, plane sizes that leave
+// columns and rows out.
+TEST_F(CpuKernels, MaxPoolWithIndicesMatchesANaiveWalk) {
+  struct Case {
+    int64_t k, s, pad;
+    bool ceil;
+  };
+  for (const Case c :
+       {Case{2, 2, 0, false}, Case{3, 2, 0, false}, Case{3, 1, 0, false}, Case{3, 2, 1, false}, Case{2, 2, 0, true}}) {
+    for (const Shape& shape : {Shape{2, 3, 7, 9}, Shape{1, 2, 8, 8}, Shape{1, 1, 3, 3}}) {
+      const int64_t H = shape[2], W = shape[3], planes = shape[0] * shape[1];
+      std::vector<double> x(static_cast<size_t>(shape.num_elements()));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = (i * 7919 % 13) == 5 ? std::nan("") : double((i * 31) % 5);
+      const PoolOptions o{.kernel = {c.k, c.k},
+                          .stride = {c.s, c.s},
+                          .padding = {c.pad, c.pad},
+                          .padding_end = {c.pad, c.pad},
+                          .dilation = {1, 1},
+                          .ceil_mode = c.ceil};
+      auto out_len = [&](int64_t in) {
+        const int64_t span = in + 2 * c.pad - c.k;
+        int64_t n = (c.ceil ? (span + c.s - 1) / c.s : span / c.s) + 1;
+        if (c.ceil && (n - 1) * c.s >= in + c.pad) --n;  // the last window starts inside (PyTorch)
+        return n;
+      };
+      const int64_t OH = out_len(H), OW = out_len(W);
+      std::vector<double> want_v;
+      std::vector<int64_t> want_i;
+      for (int64_t p = 0; p < planes; ++p)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            double m = 0;
+            int64_t mi = -1;
+            for (int64_t a = 0; a < c.k; ++a)
+              for (int64_t bb = 0; bb < c.k; ++bb) {
+                const int64_t h = oh * c.s - c.pad + a, w = ow * c.s - c.pad + bb;
+                if (h < 0 || h >= H || w < 0 || w >= W) continue;
+                const double v = x[static_cast<size_t>((p * H + h) * W + w)];
+                if (mi < 0 || v > m || std::isnan(v)) m = v, mi = h * W + w;
+              }
+            want_v.push_back(m);
+            want_i.push_back(mi);
+          }
+      for (bool f64_case : {false, true}) {
+        SCOPED_TRACE("k " + std::to_string(c.k) + " s " + std::to_string(c.s) + " pad " + std::to_string(c.pad) +
+                     (c.ceil ? " ceil " : " ") + shape.to_string() + (f64_case ? " f64" : " f32"));
+        std::vector<float> xf(x.begin(), x.end());
+        auto [y, idx] = b.max_pool_with_indices(f64_case ? f64(x, shape) : f32(xf, shape), o);
+        ASSERT_EQ(y->shape(), (Shape{shape[0], shape[1], OH, OW}));
+        EXPECT_EQ(vals<int64_t>(idx), want_i);
+        const std::vector<double> got = b.into_data(y).to_f64_vec();
+        ASSERT_EQ(got.size(), want_v.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          EXPECT_TRUE(got[i] == want_v[i] || (std::isnan(got[i]) && std::isnan(want_v[i]))) << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace burn::cpu
