@@ -14,10 +14,10 @@
 #include <typeinfo>
 
 #include "elementwise.hpp"
+#include "ops/blas.hpp"
 #include "storage_pool.hpp"
 
 // Weak so the plugin still loads against a BLAS that is not OpenBLAS (the call is then skipped).
-extern "C" __attribute__((weak)) void openblas_set_num_threads(int);
 
 namespace burn::cpu {
 
@@ -331,7 +331,7 @@ class ThreadPool {
     size_ = std::max<size_t>(1, n);
     stop_ = false;
     for (size_t i = 0; i + 1 < size_; ++i) workers_.emplace_back([this] { worker_loop(); });
-    if (openblas_set_num_threads) openblas_set_num_threads(static_cast<int>(size_));
+    blas_single_threaded();
   }
 
   void stop() {

@@ -13,6 +13,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "cpu_test_fixture.hpp"
+#include "ops/blas.hpp"
 #include "storage_pool.hpp"
 
 namespace burn::cpu {
@@ -209,6 +210,42 @@ TEST_F(CpuMath, MatmulSplitsMidSizedProductsOverThePool) {
   const auto got = vals<double>(b.matmul(f64(a3, {1, 512}), b.permute(f64(b3t, {1000, 512}), {1, 0})));
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << i;
+  set_num_threads(threads);
+}
+
+// The pool's split of one GEMM (ops/blas.cpp) against a naive product: row and column blocks, every
+// transpose, alpha, beta over an existing C and leading dims wider than the matrices.
+TEST(CpuBlas, SplitGemmMatchesANaiveProduct) {
+  const size_t threads = num_threads();
+  set_num_threads(2);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  struct Case {
+    int64_t m, n, k;
+  };
+  for (const Case cs : {Case{300, 40, 70}, Case{24, 900, 50}, Case{64, 128, 3136}})
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        const int64_t m = cs.m, n = cs.n, k = cs.k, pad = 3;
+        const int64_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
+        std::vector<float> a((ta ? k : m) * lda), bm((tb ? n : k) * ldb), c(m * ldc);
+        for (auto* v : {&a, &bm, &c})
+          for (auto& x : *v) x = u(gen);
+        const std::vector<float> c0 = c;
+        blas_gemm(ta, tb, m, n, k, 0.5f, a.data(), lda, bm.data(), ldb, 2.0f, c.data(), ldc);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < ldc; ++j) {
+            if (j >= n) {
+              ASSERT_EQ(c[i * ldc + j], c0[i * ldc + j]) << "padding written at " << i << "," << j;
+              continue;
+            }
+            double acc = 0;
+            for (int64_t p = 0; p < k; ++p)
+              acc += double(ta ? a[p * lda + i] : a[i * lda + p]) * double(tb ? bm[j * ldb + p] : bm[p * ldb + j]);
+            ASSERT_NEAR(c[i * ldc + j], 0.5 * acc + 2.0 * c0[i * ldc + j], 2e-4)
+                << m << "x" << n << "x" << k << " ta " << ta << " tb " << tb << " at " << i << "," << j;
+          }
+      }
   set_num_threads(threads);
 }
 

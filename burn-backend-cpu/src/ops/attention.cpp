@@ -4,7 +4,6 @@
 // per task, whatever the sequence lengths. Block products go through single-threaded OpenBLAS GEMMs.
 // Semantics (mask true = masked out, causal j > i top-left, fully masked row = NaN):
 // burn-tensor/src/defaults/attention.cpp.
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +14,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/blas.hpp"
 #include "ops/math_util.hpp"
 #include "ops/norm_util.hpp"
 
@@ -23,23 +23,6 @@ namespace {
 
 // Queries per task.
 constexpr int64_t kQ = 32;
-// OpenBLAS 0.3 runs a GEMM on its own threads from m*n*k = 65536 * 4 up; our blocks stay below that
-// so that tasks on the pool's threads never contend for OpenBLAS's threads.
-constexpr int64_t kBlasSerialWork = 65536 * 4;
-
-template <typename T>
-void gemm(bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
-  const auto tb = trans_b ? CblasTrans : CblasNoTrans;
-  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, tb, mi, ni, ki, alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                beta, c, static_cast<int>(ldc));
-  else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, mi, ni, ki, alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                beta, c, static_cast<int>(ldc));
-}
-
 // A [B, H, L, D] operand read in place when its rows are unit-stride, else a contiguous copy.
 struct Operand {
   CpuPtr t;
@@ -141,7 +124,7 @@ Prim attention_kernel(const Prim& qp, const Prim& kp, const Prim& vp, const Prim
         const int64_t cols = std::min(kb, kend - j0);
         T* s = tile.data();
         if (e > 0)
-          gemm<T>(true, rows, cols, e, scale, qb, q.ld, kbase + j0 * k.ld, k.ld, T(0), s, kb);
+          blas_gemm(false, true, rows, cols, e, scale, qb, q.ld, kbase + j0 * k.ld, k.ld, T(0), s, kb);
         else
           std::fill(s, s + rows * kb, T(0));
         for (int64_t r = 0; r < rows; ++r) {
@@ -163,7 +146,7 @@ Prim attention_kernel(const Prim& qp, const Prim& kp, const Prim& vp, const Prim
             for (int64_t c = 0; c < ev; ++c) orow[c] *= corr;
           }
         }
-        gemm<T>(false, rows, ev, cols, T(1), s, kb, vbase + j0 * v.ld, v.ld, T(1), ob, ev);
+        blas_gemm(false, false, rows, ev, cols, T(1), s, kb, vbase + j0 * v.ld, v.ld, T(1), ob, ev);
       }
       for (int64_t r = 0; r < rows; ++r) {
         // A row with every key masked has l = 0: NaN, as softmax over all -inf in the reference math.

@@ -25,6 +25,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/blas.hpp"
 #include "ops/conv_blocked.hpp"
 #include "ops/conv_util.hpp"
 
@@ -33,11 +34,8 @@ namespace {
 
 using conv_detail::col2im_channel;
 using conv_detail::Dims;
-using conv_detail::gemm;
 using conv_detail::Geo3;
 
-// OpenBLAS runs a GEMM single-threaded below m*n*k = 65536 * 4; such tasks are spread over our pool.
-constexpr int64_t kBlasSerialWork = 65536 * 4;
 // Elements per pool task for im2col/col2im and bias loops.
 constexpr int64_t kCopyGrain = 1 << 14;
 
@@ -151,8 +149,8 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, co
       im2col_channels(xg, buf.get(), m.cg, g, par);
       cols = buf.get();
     }
-    gemm<T>(false, false, m.mo, L, m.kc, w + gi * m.mo * m.kc, m.kc, cols, L, T(0), y + (n * m.cout + gi * m.mo) * L,
-            L);
+    blas_gemm(false, false, m.mo, L, m.kc, T(1), w + gi * m.mo * m.kc, m.kc, cols, L, T(0),
+              y + (n * m.cout + gi * m.mo) * L, L);
   });
   if (bias) add_bias<T>(y, bias, m.n, m.cout, L);
 }
@@ -169,11 +167,11 @@ void conv_grad_input(const T* gy, const T* w, T* gx, const Dims& m, const Geo3& 
     const T* gyg = gy + (n * m.cout + gi * m.mo) * L;
     const T* wg = w + gi * m.mo * m.kc;
     if (g.pointwise) {
-      gemm<T>(true, false, m.kc, L, m.mo, wg, m.kc, gyg, L, T(0), gxg, L);
+      blas_gemm(true, false, m.kc, L, m.mo, T(1), wg, m.kc, gyg, L, T(0), gxg, L);
       return;
     }
     std::unique_ptr<T[]> cols = scratch<T>(m.kc, L);
-    gemm<T>(true, false, m.kc, L, m.mo, wg, m.kc, gyg, L, T(0), cols.get(), L);
+    blas_gemm(true, false, m.kc, L, m.mo, T(1), wg, m.kc, gyg, L, T(0), cols.get(), L);
     col2im_channels(cols.get(), gxg, m.cg, g, par);
   });
 }
@@ -196,8 +194,8 @@ void conv_grad_weight(const T* x, const T* gy, T* gw, T* gb, const Dims& m, cons
         im2col_channels(xg, buf.get(), m.cg, g, par);
         cols = buf.get();
       }
-      gemm<T>(false, true, m.mo, m.kc, L, gy + (n * m.cout + gi * m.mo) * L, L, cols, L, n == n0 ? T(0) : T(1), out,
-              m.kc);
+      blas_gemm(false, true, m.mo, m.kc, L, T(1), gy + (n * m.cout + gi * m.mo) * L, L, cols, L, n == n0 ? T(0) : T(1),
+                out, m.kc);
     }
     if (n1 == n0) std::fill(out, out + m.mo * m.kc, T(0));
   };
@@ -372,8 +370,8 @@ Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim
         }
       });
       for (int64_t gi = 0; gi < groups; ++gi)
-        gemm<T>(false, false, mo, l, kc, w->data<T>() + gi * mo * kc, kc, cols.get() + gi * kc * l, l, T(0),
-                y->data<T>() + (img * cout + gi * mo) * l, l);
+        blas_gemm(false, false, mo, l, kc, T(1), w->data<T>() + gi * mo * kc, kc, cols.get() + gi * kc * l, l, T(0),
+                  y->data<T>() + (img * cout + gi * mo) * l, l);
     }
     if (b) add_bias<T>(y->data<T>(), b->data<T>(), n, cout, l);
     return y;

@@ -1,7 +1,5 @@
-// Private helpers of the cpu conv kernels: 1-3-D geometry, im2col/col2im of one channel, GEMM.
+// Private helpers of the cpu conv kernels: 1-3-D geometry, im2col/col2im of one channel.
 #pragma once
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -118,25 +116,6 @@ void col2im_channel(const T* col, T* x, const Geo3& g) {
           }
         }
       }
-}
-
-// Row-major C (m x n) = op(A) (m x k) * op(B) (k x n) + beta * C.
-template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T beta,
-          T* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
-    return;
-  }
-  const auto opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, opa, opb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-  else
-    cblas_dgemm(CblasRowMajor, opa, opb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
-                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
 
 }  // namespace burn::cpu::conv_detail

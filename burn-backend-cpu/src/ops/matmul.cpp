@@ -1,7 +1,5 @@
 // Batched matmul on the cpu backend (torch.matmul semantics for operands of equal rank >= 2): f32/f64
-// through OpenBLAS GEMM, reading strided and transposed views in place; i64/i32 with a blocked loop.
-#include <cblas.h>
-
+// through OpenBLAS GEMM (ops/blas.hpp), reading strided and transposed views in place; i64/i32 with a blocked loop.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -10,20 +8,14 @@
 
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "ops/blas.hpp"
 #include "ops/math_util.hpp"
 
 namespace burn::cpu {
 namespace {
 
-// OpenBLAS 0.3 runs a GEMM single-threaded below m*n*k = 65536 * GEMM_MULTITHREAD_THRESHOLD (4):
-// batches of such products are spread over our pool; bigger ones run one after another on its threads.
-constexpr int64_t kBlasSerialWork = 65536 * 4;
 // Multiply-adds per pool task when looping over a batch.
 constexpr int64_t kMatmulGrain = 1 << 16;
-// One product up to this many multiply-adds is cut into blocks of rows or columns below kBlasSerialWork,
-// spread over our pool: OpenBLAS's own threads would spin in sched_yield long after such a call, taking
-// a core from the pool (12% of ResNet-18 inference at batch 1, whose classifier is 1x512 x 512x1000).
-constexpr int64_t kSplitWork = 1 << 22;
 
 // How GEMM can read the last two dims of a view in place: row-major with leading dim `ld`,
 // transposed or not. nullopt when it needs a copy.
@@ -45,36 +37,8 @@ std::optional<GemmLayout> gemm_layout(const CpuTensor& t) {
 }
 
 template <typename T>
-void gemm(const GemmLayout& la, const GemmLayout& lb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c,
-          int64_t ldc = -1) {
-  const auto ta = la.trans ? CblasTrans : CblasNoTrans;
-  const auto tb = lb.trans ? CblasTrans : CblasNoTrans;
-  const int ldc_i = static_cast<int>(ldc < 0 ? n : ldc);
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-                static_cast<int>(la.ld), b, static_cast<int>(lb.ld), 0.0f, c, ldc_i);
-  else
-    cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a,
-                static_cast<int>(la.ld), b, static_cast<int>(lb.ld), 0.0, c, ldc_i);
-}
-
-// C (m x n, row-major, ldc n) = A B in blocks of rows (m >= n) or columns, each below kBlasSerialWork, so
-// that OpenBLAS runs every block single-threaded on the pool thread that takes it.
-template <typename T>
-void gemm_split(const GemmLayout& la, const GemmLayout& lb, int64_t m, int64_t n, int64_t k, const T* a, const T* b,
-                T* c) {
-  const bool rows = m >= n;
-  const int64_t len = rows ? m : n, other = (rows ? n : m) * k;
-  const int64_t block = std::max<int64_t>(1, kBlasSerialWork / std::max<int64_t>(other, 1));
-  parallel_for((len + block - 1) / block, 1, [&](int64_t s, int64_t e) {
-    for (int64_t i = s; i < e; ++i) {
-      const int64_t p0 = i * block, cnt = std::min(block, len - p0);
-      if (rows)
-        gemm<T>(la, lb, cnt, n, k, a + (la.trans ? p0 : p0 * la.ld), b, c + p0 * n, n);
-      else
-        gemm<T>(la, lb, m, cnt, k, a, b + (lb.trans ? p0 * lb.ld : p0), c + p0, n);
-    }
-  });
+void gemm(const GemmLayout& la, const GemmLayout& lb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
+  blas_gemm(la.trans, lb.trans, m, n, k, T(1), a, la.ld, b, lb.ld, T(0), c, n);
 }
 
 // C (m x n) = A (m x k) * B (k x n), all contiguous row-major; wrapping int arithmetic.
@@ -174,11 +138,11 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
       // fold the batch into M for one big GEMM.
       bool fold = batch > 1 && !la->trans;
       for (int64_t i = 1; fold && i < batch; ++i) fold = b_off[i] == b_off[0] && a_off[i] - a_off[i - 1] == m * la->ld;
+      // Many products: whole matrices per pool task (each GEMM then runs on its task's thread); a
+      // few big ones: one after another, each split over the pool.
       if (fold) {
         gemm<T>(*la, *lb, batch * m, n, k, pa + a_off[0], pb + b_off[0], pc);
-      } else if (batch == 1 && work > kBlasSerialWork && work <= kSplitWork && num_threads() > 1) {
-        gemm_split<T>(*la, *lb, m, n, k, pa + a_off[0], pb + b_off[0], pc);
-      } else if (batch > 1 && work < kBlasSerialWork) {
+      } else if (batch > 1 && (work < kBlasSerialWork || batch >= 2 * static_cast<int64_t>(num_threads()))) {
         parallel_for(batch, std::max<int64_t>(1, kMatmulGrain / work), [&](int64_t s, int64_t e) {
           for (int64_t i = s; i < e; ++i) gemm<T>(*la, *lb, m, n, k, pa + a_off[i], pb + b_off[i], pc + i * m * n);
         });
