@@ -57,6 +57,15 @@ TEST(AutodiffApi, MatmulGradients) {
   expect_near(vec(*b.grad(grads)), {4, 4, 6, 6});
 }
 
+// torch.relu(x).backward(ones) for x = [nan, -1, 0, 2] gives [1, 0, 0, 1]: zero only where the output
+// is <= 0, so a NaN passes its gradient (threshold_backward).
+TEST(AutodiffApi, ReluGradientFollowsPyTorchAtZeroAndNaN) {
+  auto x = Tensor<1>::from_vector(std::vector<float>{NAN, -1, 0, 2}, Shape{4}, ad()).require_grad();
+  auto g = x.grad((x.relu() * 3.0f).sum().backward());
+  ASSERT_TRUE(g);
+  expect_near(vec(*g), {3, 0, 0, 3});
+}
+
 TEST(AutodiffApi, UntrackedInputsGetNoGradient) {
   auto x = Tensor<1>::from_vector(std::vector<float>{1, 2}, Shape{2}, ad()).require_grad();
   auto c = Tensor<1>::from_vector(std::vector<float>{3, 4}, Shape{2}, ad());

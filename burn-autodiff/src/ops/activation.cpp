@@ -10,7 +10,11 @@ namespace burn::autodiff {
 
 Prim AutodiffBackend::relu(Prim x) {
   return record_unary(*this, OpId::relu, std::move(x), &Backend::relu, false, true,
-                      [](Step& s, const H& g) -> Hs { return {T(g) * gt_mask(s.output(), 0.0)}; });
+                      // PyTorch's threshold_backward: zero where the output is <= 0, so a NaN passes
+                      // its gradient; one compare and one fill instead of compare, cast and mul.
+                      [](Step& s, const H& g) -> Hs {
+                        return {api::mask_fill(g, api::compare_elem(OpId::lower_equal_elem, s.output(), 0.0), 0.0)};
+                      });
 }
 
 Prim AutodiffBackend::leaky_relu(Prim x, double slope) {

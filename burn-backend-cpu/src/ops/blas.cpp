@@ -22,11 +22,11 @@ void serial_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, con
   const auto opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
   if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, opa, opb, mi, ni, ki, alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
-                c, static_cast<int>(ldc));
+    cblas_sgemm(CblasRowMajor, opa, opb, mi, ni, ki, alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
+                static_cast<int>(ldc));
   else
-    cblas_dgemm(CblasRowMajor, opa, opb, mi, ni, ki, alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
-                c, static_cast<int>(ldc));
+    cblas_dgemm(CblasRowMajor, opa, opb, mi, ni, ki, alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
+                static_cast<int>(ldc));
 }
 
 template <typename T>
@@ -44,7 +44,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
   const int64_t len = rows ? m : n;
   const int64_t threads = static_cast<int64_t>(num_threads());
   const int64_t parts = std::min(threads, len / kBlockAlign);
-  if (m * n * k < kBlasSerialWork || parts < 2) return serial_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (m * n * k < kBlasSerialWork || parts < 2)
+    return serial_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   const int64_t block = (len + parts - 1) / parts;
   const int64_t step = (block + kBlockAlign - 1) / kBlockAlign * kBlockAlign;
   parallel_for((len + step - 1) / step, 1, [&](int64_t s, int64_t e) {
