@@ -135,7 +135,10 @@ Prim attention_kernel(const Prim& qp, const Prim& kp, const Prim& vp, const Prim
           if (mb) {
             const uint8_t* mr = mb + i * mst[2] + j0 * mst[3];
             if (mst[3] == 1) {
-              for (int64_t j = 0; j < cols; ++j) sr[j] = mr[j] ? kNegInf : sr[j];
+              for (int64_t j = 0; j < cols; ++j) {
+                const T v = sr[j];  // loaded before the select, so the loop vectorises
+                sr[j] = mr[j] ? kNegInf : v;
+              }
             } else {
               for (int64_t j = 0; j < cols; ++j) sr[j] = mr[j * mst[3]] ? kNegInf : sr[j];
             }

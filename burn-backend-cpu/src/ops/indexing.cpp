@@ -294,7 +294,11 @@ Prim CpuBackend::mask_where(Prim x, Prim mask, Prim value) {
       const E* vr = vp + offs[2];
       E* orow = op + ob;
       if (in[0] == 1 && in[1] == 1 && in[2] == 1) {
-        for (int64_t j = 0; j < len; ++j) orow[j] = mr[j] ? vr[j] : xr[j];
+        // Both sides loaded before the select: a conditional load keeps GCC from vectorising.
+        for (int64_t j = 0; j < len; ++j) {
+          const E v = vr[j], x = xr[j];
+          orow[j] = mr[j] ? v : x;
+        }
       } else {
         for (int64_t j = 0; j < len; ++j) orow[j] = mr[j * in[1]] ? vr[j * in[2]] : xr[j * in[0]];
       }
@@ -324,7 +328,13 @@ Prim CpuBackend::mask_fill(Prim x, Prim mask, Scalar value) {
       const uint8_t* mr = mp + offs[1];
       E* orow = op + ob;
       if (in[0] == 1 && in[1] == 1) {
-        for (int64_t j = 0; j < len; ++j) orow[j] = mr[j] ? fillv : xr[j];
+        // A local fill value and the load before the select: a conditional load, or a captured value
+        // the stores might alias, keeps GCC from vectorising.
+        const E f = fillv;
+        for (int64_t j = 0; j < len; ++j) {
+          const E x = xr[j];
+          orow[j] = mr[j] ? f : x;
+        }
       } else {
         for (int64_t j = 0; j < len; ++j) orow[j] = mr[j * in[1]] ? fillv : xr[j * in[0]];
       }
