@@ -28,7 +28,7 @@ Tensor<1, Int> labels(int64_t n, int64_t classes) {
 template <class M, class X>
 void train_loop(benchmark::State& st, M model, const X& x, const Tensor<1, Int>& y) {
   optim::Optimizer opt = optim::AdamConfig{}.init();
-  const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad());
+  const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(x.device());
   for (auto _ : st) {
     Gradients grads = loss.forward(model.forward(x), y).backward();
     model = opt.step(1e-3, model, optim::GradientsParams::from_grads(grads, model));
@@ -38,6 +38,12 @@ void train_loop(benchmark::State& st, M model, const X& x, const Tensor<1, Int>&
 void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
     train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
+  });
+  // The same step on autodiff<fusion<cpu>> (issue 14: not slower with fusion than without).
+  add_case("nn_mlp_train_adam_fused/784-512-512-10_b128", [](benchmark::State& st) {
+    const Device fad = Device::get("autodiff<fusion<cpu>>");
+    const Tensor<2> x = Tensor<2>::from_inner(input<2>({128, 784}).to_device(Device::get("fusion<cpu>")), fad);
+    train_loop(st, make_mlp(fad), x, labels(128, 10).to_device(fad));
   });
   add_case("nn_cnn_train_adam/b64_28x28", [](benchmark::State& st) {
     train_loop(st, make_small_cnn(ad()), Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));
@@ -51,6 +57,22 @@ void register_cases() {
                                                              .activation = nn::FeedForwardActivation::Relu}
                                            .init_encoder(ad());
     const Tensor<3> x = Tensor<3>::from_inner(input<3>({16, 128, 256}), ad()).require_grad();
+    for (auto _ : st) {
+      Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
+      benchmark::DoNotOptimize(grads);
+    }
+  });
+  add_case("nn_transformer_layer_fwd_bwd_fused/d256_h4_s128_b16", [](benchmark::State& st) {
+    const Device fad = Device::get("autodiff<fusion<cpu>>");
+    const nn::TransformerEncoder enc = nn::TransformerConfig{.d_model = 256,
+                                                             .d_ff = 1024,
+                                                             .n_heads = 4,
+                                                             .n_layers = 1,
+                                                             .dropout = 0.0,
+                                                             .activation = nn::FeedForwardActivation::Relu}
+                                           .init_encoder(fad);
+    const Tensor<3> x =
+        Tensor<3>::from_inner(input<3>({16, 128, 256}).to_device(Device::get("fusion<cpu>")), fad).require_grad();
     for (auto _ : st) {
       Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
       benchmark::DoNotOptimize(grads);
