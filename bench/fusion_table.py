@@ -1,0 +1,96 @@
+"""Issue 14's speed table: each fusion case next to its unfused twin on cpu, one memory pass (the triad
+limit) and PyTorch, in one run. Prints a markdown table for BENCHMARKS.md.
+
+  /usr/bin/python3 bench/fusion_table.py [--build-dir build/release] [--reps 6]
+
+Rows and their targets:
+- exp(relu(x*2+1)) on 16M and 64M floats, fused, within 1.3x of one memory pass (one read and one
+  write at the triad bandwidth);
+- softmax and layer_norm at most 0.5x PyTorch (their input is ready, so fusion<cpu> runs the eager
+  kernel: the row is the cpu kernel), and the masked softmax and exp-sum patterns fused against unfused;
+- the MLP train step and the transformer encoder layer step on autodiff<fusion<cpu>> not slower than
+  on autodiff<cpu>;
+- recording one op (`a + b` on 1x8, result dropped) on fusion<cpu> at most 1 us.
+"""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run import M16, M64, F32, THREADS, Case, Torch, fmt_time, run_burn, run_limit  # noqa: E402
+
+SM_BYTES = 2 * 4096 * 1024 * F32
+
+
+def rows():
+    """(label, burn case, fused case or None, torch peer or None, one-pass bytes or None, target kind)."""
+    out = []
+    for label, n in (("16M", M16), ("64M", M64)):
+        out.append((f"exp(relu(x*2+1)), {label} f32", Case(f"chain_exp_relu_affine/{label}", "elementwise", "", 0, ""),
+                    Case(f"chain_exp_relu_affine_fused/{label}", "elementwise", "", 0, ""),
+                    f"chain_exp_relu_affine/{label}", 2 * n * F32, "pass"))
+    out += [
+        ("softmax, 4096x1024 (input ready: eager kernel)", Case("softmax/4096x1024", "softmax", "", 0, ""), None,
+         "softmax/4096x1024", SM_BYTES, "torch"),
+        ("layer_norm, 64x1024x768 (input ready: eager kernel)", Case("layer_norm/64x1024x768", "norm", "", 0, ""),
+         None, "layer_norm/64x1024x768", 2 * 64 * 1024 * 768 * F32, "torch"),
+        ("(x*0.125 + mask).softmax(1), 4096x1024", Case("softmax_scaled_masked/4096x1024", "softmax", "", 0, ""),
+         Case("softmax_scaled_masked_fused/4096x1024", "softmax", "", 0, ""), None, SM_BYTES, "unfused"),
+        ("(x*2+1).exp().sum_dim(1), 4096x4096", Case("exp_affine_sum_dim_last/4096x4096", "reduce", "", 0, ""),
+         Case("exp_affine_sum_dim_last_fused/4096x4096", "reduce", "", 0, ""), None, 4096 * 4096 * F32, "unfused"),
+        ("MLP 784-512-512-10 Adam step, b128", Case("nn_mlp_train_adam/784-512-512-10_b128", "nn", "", 0, ""),
+         Case("nn_mlp_train_adam_fused/784-512-512-10_b128", "nn", "", 0, ""), "nn_mlp_train_adam/784-512-512-10_b128",
+         None, "unfused"),
+        ("transformer encoder layer fwd+bwd, d256 h4 s128 b16",
+         Case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", "nn", "", 0, ""),
+         Case("nn_transformer_layer_fwd_bwd_fused/d256_h4_s128_b16", "nn", "", 0, ""),
+         "nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", None, "unfused"),
+        ("recording `a + b` on 1x8 (result dropped)", Case("tiny_add/1x8", "overhead", "", 0, ""),
+         Case("tiny_add_recorded/1x8", "overhead", "", 0, ""), "tiny_add/1x8", None, "record"),
+    ]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default=os.path.join(os.path.dirname(HERE), "build", "release"))
+    ap.add_argument("--reps", type=int, default=6)
+    ap.add_argument("--min-time", type=float, default=0.25)
+    a = ap.parse_args()
+    bin_dir = os.path.join(a.build_dir, "bin")
+    triad = run_limit(os.path.join(bin_dir, "burn-limit-triad"), [M64, THREADS, 10])["best_gbs"]
+    print(f"triad {triad:.2f} GB/s ({THREADS} threads)", flush=True)
+    torch = Torch()
+    table = []
+    for label, plain, fused, peer, pass_bytes, kind in rows():
+        p = run_burn(bin_dir, plain, a.reps, a.min_time, 0.1).get("median_ns")
+        f = run_burn(bin_dir, fused, a.reps, a.min_time, 0.1).get("median_ns") if fused else None
+        t = torch.run(peer, 1, a.reps, 0.1).get("median_ns") if peer else None
+        one_pass = pass_bytes / triad if pass_bytes else None  # bytes / (GB/s) = ns
+        best = f if f else p
+        if kind == "pass":
+            verdict, target = best / one_pass, "≤ 1.3x one pass"
+        elif kind == "torch":
+            verdict, target = best / t if t else None, "≤ 0.5x PyTorch"
+        elif kind == "unfused":
+            verdict, target = f / p if f and p else None, "fused ≤ 1.0x unfused"
+        else:
+            verdict, target = (f, "≤ 1 µs")
+        limit = 1.3 if kind == "pass" else 0.5 if kind == "torch" else 1.0 if kind == "unfused" else 1000.0
+        met = "n/a" if verdict is None else ("yes" if verdict <= limit else "no")
+        shown = fmt_time(verdict) if kind == "record" else (f"{verdict:.2f}" if verdict is not None else "n/a")
+        table.append((label, fmt_time(p), fmt_time(f) if fused else "—", fmt_time(one_pass) if one_pass else "—",
+                      fmt_time(t) if peer else "—", shown, target, met))
+        print(" | ".join(table[-1]), flush=True)
+    torch.close()
+    print()
+    print("| case | cpu (unfused) | fusion<cpu> | one memory pass | PyTorch | measure | target | met |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in table:
+        print("| " + " | ".join(r) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
