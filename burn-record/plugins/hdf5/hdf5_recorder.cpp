@@ -987,7 +987,8 @@ class Hdf5Reader final : public RecordReader {
         spans.push_back({e.file, end, n});
       }
     }
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.node < b.node; });
     for (size_t i = 1; i < spans.size(); ++i) {
       if (spans[i].begin < spans[i - 1].end) {
         const Span& a = spans[i - 1];
