@@ -915,6 +915,8 @@ class Hdf5Reader final : public RecordReader {
     if (layout == H5D_CONTIGUOUS) {
       const haddr_t addr = H5Dget_offset(ds);
       if (addr == HADDR_UNDEF) return false;  // never written: HDF5 serves the fill value
+      // A layout that claims less than the shape needs is refused by the check after this.
+      if (H5Dget_storage_size(ds) < info.bytes) return false;
       node.extents.push_back({addr, info.bytes, 0, info.bytes});
       return true;
     }
