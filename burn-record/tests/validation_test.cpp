@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -383,6 +384,74 @@ TEST_F(Validation, Hdf5DamageIsRefusedOrHarmlessNeverAWrongRecord) {
   // Damage is detected by HDF5's metadata checksums and ours (data, values, structure); a small file
   // is mostly reserved, unused space, where a flip changes nothing (here about 30% are refused).
   EXPECT_GT(refused, tried / 4);
+}
+
+// Where `needle` occurs in `hay`.
+std::vector<size_t> find_all(const std::string& hay, const std::string& needle) {
+  std::vector<size_t> at;
+  for (size_t i = hay.find(needle); i != std::string::npos; i = hay.find(needle, i + 1)) at.push_back(i);
+  return at;
+}
+
+std::string le64(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[static_cast<size_t>(i)] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+
+// The reader takes unfiltered chunks' places from HDF5's chunk index (a v1 B-tree in the files it
+// writes, without a checksum) and reads them itself: a place past the end of the file, one that
+// overlaps another chunk or another entry's data, or a chunk of the wrong size is refused naming
+// the entry, at open, before anything is allocated for the data.
+TEST_F(Validation, Hdf5DamagedChunkPlacesAreRefusedNamingTheEntry) {
+  std::vector<float> a(300'000), b(1000);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 1.0f + static_cast<float>(i) * 0.25f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = -3.0f - static_cast<float>(i);
+  Record r;
+  r.set("a", TensorData::from_vector<float>(a, {300'000}));  // 1.2 MB: two chunks of 150,000
+  r.set("b", TensorData::from_vector<float>(b, {1000}));
+  save(file("ok.h5"), r);
+  const std::string good = read_bytes(file("ok.h5"));
+  auto data_at = [&](const float* p) {
+    const auto at = find_all(good, std::string(reinterpret_cast<const char*>(p), 64));
+    EXPECT_EQ(at.size(), 1u);
+    return at.empty() ? size_t{0} : at[0];
+  };
+  const size_t a0 = data_at(a.data()), a1 = data_at(a.data() + 150'000), b0 = data_at(b.data());
+  // The index entry of a's second chunk: its address, after the key (size, filter mask, 2 offsets).
+  const auto refs = find_all(good, le64(a1));
+  ASSERT_EQ(refs.size(), 1u) << "a's second chunk should be named once, by the chunk index";
+  const size_t ref = refs[0];
+  const std::string f = file("bad.h5");
+  auto patched = [&](size_t at, const std::string& bytes) {
+    std::string bad = good;
+    bad.replace(at, bytes.size(), bytes);
+    write_bytes(f, bad);
+    return load_error(f, "hdf5");
+  };
+  const std::string where = "[hdf5] " + f + ": entry ";
+  EXPECT_EQ(patched(ref, le64(good.size() + 4096)),
+            where + "'a': its data at bytes [" + std::to_string(good.size() + 4096) + ", " +
+                std::to_string(good.size() + 4096) + " + 600000) lies outside the file (" +
+                std::to_string(good.size()) + " bytes)");
+  EXPECT_EQ(patched(ref, le64(good.size() - 100)).rfind(where + "'a': its data at bytes", 0), 0u);
+  EXPECT_EQ(patched(ref, le64(a0 + 8)), where + "'a': its data at bytes [" + std::to_string(a0 + 8) + ", " +
+                                            std::to_string(a0 + 600'008) + ") overlaps another of its chunks at [" +
+                                            std::to_string(a0) + ", " + std::to_string(a0 + 600'000) + ")");
+  // Moved to end 4000 bytes into b's data (and nowhere near a's first chunk).
+  ASSERT_GT(b0, a0 + 1'200'000);
+  const std::string e = patched(ref, le64(b0 - 596'000));
+  EXPECT_EQ(e.rfind(where + "'", 0), 0u) << e;
+  EXPECT_NE(e.find("overlaps the data of entry '"), std::string::npos) << e;
+  EXPECT_TRUE(e.find("'a'") != std::string::npos && e.find("'b'") != std::string::npos) << e;
+  // The chunk's stored size, at the start of its key.
+  std::string size(4, '\0');
+  const uint32_t wrong = 600'000 + 4;
+  std::memcpy(size.data(), &wrong, 4);
+  EXPECT_EQ(patched(ref - 24, size),
+            where + "'a': its chunk 1 stores 600004 bytes; an unfiltered chunk of its shape has 600000");
+  // The undamaged file still loads, bit for bit.
+  EXPECT_EQ(test::first_difference(load(file("ok.h5")), r), "");
 }
 
 TEST_F(Validation, JsonMalformedFilesNameTheEntry) {

@@ -7,12 +7,19 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 
+#include "../pool.hpp"
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
 
@@ -20,11 +27,17 @@ namespace {
 
 using namespace burn;
 using namespace burn::record;
+using burn::record::plugin_detail::Pool;
+using burn::record::plugin_detail::thread_count;
 
 constexpr const char* kOp = "hdf5";
 constexpr const char* kFormat = "burn-record-hdf5";
 constexpr int64_t kLayoutVersion = 1;
 constexpr uint64_t kChunkBytes = 1u << 20;  // target bytes per HDF5 chunk
+// Direct reads go in pieces this large: small enough for the hash to find them in the cache.
+constexpr uint64_t kPieceBytes = 512u << 10;
+// Datasets with more chunks are read by HDF5 (256 chunks cost about 1 ms to locate; 1024, 10-30 ms).
+constexpr uint64_t kMaxDirectChunks = 256;
 // Fuzz builds skip checksum comparisons so the fuzzer reaches the checks behind them.
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 constexpr bool kFuzzing = true;
@@ -434,11 +447,19 @@ class Writer {
 
 // ---- reading ----
 
+// Bytes of a tensor stored as-is in the file: `bytes` at file offset `file` are the tensor's bytes
+// from `dst`; `stored` is what the file holds there (a clipped edge chunk is stored whole).
+struct Extent {
+  uint64_t file = 0, bytes = 0, dst = 0, stored = 0;
+};
+
 struct Node {
   EntryInfo info;
   std::string h5path;  // "/blocks/0/weight"
   bool has_hash = false;
   uint64_t hash = 0;
+  bool direct = false;          // read with pread from `extents` (tiling the tensor), not through HDF5
+  std::vector<Extent> extents;  // in tensor order
 };
 
 // What a dataset's file type is in burn's terms; nullopt for a type we do not read.
@@ -492,8 +513,10 @@ class Hdf5Reader final : public RecordReader {
     // Files are opened read-only; nothing here follows external links or external storage.
     file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
     if (!file_.valid()) throw fail("", "cannot open: " + hdf5_reason());
+    direct_setup();
     read_metadata();
     walk(file_.get(), "", "", 0);
+    check_extents();
     const auto digest = u64_attr(file_.get(), "burn.structure_xxh3", "");
     if (burn_file_ && !digest) throw fail("", "the attribute burn.structure_xxh3 is missing (damaged?)");
     if (digest && !kFuzzing && *digest != structure_digest(metadata_, infos_)) {
@@ -510,6 +533,7 @@ class Hdf5Reader final : public RecordReader {
   Value read_leaf(const EntryInfo& info) override {
     QuietErrors quiet;
     const Node& n = nodes_.at(static_cast<size_t>(&info - infos_.data()));
+    if (n.direct) return Value(read_direct(n));
     Handle dapl = no_chunk_cache();
     Handle ds(H5Dopen2(file_.get(), n.h5path.c_str(), dapl.get()), H5Dclose);
     if (!ds.valid()) throw fail(info.path, "cannot open the dataset: " + hdf5_reason());
@@ -668,11 +692,18 @@ class Hdf5Reader final : public RecordReader {
     }
   }
 
+  struct Link {
+    std::string name;
+    H5L_type_t type;
+    haddr_t addr;  // of the object, for hard links
+  };
+
   // Every link of a group in creation order (name order for files that do not track it).
-  std::vector<std::pair<std::string, H5L_type_t>> links(hid_t group, std::string_view where) {
-    std::vector<std::pair<std::string, H5L_type_t>> out;
+  std::vector<Link> links(hid_t group, std::string_view where) {
+    std::vector<Link> out;
     auto collect = [](hid_t, const char* name, const H5L_info_t* info, void* o) -> herr_t {
-      static_cast<std::vector<std::pair<std::string, H5L_type_t>>*>(o)->emplace_back(name, info->type);
+      static_cast<std::vector<Link>*>(o)->push_back(
+          {name, info->type, info->type == H5L_TYPE_HARD ? info->u.address : HADDR_UNDEF});
       return 0;
     };
     hsize_t idx = 0;
@@ -688,7 +719,7 @@ class Hdf5Reader final : public RecordReader {
 
   void walk(hid_t group, const std::string& prefix, const std::string& h5prefix, size_t depth) {
     if (depth >= kMaxDepth) throw fail(prefix, "groups nest deeper than " + std::to_string(kMaxDepth) + " levels");
-    for (const auto& [name, type] : links(group, prefix)) {
+    for (const auto& [name, type, addr] : links(group, prefix)) {
       const std::string path = prefix.empty() ? name : prefix + "." + name;
       const std::string h5path = h5prefix + "/" + name;
       if (name.find('.') != std::string::npos) throw fail(path, "a name inside a group cannot contain '.'");
@@ -700,27 +731,22 @@ class Hdf5Reader final : public RecordReader {
       }
       // Soft and external links could point anywhere, even into another file: refused.
       if (type != H5L_TYPE_HARD) throw fail(path, "is a soft or external link; only hard links are read");
-      H5O_info_t oinfo;
-      if (H5Oget_info_by_name2(group, name.c_str(), &oinfo, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-        throw fail(path, "cannot inspect: " + hdf5_reason());
-      }
+      // One open per object, its kind from the handle: H5Oget_info_by_name and a second open cost
+      // a sixth of the walk.
+      Handle obj(H5Oopen(group, name.c_str(), H5P_DEFAULT), H5Oclose);
+      if (!obj.valid()) throw fail(path, "cannot open: " + hdf5_reason());
       Node node;
       node.info.path = path;
       node.h5path = h5path;
-      if (oinfo.type == H5O_TYPE_GROUP) {
+      const H5I_type_t kind = H5Iget_type(obj.get());
+      if (kind == H5I_GROUP) {
         // A group reached twice (a hard link cycle) would recurse forever.
-        if (!visited_.insert(std::make_pair(oinfo.fileno, oinfo.addr)).second) {
-          throw fail(path, "the same group is linked twice (a cycle)");
-        }
-        Handle g(H5Gopen2(group, name.c_str(), H5P_DEFAULT), H5Gclose);
-        if (!g.valid()) throw fail(path, "cannot open the group: " + hdf5_reason());
+        if (!visited_.insert(addr).second) throw fail(path, "the same group is linked twice (a cycle)");
         node.info.kind = EntryKind::Group;
         push(std::move(node));
-        walk(g.get(), path, h5path, depth + 1);
-      } else if (oinfo.type == H5O_TYPE_DATASET) {
-        Handle ds(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
-        if (!ds.valid()) throw fail(path, "cannot open the dataset: " + hdf5_reason());
-        inspect(ds.get(), node);
+        walk(obj.get(), path, h5path, depth + 1);
+      } else if (kind == H5I_DATASET) {
+        inspect(obj.get(), node);
         push(std::move(node));
       } else {
         throw fail(path, "is neither a group nor a dataset");
@@ -810,6 +836,10 @@ class Hdf5Reader final : public RecordReader {
     }
     info.shape = Shape(std::move(shape));
     info.bytes = bytes;
+    if (bytes == 0 || (nfilters == 0 && plan_direct(ds, dcpl.get(), layout, type.get(), dims, node))) {
+      node.direct = true;  // checked against the file and the other entries by check_extents()
+      return;
+    }
     // Without filters the data must all be in the file (a 2^40-element dataset in a small file is a
     // lie, refused before allocating); filtered data is bounded by its checksum and decompression.
     if (bytes > 0) {
@@ -831,13 +861,249 @@ class Hdf5Reader final : public RecordReader {
     }
   }
 
+  // Direct reads need HDF5's own descriptor (the file it opened, even if the path was replaced
+  // since) and a superblock at byte 0 with base address 0, so that HDF5's addresses are offsets.
+  void direct_setup() {
+    Handle fapl(H5Fget_access_plist(file_.get()), H5Pclose);
+    void* handle = nullptr;
+    if (!fapl.valid() || H5Pget_driver(fapl.get()) != H5FD_SEC2 ||
+        H5Fget_vfd_handle(file_.get(), fapl.get(), &handle) < 0 || !handle) {
+      return;
+    }
+    const int fd = *static_cast<int*>(handle);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    unsigned char sb[48] = {};
+    if (::pread(fd, sb, sizeof sb, 0) != static_cast<ssize_t>(sizeof sb)) return;
+    static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    if (std::memcmp(sb, kSignature, 8) != 0) return;  // a user block: addresses are relative to it
+    // Where the base address sits in each superblock version, and the size of addresses.
+    size_t at = 0, width = 0;
+    if (sb[8] == 0 || sb[8] == 1) {
+      at = sb[8] == 0 ? 24 : 28;
+      width = sb[13];
+    } else if (sb[8] == 2 || sb[8] == 3) {
+      at = 12;
+      width = sb[9];
+    } else {
+      return;
+    }
+    if (width == 0 || width > 8 || at + width > sizeof sb) return;
+    for (size_t i = 0; i < width; ++i) {
+      if (sb[at + i] != 0) return;
+    }
+    fd_ = fd;
+    file_size_ = static_cast<uint64_t>(st.st_size);
+  }
+
+  hid_t mem_type(DType d) {
+    Handle& h = mem_types_[static_cast<size_t>(d)];
+    if (!h.valid()) h = type_of(d);
+    return h.get();
+  }
+
+  // The file places of a tensor whose bytes are stored as they are in memory: a contiguous dataset,
+  // or unfiltered chunks that are each one run of the tensor (every dim of the chunk 1 before some
+  // dim j and whole after it: what this recorder writes). False leaves the read to HDF5 (other
+  // chunk shapes, unallocated storage, another byte order or type). Every chunk's size is checked
+  // here; offsets against the file and each other in check_extents().
+  bool plan_direct(hid_t ds, hid_t dcpl, H5D_layout_t layout, hid_t type, const std::vector<hsize_t>& dims,
+                   Node& node) {
+    EntryInfo& info = node.info;
+    if (fd_ < 0 || H5Tequal(type, mem_type(info.dtype)) <= 0) return false;
+    const uint64_t elem = dtype_size(info.dtype);
+    if (layout == H5D_CONTIGUOUS) {
+      const haddr_t addr = H5Dget_offset(ds);
+      if (addr == HADDR_UNDEF) return false;  // never written: HDF5 serves the fill value
+      // A layout that claims less than the shape needs is refused by the check after this.
+      if (H5Dget_storage_size(ds) < info.bytes) return false;
+      node.extents.push_back({addr, info.bytes, 0, info.bytes});
+      return true;
+    }
+    if (layout != H5D_CHUNKED || dims.empty()) return false;
+    const size_t rank = dims.size();
+    std::vector<hsize_t> cdims(rank);
+    if (H5Pget_chunk(dcpl, static_cast<int>(rank), cdims.data()) != static_cast<int>(rank)) return false;
+    size_t j = 0;  // the last dim where the chunk is not whole
+    for (size_t i = 0; i < rank; ++i) {
+      if (cdims[i] == 0) return false;
+      if (cdims[i] != dims[i]) j = i;
+    }
+    for (size_t i = 0; i < j; ++i) {
+      if (cdims[i] != 1) return false;
+    }
+    uint64_t inner = elem, outer = 1, stored = 0, total = 0;
+    for (size_t i = j + 1; i < rank; ++i) inner *= dims[i];  // <= info.bytes: no overflow
+    const uint64_t per = (dims[j] + cdims[j] - 1) / cdims[j];
+    for (size_t i = 0; i < j; ++i) outer *= dims[i];
+    // libhdf5 1.10 finds a chunk by walking the whole chunk index: listing n chunks costs n^2.
+    if (outer * per > kMaxDirectChunks) return false;
+    // Every chunk is stored whole: all of them must fit in the file before any is listed.
+    if (!checked_mul(cdims[j], inner, &stored) || !checked_mul(outer, per, &total) ||
+        !checked_mul(total, stored, &total) || total > file_size_) {
+      throw fail(info.path, "its " + std::to_string(outer * per) + " chunks of " + std::to_string(stored) +
+                                " bytes cannot fit in the file (" + std::to_string(file_size_) + " bytes)");
+    }
+    std::vector<hsize_t> at(rank, 0);
+    for (uint64_t q = 0; q < outer; ++q) {
+      uint64_t rest = q;
+      for (size_t i = j; i-- > 0;) {
+        at[i] = rest % dims[i];
+        rest /= dims[i];
+      }
+      for (uint64_t k = 0; k < per; ++k) {
+        at[j] = k * cdims[j];
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+        hsize_t size = 0;
+        if (H5Dget_chunk_info_by_coord(ds, at.data(), &mask, &addr, &size) < 0) {
+          throw fail(info.path, "cannot locate its chunk " + std::to_string(q * per + k) + ": " + hdf5_reason());
+        }
+        if (addr == HADDR_UNDEF) {  // a chunk never written: HDF5 serves the fill value
+          node.extents.clear();
+          return false;
+        }
+        if (size != stored) {
+          throw fail(info.path, "its chunk " + std::to_string(q * per + k) + " stores " + std::to_string(size) +
+                                    " bytes; an unfiltered chunk of its shape has " + std::to_string(stored));
+        }
+        const uint64_t rows = std::min<uint64_t>(cdims[j], dims[j] - at[j]);
+        node.extents.push_back({addr, rows * inner, (q * dims[j] + at[j]) * inner, stored});
+      }
+    }
+    return true;
+  }
+
+  // Every direct extent lies inside the file and no two overlap (a damaged chunk index could send
+  // two tensors, or two chunks of one, to the same bytes).
+  void check_extents() {
+    struct Span {
+      uint64_t begin, end;
+      size_t node;
+    };
+    std::vector<Span> spans;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      for (const Extent& e : nodes_[n].extents) {
+        uint64_t end = 0;
+        if (!checked_add(e.file, e.stored, &end) || end > file_size_) {
+          throw fail(nodes_[n].info.path, "its data at bytes [" + std::to_string(e.file) + ", " +
+                                              std::to_string(e.file) + " + " + std::to_string(e.stored) +
+                                              ") lies outside the file (" + std::to_string(file_size_) + " bytes)");
+        }
+        spans.push_back({e.file, end, n});
+      }
+    }
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.node < b.node; });
+    for (size_t i = 1; i < spans.size(); ++i) {
+      if (spans[i].begin < spans[i - 1].end) {
+        const Span& a = spans[i - 1];
+        const Span& b = spans[i];
+        throw fail(
+            nodes_[b.node].info.path,
+            "its data at bytes [" + std::to_string(b.begin) + ", " + std::to_string(b.end) + ") overlaps " +
+                (a.node == b.node ? "another of its chunks" : "the data of entry '" + nodes_[a.node].info.path + "'") +
+                " at [" + std::to_string(a.begin) + ", " + std::to_string(a.end) + ")");
+      }
+    }
+  }
+
+  // A direct tensor, read in pieces by the pool's threads with pread. The calling thread hashes the
+  // pieces in order as they arrive and reads the next unclaimed one whenever the next to hash is
+  // not ready, so reading and hashing share both threads and the hash finds its bytes in cache.
+  TensorData read_direct(const Node& n) {
+    const EntryInfo& info = n.info;
+    TensorData t = TensorData::uninitialized(info.shape, info.dtype);  // the extents cover every byte
+    auto* dst = static_cast<unsigned char*>(t.raw());
+    struct Piece {
+      uint64_t file, bytes, dst;
+    };
+    std::vector<Piece> pieces;
+    for (const Extent& e : n.extents) {
+      for (uint64_t at = 0; at < e.bytes; at += kPieceBytes) {
+        pieces.push_back({e.file + at, std::min(kPieceBytes, e.bytes - at), e.dst + at});
+      }
+    }
+    const bool hash = n.has_hash && !kFuzzing;
+    XXH3_state_t state;
+    if (hash) XXH3_64bits_reset(&state);
+    auto read_piece = [&](const Piece& p) {
+      auto* out = dst + p.dst;
+      uint64_t left = p.bytes, at = p.file;
+      while (left > 0) {
+        const ssize_t r = ::pread(fd_, out, left, static_cast<off_t>(at));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+          throw fail(info.path, r == 0 ? "the file ended early (it shrank while open)"
+                                       : std::string("read failed: ") + std::strerror(errno));
+        }
+        out += r;
+        at += static_cast<uint64_t>(r);
+        left -= static_cast<uint64_t>(r);
+      }
+    };
+    if (pieces.size() == 1) {
+      read_piece(pieces[0]);
+      if (hash) XXH3_64bits_update(&state, dst + pieces[0].dst, pieces[0].bytes);
+    } else if (!pieces.empty()) {
+      if (!pool_) pool_ = std::make_unique<Pool>(thread_count(0));
+      // ready[i]: 0 unclaimed, 1 being read, 2 read, 3 failed.
+      std::unique_ptr<std::atomic<uint8_t>[]> ready(new std::atomic<uint8_t>[pieces.size()]);
+      for (size_t i = 0; i < pieces.size(); ++i) ready[i].store(0);
+      std::atomic<size_t> next{0};
+      auto claim_and_read = [&]() -> bool {
+        const size_t i = next.fetch_add(1);
+        if (i >= pieces.size()) return false;
+        ready[i].store(1);
+        try {
+          read_piece(pieces[i]);
+        } catch (...) {
+          ready[i].store(3);
+          ready[i].notify_all();
+          throw;
+        }
+        ready[i].store(2);
+        ready[i].notify_all();
+        return true;
+      };
+      pool_->run(pool_->threads(), [&](size_t item, size_t) {
+        if (item != 0 || !hash) {
+          while (claim_and_read()) {
+          }
+          return;
+        }
+        for (size_t h = 0; h < pieces.size(); ++h) {
+          for (;;) {
+            const uint8_t s = ready[h].load();
+            if (s == 2) break;
+            if (s == 3) return;  // the reader's error is the one reported
+            if (s == 0 && claim_and_read()) continue;
+            ready[h].wait(s);
+          }
+          XXH3_64bits_update(&state, dst + pieces[h].dst, pieces[h].bytes);
+        }
+      });
+    }
+    if (hash && XXH3_64bits_digest(&state) != n.hash) throw fail(info.path, "checksum mismatch (the data is damaged)");
+    if (info.dtype == DType::Bool) {
+      for (uint8_t b : t.bytes()) {
+        if (b > 1) throw fail(info.path, "bool tensor holds byte " + std::to_string(b));
+      }
+    }
+    return t;
+  }
+
   std::string path_;
   Handle file_;
   bool burn_file_ = false;  // written by this recorder: its burn.* attributes are required
   Metadata metadata_;
   std::vector<EntryInfo> infos_;
-  std::vector<Node> nodes_;                              // parallel to infos_
-  std::set<std::pair<unsigned long, haddr_t>> visited_;  // groups seen, by file and address
+  std::vector<Node> nodes_;    // parallel to infos_
+  std::set<haddr_t> visited_;  // groups seen, by address
+  int fd_ = -1;                // HDF5's descriptor of the file (sec2 driver), or -1: no direct reads
+  uint64_t file_size_ = 0;
+  std::array<Handle, 9> mem_types_;  // by dtype, made on first use
+  std::unique_ptr<Pool> pool_;
 };
 
 class Hdf5Recorder final : public Recorder {

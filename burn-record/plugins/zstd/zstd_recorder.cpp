@@ -19,15 +19,16 @@
 #include <thread>
 #include <unordered_map>
 
+#include "../pool.hpp"
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
-#include "pool.hpp"
 
 namespace {
 
 using namespace burn;
 using namespace burn::record;
-using burn::record::zstd_detail::Pool;
+using burn::record::plugin_detail::Pool;
+using burn::record::plugin_detail::thread_count;
 
 constexpr const char* kOp = "zstd";
 constexpr unsigned char kMagic[8] = {0x89, 'B', 'P', 'Z', '\r', '\n', 0x1a, '\n'};
@@ -61,16 +62,6 @@ uint8_t dtype_code(DType d) {
 }
 
 uint64_t hash(const void* p, size_t n) { return XXH3_64bits(p, n); }
-
-// SaveOptions::threads when set, else BURN_NUM_THREADS (the cpu backend's variable), else one per
-// hardware thread; reads use the last two.
-unsigned thread_count(int requested) {
-  if (requested > 0) return static_cast<unsigned>(requested);
-  if (const char* env = std::getenv("BURN_NUM_THREADS"); env && std::atoi(env) > 0) {
-    return static_cast<unsigned>(std::atoi(env));
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // ---- little-endian encoding ----
 

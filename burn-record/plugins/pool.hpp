@@ -1,18 +1,29 @@
-// A small persistent thread pool for the zstd recorder: run(n, fn) calls fn(item, worker) for
+// A small persistent thread pool for the recorder plugins (zstd, hdf5): run(n, fn) calls fn(item, worker) for
 // items 0..n-1 on the workers and the calling thread (worker 0; others 1..threads()-1, so per-thread
 // state can be indexed by it) and returns when all are done, rethrowing the first exception.
 // Persistent because a record has hundreds of entries and thread start-up would show in a load.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-namespace burn::record::zstd_detail {
+namespace burn::record::plugin_detail {
+
+// Threads for a pool: `requested` when positive, else BURN_NUM_THREADS, else the hardware's.
+inline unsigned thread_count(int requested) {
+  if (requested > 0) return static_cast<unsigned>(requested);
+  if (const char* env = std::getenv("BURN_NUM_THREADS"); env && std::atoi(env) > 0) {
+    return static_cast<unsigned>(std::atoi(env));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 class Pool {
  public:
@@ -109,4 +120,4 @@ class Pool {
   bool stop_ = false;
 };
 
-}  // namespace burn::record::zstd_detail
+}  // namespace burn::record::plugin_detail
