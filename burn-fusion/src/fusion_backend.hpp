@@ -122,6 +122,11 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   Prim record_reduce(OpId op, const Prim& x, const Prim& weight, size_t normalized_dims, double eps) {
     return record_reduce(op, x, weight, nullptr, normalized_dims, eps);
   }
+  // matmul of float tensors the eager kernel accepts: recorded as the head of a run (ir::anchor) whose
+  // epilogue may follow; null when it must run now (a shape or dtype the kernel raises for).
+  Prim record_anchor(OpId op, const Prim& lhs, const Prim& rhs);
+  // conv (bias may be null) with options normalised as the tensor API hands them on, likewise.
+  Prim record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options);
 
  protected:
   std::string decorator_name() const override { return "fusion"; }
@@ -130,6 +135,8 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // This thread's open segment of this device (a new one when the last was flushed).
   std::shared_ptr<Segment> current_segment();
   bool recordable(const Call& call, Shape& shape, DType& dtype) const;
+  // Appends the call to this thread's segment (inputs pending elsewhere run first).
+  Prim push(const Call& call, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv);
   // Appends a reduction of pending `x` to this thread's segment; null when x is not pending there.
   Prim push_reduce(ir::PendingOp rec, FusionPrim& x);
 
