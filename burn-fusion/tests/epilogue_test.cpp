@@ -80,11 +80,10 @@ TEST(FusionEpilogue, LinearBiasRelu) {
 }
 
 TEST(FusionEpilogue, MatmulGelu) {
-  expect_fused({{Shape{33, 70}, DType::F32}, {Shape{70, 129}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 return std::vector<H>{api::unary(OpId::gelu, api::matmul(in[0], in[1]))};
-               },
-               {"fused[matmul gelu] -> 1"});
+  expect_fused(
+      {{Shape{33, 70}, DType::F32}, {Shape{70, 129}, DType::F32}},
+      [](const std::vector<H>& in) { return std::vector<H>{api::unary(OpId::gelu, api::matmul(in[0], in[1]))}; },
+      {"fused[matmul gelu] -> 1"});
 }
 
 // Batched and broadcast batch dims as the eager op allows them; the bias and scale broadcast over the
@@ -194,8 +193,7 @@ TEST(FusionEpilogue, WhereTheRunStops) {
                {"fused[mul_scalar exp] -> 1", "fused[matmul mul_scalar] -> 1", "eager[softmax]"});
   // A matmul alone is the eager kernel.
   expect_fused({{Shape{8, 8}, DType::F32}, {Shape{8, 8}, DType::F32}},
-               [](const std::vector<H>& in) { return std::vector<H>{api::matmul(in[0], in[1])}; },
-               {"eager[matmul]"});
+               [](const std::vector<H>& in) { return std::vector<H>{api::matmul(in[0], in[1])}; }, {"eager[matmul]"});
 }
 
 // A chain of matmuls, each with its epilogue (an MLP forward): one run per layer.
