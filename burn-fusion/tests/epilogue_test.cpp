@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -245,6 +246,32 @@ TEST(FusionEpilogue, ErrorsAreRaisedAtTheCall) {
   auto m = a.matmul(b.transpose());
   EXPECT_EQ(insp(d).stats().recorded, 1u);
   EXPECT_EQ(m.to_vec<float>(), (std::vector<float>{3, 3, 3, 3}));
+}
+
+// Nobody keeps the matmul's output: the epilogue writes over it, so the fused Linear allocates one
+// tensor; kept, the output and the epilogue's result are two.
+TEST(FusionEpilogue, TheEpilogueWritesOverADroppedAnchorOutput) {
+  auto* mem = static_cast<MemoryStats*>(Device::get("cpu")->query_interface("memory"));
+  ASSERT_NE(mem, nullptr);
+  Device d = Device::get("fusion<cpu>");
+  auto x = Tensor<2>::ones(Shape{64, 64}, d), w = Tensor<2>::ones(Shape{64, 256}, d);
+  auto b = Tensor<2>::ones(Shape{1, 256}, d);
+  d.sync();
+  const uint64_t out_bytes = 64 * 256 * sizeof(float);
+  for (const bool keep : {false, true}) {
+    const uint64_t before = mem->bytes_in_use();
+    mem->reset_peak();
+    auto mm = x.matmul(w);
+    auto y = (mm + b).relu();
+    std::optional<Tensor<2>> kept;
+    if (keep) kept = mm;
+    mm = Tensor<2>::ones(Shape{1, 1}, d);  // drops the handle (a 4-byte tensor in its place)
+    d.sync();
+    EXPECT_EQ(insp(d).last_plan(), (Plan{keep ? "fused[matmul add relu] -> 2" : "fused[matmul add relu] -> 1"}));
+    EXPECT_LE(mem->peak_bytes_in_use() - before, (keep ? 2 : 1) * out_bytes + 64) << (keep ? "kept" : "dropped");
+    EXPECT_EQ(y.to_vec<float>(), std::vector<float>(64 * 256, 65.0f));
+    if (keep) EXPECT_EQ(kept->to_vec<float>(), std::vector<float>(64 * 256, 64.0f));
+  }
 }
 
 // A training-like loop records the same sequence each step: planned once.
