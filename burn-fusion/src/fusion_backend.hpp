@@ -1,6 +1,7 @@
-// The Fusion decorator: elementwise ops are recorded into a per-thread segment of pending ops
-// (ir::PendingOp) and run when a result is needed; every other op resolves its inputs (running the
-// segments that compute them) and runs on the inner backend. See burn-fusion/README.md.
+// The Fusion decorator: elementwise ops, reductions over a dim and the matmul/conv anchors are
+// recorded into a per-thread segment of pending ops (ir::PendingOp) and run when a result is needed;
+// every other op resolves its inputs (running the segments that compute them) and runs on the inner
+// backend. See burn-fusion/README.md.
 #pragma once
 
 #include <atomic>

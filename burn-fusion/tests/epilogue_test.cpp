@@ -145,6 +145,15 @@ TEST(FusionEpilogue, Conv1d) {
                {"fused[conv silu] -> 1"});
 }
 
+TEST(FusionEpilogue, Conv3d) {
+  expect_fused({{Shape{2, 3, 6, 7, 8}, DType::F64}, {Shape{4, 3, 2, 3, 3}, DType::F64}, {Shape{4}, DType::F64}},
+               [](const std::vector<H>& in) {
+                 H y = api::conv(in[0], in[1], in[2], conv_opts(3, 1, 1));
+                 return std::vector<H>{api::clamp(y, -1.0, 1.0)};
+               },
+               {"fused[conv clamp] -> 1"});
+}
+
 // The user keeps the anchor's output: it is stored with its own (pre-epilogue) value, the epilogue's
 // result is a tensor of its own.
 TEST(FusionEpilogue, KeptAnchorOutputHasItsPreEpilogueValue) {
