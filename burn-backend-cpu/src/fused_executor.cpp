@@ -610,13 +610,14 @@ void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pr
   });
 }
 
-// A matmul or conv anchor: operands are inputs of one float dtype (conv's bias absent or of that dtype too).
+// A matmul, conv or conv_transpose anchor: operands are inputs of one float dtype (a conv's bias absent or
+// of that dtype too).
 bool anchor_supported(const FusedProgram& p, const FusedInstr& in) {
   if (in.n_args != (in.op == OpId::matmul ? 2 : 3)) return false;
   const DType r = p.reg_dtype[in.out];
   if (!floating(r)) return false;
   for (size_t q = 0; q < in.n_args; ++q) {
-    if (in.op == OpId::conv && q == 2 && in.args[q] == kNoRegister) continue;
+    if (in.op != OpId::matmul && q == 2 && in.args[q] == kNoRegister) continue;
     if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
   }
   return true;
@@ -628,7 +629,9 @@ CpuPtr run_anchor(const FusedProgram& p, const FusedInstr& in, const Prims& inpu
   static CpuBackend eager;
   const char* name = op_info(in.op).name;
   auto arg = [&](size_t q) -> Prim { return in.args[q] == kNoRegister ? nullptr : inputs[in.args[q]]; };
-  Prim y = in.op == OpId::matmul ? eager.matmul(arg(0), arg(1)) : eager.conv(arg(0), arg(1), arg(2), in.conv);
+  Prim y = in.op == OpId::matmul ? eager.matmul(arg(0), arg(1))
+           : in.op == OpId::conv ? eager.conv(arg(0), arg(1), arg(2), in.conv)
+                                 : eager.conv_transpose(arg(0), arg(1), arg(2), in.conv_transpose);
   CpuPtr t = as_cpu(y, name);
   if (t->shape() != p.shape || t->dtype() != p.reg_dtype[in.out] || !t->is_contiguous())
     throw Error(name, "internal: the anchor's result does not match the fused program");

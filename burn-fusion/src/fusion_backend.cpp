@@ -3,6 +3,7 @@
 #include "fusion_backend.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string_view>
 #include <type_traits>
@@ -143,6 +144,7 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
         for (size_t s = 0; s < op.n_scalars; ++s) p.code[k].scalars[s] = op.scalars[s];
         for (size_t d = 0; d < op.n_params; ++d) p.code[k].params[d] = op.params[d];
         if (op.conv) p.code[k].conv = *op.conv;
+        if (op.conv_transpose) p.code[k].conv_transpose = *op.conv_transpose;
       }
       Prims inputs;
       inputs.reserve(run.inputs.size());
@@ -277,7 +279,8 @@ Prim FusionBackend::record(const Call& c) {
   return push(c, std::move(shape), dtype, nullptr);
 }
 
-Prim FusionBackend::push(const Call& c, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv) {
+Prim FusionBackend::push(const Call& c, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv,
+                         std::shared_ptr<const ConvTransposeOptions> conv_transpose) {
   for (;;) {
     std::shared_ptr<Segment> seg = current_segment();
     // Inputs pending elsewhere (another thread's segment) run first, with no segment lock held.
@@ -310,6 +313,7 @@ Prim FusionBackend::push(const Call& c, Shape shape, DType dtype, std::shared_pt
     op.params = c.params;
     op.param_dtype = c.param_dtype;
     op.conv = conv;
+    op.conv_transpose = conv_transpose;
     op.shape = shape;
     op.dtype = dtype;
     auto out = std::make_shared<FusionPrim>(std::move(shape), dtype, seg, static_cast<uint32_t>(seg->ops.size()));
@@ -391,6 +395,51 @@ Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, co
   c.prims = {&x, &weight, &bias};
   c.n_prims = 3;
   return push(c, std::move(shape), dt, std::make_shared<const ConvOptions>(o));
+}
+
+Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias,
+                                  const ConvTransposeOptions& o) {
+  if (!x || !weight) return nullptr;
+  const char* name = op_info(op).name;
+  fusion_prim(x, name);
+  fusion_prim(weight, name);
+  if (bias) fusion_prim(bias, name);
+  const DType dt = x->dtype();
+  if ((dt != DType::F32 && dt != DType::F64) || weight->dtype() != dt || (bias && bias->dtype() != dt) ||
+      !inner()->supports(op, dt))
+    return nullptr;
+  const Shape &xs = x->shape(), &ws = weight->shape();
+  const size_t rank = xs.rank();
+  if (rank < 3 || rank > 5 || ws.rank() != rank || o.groups <= 0) return nullptr;
+  const size_t sd = rank - 2;
+  if (o.stride.size() != sd || o.padding.size() != sd || o.padding_out.size() != sd || o.dilation.size() != sd)
+    return nullptr;
+  if (xs[1] % o.groups != 0 || ws[0] != xs[1]) return nullptr;
+  const __int128 channels = static_cast<__int128>(ws[1]) * o.groups;
+  if (channels <= 0 || channels > INT64_MAX) return nullptr;
+  if (bias && (bias->shape().rank() != 1 || bias->shape()[0] != static_cast<int64_t>(channels))) return nullptr;
+  std::vector<int64_t> out{xs[0], static_cast<int64_t>(channels)};
+  for (size_t d = 0; d < sd; ++d) {
+    if (o.stride[d] <= 0 || o.dilation[d] <= 0 || o.padding[d] < 0 || o.padding_out[d] < 0 || ws[d + 2] <= 0 ||
+        o.padding_out[d] >= std::max(o.stride[d], o.dilation[d]))
+      return nullptr;
+    const __int128 n = static_cast<__int128>(xs[d + 2] - 1) * o.stride[d] - 2 * static_cast<__int128>(o.padding[d]) +
+                       static_cast<__int128>(o.dilation[d]) * (ws[d + 2] - 1) + o.padding_out[d] + 1;
+    if (n <= 0 || n > INT64_MAX) return nullptr;
+    out.push_back(static_cast<int64_t>(n));
+  }
+  Shape shape(std::move(out));
+  if (shape.num_elements() == 0) return nullptr;
+  try {
+    checked_bytes(shape, dtype_size(dt), name);
+  } catch (const Error&) {
+    return nullptr;
+  }
+  Call c;
+  c.op = op;
+  c.prims = {&x, &weight, &bias};
+  c.n_prims = 3;
+  return push(c, std::move(shape), dt, nullptr, std::make_shared<const ConvTransposeOptions>(o));
 }
 
 Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {

@@ -126,8 +126,9 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // matmul of float tensors the eager kernel accepts: recorded as the head of a run (ir::anchor) whose
   // epilogue may follow; null when it must run now (a shape or dtype the kernel raises for).
   Prim record_anchor(OpId op, const Prim& lhs, const Prim& rhs);
-  // conv (bias may be null) with options normalised as the tensor API hands them on, likewise.
+  // conv and conv_transpose (bias may be null) with options normalised as the tensor API hands them on, likewise.
   Prim record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options);
+  Prim record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvTransposeOptions& options);
 
  protected:
   std::string decorator_name() const override { return "fusion"; }
@@ -137,7 +138,8 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   std::shared_ptr<Segment> current_segment();
   bool recordable(const Call& call, Shape& shape, DType& dtype) const;
   // Appends the call to this thread's segment (inputs pending elsewhere run first).
-  Prim push(const Call& call, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv);
+  Prim push(const Call& call, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv,
+            std::shared_ptr<const ConvTransposeOptions> conv_transpose = nullptr);
   // Appends a reduction of pending `x` to this thread's segment; null when x is not pending there.
   Prim push_reduce(ir::PendingOp rec, FusionPrim& x);
 

@@ -154,6 +154,27 @@ TEST(FusionEpilogue, Conv3d) {
                {"fused[conv clamp] -> 1"});
 }
 
+TEST(FusionEpilogue, ConvTranspose) {
+  // A decoder's upsampling: stride 2 with padding_out, bias, then ReLU.
+  expect_fused({{Shape{2, 6, 7, 9}, DType::F32}, {Shape{6, 4, 3, 3}, DType::F32}, {Shape{4}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 ConvTransposeOptions o;
+                 o.stride = {2};
+                 o.padding = {1};
+                 o.padding_out = {1};
+                 return std::vector<H>{api::unary(OpId::relu, api::conv_transpose(in[0], in[1], in[2], o))};
+               },
+               {"fused[conv_transpose relu] -> 1"});
+  // Grouped conv_transpose1d without bias, plus a residual.
+  expect_fused({{Shape{3, 4, 11}, DType::F64}, {Shape{4, 3, 5}, DType::F64}, {Shape{3, 6, 15}, DType::F64}},
+               [](const std::vector<H>& in) {
+                 ConvTransposeOptions o;
+                 o.groups = 2;
+                 return std::vector<H>{api::add(api::conv_transpose(in[0], in[1], std::nullopt, o), in[2])};
+               },
+               {"fused[conv_transpose add] -> 1"});
+}
+
 // The user keeps the anchor's output: it is stored with its own (pre-epilogue) value, the epilogue's
 // result is a tensor of its own.
 TEST(FusionEpilogue, KeptAnchorOutputHasItsPreEpilogueValue) {

@@ -21,10 +21,10 @@
 // reduce's register and each other, never a prologue register.
 //
 // Anchor instructions (version 3): the first instruction of a program may instead be matmul (args lhs,
-// rhs) or conv (args x, weight, bias; bias kNoRegister when absent; `conv` holds the normalised
-// options), read whole from input registers (no broadcasting to `shape`); its result has `shape`. The
-// instructions after it are its epilogue over `shape` (bias add, activation, residual add, ...), reading
-// inputs, the anchor's register and each other. A program has at most one anchor or one reduce.
+// rhs), conv or conv_transpose (args x, weight, bias; bias kNoRegister when absent; `conv` or
+// `conv_transpose` holds the normalised options), read whole from input registers (no broadcasting to `shape`); its
+// result has `shape`. The instructions after it are its epilogue over `shape` (bias add, activation, residual add,
+// ...), reading inputs, the anchor's register and each other. A program has at most one anchor or one reduce.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +50,7 @@ constexpr bool fused_reduce_keeps_shape(OpId op) {
   return op == OpId::softmax || op == OpId::log_softmax || op == OpId::layer_norm || op == OpId::rms_norm;
 }
 // The compute-bound ops an anchor instruction may be (version 3).
-constexpr bool is_fused_anchor(OpId op) { return op == OpId::matmul || op == OpId::conv; }
+constexpr bool is_fused_anchor(OpId op) { return op == OpId::matmul || op == OpId::conv || op == OpId::conv_transpose; }
 // An absent optional operand of a reduce instruction (a norm without weight or bias).
 inline constexpr uint16_t kNoRegister = 0xFFFF;
 
@@ -64,8 +64,9 @@ struct FusedInstr {
   DType param_dtype = DType::F32;  // cast's target
   Scalar scalars[2];
   double params[2] = {0.0, 0.0};
-  uint32_t dim = 0;  // a reduce instruction's dim
-  ConvOptions conv;  // a conv anchor's options, normalised (one value per spatial dim)
+  uint32_t dim = 0;                     // a reduce instruction's dim
+  ConvOptions conv;                     // a conv anchor's options, normalised (one value per spatial dim)
+  ConvTransposeOptions conv_transpose;  // a conv_transpose anchor's, likewise
 };
 
 struct FusedProgram {
