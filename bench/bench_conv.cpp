@@ -1,6 +1,8 @@
 // conv through the public module API: conv2d forward, and forward + backward (conv_backward with
 // the bias gradient), on a ResNet body layer (N16 64->64 56x56 3x3 p1) and stem (N1 3->64 224x224 7x7 s2 p3);
-// forward alone on the convs of ResNet-18's layer2-4 at batch 1 and 8 (the 3x3s and the 1x1 s2 downsamples).
+// forward alone on the convs of ResNet-18's layer2-4 at batch 1 and 8 (the 3x3s and the 1x1 s2 downsamples);
+// conv2d + bias + ReLU on the body layer at batch 4, unfused and on fusion<cpu> (`_fused`: the ReLU in the
+// conv's program, sync() per iteration).
 #include "burn/tensor/module.hpp"
 #include "common.hpp"
 
@@ -42,6 +44,21 @@ void register_cases() {
         }
       });
     }
+  for (const bool fused : {false, true})
+    add_case(std::string(fused ? "conv2d_bias_relu_fused" : "conv2d_bias_relu") + "/n4_c64_56x56_k3_p1",
+             [fused](benchmark::State& st) {
+               const Device d = Device::get(fused ? "fusion<cpu>" : "cpu");  // loads libburn-fusion by name
+               const ConvOptions o{{1}, {1}, {}, {1}, 1};
+               auto x = input<4>({4, 64, 56, 56}).to_device(d);
+               auto w = input<4>({64, 64, 3, 3}).to_device(d);
+               auto b = input<1>({64}).to_device(d);
+               d.sync();
+               for (auto _ : st) {
+                 auto y = module::conv2d(x, w, b, o).relu();
+                 d.sync();
+                 benchmark::DoNotOptimize(y);
+               }
+             });
   for (const ConvCase& c : cases) {
     add_case(std::string("conv2d/") + c.name, [c](benchmark::State& st) {
       auto x = input<4>(c.x);

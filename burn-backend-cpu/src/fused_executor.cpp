@@ -610,13 +610,46 @@ void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pr
   });
 }
 
+// A matmul, conv or conv_transpose anchor: operands are inputs of one float dtype (a conv's bias absent or
+// of that dtype too).
+bool anchor_supported(const FusedProgram& p, const FusedInstr& in) {
+  if (in.n_args != (in.op == OpId::matmul ? 2 : 3)) return false;
+  const DType r = p.reg_dtype[in.out];
+  if (!floating(r)) return false;
+  for (size_t q = 0; q < in.n_args; ++q) {
+    if (in.op != OpId::matmul && q == 2 && in.args[q] == kNoRegister) continue;
+    if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
+  }
+  return true;
+}
+
+// Runs an anchor with the eager kernel itself (same blocking, same threads, same sums: bit for bit the
+// unfused op); its result is a new contiguous tensor of the program's shape.
+CpuPtr run_anchor(const FusedProgram& p, const FusedInstr& in, const Prims& inputs) {
+  static CpuBackend eager;
+  const char* name = op_info(in.op).name;
+  auto arg = [&](size_t q) -> Prim { return in.args[q] == kNoRegister ? nullptr : inputs[in.args[q]]; };
+  Prim y = in.op == OpId::matmul ? eager.matmul(arg(0), arg(1))
+           : in.op == OpId::conv ? eager.conv(arg(0), arg(1), arg(2), in.conv)
+                                 : eager.conv_transpose(arg(0), arg(1), arg(2), in.conv_transpose);
+  CpuPtr t = as_cpu(y, name);
+  if (t->shape() != p.shape || t->dtype() != p.reg_dtype[in.out] || !t->is_contiguous())
+    throw Error(name, "internal: the anchor's result does not match the fused program");
+  return t;
+}
+
 class CpuFusedExecutor final : public FusedExecutor {
  public:
   bool can_run(const FusedProgram& p) const override {
     if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
-    int64_t red = -1;  // the reduce instruction, if any
+    int64_t red = -1;  // the reduce (or anchor) instruction, if any
     for (size_t k = 0; k < p.code.size(); ++k) {
       const FusedInstr& in = p.code[k];
+      if (is_fused_anchor(in.op)) {
+        if (k != 0 || !anchor_supported(p, in)) return false;
+        red = 0;  // the epilogue may read everything: the anchor has no prologue
+        continue;
+      }
       if (is_fused_reduce(in.op)) {
         if (red >= 0 || !reduce_supported(p, in)) return false;
         red = static_cast<int64_t>(k);
@@ -632,7 +665,12 @@ class CpuFusedExecutor final : public FusedExecutor {
 
   bool owns(const Primitive& p) const override { return dynamic_cast<const CpuTensor*>(&p) != nullptr; }
 
-  Prims run(const FusedProgram& p, const Prims& inputs) override {
+  Prims run(const FusedProgram& p, const Prims& inputs) override { return run_program(p, inputs, {}); }
+
+ private:
+  // `preset` (empty, or one per output): outputs already allocated, written in place.
+  Prims run_program(const FusedProgram& p, const Prims& inputs, const Prims& preset) {
+    if (!p.code.empty() && is_fused_anchor(p.code[0].op)) return run_anchored(p, inputs);
     const size_t nin = p.num_inputs, nregs = p.reg_dtype.size();
     if (inputs.size() != nin) throw Error("fused", "internal: the program and its inputs disagree");
     size_t rk = p.code.size();  // the reduce instruction's index, if any
@@ -652,6 +690,11 @@ class CpuFusedExecutor final : public FusedExecutor {
       const uint16_t r = p.outputs[j];
       output_of[r] = static_cast<int32_t>(j);
       if (red && r > red->out) continue;
+      if (!preset.empty() && preset[j]) {
+        out_base[j] = static_cast<uint8_t*>(as_cpu(preset[j], "fused")->raw());
+        outs[j] = preset[j];
+        continue;
+      }
       CpuPtr t = alloc(red && r == red->out ? red_shape : p.shape, p.reg_dtype[r]);
       out_base[j] = static_cast<uint8_t*>(t->raw());
       outs[j] = std::move(t);
@@ -671,14 +714,32 @@ class CpuFusedExecutor final : public FusedExecutor {
     // The reduce's result: an output, or a temporary that only the epilogue reads.
     Prim red_t = output_of[red->out] >= 0 ? outs[output_of[red->out]] : alloc(red_shape, p.reg_dtype[red->out]);
     run_reduce(p, *red, pro, inputs, as_cpu(red_t, "fused")->raw());
-    if (rk + 1 < p.code.size()) run_epilogue(p, rk, red_t, inputs, outs);
+    if (rk + 1 < p.code.size()) run_epilogue(p, rk, red_t, inputs, outs, false);
     return outs;
   }
 
- private:
-  // The instructions after the reduce: one elementwise program over the reduce's result, whose
-  // registers are that result, the inputs the epilogue reads, then the epilogue's own.
-  void run_epilogue(const FusedProgram& p, size_t rk, const Prim& red_t, const Prims& inputs, Prims& outs) {
+  // A matmul or conv anchor: the eager kernel writes its result, then the epilogue runs over it as one
+  // elementwise pass. When nobody keeps the anchor's result, one epilogue output is written over it.
+  Prims run_anchored(const FusedProgram& p, const Prims& inputs) {
+    const FusedInstr& an = p.code[0];
+    CpuPtr t = run_anchor(p, an, inputs);
+    Prims outs(p.outputs.size());
+    bool stored = false;
+    for (size_t j = 0; j < p.outputs.size(); ++j)
+      if (p.outputs[j] == an.out) {
+        outs[j] = t;
+        stored = true;
+      }
+    if (p.code.size() > 1) run_epilogue(p, 0, t, inputs, outs, !stored);
+    return outs;
+  }
+
+  // The instructions after the reduce (or anchor): one elementwise program over its result, whose
+  // registers are that result, the inputs the epilogue reads, then the epilogue's own. With
+  // `overwrite`, the result is ours alone and one output of its dtype may be written over it, provided
+  // no instruction after that output's reads the result.
+  void run_epilogue(const FusedProgram& p, size_t rk, const Prim& red_t, const Prims& inputs, Prims& outs,
+                    bool overwrite) {
     const FusedInstr& red = p.code[rk];
     FusedProgram ep;
     ep.shape = red_t->shape();
@@ -710,7 +771,20 @@ class CpuFusedExecutor final : public FusedExecutor {
         ep.outputs.push_back(static_cast<uint16_t>(map[p.outputs[j]]));
         which.push_back(j);
       }
-    Prims eo = run(ep, ep_in);
+    Prims preset;
+    if (overwrite) {
+      for (size_t i = 0; i < ep.outputs.size() && preset.empty(); ++i) {
+        const uint16_t r = ep.outputs[i];
+        if (ep.reg_dtype[r] != ep.reg_dtype[0]) continue;
+        bool read_after = false;
+        for (size_t k = r - ep.num_inputs + 1; k < ep.code.size(); ++k)
+          for (size_t q = 0; q < ep.code[k].n_args; ++q) read_after = read_after || ep.code[k].args[q] == 0;
+        if (read_after) continue;
+        preset.assign(ep.outputs.size(), nullptr);
+        preset[i] = red_t;
+      }
+    }
+    Prims eo = run_program(ep, ep_in, preset);
     for (size_t i = 0; i < which.size(); ++i) outs[which[i]] = std::move(eo[i]);
   }
 };

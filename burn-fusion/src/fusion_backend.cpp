@@ -3,6 +3,7 @@
 #include "fusion_backend.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string_view>
 #include <type_traits>
@@ -142,6 +143,8 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
         const ir::PendingOp& op = ops[run.instr_op[k]];
         for (size_t s = 0; s < op.n_scalars; ++s) p.code[k].scalars[s] = op.scalars[s];
         for (size_t d = 0; d < op.n_params; ++d) p.code[k].params[d] = op.params[d];
+        if (op.conv) p.code[k].conv = *op.conv;
+        if (op.conv_transpose) p.code[k].conv_transpose = *op.conv_transpose;
       }
       Prims inputs;
       inputs.reserve(run.inputs.size());
@@ -273,10 +276,16 @@ Prim FusionBackend::record(const Call& c) {
   Shape shape;
   DType dtype;
   if (!recordable(c, shape, dtype)) return nullptr;
+  return push(c, std::move(shape), dtype, nullptr);
+}
+
+Prim FusionBackend::push(const Call& c, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv,
+                         std::shared_ptr<const ConvTransposeOptions> conv_transpose) {
   for (;;) {
     std::shared_ptr<Segment> seg = current_segment();
     // Inputs pending elsewhere (another thread's segment) run first, with no segment lock held.
     for (size_t k = 0; k < c.n_prims; ++k) {
+      if (!*c.prims[k]) continue;  // an absent conv bias
       FusionPrim& f = static_cast<FusionPrim&>(**c.prims[k]);
       if (!f.ready() && f.segment() != seg) f.resolve();
     }
@@ -291,6 +300,7 @@ Prim FusionBackend::record(const Call& c) {
     op.op = c.op;
     op.n_in = c.n_prims;
     for (size_t k = 0; k < c.n_prims; ++k) {
+      if (!*c.prims[k]) continue;
       FusionPrim& f = static_cast<FusionPrim&>(**c.prims[k]);
       if (!f.ready() && f.segment() == seg)
         op.in[k].value = static_cast<int32_t>(f.index());
@@ -302,6 +312,8 @@ Prim FusionBackend::record(const Call& c) {
     op.n_params = c.n_params;
     op.params = c.params;
     op.param_dtype = c.param_dtype;
+    op.conv = conv;
+    op.conv_transpose = conv_transpose;
     op.shape = shape;
     op.dtype = dtype;
     auto out = std::make_shared<FusionPrim>(std::move(shape), dtype, seg, static_cast<uint32_t>(seg->ops.size()));
@@ -310,6 +322,124 @@ Prim FusionBackend::record(const Call& c) {
     state_->counters.recorded.fetch_add(1, std::memory_order_relaxed);
     return out;
   }
+}
+
+Prim FusionBackend::record_anchor(OpId op, const Prim& lhs, const Prim& rhs) {
+  // Recorded only when the eager kernel cannot raise: anything it would refuse runs now, for its error.
+  if (!lhs || !rhs) return nullptr;
+  const char* name = op_info(op).name;
+  fusion_prim(lhs, name);
+  fusion_prim(rhs, name);
+  const DType dt = lhs->dtype();
+  if ((dt != DType::F32 && dt != DType::F64) || rhs->dtype() != dt || !inner()->supports(op, dt)) return nullptr;
+  const Shape &sa = lhs->shape(), &sb = rhs->shape();
+  const size_t rank = sa.rank();
+  if (rank < 2 || sb.rank() != rank || sb[rank - 2] != sa[rank - 1]) return nullptr;
+  std::vector<int64_t> out(rank);
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1) return nullptr;
+    out[d] = sa[d] == 1 ? sb[d] : sa[d];
+  }
+  out[rank - 2] = sa[rank - 2];
+  out[rank - 1] = sb[rank - 1];
+  Shape shape(std::move(out));
+  try {
+    checked_bytes(shape, dtype_size(dt), name);
+  } catch (const Error&) {
+    return nullptr;
+  }
+  Call c;
+  c.op = op;
+  c.prims = {&lhs, &rhs, nullptr};
+  c.n_prims = 2;
+  return push(c, std::move(shape), dt, nullptr);
+}
+
+Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& o) {
+  if (!x || !weight) return nullptr;
+  const char* name = op_info(op).name;
+  fusion_prim(x, name);
+  fusion_prim(weight, name);
+  if (bias) fusion_prim(bias, name);
+  const DType dt = x->dtype();
+  if ((dt != DType::F32 && dt != DType::F64) || weight->dtype() != dt || (bias && bias->dtype() != dt) ||
+      !inner()->supports(op, dt))
+    return nullptr;
+  const Shape &xs = x->shape(), &ws = weight->shape();
+  const size_t rank = xs.rank();
+  if (rank < 3 || rank > 5 || ws.rank() != rank || o.groups <= 0) return nullptr;
+  const size_t sd = rank - 2;
+  // The options as the tensor API hands them on: normalised, one value per spatial dim.
+  if (o.stride.size() != sd || o.padding.size() != sd || o.padding_end.size() != sd || o.dilation.size() != sd)
+    return nullptr;
+  if (xs[1] % o.groups != 0 || ws[0] % o.groups != 0 || ws[1] * o.groups != xs[1]) return nullptr;
+  if (bias && (bias->shape().rank() != 1 || bias->shape()[0] != ws[0])) return nullptr;
+  std::vector<int64_t> out{xs[0], ws[0]};
+  for (size_t d = 0; d < sd; ++d) {
+    if (o.stride[d] <= 0 || o.dilation[d] <= 0 || o.padding[d] < 0 || o.padding_end[d] < 0 || ws[d + 2] <= 0)
+      return nullptr;
+    const int64_t padded = xs[d + 2] + o.padding[d] + o.padding_end[d];
+    const int64_t eff = o.dilation[d] * (ws[d + 2] - 1) + 1;
+    if (eff > padded) return nullptr;
+    out.push_back((padded - eff) / o.stride[d] + 1);
+  }
+  Shape shape(std::move(out));
+  if (shape.num_elements() == 0) return nullptr;
+  try {
+    checked_bytes(shape, dtype_size(dt), name);
+  } catch (const Error&) {
+    return nullptr;
+  }
+  Call c;
+  c.op = op;
+  c.prims = {&x, &weight, &bias};
+  c.n_prims = 3;
+  return push(c, std::move(shape), dt, std::make_shared<const ConvOptions>(o));
+}
+
+Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias,
+                                  const ConvTransposeOptions& o) {
+  if (!x || !weight) return nullptr;
+  const char* name = op_info(op).name;
+  fusion_prim(x, name);
+  fusion_prim(weight, name);
+  if (bias) fusion_prim(bias, name);
+  const DType dt = x->dtype();
+  if ((dt != DType::F32 && dt != DType::F64) || weight->dtype() != dt || (bias && bias->dtype() != dt) ||
+      !inner()->supports(op, dt))
+    return nullptr;
+  const Shape &xs = x->shape(), &ws = weight->shape();
+  const size_t rank = xs.rank();
+  if (rank < 3 || rank > 5 || ws.rank() != rank || o.groups <= 0) return nullptr;
+  const size_t sd = rank - 2;
+  if (o.stride.size() != sd || o.padding.size() != sd || o.padding_out.size() != sd || o.dilation.size() != sd)
+    return nullptr;
+  if (xs[1] % o.groups != 0 || ws[0] != xs[1]) return nullptr;
+  const __int128 channels = static_cast<__int128>(ws[1]) * o.groups;
+  if (channels <= 0 || channels > INT64_MAX) return nullptr;
+  if (bias && (bias->shape().rank() != 1 || bias->shape()[0] != static_cast<int64_t>(channels))) return nullptr;
+  std::vector<int64_t> out{xs[0], static_cast<int64_t>(channels)};
+  for (size_t d = 0; d < sd; ++d) {
+    if (o.stride[d] <= 0 || o.dilation[d] <= 0 || o.padding[d] < 0 || o.padding_out[d] < 0 || ws[d + 2] <= 0 ||
+        o.padding_out[d] >= std::max(o.stride[d], o.dilation[d]))
+      return nullptr;
+    const __int128 n = static_cast<__int128>(xs[d + 2] - 1) * o.stride[d] - 2 * static_cast<__int128>(o.padding[d]) +
+                       static_cast<__int128>(o.dilation[d]) * (ws[d + 2] - 1) + o.padding_out[d] + 1;
+    if (n <= 0 || n > INT64_MAX) return nullptr;
+    out.push_back(static_cast<int64_t>(n));
+  }
+  Shape shape(std::move(out));
+  if (shape.num_elements() == 0) return nullptr;
+  try {
+    checked_bytes(shape, dtype_size(dt), name);
+  } catch (const Error&) {
+    return nullptr;
+  }
+  Call c;
+  c.op = op;
+  c.prims = {&x, &weight, &bias};
+  c.n_prims = 3;
+  return push(c, std::move(shape), dt, nullptr, std::make_shared<const ConvTransposeOptions>(o));
 }
 
 Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
@@ -443,7 +573,7 @@ R eager(Backend& inner, OpId op, R (Backend::*fn)(P...), A&&... args) {
   return wrap((inner.*fn)(unwrap(std::forward<A>(args), name)...));
 }
 
-template <bool Fusable, bool Reducible, typename R, typename... P, typename... A>
+template <bool Fusable, bool Reducible, bool Anchor, typename R, typename... P, typename... A>
 R dispatch(FusionBackend& self, OpId op, R (Backend::*fn)(P...), A&&... args) {
   if constexpr (Fusable) {
     FusionBackend::Call c;
@@ -452,16 +582,18 @@ R dispatch(FusionBackend& self, OpId op, R (Backend::*fn)(P...), A&&... args) {
     if (Prim r = self.record(c)) return r;
   } else if constexpr (Reducible) {
     if (Prim r = self.record_reduce(op, args...)) return r;
+  } else if constexpr (Anchor) {
+    if (Prim r = self.record_anchor(op, args...)) return r;
   }
   return eager(*self.inner(), op, fn, std::forward<A>(args)...);
 }
 
 }  // namespace
 
-#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                           \
-  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                    \
-    return dispatch<ir::fusable(OpId::name), ir::reducible(OpId::name)>(*this, OpId::name, &Backend::name, \
-                                                                        BURN_OP_ARG_LIST(__VA_ARGS__));    \
+#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                 \
+  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                          \
+    return dispatch<ir::fusable(OpId::name), ir::reducible(OpId::name), ir::anchor(OpId::name)>( \
+        *this, OpId::name, &Backend::name, BURN_OP_ARG_LIST(__VA_ARGS__));                       \
   }
 BURN_OP_TABLE(BURN_FUSION_OP)
 #undef BURN_FUSION_OP

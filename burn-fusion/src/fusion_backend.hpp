@@ -1,6 +1,7 @@
-// The Fusion decorator: elementwise ops are recorded into a per-thread segment of pending ops
-// (ir::PendingOp) and run when a result is needed; every other op resolves its inputs (running the
-// segments that compute them) and runs on the inner backend. See burn-fusion/README.md.
+// The Fusion decorator: elementwise ops, reductions over a dim and the matmul/conv anchors are
+// recorded into a per-thread segment of pending ops (ir::PendingOp) and run when a result is needed;
+// every other op resolves its inputs (running the segments that compute them) and runs on the inner
+// backend. See burn-fusion/README.md.
 #pragma once
 
 #include <atomic>
@@ -122,6 +123,12 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   Prim record_reduce(OpId op, const Prim& x, const Prim& weight, size_t normalized_dims, double eps) {
     return record_reduce(op, x, weight, nullptr, normalized_dims, eps);
   }
+  // matmul of float tensors the eager kernel accepts: recorded as the head of a run (ir::anchor) whose
+  // epilogue may follow; null when it must run now (a shape or dtype the kernel raises for).
+  Prim record_anchor(OpId op, const Prim& lhs, const Prim& rhs);
+  // conv and conv_transpose (bias may be null) with options normalised as the tensor API hands them on, likewise.
+  Prim record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options);
+  Prim record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvTransposeOptions& options);
 
  protected:
   std::string decorator_name() const override { return "fusion"; }
@@ -130,6 +137,9 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // This thread's open segment of this device (a new one when the last was flushed).
   std::shared_ptr<Segment> current_segment();
   bool recordable(const Call& call, Shape& shape, DType& dtype) const;
+  // Appends the call to this thread's segment (inputs pending elsewhere run first).
+  Prim push(const Call& call, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv,
+            std::shared_ptr<const ConvTransposeOptions> conv_transpose = nullptr);
   // Appends a reduction of pending `x` to this thread's segment; null when x is not pending there.
   Prim push_reduce(ir::PendingOp rec, FusionPrim& x);
 

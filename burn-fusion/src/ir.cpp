@@ -72,6 +72,10 @@ Prim run_one(Backend& inner, const PendingOp& op, Prims inputs) {
     case OpId::layer_norm:
       return inner.layer_norm(std::move(inputs[0]), std::move(inputs[1]), std::move(inputs[2]), op.dim, op.params[0]);
     case OpId::rms_norm: return inner.rms_norm(std::move(inputs[0]), std::move(inputs[1]), op.dim, op.params[0]);
+    case OpId::matmul: return inner.matmul(std::move(inputs[0]), std::move(inputs[1]));
+    case OpId::conv: return inner.conv(std::move(inputs[0]), std::move(inputs[1]), std::move(inputs[2]), *op.conv);
+    case OpId::conv_transpose:
+      return inner.conv_transpose(std::move(inputs[0]), std::move(inputs[1]), std::move(inputs[2]), *op.conv_transpose);
     default: break;
   }
   switch (op.op) {

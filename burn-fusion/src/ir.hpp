@@ -67,6 +67,14 @@ static_assert(reducible(OpId::sum_dim) && reducible(OpId::argmax) && reducible(O
               reducible(OpId::layer_norm) && !reducible(OpId::group_norm) && !reducible(OpId::sum) &&
               !reducible(OpId::var) && !reducible(OpId::cumsum));
 
+// The compute-bound ops the stream records as the head of a run (the executor's anchor instructions):
+// matmul, conv and conv_transpose of float tensors, run by the inner backend's kernel, followed by an elementwise
+// epilogue over their output.
+constexpr bool anchor(OpId op) { return is_fused_anchor(op); }
+
+static_assert(anchor(OpId::matmul) && anchor(OpId::conv) && anchor(OpId::conv_transpose) &&
+              !anchor(OpId::deform_conv2d) && !fusable(OpId::conv));
+
 // The output dtype of a recorded op: comparisons and predicates give Bool, cast its target, the rest
 // the dtype of their first tensor.
 DType result_dtype(OpId op, DType first, DType cast_to);
@@ -85,7 +93,9 @@ struct PendingOp {
   std::array<Scalar, 2> scalars;
   std::array<double, 2> params{};
   DType param_dtype = DType::F32;
-  uint32_t dim = 0;  // a reduction's dim, a norm's normalized dims
+  uint32_t dim = 0;                                            // a reduction's dim, a norm's normalized dims
+  std::shared_ptr<const ConvOptions> conv;                     // a conv anchor's normalised options
+  std::shared_ptr<const ConvTransposeOptions> conv_transpose;  // a conv_transpose anchor's
   Shape shape;
   DType dtype = DType::F32;
   std::weak_ptr<FusionPrim> out;  // the user's handle; expired once nobody holds it

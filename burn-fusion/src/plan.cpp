@@ -60,7 +60,8 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
   // Runs: consecutive computed ops of one output shape (the prologue). A reduction whose input is a
   // value of the open run joins it; any other reduction starts a run. After a reduction, only its
   // epilogue joins: elementwise ops of the reduction's output shape whose values from this run are
-  // the reduction's or the epilogue's (a prologue value is gone once the reduction has run).
+  // the reduction's or the epilogue's (a prologue value is gone once the reduction has run). A
+  // matmul or conv (an anchor) always starts a run and is followed by its epilogue the same way.
   std::vector<uint32_t> run_of(n, UINT32_MAX);
   std::vector<uint8_t> after_reduce(n, 0);  // per op: the reduction of its run or its epilogue
   int64_t first = -1;                       // first computed op of the open run
@@ -68,9 +69,12 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
   for (size_t i = 0; i < n; ++i) {
     if (!plan->needed[i]) continue;
     const bool reduce = ir::reducible(ops[i].op);
+    const bool anchor = ir::anchor(ops[i].op);
     const uint32_t cur = static_cast<uint32_t>(plan->runs.size()) - 1;
     bool joins = false;
-    if (first >= 0 && red < 0) {
+    if (anchor) {
+      joins = false;  // a matmul or conv heads its own run: its inputs are whole tensors, not tile registers
+    } else if (first >= 0 && red < 0) {
       const int32_t v = ops[i].in[0].value;
       joins = reduce ? v >= 0 && run_of[v] == cur : ops[i].shape == ops[first].shape;
     } else if (first >= 0 && !reduce && ops[i].shape == ops[red].shape) {
@@ -87,7 +91,7 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
       red = -1;
     }
     run_of[i] = static_cast<uint32_t>(plan->runs.size() - 1);
-    if (reduce) red = static_cast<int64_t>(i);
+    if (reduce || anchor) red = static_cast<int64_t>(i);  // an anchor is followed by its epilogue only
     after_reduce[i] = red >= 0;
   }
   // A value leaves its run when its handle is alive or a later run reads it.

@@ -1,9 +1,10 @@
 // Plans: how a flushed segment runs. The ops a result nobody holds or reads depends on are dropped;
 // the rest are cut into runs of consecutive ops over one iteration shape (a reduction of a value of the
-// open run joins it, followed only by its epilogue: ops over the reduction's result); a run of two or
-// more ops the executor accepts becomes one fused program, every other op runs alone on the inner backend. A plan
-// depends only on the shape-free op sequence (PlanKey), so a loop that records the same ops every step
-// plans once and then only fills in shapes, scalars and tensors.
+// open run joins it, followed only by its epilogue: ops over the reduction's result; a matmul or conv
+// starts a run, followed only by its epilogue); a run of two or more ops the executor accepts becomes
+// one fused program, every other op runs alone on the inner backend. A plan depends only on the
+// shape-free op sequence (PlanKey), so a loop that records the same ops every step plans once and then
+// only fills in shapes, scalars and tensors.
 #pragma once
 
 #include <cstdint>

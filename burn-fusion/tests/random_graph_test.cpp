@@ -1,10 +1,11 @@
 // Randomized elementwise graphs: random ops (float, int and bool; unary, binary, scalar, comparisons,
 // masks, casts, and ops the executor does not run, which must fall back op by op; reductions over a
-// random dim midway and often at the end, fused with what computes their input), random broadcasts
-// and strided inputs, random intermediates kept alive, dropped or read midway. Every graph runs on
-// `cpu` and on `fusion<cpu>` (fused executor, then op by op) and every kept tensor must agree: op by op
-// exactly, fused within a few ulps (the executor uses the eager kernels' own functions, so in practice
-// exactly too). Fusion bugs are silent wrong answers; this is the guard. Bounded by graphs and time.
+// random dim midway and often at the end, fused with what computes their input; matmuls at the start
+// or midway, fused with their epilogue), random broadcasts and strided inputs, random intermediates
+// kept alive, dropped or read midway. Every graph runs on `cpu` and on `fusion<cpu>` (fused executor,
+// then op by op) and every kept tensor must agree: op by op exactly, fused within a few ulps (the
+// executor uses the eager kernels' own functions, so in practice exactly too). Fusion bugs are silent
+// wrong answers; this is the guard. Bounded by graphs and time.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -47,6 +48,16 @@ class Graph {
   bool run(bool exact, std::string& why) {
     const int n_inputs = pick(1, 4);
     for (int i = 0; i < n_inputs; ++i) live_.push_back(input(i == 0 ? DType::F32 : random_dtype()));
+    // Sometimes start from a matmul of the base shape (a linear layer): what follows is its epilogue.
+    if (coin(0.3)) {
+      const DType dt = coin(0.8) ? DType::F32 : DType::F64;
+      const int64_t k = pick(1, 40);
+      // Its operands do not broadcast to the base shape: they are not live values.
+      const Val a = input(dt, Shape{coin(0.5) ? base_[0] : 1, base_[1], k});
+      const Val b = input(dt, Shape{coin(0.5) ? base_[0] : 1, k, base_[2]});
+      apply("matmul", {&a, &b},
+            [](auto& v, bool ref) { return api::matmul(ref ? v[0]->ref : v[0]->fus, ref ? v[1]->ref : v[1]->fus); });
+    }
     const int n_ops = pick(3, 30);
     for (int k = 0; k < n_ops; ++k) {
       step();
@@ -80,8 +91,8 @@ class Graph {
     return Shape(d);
   }
 
-  Val input(DType dt) {
-    const Shape shape = sub_shape();
+  Val input(DType dt) { return input(dt, sub_shape()); }
+  Val input(DType dt, const Shape& shape) {
     // A strided input now and then: data laid out with the last two dims swapped, seen transposed.
     const bool strided = shape.rank() >= 2 && coin(0.25);
     Shape s = shape;
@@ -99,7 +110,7 @@ class Graph {
     }
     const Kind kind = is_float(dt) ? Kind::Float : is_bool(dt) ? Kind::Bool : Kind::Int;
     Val v{api::from_data(Device::get("cpu"), data, kind), api::from_data(fus_, data, kind),
-          "in" + std::to_string(live_.size())};
+          "in" + std::to_string(inputs_++)};
     if (strided) {
       v.ref = api::swap_dims(v.ref, -1, -2);
       v.fus = api::swap_dims(v.fus, -1, -2);
@@ -147,6 +158,7 @@ class Graph {
     static bool (*const boolish)(DType) = [](DType d) { return is_bool(d); };
     static bool (*const any)(DType) = [](DType) { return true; };
     if (coin(0.06)) return reduce_step();  // midway: later ops are its epilogue
+    if (coin(0.04)) return matmul_step();  // midway: a matmul of a (maybe pending) value, then its epilogue
     const int kind = pick(0, 9);
     if (kind <= 2) {  // float unary (atan, log1p: ops the executor does not run)
       const OpId ops[] = {OpId::exp,       OpId::log,   OpId::sqrt, OpId::sin, OpId::cos,   OpId::tanh,  OpId::relu,
@@ -260,6 +272,18 @@ class Graph {
     });
   }
 
+  // x @ w with w a new [1.., n, n] input: x's shape is kept, so later ops mix it with the others.
+  void matmul_step() {
+    const Val* a = find([](DType d) { return d == DType::F32 || d == DType::F64; });
+    if (!a || a->ref.prim->shape().rank() < 2) return;
+    const Shape& s = a->ref.prim->shape();
+    std::vector<int64_t> wd(s.rank(), 1);
+    wd[s.rank() - 2] = wd[s.rank() - 1] = s[s.rank() - 1];
+    const Val w = input(a->ref.prim->dtype(), Shape(wd));  // not a live value: it may not broadcast to base
+    apply("matmul", {a, &w},
+          [](auto& v, bool ref) { return api::matmul(ref ? v[0]->ref : v[0]->fus, ref ? v[1]->ref : v[1]->fus); });
+  }
+
   static Shape broadcast_of(const Shape& a, const Shape& b) {
     const size_t r = std::max(a.rank(), b.rank());
     std::vector<int64_t> d(r);
@@ -318,6 +342,7 @@ class Graph {
   std::vector<Val> live_;
   std::ostringstream log_;
   int counter_ = 0;
+  int inputs_ = 0;
 };
 
 void run_graphs(bool executor, bool exact) {
@@ -327,7 +352,7 @@ void run_graphs(bool executor, bool exact) {
   in->set_executor_enabled(executor);
   in->reset_stats();
   const auto start = std::chrono::steady_clock::now();
-  int graphs = 0, fused_reductions = 0;
+  int graphs = 0, fused_reductions = 0, fused_matmuls = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed, ++graphs) {
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) break;
     Graph g(seed, d);
@@ -336,6 +361,8 @@ void run_graphs(bool executor, bool exact) {
     ASSERT_TRUE(ok) << "graph seed " << seed << ": " << why << "\n" << g.log();
     // The checks flushed the graph's last segment: did a fused program hold a reduction?
     bool counted = false;
+    for (const std::string& r : in->last_plan())
+      if (r.starts_with("fused[matmul")) ++fused_matmuls;
     for (const std::string& r : in->last_plan())
       for (const char* red : {"sum_dim", "mean_dim", "max_dim", "min_dim", "argm", "softmax", "_norm"})
         if (!counted && r.starts_with("fused[") && r.find(red) != std::string::npos) {
@@ -352,13 +379,15 @@ void run_graphs(bool executor, bool exact) {
   if (executor) {
     EXPECT_GT(s.fused_runs, 50u);
     EXPECT_GT(fused_reductions, 10);
+    EXPECT_GT(fused_matmuls, 5);
   } else {
     EXPECT_EQ(fused_reductions, 0);
+    EXPECT_EQ(fused_matmuls, 0);
     EXPECT_EQ(s.fused_runs, 0u);
   }
   std::cout << "[ random ] " << graphs << " graphs, " << s.recorded << " ops recorded, " << s.fused_ops << " fused in "
-            << s.fused_runs << " programs (" << fused_reductions << " graphs with a fused reduction), " << s.eager_ops
-            << " op by op, " << s.skipped_ops << " skipped\n";
+            << s.fused_runs << " programs (" << fused_reductions << " graphs with a fused reduction, " << fused_matmuls
+            << " fused matmul epilogues), " << s.eager_ops << " op by op, " << s.skipped_ops << " skipped\n";
 }
 
 TEST(FusionRandomGraphs, FusedMatchesCpu) { run_graphs(true, false); }

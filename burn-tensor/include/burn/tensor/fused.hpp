@@ -7,7 +7,8 @@
 // elementwise op of the op table to registers and writes a new register; every register listed in
 // `outputs` is stored into a new contiguous tensor of `shape`. No register but the outputs is ever
 // written to memory. The interface name carries a version: a change to these structs is a new name
-// (version 2 added reduce instructions; version 1, elementwise only, is no longer asked for).
+// (version 2 added reduce instructions, version 3 anchor instructions; older versions are no longer
+// asked for).
 //
 // Reduce instructions (version 2): one instruction of a program may be one of sum_dim, mean_dim,
 // max_dim, min_dim, argmax, argmin (result of `shape` with `dim` of size 1; argmax/argmin give I64),
@@ -18,6 +19,12 @@
 // without being written out, unless listed in `outputs` (stored with `shape`). The instructions after
 // it are its epilogue, over the reduce's result shape: they read inputs (broadcast to that shape), the
 // reduce's register and each other, never a prologue register.
+//
+// Anchor instructions (version 3): the first instruction of a program may instead be matmul (args lhs,
+// rhs), conv or conv_transpose (args x, weight, bias; bias kNoRegister when absent; `conv` or
+// `conv_transpose` holds the normalised options), read whole from input registers (no broadcasting to `shape`); its
+// result has `shape`. The instructions after it are its epilogue over `shape` (bias add, activation, residual add,
+// ...), reading inputs, the anchor's register and each other. A program has at most one anchor or one reduce.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +32,11 @@
 #include <vector>
 
 #include "burn/tensor/backend.hpp"
+#include "burn/tensor/module_options.hpp"
 
 namespace burn {
 
-inline constexpr std::string_view kFusedElementwiseInterface = "fused-elementwise-2";
+inline constexpr std::string_view kFusedElementwiseInterface = "fused-elementwise-3";
 
 // The ops a reduce instruction may be (version 2).
 constexpr bool is_fused_reduce(OpId op) {
@@ -41,6 +49,8 @@ constexpr bool is_fused_reduce(OpId op) {
 constexpr bool fused_reduce_keeps_shape(OpId op) {
   return op == OpId::softmax || op == OpId::log_softmax || op == OpId::layer_norm || op == OpId::rms_norm;
 }
+// The compute-bound ops an anchor instruction may be (version 3).
+constexpr bool is_fused_anchor(OpId op) { return op == OpId::matmul || op == OpId::conv || op == OpId::conv_transpose; }
 // An absent optional operand of a reduce instruction (a norm without weight or bias).
 inline constexpr uint16_t kNoRegister = 0xFFFF;
 
@@ -54,7 +64,9 @@ struct FusedInstr {
   DType param_dtype = DType::F32;  // cast's target
   Scalar scalars[2];
   double params[2] = {0.0, 0.0};
-  uint32_t dim = 0;  // a reduce instruction's dim
+  uint32_t dim = 0;                     // a reduce instruction's dim
+  ConvOptions conv;                     // a conv anchor's options, normalised (one value per spatial dim)
+  ConvTransposeOptions conv_transpose;  // a conv_transpose anchor's, likewise
 };
 
 struct FusedProgram {

@@ -1,0 +1,347 @@
+// Matmul and conv epilogues: the anchor (matmul, conv) is recorded as the head of a run and the
+// elementwise ops on its output (bias add, activation, residual add, scalars) run in the same program,
+// after the inner backend's own matmul/conv kernel. Each pattern asserts the plan the inspector reports
+// (no silent fallback to op by op) and that the values equal `cpu`'s bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "burn/autodiff/autodiff.hpp"
+#include "burn/fusion/fusion.hpp"
+#include "burn/tensor/api.hpp"
+#include "burn/tensor/module.hpp"
+
+namespace burn {
+namespace {
+
+using Plan = std::vector<std::string>;
+using H = TensorHandle;
+
+fusion::Inspector& insp(const Device& d) {
+  fusion::Inspector* i = fusion::inspector(d);
+  EXPECT_NE(i, nullptr);
+  return *i;
+}
+
+TensorData data_of(const Shape& s, DType dt, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> pick(-2.0, 2.0);
+  std::vector<double> v(static_cast<size_t>(s.num_elements()));
+  for (double& x : v) x = pick(rng);
+  return TensorData::from_vector(v, s).convert(dt);
+}
+
+bool same_bits(const TensorData& a, const TensorData& b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
+         std::memcmp(a.raw(), b.raw(), static_cast<size_t>(a.num_elements()) * dtype_size(a.dtype())) == 0;
+}
+
+// Runs `f` on the same data on `cpu` and on `spec`; expects the outputs to agree bit for bit and the
+// fusion device's last plan to be `plan` (unchecked when empty).
+void expect_fused(const std::vector<std::pair<Shape, DType>>& inputs,
+                  const std::function<std::vector<H>(const std::vector<H>&)>& f, const Plan& plan,
+                  const char* spec = "fusion<cpu>") {
+  Device cpu = Device::get("cpu"), fus = Device::get(spec);
+  std::vector<H> ref, fin;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorData d = data_of(inputs[i].first, inputs[i].second, 31 + i);
+    ref.push_back(api::from_data(cpu, d, Kind::Float));
+    fin.push_back(api::from_data(fus, d, Kind::Float));
+  }
+  fus.sync();
+  const std::vector<H> r = f(ref);
+  std::vector<H> o = f(fin);
+  fin.clear();  // only the outputs stay alive
+  fus.sync();
+  if (!plan.empty()) EXPECT_EQ(insp(fus).last_plan(), plan);
+  ASSERT_EQ(r.size(), o.size());
+  for (size_t i = 0; i < r.size(); ++i)
+    EXPECT_TRUE(same_bits(api::into_data(r[i]), api::into_data(o[i]))) << "output " << i;
+}
+
+ConvOptions conv_opts(size_t spatial, int64_t stride, int64_t padding) {
+  ConvOptions o;
+  o.stride.assign(spatial, stride);
+  o.padding.assign(spatial, padding);
+  return o;
+}
+
+TEST(FusionEpilogue, LinearBiasRelu) {
+  for (DType dt : {DType::F32, DType::F64})
+    expect_fused({{Shape{64, 96}, dt}, {Shape{96, 80}, dt}, {Shape{80}, dt}},
+                 [](const std::vector<H>& in) {
+                   return std::vector<H>{api::unary(OpId::relu, api::add(api::matmul(in[0], in[1]), in[2]))};
+                 },
+                 {"fused[matmul add relu] -> 1"});
+}
+
+TEST(FusionEpilogue, MatmulGelu) {
+  expect_fused(
+      {{Shape{33, 70}, DType::F32}, {Shape{70, 129}, DType::F32}},
+      [](const std::vector<H>& in) { return std::vector<H>{api::unary(OpId::gelu, api::matmul(in[0], in[1]))}; },
+      {"fused[matmul gelu] -> 1"});
+}
+
+// Batched and broadcast batch dims as the eager op allows them; the bias and scale broadcast over the
+// output.
+TEST(FusionEpilogue, BatchedBroadcastShapes) {
+  expect_fused({{Shape{4, 1, 16, 24}, DType::F32}, {Shape{1, 3, 24, 8}, DType::F32}, {Shape{3, 1, 8}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H y = api::mul_scalar(api::add(api::matmul(in[0], in[1]), in[2]), 0.5);
+                 return std::vector<H>{api::unary(OpId::sigmoid, y)};
+               },
+               {"fused[matmul add mul_scalar sigmoid] -> 1"});
+  // An epilogue operand larger than the matmul's output broadcasts it up: a new run of that shape.
+  expect_fused({{Shape{8, 12}, DType::F32}, {Shape{12, 5}, DType::F32}, {Shape{3, 8, 5}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 return std::vector<H>{api::unary(OpId::relu, api::add(api::matmul(in[0], in[1]), in[2]))};
+               },
+               {"eager[matmul]", "fused[add relu] -> 1"});
+}
+
+TEST(FusionEpilogue, Conv2dWithBiasRelu) {
+  for (DType dt : {DType::F32, DType::F64})
+    expect_fused({{Shape{2, 3, 17, 19}, dt}, {Shape{8, 3, 3, 3}, dt}, {Shape{8}, dt}},
+                 [](const std::vector<H>& in) {
+                   return std::vector<H>{api::unary(OpId::relu, api::conv(in[0], in[1], in[2], conv_opts(2, 1, 1)))};
+                 },
+                 {"fused[conv relu] -> 1"});
+}
+
+TEST(FusionEpilogue, Conv2dResidualRelu) {
+  // A ResNet block's tail: conv (no bias), + the residual, relu.
+  expect_fused({{Shape{2, 4, 10, 10}, DType::F32}, {Shape{4, 4, 3, 3}, DType::F32}, {Shape{2, 4, 10, 10}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H y = api::conv(in[0], in[1], std::nullopt, conv_opts(2, 1, 1));
+                 return std::vector<H>{api::unary(OpId::relu, api::add(y, in[2]))};
+               },
+               {"fused[conv add relu] -> 1"});
+  // Strided, grouped, with a per-channel scale and shift (a folded batch norm).
+  expect_fused({{Shape{1, 6, 15, 15}, DType::F32},
+                {Shape{6, 3, 3, 3}, DType::F32},
+                {Shape{6, 1, 1}, DType::F32},
+                {Shape{6, 1, 1}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 ConvOptions o = conv_opts(2, 2, 1);
+                 o.groups = 2;
+                 H y = api::conv(in[0], in[1], std::nullopt, o);
+                 return std::vector<H>{api::unary(OpId::relu, api::add(api::mul(y, in[2]), in[3]))};
+               },
+               {"fused[conv mul add relu] -> 1"});
+}
+
+TEST(FusionEpilogue, Conv1d) {
+  expect_fused({{Shape{3, 5, 40}, DType::F32}, {Shape{7, 5, 4}, DType::F32}, {Shape{7}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 ConvOptions o = conv_opts(1, 2, 0);
+                 o.dilation = {2};
+                 return std::vector<H>{api::unary(OpId::silu, api::conv(in[0], in[1], in[2], o))};
+               },
+               {"fused[conv silu] -> 1"});
+}
+
+TEST(FusionEpilogue, Conv3d) {
+  expect_fused({{Shape{2, 3, 6, 7, 8}, DType::F64}, {Shape{4, 3, 2, 3, 3}, DType::F64}, {Shape{4}, DType::F64}},
+               [](const std::vector<H>& in) {
+                 H y = api::conv(in[0], in[1], in[2], conv_opts(3, 1, 1));
+                 return std::vector<H>{api::clamp(y, -1.0, 1.0)};
+               },
+               {"fused[conv clamp] -> 1"});
+}
+
+TEST(FusionEpilogue, ConvTranspose) {
+  // A decoder's upsampling: stride 2 with padding_out, bias, then ReLU.
+  expect_fused({{Shape{2, 6, 7, 9}, DType::F32}, {Shape{6, 4, 3, 3}, DType::F32}, {Shape{4}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 ConvTransposeOptions o;
+                 o.stride = {2};
+                 o.padding = {1};
+                 o.padding_out = {1};
+                 return std::vector<H>{api::unary(OpId::relu, api::conv_transpose(in[0], in[1], in[2], o))};
+               },
+               {"fused[conv_transpose relu] -> 1"});
+  // Grouped conv_transpose1d without bias, plus a residual.
+  expect_fused({{Shape{3, 4, 11}, DType::F64}, {Shape{4, 3, 5}, DType::F64}, {Shape{3, 6, 15}, DType::F64}},
+               [](const std::vector<H>& in) {
+                 ConvTransposeOptions o;
+                 o.groups = 2;
+                 return std::vector<H>{api::add(api::conv_transpose(in[0], in[1], std::nullopt, o), in[2])};
+               },
+               {"fused[conv_transpose add] -> 1"});
+}
+
+// The user keeps the anchor's output: it is stored with its own (pre-epilogue) value, the epilogue's
+// result is a tensor of its own.
+TEST(FusionEpilogue, KeptAnchorOutputHasItsPreEpilogueValue) {
+  expect_fused({{Shape{20, 30}, DType::F32}, {Shape{30, 25}, DType::F32}, {Shape{25}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H mm = api::matmul(in[0], in[1]);
+                 return std::vector<H>{mm, api::unary(OpId::relu, api::add(mm, in[2]))};
+               },
+               {"fused[matmul add relu] -> 2"});
+  // Kept epilogue intermediates are stored too.
+  expect_fused({{Shape{2, 3, 9, 9}, DType::F32}, {Shape{4, 3, 3, 3}, DType::F32}, {Shape{4}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H y = api::conv(in[0], in[1], in[2], conv_opts(2, 1, 0));
+                 H z = api::mul_scalar(y, 2.0);
+                 return std::vector<H>{y, z, api::unary(OpId::tanh, z)};
+               },
+               {"fused[conv mul_scalar tanh] -> 3"});
+}
+
+// The epilogue reads the anchor's output twice (x * sigmoid(x), x + relu(x)), also after the op
+// whose result is stored: the output is then not written over the anchor's.
+TEST(FusionEpilogue, TheEpilogueReadsTheAnchorTwice) {
+  expect_fused({{Shape{31, 17}, DType::F32}, {Shape{17, 45}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H mm = api::matmul(in[0], in[1]);
+                 return std::vector<H>{api::mul(mm, api::unary(OpId::sigmoid, mm))};
+               },
+               {"fused[matmul sigmoid mul] -> 1"});
+  expect_fused({{Shape{31, 17}, DType::F32}, {Shape{17, 45}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H mm = api::matmul(in[0], in[1]);
+                 H a = api::unary(OpId::relu, mm);
+                 H b = api::add(api::unary(OpId::exp, a), mm);
+                 return std::vector<H>{a, b};
+               },
+               {"fused[matmul relu exp add] -> 2"});
+}
+
+// A prologue into the matmul is not fused: what the matmul reads runs in the run before; the
+// matmul's inputs are read whole. A reduction of the matmul's output starts a run of its own.
+TEST(FusionEpilogue, WhereTheRunStops) {
+  expect_fused({{Shape{16, 16}, DType::F32}, {Shape{16, 16}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H mm = api::matmul(api::unary(OpId::exp, api::mul_scalar(in[0], 0.25)), in[1]);
+                 return std::vector<H>{api::softmax(api::mul_scalar(mm, 0.5), 1)};
+               },
+               {"fused[mul_scalar exp] -> 1", "fused[matmul mul_scalar] -> 1", "eager[softmax]"});
+  // A matmul alone is the eager kernel.
+  expect_fused({{Shape{8, 8}, DType::F32}, {Shape{8, 8}, DType::F32}},
+               [](const std::vector<H>& in) { return std::vector<H>{api::matmul(in[0], in[1])}; }, {"eager[matmul]"});
+}
+
+// A chain of matmuls, each with its epilogue (an MLP forward): one run per layer.
+TEST(FusionEpilogue, AnMlpForward) {
+  expect_fused({{Shape{32, 64}, DType::F32},
+                {Shape{64, 48}, DType::F32},
+                {Shape{48}, DType::F32},
+                {Shape{48, 10}, DType::F32},
+                {Shape{10}, DType::F32}},
+               [](const std::vector<H>& in) {
+                 H h = api::unary(OpId::relu, api::add(api::matmul(in[0], in[1]), in[2]));
+                 return std::vector<H>{api::add(api::matmul(h, in[3]), in[4])};
+               },
+               {"fused[matmul add relu] -> 1", "fused[matmul add] -> 1"});
+}
+
+// Without an executor (or with it disabled) the same ops run one by one, with the same values; through
+// trace, the counts show the eager kernels that ran.
+TEST(FusionEpilogue, OpByOpAndThroughTrace) {
+  auto f = [](const std::vector<H>& in) {
+    return std::vector<H>{api::unary(OpId::relu, api::add(api::matmul(in[0], in[1]), in[2]))};
+  };
+  const std::vector<std::pair<Shape, DType>> shapes = {
+      {Shape{9, 7}, DType::F32}, {Shape{7, 5}, DType::F32}, {Shape{5}, DType::F32}};
+  Device d = Device::get("fusion<cpu>");
+  insp(d).set_executor_enabled(false);
+  expect_fused(shapes, f, {"eager[matmul add relu]"});
+  insp(d).set_executor_enabled(true);
+  expect_fused(shapes, f, {"fused[matmul add relu] -> 1"}, "fusion<trace<cpu>>");
+}
+
+// What the eager kernel would refuse runs at once and raises at the call; an integer matmul is not
+// recorded.
+TEST(FusionEpilogue, ErrorsAreRaisedAtTheCall) {
+  Device d = Device::get("fusion<cpu>");
+  auto a = Tensor<2>::ones(Shape{2, 3}, d), b = Tensor<2>::ones(Shape{2, 3}, d);
+  try {
+    (void)a.matmul(b);
+    FAIL() << "matmul of 2x3 by 2x3";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("matmul"), std::string::npos) << e.what();
+  }
+  d.sync();
+  insp(d).reset_stats();
+  auto i = Tensor<2, Int>::ones(Shape{2, 2}, d);
+  auto c = i.matmul(i);
+  EXPECT_EQ(insp(d).stats().recorded, 0u);
+  EXPECT_EQ(c.to_vec<int64_t>(), (std::vector<int64_t>{2, 2, 2, 2}));
+  auto m = a.matmul(b.transpose());
+  EXPECT_EQ(insp(d).stats().recorded, 1u);
+  EXPECT_EQ(m.to_vec<float>(), (std::vector<float>{3, 3, 3, 3}));
+}
+
+// Nobody keeps the matmul's output: the epilogue writes over it, so the fused Linear allocates one
+// tensor; kept, the output and the epilogue's result are two.
+TEST(FusionEpilogue, TheEpilogueWritesOverADroppedAnchorOutput) {
+  auto* mem = static_cast<MemoryStats*>(Device::get("cpu")->query_interface("memory"));
+  ASSERT_NE(mem, nullptr);
+  Device d = Device::get("fusion<cpu>");
+  auto x = Tensor<2>::ones(Shape{64, 64}, d), w = Tensor<2>::ones(Shape{64, 256}, d);
+  auto b = Tensor<2>::ones(Shape{1, 256}, d);
+  d.sync();
+  const uint64_t out_bytes = 64 * 256 * sizeof(float);
+  for (const bool keep : {false, true}) {
+    const uint64_t before = mem->bytes_in_use();
+    mem->reset_peak();
+    auto mm = x.matmul(w);
+    auto y = (mm + b).relu();
+    std::optional<Tensor<2>> kept;
+    if (keep) kept = mm;
+    mm = Tensor<2>::ones(Shape{1, 1}, d);  // drops the handle (a 4-byte tensor in its place)
+    d.sync();
+    EXPECT_EQ(insp(d).last_plan(), (Plan{keep ? "fused[matmul add relu] -> 2" : "fused[matmul add relu] -> 1"}));
+    EXPECT_LE(mem->peak_bytes_in_use() - before, (keep ? 2 : 1) * out_bytes + 64) << (keep ? "kept" : "dropped");
+    EXPECT_EQ(y.to_vec<float>(), std::vector<float>(64 * 256, 65.0f));
+    if (keep) EXPECT_EQ(kept->to_vec<float>(), std::vector<float>(64 * 256, 64.0f));
+  }
+}
+
+// A training-like loop records the same sequence each step: planned once.
+TEST(FusionEpilogue, ThePlanIsCached) {
+  Device d = Device::get("fusion<cpu>");
+  auto x = Tensor<2>::ones(Shape{4, 6}, d), w = Tensor<2>::ones(Shape{6, 3}, d);
+  auto bias = Tensor<1>::ones(Shape{3}, d);
+  d.sync();
+  insp(d).reset_stats();
+  for (int step = 0; step < 5; ++step) {
+    auto y = (x.matmul(w) + bias.unsqueeze<2>()).relu();
+    EXPECT_EQ(y.to_vec<float>(), std::vector<float>(12, 7.0f));
+  }
+  // At most one miss: an earlier test on this device may have planned the same sequence.
+  EXPECT_LE(insp(d).stats().plan_misses, 1u);
+  EXPECT_GE(insp(d).stats().plan_hits, 4u);
+  EXPECT_EQ(insp(d).stats().fused_runs, 5u);
+}
+
+// Autodiff on top: the forward Linear + bias + ReLU and the backward matmuls (with what follows them)
+// go through the anchors; the gradients equal autodiff<cpu>'s bit for bit.
+TEST(FusionEpilogue, GradientsThroughAFusedLinear) {
+  auto grads = [](const char* spec, bool check_plan) {
+    Device d = Device::get(spec);
+    auto x = Tensor<2>::from_data(data_of(Shape{12, 20}, DType::F32, 1), d).require_grad();
+    auto w = Tensor<2>::from_data(data_of(Shape{20, 9}, DType::F32, 2), d).require_grad();
+    auto b = Tensor<2>::from_data(data_of(Shape{1, 9}, DType::F32, 3), d).require_grad();
+    auto y = (x.matmul(w) + b).relu();
+    if (check_plan) {
+      (void)y.to_vec<float>();
+      EXPECT_EQ(insp(d).last_plan(), (Plan{"fused[matmul add relu] -> 1"}));
+    }
+    auto g = (y * 0.5f).sum().backward();
+    std::vector<TensorData> out;
+    for (auto* t : {&x, &w, &b}) out.push_back(t->grad(g)->to_data());
+    return out;
+  };
+  const auto ref = grads("autodiff<cpu>", false), got = grads("autodiff<fusion<cpu>>", true);
+  for (size_t i = 0; i < ref.size(); ++i) EXPECT_TRUE(same_bits(ref[i], got[i])) << "gradient " << i;
+}
+
+}  // namespace
+}  // namespace burn
