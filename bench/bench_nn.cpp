@@ -35,6 +35,23 @@ void train_loop(benchmark::State& st, M model, const X& x, const Tensor<1, Int>&
   }
 }
 
+// One transformer encoder layer (d 256, 4 heads, ReLU feed-forward 1024) forward + backward per
+// iteration on `device`, whose inner device is `inner`.
+void transformer_loop(benchmark::State& st, const Device& device, const Device& inner) {
+  const nn::TransformerEncoder enc = nn::TransformerConfig{.d_model = 256,
+                                                           .d_ff = 1024,
+                                                           .n_heads = 4,
+                                                           .n_layers = 1,
+                                                           .dropout = 0.0,
+                                                           .activation = nn::FeedForwardActivation::Relu}
+                                         .init_encoder(device);
+  const Tensor<3> x = Tensor<3>::from_inner(input<3>({16, 128, 256}).to_device(inner), device).require_grad();
+  for (auto _ : st) {
+    Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
+    benchmark::DoNotOptimize(grads);
+  }
+}
+
 void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
     train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
@@ -48,35 +65,10 @@ void register_cases() {
   add_case("nn_cnn_train_adam/b64_28x28", [](benchmark::State& st) {
     train_loop(st, make_small_cnn(ad()), Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));
   });
-  add_case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", [](benchmark::State& st) {
-    const nn::TransformerEncoder enc = nn::TransformerConfig{.d_model = 256,
-                                                             .d_ff = 1024,
-                                                             .n_heads = 4,
-                                                             .n_layers = 1,
-                                                             .dropout = 0.0,
-                                                             .activation = nn::FeedForwardActivation::Relu}
-                                           .init_encoder(ad());
-    const Tensor<3> x = Tensor<3>::from_inner(input<3>({16, 128, 256}), ad()).require_grad();
-    for (auto _ : st) {
-      Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
-      benchmark::DoNotOptimize(grads);
-    }
-  });
+  add_case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16",
+           [](benchmark::State& st) { transformer_loop(st, ad(), cpu()); });
   add_case("nn_transformer_layer_fwd_bwd_fused/d256_h4_s128_b16", [](benchmark::State& st) {
-    const Device fad = Device::get("autodiff<fusion<cpu>>");
-    const nn::TransformerEncoder enc = nn::TransformerConfig{.d_model = 256,
-                                                             .d_ff = 1024,
-                                                             .n_heads = 4,
-                                                             .n_layers = 1,
-                                                             .dropout = 0.0,
-                                                             .activation = nn::FeedForwardActivation::Relu}
-                                           .init_encoder(fad);
-    const Tensor<3> x =
-        Tensor<3>::from_inner(input<3>({16, 128, 256}).to_device(Device::get("fusion<cpu>")), fad).require_grad();
-    for (auto _ : st) {
-      Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
-      benchmark::DoNotOptimize(grads);
-    }
+    transformer_loop(st, Device::get("autodiff<fusion<cpu>>"), Device::get("fusion<cpu>"));
   });
   for (int64_t batch : {1, 8}) {
     add_case("nn_resnet18_infer/b" + std::to_string(batch) + "_224", [batch](benchmark::State& st) {
