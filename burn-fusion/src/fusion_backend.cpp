@@ -324,14 +324,39 @@ Prim FusionBackend::push(const Call& c, Shape shape, DType dtype, std::shared_pt
   }
 }
 
+std::optional<DType> FusionBackend::anchor_dtype(OpId op, const Prim& a, const Prim& b, const Prim* bias) {
+  if (!a || !b) return std::nullopt;
+  const char* name = op_info(op).name;
+  fusion_prim(a, name);
+  fusion_prim(b, name);
+  const bool has_bias = bias && *bias;
+  if (has_bias) fusion_prim(*bias, name);
+  const DType dt = a->dtype();
+  if ((dt != DType::F32 && dt != DType::F64) || b->dtype() != dt || (has_bias && (*bias)->dtype() != dt) ||
+      !inner()->supports(op, dt))
+    return std::nullopt;
+  return dt;
+}
+
+Prim FusionBackend::push_anchor(OpId op, const Prim& a, const Prim& b, const Prim* bias, Shape shape, DType dtype,
+                                std::shared_ptr<const ConvOptions> conv,
+                                std::shared_ptr<const ConvTransposeOptions> conv_transpose) {
+  try {
+    checked_bytes(shape, dtype_size(dtype), op_info(op).name);
+  } catch (const Error&) {
+    return nullptr;
+  }
+  Call c;
+  c.op = op;
+  c.prims = {&a, &b, bias};
+  c.n_prims = bias ? 3 : 2;
+  return push(c, std::move(shape), dtype, std::move(conv), std::move(conv_transpose));
+}
+
 Prim FusionBackend::record_anchor(OpId op, const Prim& lhs, const Prim& rhs) {
   // Recorded only when the eager kernel cannot raise: anything it would refuse runs now, for its error.
-  if (!lhs || !rhs) return nullptr;
-  const char* name = op_info(op).name;
-  fusion_prim(lhs, name);
-  fusion_prim(rhs, name);
-  const DType dt = lhs->dtype();
-  if ((dt != DType::F32 && dt != DType::F64) || rhs->dtype() != dt || !inner()->supports(op, dt)) return nullptr;
+  const std::optional<DType> dt = anchor_dtype(op, lhs, rhs, nullptr);
+  if (!dt) return nullptr;
   const Shape &sa = lhs->shape(), &sb = rhs->shape();
   const size_t rank = sa.rank();
   if (rank < 2 || sb.rank() != rank || sb[rank - 2] != sa[rank - 1]) return nullptr;
@@ -342,29 +367,12 @@ Prim FusionBackend::record_anchor(OpId op, const Prim& lhs, const Prim& rhs) {
   }
   out[rank - 2] = sa[rank - 2];
   out[rank - 1] = sb[rank - 1];
-  Shape shape(std::move(out));
-  try {
-    checked_bytes(shape, dtype_size(dt), name);
-  } catch (const Error&) {
-    return nullptr;
-  }
-  Call c;
-  c.op = op;
-  c.prims = {&lhs, &rhs, nullptr};
-  c.n_prims = 2;
-  return push(c, std::move(shape), dt, nullptr);
+  return push_anchor(op, lhs, rhs, nullptr, Shape(std::move(out)), *dt, nullptr, nullptr);
 }
 
 Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& o) {
-  if (!x || !weight) return nullptr;
-  const char* name = op_info(op).name;
-  fusion_prim(x, name);
-  fusion_prim(weight, name);
-  if (bias) fusion_prim(bias, name);
-  const DType dt = x->dtype();
-  if ((dt != DType::F32 && dt != DType::F64) || weight->dtype() != dt || (bias && bias->dtype() != dt) ||
-      !inner()->supports(op, dt))
-    return nullptr;
+  const std::optional<DType> dt = anchor_dtype(op, x, weight, &bias);
+  if (!dt) return nullptr;
   const Shape &xs = x->shape(), &ws = weight->shape();
   const size_t rank = xs.rank();
   if (rank < 3 || rank > 5 || ws.rank() != rank || o.groups <= 0) return nullptr;
@@ -385,29 +393,13 @@ Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, co
   }
   Shape shape(std::move(out));
   if (shape.num_elements() == 0) return nullptr;
-  try {
-    checked_bytes(shape, dtype_size(dt), name);
-  } catch (const Error&) {
-    return nullptr;
-  }
-  Call c;
-  c.op = op;
-  c.prims = {&x, &weight, &bias};
-  c.n_prims = 3;
-  return push(c, std::move(shape), dt, std::make_shared<const ConvOptions>(o));
+  return push_anchor(op, x, weight, &bias, std::move(shape), *dt, std::make_shared<const ConvOptions>(o), nullptr);
 }
 
 Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias,
                                   const ConvTransposeOptions& o) {
-  if (!x || !weight) return nullptr;
-  const char* name = op_info(op).name;
-  fusion_prim(x, name);
-  fusion_prim(weight, name);
-  if (bias) fusion_prim(bias, name);
-  const DType dt = x->dtype();
-  if ((dt != DType::F32 && dt != DType::F64) || weight->dtype() != dt || (bias && bias->dtype() != dt) ||
-      !inner()->supports(op, dt))
-    return nullptr;
+  const std::optional<DType> dt = anchor_dtype(op, x, weight, &bias);
+  if (!dt) return nullptr;
   const Shape &xs = x->shape(), &ws = weight->shape();
   const size_t rank = xs.rank();
   if (rank < 3 || rank > 5 || ws.rank() != rank || o.groups <= 0) return nullptr;
@@ -430,16 +422,8 @@ Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, co
   }
   Shape shape(std::move(out));
   if (shape.num_elements() == 0) return nullptr;
-  try {
-    checked_bytes(shape, dtype_size(dt), name);
-  } catch (const Error&) {
-    return nullptr;
-  }
-  Call c;
-  c.op = op;
-  c.prims = {&x, &weight, &bias};
-  c.n_prims = 3;
-  return push(c, std::move(shape), dt, nullptr, std::make_shared<const ConvTransposeOptions>(o));
+  return push_anchor(op, x, weight, &bias, std::move(shape), *dt, nullptr,
+                     std::make_shared<const ConvTransposeOptions>(o));
 }
 
 Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {

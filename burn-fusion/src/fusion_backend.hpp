@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,13 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // Appends the call to this thread's segment (inputs pending elsewhere run first).
   Prim push(const Call& call, Shape shape, DType dtype, std::shared_ptr<const ConvOptions> conv,
             std::shared_ptr<const ConvTransposeOptions> conv_transpose = nullptr);
+  // The float dtype of an anchor's operands (a and b present, bias optional), each a fusion tensor; nullopt
+  // when the eager kernel would refuse them (another dtype, mixed dtypes, an op the inner backend lacks).
+  std::optional<DType> anchor_dtype(OpId op, const Prim& a, const Prim& b, const Prim* bias);
+  // Appends an anchor of result `shape` (operands a, b and, for convs, bias); null when the result is
+  // past the allocation limit, so the eager call raises.
+  Prim push_anchor(OpId op, const Prim& a, const Prim& b, const Prim* bias, Shape shape, DType dtype,
+                   std::shared_ptr<const ConvOptions> conv, std::shared_ptr<const ConvTransposeOptions> conv_transpose);
   // Appends a reduction of pending `x` to this thread's segment; null when x is not pending there.
   Prim push_reduce(ir::PendingOp rec, FusionPrim& x);
 

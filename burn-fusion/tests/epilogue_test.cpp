@@ -16,17 +16,15 @@
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/module.hpp"
 
+#include "inspector_util.hpp"
+
 namespace burn {
 namespace {
 
 using Plan = std::vector<std::string>;
 using H = TensorHandle;
 
-fusion::Inspector& insp(const Device& d) {
-  fusion::Inspector* i = fusion::inspector(d);
-  EXPECT_NE(i, nullptr);
-  return *i;
-}
+using fusion_test::insp;
 
 TensorData data_of(const Shape& s, DType dt, uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -15,17 +15,15 @@
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/module.hpp"
 
+#include "inspector_util.hpp"
+
 namespace burn {
 namespace {
 
 using Plan = std::vector<std::string>;
 using H = TensorHandle;
 
-fusion::Inspector& insp(const Device& d) {
-  fusion::Inspector* i = fusion::inspector(d);
-  EXPECT_NE(i, nullptr);
-  return *i;
-}
+using fusion_test::insp;
 
 // Deterministic data in [-3, 3] with a few repeated values (ties for argmax).
 TensorData data_of(const Shape& s, DType dt, uint64_t seed) {

@@ -13,17 +13,15 @@
 #include "burn/fusion/fusion.hpp"
 #include "burn/tensor/fused.hpp"
 
+#include "inspector_util.hpp"
+
 namespace burn {
 namespace {
 
 // fusion<trace<cpu>>: the trace counts what fusion hands the inner backend.
 Device traced() { return Device::get("fusion<trace<cpu>>"); }
 TraceCounters& trace_of(const Device& d) { return *static_cast<TraceCounters*>(d->query_interface("trace")); }
-fusion::Inspector& insp(const Device& d) {
-  fusion::Inspector* i = fusion::inspector(d);
-  EXPECT_NE(i, nullptr);
-  return *i;
-}
+using fusion_test::insp;
 
 std::vector<float> vec(const Tensor<2>& t) { return t.to_vec<float>(); }
 
