@@ -95,8 +95,11 @@ bool supported(const FusedInstr& in, const std::vector<DType>& reg) {
   }
 }
 
+// The tile loops carry the ISA clones themselves: exec's clones do not reach them, since GCC does not
+// inline these instantiations (behind dispatch's per-dtype switch) into exec, and they would otherwise
+// run 4-wide SSE2 where the eager kernels run AVX2.
 template <typename T, typename R, typename F>
-void map1(const void* a, void* o, int64_t n, F f) {
+BURN_CPU_SIMD_CLONES void map1(const void* a, void* o, int64_t n, F f) {
   const T* x = static_cast<const T*>(a);
   R* y = static_cast<R*>(o);
 #pragma GCC ivdep
@@ -104,7 +107,7 @@ void map1(const void* a, void* o, int64_t n, F f) {
 }
 
 template <typename T, typename R, typename F>
-void map2(const void* a, const void* b, void* o, int64_t n, F f) {
+BURN_CPU_SIMD_CLONES void map2(const void* a, const void* b, void* o, int64_t n, F f) {
   const T* x = static_cast<const T*>(a);
   const T* z = static_cast<const T*>(b);
   R* y = static_cast<R*>(o);
@@ -172,9 +175,9 @@ void by_size_of(DType d, F&& f) {
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh_of(x[i]);
 }
 
-// Cloned per ISA level as the eager f32 kernels are: the tile loops inlined here get AVX2 where the CPU
-// has it. Results do not change: libm calls are the same calls, and the one f64 op whose formula GCC
-// would contract into an FMA there (gelu_tanh) runs outside the clone.
+// Cloned per ISA level as the eager f32 kernels are: the tile loops inlined here (and map1/map2, which
+// carry their own clones) get AVX2 where the CPU has it. Results do not change: libm calls are the same calls, and the
+// one f64 op whose formula GCC would contract into an FMA there (gelu_tanh) runs outside the clone.
 BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& reg, void* const* ptr, int64_t n) {
   const DType dt = reg[in.args[0]];
   const void* a = ptr[in.args[0]];

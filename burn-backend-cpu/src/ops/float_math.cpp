@@ -9,12 +9,33 @@
 #include "elementwise.hpp"
 #include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
+#include "ops/simd_avx2.hpp"
 
 namespace burn::cpu {
 // The f32 loops, compiled for x86-64-v3 (AVX2 + FMA) and for the baseline and picked at load time;
 // shared with the fused executor (ops/elementwise_fns.hpp).
-BURN_CPU_SIMD_CLONES void exp_f32(const float* x, float* y, int64_t n) {
+namespace {
+// Two vectors a step: exp8's dependency chain is long enough that one at a time leaves the FMA units
+// idle (1.2x here).
+BURN_AVX2_FMA void exp_f32_avx2(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = exp8(_mm256_loadu_ps(x + i)), b = exp8(_mm256_loadu_ps(x + i + 8));
+    _mm256_storeu_ps(y + i, a);
+    _mm256_storeu_ps(y + i + 8, b);
+  }
+  for (; i < n; ++i) y[i] = vexp(x[i]);
+}
+void exp_f32_baseline(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = vexp(x[i]);
+}
+}  // namespace
+
+void exp_f32(const float* x, float* y, int64_t n) {
+  if (cpu_has_avx2_fma())
+    exp_f32_avx2(x, y, n);
+  else
+    exp_f32_baseline(x, y, n);
 }
 
 BURN_CPU_SIMD_CLONES void log_f32(const float* x, float* y, int64_t n) {
