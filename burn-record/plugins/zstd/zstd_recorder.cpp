@@ -19,6 +19,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "../bytes.hpp"
 #include "../pool.hpp"
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
@@ -27,8 +28,7 @@ namespace {
 
 using namespace burn;
 using namespace burn::record;
-using burn::record::plugin_detail::Pool;
-using burn::record::plugin_detail::thread_count;
+using namespace burn::record::plugin_detail;
 
 constexpr const char* kOp = "zstd";
 constexpr unsigned char kMagic[8] = {0x89, 'B', 'P', 'Z', '\r', '\n', 0x1a, '\n'};
@@ -62,30 +62,6 @@ uint8_t dtype_code(DType d) {
 }
 
 uint64_t hash(const void* p, size_t n) { return XXH3_64bits(p, n); }
-
-// ---- little-endian encoding ----
-
-void put_u8(std::string& out, uint8_t v) { out += static_cast<char>(v); }
-void put_u32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-void put_str(std::string& out, std::string_view s) {
-  put_u32(out, static_cast<uint32_t>(s.size()));
-  out.append(s);
-}
-uint32_t get_u32(const unsigned char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-uint64_t get_u64(const unsigned char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
 
 // The raw bytes of a leaf as written: tensor data, 8-byte little-endian numbers, 1-byte bools, text.
 struct Leaf {
@@ -403,44 +379,6 @@ struct ReadEntry {
   std::vector<uint64_t> hashes;
 };
 
-// Parses the index with every length checked against what is left; errors name the entry.
-class IndexParser {
- public:
-  IndexParser(const std::string& file, const std::string& bytes)
-      : file_(file), p_(reinterpret_cast<const unsigned char*>(bytes.data())), left_(bytes.size()) {}
-
-  const unsigned char* take(size_t n, std::string_view entry, const char* what) {
-    if (n > left_) {
-      throw record_error(kOp, file_, entry,
-                         std::string("the index ends inside ") + what + " (needs " + std::to_string(n) + " bytes, " +
-                             std::to_string(left_) + " left)");
-    }
-    const unsigned char* at = p_;
-    p_ += n;
-    left_ -= n;
-    return at;
-  }
-  uint8_t u8(std::string_view entry, const char* what) { return *take(1, entry, what); }
-  uint32_t u32(std::string_view entry, const char* what) { return get_u32(take(4, entry, what)); }
-  uint64_t u64(std::string_view entry, const char* what) { return get_u64(take(8, entry, what)); }
-  std::string str(std::string_view entry, const char* what, size_t limit) {
-    const uint32_t n = u32(entry, what);
-    if (n > limit) {
-      throw record_error(
-          kOp, file_, entry,
-          std::string(what) + " of " + std::to_string(n) + " bytes exceeds the limit of " + std::to_string(limit));
-    }
-    const unsigned char* s = take(n, entry, what);
-    return std::string(reinterpret_cast<const char*>(s), n);
-  }
-  size_t left() const { return left_; }
-
- private:
-  const std::string& file_;
-  const unsigned char* p_;
-  size_t left_;
-};
-
 class ZstdReader final : public RecordReader {
  public:
   explicit ZstdReader(std::string path) : file_(path, kOp), path_(std::move(path)) {
@@ -619,7 +557,7 @@ class ZstdReader final : public RecordReader {
   }
 
   void parse_index(const std::string& bytes) {
-    IndexParser in(path_, bytes);
+    IndexParser in(kOp, path_, bytes);
     metadata_.format_version = in.u32("", "metadata");
     metadata_.burn_version = in.str("", "burn_version", 1 << 10);
     metadata_.producer = in.str("", "producer", 1 << 20);
