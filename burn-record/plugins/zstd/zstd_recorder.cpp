@@ -648,7 +648,7 @@ class ZstdReader final : public RecordReader {
     const size_t m = raw / w;
     if (stored < 4 * w) throw fail(info.path, "chunk " + std::to_string(c) + " is shorter than its plane table");
     std::string& scratch = plane_scratch_[worker];
-    scratch.resize(raw);
+    if (scratch.size() < raw) scratch.resize(raw);  // grown only: resizing a shrunk string zero-fills it
     const uint8_t* planes[8];
     uint64_t at = 4 * w;
     for (size_t b = 0; b < w; ++b) {
