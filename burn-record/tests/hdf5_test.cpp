@@ -2,18 +2,23 @@
 // fixtures/hdf5/make_fixtures.py: h5py reads burn's files with the same names, shapes, dtypes and
 // values; h5dump prints the committed dump; burn reads a file written by h5py.
 #include <gtest/gtest.h>
-
+#include <hdf5.h>
 #include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "burn/record/recorder.hpp"
 #include "h5_sample.hpp"
+#include "recorder_fixture.hpp"
 #include "sample_record.hpp"
 
 namespace {
@@ -148,6 +153,13 @@ TEST(Hdf5, H5dumpPrintsTheCommittedDump) {
   for (size_t at = dump.find(version); at != std::string::npos; at = dump.find(version, at)) {
     dump.replace(at, version.size(), "\"@BURN_VERSION@\"");
   }
+  // The entry index is an attribute of bytes h5dump prints too; its values are file addresses, which
+  // move with libhdf5 and burn versions, so the committed dump leaves it out (make_fixtures.py too).
+  const std::string index = "\n   ATTRIBUTE \"burn.index\" {\n      DATATYPE  H5T_STD_U8LE\n";
+  const size_t begin = dump.find(index), end = dump.find("\n   }\n", begin + 1);
+  ASSERT_NE(begin, std::string::npos) << dump;
+  ASSERT_NE(end, std::string::npos);
+  dump.erase(begin, end + 5 - begin);
   EXPECT_EQ(dump, read_text(kFixtures + "/burn_sample.h5dump"));
   fs::remove_all(dir);
 }
@@ -222,6 +234,247 @@ TEST(Hdf5, ReadsAFileWrittenByH5py) {
   EXPECT_EQ(r.at("name").as_string(), "h5py text");
   EXPECT_EQ(r.at("model.sub.empty").group().size(), 0u);
   EXPECT_EQ(r.metadata().producer, "");  // no burn attributes: defaults
+}
+
+// ---- the entry index (burn.index) ----
+
+// Opens `file` read-write with HDF5's C API, as h5py would, runs `edit` on it and closes it.
+void edit_h5(const std::string& file, const std::function<void(hid_t)>& edit) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  edit(f);
+  ASSERT_GE(H5Fclose(f), 0);
+}
+
+// A contiguous f32 dataset as h5py makes one (no burn attributes).
+void put_f32(hid_t file, const char* path, const std::vector<float>& v) {
+  const hsize_t n = v.size();
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t ds = H5Dcreate2(file, path, H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(ds, 0) << path;
+  ASSERT_GE(H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  H5Dclose(ds);
+  H5Sclose(space);
+}
+
+std::string get_index(hid_t file) {
+  const hid_t a = H5Aopen(file, "burn.index", H5P_DEFAULT);
+  const hid_t space = H5Aget_space(a);
+  std::string bytes(static_cast<size_t>(H5Sget_simple_extent_npoints(space)), '\0');
+  H5Aread(a, H5T_NATIVE_UINT8, bytes.data());
+  H5Sclose(space);
+  H5Aclose(a);
+  return bytes;
+}
+
+void set_index(hid_t file, const std::string& bytes) {
+  ASSERT_GE(H5Adelete(file, "burn.index"), 0);
+  const hsize_t n = bytes.size();
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t a = H5Acreate2(file, "burn.index", H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(H5Awrite(a, H5T_NATIVE_UINT8, bytes.data()), 0);
+  H5Aclose(a);
+  H5Sclose(space);
+}
+
+std::string le64(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[static_cast<size_t>(i)] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+
+// The index with its trailing XXH3 made right again after a change.
+std::string rehashed(std::string bytes) {
+  bytes.replace(bytes.size() - 8, 8, le64(XXH3_64bits(bytes.data(), bytes.size() - 8)));
+  return bytes;
+}
+
+std::string open_error(const std::string& file) {
+  try {
+    load(file);
+  } catch (const RecordError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::string> entry_lines(RecordReader& reader) {
+  std::vector<std::string> out;
+  for (const auto& e : reader.entries()) {
+    std::string line = e.path + " " + std::string(entry_kind_name(e.kind)) + " " + std::to_string(e.bytes);
+    if (e.kind == EntryKind::Tensor) line += " " + std::string(dtype_name(e.dtype)) + " " + python_shape(e.shape);
+    out.push_back(line);
+  }
+  return out;
+}
+
+class Hdf5Index : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(dir_);
+    std::vector<float> big(300'000);  // 1.2 MB: two chunks
+    for (size_t i = 0; i < big.size(); ++i) big[i] = 0.5f + static_cast<float>(i);
+    r_ = test::h5_sample();
+    r_.set("layer.big", TensorData::from_vector<float>(big, {300'000}));
+    r_.set("layer.w", TensorData::from_vector<float>({1, 2, 3}, {3}));
+    r_.set("solo.v", TensorData::from_vector<float>({7, 8}, {2}));  // the only link of its group
+    r_.set("ints.x", TensorData::from_vector<int64_t>({4, -5}, {2}));
+    save(file_, r_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // An edit as h5py users make: the file is no longer the one burn wrote, so its burn.format and
+  // burn.structure_xxh3 go (a file without them is read as another tool's file).
+  void edit(const std::function<void(hid_t)>& change) {
+    edit_h5(file_, [&](hid_t f) {
+      change(f);
+      H5Adelete(f, "burn.format");
+      H5Adelete(f, "burn.structure_xxh3");
+    });
+  }
+
+  // Without BURN_HDF5_INDEX=require the file reads (through the walk), giving `want`; with it, the
+  // reader says why the index was not used.
+  void expect_stale(const Record& want, const std::string& why) {
+    {
+      test::ScopedEnv require("BURN_HDF5_INDEX", "require");
+      const std::string e = open_error(file_);
+      EXPECT_EQ(e.rfind("[hdf5] " + file_ + ": the entry index burn.index is not used: ", 0), 0u) << e;
+      EXPECT_NE(e.find(why), std::string::npos) << "got: " << e << "\nwant: " << why;
+    }
+    Record got = load(file_);
+    EXPECT_EQ(test::first_difference(got, want), "");
+  }
+
+  fs::path dir_ = fs::temp_directory_path() / ("burn-hdf5-index-" + std::to_string(::getpid()));
+  std::string file_ = (dir_ / "m.h5").string();
+  Record r_;
+};
+
+// A file burn writes is read from its index (BURN_HDF5_INDEX=require would refuse otherwise), with
+// the same entries, in the same order, as the walk of every object finds, and the same values.
+TEST_F(Hdf5Index, FilesBurnWritesAreReadFromTheIndex) {
+  std::vector<std::string> indexed, walked;
+  {
+    test::ScopedEnv require("BURN_HDF5_INDEX", "require");
+    auto reader = open(file_);
+    indexed = entry_lines(*reader);
+    EXPECT_EQ(test::first_difference(reader->read_all(), r_), "");
+    EXPECT_EQ(reader->read_tensor("layer.big").to_vec<float>()[299'999], 0.5f + 299'999);
+  }
+  {
+    test::ScopedEnv off("BURN_HDF5_INDEX", "off");
+    auto reader = open(file_);
+    walked = entry_lines(*reader);
+    EXPECT_EQ(test::first_difference(reader->read_all(), r_), "");
+  }
+  EXPECT_EQ(indexed, walked);
+  EXPECT_EQ(indexed.size(), r_.flatten().size());
+  // Deflated files are indexed too; their datasets are still read (and checked) through HDF5.
+  save(file_, r_, {.compression_level = 4});
+  test::ScopedEnv require("BURN_HDF5_INDEX", "require");
+  EXPECT_EQ(test::first_difference(load(file_), r_), "");
+}
+
+// Files without an index (written by h5py, or by burn before it wrote one) are walked.
+TEST_F(Hdf5Index, FilesWithoutOneAreWalked) {
+  edit_h5(file_, [](hid_t f) { ASSERT_GE(H5Adelete(f, "burn.index"), 0); });
+  expect_stale(r_, "the file has none");
+  test::ScopedEnv require("BURN_HDF5_INDEX", "require");
+  EXPECT_NE(open_error(kFixtures + "/h5py_written.h5").find("the file has none"), std::string::npos);
+}
+
+TEST_F(Hdf5Index, ADeletedDatasetIsNoticed) {
+  edit([](hid_t f) { ASSERT_GE(H5Ldelete(f, "/layer/w", H5P_DEFAULT), 0); });
+  Record want = r_;
+  want.erase("layer.w");
+  expect_stale(want, "the group 'layer' has");
+}
+
+TEST_F(Hdf5Index, AnAddedDatasetIsNoticed) {
+  edit([](hid_t f) { put_f32(f, "/layer/added", {-1, -2}); });
+  Record want = r_;
+  want.set("layer.added", TensorData::from_vector<float>({-1, -2}, {2}));
+  expect_stale(want, "the group 'layer' has");
+}
+
+// Deleted and made again under the same name, with the same shape: the new values are read, never
+// the old ones the index points to.
+TEST_F(Hdf5Index, AReplacedDatasetIsNoticed) {
+  edit([](hid_t f) {
+    ASSERT_GE(H5Ldelete(f, "/layer/w", H5P_DEFAULT), 0);
+    put_f32(f, "/layer/w", {30, 20, 10});
+  });
+  Record want = r_;
+  want.set("layer.w", TensorData::from_vector<float>({30, 20, 10}, {3}));
+  expect_stale(want, "entry 'layer.w' was removed, replaced or moved");
+}
+
+// The only link of a group: HDF5 then restarts the group's creation order at 0 and may reuse the
+// object's address, so the link looks the same; the object's header does not.
+TEST_F(Hdf5Index, AReplacedOnlyChildIsNoticed) {
+  edit([](hid_t f) {
+    ASSERT_GE(H5Ldelete(f, "/solo/v", H5P_DEFAULT), 0);
+    put_f32(f, "/solo/v", {-7, -8});
+  });
+  Record want = r_;
+  want.set("solo.v", TensorData::from_vector<float>({-7, -8}, {2}));
+  expect_stale(want, "'solo.v'");
+}
+
+// A damaged index is an error naming the file (and the entry, where one is at fault), never a
+// silent walk: its checksum, then every field and place once the checksum is made right.
+TEST_F(Hdf5Index, ADamagedIndexIsAnErrorNamingTheEntry) {
+  std::string good;
+  edit_h5(file_, [&](hid_t f) { good = get_index(f); });
+  ASSERT_GT(good.size(), 100u);
+  const std::string where = "[hdf5] " + file_ + ": ";
+  auto with = [&](const std::string& bytes) {
+    edit_h5(file_, [&](hid_t f) { set_index(f, bytes); });
+    return open_error(file_);
+  };
+  std::string flipped = good;
+  flipped[good.size() / 2] ^= 0x40;
+  EXPECT_EQ(with(flipped), where + "attribute burn.index: checksum mismatch (the entry index is damaged)");
+  // layer.w's only place: its file offset, then 12 bytes, at tensor byte 0, stored 12.
+  const std::string w_place = le64(12) + le64(0) + le64(12);
+  const size_t w_at = good.find(w_place) - 8;
+  ASSERT_NE(good.find(w_place), std::string::npos);
+  const uint64_t w_file = [&] {
+    uint64_t v = 0;
+    std::memcpy(&v, good.data() + w_at, 8);
+    return v;
+  }();
+  // layer.big's first chunk: 600,000 bytes at tensor byte 0.
+  const size_t big_at = good.find(le64(600'000) + le64(0) + le64(600'000)) - 8;
+  uint64_t big_file = 0;
+  std::memcpy(&big_file, good.data() + big_at, 8);
+  std::string bad = good;
+  bad.replace(w_at, 8, le64(big_file + 4));
+  const std::string e = with(rehashed(bad));
+  EXPECT_EQ(e.rfind(where + "entry '", 0), 0u) << e;
+  EXPECT_NE(e.find("overlaps the data of entry '"), std::string::npos) << e;
+  EXPECT_TRUE(e.find("'layer.w'") != std::string::npos && e.find("'layer.big'") != std::string::npos) << e;
+  bad = good;
+  bad.replace(w_at, 8, le64(uint64_t{1} << 40));
+  EXPECT_EQ(with(rehashed(bad)).rfind(where + "entry 'layer.w': its data at bytes [1099511627776, ", 0), 0u);
+  bad = good;
+  bad.replace(w_at + 8, 8, le64(8));  // 8 of its 12 bytes
+  EXPECT_EQ(with(rehashed(bad)),
+            where + "entry 'layer.w': attribute burn.index places cover 8 bytes, its shape has 12");
+  bad = good;
+  bad.replace(w_at - 4, 4, std::string("\x00\x10\x00\x00", 4));  // 4096 places
+  EXPECT_EQ(with(rehashed(bad)), where + "entry 'layer.w': attribute burn.index gives it 4096 places");
+  bad = good;
+  bad.insert(bad.size() - 8, "xx");
+  EXPECT_EQ(with(rehashed(bad)), where + "attribute burn.index has 2 bytes after its last entry");
+  bad = good.substr(0, 40);
+  EXPECT_NE(with(rehashed(bad)).find(where + "entry '"), std::string::npos);  // ends inside an entry
+  // Restored, the file reads again (from the index), bit for bit.
+  with(good);
+  test::ScopedEnv require("BURN_HDF5_INDEX", "require");
+  EXPECT_EQ(test::first_difference(load(file_), r_), "");
+  (void)w_file;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "burn/record/recorder.hpp"
@@ -84,6 +85,68 @@ TEST_F(ZstdTest, LevelAboveZstdMaximumIsRefused) {
     EXPECT_NE(std::string(e.what()).find("compression level 99 exceeds zstd's maximum"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(file("x.bpz")));
+}
+
+// Reading in entry order reads the following tensors ahead, 16 MiB at a time: values stay exact across
+// batches, scalars and out-of-order reads; a damaged tensor is reported when it is read, naming it,
+// and the tensors before it still read.
+TEST_F(ZstdTest, ReadingInOrderReadsAheadAndStillNamesTheDamagedEntry) {
+  std::mt19937 g(3);
+  Record r;
+  std::vector<std::vector<float>> values;
+  for (int k = 0; k < 48; ++k) {  // 48 x 0.5 MiB: three batches
+    std::vector<float> v(1u << 17);
+    for (auto& x : v) x = static_cast<float>(g()) / 4096.0f;
+    const std::string name = "t" + std::to_string(k);
+    r.set("blocks." + name, TensorData::from_vector<float>(v, {static_cast<int64_t>(v.size())}));
+    if (k % 10 == 3) r.set("blocks.step" + std::to_string(k), Value(int64_t{k}));  // a scalar between tensors
+    if (k == 20) r.set("blocks.mask", TensorData::from_vector<bool>({true, false, true}, {3}));
+    values.push_back(std::move(v));
+  }
+  for (int level : {0, 1}) {
+    save(file("a.bpz"), r, {.compression_level = level});
+    EXPECT_EQ(test::first_difference(load(file("a.bpz")), r), "") << "level " << level;
+    auto reader = open(file("a.bpz"));
+    // In order up to t30, then back to t5 (dropping what was read ahead), then on in order.
+    for (int k : {0, 1, 2, 29, 30, 5, 6, 7, 47}) {
+      const std::string path = "blocks.t" + std::to_string(k);
+      EXPECT_EQ(reader->read_tensor(path).to_vec<float>(), values[static_cast<size_t>(k)]) << path;
+    }
+  }
+  // Level 0 stores the bytes as they are: damage one byte of t25's data.
+  save(file("a.bpz"), r, {.compression_level = 0});
+  std::string bytes;
+  {
+    std::ifstream in(file("a.bpz"), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string t25(reinterpret_cast<const char*>(values[25].data()), 4096);
+  const size_t at = bytes.find(t25);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 100] = static_cast<char>(bytes[at + 100] ^ 1);
+  std::ofstream(file("a.bpz"), std::ios::binary) << bytes;
+  auto reader = open(file("a.bpz"));
+  for (const auto& e : reader->entries()) {
+    if (e.kind == EntryKind::Group) continue;
+    if (e.path == "blocks.t25") {
+      try {
+        reader->read(e.path);
+        ADD_FAILURE() << "damaged t25 read";
+      } catch (const RecordError& err) {
+        EXPECT_NE(std::string(err.what()).find("entry 'blocks.t25': checksum mismatch in chunk 0 of 1"),
+                  std::string::npos)
+            << err.what();
+      }
+      break;
+    }
+    EXPECT_NO_THROW(reader->read(e.path)) << e.path;
+  }
+  try {
+    load(file("a.bpz"));
+    ADD_FAILURE() << "damaged file loaded";
+  } catch (const RecordError& err) {
+    EXPECT_NE(std::string(err.what()).find("entry 'blocks.t25'"), std::string::npos) << err.what();
+  }
 }
 
 }  // namespace

@@ -18,7 +18,10 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "../bytes.hpp"
 #include "../pool.hpp"
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
@@ -27,8 +30,7 @@ namespace {
 
 using namespace burn;
 using namespace burn::record;
-using burn::record::plugin_detail::Pool;
-using burn::record::plugin_detail::thread_count;
+using namespace burn::record::plugin_detail;
 
 constexpr const char* kOp = "hdf5";
 constexpr const char* kFormat = "burn-record-hdf5";
@@ -217,6 +219,190 @@ Handle no_chunk_cache() {
   return dapl;
 }
 
+// ---- where data lies, and the entry index ----
+
+// Bytes of a tensor stored as-is in the file: `bytes` at file offset `file` are the tensor's bytes
+// from `dst`; `stored` is what the file holds there (a clipped edge chunk is stored whole).
+struct Extent {
+  uint64_t file = 0, bytes = 0, dst = 0, stored = 0;
+};
+
+// The file places of an unfiltered dataset of `bytes` bytes stored as it is in memory: a contiguous
+// dataset, or chunks that are each one run of the tensor (every dim of the chunk 1 before some dim
+// j and whole after it: what the writer makes). False leaves the read to HDF5 (other chunk shapes,
+// unallocated storage). Every chunk's size is checked here, and all of them against `limit` (the
+// file's size) before any is listed; places against the file and each other by the reader.
+template <class Fail>
+bool locate_extents(hid_t ds, hid_t dcpl, H5D_layout_t layout, const std::vector<hsize_t>& dims, uint64_t elem,
+                    uint64_t bytes, uint64_t limit, std::vector<Extent>& out, const Fail& fail) {
+  if (layout == H5D_CONTIGUOUS) {
+    const haddr_t addr = H5Dget_offset(ds);
+    if (addr == HADDR_UNDEF) return false;  // never written: HDF5 serves the fill value
+    // A layout that claims less than the shape needs is refused by the reader's check after this.
+    if (H5Dget_storage_size(ds) < bytes) return false;
+    out.push_back({addr, bytes, 0, bytes});
+    return true;
+  }
+  if (layout != H5D_CHUNKED || dims.empty()) return false;
+  const size_t rank = dims.size();
+  std::vector<hsize_t> cdims(rank);
+  if (H5Pget_chunk(dcpl, static_cast<int>(rank), cdims.data()) != static_cast<int>(rank)) return false;
+  size_t j = 0;  // the last dim where the chunk is not whole
+  for (size_t i = 0; i < rank; ++i) {
+    if (cdims[i] == 0) return false;
+    if (cdims[i] != dims[i]) j = i;
+  }
+  for (size_t i = 0; i < j; ++i) {
+    if (cdims[i] != 1) return false;
+  }
+  uint64_t inner = elem, outer = 1, stored = 0, total = 0;
+  for (size_t i = j + 1; i < rank; ++i) inner *= dims[i];  // <= bytes: no overflow
+  const uint64_t per = (dims[j] + cdims[j] - 1) / cdims[j];
+  for (size_t i = 0; i < j; ++i) outer *= dims[i];
+  // libhdf5 1.10 finds a chunk by walking the whole chunk index: listing n chunks costs n^2.
+  if (outer * per > kMaxDirectChunks) return false;
+  // Every chunk is stored whole: all of them must fit in the file before any is listed.
+  if (!checked_mul(cdims[j], inner, &stored) || !checked_mul(outer, per, &total) ||
+      !checked_mul(total, stored, &total) || total > limit) {
+    throw fail("its " + std::to_string(outer * per) + " chunks of " + std::to_string(stored) +
+               " bytes cannot fit in the file (" + std::to_string(limit) + " bytes)");
+  }
+  std::vector<hsize_t> at(rank, 0);
+  for (uint64_t q = 0; q < outer; ++q) {
+    uint64_t rest = q;
+    for (size_t i = j; i-- > 0;) {
+      at[i] = rest % dims[i];
+      rest /= dims[i];
+    }
+    for (uint64_t k = 0; k < per; ++k) {
+      at[j] = k * cdims[j];
+      unsigned mask = 0;
+      haddr_t addr = HADDR_UNDEF;
+      hsize_t size = 0;
+      if (H5Dget_chunk_info_by_coord(ds, at.data(), &mask, &addr, &size) < 0) {
+        throw fail("cannot locate its chunk " + std::to_string(q * per + k) + ": " + hdf5_reason());
+      }
+      if (addr == HADDR_UNDEF) {  // a chunk never written: HDF5 serves the fill value
+        out.clear();
+        return false;
+      }
+      if (size != stored) {
+        throw fail("its chunk " + std::to_string(q * per + k) + " stores " + std::to_string(size) +
+                   " bytes; an unfiltered chunk of its shape has " + std::to_string(stored));
+      }
+      const uint64_t rows = std::min<uint64_t>(cdims[j], dims[j] - at[j]);
+      out.push_back({addr, rows * inner, (q * dims[j] + at[j]) * inner, stored});
+    }
+  }
+  return true;
+}
+
+// The checksum that ends the first chunk of the v2 object header at file offset `addr`, read with
+// pread; nullopt when there is none there (a v1 header, or bytes that are not a header). It covers
+// the object's type, shape, layout (where its data lies), times, the attributes kept in the header
+// or their index, and a group's links or their index: a replaced object at a reused address shows.
+std::optional<uint32_t> header_checksum(int fd, uint64_t addr, uint64_t file_size) {
+  unsigned char h[40] = {};
+  if (addr >= file_size) return std::nullopt;
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof h, file_size - addr));
+  if (n < 8 || ::pread(fd, h, n, static_cast<off_t>(addr)) != static_cast<ssize_t>(n)) return std::nullopt;
+  if (std::memcmp(h, "OHDR", 4) != 0 || h[4] != 2) return std::nullopt;
+  const uint8_t flags = h[5];
+  size_t at = 6;
+  if (flags & 0x20) at += 16;  // access, modification, change and birth times
+  if (flags & 0x10) at += 4;   // attribute storage phase change values
+  const size_t width = size_t{1} << (flags & 3);
+  if (at + width > n) return std::nullopt;
+  uint64_t size = 0;
+  for (size_t i = 0; i < width; ++i) size |= uint64_t{h[at + i]} << (8 * i);
+  uint64_t sum_at = 0, end = 0;
+  if (!checked_add(addr + at + width, size, &sum_at) || !checked_add(sum_at, 4, &end) || end > file_size) {
+    return std::nullopt;
+  }
+  unsigned char c[4];
+  if (::pread(fd, c, 4, static_cast<off_t>(sum_at)) != 4) return std::nullopt;
+  return get_u32(c);
+}
+
+// The root attribute burn.index lists every entry as saved: path, kind, dtype, shape, hash, the
+// address, link creation order and header checksum of its object, and a direct tensor's places.
+// A reader that finds it consistent with the file's links reads it instead of opening every object
+// (layout in burn-record/README.md, "The hdf5 layout").
+constexpr const char* kIndexAttr = "burn.index";
+constexpr uint32_t kIndexVersion = 1;
+constexpr uint8_t kHasHash = 1, kDirect = 2;
+
+struct IndexEntry {
+  EntryInfo info;
+  uint8_t flags = 0;
+  uint64_t hash = 0, addr = HADDR_UNDEF;
+  int64_t corder = 0;
+  uint32_t header = 0;
+  std::vector<Extent> extents;
+};
+
+std::string encode_index(const std::vector<IndexEntry>& entries) {
+  std::string out;
+  put_u32(out, kIndexVersion);
+  put_u32(out, static_cast<uint32_t>(entries.size()));
+  for (const IndexEntry& e : entries) {
+    put_str(out, e.info.path);
+    put_u8(out, static_cast<uint8_t>(e.info.kind));
+    put_u8(out, e.info.kind == EntryKind::Tensor ? static_cast<uint8_t>(e.info.dtype) : 0);
+    put_u8(out, e.info.kind == EntryKind::Tensor ? static_cast<uint8_t>(e.info.shape.rank()) : 0);
+    put_u8(out, e.flags);
+    if (e.info.kind == EntryKind::Tensor) {
+      for (int64_t d : e.info.shape) put_u64(out, static_cast<uint64_t>(d));
+    }
+    put_u64(out, e.hash);
+    put_u64(out, e.addr);
+    put_u64(out, static_cast<uint64_t>(e.corder));
+    put_u32(out, e.header);
+    put_u32(out, static_cast<uint32_t>(e.extents.size()));
+    for (const Extent& x : e.extents) {
+      put_u64(out, x.file);
+      put_u64(out, x.bytes);
+      put_u64(out, x.dst);
+      put_u64(out, x.stored);
+    }
+  }
+  put_u64(out, XXH3_64bits(out.data(), out.size()));
+  return out;
+}
+
+// One link of a group: its name, type, target address (hard links) and creation order.
+struct Link {
+  std::string name;
+  H5L_type_t type;
+  haddr_t addr;
+  bool corder_valid;
+  int64_t corder;
+};
+
+herr_t collect_link(hid_t, const char* name, const H5L_info_t* info, void* out) {
+  static_cast<std::vector<Link>*>(out)->push_back({name, info->type,
+                                                   info->type == H5L_TYPE_HARD ? info->u.address : HADDR_UNDEF,
+                                                   info->corder_valid != 0, info->corder});
+  return 0;
+}
+
+// The HDF5 path of a dotted entry path: "blocks.0.w" -> "/blocks/0/w"; "" -> "/".
+std::string h5_path(const std::string& path) {
+  std::string out = "/" + path;
+  std::replace(out.begin(), out.end(), '.', '/');
+  return out;
+}
+
+// The links of the group at `h5path` ("/" or "/a/b"), in name order; nullopt if it cannot be listed.
+std::optional<std::vector<Link>> links_by_name(hid_t file, const std::string& h5path) {
+  std::vector<Link> out;
+  hsize_t idx = 0;
+  if (H5Literate_by_name(file, h5path.c_str(), H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, &out, H5P_DEFAULT) < 0) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 // ---- writing ----
 
 class Writer {
@@ -269,6 +455,7 @@ class Writer {
       infos.push_back(std::move(e));
     }
     uint_attr(file_.get(), "burn.structure_xxh3", structure_digest(metadata_, infos));
+    write_index();
   }
 
   void group(hid_t parent, const Record& r, const std::string& prefix) {
@@ -278,6 +465,7 @@ class Writer {
       if (v.kind() == EntryKind::Group) {
         Handle g(H5Gcreate2(parent, e.name.c_str(), H5P_DEFAULT, gcpl_.get(), H5P_DEFAULT), H5Gclose);
         if (!g.valid()) throw fail(path, "cannot create the group: " + hdf5_reason());
+        index_.emplace_back().info = {path, EntryKind::Group, DType::F32, Shape{}, 0};
         group(g.get(), v.group(), path);
       } else if (v.kind() == EntryKind::Tensor) {
         tensor(parent, e.name, path, v.tensor());
@@ -339,7 +527,21 @@ class Writer {
       throw fail(path, "write failed: " + hdf5_reason());
     }
     // Our checksum of the raw little-endian bytes, verified on load (HDF5 checks its metadata).
-    uint_attr(ds.get(), "burn_xxh3", XXH3_64bits(t.raw(), t.bytes().size()));
+    IndexEntry& e = index_.emplace_back();
+    e.info = {path, EntryKind::Tensor, t.dtype(), t.shape(), t.bytes().size()};
+    e.flags = kHasHash;
+    e.hash = XXH3_64bits(t.raw(), t.bytes().size());
+    uint_attr(ds.get(), "burn_xxh3", e.hash);
+    // Unfiltered data lies in the file as in memory: its places go in the index for direct reads.
+    const auto fail_here = [&](const std::string& problem) { return fail(path, problem); };
+    if (t.num_elements() == 0 ||
+        ((!chunked || level_ == 0) &&
+         locate_extents(ds.get(), dcpl.get(), chunked ? H5D_CHUNKED : H5D_CONTIGUOUS, dims, dtype_size(t.dtype()),
+                        t.bytes().size(), std::numeric_limits<uint64_t>::max(), e.extents, fail_here))) {
+      e.flags |= kDirect;
+    } else {
+      e.extents.clear();
+    }
     write_behind(t.bytes().size());
   }
 
@@ -400,7 +602,49 @@ class Writer {
     }
     text_attr(ds.get(), "burn_kind", std::string(entry_kind_name(v.kind())));
     const std::string bytes = scalar_bytes(v);
-    uint_attr(ds.get(), "burn_xxh3", XXH3_64bits(bytes.data(), bytes.size()));
+    IndexEntry& e = index_.emplace_back();
+    e.info = {path, v.kind(), DType::F32, Shape{}, 0};
+    e.info.bytes = v.kind() == EntryKind::Bool ? 1 : v.kind() == EntryKind::String ? 0 : 8;
+    e.flags = kHasHash;
+    e.hash = XXH3_64bits(bytes.data(), bytes.size());
+    uint_attr(ds.get(), "burn_xxh3", e.hash);
+  }
+
+  // The entry index (root attribute burn.index), written last: the objects are flushed first so that
+  // their headers are final on disk, and each entry takes its link's address and creation order and
+  // its header's checksum. Without the sec2 driver (addresses are offsets only there) there is none.
+  void write_index() {
+    if (fd_ < 0) return;
+    if (H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) < 0) throw fail("", "flush failed: " + hdf5_reason());
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return;
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    std::unordered_map<std::string, std::unordered_map<std::string, Link>> groups;  // by parent path
+    for (IndexEntry& e : index_) {
+      const size_t dot = e.info.path.rfind('.');
+      const std::string parent = dot == std::string::npos ? "" : e.info.path.substr(0, dot);
+      auto it = groups.find(parent);
+      if (it == groups.end()) {
+        auto links = links_by_name(file_.get(), h5_path(parent));
+        if (!links) throw fail(parent, "cannot list the group: " + hdf5_reason());
+        it = groups.emplace(parent, std::unordered_map<std::string, Link>{}).first;
+        for (Link& l : *links) it->second.emplace(l.name, std::move(l));
+      }
+      const auto link = it->second.find(e.info.path.substr(dot == std::string::npos ? 0 : dot + 1));
+      if (link == it->second.end() || !link->second.corder_valid) return;  // cannot happen: no index then
+      e.addr = link->second.addr;
+      e.corder = link->second.corder;
+      const auto header = header_checksum(fd_, e.addr, size);
+      if (!header) return;
+      e.header = *header;
+    }
+    const std::string bytes = encode_index(index_);
+    const hsize_t n = bytes.size();
+    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Handle a(H5Acreate2(file_.get(), kIndexAttr, H5T_STD_U8LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!a.valid() || H5Awrite(a.get(), H5T_NATIVE_UINT8, bytes.data()) < 0) {
+      throw fail("", std::string("cannot write attribute '") + kIndexAttr + "': " + hdf5_reason());
+    }
   }
 
   void check_text(const std::string& s, std::string_view entry) const {
@@ -442,16 +686,11 @@ class Writer {
   int fd_ = -1;  // HDF5's descriptor of the file, or -1
   uint64_t written_ = 0, started_ = 0;
   Metadata metadata_;
+  std::vector<IndexEntry> index_;  // in record order
   Handle file_, gcpl_, no_cache_;
 };
 
 // ---- reading ----
-
-// Bytes of a tensor stored as-is in the file: `bytes` at file offset `file` are the tensor's bytes
-// from `dst`; `stored` is what the file holds there (a clipped edge chunk is stored whole).
-struct Extent {
-  uint64_t file = 0, bytes = 0, dst = 0, stored = 0;
-};
 
 struct Node {
   EntryInfo info;
@@ -460,6 +699,10 @@ struct Node {
   uint64_t hash = 0;
   bool direct = false;          // read with pread from `extents` (tiling the tensor), not through HDF5
   std::vector<Extent> extents;  // in tensor order
+  bool indexed = false;         // from burn.index: a read through HDF5 first checks the dataset against it
+  uint64_t addr = 0;            // from burn.index: the object's address, link creation order, header checksum
+  int64_t corder = 0;
+  uint32_t header = 0;
 };
 
 // What a dataset's file type is in burn's terms; nullopt for a type we do not read.
@@ -515,7 +758,7 @@ class Hdf5Reader final : public RecordReader {
     if (!file_.valid()) throw fail("", "cannot open: " + hdf5_reason());
     direct_setup();
     read_metadata();
-    walk(file_.get(), "", "", 0);
+    if (!use_index()) walk(file_.get(), "", "", 0);
     check_extents();
     const auto digest = u64_attr(file_.get(), "burn.structure_xxh3", "");
     if (burn_file_ && !digest) throw fail("", "the attribute burn.structure_xxh3 is missing (damaged?)");
@@ -537,6 +780,7 @@ class Hdf5Reader final : public RecordReader {
     Handle dapl = no_chunk_cache();
     Handle ds(H5Dopen2(file_.get(), n.h5path.c_str(), dapl.get()), H5Dclose);
     if (!ds.valid()) throw fail(info.path, "cannot open the dataset: " + hdf5_reason());
+    if (n.indexed) check_against_index(ds.get(), n);
     switch (info.kind) {
       case EntryKind::Tensor: {
         TensorData t = TensorData::uninitialized(info.shape, info.dtype);  // H5Dread writes every element
@@ -692,25 +936,14 @@ class Hdf5Reader final : public RecordReader {
     }
   }
 
-  struct Link {
-    std::string name;
-    H5L_type_t type;
-    haddr_t addr;  // of the object, for hard links
-  };
-
   // Every link of a group in creation order (name order for files that do not track it).
   std::vector<Link> links(hid_t group, std::string_view where) {
     std::vector<Link> out;
-    auto collect = [](hid_t, const char* name, const H5L_info_t* info, void* o) -> herr_t {
-      static_cast<std::vector<Link>*>(o)->push_back(
-          {name, info->type, info->type == H5L_TYPE_HARD ? info->u.address : HADDR_UNDEF});
-      return 0;
-    };
     hsize_t idx = 0;
-    if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect, &out) < 0) {
+    if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_link, &out) < 0) {
       out.clear();
       idx = 0;
-      if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, collect, &out) < 0) {
+      if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, &out) < 0) {
         throw fail(where, "cannot list the group: " + hdf5_reason());
       }
     }
@@ -719,16 +952,14 @@ class Hdf5Reader final : public RecordReader {
 
   void walk(hid_t group, const std::string& prefix, const std::string& h5prefix, size_t depth) {
     if (depth >= kMaxDepth) throw fail(prefix, "groups nest deeper than " + std::to_string(kMaxDepth) + " levels");
-    for (const auto& [name, type, addr] : links(group, prefix)) {
+    for (const Link& link : links(group, prefix)) {
+      const std::string& name = link.name;
+      const H5L_type_t type = link.type;
+      const haddr_t addr = link.addr;
       const std::string path = prefix.empty() ? name : prefix + "." + name;
       const std::string h5path = h5prefix + "/" + name;
       if (name.find('.') != std::string::npos) throw fail(path, "a name inside a group cannot contain '.'");
-      try {
-        check_path(path, kOp);
-      } catch (const RecordError& e) {
-        const std::string what = e.what();
-        throw fail(path, "invalid name: " + what.substr(std::min(what.size(), what.find("] ") + 2)));
-      }
+      check_name(path);
       // Soft and external links could point anywhere, even into another file: refused.
       if (type != H5L_TYPE_HARD) throw fail(path, "is a soft or external link; only hard links are read");
       // One open per object, its kind from the handle: H5Oget_info_by_name and a second open cost
@@ -751,6 +982,213 @@ class Hdf5Reader final : public RecordReader {
       } else {
         throw fail(path, "is neither a group nor a dataset");
       }
+    }
+  }
+
+  // The path limits every entry obeys, as a RecordError naming the entry.
+  void check_name(const std::string& path) {
+    try {
+      check_path(path, kOp);
+    } catch (const RecordError& e) {
+      const std::string what = e.what();
+      throw fail(path, "invalid name: " + what.substr(std::min(what.size(), what.find("] ") + 2)));
+    }
+  }
+
+  // Takes the entries from burn.index when the file has one that agrees with its links and object
+  // headers; false (the caller walks the file) when it has none or it is stale (the file was edited).
+  // BURN_HDF5_INDEX=off never uses it, =require makes a file without a usable one an error (tests).
+  bool use_index() {
+    const char* env = std::getenv("BURN_HDF5_INDEX");
+    const std::string_view mode = env ? env : "";
+    if (mode == "off") return false;
+    std::string why;
+    std::vector<Node> nodes;
+    if (fd_ < 0) {
+      why = "its HDF5 addresses are not file offsets";
+    } else if (!has_attr(file_.get(), kIndexAttr, "")) {
+      why = "the file has none (written by another tool or an older burn)";
+    } else if (parse_index(read_index_bytes(), nodes, why) && index_matches(nodes, why)) {
+      for (Node& n : nodes) push(std::move(n));
+      return true;
+    }
+    if (mode == "require") throw fail("", std::string("the entry index ") + kIndexAttr + " is not used: " + why);
+    return false;
+  }
+
+  std::string read_index_bytes() {
+    Handle a(H5Aopen(file_.get(), kIndexAttr, H5P_DEFAULT), H5Aclose);
+    Handle space(H5Aget_space(a.get()), H5Sclose);
+    Handle type(H5Aget_type(a.get()), H5Tclose);
+    hsize_t n = 0;
+    if (!space.valid() || !type.valid() || H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_size(type.get()) != 1 ||
+        H5Sget_simple_extent_ndims(space.get()) != 1 || H5Sget_simple_extent_dims(space.get(), &n, nullptr) != 1) {
+      throw fail("", std::string("attribute ") + kIndexAttr + " is not a list of bytes (damaged?)");
+    }
+    if (n > file_size_) {
+      throw fail("", std::string("attribute ") + kIndexAttr + " claims " + std::to_string(n) +
+                         " bytes, more than the file's " + std::to_string(file_size_));
+    }
+    std::string bytes(static_cast<size_t>(n), '\0');
+    if (n > 0 && H5Aread(a.get(), H5T_NATIVE_UINT8, bytes.data()) < 0) {
+      throw fail("", std::string("cannot read attribute ") + kIndexAttr + ": " + hdf5_reason());
+    }
+    return bytes;
+  }
+
+  // burn.index's entries, every field checked (layout in encode_index); a direct tensor's places
+  // must tile its bytes (check_extents() then holds them to the file and each other). Damage is a
+  // RecordError; an index of a version this reader does not know is set aside (false).
+  bool parse_index(const std::string& bytes, std::vector<Node>& nodes, std::string& why) {
+    const std::string attr = std::string("attribute ") + kIndexAttr;
+    if (bytes.size() < 16)
+      throw fail("", attr + " is " + std::to_string(bytes.size()) + " bytes, too short (damaged?)");
+    const size_t body = bytes.size() - 8;
+    if (!kFuzzing && XXH3_64bits(bytes.data(), body) != get_u64(reinterpret_cast<const unsigned char*>(&bytes[body]))) {
+      throw fail("", attr + ": checksum mismatch (the entry index is damaged)");
+    }
+    IndexParser in(kOp, path_, std::string_view(bytes).substr(0, body));
+    if (const uint32_t v = in.u32("", "the index version"); v != kIndexVersion) {
+      why = "its version is " + std::to_string(v) + ", this reader knows " + std::to_string(kIndexVersion);
+      return false;
+    }
+    const uint32_t count = in.u32("", "the entry count");
+    std::unordered_set<std::string> seen, groups;
+    for (uint32_t i = 0; i < count; ++i) {
+      Node node;
+      EntryInfo& info = node.info;
+      info.path = in.str("", "an entry path", kMaxNameLength);
+      const std::string& p = info.path;
+      check_name(p);
+      if (!seen.insert(p).second) throw fail(p, attr + " lists it twice");
+      const size_t dot = p.rfind('.');
+      if (dot != std::string::npos && !groups.count(p.substr(0, dot))) {
+        throw fail(p, attr + " lists it before its group, or without it");
+      }
+      const uint8_t kind = in.u8(p, "a kind"), dtype = in.u8(p, "a dtype"), rank = in.u8(p, "a rank");
+      const uint8_t flags = in.u8(p, "the flags");
+      if (kind > static_cast<uint8_t>(EntryKind::String))
+        throw fail(p, attr + " gives it kind " + std::to_string(kind));
+      info.kind = static_cast<EntryKind>(kind);
+      const bool tensor = info.kind == EntryKind::Tensor;
+      if (tensor ? dtype >= std::size(kAllDTypes) || rank > kMaxRank : dtype != 0 || rank != 0) {
+        throw fail(p, attr + " gives it dtype " + std::to_string(dtype) + " and rank " + std::to_string(rank));
+      }
+      if ((flags & ~(kHasHash | kDirect)) != 0 || ((flags & kDirect) && !tensor) ||
+          (info.kind == EntryKind::Group && flags != 0)) {
+        throw fail(p, attr + " gives it flags " + std::to_string(flags));
+      }
+      info.dtype = static_cast<DType>(dtype);
+      if (tensor) {
+        uint64_t size = dtype_size(info.dtype);
+        std::vector<int64_t> shape;
+        for (uint8_t d = 0; d < rank; ++d) {
+          const uint64_t dim = in.u64(p, "a dim");
+          if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || !checked_mul(size, dim, &size)) {
+            throw fail(p, "the byte size of its shape in " + attr + " overflows");
+          }
+          shape.push_back(static_cast<int64_t>(dim));
+        }
+        info.shape = Shape(std::move(shape));
+        info.bytes = size;
+      } else {
+        info.bytes = info.kind == EntryKind::Bool                                   ? 1
+                     : info.kind == EntryKind::Int || info.kind == EntryKind::Float ? 8
+                                                                                    : 0;
+      }
+      node.has_hash = flags & kHasHash;
+      node.direct = flags & kDirect;
+      node.hash = in.u64(p, "a hash");
+      node.addr = in.u64(p, "an address");
+      node.corder = static_cast<int64_t>(in.u64(p, "a creation order"));
+      node.header = in.u32(p, "a header checksum");
+      const uint32_t n_extents = in.u32(p, "a count of places");
+      if (n_extents > 0 && (!node.direct || n_extents > in.left() / 32)) {
+        throw fail(p, attr + " gives it " + std::to_string(n_extents) + " places");
+      }
+      uint64_t covered = 0;
+      for (uint32_t k = 0; k < n_extents; ++k) {
+        Extent x;
+        x.file = in.u64(p, "a place");
+        x.bytes = in.u64(p, "a place");
+        x.dst = in.u64(p, "a place");
+        x.stored = in.u64(p, "a place");
+        // Places tile the tensor in order: each starts where the previous one ended.
+        if (x.bytes == 0 || x.bytes > x.stored || x.dst != covered || !checked_add(covered, x.bytes, &covered)) {
+          throw fail(p, attr + " gives it a place of " + std::to_string(x.bytes) + " bytes at tensor byte " +
+                            std::to_string(x.dst) + " (stored " + std::to_string(x.stored) + "), after " +
+                            std::to_string(covered) + " bytes");
+        }
+        node.extents.push_back(x);
+      }
+      if (node.direct && covered != info.bytes) {
+        throw fail(p, attr + " places cover " + std::to_string(covered) + " bytes, its shape has " +
+                          std::to_string(info.bytes));
+      }
+      node.h5path = h5_path(p);
+      node.indexed = true;
+      if (info.kind == EntryKind::Group) groups.insert(p);
+      nodes.push_back(std::move(node));
+    }
+    if (in.left() != 0) throw fail("", attr + " has " + std::to_string(in.left()) + " bytes after its last entry");
+    return true;
+  }
+
+  // Whether the file is still what the index describes: every group (the root included) has exactly
+  // the links the index lists, to the same objects (address) made at the same point (creation order),
+  // and every object's header checksum is unchanged. Reads no object through HDF5, only group links.
+  bool index_matches(const std::vector<Node>& nodes, std::string& why) {
+    std::unordered_map<std::string, std::vector<const Node*>> children{{"", {}}};
+    for (const Node& n : nodes) {
+      const size_t dot = n.info.path.rfind('.');
+      children[dot == std::string::npos ? "" : n.info.path.substr(0, dot)].push_back(&n);
+      if (n.info.kind == EntryKind::Group) children.try_emplace(n.info.path);
+    }
+    for (const auto& [group, kids] : children) {
+      const auto found = links_by_name(file_.get(), h5_path(group));
+      if (!found) {
+        why = "the group '" + group + "' cannot be listed";
+        return false;
+      }
+      if (found->size() != kids.size()) {
+        why = "the group '" + group + "' has " + std::to_string(found->size()) + " links, the index lists " +
+              std::to_string(kids.size());
+        return false;
+      }
+      std::unordered_map<std::string_view, const Link*> by_name;
+      for (const Link& l : *found) by_name.emplace(l.name, &l);
+      for (const Node* k : kids) {
+        const size_t dot = k->info.path.rfind('.');
+        const auto it = by_name.find(std::string_view(k->info.path).substr(dot == std::string::npos ? 0 : dot + 1));
+        if (it == by_name.end() || it->second->type != H5L_TYPE_HARD || it->second->addr != k->addr ||
+            !it->second->corder_valid || it->second->corder != k->corder) {
+          why = "entry '" + k->info.path + "' was removed, replaced or moved since the index was written";
+          return false;
+        }
+      }
+    }
+    for (const Node& n : nodes) {
+      const auto header = header_checksum(fd_, n.addr, file_size_);
+      if (!header || *header != n.header) {
+        why = "the object of entry '" + n.info.path + "' changed since the index was written";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // A dataset read through HDF5 on the index's word is checked first as the walk would have: its
+  // kind, dtype, shape, hash and storage (inspect() refuses what the walk refuses).
+  void check_against_index(hid_t ds, const Node& n) {
+    Node fresh;
+    fresh.info.path = n.info.path;
+    inspect(ds, fresh);
+    const EntryInfo& a = fresh.info;
+    const EntryInfo& b = n.info;
+    if (a.kind != b.kind || a.bytes != b.bytes || fresh.has_hash != n.has_hash || fresh.hash != n.hash ||
+        (a.kind == EntryKind::Tensor && (a.dtype != b.dtype || a.shape != b.shape))) {
+      throw fail(b.path, std::string("the dataset differs from its entry in attribute ") + kIndexAttr +
+                             " (kind, dtype, shape or hash): the entry index is damaged");
     }
   }
 
@@ -911,67 +1349,8 @@ class Hdf5Reader final : public RecordReader {
                    Node& node) {
     EntryInfo& info = node.info;
     if (fd_ < 0 || H5Tequal(type, mem_type(info.dtype)) <= 0) return false;
-    const uint64_t elem = dtype_size(info.dtype);
-    if (layout == H5D_CONTIGUOUS) {
-      const haddr_t addr = H5Dget_offset(ds);
-      if (addr == HADDR_UNDEF) return false;  // never written: HDF5 serves the fill value
-      // A layout that claims less than the shape needs is refused by the check after this.
-      if (H5Dget_storage_size(ds) < info.bytes) return false;
-      node.extents.push_back({addr, info.bytes, 0, info.bytes});
-      return true;
-    }
-    if (layout != H5D_CHUNKED || dims.empty()) return false;
-    const size_t rank = dims.size();
-    std::vector<hsize_t> cdims(rank);
-    if (H5Pget_chunk(dcpl, static_cast<int>(rank), cdims.data()) != static_cast<int>(rank)) return false;
-    size_t j = 0;  // the last dim where the chunk is not whole
-    for (size_t i = 0; i < rank; ++i) {
-      if (cdims[i] == 0) return false;
-      if (cdims[i] != dims[i]) j = i;
-    }
-    for (size_t i = 0; i < j; ++i) {
-      if (cdims[i] != 1) return false;
-    }
-    uint64_t inner = elem, outer = 1, stored = 0, total = 0;
-    for (size_t i = j + 1; i < rank; ++i) inner *= dims[i];  // <= info.bytes: no overflow
-    const uint64_t per = (dims[j] + cdims[j] - 1) / cdims[j];
-    for (size_t i = 0; i < j; ++i) outer *= dims[i];
-    // libhdf5 1.10 finds a chunk by walking the whole chunk index: listing n chunks costs n^2.
-    if (outer * per > kMaxDirectChunks) return false;
-    // Every chunk is stored whole: all of them must fit in the file before any is listed.
-    if (!checked_mul(cdims[j], inner, &stored) || !checked_mul(outer, per, &total) ||
-        !checked_mul(total, stored, &total) || total > file_size_) {
-      throw fail(info.path, "its " + std::to_string(outer * per) + " chunks of " + std::to_string(stored) +
-                                " bytes cannot fit in the file (" + std::to_string(file_size_) + " bytes)");
-    }
-    std::vector<hsize_t> at(rank, 0);
-    for (uint64_t q = 0; q < outer; ++q) {
-      uint64_t rest = q;
-      for (size_t i = j; i-- > 0;) {
-        at[i] = rest % dims[i];
-        rest /= dims[i];
-      }
-      for (uint64_t k = 0; k < per; ++k) {
-        at[j] = k * cdims[j];
-        unsigned mask = 0;
-        haddr_t addr = HADDR_UNDEF;
-        hsize_t size = 0;
-        if (H5Dget_chunk_info_by_coord(ds, at.data(), &mask, &addr, &size) < 0) {
-          throw fail(info.path, "cannot locate its chunk " + std::to_string(q * per + k) + ": " + hdf5_reason());
-        }
-        if (addr == HADDR_UNDEF) {  // a chunk never written: HDF5 serves the fill value
-          node.extents.clear();
-          return false;
-        }
-        if (size != stored) {
-          throw fail(info.path, "its chunk " + std::to_string(q * per + k) + " stores " + std::to_string(size) +
-                                    " bytes; an unfiltered chunk of its shape has " + std::to_string(stored));
-        }
-        const uint64_t rows = std::min<uint64_t>(cdims[j], dims[j] - at[j]);
-        node.extents.push_back({addr, rows * inner, (q * dims[j] + at[j]) * inner, stored});
-      }
-    }
-    return true;
+    return locate_extents(ds, dcpl, layout, dims, dtype_size(info.dtype), info.bytes, file_size_, node.extents,
+                          [&](const std::string& problem) { return fail(info.path, problem); });
   }
 
   // Every direct extent lies inside the file and no two overlap (a damaged chunk index could send
