@@ -12,12 +12,12 @@ Conv fold(const Conv& conv, const BatchNorm& bn) {
   const Tensor<D> w = conv.weight.val();
   const int64_t c_out = w.shape()[0];
   if (bn.gamma.shape()[0] != c_out)
-    throw ShapeError(op, "the batch norm has " + std::to_string(bn.gamma.shape()[0]) +
-                             " features, the conv " + std::to_string(c_out) + " output channels");
+    throw ShapeError(op, "the batch norm has " + std::to_string(bn.gamma.shape()[0]) + " features, the conv " +
+                             std::to_string(c_out) + " output channels");
   const Device& dev = w.device();
-  for (const ParamBase* p : {static_cast<const ParamBase*>(&bn.gamma), static_cast<const ParamBase*>(&bn.beta),
-                             static_cast<const ParamBase*>(&bn.running_mean),
-                             static_cast<const ParamBase*>(&bn.running_var)}) {
+  for (const ParamBase* p :
+       {static_cast<const ParamBase*>(&bn.gamma), static_cast<const ParamBase*>(&bn.beta),
+        static_cast<const ParamBase*>(&bn.running_mean), static_cast<const ParamBase*>(&bn.running_var)}) {
     if (!(p->handle().device == dev))
       throw ValueError(op, "the batch norm is on " + p->handle().device.name() + ", the conv on " + dev.name());
     if (p->dtype() != w.dtype())
@@ -34,7 +34,8 @@ Conv fold(const Conv& conv, const BatchNorm& bn) {
   dims.fill(1);
   dims[0] = c_out;
   Conv out = conv;
-  out.weight = Param<Tensor<D>>((w * s.template reshape<D>(Shape(std::vector<int64_t>(dims.begin(), dims.end())))).detach());
+  out.weight =
+      Param<Tensor<D>>((w * s.template reshape<D>(Shape(std::vector<int64_t>(dims.begin(), dims.end())))).detach());
   const Tensor<1> b = conv.bias ? conv.bias->val() : Tensor<1>::zeros(Shape{c_out}, dev, w.dtype());
   out.bias = Param<Tensor<1>>(((b - bn.running_mean.val()) * s + bn.beta.val()).detach());
   return out;
