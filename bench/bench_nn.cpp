@@ -52,6 +52,15 @@ void transformer_loop(benchmark::State& st, const Device& device, const Device& 
   }
 }
 
+// ResNet-18 inference on `device`, batch norms folded into the convs as ONNX Runtime runs the network
+// (PyTorch's eager side does not fold); on fusion<cpu> each conv and its relu / residual add / relu tail
+// run as one fused program (the _fused case, for comparison: not faster than cpu so far, BENCHMARKS.md).
+void resnet_infer_loop(benchmark::State& st, const Device& device, int64_t batch) {
+  const models::FoldedResNet net = models::ResNetConfig{}.init(device).fold_batch_norms();
+  const Tensor<4> x = input<4>({batch, 3, 224, 224}).to_device(device);
+  for (auto _ : st) benchmark::DoNotOptimize(net.forward(x).into_data());
+}
+
 void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
     train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
@@ -71,11 +80,10 @@ void register_cases() {
     transformer_loop(st, Device::get("autodiff<fusion<cpu>>"), Device::get("fusion<cpu>"));
   });
   for (int64_t batch : {1, 8}) {
-    add_case("nn_resnet18_infer/b" + std::to_string(batch) + "_224", [batch](benchmark::State& st) {
-      const models::ResNet net = models::ResNetConfig{}.init(cpu());
-      const Tensor<4> x = input<4>({batch, 3, 224, 224});
-      for (auto _ : st) benchmark::DoNotOptimize(net.forward(x).into_data());
-    });
+    add_case("nn_resnet18_infer/b" + std::to_string(batch) + "_224",
+             [batch](benchmark::State& st) { resnet_infer_loop(st, cpu(), batch); });
+    add_case("nn_resnet18_infer_fused/b" + std::to_string(batch) + "_224",
+             [batch](benchmark::State& st) { resnet_infer_loop(st, Device::get("fusion<cpu>"), batch); });
     add_case("nn_resnet18_onnx_infer/b" + std::to_string(batch) + "_224", [batch](benchmark::State& st) {
       const char* path = std::getenv("BURN_BENCH_RESNET18_ONNX");
       if (!path) {

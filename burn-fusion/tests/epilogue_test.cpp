@@ -4,6 +4,7 @@
 // (no silent fallback to op by op) and that the values equal `cpu`'s bit for bit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -171,6 +172,60 @@ TEST(FusionEpilogue, ConvTranspose) {
                  return std::vector<H>{api::add(api::conv_transpose(in[0], in[1], std::nullopt, o), in[2])};
                },
                {"fused[conv_transpose add] -> 1"});
+}
+
+// ResNet-18's conv tails (relu, + a residual of the output's shape on either side of the add, both) on
+// every kernel shape of the cpu plugin's blocked forward (3x3 on a wide plane with junk pitch columns,
+// the 6x16 micro-kernel of 7x7 planes, weights cut into panels with K in several chunks, the strided
+// stem, 1x1 stride 1 and 2), and NaN through relu: bit for bit the eager conv, add and relu.
+TEST(FusionEpilogue, ResNetConvTailsOnEveryBlockedKernelShape) {
+  using Make = std::function<H(const std::vector<H>&)>;
+  struct Case {
+    Shape x, w;
+    int64_t stride, pad;
+  };
+  const std::vector<Case> cases = {
+      {Shape{2, 16, 30, 29}, Shape{24, 16, 3, 3}, 1, 1},   // 4x24 micro-kernel, junk columns
+      {Shape{1, 64, 7, 7}, Shape{80, 64, 3, 3}, 1, 1},     // 6x16 micro-kernel
+      {Shape{1, 96, 9, 9}, Shape{136, 96, 3, 3}, 1, 1},    // weights in panels of 128 channels, K 864
+      {Shape{1, 3, 40, 40}, Shape{16, 3, 7, 7}, 2, 3},     // the stem
+      {Shape{2, 32, 12, 12}, Shape{48, 32, 3, 3}, 2, 1},   // stride 2
+      {Shape{2, 32, 12, 12}, Shape{48, 32, 1, 1}, 2, 0},   // 1x1 stride 2 (a downsample)
+      {Shape{1, 40, 10, 11}, Shape{56, 40, 1, 1}, 1, 0}};  // 1x1 stride 1
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.w.to_string());
+    ConvOptions o = conv_opts(2, c.stride, c.pad);
+    const int64_t oh = (c.x[2] + 2 * c.pad - c.w[2]) / c.stride + 1, ow = (c.x[3] + 2 * c.pad - c.w[3]) / c.stride + 1;
+    const Shape y{c.x[0], c.w[0], oh, ow};
+    const std::vector<std::pair<Shape, DType>> in = {
+        {c.x, DType::F32}, {c.w, DType::F32}, {Shape{c.w[0]}, DType::F32}, {y, DType::F32}};
+    const auto conv = [o](const std::vector<H>& v) { return api::conv(v[0], v[1], v[2], o); };
+    expect_fused(in, [&](const std::vector<H>& v) { return std::vector<H>{api::unary(OpId::relu, conv(v))}; },
+                 {"fused[conv relu] -> 1"});
+    expect_fused(in, [&](const std::vector<H>& v) { return std::vector<H>{api::add(conv(v), v[3])}; },
+                 {"fused[conv add] -> 1"});
+    expect_fused(
+        in, [&](const std::vector<H>& v) { return std::vector<H>{api::unary(OpId::relu, api::add(v[3], conv(v)))}; },
+        {"fused[conv add relu] -> 1"});
+  }
+  // NaN and a large negative residual through relu: relu keeps NaN (the eager rule), zeroes the other.
+  const Shape xs{1, 4, 6, 6}, ws{8, 4, 1, 1};
+  std::vector<float> res(8 * 36, 0.0f);
+  res[0] = std::nanf("");
+  res[1] = -1e30f;
+  Device cpu = Device::get("cpu"), fus = Device::get("fusion<cpu>");
+  const auto run = [&](const Device& d) {
+    const H x = api::from_data(d, data_of(xs, DType::F32, 5), Kind::Float);
+    const H w = api::from_data(d, TensorData::from_vector(std::vector<float>(32, 0.0f), ws), Kind::Float);
+    const H r = api::from_data(d, TensorData::from_vector(res, Shape{1, 8, 6, 6}), Kind::Float);
+    const H b = api::from_data(d, TensorData::from_vector(std::vector<float>(8, -0.0f), Shape{8}), Kind::Float);
+    return api::into_data(api::unary(OpId::relu, api::add(api::conv(x, w, b, conv_opts(2, 1, 0)), r)));
+  };
+  const TensorData want = run(cpu), got = run(fus);
+  EXPECT_TRUE(same_bits(want, got));
+  const std::vector<float> v = got.to_vec<float>();
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 0.0f);
 }
 
 // The user keeps the anchor's output: it is stored with its own (pre-epilogue) value, the epilogue's

@@ -128,3 +128,71 @@ TEST(Norm, BadConfigsAreValueErrors) {
   EXPECT_EQ(back.momentum, 0.2);
   EXPECT_EQ(back.epsilon, 1e-5);
 }
+
+// fold_batch_norm (burn/nn/fold.hpp): torch.nn.utils.fusion.fuse_conv_bn_eval's formula, evaluated in
+// double here, and the unfolded bn(conv(x)) on cpu; a grouped Conv2d with a bias and a Conv1d without.
+TEST(FoldBatchNorm, MatchesTheFormulaAndTheUnfoldedLayers) {
+  const auto stats = [](nn::BatchNorm& bn, int64_t c) {
+    std::vector<float> g(c), b(c), m(c), v(c);
+    for (int64_t i = 0; i < c; ++i) {
+      g[i] = 0.5f + 0.25f * static_cast<float>(i);
+      b[i] = 0.1f * static_cast<float>(i) - 0.2f;
+      m[i] = 0.3f * std::sin(static_cast<float>(i));
+      v[i] = 0.4f + 0.3f * static_cast<float>(i % 3);
+    }
+    bn.gamma.set(Tensor<1>::from_vector(g, {c}, cpu()));
+    bn.beta.set(Tensor<1>::from_vector(b, {c}, cpu()));
+    bn.running_mean.set(Tensor<1>::from_vector(m, {c}, cpu()));
+    bn.running_var.set(Tensor<1>::from_vector(v, {c}, cpu()));
+  };
+  nn::Conv2d conv =
+      nn::Conv2dConfig{
+          .channels = {4, 6}, .kernel_size = {3, 3}, .groups = 2, .padding = nn::PaddingConfig::explicit_padding({1})}
+          .init(cpu());
+  nn::BatchNorm bn = nn::BatchNormConfig{.num_features = 6, .epsilon = 1e-3}.init(cpu());
+  stats(bn, 6);
+  const nn::Conv2d f = nn::fold_batch_norm(conv, bn);
+  EXPECT_EQ(f.groups, 2);
+  EXPECT_EQ(f.padding, conv.padding);
+  EXPECT_NE(f.weight.id(), conv.weight.id());
+  const auto w = conv.weight.val().to_vec<float>(), fw = f.weight.val().to_vec<float>();
+  const auto b = conv.bias->val().to_vec<float>(), fb = f.bias->val().to_vec<float>();
+  const auto g = bn.gamma.val().to_vec<float>(), be = bn.beta.val().to_vec<float>();
+  const auto m = bn.running_mean.val().to_vec<float>(), v = bn.running_var.val().to_vec<float>();
+  for (int64_t co = 0; co < 6; ++co) {
+    const double s = g[co] / std::sqrt(static_cast<double>(v[co]) + 1e-3);
+    EXPECT_NEAR(fb[co], (b[co] - m[co]) * s + be[co], 1e-6) << co;
+    for (int64_t k = 0; k < 2 * 9; ++k) EXPECT_NEAR(fw[co * 18 + k], w[co * 18 + k] * s, 1e-6) << co;
+  }
+  const Tensor<4> x = Tensor<4>::random({2, 4, 7, 5}, Distribution::normal(0, 1), cpu());
+  const auto same = [](const std::vector<float>& got, const std::vector<float>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5 + 1e-5 * std::abs(want[i])) << i;
+  };
+  same(f.forward(x).to_vec<float>(), bn.forward(conv.forward(x)).to_vec<float>());
+
+  nn::Conv1d c1 = nn::Conv1dConfig{.channels_in = 3, .channels_out = 5, .kernel_size = 2, .bias = false}.init(cpu());
+  nn::BatchNorm bn1 = nn::BatchNormConfig{.num_features = 5}.init(cpu());
+  stats(bn1, 5);
+  const nn::Conv1d f1 = nn::fold_batch_norm(c1, bn1);
+  ASSERT_TRUE(f1.bias.has_value());
+  const Tensor<3> x1 = Tensor<3>::random({2, 3, 9}, Distribution::normal(0, 1), cpu());
+  same(f1.forward(x1).to_vec<float>(), bn1.forward(c1.forward(x1)).to_vec<float>());
+}
+
+TEST(FoldBatchNorm, Errors) {
+  const nn::Conv2d conv = nn::Conv2dConfig{.channels = {2, 3}, .kernel_size = {1, 1}}.init(cpu());
+  std::string m = error_of<ShapeError>([&] { nn::fold_batch_norm(conv, nn::BatchNormConfig{4}.init(cpu())); });
+  EXPECT_NE(m.find("4 features, the conv 3 output channels"), std::string::npos) << m;
+  // On an autodiff device with grad enabled the batch norm trains: folding it would drop that.
+  const nn::Conv2d conv_ad = nn::Conv2dConfig{.channels = {2, 3}, .kernel_size = {1, 1}}.init(ad());
+  const nn::BatchNorm bn_ad = nn::BatchNormConfig{3}.init(ad());
+  m = error_of<ValueError>([&] { nn::fold_batch_norm(conv_ad, bn_ad); });
+  EXPECT_NE(m.find("valid()"), std::string::npos) << m;
+  {
+    NoGradGuard guard;
+    EXPECT_NO_THROW(nn::fold_batch_norm(conv_ad, bn_ad));
+  }
+  m = error_of<ValueError>([&] { nn::fold_batch_norm(conv, nn::BatchNormConfig{3}.init(ad())); });
+  EXPECT_NE(m.find("the conv on cpu"), std::string::npos) << m;
+}

@@ -37,6 +37,33 @@ Tensor<2> ResNet::forward(const Tensor<4>& x) const {
   return fc.forward(avgpool.forward(h).flatten<2>(1, 3));
 }
 
+Tensor<2> FoldedResNet::forward(const Tensor<4>& x) const {
+  Tensor<4> h = maxpool.forward(conv1.forward(x).relu());
+  for (const auto* layer : {&layer1, &layer2, &layer3, &layer4})
+    for (const FoldedBasicBlock& b : *layer) h = b.forward(h);
+  return fc.forward(avgpool.forward(h).flatten<2>(1, 3));
+}
+
+FoldedResNet ResNet::fold_batch_norms() const {
+  const auto fold_stage = [](const std::vector<BasicBlock>& s) {
+    std::vector<FoldedBasicBlock> out;
+    for (const BasicBlock& b : s) {
+      FoldedBasicBlock f{nn::fold_batch_norm(b.conv1, b.bn1), nn::fold_batch_norm(b.conv2, b.bn2), std::nullopt};
+      if (b.downsample) f.downsample = nn::fold_batch_norm(b.downsample->at<0>(), b.downsample->at<1>());
+      out.push_back(std::move(f));
+    }
+    return out;
+  };
+  return FoldedResNet{nn::fold_batch_norm(conv1, bn1),
+                      maxpool,
+                      fold_stage(layer1),
+                      fold_stage(layer2),
+                      fold_stage(layer3),
+                      fold_stage(layer4),
+                      avgpool,
+                      fc};
+}
+
 ResNet ResNetConfig::init(const Device& d) const {
   return ResNet{conv(3, 64, 7, 2, 3, d),
                 norm(64, d),

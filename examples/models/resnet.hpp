@@ -22,6 +22,31 @@ struct BasicBlock {
   }
 };
 
+// The inference form of a BasicBlock: each batch norm folded into its conv (nn::fold_batch_norm).
+struct FoldedBasicBlock {
+  nn::Conv2d conv1, conv2;
+  std::optional<nn::Conv2d> downsample;
+  BURN_MODULE(conv1, conv2, downsample)
+
+  Tensor<4> forward(const Tensor<4>& x) const {
+    const Tensor<4> identity = downsample ? downsample->forward(x) : x;
+    return (conv2.forward(conv1.forward(x).relu()) + identity).relu();
+  }
+};
+
+// ResNet::fold_batch_norms(): the same logits (to float rounding) without the batch norm passes, as
+// ONNX Runtime runs it; for evaluation only (nothing left to train the running statistics).
+struct FoldedResNet {
+  nn::Conv2d conv1;
+  nn::MaxPool2d maxpool;
+  std::vector<FoldedBasicBlock> layer1, layer2, layer3, layer4;
+  nn::AdaptiveAvgPool2d avgpool;
+  nn::Linear fc;
+  BURN_MODULE(conv1, maxpool, layer1, layer2, layer3, layer4, avgpool, fc)
+
+  Tensor<2> forward(const Tensor<4>& x) const;
+};
+
 struct ResNet {
   nn::Conv2d conv1;
   nn::BatchNorm bn1;
@@ -33,6 +58,8 @@ struct ResNet {
 
   // [N, 3, H, W] -> [N, num_classes] logits
   Tensor<2> forward(const Tensor<4>& x) const;
+  // Every batch norm folded into the conv before it (see FoldedResNet); on a plain device, or valid().
+  FoldedResNet fold_batch_norms() const;
 };
 
 struct ResNetConfig {

@@ -8,6 +8,7 @@
 #include "burn/nn/distance.hpp"
 #include "burn/nn/dropout.hpp"
 #include "burn/nn/embedding.hpp"
+#include "burn/nn/fold.hpp"
 #include "burn/nn/init.hpp"
 #include "burn/nn/linear.hpp"
 #include "burn/nn/loss.hpp"
