@@ -3,8 +3,6 @@
 // AVX2; blocked_conv_enabled() checks the CPU before any of them runs.
 #include "ops/conv_blocked.hpp"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -12,11 +10,10 @@
 #include <vector>
 
 #include "cpu_tensor.hpp"
+#include "ops/simd_avx2.hpp"
 
 namespace burn::cpu::conv_detail {
 namespace {
-
-#define BURN_AVX2_FMA __attribute__((target("avx2,fma")))
 
 // Tile sizes: a tile's outputs take about kOutBytes and its input region at most kRegionBytes, so that
 // both stay in the 512 KiB L2 of this class of CPU next to the weights of a group (at most kWeightBytes,
@@ -589,11 +586,7 @@ void grad_input_by_columns(const float* gy, const float* w, float* gx, const Dim
 }  // namespace
 
 bool blocked_conv_enabled() {
-  static const bool cpu_ok = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  if (!cpu_ok) return false;
+  if (!cpu_has_avx2_fma()) return false;
   const char* env = std::getenv("BURN_CPU_CONV");
   return !(env && std::strcmp(env, "gemm") == 0);
 }
