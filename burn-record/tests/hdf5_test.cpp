@@ -376,6 +376,22 @@ TEST_F(Hdf5Index, FilesBurnWritesAreReadFromTheIndex) {
   EXPECT_EQ(test::first_difference(load(file_), r_), "");
 }
 
+// A model with thousands of entries: its index is far past the 64 KiB a compact HDF5 attribute holds,
+// and is still written, found and used.
+TEST_F(Hdf5Index, AnIndexLargerThan64KiBIsWrittenAndUsed) {
+  Record r;
+  for (int i = 0; i < 3000; ++i)
+    r.set("encoder.blocks_with_a_rather_long_name." + std::to_string(i) + ".attention.weight",
+          TensorData::from_vector<float>({static_cast<float>(i), -1.0f}, {2}));
+  save(file_, r);
+  test::ScopedEnv require("BURN_HDF5_INDEX", "require");
+  auto reader = open(file_);
+  EXPECT_EQ(reader->entries().size(), r.flatten().size());
+  EXPECT_EQ(reader->read_tensor("encoder.blocks_with_a_rather_long_name.2999.attention.weight").to_vec<float>(),
+            (std::vector<float>{2999.0f, -1.0f}));
+  EXPECT_EQ(test::first_difference(reader->read_all(), r), "");
+}
+
 // Files without an index (written by h5py, or by burn before it wrote one) are walked.
 TEST_F(Hdf5Index, FilesWithoutOneAreWalked) {
   edit_h5(file_, [](hid_t f) { ASSERT_GE(H5Adelete(f, "burn.index"), 0); });
