@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "burn/tensor/fused.hpp"
@@ -17,6 +18,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "fused_chain.hpp"
 #include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
 #include "ops/norm_kernels.hpp"
@@ -395,6 +397,9 @@ class Prologue {
     };
     for (size_t i = 0; i < nin; ++i)
       if (in_[i].loaded && !in_[i].flat) slot_[i] = take();
+    std::vector<uint8_t> stored(nregs, 0);
+    for (size_t r = 0; r < nregs; ++r) stored[r] = output_of_[r] >= 0 || static_cast<int32_t>(r) == keep;
+    chain_ = plan_chain(p, ncode, stored);
     for (size_t k = 0; k < ncode; ++k) {
       // The result gets a slot before the operands read for the last time give theirs back: writing
       // over an operand is unsafe when the element sizes differ (a widening cast).
@@ -461,9 +466,11 @@ class Prologue {
         ptr[r] = dst;
       else
         ptr[r] = ctx.scratch.get() + static_cast<size_t>(slot_[r]) * kTile;
+      if (chain_) continue;
       exec(p_.code[k], p_.reg_dtype, ptr, n);
       if (next_n > 0) prefetch_part(s + n, next_n, k, ncode_);
     }
+    if (chain_) run_chain(*chain_, ptr, n);
   }
 
   // The k-th of `parts` slices of the flat inputs of elements [s, s + n) (the next tile), asked for
@@ -486,6 +493,7 @@ class Prologue {
   std::vector<Input> in_;
   std::vector<int32_t> slot_;
   int32_t num_slots_ = 0;
+  std::optional<ChainPlan> chain_;  // set when the instructions are one f32 chain: run in registers
 };
 
 // A reduction kernel's source (ops/reduce_kernels.hpp) that computes the prologue: each span is

@@ -64,21 +64,31 @@ template <typename T>
   return std::bit_cast<T>((std::bit_cast<I>(a) & m) | (std::bit_cast<I>(b) & ~m));
 }
 
+// vexp's constants, shared with its AVX2 form exp8 (simd_avx2.hpp) so that both give the same bits.
+namespace exp_const {
+inline constexpr float kHi = 89.0f, kLo = -104.0f;  // clamps: past them the result is inf or 0 anyway
+inline constexpr float kShift = 12582912.0f;        // 1.5 * 2^23: adding it rounds to an integer held in the low bits
+inline constexpr float kLog2e = 1.44269504088896341f;
+inline constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;  // ln 2 = kLn2Hi + kLn2Lo, in two parts
+inline constexpr float kP0 = 1.9875691500e-4f, kP1 = 1.3981999507e-3f, kP2 = 8.3334519073e-3f, kP3 = 4.1665795894e-2f,
+                       kP4 = 1.6666665459e-1f, kP5 = 5.0000001201e-1f;
+}  // namespace exp_const
+
 [[gnu::always_inline]] inline float vexp(float x) {
-  x = vselect(x > 89.0f, 89.0f, x);
-  x = vselect(x < -104.0f, -104.0f, x);
-  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer held in the low bits
-  const float t = x * 1.44269504088896341f + kShift;
+  using namespace exp_const;
+  x = vselect(x > kHi, kHi, x);
+  x = vselect(x < kLo, kLo, x);
+  const float t = x * kLog2e + kShift;
   const float nf = t - kShift;
   const int32_t ni = std::bit_cast<int32_t>(t) - std::bit_cast<int32_t>(kShift);
-  float r = x - nf * 0.693359375f;
-  r = r - nf * -2.12194440e-4f;
+  float r = x - nf * kLn2Hi;
+  r = r - nf * kLn2Lo;
   // The degree-5 polynomial in Estrin's form (pairs, then r^2 and r^4): these loops are bound by the
   // latency of their dependency chains, which Horner's form makes twice as long.
   const float r2 = r * r;
-  const float p01 = 1.9875691500e-4f * r + 1.3981999507e-3f;
-  const float p23 = 8.3334519073e-3f * r + 4.1665795894e-2f;
-  const float p45 = 1.6666665459e-1f * r + 5.0000001201e-1f;
+  const float p01 = kP0 * r + kP1;
+  const float p23 = kP2 * r + kP3;
+  const float p45 = kP4 * r + kP5;
   const float p = p01 * (r2 * r2) + (p23 * r2 + p45);
   const float y = (p * r2 + r) + 1.0f;
   // 2^n in two factors so that n down to -150 (denormals) and up to 128 (overflow to inf) both work.
