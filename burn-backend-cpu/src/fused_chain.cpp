@@ -8,16 +8,41 @@
 #include <utility>
 
 #include "elementwise.hpp"
+#include "ops/elementwise_fns.hpp"
 #include "ops/simd_avx2.hpp"
 
 namespace burn::cpu {
 namespace {
 
 enum ChainOp : uint8_t {
-  kAdd, kSub, kMul, kDiv, kMax, kMin,  // with a tensor operand
-  kAddS, kSubS, kMulS, kDivS,          // with a scalar
-  kNeg, kAbs, kClamp, kClampMin, kClampMax, kRelu, kLeakyRelu, kSquare, kRecip, kSqrt,
-  kFloor, kCeil, kTrunc, kRound, kExp, kSigmoid, kSilu,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMax,
+  kMin,  // with a tensor operand
+  kAddS,
+  kSubS,
+  kMulS,
+  kDivS,  // with a scalar
+  kNeg,
+  kAbs,
+  kClamp,
+  kClampMin,
+  kClampMax,
+  kRelu,
+  kLeakyRelu,
+  kSquare,
+  kRecip,
+  kSqrt,
+  kFloor,
+  kCeil,
+  kTrunc,
+  kRound,
+  kExp,
+  kSigmoid,
+  kSilu,
+  kKernel,  // the eager f32 loop over the block, through a buffer: ops whose vector form is GCC's
 };
 
 constexpr int kVecs = 8;  // ymm vectors per block: 64 floats, all held in registers
@@ -55,6 +80,11 @@ std::optional<ChainOp> chain_op(OpId op) {
     case OpId::exp: return kExp;
     case OpId::sigmoid: return kSigmoid;
     case OpId::silu: return kSilu;
+    case OpId::log:
+    case OpId::tanh:
+    case OpId::erf:
+    case OpId::gelu:
+    case OpId::gelu_tanh: return kKernel;
     default: return std::nullopt;
   }
 }
@@ -127,6 +157,13 @@ std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const s
         st.c1 = scalar_as<float>(in.scalars[1]);
         break;
       case OpId::leaky_relu: st.c0 = static_cast<float>(in.params[0]); break;
+      // Their loops are GCC's vectorisation of the per-element function: calling them on the block
+      // gives their bits whatever the block's length, as the tile interpreter relies on too.
+      case OpId::log: st.kernel = log_f32; break;
+      case OpId::tanh: st.kernel = tanh_f32; break;
+      case OpId::erf: st.kernel = erf_f32; break;
+      case OpId::gelu: st.kernel = gelu_f32; break;
+      case OpId::gelu_tanh: st.kernel = gelu_tanh_f32; break;
       default: break;
     }
     plan.steps.push_back(st);
@@ -199,8 +236,7 @@ template <typename F>
 
 // Blocks [i, end) (kTail: the one block at i, lanes past `mask` neither read nor written).
 template <bool kTail>
-void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t end,
-                                const __m256i* mask) {
+void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t end, const __m256i* mask) {
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
 #define V8 v0, v1, v2, v3, v4, v5, v6, v7
   for (; i < end; i += kBlock) {
@@ -233,9 +269,8 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
         case kClampMax: map(V8, [&](__m256 x) { return _mm256_min_ps(c0, x); }); break;
         case kRelu: map(V8, [&](__m256 x) { return _mm256_max_ps(zero, x); }); break;
         case kLeakyRelu:
-          map(V8, [&](__m256 x) {
-            return _mm256_blendv_ps(_mm256_mul_ps(x, c0), x, _mm256_cmp_ps(x, zero, _CMP_GT_OQ));
-          });
+          map(V8,
+              [&](__m256 x) { return _mm256_blendv_ps(_mm256_mul_ps(x, c0), x, _mm256_cmp_ps(x, zero, _CMP_GT_OQ)); });
           break;
         case kSquare: map(V8, [&](__m256 x) { return _mm256_mul_ps(x, x); }); break;
         case kRecip: map(V8, [&](__m256 x) { return _mm256_div_ps(one, x); }); break;
@@ -255,6 +290,16 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
         case kExp: map(V8, [&](__m256 x) { return exp8(x); }); break;
         case kSigmoid: map(V8, [&](__m256 x) { return _mm256_div_ps(one, one_plus_exp_neg(x)); }); break;
         case kSilu: map(V8, [&](__m256 x) { return _mm256_div_ps(x, one_plus_exp_neg(x)); }); break;
+        case kKernel: {
+          alignas(32) float in[kBlock], out[kBlock];
+          each(V8, [&](__m256 x, int j) {
+            _mm256_store_ps(in + 8 * j, x);
+            return x;
+          });
+          st.kernel(in, out, kBlock);
+          each(V8, [&](__m256, int j) { return _mm256_load_ps(out + 8 * j); });
+          break;
+        }
       }
       if (st.store >= 0) {
         float* d = static_cast<float*>(ptr[st.store]) + i;

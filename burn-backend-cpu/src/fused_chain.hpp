@@ -16,11 +16,12 @@
 namespace burn::cpu {
 
 struct ChainStep {
-  uint8_t kind = 0;           // a ChainOp (fused_chain.cpp)
-  bool chain_lhs = true;      // a binary op's left operand is the chain (else its right one)
-  int32_t operand = -1;       // a binary op's other operand: an input register, or -1 for the chain itself
-  int32_t store = -1;         // the register stored after this step, or -1
+  uint8_t kind = 0;            // a ChainOp (fused_chain.cpp)
+  bool chain_lhs = true;       // a binary op's left operand is the chain (else its right one)
+  int32_t operand = -1;        // a binary op's other operand: an input register, or -1 for the chain itself
+  int32_t store = -1;          // the register stored after this step, or -1
   float c0 = 0.0f, c1 = 0.0f;  // scalars
+  void (*kernel)(const float*, float*, int64_t) = nullptr;  // an op run through its eager f32 loop
 };
 
 struct ChainPlan {
