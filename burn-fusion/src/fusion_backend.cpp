@@ -609,7 +609,8 @@ std::vector<std::string> FusionBackend::last_plan() const {
     bool first = true;
     for (uint32_t i = run.begin; i < run.end; ++i) {
       if (!plan->needed[i]) continue;
-      s += (first ? "" : " ") + std::string(op_info(state_->last_kinds[i]).name);
+      if (!first) s += ' ';
+      s += op_info(state_->last_kinds[i]).name;
       first = false;
     }
     s += "]";
