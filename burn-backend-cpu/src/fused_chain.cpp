@@ -303,10 +303,16 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
       }
       if (st.store >= 0) {
         float* d = static_cast<float*>(ptr[st.store]) + i;
-        each(V8, [&](__m256 x, int j) {
-          store<kTail>(d, x, mask, j);
-          return x;
-        });
+        if (!kTail && st.stream && (reinterpret_cast<uintptr_t>(d) & 31) == 0)
+          each(V8, [&](__m256 x, int j) {
+            _mm256_stream_ps(d + 8 * j, x);
+            return x;
+          });
+        else
+          each(V8, [&](__m256 x, int j) {
+            store<kTail>(d, x, mask, j);
+            return x;
+          });
       }
     }
   }
@@ -317,6 +323,8 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
 void run_chain_avx2(const ChainPlan& plan, void* const* ptr, int64_t n) {
   const int64_t full = n / kBlock * kBlock;
   chain_blocks<false>(plan, ptr, 0, full, nullptr);
+  // Streaming stores are weakly ordered: they must be visible before the task reports done.
+  if (plan.streams) _mm_sfence();
   if (full == n) return;
   __m256i mask[kVecs];
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

@@ -20,6 +20,7 @@ struct ChainStep {
   bool chain_lhs = true;       // a binary op's left operand is the chain (else its right one)
   int32_t operand = -1;        // a binary op's other operand: an input register, or -1 for the chain itself
   int32_t store = -1;          // the register stored after this step, or -1
+  bool stream = false;         // stored with streaming stores (a large output nobody reads in this program)
   float c0 = 0.0f, c1 = 0.0f;  // scalars
   void (*kernel)(const float*, float*, int64_t) = nullptr;  // an op run through its eager f32 loop
 };
@@ -27,6 +28,7 @@ struct ChainStep {
 struct ChainPlan {
   uint16_t source = 0;  // the input register the chain starts from
   std::vector<ChainStep> steps;
+  bool streams = false;  // some step streams: the tile ends with a store fence
 };
 
 // The plan for instructions [0, ncode) of `p` when they form such a chain over f32; `stored[r]` says

@@ -24,6 +24,7 @@
 #include "ops/norm_kernels.hpp"
 #include "ops/reduce_kernels.hpp"
 #include "ops/softmax_kernels.hpp"
+#include "storage_pool.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -414,6 +415,15 @@ class Prologue {
     std::vector<uint8_t> stored(nregs, 0);
     for (size_t r = 0; r < nregs; ++r) stored[r] = output_of_[r] >= 0 || static_cast<int32_t>(r) == keep;
     chain_ = plan_chain(p, ncode, stored);
+    // An elementwise program's outputs too large to stay in cache leave with streaming stores.
+    if (chain_ && keep < 0) {
+      size_t out_bytes = 0;
+      for (size_t r = nin; r < nregs; ++r)
+        if (output_of_[r] >= 0) out_bytes += static_cast<size_t>(p.shape.num_elements()) * dtype_size(p.reg_dtype[r]);
+      for (ChainStep& st : chain_->steps)
+        if (st.store >= 0 && output_of_[st.store] >= 0 && streaming_stores_pay(out_bytes))
+          st.stream = chain_->streams = true;
+    }
     for (size_t k = 0; k < ncode; ++k) {
       // The result gets a slot before the operands read for the last time give theirs back: writing
       // over an operand is unsafe when the element sizes differ (a widening cast).
@@ -613,7 +623,10 @@ void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pr
           for (int64_t r = b; r < e; r += rows) {
             const int64_t re = std::min(e, r + rows);
             pro.eval(ctx, r * n, (re - r) * n, arg, y + r * n);
-            softmax_rows(y + r * n, y + r * n, re - r, n, log);
+            if constexpr (std::is_same_v<T, float>)
+              softmax_rows(y + r * n, y + r * n, re - r, n, log, false);
+            else
+              softmax_rows(y + r * n, y + r * n, re - r, n, log);
           }
         });
         return;

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -202,5 +203,17 @@ void pool_release(void* p, size_t bytes) {
 size_t pool_budget() { return pool().budget(); }
 size_t pool_cached_bytes() { return pool().held(); }
 void pool_trim() { pool().trim(); }
+
+bool streaming_stores_pay(size_t bytes) {
+  static const size_t threshold = [] {
+    const char* env = std::getenv("BURN_CPU_STREAMING_STORES");
+    if (env && std::strcmp(env, "off") == 0) return SIZE_MAX;
+    if (env && std::strcmp(env, "on") == 0) return size_t(0);
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return llc > 0 ? static_cast<size_t>(llc) / 2 : size_t(16) << 20;
+  }();
+  return bytes >= threshold;
+}
 
 }  // namespace burn::cpu

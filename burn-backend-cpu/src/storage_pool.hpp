@@ -25,4 +25,11 @@ size_t pool_cached_bytes();
 // Unmaps every cached buffer.
 void pool_trim();
 
+// Whether a kernel writing `bytes` of results in one pass should use streaming (non-temporal) stores:
+// when they are at least half the last-level cache, the result displaces most of what the cache held
+// anyway (its input needs the other half), so reading each line before writing it (what a normal
+// store does) costs memory bandwidth and keeps nothing useful. BURN_CPU_STREAMING_STORES=off: never;
+// =on: always (tests run the streaming paths on small tensors this way).
+bool streaming_stores_pay(size_t bytes);
+
 }  // namespace burn::cpu

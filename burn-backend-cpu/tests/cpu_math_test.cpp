@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -14,6 +15,7 @@
 #include "cpu_tensor.hpp"
 #include "cpu_test_fixture.hpp"
 #include "ops/blas.hpp"
+#include "ops/softmax_kernels.hpp"
 #include "storage_pool.hpp"
 
 namespace burn::cpu {
@@ -583,6 +585,27 @@ TEST_F(CpuMath, SoftmaxNaNAnywhereInALaneMakesItNaN) {
   const auto d =
       vals<double>(b.softmax(f64({1, 2, std::numeric_limits<double>::quiet_NaN(), 0, 1, 2, 3, 4, 5}, {1, 9}), 1));
   for (double v : d) EXPECT_TRUE(std::isnan(v));
+}
+
+// The streamed f32 rows (exps in scratch, the result written with streaming stores from the first
+// 32-byte boundary) give the bits of the plain rows: every row length from 1 to 70, outputs starting
+// off the boundary, NaN and infinities, softmax and log_softmax.
+TEST_F(CpuMath, SoftmaxRowsStreamedEqualPlainRows) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> val(-30.0f, 30.0f);
+  for (int64_t n = 1; n <= 70; ++n)
+    for (int64_t shift : {0, 1, 3})
+      for (bool log : {false, true}) {
+        const int64_t rows = 3;
+        std::vector<float> x(static_cast<size_t>(rows * n));
+        for (float& v : x) v = val(rng);
+        if (n > 5) x[5] = n % 2 ? kNaN : std::numeric_limits<float>::infinity();
+        std::vector<float> plain(static_cast<size_t>(rows * n + 8)), streamed(plain.size());
+        softmax_rows(x.data(), plain.data() + shift, rows, n, log, false);
+        softmax_rows(x.data(), streamed.data() + shift, rows, n, log, true);
+        ASSERT_EQ(0, std::memcmp(plain.data(), streamed.data(), plain.size() * sizeof(float)))
+            << "n " << n << " shift " << shift << (log ? " log_softmax" : " softmax");
+      }
 }
 
 TEST_F(CpuMath, ReduceDimFirstSplitsRowsAcrossThreads) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
@@ -16,6 +17,7 @@
 #include "ops/math_util.hpp"
 #include "ops/simd_avx2.hpp"
 #include "ops/softmax_kernels.hpp"
+#include "storage_pool.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -175,19 +177,22 @@ template <typename T, bool kLog>
 
 // softmax_row for f32 with exp8. While it works on a row it prefetches the next one (`next`, or
 // nullptr), a line per step of the exp loop: the next row's max pass then reads from cache instead of
-// waiting on memory, and memory and the exp arithmetic overlap instead of taking turns.
+// waiting on memory, and memory and the exp arithmetic overlap instead of taking turns. With `tmp` (a
+// row of scratch), the exps go there and the result leaves in one streaming-store pass: y's lines are
+// never read, which saves a third of the row's memory traffic when the result does not stay in cache.
 template <bool kLog>
 BURN_AVX2_FMA [[gnu::always_inline]] inline void softmax_row_avx2(const float* x, float* y, int64_t n,
-                                                                  const float* next) {
+                                                                  const float* next, float* tmp) {
   const float m = row_max(x, n);
   const __m256 mv = _mm256_set1_ps(m);
+  float* e_out = tmp ? tmp : y;
   __m256 s0 = _mm256_setzero_ps(), s1 = s0;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     if (next) _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T0);
     const __m256 e0 = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
     const __m256 e1 = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), mv));
-    if constexpr (!kLog) _mm256_storeu_ps(y + i, e0), _mm256_storeu_ps(y + i + 8, e1);
+    if constexpr (!kLog) _mm256_storeu_ps(e_out + i, e0), _mm256_storeu_ps(e_out + i + 8, e1);
     s0 = _mm256_add_ps(s0, e0), s1 = _mm256_add_ps(s1, e1);
   }
   float lane[16];
@@ -195,28 +200,43 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline void softmax_row_avx2(const float* x
   _mm256_storeu_ps(lane + 8, s1);
   for (; i < n; ++i) {
     const float e = vexp(x[i] - m);
-    if constexpr (!kLog) y[i] = e;
+    if constexpr (!kLog) e_out[i] = e;
     lane[0] += e;
   }
   float s = 0;
   for (int j = 0; j < 16; ++j) s += lane[j];
-  if constexpr (kLog) {
-    const float ls = std::log(s);
-    for (i = 0; i < n; ++i) y[i] = (x[i] - m) - ls;
-  } else {
-    const float inv = 1.0f / s;
-    for (i = 0; i < n; ++i) y[i] *= inv;
+  // The last pass: y = (x - m) - log(s) or e * (1 / s), streamed from the first 32-byte boundary.
+  const float c = kLog ? std::log(s) : 1.0f / s;
+  auto out = [&](int64_t k) { return kLog ? (x[k] - m) - c : e_out[k] * c; };
+  i = 0;
+  if (tmp) {
+    for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) y[i] = out(i);
+    const __m256 cv = _mm256_set1_ps(c);
+    for (; i + 8 <= n; i += 8) {
+      const __m256 v = kLog ? _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), cv)
+                            : _mm256_mul_ps(_mm256_loadu_ps(e_out + i), cv);
+      _mm256_stream_ps(y + i, v);
+    }
   }
+  for (; i < n; ++i) y[i] = out(i);
 }
 
-BURN_AVX2_FMA void softmax_rows_f32_avx2(const float* x, float* y, int64_t rows, int64_t n, bool log) {
+BURN_AVX2_FMA void softmax_rows_f32_avx2(const float* x, float* y, int64_t rows, int64_t n, bool log, bool stream) {
+  thread_local std::vector<float> scratch;
+  float* tmp = nullptr;
+  if (stream && x != y && n <= (int64_t(1) << 16)) {
+    if (scratch.size() < static_cast<size_t>(n)) scratch.resize(static_cast<size_t>(n));
+    tmp = scratch.data();
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const float* next = r + 1 < rows ? x + (r + 1) * n : nullptr;
     if (log)
-      softmax_row_avx2<true>(x + r * n, y + r * n, n, next);
+      softmax_row_avx2<true>(x + r * n, y + r * n, n, next, tmp);
     else
-      softmax_row_avx2<false>(x + r * n, y + r * n, n, next);
+      softmax_row_avx2<false>(x + r * n, y + r * n, n, next, tmp);
   }
+  // Streaming stores are weakly ordered: they must be visible before the task reports done.
+  if (tmp) _mm_sfence();
 }
 
 // Softmax over `w` adjacent columns of a lane block (row stride `inner`), vectorised across columns.
@@ -264,9 +284,9 @@ BURN_CPU_SOFTMAX_KERNELS(double, f64)
 
 }  // namespace
 
-void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool log) {
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool log, bool stream) {
   if (cpu_has_avx2_fma())
-    softmax_rows_f32_avx2(x, y, rows, n, log);
+    softmax_rows_f32_avx2(x, y, rows, n, log, stream);
   else
     softmax_rows_f32(x, y, rows, n, log);
 }
@@ -300,8 +320,14 @@ Prim softmax_impl(Prim xp, size_t dim, bool log) {
     const T* px = x->data<T>();
     T* py = out->data<T>();
     if (l.inner == 1) {
-      parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)),
-                   [&](int64_t b, int64_t e) { softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log); });
+      if constexpr (std::is_same_v<T, float>) {
+        const bool stream = px != py && streaming_stores_pay(static_cast<size_t>(shape.num_elements()) * sizeof(T));
+        parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)),
+                     [&](int64_t b, int64_t e) { softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log, stream); });
+      } else {
+        parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, l.n)),
+                     [&](int64_t b, int64_t e) { softmax_rows(px + b * l.n, py + b * l.n, e - b, l.n, log); });
+      }
     } else {
       const int64_t chunks = (l.inner + kCols - 1) / kCols;
       const int64_t width = std::min(l.inner, kCols);
