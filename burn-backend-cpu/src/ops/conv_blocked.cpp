@@ -40,7 +40,7 @@ int64_t threads_for(const Dims& m, const Geo3& g) {
 
 // Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
 float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> bufs[4];
+  thread_local std::vector<float> bufs[5];
   std::vector<float>& b = bufs[slot];
   if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
   return b.data();
@@ -126,48 +126,45 @@ BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
       for (int j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * NR + j];
 }
 
-// micro_kernel for a last panel of at most 8 columns (a plane's last pixels): MR x 8 with two sets of
-// accumulators, for even and odd k, so that 2 MR FMA chains hide the FMA latency (MR alone would not);
-// 8 columns at this rate cost about half of a full-width panel. B row k is b + k * ldb (8 floats read).
+// A last panel of at most kThin columns when A's rows are contiguous in k (the forward): per column a
+// dot product of each A row with the column, 8 k at a time (bt: the column, kc floats, contiguous), MR
+// rows and two k phases at once so that 2 MR FMA chains hide the latency; nothing is computed for absent
+// columns. Each column streams the A rows again (from L2), so one column costs about 3.5 columns of a
+// micro-kernel panel (perf shares on ResNet's 7x7 layer, 49 = 48 + 1 pixels): a 1-4 column panel runs
+// here, a wider one as a full micro-kernel panel (an MR x 8 kernel with two k phases for up to 8
+// columns was tried: as slow as the full 16-column panel).
+constexpr int kThin = 4;
 template <int MR>
-BURN_AVX2_FMA void narrow_kernel(int64_t kc, const float* const* ap, int64_t aks, const float* b, int64_t ldb, float* c,
-                                 int64_t ldc, int rows, int cols, const float* bias, bool load) {
-  alignas(32) float edge[MR * 8];
-  __m256 acc[2][MR];
+BURN_AVX2_FMA void thin_kernel(int64_t kc, const float* const* ap, const float* bt, int64_t ldbt, float* c, int64_t ldc,
+                               int rows, int cols, const float* bias, bool load) {
+  for (int j = 0; j < cols; ++j) {
+    const float* b = bt + j * ldbt;
+    __m256 acc[2][MR];
 #pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    __m256 init = _mm256_setzero_ps();
-    if (load) {
-      for (int j = 0; j < 8; ++j) edge[r * 8 + j] = r < rows && j < cols ? c[r * ldc + j] : 0.0f;
-      init = _mm256_load_ps(edge + r * 8);
-    } else if (bias) {
-      init = _mm256_broadcast_ss(bias + std::min(r, rows - 1));
-    }
-    acc[0][r] = init;
-    acc[1][r] = _mm256_setzero_ps();
-  }
-  const float* a[MR];
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) a[r] = ap[r];
-  int64_t k = 0;
-  for (; k + 2 <= kc; k += 2) {
+    for (int r = 0; r < MR; ++r) acc[0][r] = acc[1][r] = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k + 16 <= kc; k += 16) {
 #pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      const __m256 bv = _mm256_loadu_ps(b + (k + h) * ldb);
+      for (int h = 0; h < 2; ++h) {
+        const __m256 bv = _mm256_loadu_ps(b + k + 8 * h);
 #pragma GCC unroll 8
-      for (int r = 0; r < MR; ++r)
-        acc[h][r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a[r] + (k + h) * aks), bv, acc[h][r]);
+        for (int r = 0; r < MR; ++r) acc[h][r] = _mm256_fmadd_ps(_mm256_loadu_ps(ap[r] + k + 8 * h), bv, acc[h][r]);
+      }
+    }
+    for (; k + 8 <= kc; k += 8) {
+      const __m256 bv = _mm256_loadu_ps(b + k);
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) acc[0][r] = _mm256_fmadd_ps(_mm256_loadu_ps(ap[r] + k), bv, acc[0][r]);
+    }
+    for (int r = 0; r < rows; ++r) {
+      alignas(32) float lanes[8];
+      _mm256_store_ps(lanes, _mm256_add_ps(acc[0][r], acc[1][r]));
+      float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+      for (int64_t t = k; t < kc; ++t) sum += ap[r][t] * b[t];
+      float* dst = c + r * ldc + j;
+      *dst = (load ? *dst : bias ? bias[r] : 0.0f) + sum;
     }
   }
-  if (k < kc) {
-    const __m256 bv = _mm256_loadu_ps(b + k * ldb);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) acc[0][r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a[r] + k * aks), bv, acc[0][r]);
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) _mm256_store_ps(edge + r * 8, _mm256_add_ps(acc[0][r], acc[1][r]));
-  for (int r = 0; r < rows; ++r)
-    for (int j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * 8 + j];
 }
 
 // Where the columns [j, j + NR) of C go: row i at p + i * ld.
@@ -257,7 +254,8 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
   // Row blocks of at most about kMc rows, equal in size so that no thin block is left at the end.
   const int64_t MC = round_up(ceil_div(M, ceil_div(M, kMc)), MR);
   const int64_t kstep = ceil_div(K, ceil_div(K, kKc));
-  float* packed = scratch(3, kstep * NR + 8 + 8);                   // 8 floats of slack for pack's overhanging stores
+  float* packed = scratch(3, kstep * NR + 8 + 8);  // 8 floats of slack for pack's overhanging stores
+  float* bt = scratch(4, kstep * kThin);
   packed += (8 - reinterpret_cast<uintptr_t>(packed) / 4 % 8) % 8;  // 32-byte aligned
   for (int64_t k0 = 0; k0 < K; k0 += kstep) {
     const int64_t kc = std::min(kstep, K - k0);
@@ -272,6 +270,11 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
           pack_panel<NR>(kc, bp + j, b.ld, koff, packed, exact_b ? std::min(NR, n - j) : NR);
         else
           pack(kc, k0, j, packed);
+        // A thin last panel: its columns transposed, each kc floats contiguous (thin_kernel).
+        const bool thin = a.ks == 1 && n - j <= kThin && n - j < NR;
+        if (thin)
+          for (int64_t c = 0; c < n - j; ++c)
+            for (int64_t k = 0; k < kc; ++k) bt[c * kstep + k] = packed[k * NR + c];
         for (int64_t i = i0; i < i1; i += MR) {
           const int rows = static_cast<int>(std::min<int64_t>(MR, i1 - i));
           const float* ap[MR];
@@ -281,8 +284,8 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
           }
           const int cols = static_cast<int>(std::min(NR, n - j));
           const float* bias_here = bias && !load ? bias + i : nullptr;
-          if (NV > 1 && cols <= 8)
-            narrow_kernel<MR>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
+          if (thin)
+            thin_kernel<MR>(kc, ap, bt, kstep, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
           else
             micro_kernel<MR, NV>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
         }
@@ -851,12 +854,12 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
 }
 
 // Columns the micro-kernels compute for plan pl: its tiles' pixels (junk included) rounded up to nr, a
-// last panel of at most 8 (narrow_kernel) counted as 10.
+// last panel of at most kThin columns (thin_kernel) counted as 4 a column.
 int64_t padded_columns(const Plan& pl, int64_t nr) {
   int64_t cols = 0;
   for (int64_t t = 0; t < pl.tiles; ++t) {
     const int64_t n = pl.tile(t).n, rem = n % nr;
-    cols += n - rem + (rem == 0 ? 0 : rem <= 8 ? 10 : nr);
+    cols += n - rem + (rem == 0 ? 0 : rem <= kThin ? 4 * rem : nr);
   }
   return cols;
 }
@@ -885,7 +888,7 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
   };
   const Plan p24 = plan(24);
   // Small planes take 6 x 16 when it computes 10% fewer columns, or no more on rows of at most 8 pixels (7x7:
-  // 49 pixels are 48 + a narrow panel either way; panels of 16 gather 3 runs a row, of 24 up to 5).
+  // 49 pixels are 48 + a thin panel either way; panels of 16 gather 3 runs a row, of 24 up to 5).
   if (p24.tiles * p24.tq < (1 << 12)) {
     const Plan p16 = plan(16);
     const int64_t c16 = padded_columns(p16, 16), c24 = padded_columns(p24, 24);
