@@ -143,6 +143,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Kc = 333 (the thin kernel's tails of 8 and of single k).
         Case{{1, 64, 7, 7}, {96, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
         Case{{2, 37, 14, 14}, {40, 37, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+        // 14x14 with weights in panels: tiles of 192 or 96 pixels whose last 4 join the tile before.
+        Case{{1, 64, 14, 14}, {300, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
         // 1-D and 3-D: a 1x1 stride-2 conv and a 3x3x3 conv with panels.
         Case{{2, 6, 29}, {11, 6, 1}, {2}, {0}, {1}, 1, true},
         Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true}));

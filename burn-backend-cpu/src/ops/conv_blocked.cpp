@@ -384,6 +384,7 @@ struct Plan {
   bool dense = false;  // tiles are ranges of real pixels (not split only)
   int64_t width = 0;   // real columns per region row: the row width, or the piece width
   int64_t pitch = 0, tq = 0, qmax = 0, qtiles = 0, col_tiles = 1, tiles = 0;
+  int64_t last_extra = 0;  // dense: pixels the last tile of a plane holds past tq
   int64_t rrows = 0, depth = 0;
   int64_t region = 0;        // floats of one region, slack included
   std::vector<int64_t> off;  // per tap k
@@ -391,7 +392,7 @@ struct Plan {
   // out_bytes / out_bytes_per_pixel: the pixels a tile should hold; nr: its multiple; units: (image,
   // group) pairs; threads: the threads that will share the tiles.
   Plan(const Geo3& geo, int64_t ch, int64_t out_bytes, int64_t out_bytes_per_pixel, int64_t nr, int64_t units,
-       int64_t threads, bool dense_ = false)
+       int64_t threads, bool dense_ = false, int64_t region_bytes = kRegionBytes)
       : g(geo), channels(ch) {
     for (int d = 0; d < 3; ++d) {
       sig[d] = (g.k[d] - 1) * g.d[d] / g.s[d];
@@ -414,7 +415,7 @@ struct Plan {
       qmax = dense ? out1 * out2 : (out1 - 1) * pitch + out2;
       const int64_t per = dense ? out2 : pitch;
       // Smaller tiles when the region would not fit, or when the planes alone leave threads idle.
-      while (tq > nr && row_bytes(ceil_div(tq, per) + 1) > kRegionBytes) tq -= nr;
+      while (tq > nr && row_bytes(ceil_div(tq, per) + 1) > region_bytes) tq -= nr;
       while (tq > nr && planes * ceil_div(qmax, tq) < want) tq = std::max(nr, round_up(tq / 2, nr));
       tq = std::min(tq, round_up(qmax, nr));
       // Few tiles: narrower, even ones until their count is a multiple of the threads (9 tiles on 2
@@ -428,7 +429,11 @@ struct Plan {
           }
         }
       qtiles = ceil_div(qmax, tq);
-      rrows = std::min(ceil_div(tq, per) + 1, out1) + sig[1];
+      // A dense plane's last few pixels (at most kThin) join the tile before them rather than make a
+      // tile of their own, which would stream all the weights again for them (ResNet's 14x14 planes on 2
+      // threads were tiles of 48, 48, 48, 48 and 4 pixels).
+      if (dense && qtiles > 1 && qmax % tq > 0 && qmax % tq <= kThin) last_extra = qmax % tq, --qtiles;
+      rrows = std::min(ceil_div(tq + last_extra, per) + 1, out1) + sig[1];
       tiles = planes / units * qtiles;
     } else {
       split = true;
@@ -474,7 +479,7 @@ struct Plan {
     Tile tl;
     if (dense) {
       tl.oz = t / qtiles;
-      const int64_t pa = t % qtiles * tq, pb = std::min(pa + tq, qmax);
+      const int64_t pa = t % qtiles * tq, pb = t % qtiles == qtiles - 1 ? qmax : std::min(pa + tq, qmax);
       tl.oy0 = pa / width;
       tl.ox0 = 0;
       tl.q0 = pa % width;
@@ -880,10 +885,13 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
     return pointwise_tiles<4, 3>(x, w, bias, y, m, g, mp, tn, threads);
   }
   // Dense plans when they compute fewer columns than pitch plans (they pack a little slower).
+  // Weights cut into panels are streamed from L3 once per tile: such convs take regions of up to twice
+  // kRegionBytes, for fewer tiles (ResNet's 7x7 stride-2 conv at batch 1: one tile instead of four).
+  const int64_t region_bytes = mp < m.mo ? 2 * kRegionBytes : kRegionBytes;
   const auto plan = [&](int64_t nr) {
-    const Plan pd(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, true);
+    const Plan pd(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, true, region_bytes);
     if (!pd.dense) return pd;
-    Plan pp(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, false);
+    Plan pp(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, false, region_bytes);
     return padded_columns(pd, nr) < padded_columns(pp, nr) ? pd : pp;
   };
   const Plan p24 = plan(24);
