@@ -895,13 +895,12 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
     return padded_columns(pd, nr) < padded_columns(pp, nr) ? pd : pp;
   };
   const Plan p24 = plan(24);
-  // Small planes take 6 x 16 when it computes 10% fewer columns, or no more on rows of at most 8 pixels (7x7:
-  // 49 pixels are 48 + a thin panel either way; panels of 16 gather 3 runs a row, of 24 up to 5).
+  // Small planes take 6 x 16 when it computes 10% fewer columns. (On 7x7, 49 pixels are 48 + a thin panel
+  // either way: 4 x 24 measured 0.95-1.0x the time of 6 x 16 there, at b1 and b8.)
   if (p24.tiles * p24.tq < (1 << 12)) {
     const Plan p16 = plan(16);
     const int64_t c16 = padded_columns(p16, 16), c24 = padded_columns(p24, 24);
-    if (c16 * 10 < c24 * 9 || (c16 <= c24 && g.out[2] <= 8))
-      return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads);
+    if (c16 * 10 < c24 * 9) return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads);
   }
   forward_tiles<4, 3>(x, w, bias, y, m, g, p24, mp, threads);
 }
