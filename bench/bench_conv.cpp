@@ -1,6 +1,6 @@
 // conv through the public module API: conv2d forward, and forward + backward (conv_backward with
 // the bias gradient), on a ResNet body layer (N16 64->64 56x56 3x3 p1) and stem (N1 3->64 224x224 7x7 s2 p3);
-// forward alone on the convs of ResNet-18's layer2-4 at batch 1 and 8 (the 3x3s and the 1x1 s2 downsamples);
+// forward alone on the convs of ResNet-18 at batch 1 and 8 (the stem, the 3x3s and the 1x1 s2 downsamples);
 // conv2d + bias + ReLU on the body layer at batch 4, unfused and on fusion<cpu> (`_fused`: the ReLU in the
 // conv's program, sync() per iteration).
 #include "burn/tensor/module.hpp"
@@ -22,14 +22,15 @@ void register_cases() {
       {"n16_c64_56x56_k3_p1", {16, 64, 56, 56}, {64, 64, 3, 3}, ConvOptions{{1}, {1}, {}, {1}, 1}},
       {"n1_c3_224x224_k7_s2_p3", {1, 3, 224, 224}, {64, 3, 7, 7}, ConvOptions{{2}, {3}, {}, {1}, 1}},
   };
-  // ResNet-18 layer2-4 (name: layer, c_in, c_out, input side, stride, kernel).
+  // ResNet-18's stem, layer1 and layer2-4 (name: layer, c_in, c_out, input side, stride, kernel).
   const struct {
     const char* name;
     int64_t c, co, hw, s, k;
   } resnet[] = {
-      {"l2_s2", 64, 128, 56, 2, 3},  {"l2", 128, 128, 28, 1, 3}, {"l2_ds", 64, 128, 56, 2, 1},
-      {"l3_s2", 128, 256, 28, 2, 3}, {"l3", 256, 256, 14, 1, 3}, {"l3_ds", 128, 256, 28, 2, 1},
-      {"l4_s2", 256, 512, 14, 2, 3}, {"l4", 512, 512, 7, 1, 3},  {"l4_ds", 256, 512, 14, 2, 1},
+      {"stem", 3, 64, 224, 2, 7}, {"l1", 64, 64, 56, 1, 3},      {"l2_s2", 64, 128, 56, 2, 3},
+      {"l2", 128, 128, 28, 1, 3}, {"l2_ds", 64, 128, 56, 2, 1},  {"l3_s2", 128, 256, 28, 2, 3},
+      {"l3", 256, 256, 14, 1, 3}, {"l3_ds", 128, 256, 28, 2, 1}, {"l4_s2", 256, 512, 14, 2, 3},
+      {"l4", 512, 512, 7, 1, 3},  {"l4_ds", 256, 512, 14, 2, 1},
   };
   for (int64_t n : {1, 8})
     for (const auto& r : resnet) {

@@ -138,6 +138,13 @@ INSTANTIATE_TEST_SUITE_P(
         // 1x1 with padding (im2col path) and a large 1x1 stride-1 GEMM (several tiles and panels).
         Case{{1, 5, 6, 7}, {9, 5, 1, 1}, {1, 1}, {1, 2}, {1, 1}, 1, true},
         Case{{2, 70, 40, 41}, {300, 70, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+        // dense tiles (real pixels only, gathered across row ends) ending in a panel of at most 4
+        // pixels (thin_kernel): 7x7 (48 + 1) with bias, and 14x14 on two images (192 + 4) with
+        // Kc = 333 (the thin kernel's tails of 8 and of single k).
+        Case{{1, 64, 7, 7}, {96, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+        Case{{2, 37, 14, 14}, {40, 37, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+        // 14x14 with weights in panels: tiles of 192 or 96 pixels whose last 4 join the tile before.
+        Case{{1, 64, 14, 14}, {300, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
         // 1-D and 3-D: a 1x1 stride-2 conv and a 3x3x3 conv with panels.
         Case{{2, 6, 29}, {11, 6, 1}, {2}, {0}, {1}, 1, true},
         Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true}));

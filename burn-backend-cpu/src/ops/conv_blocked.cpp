@@ -40,7 +40,7 @@ int64_t threads_for(const Dims& m, const Geo3& g) {
 
 // Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
 float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> bufs[4];
+  thread_local std::vector<float> bufs[5];
   std::vector<float>& b = bufs[slot];
   if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
   return b.data();
@@ -126,6 +126,47 @@ BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
       for (int j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * NR + j];
 }
 
+// A last panel of at most kThin columns when A's rows are contiguous in k (the forward): per column a
+// dot product of each A row with the column, 8 k at a time (bt: the column, kc floats, contiguous), MR
+// rows and two k phases at once so that 2 MR FMA chains hide the latency; nothing is computed for absent
+// columns. Each column streams the A rows again (from L2), so one column costs about 3.5 columns of a
+// micro-kernel panel (perf shares on ResNet's 7x7 layer, 49 = 48 + 1 pixels): a 1-4 column panel runs
+// here, a wider one as a full micro-kernel panel (an MR x 8 kernel with two k phases for up to 8
+// columns was tried: as slow as the full 16-column panel).
+constexpr int kThin = 4;
+template <int MR>
+BURN_AVX2_FMA void thin_kernel(int64_t kc, const float* const* ap, const float* bt, int64_t ldbt, float* c, int64_t ldc,
+                               int rows, int cols, const float* bias, bool load) {
+  for (int j = 0; j < cols; ++j) {
+    const float* b = bt + j * ldbt;
+    __m256 acc[2][MR];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) acc[0][r] = acc[1][r] = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k + 16 <= kc; k += 16) {
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        const __m256 bv = _mm256_loadu_ps(b + k + 8 * h);
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r) acc[h][r] = _mm256_fmadd_ps(_mm256_loadu_ps(ap[r] + k + 8 * h), bv, acc[h][r]);
+      }
+    }
+    for (; k + 8 <= kc; k += 8) {
+      const __m256 bv = _mm256_loadu_ps(b + k);
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) acc[0][r] = _mm256_fmadd_ps(_mm256_loadu_ps(ap[r] + k), bv, acc[0][r]);
+    }
+    for (int r = 0; r < rows; ++r) {
+      alignas(32) float lanes[8];
+      _mm256_store_ps(lanes, _mm256_add_ps(acc[0][r], acc[1][r]));
+      float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+      for (int64_t t = k; t < kc; ++t) sum += ap[r][t] * b[t];
+      float* dst = c + r * ldc + j;
+      *dst = (load ? *dst : bias ? bias[r] : 0.0f) + sum;
+    }
+  }
+}
+
 // Where the columns [j, j + NR) of C go: row i at p + i * ld.
 struct CPanel {
   float* p;
@@ -151,18 +192,70 @@ BURN_AVX2_FMA void pack_panel(int64_t kc, const float* b, int64_t ldb, const int
   }
 }
 
+// One run of a gathered micro-panel: `len` columns from region offset `src`, to column `dst`.
+struct Seg {
+  int64_t src;
+  int32_t dst, len;
+};
+
+// The copies of pack_gather, V vectors of 8 floats a row: source offsets so[] from region + koff[k], destination
+// offsets do[] in the row, in order (a later copy overwrites an earlier one's overhang).
+template <int NR, int V>
+BURN_AVX2_FMA void pack_vectors(int64_t kc, const float* region, const int64_t* koff, const int64_t* so, const int* dof,
+                                float* dst) {
+  int64_t s[V];
+  int d[V];
+#pragma GCC unroll 8
+  for (int i = 0; i < V; ++i) s[i] = so[i], d[i] = dof[i];
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* base = region + koff[k];
+    float* o = dst + k * NR;
+#pragma GCC unroll 8
+    for (int i = 0; i < V; ++i) _mm256_storeu_ps(o + d[i], _mm256_loadu_ps(base + s[i]));
+  }
+}
+
+// Packs kc rows of a micro-panel whose columns are the runs `segs` of region + koff[k]: each run is copied
+// 8 floats at a time, its last store overhanging into the next run's columns (written after it) or the
+// next row (likewise; `dst` has 8 floats of slack after the last one); the region has slack to read past.
+template <int NR>
+BURN_AVX2_FMA void pack_gather(int64_t kc, const float* region, const int64_t* koff, const Seg* segs, int nseg,
+                               float* dst) {
+  int64_t so[NR / 8 + NR];
+  int dof[NR / 8 + NR];
+  int nv = 0;
+  for (int s = 0; s < nseg; ++s)
+    for (int v = 0; v < segs[s].len; v += 8) so[nv] = segs[s].src + v, dof[nv++] = segs[s].dst + v;
+  switch (nv) {
+    case 1: return pack_vectors<NR, 1>(kc, region, koff, so, dof, dst);
+    case 2: return pack_vectors<NR, 2>(kc, region, koff, so, dof, dst);
+    case 3: return pack_vectors<NR, 3>(kc, region, koff, so, dof, dst);
+    case 4: return pack_vectors<NR, 4>(kc, region, koff, so, dof, dst);
+    case 5: return pack_vectors<NR, 5>(kc, region, koff, so, dof, dst);
+    case 6: return pack_vectors<NR, 6>(kc, region, koff, so, dof, dst);
+    default: break;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* base = region + koff[k];
+    float* o = dst + k * NR;
+    for (int i = 0; i < nv; ++i) _mm256_storeu_ps(o + dof[i], _mm256_loadu_ps(base + so[i]));
+  }
+}
+
 // C[M x n] = A[M x K] B[K x n] (+ C when `accumulate`, else + bias per row when not null); every B row
 // holds n rounded up to NR readable floats (`exact_b`: only n); cmap(j) places the C columns of panel j.
 // Each kc x NR micro-panel of B is first packed contiguously, once for all M rows: read in place through
 // the tap offsets, every row of it spans two or three cache lines.
-template <int MR, int NV, typename CMap>
+// `pack(kc, k0, j, dst)`, when given, packs the micro-panel instead (rows k0.. k0 + kc, columns j.. j + NR).
+template <int MR, int NV, typename CMap, typename Pack = std::nullptr_t>
 void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, const CMap& cmap, const float* bias,
-               bool accumulate, bool exact_b = false) {
+               bool accumulate, bool exact_b = false, const Pack& pack = nullptr) {
   constexpr int64_t NR = 8 * NV;
   // Row blocks of at most about kMc rows, equal in size so that no thin block is left at the end.
   const int64_t MC = round_up(ceil_div(M, ceil_div(M, kMc)), MR);
   const int64_t kstep = ceil_div(K, ceil_div(K, kKc));
-  float* packed = scratch(3, kstep * NR + 8);
+  float* packed = scratch(3, kstep * NR + 8 + 8);  // 8 floats of slack for pack's overhanging stores
+  float* bt = scratch(4, kstep * kThin);
   packed += (8 - reinterpret_cast<uintptr_t>(packed) / 4 % 8) % 8;  // 32-byte aligned
   for (int64_t k0 = 0; k0 < K; k0 += kstep) {
     const int64_t kc = std::min(kstep, K - k0);
@@ -173,7 +266,15 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
       const int64_t i1 = std::min(M, i0 + MC);
       for (int64_t j = 0; j < n; j += NR) {
         const CPanel cp = cmap(j);
-        pack_panel<NR>(kc, bp + j, b.ld, koff, packed, exact_b ? std::min(NR, n - j) : NR);
+        if constexpr (std::is_same_v<Pack, std::nullptr_t>)
+          pack_panel<NR>(kc, bp + j, b.ld, koff, packed, exact_b ? std::min(NR, n - j) : NR);
+        else
+          pack(kc, k0, j, packed);
+        // A thin last panel: its columns transposed, each kc floats contiguous (thin_kernel).
+        const bool thin = a.ks == 1 && n - j <= kThin && n - j < NR;
+        if (thin)
+          for (int64_t c = 0; c < n - j; ++c)
+            for (int64_t k = 0; k < kc; ++k) bt[c * kstep + k] = packed[k * NR + c];
         for (int64_t i = i0; i < i1; i += MR) {
           const int rows = static_cast<int>(std::min<int64_t>(MR, i1 - i));
           const float* ap[MR];
@@ -183,7 +284,10 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
           }
           const int cols = static_cast<int>(std::min(NR, n - j));
           const float* bias_here = bias && !load ? bias + i : nullptr;
-          micro_kernel<MR, NV>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
+          if (thin)
+            thin_kernel<MR>(kc, ap, bt, kstep, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
+          else
+            micro_kernel<MR, NV>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
         }
       }
     }
@@ -266,6 +370,10 @@ int64_t tile_width(int64_t bytes_per_pixel, int64_t budget, int64_t pixels, int6
 // across row ends), or for very long rows a piece of one row. For each tile a zero-padded copy of the
 // input rows it reads (the region) is made with x split by stride phase, so that for every tap
 // k = (c, kz, ky, kx) the values for the tile's pixels are region[off[k] + q], contiguous in q.
+// A dense plan (the forward) has no junk columns: its tiles are ranges of real output pixels (tq of them
+// a tile, a multiple of the micro-kernel width, across row ends) and the forward packs only real pixels
+// into its micro-panels (a row's run of q, then the next row's), so that the micro-kernels compute no
+// junk and store straight into y; the region keeps the pitch layout.
 struct Plan {
   Geo3 g;
   int64_t channels = 0;
@@ -273,8 +381,10 @@ struct Plan {
   std::vector<int64_t> phase[3];  // the distinct phases (k d mod s) per dim
   int64_t nphase = 1;
   bool split = false;  // tiles are pieces of one row
+  bool dense = false;  // tiles are ranges of real pixels (not split only)
   int64_t width = 0;   // real columns per region row: the row width, or the piece width
   int64_t pitch = 0, tq = 0, qmax = 0, qtiles = 0, col_tiles = 1, tiles = 0;
+  int64_t last_extra = 0;  // dense: pixels the last tile of a plane holds past tq
   int64_t rrows = 0, depth = 0;
   int64_t region = 0;        // floats of one region, slack included
   std::vector<int64_t> off;  // per tap k
@@ -282,7 +392,7 @@ struct Plan {
   // out_bytes / out_bytes_per_pixel: the pixels a tile should hold; nr: its multiple; units: (image,
   // group) pairs; threads: the threads that will share the tiles.
   Plan(const Geo3& geo, int64_t ch, int64_t out_bytes, int64_t out_bytes_per_pixel, int64_t nr, int64_t units,
-       int64_t threads)
+       int64_t threads, bool dense_ = false, int64_t region_bytes = kRegionBytes)
       : g(geo), channels(ch) {
     for (int d = 0; d < 3; ++d) {
       sig[d] = (g.k[d] - 1) * g.d[d] / g.s[d];
@@ -298,11 +408,14 @@ struct Plan {
     const int64_t planes = units * g.out[0];
     const auto row_bytes = [&](int64_t rows) { return channels * nphase * (sig[0] + 1) * (rows + sig[1]) * pitch * 4; };
     if (out2 + sig[2] <= tq) {
+      dense = dense_;
       width = out2;
       pitch = out2 + sig[2];
-      qmax = (out1 - 1) * pitch + out2;
+      // qmax: the tile coordinate's range (q, or the real pixel index when dense); per: its units a row.
+      qmax = dense ? out1 * out2 : (out1 - 1) * pitch + out2;
+      const int64_t per = dense ? out2 : pitch;
       // Smaller tiles when the region would not fit, or when the planes alone leave threads idle.
-      while (tq > nr && row_bytes(ceil_div(tq, pitch) + 1) > kRegionBytes) tq -= nr;
+      while (tq > nr && row_bytes(ceil_div(tq, per) + 1) > region_bytes) tq -= nr;
       while (tq > nr && planes * ceil_div(qmax, tq) < want) tq = std::max(nr, round_up(tq / 2, nr));
       tq = std::min(tq, round_up(qmax, nr));
       // Few tiles: narrower, even ones until their count is a multiple of the threads (9 tiles on 2
@@ -316,7 +429,11 @@ struct Plan {
           }
         }
       qtiles = ceil_div(qmax, tq);
-      rrows = std::min(ceil_div(tq, pitch) + 1, out1) + sig[1];
+      // A dense plane's last few pixels (at most kThin) join the tile before them rather than make a
+      // tile of their own, which would stream all the weights again for them (ResNet's 14x14 planes on 2
+      // threads were tiles of 48, 48, 48, 48 and 4 pixels).
+      if (dense && qtiles > 1 && qmax % tq > 0 && qmax % tq <= kThin) last_extra = qmax % tq, --qtiles;
+      rrows = std::min(ceil_div(tq + last_extra, per) + 1, out1) + sig[1];
       tiles = planes / units * qtiles;
     } else {
       split = true;
@@ -357,9 +474,18 @@ struct Plan {
   struct Tile {
     int64_t oz, oy0, ox0, q0, n, w;
   };
+  // In a dense plan, n counts the tile's real pixels, the first at q0 (output pixel p0 of the plane).
   Tile tile(int64_t t) const {
     Tile tl;
-    if (!split) {
+    if (dense) {
+      tl.oz = t / qtiles;
+      const int64_t pa = t % qtiles * tq, pb = t % qtiles == qtiles - 1 ? qmax : std::min(pa + tq, qmax);
+      tl.oy0 = pa / width;
+      tl.ox0 = 0;
+      tl.q0 = pa % width;
+      tl.n = pb - pa;
+      tl.w = width;
+    } else if (!split) {
       tl.oz = t / qtiles;
       const int64_t qa = t % qtiles * tq, qb = std::min(qa + tq, qmax);
       tl.oy0 = qa / pitch;
@@ -624,7 +750,7 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
   std::atomic<int64_t> next{0};
   parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
     float* region = scratch(0, pl.region);
-    float* out = scratch(1, mp * ldc);
+    float* out = pl.dense ? nullptr : scratch(1, mp * ldc);
     int64_t built = -1;
     for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
       const int64_t ut = t / panels, u = ut / pl.tiles, n = u / m.groups, gi = u % m.groups;
@@ -633,6 +759,26 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
       if (ut != built) build_region(x + (n * m.c + gi * m.cg) * g.in_size, pl, tl, region);
       built = ut;
       float* yg = y + (n * m.cout + gi * m.mo + c0) * g.out_size + tl.oz * g.out[1] * g.out[2];
+      const AMat a{w + (gi * m.mo + c0) * m.kc, m.kc, 1, nullptr};
+      const float* bias_g = bias ? bias + gi * m.mo + c0 : nullptr;
+      if (pl.dense) {
+        // Real pixels only: panel j holds the tile's pixels p0 + j.. p0 + j + NR, contiguous in y.
+        const int64_t p0 = tl.oy0 * pl.width + tl.q0, ow = pl.width;
+        const auto pack = [&](int64_t kc, int64_t k0, int64_t j, float* dst) {
+          Seg segs[NR];
+          int nseg = 0;
+          for (int64_t c = j, e = std::min(tl.n, j + NR); c < e;) {
+            const int64_t p = p0 + c, col = p % ow, len = std::min(ow - col, e - c);
+            segs[nseg++] =
+                Seg{(p / ow - tl.oy0) * pl.pitch + col, static_cast<int32_t>(c - j), static_cast<int32_t>(len)};
+            c += len;
+          }
+          pack_gather<NR>(kc, region, pl.off.data() + k0, segs, nseg, dst);
+        };
+        tile_gemm<MR, NV>(rows, tl.n, m.kc, a, BMat{region, 0, pl.off.data()}, DenseC{yg + p0, g.out_size}, bias_g,
+                          false, false, pack);
+        continue;
+      }
       // A panel of real pixels of one row is stored straight into y; one that crosses junk columns
       // goes through `out` and its real pixels are copied afterwards (masked stores are slow on AMD).
       const auto direct = [&](int64_t j) {
@@ -644,8 +790,7 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
         const int64_t q = tl.q0 + j;
         return {yg + (tl.oy0 + q / pl.pitch) * g.out[2] + tl.ox0 + q % pl.pitch, g.out_size};
       };
-      tile_gemm<MR, NV>(rows, tl.n, m.kc, AMat{w + (gi * m.mo + c0) * m.kc, m.kc, 1, nullptr},
-                        BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias ? bias + gi * m.mo + c0 : nullptr, false);
+      tile_gemm<MR, NV>(rows, tl.n, m.kc, a, BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias_g, false);
       for (int64_t j = 0; j < tl.n; j += NR) {
         if (direct(j)) continue;
         pl.runs(tl, tl.q0 + j, tl.q0 + std::min(tl.n, j + NR), [&](int64_t q, int64_t oy, int64_t ox, int64_t len) {
@@ -713,10 +858,14 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
   });
 }
 
-// Columns the micro-kernels compute for plan pl: its tiles' pixels (junk included) rounded up to nr.
+// Columns the micro-kernels compute for plan pl: its tiles' pixels (junk included) rounded up to nr, a
+// last panel of at most kThin columns (thin_kernel) counted as 4 a column.
 int64_t padded_columns(const Plan& pl, int64_t nr) {
   int64_t cols = 0;
-  for (int64_t t = 0; t < pl.tiles; ++t) cols += round_up(pl.tile(t).n, nr);
+  for (int64_t t = 0; t < pl.tiles; ++t) {
+    const int64_t n = pl.tile(t).n, rem = n % nr;
+    cols += n - rem + (rem == 0 ? 0 : rem <= kThin ? 4 * rem : nr);
+  }
   return cols;
 }
 
@@ -735,12 +884,23 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
       return pointwise_tiles<6, 2>(x, w, bias, y, m, g, mp, std::min(round_up(L, 16), round_up(tn, 16)), threads);
     return pointwise_tiles<4, 3>(x, w, bias, y, m, g, mp, tn, threads);
   }
-  const Plan p24(g, m.cg, kOutBytes, mp * 4, 24, units * panels, threads);
-  // Small planes (7x7: 61 pitch columns are 72 in panels of 24, 64 in panels of 16) take 6 x 16.
+  // Dense plans when they compute fewer columns than pitch plans (they pack a little slower).
+  // Weights cut into panels are streamed from L3 once per tile: such convs take regions of up to twice
+  // kRegionBytes, for fewer tiles (ResNet's 7x7 stride-2 conv at batch 1: one tile instead of four).
+  const int64_t region_bytes = mp < m.mo ? 2 * kRegionBytes : kRegionBytes;
+  const auto plan = [&](int64_t nr) {
+    const Plan pd(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, true, region_bytes);
+    if (!pd.dense) return pd;
+    Plan pp(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, false, region_bytes);
+    return padded_columns(pd, nr) < padded_columns(pp, nr) ? pd : pp;
+  };
+  const Plan p24 = plan(24);
+  // Small planes take 6 x 16 when it computes 10% fewer columns. (On 7x7, 49 pixels are 48 + a thin panel
+  // either way: 4 x 24 measured 0.95-1.0x the time of 6 x 16 there, at b1 and b8.)
   if (p24.tiles * p24.tq < (1 << 12)) {
-    const Plan p16(g, m.cg, kOutBytes, mp * 4, 16, units * panels, threads);
-    if (padded_columns(p16, 16) * 10 < padded_columns(p24, 24) * 9)
-      return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads);
+    const Plan p16 = plan(16);
+    const int64_t c16 = padded_columns(p16, 16), c24 = padded_columns(p24, 24);
+    if (c16 * 10 < c24 * 9) return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads);
   }
   forward_tiles<4, 3>(x, w, bias, y, m, g, p24, mp, threads);
 }
