@@ -2,6 +2,10 @@
 #include "burn/record/file.hpp"
 
 #include <fcntl.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -243,12 +247,34 @@ struct CloserShutdown {
   }
 } g_closer_shutdown;
 
+// Local filesystems where holding the replaced file open only moves its freeing. Not network or
+// FUSE ones: NFS, AFS and libfuse rename a busy target aside (.nfsXXXX, .fuse_hiddenXXXX) before the
+// rename, so the target's name would be missing for a moment; SMB refuses to rename over an open file.
+bool holding_is_safe_on(const std::string& target) {
+#ifdef __linux__
+  struct statfs fs {};
+  if (::statfs(target.c_str(), &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC: return true;
+    default: return false;
+  }
+#else
+  (void)target;
+  return false;
+#endif
+}
+
 // The regular file a rename to `target` would unlink, opened; -1 when there is none (missing,
-// unreadable) or it is something else (symlink: the rename replaces the link itself; FIFO, device,
-// folder: never opened, as an open could block or act).
+// unreadable), it is something else (symlink: the rename replaces the link itself; FIFO, device,
+// folder: never opened, as an open could block or act) or it lies on a filesystem not listed above.
 int hold_replaced_file(const std::string& target) {
   struct stat st {};
-  if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !holding_is_safe_on(target)) return -1;
   const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return -1;
   struct stat now {};

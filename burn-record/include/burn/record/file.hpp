@@ -17,9 +17,10 @@ BURN_RECORD_API RecordError record_error(std::string_view op, const std::string&
 
 // A new temporary file next to `target` (".<name>.tmp-XXXXXX", same folder, so the rename is atomic),
 // removed again unless commit() succeeds. commit(): fsync the file, give it the usual permissions
-// (0666 less the umask), rename it over the target, fsync the folder. A regular file it replaces is
-// held open across the rename and closed by a background thread afterwards, so that freeing the
-// old file's blocks is not part of the save (detail::drain_deferred_closes() waits for that).
+// (0666 less the umask), rename it over the target, fsync the folder. A regular file it replaces on
+// a local filesystem is held open across the rename and closed by a background thread afterwards,
+// so that freeing the old file's blocks is not part of the save (detail::drain_deferred_closes()
+// waits for that).
 class BURN_RECORD_API AtomicFile {
  public:
   explicit AtomicFile(std::string target);
