@@ -25,14 +25,15 @@
 #include "../pool.hpp"
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
+#include "hdf5_index.hpp"
 
 namespace {
 
 using namespace burn;
 using namespace burn::record;
 using namespace burn::record::plugin_detail;
+using namespace burn::record::hdf5_detail;
 
-constexpr const char* kOp = "hdf5";
 constexpr const char* kFormat = "burn-record-hdf5";
 constexpr int64_t kLayoutVersion = 1;
 constexpr uint64_t kChunkBytes = 1u << 20;  // target bytes per HDF5 chunk
@@ -40,12 +41,6 @@ constexpr uint64_t kChunkBytes = 1u << 20;  // target bytes per HDF5 chunk
 constexpr uint64_t kPieceBytes = 512u << 10;
 // Datasets with more chunks are read by HDF5 (256 chunks cost about 1 ms to locate; 1024, 10-30 ms).
 constexpr uint64_t kMaxDirectChunks = 256;
-// Fuzz builds skip checksum comparisons so the fuzzer reaches the checks behind them.
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-constexpr bool kFuzzing = true;
-#else
-constexpr bool kFuzzing = false;
-#endif
 
 // ---- HDF5 handles and errors ----
 
@@ -219,13 +214,7 @@ Handle no_chunk_cache() {
   return dapl;
 }
 
-// ---- where data lies, and the entry index ----
-
-// Bytes of a tensor stored as-is in the file: `bytes` at file offset `file` are the tensor's bytes
-// from `dst`; `stored` is what the file holds there (a clipped edge chunk is stored whole).
-struct Extent {
-  uint64_t file = 0, bytes = 0, dst = 0, stored = 0;
-};
+// ---- where data lies ----
 
 // The file places of an unfiltered dataset of `bytes` bytes stored as it is in memory: a contiguous
 // dataset, or chunks that are each one run of the tensor (every dim of the chunk 1 before some dim
@@ -295,112 +284,6 @@ bool locate_extents(hid_t ds, hid_t dcpl, H5D_layout_t layout, const std::vector
     }
   }
   return true;
-}
-
-// The checksum that ends the first chunk of the v2 object header at file offset `addr`, read with
-// pread; nullopt when there is none there (a v1 header, or bytes that are not a header). It covers
-// the object's type, shape, layout (where its data lies), times, the attributes kept in the header
-// or their index, and a group's links or their index: a replaced object at a reused address shows.
-std::optional<uint32_t> header_checksum(int fd, uint64_t addr, uint64_t file_size) {
-  unsigned char h[40] = {};
-  if (addr >= file_size) return std::nullopt;
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof h, file_size - addr));
-  if (n < 8 || ::pread(fd, h, n, static_cast<off_t>(addr)) != static_cast<ssize_t>(n)) return std::nullopt;
-  if (std::memcmp(h, "OHDR", 4) != 0 || h[4] != 2) return std::nullopt;
-  const uint8_t flags = h[5];
-  size_t at = 6;
-  if (flags & 0x20) at += 16;  // access, modification, change and birth times
-  if (flags & 0x10) at += 4;   // attribute storage phase change values
-  const size_t width = size_t{1} << (flags & 3);
-  if (at + width > n) return std::nullopt;
-  uint64_t size = 0;
-  for (size_t i = 0; i < width; ++i) size |= uint64_t{h[at + i]} << (8 * i);
-  uint64_t sum_at = 0, end = 0;
-  if (!checked_add(addr + at + width, size, &sum_at) || !checked_add(sum_at, 4, &end) || end > file_size) {
-    return std::nullopt;
-  }
-  unsigned char c[4];
-  if (::pread(fd, c, 4, static_cast<off_t>(sum_at)) != 4) return std::nullopt;
-  return get_u32(c);
-}
-
-// The root attribute burn.index lists every entry as saved: path, kind, dtype, shape, hash, the
-// address, link creation order and header checksum of its object, and a direct tensor's places.
-// A reader that finds it consistent with the file's links reads it instead of opening every object
-// (layout in burn-record/README.md, "The hdf5 layout").
-constexpr const char* kIndexAttr = "burn.index";
-constexpr uint32_t kIndexVersion = 1;
-constexpr uint8_t kHasHash = 1, kDirect = 2;
-
-struct IndexEntry {
-  EntryInfo info;
-  uint8_t flags = 0;
-  uint64_t hash = 0, addr = HADDR_UNDEF;
-  int64_t corder = 0;
-  uint32_t header = 0;
-  std::vector<Extent> extents;
-};
-
-std::string encode_index(const std::vector<IndexEntry>& entries) {
-  std::string out;
-  put_u32(out, kIndexVersion);
-  put_u32(out, static_cast<uint32_t>(entries.size()));
-  for (const IndexEntry& e : entries) {
-    put_str(out, e.info.path);
-    put_u8(out, static_cast<uint8_t>(e.info.kind));
-    put_u8(out, e.info.kind == EntryKind::Tensor ? static_cast<uint8_t>(e.info.dtype) : 0);
-    put_u8(out, e.info.kind == EntryKind::Tensor ? static_cast<uint8_t>(e.info.shape.rank()) : 0);
-    put_u8(out, e.flags);
-    if (e.info.kind == EntryKind::Tensor) {
-      for (int64_t d : e.info.shape) put_u64(out, static_cast<uint64_t>(d));
-    }
-    put_u64(out, e.hash);
-    put_u64(out, e.addr);
-    put_u64(out, static_cast<uint64_t>(e.corder));
-    put_u32(out, e.header);
-    put_u32(out, static_cast<uint32_t>(e.extents.size()));
-    for (const Extent& x : e.extents) {
-      put_u64(out, x.file);
-      put_u64(out, x.bytes);
-      put_u64(out, x.dst);
-      put_u64(out, x.stored);
-    }
-  }
-  put_u64(out, XXH3_64bits(out.data(), out.size()));
-  return out;
-}
-
-// One link of a group: its name, type, target address (hard links) and creation order.
-struct Link {
-  std::string name;
-  H5L_type_t type;
-  haddr_t addr;
-  bool corder_valid;
-  int64_t corder;
-};
-
-herr_t collect_link(hid_t, const char* name, const H5L_info_t* info, void* out) {
-  static_cast<std::vector<Link>*>(out)->push_back({name, info->type,
-                                                   info->type == H5L_TYPE_HARD ? info->u.address : HADDR_UNDEF,
-                                                   info->corder_valid != 0, info->corder});
-  return 0;
-}
-
-// The HDF5 path of a dotted entry path: "blocks.0.w" -> "/blocks/0/w"; "" -> "/".
-std::string h5_path(const std::string& path) {
-  std::string out = "/" + path;
-  std::replace(out.begin(), out.end(), '.', '/');
-  return out;
-}
-
-// The links of the group at `h5path` ("/" or "/a/b"), in name order; nullopt if it cannot be listed.
-std::optional<std::vector<Link>> links_by_name(hid_t file, const std::string& h5path) {
-  std::vector<Link> out;
-  hsize_t idx = 0;
-  if (H5Literate_by_name(file, h5path.c_str(), H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, &out, H5P_DEFAULT) < 0) {
-    return std::nullopt;
-  }
-  return out;
 }
 
 // ---- writing ----
@@ -700,9 +583,6 @@ struct Node {
   bool direct = false;          // read with pread from `extents` (tiling the tensor), not through HDF5
   std::vector<Extent> extents;  // in tensor order
   bool indexed = false;         // from burn.index: a read through HDF5 first checks the dataset against it
-  uint64_t addr = 0;            // from burn.index: the object's address, link creation order, header checksum
-  int64_t corder = 0;
-  uint32_t header = 0;
 };
 
 // What a dataset's file type is in burn's terms; nullopt for a type we do not read.
@@ -959,7 +839,7 @@ class Hdf5Reader final : public RecordReader {
       const std::string path = prefix.empty() ? name : prefix + "." + name;
       const std::string h5path = h5prefix + "/" + name;
       if (name.find('.') != std::string::npos) throw fail(path, "a name inside a group cannot contain '.'");
-      check_name(path);
+      check_entry_name(path_, path);
       // Soft and external links could point anywhere, even into another file: refused.
       if (type != H5L_TYPE_HARD) throw fail(path, "is a soft or external link; only hard links are read");
       // One open per object, its kind from the handle: H5Oget_info_by_name and a second open cost
@@ -985,16 +865,6 @@ class Hdf5Reader final : public RecordReader {
     }
   }
 
-  // The path limits every entry obeys, as a RecordError naming the entry.
-  void check_name(const std::string& path) {
-    try {
-      check_path(path, kOp);
-    } catch (const RecordError& e) {
-      const std::string what = e.what();
-      throw fail(path, "invalid name: " + what.substr(std::min(what.size(), what.find("] ") + 2)));
-    }
-  }
-
   // Takes the entries from burn.index when the file has one that agrees with its links and object
   // headers; false (the caller walks the file) when it has none or it is stale (the file was edited).
   // BURN_HDF5_INDEX=off never uses it, =require makes a file without a usable one an error (tests).
@@ -1003,13 +873,24 @@ class Hdf5Reader final : public RecordReader {
     const std::string_view mode = env ? env : "";
     if (mode == "off") return false;
     std::string why;
-    std::vector<Node> nodes;
+    std::vector<IndexEntry> entries;
     if (fd_ < 0) {
       why = "its HDF5 addresses are not file offsets";
     } else if (!has_attr(file_.get(), kIndexAttr, "")) {
       why = "the file has none (written by another tool or an older burn)";
-    } else if (parse_index(read_index_bytes(), nodes, why) && index_matches(nodes, why)) {
-      for (Node& n : nodes) push(std::move(n));
+    } else if (parse_index(path_, read_index_bytes(), entries, why) &&
+               index_matches(file_.get(), fd_, file_size_, entries, why)) {
+      for (IndexEntry& e : entries) {
+        Node node;
+        node.h5path = h5_path(e.info.path);
+        node.info = std::move(e.info);
+        node.has_hash = e.flags & kHasHash;
+        node.hash = e.hash;
+        node.direct = e.flags & kDirect;
+        node.extents = std::move(e.extents);
+        node.indexed = true;
+        push(std::move(node));
+      }
       return true;
     }
     if (mode == "require") throw fail("", std::string("the entry index ") + kIndexAttr + " is not used: " + why);
@@ -1034,147 +915,6 @@ class Hdf5Reader final : public RecordReader {
       throw fail("", std::string("cannot read attribute ") + kIndexAttr + ": " + hdf5_reason());
     }
     return bytes;
-  }
-
-  // burn.index's entries, every field checked (layout in encode_index); a direct tensor's places
-  // must tile its bytes (check_extents() then holds them to the file and each other). Damage is a
-  // RecordError; an index of a version this reader does not know is set aside (false).
-  bool parse_index(const std::string& bytes, std::vector<Node>& nodes, std::string& why) {
-    const std::string attr = std::string("attribute ") + kIndexAttr;
-    if (bytes.size() < 16)
-      throw fail("", attr + " is " + std::to_string(bytes.size()) + " bytes, too short (damaged?)");
-    const size_t body = bytes.size() - 8;
-    if (!kFuzzing && XXH3_64bits(bytes.data(), body) != get_u64(reinterpret_cast<const unsigned char*>(&bytes[body]))) {
-      throw fail("", attr + ": checksum mismatch (the entry index is damaged)");
-    }
-    IndexParser in(kOp, path_, std::string_view(bytes).substr(0, body));
-    if (const uint32_t v = in.u32("", "the index version"); v != kIndexVersion) {
-      why = "its version is " + std::to_string(v) + ", this reader knows " + std::to_string(kIndexVersion);
-      return false;
-    }
-    const uint32_t count = in.u32("", "the entry count");
-    std::unordered_set<std::string> seen, groups;
-    for (uint32_t i = 0; i < count; ++i) {
-      Node node;
-      EntryInfo& info = node.info;
-      info.path = in.str("", "an entry path", kMaxNameLength);
-      const std::string& p = info.path;
-      check_name(p);
-      if (!seen.insert(p).second) throw fail(p, attr + " lists it twice");
-      const size_t dot = p.rfind('.');
-      if (dot != std::string::npos && !groups.count(p.substr(0, dot))) {
-        throw fail(p, attr + " lists it before its group, or without it");
-      }
-      const uint8_t kind = in.u8(p, "a kind"), dtype = in.u8(p, "a dtype"), rank = in.u8(p, "a rank");
-      const uint8_t flags = in.u8(p, "the flags");
-      if (kind > static_cast<uint8_t>(EntryKind::String))
-        throw fail(p, attr + " gives it kind " + std::to_string(kind));
-      info.kind = static_cast<EntryKind>(kind);
-      const bool tensor = info.kind == EntryKind::Tensor;
-      if (tensor ? dtype >= std::size(kAllDTypes) || rank > kMaxRank : dtype != 0 || rank != 0) {
-        throw fail(p, attr + " gives it dtype " + std::to_string(dtype) + " and rank " + std::to_string(rank));
-      }
-      if ((flags & ~(kHasHash | kDirect)) != 0 || ((flags & kDirect) && !tensor) ||
-          (info.kind == EntryKind::Group && flags != 0)) {
-        throw fail(p, attr + " gives it flags " + std::to_string(flags));
-      }
-      info.dtype = static_cast<DType>(dtype);
-      if (tensor) {
-        uint64_t size = dtype_size(info.dtype);
-        std::vector<int64_t> shape;
-        for (uint8_t d = 0; d < rank; ++d) {
-          const uint64_t dim = in.u64(p, "a dim");
-          if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || !checked_mul(size, dim, &size)) {
-            throw fail(p, "the byte size of its shape in " + attr + " overflows");
-          }
-          shape.push_back(static_cast<int64_t>(dim));
-        }
-        info.shape = Shape(std::move(shape));
-        info.bytes = size;
-      } else {
-        info.bytes = info.kind == EntryKind::Bool                                   ? 1
-                     : info.kind == EntryKind::Int || info.kind == EntryKind::Float ? 8
-                                                                                    : 0;
-      }
-      node.has_hash = flags & kHasHash;
-      node.direct = flags & kDirect;
-      node.hash = in.u64(p, "a hash");
-      node.addr = in.u64(p, "an address");
-      node.corder = static_cast<int64_t>(in.u64(p, "a creation order"));
-      node.header = in.u32(p, "a header checksum");
-      const uint32_t n_extents = in.u32(p, "a count of places");
-      if (n_extents > 0 && (!node.direct || n_extents > in.left() / 32)) {
-        throw fail(p, attr + " gives it " + std::to_string(n_extents) + " places");
-      }
-      uint64_t covered = 0;
-      for (uint32_t k = 0; k < n_extents; ++k) {
-        Extent x;
-        x.file = in.u64(p, "a place");
-        x.bytes = in.u64(p, "a place");
-        x.dst = in.u64(p, "a place");
-        x.stored = in.u64(p, "a place");
-        // Places tile the tensor in order: each starts where the previous one ended.
-        if (x.bytes == 0 || x.bytes > x.stored || x.dst != covered || !checked_add(covered, x.bytes, &covered)) {
-          throw fail(p, attr + " gives it a place of " + std::to_string(x.bytes) + " bytes at tensor byte " +
-                            std::to_string(x.dst) + " (stored " + std::to_string(x.stored) + "), after " +
-                            std::to_string(covered) + " bytes");
-        }
-        node.extents.push_back(x);
-      }
-      if (node.direct && covered != info.bytes) {
-        throw fail(p, attr + " places cover " + std::to_string(covered) + " bytes, its shape has " +
-                          std::to_string(info.bytes));
-      }
-      node.h5path = h5_path(p);
-      node.indexed = true;
-      if (info.kind == EntryKind::Group) groups.insert(p);
-      nodes.push_back(std::move(node));
-    }
-    if (in.left() != 0) throw fail("", attr + " has " + std::to_string(in.left()) + " bytes after its last entry");
-    return true;
-  }
-
-  // Whether the file is still what the index describes: every group (the root included) has exactly
-  // the links the index lists, to the same objects (address) made at the same point (creation order),
-  // and every object's header checksum is unchanged. Reads no object through HDF5, only group links.
-  bool index_matches(const std::vector<Node>& nodes, std::string& why) {
-    std::unordered_map<std::string, std::vector<const Node*>> children{{"", {}}};
-    for (const Node& n : nodes) {
-      const size_t dot = n.info.path.rfind('.');
-      children[dot == std::string::npos ? "" : n.info.path.substr(0, dot)].push_back(&n);
-      if (n.info.kind == EntryKind::Group) children.try_emplace(n.info.path);
-    }
-    for (const auto& [group, kids] : children) {
-      const auto found = links_by_name(file_.get(), h5_path(group));
-      if (!found) {
-        why = "the group '" + group + "' cannot be listed";
-        return false;
-      }
-      if (found->size() != kids.size()) {
-        why = "the group '" + group + "' has " + std::to_string(found->size()) + " links, the index lists " +
-              std::to_string(kids.size());
-        return false;
-      }
-      std::unordered_map<std::string_view, const Link*> by_name;
-      for (const Link& l : *found) by_name.emplace(l.name, &l);
-      for (const Node* k : kids) {
-        const size_t dot = k->info.path.rfind('.');
-        const auto it = by_name.find(std::string_view(k->info.path).substr(dot == std::string::npos ? 0 : dot + 1));
-        if (it == by_name.end() || it->second->type != H5L_TYPE_HARD || it->second->addr != k->addr ||
-            !it->second->corder_valid || it->second->corder != k->corder) {
-          why = "entry '" + k->info.path + "' was removed, replaced or moved since the index was written";
-          return false;
-        }
-      }
-    }
-    for (const Node& n : nodes) {
-      const auto header = header_checksum(fd_, n.addr, file_size_);
-      if (!header || *header != n.header) {
-        why = "the object of entry '" + n.info.path + "' changed since the index was written";
-        return false;
-      }
-    }
-    return true;
   }
 
   // A dataset read through HDF5 on the index's word is checked first as the walk would have: its
