@@ -193,7 +193,11 @@ void write_metric_csv(const MetricHistory& history, const std::string& dir, Spli
 
   std::string steps = "epoch,iteration";
   std::string epochs = "epoch";
-  for (const auto& n : names) steps += "," + csv_field(n), epochs += "," + csv_field(n);
+  for (const auto& n : names) {
+    const std::string field = csv_field(n);
+    steps.append(",").append(field);
+    epochs.append(",").append(field);
+  }
   steps += "\n", epochs += "\n";
 
   // Rows keyed by iteration: every metric is updated at every step, but a metric added later or
@@ -211,8 +215,8 @@ void write_metric_csv(const MetricHistory& history, const std::string& dir, Spli
     for (const auto& [e, v] : s->epochs) epoch_numbers.insert(e);
   }
   for (const auto& [it, row] : rows) {
-    steps += std::to_string(epoch) + "," + std::to_string(it);
-    for (double v : row) steps += "," + number(v);
+    steps.append(std::to_string(epoch)).append(",").append(std::to_string(it));
+    for (double v : row) steps.append(",").append(number(v));
     steps += "\n";
   }
   for (const int64_t e : epoch_numbers) {
@@ -220,7 +224,8 @@ void write_metric_csv(const MetricHistory& history, const std::string& dir, Spli
     for (const auto& n : names) {
       const auto& ev = history.find(split, n)->epochs;
       const auto it = ev.find(e);
-      epochs += "," + (it == ev.end() ? std::string() : number(it->second));
+      epochs.append(",");
+      if (it != ev.end()) epochs.append(number(it->second));
     }
     epochs += "\n";
   }

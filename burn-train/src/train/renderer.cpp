@@ -40,10 +40,11 @@ void LogRenderer::step(const StepStatus& st, const std::vector<MetricView>& metr
   if (!edge && printed_ && std::chrono::duration<double>(now - last_).count() < every_) return;
   last_ = now;
   printed_ = true;
-  std::string line = std::string("[") + split_name(st.split) + "] epoch " + std::to_string(st.epoch) + "/" +
-                     std::to_string(st.epochs) + " iteration " + std::to_string(st.iteration) +
-                     (st.iterations > 0 ? "/" + std::to_string(st.iterations) : "") + " items " +
-                     std::to_string(st.items) + "/" + std::to_string(st.items_total);
+  std::string line = "[";
+  line.append(split_name(st.split)).append("] epoch ").append(std::to_string(st.epoch)).append("/");
+  line.append(std::to_string(st.epochs)).append(" iteration ").append(std::to_string(st.iteration));
+  if (st.iterations > 0) line.append("/").append(std::to_string(st.iterations));
+  line.append(" items ").append(std::to_string(st.items)).append("/").append(std::to_string(st.items_total));
   const double eta = eta_seconds(st);
   if (eta >= 0) line += " eta " + format_duration(eta);
   for (const auto& m : metrics) line += " | " + m.value.formatted;
