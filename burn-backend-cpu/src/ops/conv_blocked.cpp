@@ -808,6 +808,37 @@ bool blocked_conv_forward_fits(const Dims& m, const Geo3& g) {
 
 namespace {
 
+// Tasks [0, total) claimed one at a time from both ends: chunk 0 of the parallel_for takes them from
+// the front, the other chunks from the back. Tasks are ordered (tile, panel), panels
+// innermost, and a thread rebuilds a tile's input only when it moves to another tile, so on 2 threads
+// at most the one tile where the two meet is built twice (claimed from the front only, both threads
+// took the panels of every tile in turns and each built every tile).
+// (Past 2^32 tasks, all from the front.)
+class TaskClaims {
+ public:
+  explicit TaskClaims(int64_t total)
+      : wide_(total >= (int64_t{1} << 32)), total_(total), range_(wide_ ? 0 : static_cast<uint64_t>(total) << 32) {}
+  int64_t next(bool back) {
+    if (wide_) {
+      const int64_t t = static_cast<int64_t>(range_.fetch_add(1, std::memory_order_relaxed));
+      return t < total_ ? t : -1;
+    }
+    uint64_t r = range_.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t lo = r & 0xffffffffu, hi = r >> 32;
+      if (lo >= hi) return -1;
+      const uint64_t nr = back ? (hi - 1) << 32 | lo : hi << 32 | (lo + 1);
+      if (range_.compare_exchange_weak(r, nr, std::memory_order_relaxed))
+        return static_cast<int64_t>(back ? hi - 1 : lo);
+    }
+  }
+
+ private:
+  bool wide_;
+  int64_t total_;
+  std::atomic<uint64_t> range_;
+};
+
 // The forward kernel with an MR x 8 NV micro-kernel over the tiles of plan pl (mp output channels a panel).
 template <int MR, int NV>
 void forward_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
@@ -819,12 +850,12 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
   // so the order does not matter): the calling thread starts at once and a pool thread that wakes late
   // takes fewer; a thread that claims another panel of the tile it holds keeps its region.
   const int64_t total = units * pl.tiles * panels;
-  std::atomic<int64_t> next{0};
-  parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
+  TaskClaims claims(total);
+  parallel_for(std::min(total, threads), 1, [&](int64_t chunk, int64_t) {
     float* region = scratch(0, pl.region);
     float* out = pl.dense ? nullptr : scratch(1, mp * ldc);
     int64_t built = -1;
-    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
+    for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
       const int64_t ut = t / panels, u = ut / pl.tiles, n = u / m.groups, gi = u % m.groups;
       const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
       const Plan::Tile tl = pl.tile(ut % pl.tiles);
@@ -885,15 +916,15 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
   const int64_t L = g.out_size, units = m.n * m.groups, panels = ceil_div(m.mo, mp), tiles = ceil_div(L, tn);
   const bool strided = !g.pointwise;
   const int64_t total = units * tiles * panels;
-  std::atomic<int64_t> next{0};
+  TaskClaims claims(total);
   struct Run {
     int64_t src, dst, len;
   };
-  parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
+  parallel_for(std::min(total, threads), 1, [&](int64_t chunk, int64_t) {
     float* cols = strided ? scratch(0, m.cg * tn) : nullptr;
     std::vector<Run> runs;
     int64_t built = -1;
-    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
+    for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
       const int64_t ut = t / panels, u = ut / tiles, n = u / m.groups, gi = u % m.groups;
       const int64_t p0 = ut % tiles * tn, np = std::min(tn, L - p0);
       const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
