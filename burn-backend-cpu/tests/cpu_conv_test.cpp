@@ -135,6 +135,12 @@ INSTANTIATE_TEST_SUITE_P(
         // stride 2 on rows wide enough for the vector gather of every other input (23 and 25 outputs).
         Case{{2, 24, 11, 45}, {40, 24, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true},
         Case{{1, 8, 6, 50}, {12, 8, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false},
+        // region rows built 8 outputs a store with masked loads at the padding (fill_row): a stem-like
+        // 7x7 stride-2 conv with padding 3 on odd sizes (pitch 15, rows that end at the input's last
+        // float), stride 2 on a 9-wide input with padding (2, 0) and stride 1 with padding 2 (pitch 10).
+        Case{{1, 3, 23, 29}, {16, 3, 7, 7}, {2, 2}, {3, 3}, {1, 1}, 1, true},
+        Case{{2, 16, 9, 31}, {24, 16, 3, 3}, {2, 2}, {2, 0}, {1, 1}, 1, false},
+        Case{{1, 16, 6, 6}, {24, 16, 5, 5}, {1, 1}, {2, 2}, {1, 1}, 1, true},
         // 1x1 with padding (im2col path) and a large 1x1 stride-1 GEMM (several tiles and panels).
         Case{{1, 5, 6, 7}, {9, 5, 1, 1}, {1, 1}, {1, 2}, {1, 1}, 1, true},
         Case{{2, 70, 40, 41}, {300, 70, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},

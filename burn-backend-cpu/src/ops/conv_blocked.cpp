@@ -530,6 +530,60 @@ BURN_AVX2_FMA void every_other(const float* src, int64_t n, float* d) {
   for (; o < n; ++o) d[o] = src[2 * o];
 }
 
+// One region row of `pitch` >= 8 floats: dst[o] = src[(o - l) S] for o in [l, h) and 0 elsewhere
+// (src: the input at o = l; S = 1 or 2), 8 outputs a store, the last store overlapping the one before.
+// Windows take plain loads, which may read floats of the neighbouring rows, and zero the outputs
+// outside [l, h) with a blend; only where such loads would leave [lo_bound, hi_bound) (the channels
+// read, i.e. the first and last rows) masked loads read just the inputs of [l, h). Stride 2
+// deinterleaves two loads with a shuffle and a permute.
+template <int S>
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 row_window(const float* src, int64_t l, int64_t h, int64_t o0,
+                                                              const float* lo_bound, const float* hi_bound) {
+  if (o0 + 8 <= l || o0 >= h) return _mm256_setzero_ps();
+  const float* p = src + (o0 - l) * S;
+  constexpr int64_t kSpan = 8 * S;  // floats a window's loads cover
+  const bool inner = o0 >= l && o0 + 8 <= h;
+  // Lane i of the first load holds output o0 + lane[i]; the odd lanes of stride 2 are never read.
+  constexpr int kOff = -(1 << 30);
+  const __m256i lane_a =
+      S == 1 ? _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7) : _mm256_setr_epi32(0, kOff, 1, kOff, 2, kOff, 3, kOff);
+  const __m256i lm1 = _mm256_set1_epi32(static_cast<int>(l - 1)), hv = _mm256_set1_epi32(static_cast<int>(h));
+  const __m256i o0v = _mm256_set1_epi32(static_cast<int>(o0));
+  __m256 v;
+  if (p >= lo_bound && p + kSpan <= hi_bound) {
+    if constexpr (S == 1) {
+      v = _mm256_loadu_ps(p);
+    } else {
+      const __m256 e =
+          _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);  // a0 a2 b0 b2 | a4 a6 b4 b6
+      v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+    }
+    if (inner) return v;
+    const __m256i o = _mm256_add_epi32(o0v, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_and_ps(v,
+                         _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(o, lm1), _mm256_cmpgt_epi32(hv, o))));
+  }
+  const __m256i oa = _mm256_add_epi32(o0v, lane_a);
+  const __m256 a = _mm256_maskload_ps(p, _mm256_and_si256(_mm256_cmpgt_epi32(oa, lm1), _mm256_cmpgt_epi32(hv, oa)));
+  if constexpr (S == 1) {
+    return a;
+  } else {
+    const __m256i ob = _mm256_add_epi32(oa, _mm256_set1_epi32(4));
+    const __m256 b =
+        _mm256_maskload_ps(p + 8, _mm256_and_si256(_mm256_cmpgt_epi32(ob, lm1), _mm256_cmpgt_epi32(hv, ob)));
+    const __m256 e = _mm256_shuffle_ps(a, b, 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+  }
+}
+
+template <int S>
+BURN_AVX2_FMA void fill_row(const float* src, int64_t l, int64_t h, int64_t pitch, float* dst, const float* lo_bound,
+                            const float* hi_bound) {
+  int64_t o0 = 0;
+  for (; o0 + 8 <= pitch; o0 += 8) _mm256_storeu_ps(dst + o0, row_window<S>(src, l, h, o0, lo_bound, hi_bound));
+  if (o0 < pitch) _mm256_storeu_ps(dst + pitch - 8, row_window<S>(src, l, h, pitch - 8, lo_bound, hi_bound));
+}
+
 // Fills the region of tile `tl` from the input channels at x (see Plan); the slack after it is zeroed.
 // Input rows are visited in memory order (each once, for all its x phases), which keeps the hardware
 // prefetcher ahead of the reads.
@@ -543,6 +597,7 @@ BURN_AVX2_FMA void build_region(const float* x, const Plan& pl, const Plan::Tile
     ix0[j] = tl.ox0 * s2 + pl.phase[2][static_cast<size_t>(j)] - g.p[2];
     valid_span(ix0[j], s2, g.in[2], pitch, lo[j], hi[j]);
   }
+  const int64_t row_bytes = g.in[2] * 4 + 64;
   for (int64_t c = 0; c < pl.channels; ++c) {
     const float* plane = x + c * g.in_size;
     for (int64_t jz = 0; jz < nz; ++jz)
@@ -552,10 +607,27 @@ BURN_AVX2_FMA void build_region(const float* x, const Plan& pl, const Plan::Tile
           for (int64_t jy = 0; jy < ny; ++jy) {
             const int64_t iy = (tl.oy0 + ry) * g.s[1] + pl.phase[1][static_cast<size_t>(jy)] - g.p[1];
             const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+            // The next channel's same input row, a channel ahead: a tile reads a few rows of each plane,
+            // too short a stream for the hardware prefetcher to run ahead of (the input comes from L3).
+            if (inside && jy == 0 && c + 1 < pl.channels) {
+              const char* r = reinterpret_cast<const char*>(plane + g.in_size + (iz * g.in[1] + iy) * g.in[2]);
+              for (int64_t b = 0; b < row_bytes; b += 64) _mm_prefetch(r + b, _MM_HINT_T0);
+            }
             for (int64_t jx = 0; jx < nx; ++jx) {
               const int64_t ph = (jz * ny + jy) * nx + jx;
               float* dst = region + (((c * pl.nphase + ph) * pl.depth + dz) * pl.rrows + ry) * pitch;
               const int64_t l = inside ? lo[jx] : 0, h = inside ? std::max(hi[jx], l) : 0;
+              if (s2 <= 2 && pitch >= 8 && pitch < (1 << 24)) {
+                const float* src = h > l ? plane + ((iz * g.in[1] + iy) * g.in[2] + (ix0[jx] + l * s2)) : nullptr;
+                const float* xe = x + pl.channels * g.in_size;
+                if (h <= l)
+                  fill_row<1>(nullptr, 0, 0, pitch, dst, x, xe);
+                else if (s2 == 1)
+                  fill_row<1>(src, l, h, pitch, dst, x, xe);
+                else
+                  fill_row<2>(src, l, h, pitch, dst, x, xe);
+                continue;
+              }
               for (int64_t o = 0; o < l; ++o) dst[o] = 0.0f;
               const int64_t cnt = h - l;
               float* d = dst + l;
@@ -736,6 +808,37 @@ bool blocked_conv_forward_fits(const Dims& m, const Geo3& g) {
 
 namespace {
 
+// Tasks [0, total) claimed one at a time from both ends: chunk 0 of the parallel_for takes them from
+// the front, the other chunks from the back. Tasks are ordered (tile, panel), panels
+// innermost, and a thread rebuilds a tile's input only when it moves to another tile, so on 2 threads
+// at most the one tile where the two meet is built twice (claimed from the front only, both threads
+// took the panels of every tile in turns and each built every tile).
+// (Past 2^32 tasks, all from the front.)
+class TaskClaims {
+ public:
+  explicit TaskClaims(int64_t total)
+      : wide_(total >= (int64_t{1} << 32)), total_(total), range_(wide_ ? 0 : static_cast<uint64_t>(total) << 32) {}
+  int64_t next(bool back) {
+    if (wide_) {
+      const int64_t t = static_cast<int64_t>(range_.fetch_add(1, std::memory_order_relaxed));
+      return t < total_ ? t : -1;
+    }
+    uint64_t r = range_.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t lo = r & 0xffffffffu, hi = r >> 32;
+      if (lo >= hi) return -1;
+      const uint64_t nr = back ? (hi - 1) << 32 | lo : hi << 32 | (lo + 1);
+      if (range_.compare_exchange_weak(r, nr, std::memory_order_relaxed))
+        return static_cast<int64_t>(back ? hi - 1 : lo);
+    }
+  }
+
+ private:
+  bool wide_;
+  int64_t total_;
+  std::atomic<uint64_t> range_;
+};
+
 // The forward kernel with an MR x 8 NV micro-kernel over the tiles of plan pl (mp output channels a panel).
 template <int MR, int NV>
 void forward_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
@@ -747,12 +850,12 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
   // so the order does not matter): the calling thread starts at once and a pool thread that wakes late
   // takes fewer; a thread that claims another panel of the tile it holds keeps its region.
   const int64_t total = units * pl.tiles * panels;
-  std::atomic<int64_t> next{0};
-  parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
+  TaskClaims claims(total);
+  parallel_for(std::min(total, threads), 1, [&](int64_t chunk, int64_t) {
     float* region = scratch(0, pl.region);
     float* out = pl.dense ? nullptr : scratch(1, mp * ldc);
     int64_t built = -1;
-    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
+    for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
       const int64_t ut = t / panels, u = ut / pl.tiles, n = u / m.groups, gi = u % m.groups;
       const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
       const Plan::Tile tl = pl.tile(ut % pl.tiles);
@@ -813,15 +916,15 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
   const int64_t L = g.out_size, units = m.n * m.groups, panels = ceil_div(m.mo, mp), tiles = ceil_div(L, tn);
   const bool strided = !g.pointwise;
   const int64_t total = units * tiles * panels;
-  std::atomic<int64_t> next{0};
+  TaskClaims claims(total);
   struct Run {
     int64_t src, dst, len;
   };
-  parallel_for(std::min(total, threads), 1, [&](int64_t, int64_t) {
+  parallel_for(std::min(total, threads), 1, [&](int64_t chunk, int64_t) {
     float* cols = strided ? scratch(0, m.cg * tn) : nullptr;
     std::vector<Run> runs;
     int64_t built = -1;
-    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < total;) {
+    for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
       const int64_t ut = t / panels, u = ut / tiles, n = u / m.groups, gi = u % m.groups;
       const int64_t p0 = ut % tiles * tn, np = std::min(tn, L - p0);
       const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
