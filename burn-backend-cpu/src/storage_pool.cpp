@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -204,14 +206,38 @@ size_t pool_budget() { return pool().budget(); }
 size_t pool_cached_bytes() { return pool().held(); }
 void pool_trim() { pool().trim(); }
 
+// The size of the highest cache level cpu 0 has, as sysfs reports it (what the core shares with its
+// neighbours: 32 MiB on the development VM, whose CPUID-derived sysconf value is the whole socket's
+// 256 MiB); else sysconf's L3 or L2; 0 when nothing says.
+size_t last_level_cache_bytes() {
+  size_t best = 0;
+  int best_level = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size"), type_file(dir + "type");
+    int level = 0;
+    std::string size, type;
+    if (!(level_file >> level) || !(size_file >> size) || !(type_file >> type)) break;
+    if (type == "Instruction" || level < best_level || size.empty()) continue;
+    size_t mul = 1;
+    if (size.back() == 'K') mul = size_t(1) << 10;
+    if (size.back() == 'M') mul = size_t(1) << 20;
+    const size_t v = std::strtoull(size.c_str(), nullptr, 10) * mul;
+    if (v > 0) best = v, best_level = level;
+  }
+  if (best > 0) return best;
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return llc > 0 ? static_cast<size_t>(llc) : 0;
+}
+
 bool streaming_stores_pay(size_t bytes) {
   static const size_t threshold = [] {
     const char* env = std::getenv("BURN_CPU_STREAMING_STORES");
     if (env && std::strcmp(env, "off") == 0) return SIZE_MAX;
     if (env && std::strcmp(env, "on") == 0) return size_t(0);
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return llc > 0 ? static_cast<size_t>(llc) / 2 : size_t(16) << 20;
+    const size_t llc = last_level_cache_bytes();
+    return llc > 0 ? llc / 2 : size_t(16) << 20;
   }();
   return bytes >= threshold;
 }

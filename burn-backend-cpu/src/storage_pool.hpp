@@ -31,5 +31,7 @@ void pool_trim();
 // store does) costs memory bandwidth and keeps nothing useful. BURN_CPU_STREAMING_STORES=off: never;
 // =on: always (tests run the streaming paths on small tensors this way).
 bool streaming_stores_pay(size_t bytes);
+// The last-level cache's size in bytes (sysfs, else sysconf), 0 when unknown.
+size_t last_level_cache_bytes();
 
 }  // namespace burn::cpu
