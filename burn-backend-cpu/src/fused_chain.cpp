@@ -40,8 +40,6 @@ enum ChainOp : uint8_t {
   kTrunc,
   kRound,
   kExp,
-  kSigmoid,
-  kSilu,
   kKernel,  // the eager f32 loop over the block, through a buffer: ops whose vector form is GCC's
 };
 
@@ -78,8 +76,8 @@ std::optional<ChainOp> chain_op(OpId op) {
     case OpId::trunc: return kTrunc;
     case OpId::round: return kRound;
     case OpId::exp: return kExp;
-    case OpId::sigmoid: return kSigmoid;
-    case OpId::silu: return kSilu;
+    case OpId::sigmoid:
+    case OpId::silu:
     case OpId::log:
     case OpId::tanh:
     case OpId::erf:
@@ -159,6 +157,8 @@ std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const s
       case OpId::leaky_relu: st.c0 = static_cast<float>(in.params[0]); break;
       // Their loops are GCC's vectorisation of the per-element function: calling them on the block
       // gives their bits whatever the block's length, as the tile interpreter relies on too.
+      case OpId::sigmoid: st.kernel = sigmoid_f32; break;
+      case OpId::silu: st.kernel = silu_f32; break;
       case OpId::log: st.kernel = log_f32; break;
       case OpId::tanh: st.kernel = tanh_f32; break;
       case OpId::erf: st.kernel = erf_f32; break;
@@ -199,10 +199,6 @@ template <bool kTail>
 }
 [[gnu::always_inline]] inline __m256 min_v(__m256 a, __m256 b) {
   return _mm256_blendv_ps(_mm256_min_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-}
-// 1 / (1 + e^-x) and x / (1 + e^-x) as sigmoid_f32 / silu_f32 (activation.cpp) write them.
-[[gnu::always_inline]] inline __m256 one_plus_exp_neg(__m256 x) {
-  return _mm256_add_ps(_mm256_set1_ps(1.0f), exp8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f))));
 }
 
 // A block's eight vectors are eight locals passed by reference (not an array, which GCC keeps on the
@@ -288,8 +284,6 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
           map(V8, [&](__m256 x) { return _mm256_round_ps(x, _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC); });
           break;
         case kExp: map(V8, [&](__m256 x) { return exp8(x); }); break;
-        case kSigmoid: map(V8, [&](__m256 x) { return _mm256_div_ps(one, one_plus_exp_neg(x)); }); break;
-        case kSilu: map(V8, [&](__m256 x) { return _mm256_div_ps(x, one_plus_exp_neg(x)); }); break;
         case kKernel: {
           alignas(32) float in[kBlock], out[kBlock];
           each(V8, [&](__m256 x, int j) {
