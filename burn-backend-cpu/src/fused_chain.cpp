@@ -297,16 +297,14 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
       }
       if (st.store >= 0) {
         float* d = static_cast<float*>(ptr[st.store]) + i;
-        if (!kTail && st.stream && (reinterpret_cast<uintptr_t>(d) & 31) == 0)
-          each(V8, [&](__m256 x, int j) {
+        const bool stream = !kTail && st.stream && (reinterpret_cast<uintptr_t>(d) & 31) == 0;
+        each(V8, [&](__m256 x, int j) {
+          if (stream)
             _mm256_stream_ps(d + 8 * j, x);
-            return x;
-          });
-        else
-          each(V8, [&](__m256 x, int j) {
+          else
             store<kTail>(d, x, mask, j);
-            return x;
-          });
+          return x;
+        });
       }
     }
   }

@@ -420,9 +420,9 @@ class Prologue {
       size_t out_bytes = 0;
       for (size_t r = nin; r < nregs; ++r)
         if (output_of_[r] >= 0) out_bytes += static_cast<size_t>(p.shape.num_elements()) * dtype_size(p.reg_dtype[r]);
+      const bool stream = streaming_stores_pay(out_bytes);
       for (ChainStep& st : chain_->steps)
-        if (st.store >= 0 && output_of_[st.store] >= 0 && streaming_stores_pay(out_bytes))
-          st.stream = chain_->streams = true;
+        if (stream && st.store >= 0 && output_of_[st.store] >= 0) st.stream = chain_->streams = true;
     }
     for (size_t k = 0; k < ncode; ++k) {
       // The result gets a slot before the operands read for the last time give theirs back: writing
