@@ -83,49 +83,18 @@ struct BurnImporterObject {
 // Writes `burn_plugin_entry` for an importer plugin, as BURN_RECORDER_PLUGIN does for a recorder.
 // FACTORY: a callable returning std::unique_ptr<burn::import::Importer> (may throw); SCORE: a
 // callable returning int32_t (may throw: 0).
-#define BURN_IMPORTER_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                           \
-  namespace {                                                                                         \
-  int32_t burn_plugin_score_() noexcept {                                                             \
-    try {                                                                                             \
-      return static_cast<int32_t>((SCORE)());                                                         \
-    } catch (...) {                                                                                   \
-      return 0;                                                                                       \
-    }                                                                                                 \
-  }                                                                                                   \
-  void* burn_plugin_create_(char* err, size_t err_len) noexcept {                                     \
-    try {                                                                                             \
-      std::unique_ptr<burn::import::Importer> i = (FACTORY)();                                        \
-      auto* o = new BurnImporterObject{sizeof(BurnImporterObject), BURN_IMPORT_VERSION, nullptr};     \
-      o->importer = i.release();                                                                      \
-      return static_cast<void*>(o);                                                                   \
-    } catch (const std::exception& e) {                                                               \
-      if (err && err_len) {                                                                           \
-        std::snprintf(err, err_len, "%s", e.what());                                                  \
-      }                                                                                               \
-    } catch (...) {                                                                                   \
-      if (err && err_len) {                                                                           \
-        std::snprintf(err, err_len, "unknown exception");                                             \
-      }                                                                                               \
-    }                                                                                                 \
-    return nullptr;                                                                                   \
-  }                                                                                                   \
-  void burn_plugin_destroy_(void* p) noexcept {                                                       \
-    auto* o = static_cast<BurnImporterObject*>(p);                                                    \
-    delete o->importer;                                                                               \
-    delete o;                                                                                         \
-  }                                                                                                   \
-  const BurnPluginDescriptor burn_plugin_descriptor_ = {sizeof(BurnPluginDescriptor),                 \
-                                                        BURN_PLUGIN_ABI_VERSION,                      \
-                                                        BURN_PLUGIN_IMPORTER,                         \
-                                                        NAME,                                         \
-                                                        VERSION,                                      \
-                                                        BURN_TENSOR_VERSION,                          \
-                                                        BURN_TOOLCHAIN_TAG,                           \
-                                                        &burn_plugin_score_,                          \
-                                                        &burn_plugin_create_,                         \
-                                                        &burn_plugin_destroy_,                        \
-                                                        0};                                           \
-  }                                                                                                   \
-  extern "C" __attribute__((visibility("default"))) const BurnPluginDescriptor* burn_plugin_entry() { \
-    return &burn_plugin_descriptor_;                                                                  \
-  }
+#define BURN_IMPORTER_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                     \
+  namespace {                                                                                   \
+  void* burn_plugin_make_() {                                                                   \
+    std::unique_ptr<burn::import::Importer> made = (FACTORY)();                                 \
+    auto* o = new BurnImporterObject{sizeof(BurnImporterObject), BURN_IMPORT_VERSION, nullptr}; \
+    o->importer = made.release();                                                               \
+    return static_cast<void*>(o);                                                               \
+  }                                                                                             \
+  void burn_plugin_free_(void* p) noexcept {                                                    \
+    auto* o = static_cast<BurnImporterObject*>(p);                                              \
+    delete o->importer;                                                                         \
+    delete o;                                                                                   \
+  }                                                                                             \
+  }                                                                                             \
+  BURN_PLUGIN_ENTRY_(BURN_PLUGIN_IMPORTER, NAME, VERSION, SCORE, 0)

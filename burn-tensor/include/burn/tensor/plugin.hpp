@@ -97,9 +97,11 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
 
 }  // namespace burn::plugins
 
-// Writes `burn_plugin_entry` for a backend plugin. FACTORY: a callable returning
-// std::unique_ptr<burn::Backend> (may throw); SCORE: a callable returning int32_t (may throw: 0).
-#define BURN_BACKEND_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                            \
+// The entry point every plugin macro writes (BURN_BACKEND_PLUGIN, BURN_RECORDER_PLUGIN,
+// BURN_IMPORTER_PLUGIN). Before it, the kind's macro defines in an anonymous namespace
+// `void* burn_plugin_make_()` (may throw) and `void burn_plugin_free_(void*) noexcept`; here score()
+// and create() turn what SCORE and make throw into 0 and a message in `err`, as the ABI asks.
+#define BURN_PLUGIN_ENTRY_(KIND, NAME, VERSION, SCORE, OP_TABLE_HASH)                                 \
   namespace {                                                                                         \
   int32_t burn_plugin_score_() noexcept {                                                             \
     try {                                                                                             \
@@ -110,8 +112,7 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
   }                                                                                                   \
   void* burn_plugin_create_(char* err, size_t err_len) noexcept {                                     \
     try {                                                                                             \
-      std::unique_ptr<burn::Backend> b = (FACTORY)();                                                 \
-      return static_cast<void*>(b.release());                                                         \
+      return burn_plugin_make_();                                                                     \
     } catch (const std::exception& e) {                                                               \
       if (err && err_len) {                                                                           \
         std::snprintf(err, err_len, "%s", e.what());                                                  \
@@ -123,19 +124,30 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
     }                                                                                                 \
     return nullptr;                                                                                   \
   }                                                                                                   \
-  void burn_plugin_destroy_(void* p) noexcept { delete static_cast<burn::Backend*>(p); }              \
   const BurnPluginDescriptor burn_plugin_descriptor_ = {sizeof(BurnPluginDescriptor),                 \
                                                         BURN_PLUGIN_ABI_VERSION,                      \
-                                                        BURN_PLUGIN_BACKEND,                          \
+                                                        KIND,                                         \
                                                         NAME,                                         \
                                                         VERSION,                                      \
                                                         BURN_TENSOR_VERSION,                          \
                                                         BURN_TOOLCHAIN_TAG,                           \
                                                         &burn_plugin_score_,                          \
                                                         &burn_plugin_create_,                         \
-                                                        &burn_plugin_destroy_,                        \
-                                                        burn::kOpTableHash};                          \
+                                                        &burn_plugin_free_,                           \
+                                                        OP_TABLE_HASH};                               \
   }                                                                                                   \
   extern "C" __attribute__((visibility("default"))) const BurnPluginDescriptor* burn_plugin_entry() { \
     return &burn_plugin_descriptor_;                                                                  \
   }
+
+// Writes `burn_plugin_entry` for a backend plugin. FACTORY: a callable returning
+// std::unique_ptr<burn::Backend> (may throw); SCORE: a callable returning int32_t (may throw: 0).
+#define BURN_BACKEND_PLUGIN(NAME, VERSION, FACTORY, SCORE)                            \
+  namespace {                                                                         \
+  void* burn_plugin_make_() {                                                         \
+    std::unique_ptr<burn::Backend> made = (FACTORY)();                                \
+    return static_cast<void*>(made.release());                                        \
+  }                                                                                   \
+  void burn_plugin_free_(void* p) noexcept { delete static_cast<burn::Backend*>(p); } \
+  }                                                                                   \
+  BURN_PLUGIN_ENTRY_(BURN_PLUGIN_BACKEND, NAME, VERSION, SCORE, burn::kOpTableHash)
