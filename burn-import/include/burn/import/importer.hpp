@@ -83,18 +83,6 @@ struct BurnImporterObject {
 // Writes `burn_plugin_entry` for an importer plugin, as BURN_RECORDER_PLUGIN does for a recorder.
 // FACTORY: a callable returning std::unique_ptr<burn::import::Importer> (may throw); SCORE: a
 // callable returning int32_t (may throw: 0).
-#define BURN_IMPORTER_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                     \
-  namespace {                                                                                   \
-  void* burn_plugin_make_() {                                                                   \
-    std::unique_ptr<burn::import::Importer> made = (FACTORY)();                                 \
-    auto* o = new BurnImporterObject{sizeof(BurnImporterObject), BURN_IMPORT_VERSION, nullptr}; \
-    o->importer = made.release();                                                               \
-    return static_cast<void*>(o);                                                               \
-  }                                                                                             \
-  void burn_plugin_free_(void* p) noexcept {                                                    \
-    auto* o = static_cast<BurnImporterObject*>(p);                                              \
-    delete o->importer;                                                                         \
-    delete o;                                                                                   \
-  }                                                                                             \
-  }                                                                                             \
-  BURN_PLUGIN_ENTRY_(BURN_PLUGIN_IMPORTER, NAME, VERSION, SCORE, 0)
+#define BURN_IMPORTER_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                            \
+  BURN_WRAPPED_OBJECT_PLUGIN_(BURN_PLUGIN_IMPORTER, NAME, VERSION, FACTORY, SCORE, BurnImporterObject, \
+                              burn::import::Importer, importer, BURN_IMPORT_VERSION)

@@ -125,18 +125,6 @@ struct BurnRecorderObject {
 // Writes `burn_plugin_entry` for a recorder plugin, as BURN_BACKEND_PLUGIN does for a backend.
 // FACTORY: a callable returning std::unique_ptr<burn::record::Recorder> (may throw); SCORE: a
 // callable returning int32_t (may throw: 0).
-#define BURN_RECORDER_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                     \
-  namespace {                                                                                   \
-  void* burn_plugin_make_() {                                                                   \
-    std::unique_ptr<burn::record::Recorder> made = (FACTORY)();                                 \
-    auto* o = new BurnRecorderObject{sizeof(BurnRecorderObject), BURN_RECORD_VERSION, nullptr}; \
-    o->recorder = made.release();                                                               \
-    return static_cast<void*>(o);                                                               \
-  }                                                                                             \
-  void burn_plugin_free_(void* p) noexcept {                                                    \
-    auto* o = static_cast<BurnRecorderObject*>(p);                                              \
-    delete o->recorder;                                                                         \
-    delete o;                                                                                   \
-  }                                                                                             \
-  }                                                                                             \
-  BURN_PLUGIN_ENTRY_(BURN_PLUGIN_RECORDER, NAME, VERSION, SCORE, 0)
+#define BURN_RECORDER_PLUGIN(NAME, VERSION, FACTORY, SCORE)                                            \
+  BURN_WRAPPED_OBJECT_PLUGIN_(BURN_PLUGIN_RECORDER, NAME, VERSION, FACTORY, SCORE, BurnRecorderObject, \
+                              burn::record::Recorder, recorder, BURN_RECORD_VERSION)

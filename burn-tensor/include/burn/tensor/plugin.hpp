@@ -140,6 +140,24 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
     return &burn_plugin_descriptor_;                                                                  \
   }
 
+// The make and free of a plugin kind whose create() returns a struct {struct_size, version the plugin
+// was built against, owned object} (BurnRecorderObject, BurnImporterObject), then the entry point.
+#define BURN_WRAPPED_OBJECT_PLUGIN_(KIND, NAME, VERSION, FACTORY, SCORE, OBJECT, INTERFACE, FIELD, BUILT_VERSION) \
+  namespace {                                                                                                     \
+  void* burn_plugin_make_() {                                                                                     \
+    std::unique_ptr<INTERFACE> made = (FACTORY)();                                                                \
+    auto* o = new OBJECT{sizeof(OBJECT), BUILT_VERSION, nullptr};                                                 \
+    o->FIELD = made.release();                                                                                    \
+    return static_cast<void*>(o);                                                                                 \
+  }                                                                                                               \
+  void burn_plugin_free_(void* p) noexcept {                                                                      \
+    auto* o = static_cast<OBJECT*>(p);                                                                            \
+    delete o->FIELD;                                                                                              \
+    delete o;                                                                                                     \
+  }                                                                                                               \
+  }                                                                                                               \
+  BURN_PLUGIN_ENTRY_(KIND, NAME, VERSION, SCORE, 0)
+
 // Writes `burn_plugin_entry` for a backend plugin. FACTORY: a callable returning
 // std::unique_ptr<burn::Backend> (may throw); SCORE: a callable returning int32_t (may throw: 0).
 #define BURN_BACKEND_PLUGIN(NAME, VERSION, FACTORY, SCORE)                            \
