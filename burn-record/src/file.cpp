@@ -127,6 +127,10 @@ std::atomic<void (*)(SavePhase)> g_save_hook{nullptr};
 // an old file's disk space).
 constexpr size_t kMaxDeferredCloses = 4;
 
+// Replaced files with fewer allocated bytes than this are freed inside the rename: cheap (a config
+// or a small model), and a program that saves only such files never starts the worker.
+constexpr uint64_t kMinHeldBytes = 1u << 20;
+
 class DeferredCloser {
  public:
   // Once, after g_closer is set (the handlers use it).
@@ -179,6 +183,10 @@ class DeferredCloser {
   void run() {
     ::pthread_setname_np(::pthread_self(), "burn-closer");
     std::unique_lock lock(m_);
+    // From here on, whenever another thread holds m_ this one is waiting on wake_ or closing a
+    // descriptor: it holds no lock of the C library's or a sanitizer's (see before_fork()).
+    started_ = true;
+    started_cv_.notify_all();
     for (;;) {
       wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left
@@ -193,7 +201,11 @@ class DeferredCloser {
     }
   }
 
-  // The lock is held across fork() so that the child sees a consistent queue.
+  // The lock is held across fork() so that the child sees a consistent queue. Before taking it for
+  // good, it waits until a worker that was just created has reached run(): a thread that is still
+  // starting may hold locks of the thread library's or of ASan's allocator and thread registry
+  // (GCC 12's libasan has no fork handlers of its own); the child, which has no such thread, would
+  // block on them forever at its first malloc or pthread_create.
   static void before_fork();
   static void parent_after_fork();
   // The child has no worker (only the forking thread survives) and its own copies of the queued
@@ -201,8 +213,10 @@ class DeferredCloser {
   static void child_after_fork();
 
   std::mutex m_;
-  std::condition_variable wake_;  // the worker: work or stop
-  std::condition_variable idle_;  // drain(): nothing queued or closing
+  std::condition_variable wake_;        // the worker: work or stop
+  std::condition_variable idle_;        // drain(): nothing queued or closing
+  std::condition_variable started_cv_;  // before_fork(): the worker has reached run()
+  bool started_ = false;                // the worker has reached run() (it never leaves it before shutdown())
   std::deque<int> queue_;
   int closing_ = 0;  // descriptors the worker is closing now (0 or 1)
   bool stopping_ = false;
@@ -223,7 +237,13 @@ DeferredCloser& closer() {
   return *c;
 }
 
-void DeferredCloser::before_fork() { g_closer.load()->m_.lock(); }
+void DeferredCloser::before_fork() {
+  DeferredCloser& c = *g_closer.load();
+  std::unique_lock lock(c.m_);
+  // Not during shutdown(): its worker_ is gone (moved out) and it may be exiting, not starting.
+  c.started_cv_.wait(lock, [&] { return !c.worker_ || c.started_; });
+  lock.release();  // held across the fork; unlocked by the handlers after it
+}
 void DeferredCloser::parent_after_fork() { g_closer.load()->m_.unlock(); }
 void DeferredCloser::child_after_fork() {
   DeferredCloser& c = *g_closer.load();
@@ -232,10 +252,12 @@ void DeferredCloser::child_after_fork() {
   // A descriptor the parent's worker was closing at the fork stays open in the child until it exits
   // or execs (it is O_CLOEXEC): its number may already be reused, so it is not closed here.
   c.closing_ = 0;
+  c.started_ = false;
   (void)c.worker_.release();  // that thread does not exist here: never joined, never destroyed
   // The parent's worker may have been waiting on them: fresh ones (POSIX leaves a copied one undefined).
   new (&c.wake_) std::condition_variable;
   new (&c.idle_) std::condition_variable;
+  new (&c.started_cv_) std::condition_variable;
   c.m_.unlock();  // locked by this thread in before_fork()
 }
 
@@ -270,11 +292,15 @@ bool holding_is_safe_on(const std::string& target) {
 }
 
 // The regular file a rename to `target` would unlink, opened; -1 when there is none (missing,
+// smaller than kMinHeldBytes on disk,
 // unreadable), it is something else (symlink: the rename replaces the link itself; FIFO, device,
 // folder: never opened, as an open could block or act) or it lies on a filesystem not listed above.
 int hold_replaced_file(const std::string& target) {
   struct stat st {};
-  if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !holding_is_safe_on(target)) return -1;
+  if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<uint64_t>(st.st_blocks) * 512 < kMinHeldBytes || !holding_is_safe_on(target)) {
+    return -1;
+  }
   const int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return -1;
   struct stat now {};
