@@ -430,12 +430,6 @@ def main():
                   + (f"  burn/onnxruntime {b['median_ns'] / on:.2f}" if on and b.get("median_ns") else ""))
             meta.setdefault("onnxruntime", {})[case.name] = o
         rows.append((case, b, t, lt))
-        if case.durable_peer:
-            d = durable[case.name] = torch.run(case.durable_peer, iters, reps, warmup)
-            dn = d.get("median_ns")
-            print(f"  {case.durable_peer:40s} torch {fmt_time(dn) if dn else d.get('error')}"
-                  + (f"  burn/durable torch {b['median_ns'] / dn:.2f}" if dn and b.get("median_ns") else "")
-                  + "  (reference, not the target)", flush=True)
         bn, tn = b.get("median_ns"), t.get("median_ns")
         ln = lt.get("median_ns") if lt else None
         ratio = f"{bn / tn:.2f}" if bn and tn else "n/a"
@@ -444,6 +438,12 @@ def main():
               + (f"  burn error: {b['error']}" if "error" in b else "")
               + (f"  libtorch error: {lt['error']}" if lt and "error" in lt else "")
               + (f"  torch error: {t['error']}" if "error" in t else ""), flush=True)
+        if case.durable_peer:
+            d = durable[case.name] = torch.run(case.durable_peer, iters, reps, warmup)
+            dn = d.get("median_ns")
+            print(f"  {case.durable_peer:40s} torch {fmt_time(dn) if dn else d.get('error')}"
+                  + (f"  burn/durable torch {b['median_ns'] / dn:.2f}" if dn and b.get("median_ns") else "")
+                  + "  (reference, not the target)", flush=True)
     torch.close()
     meta["busy_end"] = busy_compilers()
 
