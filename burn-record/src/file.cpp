@@ -161,8 +161,12 @@ class DeferredCloser {
       stopping_ = true;
       wake_.notify_all();
       worker = std::move(worker_);
+      exiting_ = worker != nullptr;
     }
     if (worker && worker->joinable()) worker->join();
+    std::lock_guard lock(m_);
+    exiting_ = false;
+    started_cv_.notify_all();
   }
 
  private:
@@ -205,7 +209,8 @@ class DeferredCloser {
   // good, it waits until a worker that was just created has reached run(): a thread that is still
   // starting may hold locks of the thread library's or of ASan's allocator and thread registry
   // (GCC 12's libasan has no fork handlers of its own); the child, which has no such thread, would
-  // block on them forever at its first malloc or pthread_create.
+  // block on them forever at its first malloc or pthread_create. Likewise while shutdown() joins an
+  // exiting worker.
   static void before_fork();
   static void parent_after_fork();
   // The child has no worker (only the forking thread survives) and its own copies of the queued
@@ -215,8 +220,9 @@ class DeferredCloser {
   std::mutex m_;
   std::condition_variable wake_;        // the worker: work or stop
   std::condition_variable idle_;        // drain(): nothing queued or closing
-  std::condition_variable started_cv_;  // before_fork(): the worker has reached run()
+  std::condition_variable started_cv_;  // before_fork(): the worker has reached run(), or been joined
   bool started_ = false;                // the worker has reached run() (it never leaves it before shutdown())
+  bool exiting_ = false;                // shutdown() is joining the worker, which may be inside its thread's exit
   std::deque<int> queue_;
   int closing_ = 0;  // descriptors the worker is closing now (0 or 1)
   bool stopping_ = false;
@@ -240,8 +246,9 @@ DeferredCloser& closer() {
 void DeferredCloser::before_fork() {
   DeferredCloser& c = *g_closer.load();
   std::unique_lock lock(c.m_);
-  // Not during shutdown(): its worker_ is gone (moved out) and it may be exiting, not starting.
-  c.started_cv_.wait(lock, [&] { return !c.worker_ || c.started_; });
+  // Nor while shutdown() joins the worker (worker_ is then moved out): a thread inside its exit may
+  // hold the same kind of locks.
+  c.started_cv_.wait(lock, [&] { return (!c.worker_ || c.started_) && !c.exiting_; });
   lock.release();  // held across the fork; unlocked by the handlers after it
 }
 void DeferredCloser::parent_after_fork() { g_closer.load()->m_.unlock(); }
@@ -253,6 +260,7 @@ void DeferredCloser::child_after_fork() {
   // or execs (it is O_CLOEXEC): its number may already be reused, so it is not closed here.
   c.closing_ = 0;
   c.started_ = false;
+  c.exiting_ = false;
   (void)c.worker_.release();  // that thread does not exist here: never joined, never destroyed
   // The parent's worker may have been waiting on them: fresh ones (POSIX leaves a copied one undefined).
   new (&c.wake_) std::condition_variable;

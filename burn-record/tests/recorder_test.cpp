@@ -383,6 +383,13 @@ TEST_F(RecorderTest, ForkRightAfterTheCloserStartsDoesNotHang) {
     where = fs::path("/dev/shm") / dir_.filename();
     fs::create_directories(where);
   }
+  struct RemoveAtEnd {  // on every way out, a failed ASSERT included (TearDown removes dir_ only)
+    fs::path p;
+    ~RemoveAtEnd() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } remove_at_end{where};
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
   int rounds = 0, failed = 0, hung = 0;
   while (std::chrono::steady_clock::now() < until && rounds < 5000) {
@@ -419,7 +426,6 @@ TEST_F(RecorderTest, ForkRightAfterTheCloserStartsDoesNotHang) {
     fs::remove(b);
     if (hung) break;  // one is enough: each costs 10 s
   }
-  if (where != dir_) fs::remove_all(where);
   std::printf("%d rounds, %d hung, %d failed\n", rounds, hung, failed);
   EXPECT_EQ(hung, 0) << "of " << rounds << " rounds";
   EXPECT_EQ(failed, 0) << "of " << rounds << " rounds";
