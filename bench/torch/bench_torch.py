@@ -13,6 +13,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 
 THREADS = int(os.environ.get("BURN_NUM_THREADS", "2"))
@@ -274,6 +275,31 @@ def record_save():
     return lambda: torch.save(sd, path)
 
 
+def record_save_durable():
+    """What a PyTorch user who wants burn's guarantee writes: a temporary file in the same folder,
+    flush, fsync, os.replace over the target, fsync of the folder (a reference, not the target)."""
+    sd, path = resnet50_state_dict(), record_path()
+    folder = os.path.dirname(path)
+
+    def save():
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".resnet50.pt.tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                torch.save(sd, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    return save
+
+
 def record_load():
     path = record_path()
     torch.save(resnet50_state_dict(), path)
@@ -283,6 +309,8 @@ def record_load():
 for _recorder in ("zstd", "zstd_level0", "hdf5"):
     CASES[f"record_save/{_recorder}/resnet50"] = record_save
     CASES[f"record_load/{_recorder}/resnet50"] = record_load
+    # Not a target: the durable save (fsync, rename) that burn's saves do, as a reference column.
+    CASES[f"record_save_durable/{_recorder}/resnet50"] = record_save_durable
 
 
 # Import (issue 13): torch.load of a torchvision ResNet-18 state dict in the zip and legacy layouts,

@@ -17,7 +17,10 @@ BURN_RECORD_API RecordError record_error(std::string_view op, const std::string&
 
 // A new temporary file next to `target` (".<name>.tmp-XXXXXX", same folder, so the rename is atomic),
 // removed again unless commit() succeeds. commit(): fsync the file, give it the usual permissions
-// (0666 less the umask), rename it over the target, fsync the folder.
+// (0666 less the umask), rename it over the target, fsync the folder. A regular file it replaces on
+// a local filesystem is held open across the rename and closed by a background thread afterwards,
+// so that freeing the old file's blocks is not part of the save (detail::drain_deferred_closes()
+// waits for that).
 class BURN_RECORD_API AtomicFile {
  public:
   explicit AtomicFile(std::string target);
@@ -41,6 +44,9 @@ namespace detail {
 // Test-only: called at each phase of every save in this process (nullptr: none).
 BURN_RECORD_API void set_save_hook(void (*hook)(SavePhase));
 BURN_RECORD_API void run_save_hook(SavePhase phase);
+// Blocks until every replaced file handed to the background closer is closed (its blocks freed, if
+// that was its last link). Saves never need it; tests counting descriptors or disk space do.
+BURN_RECORD_API void drain_deferred_closes();
 }  // namespace detail
 
 // A file being written sequentially or at offsets; errors name the file and the errno text.
