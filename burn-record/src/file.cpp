@@ -300,8 +300,9 @@ bool holding_is_safe_on(const std::string& target) {
 }
 
 // The regular file a rename to `target` would unlink, opened; -1 when there is none (missing,
-// unreadable), it holds fewer than kMinHeldBytes on disk, it is something else (symlink: the rename replaces the link itself; FIFO, device,
-// folder: never opened, as an open could block or act) or it lies on a filesystem not listed above.
+// unreadable), it holds fewer than kMinHeldBytes on disk, it is something else (symlink: the rename
+// replaces the link itself; FIFO, device, folder: never opened, as an open could block or act) or it
+// lies on a filesystem not listed above.
 int hold_replaced_file(const std::string& target) {
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
