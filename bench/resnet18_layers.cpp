@@ -2,11 +2,11 @@
 // profile (bench/onnxruntime/profile_ort.mjs): burn-bench-resnet18-layers [BATCH] [ITERS]. Runs the
 // forward of FoldedResNet op by op (each op is eager on cpu and returns when done; as in the forward,
 // ReLU and the residual add get their input's only reference and reuse its buffer), ITERS times after a
-// warm-up, and prints per op the minimum and median wall time and the median CPU time of the calling thread,
-// and their sums. Threads:
+// warm-up, and prints per op the minimum and median wall time and the median and minimum CPU time of
+// the calling thread, and their sums. Threads:
 // BURN_NUM_THREADS.
-#include <burn/nn.hpp>
 #include <time.h>
+#include <burn/nn.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -61,10 +61,14 @@ int main(int argc, char** argv) {
   const Device& dev = bench::cpu();
   const models::FoldedResNet net = models::ResNetConfig{}.init(dev).fold_batch_norms();
   const Tensor<4> x = bench::input<4>({batch, 3, 224, 224});
-  Timer tm;
-  for (int it = 0; it < iters + 2; ++it) {
+  // BURN_AB_VAR=NAME: an A/B in one process, NAME set to "0" and "1" on alternate forwards (for a kernel
+  // that reads NAME per call); the table then has one column set per value.
+  const char* ab = std::getenv("BURN_AB_VAR");
+  Timer tm, tm1;
+  for (int it = 0; it < (ab ? 2 * iters : iters) + 2; ++it) {
+    if (ab) setenv(ab, it % 2 ? "1" : "0", 1);
     Timer local;
-    Timer& t = it < 2 ? local : tm;
+    Timer& t = it < 2 ? local : ab && it % 2 ? tm1 : tm;
     Tensor<4> h = t("stem conv", [&] { return net.conv1.forward(x); });
     h = t("maxpool", [&] { return net.maxpool.forward(h); });
     h = t("stem relu", [&] { return std::move(h).relu(); });  // after the pool, as FoldedResNet::forward
@@ -86,13 +90,18 @@ int main(int argc, char** argv) {
     const Tensor<2> logits = t("fc", [&] { return net.fc.forward(pooled.flatten<2>(1, 3)); });
     benchmark::DoNotOptimize(logits.into_data());
   }
-  double tw = 0, tm_ = 0, tc = 0;
-  std::printf("%-22s %12s %12s %12s\n", "op", "wall min ms", "wall med ms", "cpu med ms");
-  for (const std::string& n : tm.order) {
-    const double wm = 1e3 * minimum(tm.wall[n]), w = 1e3 * median(tm.wall[n]), c = 1e3 * median(tm.cpu[n]);
-    tw += w, tm_ += wm, tc += c;
-    std::printf("%-22s %12.3f %12.3f %12.3f\n", n.c_str(), wm, w, c);
+  for (Timer* timer : {&tm, &tm1}) {
+    if (timer->order.empty()) continue;
+    if (ab) std::printf("%s=%d\n", ab, timer == &tm1 ? 1 : 0);
+    double tw = 0, tm_ = 0, tc = 0, tcm = 0;
+    std::printf("%-22s %12s %12s %12s %12s\n", "op", "wall min ms", "wall med ms", "cpu med ms", "cpu min ms");
+    for (const std::string& n : timer->order) {
+      const double wm = 1e3 * minimum(timer->wall[n]), w = 1e3 * median(timer->wall[n]);
+      const double c = 1e3 * median(timer->cpu[n]), cm = 1e3 * minimum(timer->cpu[n]);
+      tw += w, tm_ += wm, tc += c, tcm += cm;
+      std::printf("%-22s %12.3f %12.3f %12.3f %12.3f\n", n.c_str(), wm, w, c, cm);
+    }
+    std::printf("%-22s %12.3f %12.3f %12.3f %12.3f\n", "sum", tm_, tw, tc, tcm);
   }
-  std::printf("%-22s %12.3f %12.3f %12.3f\n", "sum", tm_, tw, tc);
   return 0;
 }
