@@ -1,6 +1,7 @@
 // Per-node profile of the ONNX Runtime peer: node profile_ort.mjs MODEL.onnx BATCH THREADS ITERS PREFIX.
-// Runs ITERS forwards after a warm-up with enableProfiling; ORT writes PREFIX_<date>.json (a Chrome trace
-// of per-node times), whose path is printed.
+// Runs ITERS forwards after 3 warm-up ones with enableProfiling; ORT writes PREFIX_<date>.json (a Chrome
+// trace with each node's time per run) when the process ends; layer_table.py sets it against the output of
+// burn-bench-resnet18-layers. Prints the mean seconds per forward (profiling included).
 import { createRequire } from "module";
 const require = createRequire(import.meta.url);
 const ort = require("onnxruntime-node");
@@ -18,4 +19,3 @@ for (let i = 0; i < 3; ++i) await session.run(feeds);
 const t0 = process.hrtime.bigint();
 for (let i = 0; i < Number(iters); ++i) await session.run(feeds);
 console.log(JSON.stringify({ mean_s: Number(process.hrtime.bigint() - t0) / 1e9 / Number(iters) }));
-console.log(session.endProfiling ? session.endProfiling() : "");
