@@ -38,7 +38,9 @@ Tensor<2> ResNet::forward(const Tensor<4>& x) const {
 }
 
 Tensor<2> FoldedResNet::forward(const Tensor<4>& x) const {
-  Tensor<4> h = maxpool.forward(conv1.forward(x).relu());
+  // The stem's ReLU after the max pool: max and ReLU commute (both monotonic; the pool's padding takes
+  // no tap), and the pooled map is a quarter of the conv's (at batch 8 a 25.7 MB pass becomes 6.4 MB).
+  Tensor<4> h = maxpool.forward(conv1.forward(x)).relu();
   for (const auto* layer : {&layer1, &layer2, &layer3, &layer4})
     for (const FoldedBasicBlock& b : *layer) h = b.forward(h);
   return fc.forward(avgpool.forward(h).flatten<2>(1, 3));
