@@ -3,6 +3,7 @@
 // (/usr/bin/python3); the torch expression is named next to each.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -400,6 +401,32 @@ TEST_F(CpuMath, ExpMatchesLibm) {
   EXPECT_EQ(vals<bool>(b.is_nan(f32({kNaN, 1}, {2}))), (std::vector<bool>{true, false}));
   EXPECT_EQ(vals<bool>(b.is_finite(f32({kNaN, 1, std::numeric_limits<float>::infinity()}, {3}))),
             (std::vector<bool>{false, true, false}));
+}
+
+// exp scales by 2^n through the exponent bits while every lane's result is normal and by two factors
+// otherwise (simd_avx2.hpp, exp8): inputs around both edges, shuffled so that vectors mix the two
+// kinds, each within 2 ulp of the double exp (and the denormals within 2 denormal steps).
+TEST_F(CpuMath, ExpAcrossTheNormalRangeEdgesMatchesLibm) {
+  std::vector<float> xs;
+  for (float v = -104.5f; v < -85.0f; v += 1.0e-3f) xs.push_back(v);
+  for (float v = 87.0f; v < 89.5f; v += 1.0e-4f) xs.push_back(v);
+  for (float v = -2.0f; v < 2.0f; v += 1.0e-3f) xs.push_back(v);
+  xs.push_back(kNaN);
+  std::shuffle(xs.begin(), xs.end(), std::mt19937(7));
+  const auto got = vals<float>(b.exp(f32(xs, {static_cast<int64_t>(xs.size())})));
+  const float denorm = std::numeric_limits<float>::denorm_min();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::exp(static_cast<double>(xs[i]));
+    if (std::isnan(xs[i])) {
+      EXPECT_TRUE(std::isnan(got[i]));
+    } else if (want > std::numeric_limits<float>::max()) {
+      EXPECT_EQ(got[i], std::numeric_limits<float>::infinity()) << xs[i];
+    } else if (want >= std::numeric_limits<float>::min()) {
+      EXPECT_NEAR(got[i], want, 2.4e-7 * want) << xs[i];
+    } else {
+      EXPECT_NEAR(got[i], want, 2.0 * denorm) << xs[i];
+    }
+  }
 }
 
 TEST_F(CpuMath, ActivationsMatchTorch) {
