@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -330,9 +329,7 @@ class ThreadPool {
  private:
   void start(size_t n) {
     size_ = std::max<size_t>(1, n);
-    spin_ns_ = worker_spin_ns();
     stop_ = false;
-    stop_flag_.store(false, std::memory_order_relaxed);
     for (size_t i = 0; i + 1 < size_; ++i) workers_.emplace_back([this] { worker_loop(); });
     blas_single_threaded();
   }
@@ -341,7 +338,6 @@ class ThreadPool {
     {
       std::lock_guard<std::mutex> lk(mutex_);
       stop_ = true;
-      stop_flag_.store(true, std::memory_order_relaxed);
     }
     work_cv_.notify_all();
     for (auto& t : workers_) t.join();
@@ -356,7 +352,6 @@ class ThreadPool {
       seen = generation_;
     }
     for (;;) {
-      spin_for_next_job(seen);
       {
         std::unique_lock<std::mutex> lk(mutex_);
         work_cv_.wait(lk, [&] { return stop_ || generation_ != seen; });
@@ -370,31 +365,6 @@ class ThreadPool {
         idle_cv_.notify_all();
       }
     }
-  }
-
-  // A worker that has just finished watches for the next job for spin_ns_ before it sleeps: the ops
-  // of a forward come back to back (ResNet-18 at batch 1: ~50 parallel ops in 30 ms), and waking a
-  // sleeping thread costs tens of microseconds on a VM, which the calling thread spends alone.
-  void spin_for_next_job(uint64_t seen) const {
-    if (spin_ns_ <= 0) return;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(spin_ns_);
-    for (int i = 0; generation_.load(std::memory_order_acquire) == seen && !stop_flag_.load(std::memory_order_relaxed);
-         ++i) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-      if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return;
-    }
-  }
-
-  // BURN_CPU_POOL_SPIN_US (docs/environment.md): how long an idle worker spins; 0 sleeps at once.
-  static int64_t worker_spin_ns() {
-    if (const char* env = std::getenv("BURN_CPU_POOL_SPIN_US")) {
-      char* end = nullptr;
-      const long v = std::strtol(env, &end, 10);
-      if (end != env && v >= 0) return static_cast<int64_t>(v) * 1000;
-    }
-    return 50'000;
   }
 
   // Claims chunks until none is left.
@@ -421,10 +391,8 @@ class ThreadPool {
   std::mutex job_mutex_;  // one job at a time
   std::mutex mutex_;      // guards generation_, stop_ and the job fields while they are set
   std::condition_variable work_cv_, idle_cv_, done_cv_;
-  std::atomic<uint64_t> generation_{0};  // written under mutex_, also read by spinning workers
+  uint64_t generation_ = 0;
   bool stop_ = false;
-  std::atomic<bool> stop_flag_{false};  // stop_, for spinning workers
-  int64_t spin_ns_ = 0;
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0, chunks_ = 0;
   std::atomic<int64_t> next_{0}, done_{0};
