@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "burn/record/recorder.hpp"
+#include "file_bytes.hpp"
 #include "h5_sample.hpp"
 #include "recorder_fixture.hpp"
 #include "sample_record.hpp"
@@ -28,13 +29,6 @@ using namespace burn;
 using namespace burn::record;
 
 const std::string kFixtures = BURN_RECORD_FIXTURES "/hdf5";
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // "[[1.0, -2.5], [3.0, True]]" -> every number (True/False as 1/0), in order.
 std::vector<double> numbers(const std::string& repr) {
@@ -88,7 +82,7 @@ std::string python_shape(const Shape& s) {
 
 TEST(Hdf5, H5pyReadsBurnFilesWithTheSameNamesShapesDtypesAndValues) {
   const Record r = test::h5_sample();
-  std::istringstream lines(read_text(kFixtures + "/burn_sample.h5py.txt"));
+  std::istringstream lines(test::read_bytes(kFixtures + "/burn_sample.h5py.txt"));
   size_t seen = 0;
   for (std::string line; std::getline(lines, line);) {
     std::istringstream f(line);
@@ -148,7 +142,7 @@ TEST(Hdf5, H5dumpPrintsTheCommittedDump) {
   save(file, test::h5_sample(), {.recorder = "hdf5"});
   const std::string out = (dir / "dump.txt").string();
   ASSERT_EQ(std::system(("cd '" + dir.string() + "' && '" + h5dump + "' burn_sample.h5 > dump.txt").c_str()), 0);
-  std::string dump = read_text(out);
+  std::string dump = test::read_bytes(out);
   const std::string version = "\"" BURN_RECORD_VERSION "\"";
   for (size_t at = dump.find(version); at != std::string::npos; at = dump.find(version, at)) {
     dump.replace(at, version.size(), "\"@BURN_VERSION@\"");
@@ -160,7 +154,7 @@ TEST(Hdf5, H5dumpPrintsTheCommittedDump) {
   ASSERT_NE(begin, std::string::npos) << dump;
   ASSERT_NE(end, std::string::npos);
   dump.erase(begin, end + 5 - begin);
-  EXPECT_EQ(dump, read_text(kFixtures + "/burn_sample.h5dump"));
+  EXPECT_EQ(dump, test::read_bytes(kFixtures + "/burn_sample.h5dump"));
   fs::remove_all(dir);
 }
 

@@ -14,10 +14,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
+#include "file_bytes.hpp"
 #include "sample_record.hpp"
 
 namespace {
@@ -233,17 +233,10 @@ std::vector<std::string> descriptor_targets() {
   return out;
 }
 
-std::string contents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // One commit of an AtomicFile holding `text`.
 void commit_text(const std::string& target, const std::string& text) {
   AtomicFile f(target);
-  std::ofstream(f.path(), std::ios::binary) << text;
+  test::write_bytes(f.path(), text);
   f.commit();
 }
 
@@ -273,7 +266,7 @@ TEST_F(RecorderTest, ReplacedTargetIsHeldAcrossTheRenameThenClosed) {
   }
   record::detail::drain_deferred_closes();
   EXPECT_EQ(open_descriptors(), before);
-  EXPECT_EQ(contents(target), "new contents");
+  EXPECT_EQ(test::read_bytes(target), "new contents");
   for (const std::string& t : descriptor_targets()) EXPECT_EQ(t.find(target), std::string::npos) << t;
   EXPECT_EQ(files_in_dir(), 1u);
 }
@@ -288,7 +281,7 @@ TEST_F(RecorderTest, SavesOverExistingTargetsLeaveNoDescriptorsOpen) {
   for (int i = 0; i < 3; ++i) save(target, test::sample_record());
   record::detail::drain_deferred_closes();
   EXPECT_EQ(open_descriptors(), before);
-  EXPECT_EQ(contents(file("many.bin")), std::string((1u << 21) + 11, 'l'));
+  EXPECT_EQ(test::read_bytes(file("many.bin")), std::string((1u << 21) + 11, 'l'));
   EXPECT_EQ(test::first_difference(load(target), test::sample_record()), "");
   EXPECT_EQ(files_in_dir(), 2u);
 }
@@ -310,12 +303,12 @@ TEST_F(RecorderTest, SaveOverAMissingOrNonRegularTargetHoldsNothing) {
   EXPECT_THROW(commit_text(file("folder"), "x"), RecordError);
   record::detail::drain_deferred_closes();
   EXPECT_EQ(open_descriptors(), before);
-  EXPECT_EQ(contents(file("new.bin")), "first");
+  EXPECT_EQ(test::read_bytes(file("new.bin")), "first");
   EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(file("fifo"))));
-  EXPECT_EQ(contents(file("fifo")), "was a fifo");
+  EXPECT_EQ(test::read_bytes(file("fifo")), "was a fifo");
   EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(file("link.bin"))));
-  EXPECT_EQ(contents(file("link.bin")), "was a link");
-  EXPECT_EQ(contents(file("pointee.bin")), "pointee");
+  EXPECT_EQ(test::read_bytes(file("link.bin")), "was a link");
+  EXPECT_EQ(test::read_bytes(file("pointee.bin")), "pointee");
   EXPECT_TRUE(fs::is_directory(file("folder")));
   EXPECT_EQ(files_in_dir(), 5u);
 }
@@ -333,15 +326,15 @@ TEST_F(RecorderTest, ForkedChildSavesWithItsOwnCloser) {
     const size_t before = open_descriptors();
     for (int i = 0; i < 6; ++i) commit_text(b, i < 5 ? kBig : "b6");
     record::detail::drain_deferred_closes();
-    ::_exit(open_descriptors() == before && contents(b) == "b6" ? 0 : 1);
+    ::_exit(open_descriptors() == before && test::read_bytes(b) == "b6" ? 0 : 1);
   }
   commit_text(a, "a2");
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
   record::detail::drain_deferred_closes();
-  EXPECT_EQ(contents(a), "a2");
-  EXPECT_EQ(contents(b), "b6");
+  EXPECT_EQ(test::read_bytes(a), "a2");
+  EXPECT_EQ(test::read_bytes(b), "b6");
 }
 
 TEST_F(RecorderTest, SmallReplacedFilesAreNotHeld) {
@@ -352,7 +345,7 @@ TEST_F(RecorderTest, SmallReplacedFilesAreNotHeld) {
   commit_text(target, "new");
   record::detail::set_save_hook(nullptr);
   EXPECT_EQ(std::count(g_at_rename.begin(), g_at_rename.end(), target + " (deleted)"), 0);
-  EXPECT_EQ(contents(target), "new");
+  EXPECT_EQ(test::read_bytes(target), "new");
 }
 
 // Waits up to `seconds` for `pid`; kills it and returns -1 when it is still running then.
@@ -407,7 +400,7 @@ TEST_F(RecorderTest, ForkRightAfterTheCloserStartsDoesNotHang) {
         ::alarm(10);
         commit_text(b, "b");  // starts the grandchild's own worker
         record::detail::drain_deferred_closes();
-        ::_exit(contents(b) == "b" ? 0 : 1);
+        ::_exit(test::read_bytes(b) == "b" ? 0 : 1);
       }
       int status = 0;
       if (grandchild < 0 || ::waitpid(grandchild, &status, 0) != grandchild) ::_exit(3);

@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "burn/record/recorder.hpp"
+#include "file_bytes.hpp"
 #include "recorder_fixture.hpp"
 #include "sample_record.hpp"
 
@@ -35,16 +36,6 @@ class Validation : public ::testing::Test {
   std::string file(const std::string& name) const { return (dir_ / name).string(); }
   fs::path dir_;
 };
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 // The RecordError message of loading `path` (with `recorder`), or "" when it loaded.
 std::string load_error(const std::string& path, const std::string& recorder, Record* loaded = nullptr) {
@@ -146,7 +137,7 @@ TEST_F(Validation, CraftedFileOfTheSpecLoads) {
   g.path = "m";
   g.kind = 0;
   g.offset = 0;
-  write_bytes(file("ok.bpz"), craft({g, f32_entry("m.w")}, kFourFloats));
+  test::write_bytes(file("ok.bpz"), craft({g, f32_entry("m.w")}, kFourFloats));
   Record r;
   ASSERT_EQ(load_error(file("ok.bpz"), "zstd", &r), "");
   EXPECT_EQ(r.at("m.w").tensor().to_vec<float>(), std::vector<float>(4, 0.f));
@@ -156,7 +147,7 @@ TEST_F(Validation, CraftedFileOfTheSpecLoads) {
 TEST_F(Validation, ZstdCraftedIndexesAreRefusedNamingTheEntry) {
   const std::string f = file("bad.bpz");
   auto expect = [&](const std::vector<Crafted>& entries, const std::string& data, const std::string& want) {
-    write_bytes(f, craft(entries, data));
+    test::write_bytes(f, craft(entries, data));
     const std::string e = load_error(f, "zstd");
     EXPECT_EQ(e.rfind("[zstd] " + f + ": ", 0), 0u) << e;
     EXPECT_NE(e.find(want), std::string::npos) << "got: " << e << "\nwant: " << want;
@@ -261,7 +252,7 @@ TEST_F(Validation, ZstdCraftedIndexesAreRefusedNamingTheEntry) {
     put_u64(header, XXH3_64bits(index.data(), index.size()));
     header += bytes.substr(40, 16);
     put_u64(header, XXH3_64bits(header.data(), header.size()));
-    write_bytes(f, header + bytes.substr(64));
+    test::write_bytes(f, header + bytes.substr(64));
     const std::string e = load_error(f, "zstd");
     EXPECT_NE(e.find("entries cannot fit in an index of"), std::string::npos) << e;
   }
@@ -275,11 +266,11 @@ TEST_F(Validation, ZstdEveryTruncationAndEveryByteFlipIsRefused) {
   r.set("name", Value(std::string("abc")));
   r.set("lr", Value(0.5));
   save(file("ok.bpz"), r);
-  const std::string good = read_bytes(file("ok.bpz"));
+  const std::string good = test::read_bytes(file("ok.bpz"));
   ASSERT_GT(good.size(), 200u);
   const std::string f = file("damaged.bpz");
   for (size_t n = 0; n < good.size(); ++n) {
-    write_bytes(f, good.substr(0, n));
+    test::write_bytes(f, good.substr(0, n));
     const std::string e = load_error(f, "zstd");
     ASSERT_NE(e, "") << "truncated to " << n << " bytes and still loaded";
     ASSERT_EQ(e.rfind("[zstd] " + f + ": ", 0), 0u) << e;
@@ -288,7 +279,7 @@ TEST_F(Validation, ZstdEveryTruncationAndEveryByteFlipIsRefused) {
     for (unsigned char flip : {0x01, 0x80}) {
       std::string bad = good;
       bad[i] = static_cast<char>(bad[i] ^ flip);
-      write_bytes(f, bad);
+      test::write_bytes(f, bad);
       ASSERT_NE(load_error(f, "zstd"), "") << "byte " << i << " ^ " << int(flip) << " went unnoticed";
     }
   }
@@ -296,15 +287,15 @@ TEST_F(Validation, ZstdEveryTruncationAndEveryByteFlipIsRefused) {
   // A flipped byte inside tensor data names the entry and the chunk.
   std::string bad = good;
   bad[64] = static_cast<char>(bad[64] ^ 1);
-  write_bytes(f, bad);
+  test::write_bytes(f, bad);
   EXPECT_EQ(load_error(f, "zstd"),
             "[zstd] " + f + ": entry 'layer.w': checksum mismatch in chunk 0 of 1 (the data is damaged)");
 }
 
 TEST_F(Validation, EmptyAndWrongFormatFiles) {
-  write_bytes(file("empty.bpz"), "");
-  write_bytes(file("empty.h5"), "");
-  write_bytes(file("empty.json"), "");
+  test::write_bytes(file("empty.bpz"), "");
+  test::write_bytes(file("empty.h5"), "");
+  test::write_bytes(file("empty.json"), "");
   EXPECT_EQ(load_error(file("empty.bpz"), "zstd"), "[zstd] " + file("empty.bpz") + ": the file is empty");
   EXPECT_EQ(load_error(file("empty.h5"), "hdf5"), "[hdf5] " + file("empty.h5") + ": the file is empty");
   EXPECT_EQ(load_error(file("empty.json"), "json"), "[json] " + file("empty.json") + ": the file is empty");
@@ -321,9 +312,9 @@ TEST_F(Validation, EmptyAndWrongFormatFiles) {
   EXPECT_NE(load_error(file("a.bpz"), "json").find("[json] " + file("a.bpz") + ": not valid JSON: "),
             std::string::npos);
   EXPECT_NE(load_error(file("a.h5"), "json").find("not valid JSON"), std::string::npos);
-  write_bytes(file("short.bpz"),
-              "\x89"
-              "BPZ");
+  test::write_bytes(file("short.bpz"),
+                    "\x89"
+                    "BPZ");
   EXPECT_EQ(load_error(file("short.bpz"), "zstd"),
             "[zstd] " + file("short.bpz") + ": the file is 4 bytes, shorter than the 64-byte header (truncated?)");
 }
@@ -353,12 +344,12 @@ TEST_F(Validation, Hdf5DamageIsRefusedOrHarmlessNeverAWrongRecord) {
   r.set("layer.steps", TensorData::from_vector<int64_t>({1, 2, 3}, {3}));
   r.set("lr", Value(0.5));
   save(file("ok.h5"), r);
-  const std::string good = read_bytes(file("ok.h5"));
+  const std::string good = test::read_bytes(file("ok.h5"));
   const Record expected = load(file("ok.h5"));
   const std::string f = file("damaged.h5");
   size_t refused = 0, tried = 0;
   for (size_t n = 0; n < good.size(); n += 61) {
-    write_bytes(f, good.substr(0, n));
+    test::write_bytes(f, good.substr(0, n));
     ++tried;
     Record got;
     const std::string e = load_error(f, "hdf5", &got);
@@ -372,7 +363,7 @@ TEST_F(Validation, Hdf5DamageIsRefusedOrHarmlessNeverAWrongRecord) {
   for (size_t i = 0; i < good.size(); i += 7) {
     std::string bad = good;
     bad[i] = static_cast<char>(bad[i] ^ 0x10);
-    write_bytes(f, bad);
+    test::write_bytes(f, bad);
     ++tried;
     Record got;
     const std::string e = load_error(f, "hdf5", &got);
@@ -412,7 +403,7 @@ TEST_F(Validation, Hdf5DamagedChunkPlacesAreRefusedNamingTheEntry) {
   r.set("a", TensorData::from_vector<float>(a, {300'000}));  // 1.2 MB: two chunks of 150,000
   r.set("b", TensorData::from_vector<float>(b, {1000}));
   save(file("ok.h5"), r);
-  const std::string good = read_bytes(file("ok.h5"));
+  const std::string good = test::read_bytes(file("ok.h5"));
   auto data_at = [&](const float* p) {
     const auto at = find_all(good, std::string(reinterpret_cast<const char*>(p), 64));
     EXPECT_EQ(at.size(), 1u);
@@ -434,7 +425,7 @@ TEST_F(Validation, Hdf5DamagedChunkPlacesAreRefusedNamingTheEntry) {
   auto patched = [&](size_t at, const std::string& bytes) {
     std::string bad = good;
     bad.replace(at, bytes.size(), bytes);
-    write_bytes(f, bad);
+    test::write_bytes(f, bad);
     return load_error(f, "hdf5");
   };
   const std::string where = "[hdf5] " + f + ": entry ";
@@ -465,10 +456,10 @@ TEST_F(Validation, Hdf5DamagedChunkPlacesAreRefusedNamingTheEntry) {
 TEST_F(Validation, JsonMalformedFilesNameTheEntry) {
   const std::string f = file("bad.json");
   auto expect = [&](const std::string& entries, const std::string& want) {
-    write_bytes(f,
-                R"({"format": "burn-record-json", "version": 1, "metadata": {"format_version": 1, "burn_version": "0",)"
-                R"( "producer": "", "dtype_policy": "keep", "extra": {}}, "entries": )" +
-                    entries + "}");
+    test::write_bytes(
+        f, R"({"format": "burn-record-json", "version": 1, "metadata": {"format_version": 1, "burn_version": "0",)"
+           R"( "producer": "", "dtype_policy": "keep", "extra": {}}, "entries": )" +
+               entries + "}");
     const std::string e = load_error(f, "json");
     EXPECT_EQ(e.rfind("[json] " + f + ": ", 0), 0u) << e;
     EXPECT_NE(e.find(want), std::string::npos) << "got: " << e << "\nwant: " << want;
@@ -494,11 +485,11 @@ TEST_F(Validation, JsonMalformedFilesNameTheEntry) {
   std::string deep = R"({"kind": "int", "value": 1})";
   for (int i = 0; i < 100; ++i) deep = R"({"kind": "group", "entries": {"g": )" + deep + "}}";
   expect(R"({"g": )" + deep + "}", "groups nest deeper than 64 levels");
-  write_bytes(f, R"({"format": "something-else", "version": 1})");
+  test::write_bytes(f, R"({"format": "something-else", "version": 1})");
   EXPECT_NE(load_error(f, "json").find("\"format\" is not \"burn-record-json\""), std::string::npos);
-  write_bytes(f, R"({"format": "burn-record-json", "version": 2})");
+  test::write_bytes(f, R"({"format": "burn-record-json", "version": 2})");
   EXPECT_NE(load_error(f, "json").find("unsupported version 2"), std::string::npos);
-  write_bytes(f, "{\"format\": ");
+  test::write_bytes(f, "{\"format\": ");
   EXPECT_NE(load_error(f, "json").find("not valid JSON"), std::string::npos);
 }
 
