@@ -175,7 +175,26 @@ template <typename T, bool kLog>
   }
 }
 
-// softmax_row for f32 with exp8. While it works on a row it prefetches the next one (`next`, or
+// row_max for f32 on 8 lanes (a separate function: the Sse template's members cannot carry the AVX2
+// target and still inline into it).
+BURN_AVX2_FMA [[gnu::always_inline]] inline float row_max_avx2(const float* x, int64_t n) {
+  __m256 m0 = _mm256_set1_ps(-std::numeric_limits<float>::infinity()), m1 = m0, u = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+    m0 = _mm256_max_ps(m0, v0), m1 = _mm256_max_ps(m1, v1);
+    u = _mm256_or_ps(u, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
+  }
+  float lanes[8];
+  _mm256_storeu_ps(lanes, _mm256_max_ps(m0, m1));
+  float m = lanes[0];
+  for (int j = 1; j < 8; ++j) m = scalar_max(m, lanes[j]);
+  bool nan = _mm256_movemask_ps(u) != 0;
+  for (; i < n; ++i) m = scalar_max(m, x[i]), nan |= x[i] != x[i];
+  return nan ? std::numeric_limits<float>::quiet_NaN() : m;
+}
+
+// softmax_row for f32 with exp8_nonpos. While it works on a row it prefetches the next one (`next`, or
 // nullptr), a line per step of the exp loop: the next row's max pass then reads from cache instead of
 // waiting on memory, and memory and the exp arithmetic overlap instead of taking turns. With `tmp` (a
 // row of scratch), the exps go there and the result leaves in one streaming-store pass: y's lines are
@@ -183,28 +202,30 @@ template <typename T, bool kLog>
 template <bool kLog>
 BURN_AVX2_FMA [[gnu::always_inline]] inline void softmax_row_avx2(const float* x, float* y, int64_t n,
                                                                   const float* next, float* tmp) {
-  const float m = row_max(x, n);
+  const float m = row_max_avx2(x, n);
   const __m256 mv = _mm256_set1_ps(m);
   float* e_out = tmp ? tmp : y;
   __m256 s0 = _mm256_setzero_ps(), s1 = s0;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     if (next) _mm_prefetch(reinterpret_cast<const char*>(next + i), _MM_HINT_T0);
-    const __m256 e0 = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
-    const __m256 e1 = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), mv));
+    const __m256 e0 = exp8_nonpos(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
+    const __m256 e1 = exp8_nonpos(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), mv));
     if constexpr (!kLog) _mm256_storeu_ps(e_out + i, e0), _mm256_storeu_ps(e_out + i + 8, e1);
     s0 = _mm256_add_ps(s0, e0), s1 = _mm256_add_ps(s1, e1);
   }
-  float lane[16];
-  _mm256_storeu_ps(lane, s0);
-  _mm256_storeu_ps(lane + 8, s1);
-  for (; i < n; ++i) {
-    const float e = vexp(x[i] - m);
-    if constexpr (!kLog) e_out[i] = e;
-    lane[0] += e;
+  // The tail (under 16) through masked loads, so that every element gets the same exp.
+  for (; i < n; i += 8) {
+    const __m256i mask = tail_mask8(n - i);
+    const __m256 e =
+        _mm256_and_ps(_mm256_castsi256_ps(mask), exp8_nonpos(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), mv)));
+    if constexpr (!kLog) _mm256_maskstore_ps(e_out + i, mask, e);
+    s0 = _mm256_add_ps(s0, e);
   }
+  float lane[8];
+  _mm256_storeu_ps(lane, _mm256_add_ps(s0, s1));
   float s = 0;
-  for (int j = 0; j < 16; ++j) s += lane[j];
+  for (int j = 0; j < 8; ++j) s += lane[j];
   // The last pass: y = (x - m) - log(s) or e * (1 / s), streamed from the first 32-byte boundary.
   const float c = kLog ? std::log(s) : 1.0f / s;
   auto out = [&](int64_t k) { return kLog ? (x[k] - m) - c : e_out[k] * c; };

@@ -28,8 +28,7 @@ BURN_AVX2_FMA void exp_f32_avx2(const float* x, float* y, int64_t n) {
   // optimisation level (a scalar vexp matches them only where GCC contracts it into the same FMAs, -O2
   // and up), which the fused executor's register chains rely on.
   for (; i < n; i += 8) {
-    const __m256i m =
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i m = tail_mask8(n - i);
     _mm256_maskstore_ps(y + i, m, exp8(_mm256_maskload_ps(x + i, m)));
   }
 }
