@@ -1,5 +1,6 @@
 // Pooling and resampling on image-sized NCHW f32 tensors: max/avg pool 2x2 s2 and 3x3 s2 p1 on
-// (2, 32|128, 512, 512), and 2x bilinear / nearest upsampling of (2, 32, 256, 256).
+// (2, 32|128, 512, 512), max pool 3x3 s2 p1 on ResNet's (1, 64, 112, 112), and 2x bilinear / nearest upsampling of (2,
+// 32, 256, 256).
 #include "burn/tensor/module.hpp"
 #include "common.hpp"
 
@@ -35,6 +36,11 @@ void register_cases() {
       });
     }
   }
+  // ResNet's stem pool at batch 1: cache-resident, so the kernel's arithmetic, not memory, sets its time.
+  add_case("max_pool2d_3x3s2p1/1x64x112x112", [](benchmark::State& st) {
+    auto x = input<4>({1, 64, 112, 112});
+    for (auto _ : st) benchmark::DoNotOptimize(module::max_pool2d(x, pool(3, 2, 1)));
+  });
   for (auto [label, mode] :
        {std::pair{"bilinear", InterpolateMode::Linear}, std::pair{"nearest", InterpolateMode::Nearest},
         std::pair{"bicubic", InterpolateMode::Cubic}}) {

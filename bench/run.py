@@ -83,6 +83,8 @@ def cases():
                      "max_pool (indices)", quick),
                 Case(f"avg_pool2d_{label}/{sz}", "pool", "mem", (n_in + n_out) * F32, "avg_pool, interpolate", quick),
             ]
+    n_in, n_out = 64 * 112 * 112, 64 * 56 * 56  # ResNet's stem pool at batch 1 (in cache)
+    out.append(Case("max_pool2d_3x3s2p1/1x64x112x112", "pool", "mem", (n_in + n_out) * F32, "max_pool"))
     for mode in ("bilinear", "nearest", "bicubic"):
         n_in, n_out = 2 * 32 * 256 * 256, 2 * 32 * 512 * 512
         out.append(Case(f"interpolate_{mode}_2x/2x32x256x256", "pool", "mem", (n_in + n_out) * F32,

@@ -19,3 +19,4 @@ for (let i = 0; i < 3; ++i) await session.run(feeds);
 const t0 = process.hrtime.bigint();
 for (let i = 0; i < Number(iters); ++i) await session.run(feeds);
 console.log(JSON.stringify({ mean_s: Number(process.hrtime.bigint() - t0) / 1e9 / Number(iters) }));
+session.endProfiling();

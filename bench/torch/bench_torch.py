@@ -131,6 +131,7 @@ for c in (32, 128):
                 image(2, c, 512, 512)))
         CASES[f"avg_pool2d_{label}/{sz}"] = (
             lambda c=c, k=k, st=st, pd=pd: (lambda x: lambda: F.avg_pool2d(x, k, st, pd))(image(2, c, 512, 512)))
+CASES["max_pool2d_3x3s2p1/1x64x112x112"] = lambda: (lambda x: lambda: F.max_pool2d(x, 3, 2, 1))(image(1, 64, 112, 112))
 for mode, tmode in (("bilinear", "bilinear"), ("nearest", "nearest"), ("bicubic", "bicubic")):
     CASES[f"interpolate_{mode}_2x/2x32x256x256"] = (
         lambda tmode=tmode: (lambda x: lambda: F.interpolate(

@@ -527,5 +527,62 @@ TEST_F(CpuKernels, MaxPoolWithIndicesMatchesANaiveWalk) {
   }
 }
 
+// max_pool (values only) against its definition, a vertical first-wins max over the window's rows and
+// then a horizontal one over its columns (a later tap wins when greater or NaN), bit for bit: rows wide
+// enough for the AVX2 passes (3x3 stride 2 is vectorised both ways) and their scalar tails, ties of
+// +0 and -0, and a NaN in some planes only (those rows take the scalar kernel).
+TEST_F(CpuKernels, MaxPoolValuesMatchTheirDefinitionBitForBit) {
+  for (const int64_t W : {7, 16, 17, 35, 112, 113})
+    for (const int64_t pad : {0, 1})
+      for (const int64_t s : {1, 2}) {
+        const int64_t k = 3, H = 9, planes = 3;
+        std::vector<float> x(static_cast<size_t>(planes * H * W));
+        // Values at most 0, and every third a signed zero, so that most windows end in a tie of zeros.
+        for (size_t i = 0; i < x.size(); ++i) x[i] = -static_cast<float>((i * 37) % 11);
+        for (size_t i = 1; i < x.size(); i += 3) x[i] = (i / 3) % 2 ? 0.0f : -0.0f;
+        x[static_cast<size_t>(2 * H * W + 4 * W + W / 2)] = std::numeric_limits<float>::quiet_NaN();  // plane 2
+        const int64_t OH = (H + 2 * pad - k) / s + 1, OW = (W + 2 * pad - k) / s + 1;
+        auto takes = [](float v, float m) { return v > m || v != v; };
+        std::vector<float> want;
+        for (int64_t p = 0; p < planes; ++p)
+          for (int64_t oh = 0; oh < OH; ++oh) {
+            std::vector<float> col(static_cast<size_t>(W));
+            for (int64_t w = 0; w < W; ++w) {
+              bool first = true;
+              for (int64_t a = 0; a < k; ++a) {
+                const int64_t h = oh * s - pad + a;
+                if (h < 0 || h >= H) continue;
+                const float v = x[static_cast<size_t>((p * H + h) * W + w)];
+                if (first || takes(v, col[static_cast<size_t>(w)])) col[static_cast<size_t>(w)] = v;
+                first = false;
+              }
+            }
+            for (int64_t ow = 0; ow < OW; ++ow) {
+              float m = -std::numeric_limits<float>::infinity();
+              bool first = true;
+              for (int64_t bb = 0; bb < k; ++bb) {
+                const int64_t w = ow * s - pad + bb;
+                const float v = w < 0 || w >= W ? -std::numeric_limits<float>::infinity() : col[static_cast<size_t>(w)];
+                if (first || takes(v, m)) m = v;
+                first = false;
+              }
+              want.push_back(m);
+            }
+          }
+        const PoolOptions o{
+            .kernel = {k, k}, .stride = {s, s}, .padding = {pad, pad}, .padding_end = {pad, pad}, .dilation = {1, 1}};
+        const auto got = vals<float>(b.max_pool(f32(x, Shape{1, planes, H, W}), o));
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          if (std::isnan(want[i])) {
+            EXPECT_TRUE(std::isnan(got[i])) << "W " << W << " pad " << pad << " s " << s << " at " << i;
+          } else {
+            EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+                << "W " << W << " pad " << pad << " s " << s << " at " << i << ": " << got[i] << " vs " << want[i];
+          }
+        }
+      }
+}
+
 }  // namespace
 }  // namespace burn::cpu
