@@ -217,7 +217,8 @@ TEST_F(CpuMath, MatmulSplitsMidSizedProductsOverThePool) {
 }
 
 // The pool's split of one GEMM (ops/blas.cpp) against a naive product: row and column blocks, every
-// transpose, alpha, beta over an existing C and leading dims wider than the matrices.
+// transpose, alpha, beta over an existing C and leading dims wider than the matrices; one-row and
+// one-column products (taken as matrix-vector products), and beta 0 over a C of NaN, which must not leak.
 TEST(CpuBlas, SplitGemmMatchesANaiveProduct) {
   const size_t threads = num_threads();
   set_num_threads(2);
@@ -226,29 +227,35 @@ TEST(CpuBlas, SplitGemmMatchesANaiveProduct) {
   struct Case {
     int64_t m, n, k;
   };
-  for (const Case cs : {Case{300, 40, 70}, Case{24, 900, 50}, Case{64, 128, 3136}})
+  for (const Case cs : {Case{300, 40, 70}, Case{24, 900, 50}, Case{64, 128, 3136}, Case{1, 1000, 512}, Case{1, 7, 5},
+                        Case{700, 1, 400}, Case{9, 1, 6}, Case{1, 1, 33}})
     for (const bool ta : {false, true})
-      for (const bool tb : {false, true}) {
-        const int64_t m = cs.m, n = cs.n, k = cs.k, pad = 3;
-        const int64_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
-        std::vector<float> a((ta ? k : m) * lda), bm((tb ? n : k) * ldb), c(m * ldc);
-        for (auto* v : {&a, &bm, &c})
-          for (auto& x : *v) x = u(gen);
-        const std::vector<float> c0 = c;
-        blas_gemm(ta, tb, m, n, k, 0.5f, a.data(), lda, bm.data(), ldb, 2.0f, c.data(), ldc);
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < ldc; ++j) {
-            if (j >= n) {
-              ASSERT_EQ(c[i * ldc + j], c0[i * ldc + j]) << "padding written at " << i << "," << j;
-              continue;
+      for (const bool tb : {false, true})
+        for (const float beta : {2.0f, 0.0f}) {
+          const int64_t m = cs.m, n = cs.n, k = cs.k, pad = 3;
+          const int64_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
+          std::vector<float> a((ta ? k : m) * lda), bm((tb ? n : k) * ldb), c(m * ldc);
+          for (auto* v : {&a, &bm, &c})
+            for (auto& x : *v) x = u(gen);
+          if (beta == 0.0f)
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = std::numeric_limits<float>::quiet_NaN();
+          const std::vector<float> c0 = c;
+          blas_gemm(ta, tb, m, n, k, 0.5f, a.data(), lda, bm.data(), ldb, beta, c.data(), ldc);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < ldc; ++j) {
+              if (j >= n) {
+                ASSERT_EQ(c[i * ldc + j], c0[i * ldc + j]) << "padding written at " << i << "," << j;
+                continue;
+              }
+              double acc = 0;
+              for (int64_t p = 0; p < k; ++p)
+                acc += double(ta ? a[p * lda + i] : a[i * lda + p]) * double(tb ? bm[j * ldb + p] : bm[p * ldb + j]);
+              const double want = 0.5 * acc + (beta == 0.0f ? 0.0 : beta * c0[i * ldc + j]);
+              ASSERT_NEAR(c[i * ldc + j], want, 2e-4) << m << "x" << n << "x" << k << " ta " << ta << " tb " << tb
+                                                      << " beta " << beta << " at " << i << "," << j;
             }
-            double acc = 0;
-            for (int64_t p = 0; p < k; ++p)
-              acc += double(ta ? a[p * lda + i] : a[i * lda + p]) * double(tb ? bm[j * ldb + p] : bm[p * ldb + j]);
-            ASSERT_NEAR(c[i * ldc + j], 0.5 * acc + 2.0 * c0[i * ldc + j], 2e-4)
-                << m << "x" << n << "x" << k << " ta " << ta << " tb " << tb << " at " << i << "," << j;
-          }
-      }
+        }
   set_num_threads(threads);
 }
 
