@@ -29,7 +29,7 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256i tail_mask8(int64_t k) {
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// vexp (math_util.hpp) on 8 lanes, operation for operation, so both give the same bits. Written out
+// vexp (math_util.hpp) on 8 lanes, giving the same bits for every input (NaN included). Written out
 // because GCC's vectorisation of vexp spends 4 instructions on each clamp (it will not turn a float ?:
 // into min/max) and runs out of registers: this form is about 1.5x faster per element.
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
@@ -40,7 +40,8 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
   const __m256 shift = _mm256_set1_ps(kShift);
   const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(kLog2e), shift);
   const __m256 nf = _mm256_sub_ps(t, shift);
-  const __m256i ni = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(shift));
+  // From nf, not t: for NaN the conversion gives INT_MIN, whose halves scale by 2^0 and 1, so NaN stays.
+  const __m256i ni = _mm256_cvtps_epi32(nf);
   __m256 r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(kLn2Hi), x);
   r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(kLn2Lo), r);
   const __m256 r2 = _mm256_mul_ps(r, r);
@@ -51,10 +52,11 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
   const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, r2, r), _mm256_set1_ps(1.0f));
   const __m256i n1 = _mm256_srai_epi32(ni, 1);
   const __m256i n2 = _mm256_sub_epi32(ni, n1);
-  const __m256i bias = _mm256_set1_epi32(127);
-  const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
-  const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-  return _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+  // y * 2^n1 by an exponent add (exact: y is in [0.7, 1.42] and n1 in [-75, 64], so it stays normal), the
+  // same bits as vexp's multiply with one multiply fewer.
+  const __m256 a = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(y), _mm256_slli_epi32(n1, 23)));
+  const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
+  return _mm256_mul_ps(a, s2);
 }
 
 // exp(d) for d <= 0 or NaN (softmax's x - max), about 30% cheaper than exp8 and within 0.9 ulp of
