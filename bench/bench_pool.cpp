@@ -1,6 +1,6 @@
 // Pooling and resampling on image-sized NCHW f32 tensors: max/avg pool 2x2 s2 and 3x3 s2 p1 on
-// (2, 32|128, 512, 512), max pool 3x3 s2 p1 on ResNet's (1, 64, 112, 112), and 2x bilinear / nearest upsampling of (2,
-// 32, 256, 256).
+// (2, 32|128, 512, 512), max pool 3x3 s2 p1 on ResNet's (1, 64, 112, 112), and 2x bilinear / nearest
+// upsampling of (2, 32, 256, 256).
 #include "burn/tensor/module.hpp"
 #include "common.hpp"
 

@@ -145,9 +145,8 @@ BURN_AVX2_FMA void hmax_3s2_avx2(const float* t, int64_t len, float* y, int64_t 
   hmax_fixed<float, 3, 2>(t + 2 * o, y + o, n - o);
 }
 
-// t[w] = max over the nr rows plane + wr[i] of their element w.
-// Returns whether the AVX2 pass ran and saw no NaN, which the AVX2 horizontal pass needs (after a NaN,
-// t holds the scalar pass's result).
+// t[w] = max over the nr rows plane + wr[i] of their element w. Returns whether the AVX2 pass ran and
+// saw no NaN, which the AVX2 horizontal pass needs (after a NaN, t holds the scalar pass's result).
 template <typename T>
 bool max_rows_into(const T* plane, const int64_t* wr, int64_t nr, int64_t W, T* t, bool avx2) {
   if constexpr (std::is_same_v<T, float>)
@@ -157,7 +156,7 @@ bool max_rows_into(const T* plane, const int64_t* wr, int64_t nr, int64_t W, T* 
     const T* src = plane + wr[i];
     for (int64_t w = 0; w < W; ++w) t[w] = takes_max(src[w], t[w]) ? src[w] : t[w];
   }
-  return !avx2;
+  return false;
 }
 
 template <typename T>
@@ -178,13 +177,13 @@ void max_pool_values(const T* x, T* y, const Geometry& g, const Pool3& q) {
       const int64_t nr = window_rows(g, q, od, oh, wr.data());
       const T* plane = x + p * g.in_len();
       T* t = tmp.data() + q.pb[2];
-      bool nan_free = true;
+      bool vertical_avx2_clean = true;  // an all -inf row is fine for the AVX2 horizontal pass
       if (nr == 0)
         std::fill(t, t + W, ninf);
       else
-        nan_free = max_rows_into(plane, wr.data(), nr, W, t, avx2);
+        vertical_avx2_clean = max_rows_into(plane, wr.data(), nr, W, t, avx2);
       if constexpr (std::is_same_v<T, float>) {
-        if (h3s2 && nan_free) {
+        if (h3s2 && vertical_avx2_clean) {
           hmax_3s2_avx2(tmp.data(), len, y + r * g.out[2], g.out[2]);
           continue;
         }
