@@ -2,6 +2,7 @@
 // with two roundings, and must not become one FMA here.
 #include "fused_chain.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -45,6 +46,7 @@ enum ChainOp : uint8_t {
 
 constexpr int kVecs = 8;  // ymm vectors per block: 64 floats, all held in registers
 constexpr int64_t kBlock = 8 * kVecs;
+constexpr int64_t kPrefetchAhead = 1024;  // elements (4 KiB of f32) ahead of the block being computed
 
 bool binary(ChainOp k) { return k <= kMin; }
 
@@ -143,6 +145,9 @@ std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const s
       return std::nullopt;
     }
     if (stored[r]) st.store = static_cast<int32_t>(r);
+    if (k == 0) plan.inputs.push_back(plan.source);
+    if (st.operand >= 0 && std::find(plan.inputs.begin(), plan.inputs.end(), st.operand) == plan.inputs.end())
+      plan.inputs.push_back(static_cast<uint16_t>(st.operand));
     switch (in.op) {
       case OpId::add_scalar:
       case OpId::sub_scalar:
@@ -236,6 +241,13 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
 #define V8 v0, v1, v2, v3, v4, v5, v6, v7
   for (; i < end; i += kBlock) {
+    // The hardware prefetcher alone falls behind once an exp fills the reorder buffer between two
+    // blocks' loads (16M exp chain, 2 threads: 6.8 -> 5.9 ms in a standalone loop); a prefetch retires
+    // without waiting for its line, so these keep the reads in flight through the block's compute.
+    if constexpr (!kTail)
+      for (const uint16_t r : plan.inputs)
+        for (int l = 0; l < kBlock * 4 / 64; ++l)
+          _mm_prefetch(static_cast<const char*>(ptr[r]) + (i + kPrefetchAhead) * 4 + 64 * l, _MM_HINT_T0);
     const float* src = static_cast<const float*>(ptr[plan.source]) + i;
     __m256 v0, v1, v2, v3, v4, v5, v6, v7;
     each(v0, v1, v2, v3, v4, v5, v6, v7, [&](__m256, int j) { return load<kTail>(src, mask, j); });
@@ -315,8 +327,6 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
 void run_chain_avx2(const ChainPlan& plan, void* const* ptr, int64_t n) {
   const int64_t full = n / kBlock * kBlock;
   chain_blocks<false>(plan, ptr, 0, full, nullptr);
-  // Streaming stores are weakly ordered: they must be visible before the task reports done.
-  if (plan.streams) _mm_sfence();
   if (full == n) return;
   __m256i mask[kVecs];
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -329,5 +339,9 @@ void run_chain_avx2(const ChainPlan& plan, void* const* ptr, int64_t n) {
 #pragma GCC pop_options
 
 void run_chain(const ChainPlan& plan, void* const* ptr, int64_t n) { run_chain_avx2(plan, ptr, n); }
+
+void finish_chain(const ChainPlan& plan) {
+  if (plan.streams) _mm_sfence();
+}
 
 }  // namespace burn::cpu

@@ -28,7 +28,8 @@ struct ChainStep {
 struct ChainPlan {
   uint16_t source = 0;  // the input register the chain starts from
   std::vector<ChainStep> steps;
-  bool streams = false;  // some step streams: the tile ends with a store fence
+  std::vector<uint16_t> inputs;  // every input register the chain reads (the source first), once each
+  bool streams = false;          // some step streams: the caller fences (_mm_sfence) before its task reports done
 };
 
 // The plan for instructions [0, ncode) of `p` when they form such a chain over f32; `stored[r]` says
@@ -36,7 +37,11 @@ struct ChainPlan {
 std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const std::vector<uint8_t>& stored);
 
 // Elements [0, n) of one tile: ptr[r] is register r's tile pointer (the inputs the chain reads and the
-// registers it stores).
+// registers it stores). Its streaming stores are not fenced here (a fence per tile stalls until the
+// write-combining buffers drain): the caller calls finish_chain once after its last tile.
 void run_chain(const ChainPlan& plan, void* const* ptr, int64_t n);
+// Makes the chain's streaming stores visible to other threads (a store fence when plan.streams); due
+// before the task that ran run_chain reports done.
+void finish_chain(const ChainPlan& plan);
 
 }  // namespace burn::cpu

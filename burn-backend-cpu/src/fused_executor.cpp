@@ -423,6 +423,8 @@ class Prologue {
       const bool stream = streaming_stores_pay(out_bytes);
       for (ChainStep& st : chain_->steps)
         if (stream && st.store >= 0 && output_of_[st.store] >= 0) st.stream = chain_->streams = true;
+      // Nothing then needs a tile buffer: the chain runs over a whole range in one call.
+      untiled_ = std::all_of(in_.begin(), in_.end(), [](const Input& in) { return in.flat || !in.loaded; });
     }
     for (size_t k = 0; k < ncode; ++k) {
       // The result gets a slot before the operands read for the last time give theirs back: writing
@@ -446,6 +448,11 @@ class Prologue {
 
   // Evaluates elements [s, s + len); with reg >= 0, copies register `reg` of them to dst.
   void eval(Ctx& ctx, int64_t s, int64_t len, int32_t reg, void* dst) const {
+    if (untiled_ && reg < 0) {
+      tile(ctx, s, len, -1, nullptr, 0);
+      finish_chain(*chain_);
+      return;
+    }
     const size_t es = reg >= 0 ? dtype_size(p_.reg_dtype[reg]) : 0;
     for (int64_t t = s; t < s + len; t += kTile) {
       const int64_t n = std::min(kTile, s + len - t);
@@ -454,6 +461,7 @@ class Prologue {
       // An input or a stored register lives elsewhere: copied.
       if (reg >= 0 && d != ctx.ptr[reg]) std::memcpy(d, ctx.ptr[reg], static_cast<size_t>(n) * es);
     }
+    if (chain_) finish_chain(*chain_);
   }
 
  private:
@@ -518,6 +526,7 @@ class Prologue {
   std::vector<int32_t> slot_;
   int32_t num_slots_ = 0;
   std::optional<ChainPlan> chain_;  // set when the instructions are one f32 chain: run in registers
+  bool untiled_ = false;            // a chain reading flat inputs and storing only outputs: eval skips the tiles
 };
 
 // A reduction kernel's source (ops/reduce_kernels.hpp) that computes the prologue: each span is
