@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace {
 
 // Runs fn(begin, end) over [0, n) split into `threads` contiguous parts, one std::thread each.
@@ -23,6 +25,18 @@ void parallel(size_t n, int threads, Fn fn) {
   for (auto& t : ts) t.join();
 }
 
+constexpr size_t kHugePage = size_t(2) << 20;
+
+float* huge_floats(size_t bytes) {
+  void* p = std::aligned_alloc(kHugePage, bytes);
+#ifdef MADV_HUGEPAGE
+  if (p) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return static_cast<float*>(p);
+}
+
+void release(float* p) { std::free(p); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -30,8 +44,17 @@ int main(int argc, char** argv) {
   const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
   const int reps = argc > 3 ? std::atoi(argv[3]) : 10;
 
-  // Uninitialised storage so that the first touch happens in the threads that will use each part.
-  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
+  // Uninitialised storage so that the first touch happens in the threads that will use each part;
+  // 2 MiB aligned with huge pages advised, as the cpu plugin's buffer pool maps its large tensors
+  // (without them the triad reads about 10% slower on the development VM: fewer TLB misses, and the
+  // hardware prefetchers are not stopped at every 4 KiB page).
+  const size_t bytes = (n * sizeof(float) + kHugePage - 1) / kHugePage * kHugePage;
+  std::unique_ptr<float, void (*)(float*)> a(huge_floats(bytes), release), b(huge_floats(bytes), release),
+      c(huge_floats(bytes), release);
+  if (!a || !b || !c) {
+    std::fprintf(stderr, "burn-limit-triad: cannot allocate 3 x %zu bytes\n", bytes);
+    return 1;
+  }
   float* pa = a.get();
   float* pb = b.get();
   float* pc = c.get();
