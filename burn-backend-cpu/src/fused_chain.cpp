@@ -239,15 +239,23 @@ template <typename F>
 template <bool kTail>
 void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t end, const __m256i* mask) {
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+  const char* source_ahead = static_cast<const char*>(ptr[plan.source]) + kPrefetchAhead * 4;
+  const bool more_inputs = plan.inputs.size() > 1;
 #define V8 v0, v1, v2, v3, v4, v5, v6, v7
   for (; i < end; i += kBlock) {
     // The hardware prefetcher alone falls behind once an exp fills the reorder buffer between two
     // blocks' loads (16M exp chain, 2 threads: 6.8 -> 5.9 ms in a standalone loop); a prefetch retires
     // without waiting for its line, so these keep the reads in flight through the block's compute.
-    if constexpr (!kTail)
-      for (const uint16_t r : plan.inputs)
-        for (int l = 0; l < kBlock * 4 / 64; ++l)
-          _mm_prefetch(static_cast<const char*>(ptr[r]) + (i + kPrefetchAhead) * 4 + 64 * l, _MM_HINT_T0);
+    // The source's lines outside the loop over the inputs: with the loop, a one-op exp chain ran 8%
+    // slower (16M, 2 threads, 5 alternating rounds); the other inputs, when there are any, in it.
+    if constexpr (!kTail) {
+      for (int l = 0; l < kBlock * 4 / 64; ++l) _mm_prefetch(source_ahead + i * 4 + 64 * l, _MM_HINT_T0);
+      if (more_inputs)
+        for (size_t q = 1; q < plan.inputs.size(); ++q)
+          for (int l = 0; l < kBlock * 4 / 64; ++l)
+            _mm_prefetch(static_cast<const char*>(ptr[plan.inputs[q]]) + (i + kPrefetchAhead) * 4 + 64 * l,
+                         _MM_HINT_T0);
+    }
     const float* src = static_cast<const float*>(ptr[plan.source]) + i;
     __m256 v0, v1, v2, v3, v4, v5, v6, v7;
     each(v0, v1, v2, v3, v4, v5, v6, v7, [&](__m256, int j) { return load<kTail>(src, mask, j); });
