@@ -64,7 +64,7 @@ template <typename T>
   return std::bit_cast<T>((std::bit_cast<I>(a) & m) | (std::bit_cast<I>(b) & ~m));
 }
 
-// vexp's constants, shared with its AVX2 form exp8 (simd_avx2.hpp) so that both give the same bits.
+// vexp's constants (its clamps and shift also serve exp8 and vexp_table).
 namespace exp_const {
 inline constexpr float kHi = 89.0f, kLo = -104.0f;  // clamps: past them the result is inf or 0 anyway
 inline constexpr float kShift = 12582912.0f;        // 1.5 * 2^23: adding it rounds to an integer held in the low bits
@@ -94,6 +94,44 @@ inline constexpr float kP0 = 1.9875691500e-4f, kP1 = 1.3981999507e-3f, kP2 = 8.3
   // 2^n in two factors so that n down to -150 (denormals) and up to 128 (overflow to inf) both work.
   const int32_t n1 = ni >> 1, n2 = ni - n1;
   return y * std::bit_cast<float>((n1 + 127) << 23) * std::bit_cast<float>((n2 + 127) << 23);
+}
+
+// The table exp's constants (exp8 in simd_avx2.hpp and vexp_table below): 8/ln2, ln2/8 in two parts
+// (the first with 12 significant bits), 2^(j/8) rounded to f32, and Taylor's 1/6 and 1/24.
+namespace exp_table {
+inline constexpr float kEightOverLn2 = 11.541560173034668f;
+inline constexpr float kLn2Over8Hi = 0.086639404296875f, kLn2Over8Lo = 3.993272912339307e-06f;
+inline constexpr float kPow2Eighths[8] = {1.0f,
+                                          1.0905077457427979f,
+                                          1.1892070770263672f,
+                                          1.2968395948410034f,
+                                          1.4142135381698608f,
+                                          1.5422108173370361f,
+                                          1.6817928552627563f,
+                                          1.8340080976486206f};
+inline constexpr float kC3 = 1.0f / 6.0f, kC4 = 1.0f / 24.0f;
+}  // namespace exp_table
+
+// The exp op's f32 exp one lane at a time: exp8's arithmetic (simd_avx2.hpp), operation for operation,
+// std::fma where exp8 fuses, so the same bits; for CPUs without AVX2, where every exp of the exp op
+// (eager and fused) comes here. Not for loops GCC should vectorise: its table read would become a gather
+// (sigmoid, tanh and the other composites keep vexp).
+inline float vexp_table(float x) {
+  using namespace exp_table;
+  const float xc = vselect(x < exp_const::kLo, exp_const::kLo, vselect(x > exp_const::kHi, exp_const::kHi, x));
+  const float t = std::fma(xc, kEightOverLn2, exp_const::kShift);
+  const float kf = t - exp_const::kShift;
+  float r = std::fma(-kf, kLn2Over8Hi, xc);
+  r = std::fma(-kf, kLn2Over8Lo, r);
+  const float tab = kPow2Eighths[std::bit_cast<uint32_t>(t) & 7u];
+  const float r2 = r * r;
+  const float q = std::fma(r2, kC4, std::fma(r, kC3, 0.5f));
+  const float y = std::fma(tab, std::fma(r2, q, r), tab);
+  // k from t's low bits (t is 1.5 * 2^23 + k); for NaN it is garbage, and x itself is returned.
+  const int32_t e = static_cast<int32_t>(std::bit_cast<uint32_t>(t) - std::bit_cast<uint32_t>(exp_const::kShift)) >> 3;
+  const int32_t e1 = e >> 1, e2 = e - e1;
+  const float a = std::bit_cast<float>(std::bit_cast<uint32_t>(y) + (static_cast<uint32_t>(e1) << 23));
+  return x != x ? x : a * std::bit_cast<float>(static_cast<uint32_t>(e2 + 127) << 23);
 }
 
 // erfc(z) for z >= 0 (or NaN) without libm: t e^(P(t) - z^2), t = 1 / (1 + z/2), with P a degree-9
