@@ -177,14 +177,26 @@ template <typename T, bool kLog>
 
 // row_max for f32 on 8 lanes (a separate function: the Sse template's members cannot carry the AVX2
 // target and still inline into it).
-BURN_AVX2_FMA [[gnu::always_inline]] inline float row_max_avx2(const float* x, int64_t n) {
-  __m256 m0 = _mm256_set1_ps(-std::numeric_limits<float>::infinity()), m1 = m0, u = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
-    m0 = _mm256_max_ps(m0, v0), m1 = _mm256_max_ps(m1, v1);
-    u = _mm256_or_ps(u, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
-  }
+struct RowMax {
+  __m256 m0, m1, u;
+};
+
+BURN_AVX2_FMA [[gnu::always_inline]] inline RowMax row_max_start() {
+  const __m256 lo = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  return {lo, lo, _mm256_setzero_ps()};
+}
+
+// 16 elements of the max pass at x + i.
+BURN_AVX2_FMA [[gnu::always_inline]] inline void row_max_step(RowMax& a, const float* x, int64_t i) {
+  const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+  a.m0 = _mm256_max_ps(a.m0, v0), a.m1 = _mm256_max_ps(a.m1, v1);
+  a.u = _mm256_or_ps(a.u, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
+}
+
+// The max of a row whose first i elements (a multiple of 16) went through row_max_step.
+BURN_AVX2_FMA [[gnu::always_inline]] inline float row_max_finish(RowMax& a, const float* x, int64_t i, int64_t n) {
+  for (; i + 16 <= n; i += 16) row_max_step(a, x, i);
+  const __m256 m0 = a.m0, m1 = a.m1, u = a.u;
   float lanes[8];
   _mm256_storeu_ps(lanes, _mm256_max_ps(m0, m1));
   float m = lanes[0];
@@ -194,17 +206,19 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline float row_max_avx2(const float* x, i
   return nan ? std::numeric_limits<float>::quiet_NaN() : m;
 }
 
-// softmax_row for f32 with exp8_nonpos. While it works on a row it prefetches the next one (`next`, or
-// nullptr), a line per step of the exp loop: the next row's max pass then reads from cache instead of
-// waiting on memory, and memory and the exp arithmetic overlap instead of taking turns. With `tmp` (a
-// row of scratch), the exps go there and the result leaves in one streaming-store pass: y's lines are
-// never read, which saves a third of the row's memory traffic when the result does not stay in cache.
+BURN_AVX2_FMA [[gnu::always_inline]] inline float row_max_avx2(const float* x, int64_t n) {
+  RowMax a = row_max_start();
+  return row_max_finish(a, x, 0, n);
+}
+
+// The exp pass of an f32 softmax row with exp8_nonpos: e = exp(x - m) into e_out (softmax only), and
+// their sum. While it works on a row it prefetches the next one (`next`, or nullptr), a line per step:
+// the next row's max pass then reads from cache instead of waiting on memory, and memory and the exp
+// arithmetic overlap instead of taking turns.
 template <bool kLog>
-BURN_AVX2_FMA [[gnu::always_inline]] inline void softmax_row_avx2(const float* x, float* y, int64_t n,
-                                                                  const float* next, float* tmp) {
-  const float m = row_max_avx2(x, n);
+BURN_AVX2_FMA [[gnu::always_inline]] inline float row_exp_sum(const float* x, int64_t n, float m, const float* next,
+                                                              float* e_out) {
   const __m256 mv = _mm256_set1_ps(m);
-  float* e_out = tmp ? tmp : y;
   __m256 s0 = _mm256_setzero_ps(), s1 = s0;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -224,40 +238,98 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline void softmax_row_avx2(const float* x
   }
   float lane[8];
   _mm256_storeu_ps(lane, _mm256_add_ps(s0, s1));
-  float s = 0;
-  for (int j = 0; j < 8; ++j) s += lane[j];
-  // The last pass: y = (x - m) - log(s) or e * (1 / s), streamed from the first 32-byte boundary.
-  const float c = kLog ? std::log(s) : 1.0f / s;
-  auto out = [&](int64_t k) { return kLog ? (x[k] - m) - c : e_out[k] * c; };
-  i = 0;
-  if (tmp) {
-    for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) y[i] = out(i);
-    const __m256 cv = _mm256_set1_ps(c);
-    for (; i + 8 <= n; i += 8) {
-      const __m256 v = kLog ? _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), cv)
-                            : _mm256_mul_ps(_mm256_loadu_ps(e_out + i), cv);
-      _mm256_stream_ps(y + i, v);
+  float sum = 0;
+  for (int j = 0; j < 8; ++j) sum += lane[j];
+  return sum;
+}
+
+// A row between its exp pass and its last pass: y = (x - m) - c (log_softmax, c = log of the sum) or
+// e * c (softmax, c = 1 / sum).
+struct SoftmaxRow {
+  const float* x;
+  float* y;
+  const float* e;
+  float m, c;
+};
+
+template <bool kLog>
+[[gnu::always_inline]] inline float softmax_out(const SoftmaxRow& r, int64_t k) {
+  return kLog ? (r.x[k] - r.m) - r.c : r.e[k] * r.c;
+}
+
+template <bool kLog>
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 softmax_out8(const SoftmaxRow& r, int64_t k, __m256 mv, __m256 cv) {
+  return kLog ? _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(r.x + k), mv), cv)
+              : _mm256_mul_ps(_mm256_loadu_ps(r.e + k), cv);
+}
+
+// The last pass of row `r`, in streaming stores from y's first 32-byte boundary; with `next_x`, the
+// max pass of the next row runs in the same loop (16 elements of it per 16 results), so the stores
+// drain while the loads come in, and the function returns that max (row_max_avx2's, bit for bit: the
+// same 16-element steps in the same order).
+template <bool kLog>
+BURN_AVX2_FMA [[gnu::always_inline]] inline float softmax_finish_streamed(const SoftmaxRow& r, int64_t n,
+                                                                          const float* next_x) {
+  int64_t i = 0;
+  for (; i < n && (reinterpret_cast<uintptr_t>(r.y + i) & 31) != 0; ++i) r.y[i] = softmax_out<kLog>(r, i);
+  const __m256 cv = _mm256_set1_ps(r.c), mv = _mm256_set1_ps(r.m);
+  RowMax a = row_max_start();
+  int64_t j = 0;  // the next row's max pass; j <= i, so j + 16 <= n whenever i + 16 <= n
+  if (next_x)
+    for (; i + 16 <= n; i += 16, j += 16) {
+      row_max_step(a, next_x, j);
+      _mm256_stream_ps(r.y + i, softmax_out8<kLog>(r, i, mv, cv));
+      _mm256_stream_ps(r.y + i + 8, softmax_out8<kLog>(r, i + 8, mv, cv));
     }
+  for (; i + 8 <= n; i += 8) _mm256_stream_ps(r.y + i, softmax_out8<kLog>(r, i, mv, cv));
+  for (; i < n; ++i) r.y[i] = softmax_out<kLog>(r, i);
+  return next_x ? row_max_finish(a, next_x, j, n) : 0.0f;
+}
+
+// Rows whose result is written in place of their exps (no scratch): max, exp pass into y, last pass.
+template <bool kLog>
+BURN_AVX2_FMA [[gnu::always_inline]] inline void softmax_row_avx2(const float* x, float* y, int64_t n,
+                                                                  const float* next) {
+  const float m = row_max_avx2(x, n);
+  const float sum = row_exp_sum<kLog>(x, n, m, next, y);
+  const SoftmaxRow r{x, y, y, m, kLog ? std::log(sum) : 1.0f / sum};
+  for (int64_t i = 0; i < n; ++i) y[i] = softmax_out<kLog>(r, i);
+}
+
+// With `stream` (x != y, a result too large to stay in cache), a row's exps go to a scratch row and its
+// result leaves in streaming stores, so y's lines are never read (a third of the row's memory traffic);
+// each row's last pass shares its loop with the next row's max pass.
+template <bool kLog>
+BURN_AVX2_FMA void softmax_rows_streamed(const float* x, float* y, int64_t rows, int64_t n, float* e) {
+  float m = row_max_avx2(x, n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    const float* next = r + 1 < rows ? xr + n : nullptr;
+    const float sum = row_exp_sum<kLog>(xr, n, m, next, e);
+    const SoftmaxRow row{xr, y + r * n, e, m, kLog ? std::log(sum) : 1.0f / sum};
+    m = softmax_finish_streamed<kLog>(row, n, next);
   }
-  for (; i < n; ++i) y[i] = out(i);
+  // Streaming stores are weakly ordered: they must be visible before the task reports done.
+  _mm_sfence();
 }
 
 BURN_AVX2_FMA void softmax_rows_f32_avx2(const float* x, float* y, int64_t rows, int64_t n, bool log, bool stream) {
-  thread_local std::vector<float> scratch;
-  float* tmp = nullptr;
   if (stream && x != y && n <= (int64_t(1) << 16)) {
+    thread_local std::vector<float> scratch;
     if (scratch.size() < static_cast<size_t>(n)) scratch.resize(static_cast<size_t>(n));
-    tmp = scratch.data();
+    if (log)
+      softmax_rows_streamed<true>(x, y, rows, n, scratch.data());
+    else
+      softmax_rows_streamed<false>(x, y, rows, n, scratch.data());
+    return;
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* next = r + 1 < rows ? x + (r + 1) * n : nullptr;
     if (log)
-      softmax_row_avx2<true>(x + r * n, y + r * n, n, next, tmp);
+      softmax_row_avx2<true>(x + r * n, y + r * n, n, next);
     else
-      softmax_row_avx2<false>(x + r * n, y + r * n, n, next, tmp);
+      softmax_row_avx2<false>(x + r * n, y + r * n, n, next);
   }
-  // Streaming stores are weakly ordered: they must be visible before the task reports done.
-  if (tmp) _mm_sfence();
 }
 
 // Softmax over `w` adjacent columns of a lane block (row stride `inner`), vectorised across columns.
