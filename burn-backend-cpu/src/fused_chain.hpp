@@ -36,9 +36,10 @@ struct ChainPlan {
 // whether register r must reach memory (an output, or the register a reduce reads after them).
 std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const std::vector<uint8_t>& stored);
 
-// Elements [0, n) of one tile: ptr[r] is register r's tile pointer (the inputs the chain reads and the
-// registers it stores). Its streaming stores are not fenced here (a fence per tile stalls until the
-// write-combining buffers drain): the caller calls finish_chain once after its last tile.
+// Elements [0, n) of one tile, or of a task's whole range when every input is flat: ptr[r] is register
+// r's pointer there (the inputs the chain reads and the registers it stores). Its streaming stores are not fenced here
+// (a fence per tile stalls until the write-combining buffers drain): the caller calls finish_chain once after its last
+// tile.
 void run_chain(const ChainPlan& plan, void* const* ptr, int64_t n);
 // Makes the chain's streaming stores visible to other threads (a store fence when plan.streams); due
 // before the task that ran run_chain reports done.

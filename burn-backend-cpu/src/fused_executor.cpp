@@ -472,7 +472,8 @@ class Prologue {
     bool loaded;
   };
 
-  // Elements [s, s + n), n <= kTile; register `direct` (if a tile-buffer register) is computed into
+  // Elements [s, s + n), n <= kTile (any n for an untiled_ chain, which touches no tile buffer);
+  // register `direct` (if a tile-buffer register) is computed into
   // `dst` instead of its buffer; the next `next_n` elements are prefetched.
   void tile(Ctx& ctx, int64_t s, int64_t n, int32_t direct, void* dst, int64_t next_n) const {
     const size_t nin = p_.num_inputs;
