@@ -175,8 +175,9 @@ template <typename T, bool kLog>
   }
 }
 
-// row_max for f32 on 8 lanes (a separate function: the Sse template's members cannot carry the AVX2
-// target and still inline into it).
+// The f32 row max on 8 lanes, in 16-element steps so that a loop can interleave it with other work
+// (softmax_finish_streamed); apart from the Sse template's row_max, whose members cannot carry the AVX2
+// target and still inline.
 struct RowMax {
   __m256 m0, m1, u;
 };
