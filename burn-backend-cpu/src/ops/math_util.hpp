@@ -110,6 +110,12 @@ inline constexpr float kPow2Eighths[8] = {1.0f,
                                           1.6817928552627563f,
                                           1.8340080976486206f};
 inline constexpr float kC3 = 1.0f / 6.0f, kC4 = 1.0f / 24.0f;
+// The bits of 2^(j/8) less j << 20 (exp8_nonpos adds k << 20 to them, k = 8 floor(k/8) + j).
+inline constexpr int32_t kPow2EighthsLessIndex[8] = {
+    std::bit_cast<int32_t>(kPow2Eighths[0]) - (0 << 20), std::bit_cast<int32_t>(kPow2Eighths[1]) - (1 << 20),
+    std::bit_cast<int32_t>(kPow2Eighths[2]) - (2 << 20), std::bit_cast<int32_t>(kPow2Eighths[3]) - (3 << 20),
+    std::bit_cast<int32_t>(kPow2Eighths[4]) - (4 << 20), std::bit_cast<int32_t>(kPow2Eighths[5]) - (5 << 20),
+    std::bit_cast<int32_t>(kPow2Eighths[6]) - (6 << 20), std::bit_cast<int32_t>(kPow2Eighths[7]) - (7 << 20)};
 }  // namespace exp_table
 
 // The exp op's f32 exp one lane at a time: exp8's arithmetic (simd_avx2.hpp), operation for operation,

@@ -29,25 +29,28 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256i tail_mask8(int64_t k) {
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// The table exp's reduction and polynomial, shared by exp8 and exp8_nonpos: x = (k/8) ln 2 + r with
-// k = round(8x / ln 2), so |r| <= ln2/16; 2^((k mod 8)/8) comes from an 8-entry table in one vpermps,
-// and e^r from Taylor's degree-4 polynomial (exact to 1e-9 there). Returns y = 2^((k mod 8)/8) e^r, in
-// [0.95, 2), and k as a float in `kf` (NaN for a NaN x). For x in [-104, 89].
-BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp_table_core8(__m256 x, __m256& kf) {
+// The table exp's reduction, shared by exp8 and exp8_nonpos: x = (k/8) ln 2 + r with k = round(8x / ln 2),
+// so |r| <= ln2/16. Returns r; `t` is 1.5 * 2^23 + k, whose low bits hold k (two's complement), and `kf`
+// is k as a float (NaN for a NaN x). Meaningful for x within exp8's clamps; exp8_nonpos zeroes what it
+// gives below them.
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp_table_reduce8(__m256 x, __m256& t, __m256& kf) {
   using namespace exp_table;
   const __m256 shift = _mm256_set1_ps(exp_const::kShift);
-  const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(kEightOverLn2), shift);
+  t = _mm256_fmadd_ps(x, _mm256_set1_ps(kEightOverLn2), shift);
   kf = _mm256_sub_ps(t, shift);
   // r = x - k ln2/8 with ln2/8 in two parts; the first has 12 bits, so k times it is exact.
-  __m256 r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(kLn2Over8Hi), x);
-  r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(kLn2Over8Lo), r);
-  // vpermps reads the low 3 bits of each index: those of t are k mod 8.
-  const __m256 pow2_eighths = _mm256_loadu_ps(kPow2Eighths);
-  const __m256 tab = _mm256_permutevar8x32_ps(pow2_eighths, _mm256_castps_si256(t));
+  const __m256 r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(kLn2Over8Hi), x);
+  return _mm256_fnmadd_ps(kf, _mm256_set1_ps(kLn2Over8Lo), r);
+}
+
+// e^r - 1 for |r| <= ln2/16, Taylor's degree-4 polynomial (exact to 1e-9 there): s e^r is then
+// fma(s, exp_table_poly8(r), s) with one rounding.
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp_table_poly8(__m256 r) {
+  using namespace exp_table;
   const __m256 r2 = _mm256_mul_ps(r, r);
   const __m256 q =
       _mm256_fmadd_ps(r2, _mm256_set1_ps(kC4), _mm256_fmadd_ps(r, _mm256_set1_ps(kC3), _mm256_set1_ps(0.5f)));
-  return _mm256_fmadd_ps(tab, _mm256_fmadd_ps(r2, q, r), tab);  // tab * e^r
+  return _mm256_fmadd_ps(r2, q, r);
 }
 
 // The f32 exp of the exp op on 8 lanes (eager, the fused executor's register chains and its tile
@@ -60,8 +63,11 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
   // minps/maxps return their second operand when either is NaN, so NaN passes through both clamps.
   x = _mm256_min_ps(_mm256_set1_ps(exp_const::kHi), x);
   x = _mm256_max_ps(_mm256_set1_ps(exp_const::kLo), x);
-  __m256 kf;
-  const __m256 y = exp_table_core8(x, kf);
+  __m256 t, kf;
+  const __m256 r = exp_table_reduce8(x, t, kf);
+  // vpermps reads the low 3 bits of each index: those of t are k mod 8.
+  const __m256 tab = _mm256_permutevar8x32_ps(_mm256_loadu_ps(exp_table::kPow2Eighths), _mm256_castps_si256(t));
+  const __m256 y = _mm256_fmadd_ps(tab, exp_table_poly8(r), tab);  // 2^((k mod 8)/8) e^r, in [0.95, 2)
   // 2^floor(k/8) in two factors, so that it reaches the denormals (down to 2^-151) and overflows to inf
   // (2^128): y * 2^e1 by an exponent add (exact, e1 in [-76, 64] keeps it normal), then times 2^e2. From
   // kf, not t: for NaN the conversion gives INT_MIN, whose halves scale by 2^0 and 1, so NaN stays NaN.
@@ -73,20 +79,23 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
   return _mm256_mul_ps(a, s2);
 }
 
-// exp(d) for d <= 0 or NaN (softmax's x - max): exp8's arithmetic with one clamp and 2^floor(k/8)
-// added to the exponent field in one step, 17 instructions. Results below 2^-125 (2.3e-38, a
-// probability nobody reads) come out 0, as in a flush-to-zero mode; everywhere else it gives exp8's
-// bits (both scalings are exact for normal results). NaN stays NaN, -inf gives 0.
+// exp(d) for d <= 0 or NaN (softmax's x - max), 14 instructions: the scale 2^(k/8) is made as bits
+// (t << 20 is k << 20 modulo 2^32, which puts floor(k/8) in the exponent field and k mod 8 in the three
+// bits below it; the table entry takes those away again while it adds 2^((k mod 8)/8)), then one fma
+// gives scale * e^r. For
+// results of 2^-125 and up this is exp8's value times a power of two before its one rounding, so the
+// bits are exp8's; below (k < -1000, and -inf) it returns 0, as in a flush-to-zero mode, which also
+// covers every d below exp8's clamp, so no clamp is needed. NaN stays NaN (kf is NaN, so it is kept,
+// and the fma gives NaN whatever the scale).
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8_nonpos(__m256 d) {
-  // maxps returns its second operand when either is NaN, so NaN passes the clamp.
-  d = _mm256_max_ps(_mm256_set1_ps(exp_const::kLo), d);
-  __m256 kf;
-  const __m256 y = exp_table_core8(d, kf);
-  // From kf, not t: for NaN the conversion gives INT_MIN, whose shifted exponent adds nothing.
-  const __m256i e = _mm256_srai_epi32(_mm256_cvtps_epi32(kf), 3);
-  const __m256 scaled = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(y), _mm256_slli_epi32(e, 23)));
-  // Past k = -1000 (e < -125) y * 2^e may be denormal, which the exponent add cannot make: 0 there.
-  return _mm256_andnot_ps(_mm256_cmp_ps(kf, _mm256_set1_ps(-1000.0f), _CMP_LT_OQ), scaled);
+  __m256 t, kf;
+  const __m256 r = exp_table_reduce8(d, t, kf);
+  const __m256i ti = _mm256_castps_si256(t);
+  const __m256i tab = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(exp_table::kPow2EighthsLessIndex)), ti);
+  const __m256 scale = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_slli_epi32(ti, 20), tab));
+  const __m256 y = _mm256_fmadd_ps(scale, exp_table_poly8(r), scale);
+  return _mm256_andnot_ps(_mm256_cmp_ps(kf, _mm256_set1_ps(-1000.0f), _CMP_LT_OQ), y);
 }
 
 }  // namespace burn::cpu
