@@ -54,7 +54,8 @@ void transformer_loop(benchmark::State& st, const Device& device, const Device& 
 
 // ResNet-18 inference on `device`, batch norms folded into the convs as ONNX Runtime runs the network
 // (PyTorch's eager side does not fold); on fusion<cpu> each conv and its relu / residual add / relu tail
-// run as one fused program (the _fused case, for comparison: not faster than cpu so far, BENCHMARKS.md).
+// run as one fused program, the tail inside the conv kernel (the _fused case; 1-2% faster than cpu,
+// BENCHMARKS.md).
 void resnet_infer_loop(benchmark::State& st, const Device& device, int64_t batch) {
   const models::FoldedResNet net = models::ResNetConfig{}.init(device).fold_batch_norms();
   const Tensor<4> x = input<4>({batch, 3, 224, 224}).to_device(device);

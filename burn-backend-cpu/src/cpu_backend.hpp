@@ -10,6 +10,14 @@ namespace burn::cpu {
 // The fused-elementwise executor (fused_executor.cpp), one per process.
 FusedExecutor& fused_executor();
 
+// conv(x, weight, bias), then + residual (of the result's shape; or null), then relu when `relu`, all in
+// the blocked f32 kernel, each tile while it is in L2 (src/ops/conv.cpp); the bits of the three separate
+// ops, without their two passes over memory. Null when that
+// kernel does not take the conv (not f32, no AVX2, its shape) or the residual is not a contiguous f32
+// tensor of the result's shape: the caller then runs the ops one by one.
+Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options,
+                        const Prim& residual, bool relu);
+
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }

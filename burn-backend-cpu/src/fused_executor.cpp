@@ -782,7 +782,9 @@ class CpuFusedExecutor final : public FusedExecutor {
 
   // A matmul or conv anchor: the eager kernel writes its result, then the epilogue runs over it as one
   // elementwise pass. When nobody keeps the anchor's result, one epilogue output is written over it.
+  // A conv whose epilogue is a residual add, a relu or both runs them inside the conv kernel, per tile.
   Prims run_anchored(const FusedProgram& p, const Prims& inputs) {
+    if (Prim y = conv_in_kernel(p, inputs)) return Prims{y};
     const FusedInstr& an = p.code[0];
     CpuPtr t = run_anchor(p, an, inputs);
     Prims outs(p.outputs.size());
@@ -794,6 +796,36 @@ class CpuFusedExecutor final : public FusedExecutor {
       }
     if (p.code.size() > 1) run_epilogue(p, 0, t, inputs, outs, !stored);
     return outs;
+  }
+
+  // The conv anchors whose epilogue conv_with_epilogue takes: conv then relu, + r, or + r then relu, with
+  // only the last register stored and r an input of the result's shape; null for any other program.
+  static Prim conv_in_kernel(const FusedProgram& p, const Prims& inputs) {
+    const FusedInstr& an = p.code[0];
+    if (an.op != OpId::conv || p.code.size() > 3 || p.outputs.size() != 1 || p.outputs[0] != p.code.back().out)
+      return nullptr;
+    Prim residual;
+    uint16_t prev = an.out;
+    bool relu = false;
+    for (size_t k = 1; k < p.code.size(); ++k) {
+      const FusedInstr& in = p.code[k];
+      if (in.op == OpId::add && in.n_args == 2 && !residual && !relu) {
+        const uint16_t other = in.args[0] == prev ? in.args[1] : in.args[1] == prev ? in.args[0] : kNoRegister;
+        if (other >= p.num_inputs) return nullptr;
+        residual = inputs[other];
+      } else if (in.op == OpId::relu && in.n_args == 1 && in.args[0] == prev && !relu) {
+        relu = true;
+      } else {
+        return nullptr;
+      }
+      if (p.reg_dtype[in.out] != DType::F32) return nullptr;
+      prev = in.out;
+    }
+    if (!residual && !relu) return nullptr;
+    auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
+    Prim y = conv_with_epilogue(arg(0), arg(1), arg(2), an.conv, residual, relu);
+    if (y && y->shape() != p.shape) throw Error("conv", "internal: the conv's result does not match the fused program");
+    return y;
   }
 
   // The instructions after the reduce (or anchor): one elementwise program over its result, whose

@@ -1,9 +1,11 @@
 // The blocked f32 conv forward (conv_blocked.cpp) on the shapes of its newer branches: weights split into
 // panels of output channels (large Mo x Kc), the 6 x 16 micro-kernel of small planes, and 1x1 convs
 // (stride 1 read from x, strided ones from a compact copy). Each is compared with a naive double
-// reference and with the im2col + OpenBLAS path (BURN_CPU_CONV=gemm).
+// reference and with the im2col + OpenBLAS path (BURN_CPU_CONV=gemm), and its epilogue with the
+// separate ops.
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ostream>
 #include <random>
 #include <vector>
@@ -110,6 +112,39 @@ TEST_P(CpuConvBlockedTest, MatchesReferenceAndGemmPath) {
     worst = std::max(worst, std::abs(want[i]));
   }
   EXPECT_GT(worst, 1.0);  // outputs are not trivially small
+}
+
+// conv_with_epilogue (the residual add and relu run by each task on its finished tile, for the fused
+// executor) against the separate conv, add and relu ops, bit for bit, on every branch: pitch tiles
+// (panels stored in place and panels copied out past junk columns), dense tiles with thin panels, tiles
+// that are pieces of a row, 1x1 GEMMs, K in chunks and weights in panels. The residual's values are as
+// large as the conv's, so the relu clips about half of the sums.
+TEST_P(CpuConvBlockedTest, EpilogueInTheKernelEqualsTheSeparateOps) {
+  const Case& c = GetParam();
+  const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  const ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
+  const Prim xp = f32(x, Shape(c.x)), wp = f32(w, Shape(c.w)), bp = c.bias ? f32(bias, Shape{c.w[0]}) : nullptr;
+  const Prim plain = b.conv(xp, wp, bp, o);
+  std::vector<float> r = randoms(plain->shape().num_elements(), 4);
+  for (float& v : r) v *= 3.0f;
+  const Prim rp = f32(r, plain->shape());
+  bool padded = false;
+  for (int64_t p : c.padding) padded = padded || p != 0;
+  const bool blocked = !(prod(c.w, 2) == 1 && padded);  // 1x1 convs with padding take the im2col path
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool add = variant != 0, relu = variant != 1;
+    const Prim fused = conv_with_epilogue(xp, wp, bp, o, add ? rp : nullptr, relu);
+    ASSERT_EQ(fused != nullptr, blocked) << "variant " << variant;
+    if (!fused) continue;
+    Prim want = add ? b.add(plain, rp) : plain;
+    if (relu) want = b.relu(want);
+    const std::vector<float> got = vals<float>(fused), exp = vals<float>(want);
+    ASSERT_EQ(got.size(), exp.size());
+    ASSERT_EQ(0, std::memcmp(got.data(), exp.data(), got.size() * sizeof(float))) << "variant " << variant;
+  }
+  // A residual of another shape is left to the separate ops.
+  if (blocked) EXPECT_EQ(conv_with_epilogue(xp, wp, bp, o, f32({1.0f}, Shape{1}), true), nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(

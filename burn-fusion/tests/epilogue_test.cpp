@@ -1,6 +1,7 @@
 // Matmul and conv epilogues: the anchor (matmul, conv) is recorded as the head of a run and the
 // elementwise ops on its output (bias add, activation, residual add, scalars) run in the same program,
-// after the inner backend's own matmul/conv kernel. Each pattern asserts the plan the inspector reports
+// after the inner backend's own matmul/conv kernel (the cpu plugin runs a conv's residual add and relu
+// inside its conv kernel). Each pattern asserts the plan the inspector reports
 // (no silent fallback to op by op) and that the values equal `cpu`'s bit for bit.
 #include <gtest/gtest.h>
 

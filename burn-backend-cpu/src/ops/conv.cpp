@@ -280,6 +280,27 @@ Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options
   });
 }
 
+Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options,
+                        const Prim& residual, bool relu) {
+  static constexpr const char* op = "conv";
+  if (x->dtype() != DType::F32 || weight->dtype() != DType::F32 || (bias && bias->dtype() != DType::F32))
+    return nullptr;
+  CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op);
+  const Shape &xs = a->shape(), &ws = w->shape();
+  const Geo3 g = conv_geo(xs, ws, options);
+  const Dims m(xs[0], xs[1], ws[0], options.groups, g);
+  if (!blocked_forward(m, g)) return nullptr;
+  std::vector<int64_t> out_sp(g.out + 3 - (xs.rank() - 2), g.out + 3);
+  const Shape ys = out_shape(xs[0], ws[0], out_sp);
+  CpuPtr r = residual ? as_cpu(residual, op) : nullptr;
+  if (r && (r->dtype() != DType::F32 || r->shape() != ys || !r->is_contiguous())) return nullptr;
+  CpuPtr y = alloc(ys, DType::F32);
+  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
+  conv_detail::blocked_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr,
+                                    y->data<float>(), m, g, {r ? r->data<float>() : nullptr, relu});
+  return y;
+}
+
 Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
   static constexpr const char* op = "conv_backward";
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op), gy = cpu_in(grad_out, op);

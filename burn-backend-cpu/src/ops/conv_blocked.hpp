@@ -27,8 +27,18 @@ bool blocked_conv_fits(const Dims& m, const Geo3& g);
 // 1x1 kernel without padding; weights of any size (the forward cuts them into panels of output channels).
 bool blocked_conv_forward_fits(const Dims& m, const Geo3& g);
 
-// y [N, Cout, L] = conv(x, w) + bias (bias [Cout] or null).
-void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g);
+// What the forward does to each result after its sum, while its tile is still in L2: + the residual
+// at the same index (a tensor of y's shape, or null), then relu when `relu`. The same operations as the
+// separate add and relu ops, so the same bits; the fused executor's conv anchors ask for it.
+struct ConvEpilogue {
+  const float* residual = nullptr;
+  bool relu = false;
+  bool any() const { return residual || relu; }
+};
+
+// y [N, Cout, L] = conv(x, w) + bias (bias [Cout] or null), then the epilogue.
+void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
+                          const ConvEpilogue& ep = {});
 
 // gx [N, C, in] = the input gradient of the conv for gy [N, Cout, L].
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g);
