@@ -53,13 +53,19 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp_table_poly8(__m256 r) {
   return _mm256_fmadd_ps(r2, q, r);
 }
 
-// The f32 exp of the exp op on 8 lanes (eager, the fused executor's register chains and its tile
-// interpreter all call it; vexp_table in math_util.hpp is the same arithmetic one lane at a time, for
-// CPUs without AVX2). Within 0.89 ulp of exp over every float (a throwaway exhaustive run), denormal
-// results within 0.93 of their spacing, +inf past ln(FLT_MAX), NaN kept. 21 vector instructions
-// against the 24 of Cephes' degree-7 polynomial this replaced, and a shorter dependency chain: the
-// 16M exp chain 15% faster from memory, 13% from L1 (2026-11-27).
-BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
+// The scale 2^(k/8) of the table exp as bits, for k/8 in the normal exponent range: t << 20 is k << 20
+// modulo 2^32, which puts floor(k/8) in the exponent field and k mod 8 in the three bits below it; the
+// table entry takes those away again while it adds 2^((k mod 8)/8).
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp_table_scale8(__m256 t) {
+  const __m256i ti = _mm256_castps_si256(t);
+  const __m256i tab = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(exp_table::kPow2EighthsLessIndex)), ti);
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_slli_epi32(ti, 20), tab));
+}
+
+// exp8 for lanes anywhere: clamped, and 2^floor(k/8) in two factors, so that it reaches the denormals
+// (down to 2^-151) and overflows to inf (2^128).
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8_full_range(__m256 x) {
   // minps/maxps return their second operand when either is NaN, so NaN passes through both clamps.
   x = _mm256_min_ps(_mm256_set1_ps(exp_const::kHi), x);
   x = _mm256_max_ps(_mm256_set1_ps(exp_const::kLo), x);
@@ -68,9 +74,8 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
   // vpermps reads the low 3 bits of each index: those of t are k mod 8.
   const __m256 tab = _mm256_permutevar8x32_ps(_mm256_loadu_ps(exp_table::kPow2Eighths), _mm256_castps_si256(t));
   const __m256 y = _mm256_fmadd_ps(tab, exp_table_poly8(r), tab);  // 2^((k mod 8)/8) e^r, in [0.95, 2)
-  // 2^floor(k/8) in two factors, so that it reaches the denormals (down to 2^-151) and overflows to inf
-  // (2^128): y * 2^e1 by an exponent add (exact, e1 in [-76, 64] keeps it normal), then times 2^e2. From
-  // kf, not t: for NaN the conversion gives INT_MIN, whose halves scale by 2^0 and 1, so NaN stays NaN.
+  // y * 2^e1 by an exponent add (exact, e1 in [-76, 64] keeps it normal), then times 2^e2. From kf, not
+  // t: for NaN the conversion gives INT_MIN, whose halves scale by 2^0 and 1, so NaN stays NaN.
   const __m256i e = _mm256_srai_epi32(_mm256_cvtps_epi32(kf), 3);
   const __m256i e1 = _mm256_srai_epi32(e, 1);
   const __m256i e2 = _mm256_sub_epi32(e, e1);
@@ -79,21 +84,32 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
   return _mm256_mul_ps(a, s2);
 }
 
-// exp(d) for d <= 0 or NaN (softmax's x - max), 14 instructions: the scale 2^(k/8) is made as bits
-// (t << 20 is k << 20 modulo 2^32, which puts floor(k/8) in the exponent field and k mod 8 in the three
-// bits below it; the table entry takes those away again while it adds 2^((k mod 8)/8)), then one fma
-// gives scale * e^r. For
-// results of 2^-125 and up this is exp8's value times a power of two before its one rounding, so the
-// bits are exp8's; below (k < -1000, and -inf) it returns 0, as in a flush-to-zero mode, which also
-// covers every d below exp8's clamp, so no clamp is needed. NaN stays NaN (kf is NaN, so it is kept,
-// and the fma gives NaN whatever the scale).
+// The f32 exp of the exp op on 8 lanes (eager, the fused executor's register chains and its tile
+// interpreter all call it; vexp_table in math_util.hpp is the same arithmetic one lane at a time, for
+// CPUs without AVX2). Within 0.89 ulp of exp over every float (a throwaway exhaustive run), denormal
+// results within 0.93 of their spacing, +inf past ln(FLT_MAX), NaN kept. When every lane is within
+// |x| <= 87 (results normal, no clamp needed) the scale is made as bits and one fma applies it: 15
+// instructions and a test; otherwise exp8_full_range's 21. Both give the same bits there, as scaling by
+// a power of two commutes with the one rounding while the result is normal.
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
+  const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(87.0f), _CMP_GT_OQ)) != 0) [[unlikely]]
+    return exp8_full_range(x);
+  __m256 t, kf;
+  const __m256 r = exp_table_reduce8(x, t, kf);
+  const __m256 scale = exp_table_scale8(t);
+  return _mm256_fmadd_ps(scale, exp_table_poly8(r), scale);
+}
+
+// exp(d) for d <= 0 or NaN (softmax's x - max), 14 instructions: exp8's scale made as bits
+// (exp_table_scale8) for every lane, with no clamp and no test. For results of 2^-125 and up this gives
+// exp8's bits; below (k < -1000, and -inf) it returns 0, as in a flush-to-zero mode, which also covers
+// every d below exp8's clamp. NaN stays NaN (kf is NaN, so it is kept, and the fma gives NaN whatever
+// the scale).
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8_nonpos(__m256 d) {
   __m256 t, kf;
   const __m256 r = exp_table_reduce8(d, t, kf);
-  const __m256i ti = _mm256_castps_si256(t);
-  const __m256i tab = _mm256_permutevar8x32_epi32(
-      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(exp_table::kPow2EighthsLessIndex)), ti);
-  const __m256 scale = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_slli_epi32(ti, 20), tab));
+  const __m256 scale = exp_table_scale8(t);
   const __m256 y = _mm256_fmadd_ps(scale, exp_table_poly8(r), scale);
   return _mm256_andnot_ps(_mm256_cmp_ps(kf, _mm256_set1_ps(-1000.0f), _CMP_LT_OQ), y);
 }
