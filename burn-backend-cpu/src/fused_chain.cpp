@@ -3,6 +3,7 @@
 #include "fused_chain.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -303,7 +304,21 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
         case kRound:
           map(V8, [&](__m256 x) { return _mm256_round_ps(x, _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC); });
           break;
-        case kExp: map(V8, [&](__m256 x) { return exp8(x); }); break;
+        case kExp: {
+          // One range test for the block instead of exp8's one per vector (a block is rarely mixed): the
+          // largest |x| as integer bits, where NaN counts as out of range, so no NaN hides a large lane.
+          const __m256i abs_bits = _mm256_set1_epi32(0x7fffffff);
+          const auto a = [&](__m256 v) { return _mm256_and_si256(_mm256_castps_si256(v), abs_bits); };
+          const __m256i m =
+              _mm256_max_epi32(_mm256_max_epi32(_mm256_max_epi32(a(v0), a(v1)), _mm256_max_epi32(a(v2), a(v3))),
+                               _mm256_max_epi32(_mm256_max_epi32(a(v4), a(v5)), _mm256_max_epi32(a(v6), a(v7))));
+          const __m256i limit = _mm256_set1_epi32(std::bit_cast<int32_t>(kExpNormal));
+          if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(m, limit)) == 0)
+            map(V8, [&](__m256 x) { return exp8_normal(x); });
+          else
+            map(V8, [&](__m256 x) { return exp8_full_range(x); });
+          break;
+        }
         case kKernel: {
           alignas(32) float in[kBlock], out[kBlock];
           each(V8, [&](__m256 x, int j) {

@@ -171,5 +171,34 @@ TEST(FusionChain, ExpReluAffineAndASoftmaxPrologue) {
   });
 }
 
+// The register chain tests a whole 64-element block once for exp's fast range: a NaN in the same lane
+// as an out-of-range value (either order, so that neither hides the other in the block's max), a lane
+// whose exp is denormal, and one past the overflow, each in a block of ordinary values.
+TEST(FusionChain, ExpBlocksMixingNaNAndOutOfRangeLanes) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(64 * 5, 0.5f);
+  v[3] = 100.0f, v[8 + 3] = nan;         // block 0: the large lane first
+  v[64 + 5] = nan, v[64 + 8 + 5] = 100;  // block 1: the NaN first
+  v[128 + 40] = -95.0f;                  // block 2: a denormal result
+  v[192 + 17] = -87.5f;                  // block 3: just past the fast range, a normal result
+  v[256 + 63] = 88.9f;                   // block 4: overflow to inf in the last lane
+  const TensorData d = TensorData::from_vector(v, Shape{static_cast<int64_t>(v.size())});
+  Device cpu = Device::get("cpu"), fus = Device::get("fusion<cpu>");
+  const auto f = [](H x) { return api::unary(OpId::exp, api::mul_scalar(x, 1.0)); };
+  const TensorData want = api::into_data(f(api::from_data(cpu, d, Kind::Float)));
+  H x = api::from_data(fus, d, Kind::Float);
+  fus.sync();
+  H y = f(x);
+  fus.sync();
+  EXPECT_EQ(insp(fus).last_plan(), std::vector<std::string>{"fused[mul_scalar exp] -> 1"});
+  const TensorData got = api::into_data(y);
+  ASSERT_TRUE(same_bits(want, got));
+  const std::vector<float> g = got.to_vec<float>();
+  EXPECT_TRUE(std::isinf(g[3]) && std::isnan(g[8 + 3]) && std::isnan(g[64 + 5]) && std::isinf(g[64 + 8 + 5]));
+  EXPECT_GT(g[128 + 40], 0.0f);
+  EXPECT_LT(g[128 + 40], std::numeric_limits<float>::min());
+  EXPECT_TRUE(std::isinf(g[256 + 63]));
+}
+
 }  // namespace
 }  // namespace burn
