@@ -84,13 +84,9 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8_full_range(__m256 x) {
   return _mm256_mul_ps(a, s2);
 }
 
-// The f32 exp of the exp op on 8 lanes (eager, the fused executor's register chains and its tile
-// interpreter all call it; vexp_table in math_util.hpp is the same arithmetic one lane at a time, for
-// CPUs without AVX2). Within 0.89 ulp of exp over every float (a throwaway exhaustive run), denormal
-// results within 0.93 of their spacing, +inf past ln(FLT_MAX), NaN kept. When every lane is within
-// |x| <= 87 (results normal, no clamp needed) the scale is made as bits and one fma applies it
-// (exp8_normal, 12 instructions; 15 with the test); otherwise exp8_full_range's 21. Both give the same
-// bits there, as scaling by a power of two commutes with the one rounding while the result is normal.
+// exp8 where no lane is beyond +-kExpNormal (NaN lanes are fine): every result is normal, so no clamp
+// and no two-factor scaling; the scale is made as bits and the final fma applies it, 12 instructions.
+inline constexpr float kExpNormal = 87.0f;
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8_normal(__m256 x) {
   __m256 t, kf;
   const __m256 r = exp_table_reduce8(x, t, kf);
@@ -98,9 +94,12 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8_normal(__m256 x) {
   return _mm256_fmadd_ps(scale, exp_table_poly8(r), scale);
 }
 
-// exp8's fast path holds when no lane is beyond +-kExpNormal (NaN lanes are fine).
-inline constexpr float kExpNormal = 87.0f;
-
+// The f32 exp of the exp op on 8 lanes (eager, the fused executor's register chains and its tile
+// interpreter all call it; vexp_table in math_util.hpp is the same arithmetic one lane at a time, for
+// CPUs without AVX2). Within 0.89 ulp of exp over every float (a throwaway exhaustive run), denormal
+// results within 0.93 of their spacing, +inf past ln(FLT_MAX), NaN kept. When every lane is within
+// |x| <= 87, exp8_normal (15 instructions with the test); otherwise exp8_full_range's 21. Both give the same
+// bits there, as scaling by a power of two commutes with the one rounding while the result is normal.
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 exp8(__m256 x) {
   const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
   if (_mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(kExpNormal), _CMP_GT_OQ)) != 0) [[unlikely]]
