@@ -685,12 +685,17 @@ bool anchor_supported(const FusedProgram& p, const FusedInstr& in) {
   return true;
 }
 
+// Operand q of an anchor: its input, or null for an absent bias.
+Prim anchor_arg(const FusedInstr& in, const Prims& inputs, size_t q) {
+  return in.args[q] == kNoRegister ? nullptr : inputs[in.args[q]];
+}
+
 // Runs an anchor with the eager kernel itself (same blocking, same threads, same sums: bit for bit the
 // unfused op); its result is a new contiguous tensor of the program's shape.
 CpuPtr run_anchor(const FusedProgram& p, const FusedInstr& in, const Prims& inputs) {
   static CpuBackend eager;
   const char* name = op_info(in.op).name;
-  auto arg = [&](size_t q) -> Prim { return in.args[q] == kNoRegister ? nullptr : inputs[in.args[q]]; };
+  auto arg = [&](size_t q) { return anchor_arg(in, inputs, q); };
   Prim y = in.op == OpId::matmul ? eager.matmul(arg(0), arg(1))
            : in.op == OpId::conv ? eager.conv(arg(0), arg(1), arg(2), in.conv)
                                  : eager.conv_transpose(arg(0), arg(1), arg(2), in.conv_transpose);
@@ -822,8 +827,8 @@ class CpuFusedExecutor final : public FusedExecutor {
       prev = in.out;
     }
     if (!residual && !relu) return nullptr;
-    auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
-    Prim y = conv_with_epilogue(arg(0), arg(1), arg(2), an.conv, residual, relu);
+    Prim y = conv_with_epilogue(anchor_arg(an, inputs, 0), anchor_arg(an, inputs, 1), anchor_arg(an, inputs, 2),
+                                an.conv, residual, relu);
     if (y && y->shape() != p.shape) throw Error("conv", "internal: the conv's result does not match the fused program");
     return y;
   }

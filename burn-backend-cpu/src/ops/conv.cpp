@@ -232,6 +232,11 @@ Geo3 conv_geo(const Shape& xs, const Shape& ws, const ConvOptions& o) {
   return Geo3(in, out, k, o.stride, o.padding, o.dilation);
 }
 
+// The result shape of conv(x, w): [N, Cout, the output's spatial dims of g].
+Shape conv_out_shape(const Shape& xs, const Shape& ws, const Geo3& g) {
+  return out_shape(xs[0], ws[0], std::vector<int64_t>(g.out + 3 - (xs.rank() - 2), g.out + 3));
+}
+
 // A transposed conv is the input gradient of the conv from its output (`big`) to its input x.
 Geo3 transpose_geo(const Shape& xs, const Shape& ws, const ConvTransposeOptions& o, std::vector<int64_t>& big) {
   const std::vector<int64_t> small = spatial(xs), k = spatial(ws);
@@ -270,8 +275,7 @@ Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options
   const Shape &xs = a->shape(), &ws = w->shape();
   const Geo3 g = conv_geo(xs, ws, options);
   const Dims m(xs[0], xs[1], ws[0], options.groups, g);
-  std::vector<int64_t> out_sp(g.out + 3 - (xs.rank() - 2), g.out + 3);
-  CpuPtr y = alloc(out_shape(xs[0], ws[0], out_sp), a->dtype());
+  CpuPtr y = alloc(conv_out_shape(xs, ws, g), a->dtype());
   if (y->shape().num_elements() == 0) return y;  // no output channels: no columns to build either
   CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
@@ -290,8 +294,7 @@ Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, con
   const Geo3 g = conv_geo(xs, ws, options);
   const Dims m(xs[0], xs[1], ws[0], options.groups, g);
   if (!blocked_forward(m, g)) return nullptr;
-  std::vector<int64_t> out_sp(g.out + 3 - (xs.rank() - 2), g.out + 3);
-  const Shape ys = out_shape(xs[0], ws[0], out_sp);
+  const Shape ys = conv_out_shape(xs, ws, g);
   CpuPtr r = residual ? as_cpu(residual, op) : nullptr;
   if (r && (r->dtype() != DType::F32 || r->shape() != ys || !r->is_contiguous())) return nullptr;
   CpuPtr y = alloc(ys, DType::F32);
