@@ -1,8 +1,9 @@
 // The blocked f32 conv forward (conv_blocked.cpp) on the shapes of its newer branches: weights split into
 // panels of output channels (large Mo x Kc), the 6 x 16 micro-kernel of small planes, and 1x1 convs
-// (stride 1 read from x, strided ones from a compact copy). Each is compared with a naive double
-// reference and with the im2col + OpenBLAS path (BURN_CPU_CONV=gemm), and its epilogue with the
-// separate ops.
+// (stride 1 read from x, strided ones from a compact copy); and the Winograd forward (conv_winograd.cpp)
+// on the 3x3 stride-1 shapes it takes. Each is compared with a naive double reference and with the
+// im2col + OpenBLAS path (BURN_CPU_CONV=gemm), the Winograd ones also with the direct kernel
+// (BURN_CPU_CONV=direct), and the epilogue with the separate ops.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "cpu_test_fixture.hpp"
+#include "ops/conv_winograd.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -20,6 +22,7 @@ struct Case {
   std::vector<int64_t> stride, padding, dilation;
   int64_t groups;
   bool bias;
+  bool winograd = false;  // the Winograd forward takes it
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -83,9 +86,14 @@ std::vector<double> reference(const Case& c, const std::vector<float>& x, const 
 class CpuConvBlockedTest : public CpuBackendTest, public ::testing::WithParamInterface<Case> {
  protected:
   std::vector<float> run(const Case& c, const std::vector<float>& x, const std::vector<float>& w,
-                         const std::vector<float>& bias) {
+                         const std::vector<float>& bias, const char* path = nullptr) {
+    if (path)
+      EXPECT_EQ(setenv("BURN_CPU_CONV", path, 1), 0);
+    else
+      EXPECT_EQ(unsetenv("BURN_CPU_CONV"), 0);
     ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
     Prim y = b.conv(f32(x, Shape(c.x)), f32(w, Shape(c.w)), c.bias ? f32(bias, Shape{c.w[0]}) : nullptr, o);
+    EXPECT_EQ(unsetenv("BURN_CPU_CONV"), 0);
     return vals<float>(y);
   }
 };
@@ -95,23 +103,36 @@ TEST_P(CpuConvBlockedTest, MatchesReferenceAndGemmPath) {
   const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);
   std::vector<int64_t> out;
   const std::vector<double> want = reference(c, x, w, bias, out);
-  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
-  const std::vector<float> blocked = run(c, x, w, bias);
-  ASSERT_EQ(setenv("BURN_CPU_CONV", "gemm", 1), 0);
-  const std::vector<float> gemm = run(c, x, w, bias);
-  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
-  ASSERT_EQ(blocked.size(), want.size());
-  ASSERT_EQ(gemm.size(), want.size());
+  // Each path the shape can take: the default (Winograd or blocked), im2col + OpenBLAS, and for the
+  // Winograd shapes the blocked direct kernel.
+  std::vector<std::vector<float>> got{run(c, x, w, bias), run(c, x, w, bias, "gemm")};
+  if (c.winograd) got.push_back(run(c, x, w, bias, "direct"));
   // Sums of up to a few thousand products of values in [-1, 1): f32 error grows with sqrt(Kc).
   const double kc = static_cast<double>(prod(c.w, 1));
   const double tol = 1e-5 * std::sqrt(kc) * 4;
   double worst = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_NEAR(blocked[i], want[i], tol) << "element " << i;
-    ASSERT_NEAR(gemm[i], want[i], tol) << "element " << i;
-    worst = std::max(worst, std::abs(want[i]));
+  for (size_t p = 0; p < got.size(); ++p) {
+    ASSERT_EQ(got[p].size(), want.size()) << "path " << p;
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[p][i], want[i], tol) << "path " << p << " element " << i;
   }
+  for (double v : want) worst = std::max(worst, std::abs(v));
   EXPECT_GT(worst, 1.0);  // outputs are not trivially small
+}
+
+// The Winograd forward takes exactly the shapes marked for it, so none of them is silently tested on
+// the direct kernel instead (and the direct-kernel shapes stay there).
+TEST_P(CpuConvBlockedTest, WinogradTakesTheShapesMarkedForIt) {
+  const Case& c = GetParam();
+  std::vector<int64_t> in(c.x.begin() + 2, c.x.end()), k(c.w.begin() + 2, c.w.end()), out;
+  for (size_t i = 0; i < in.size(); ++i)
+    out.push_back((in[i] + 2 * c.padding[i] - c.dilation[i] * (k[i] - 1) - 1) / c.stride[i] + 1);
+  const conv_detail::Geo3 g(in, out, k, c.stride, c.padding, c.dilation);
+  const conv_detail::Dims m(c.x[0], c.x[1], c.w[0], c.groups, g);
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  EXPECT_EQ(conv_detail::winograd_conv_fits(m, g), c.winograd);
+  ASSERT_EQ(setenv("BURN_CPU_CONV", "direct", 1), 0);
+  EXPECT_FALSE(conv_detail::winograd_conv_fits(m, g));
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
 }
 
 // conv_with_epilogue (the residual add and relu run by each task on its finished tile, for the fused
@@ -153,8 +174,8 @@ INSTANTIATE_TEST_SUITE_P(
         // 3x3, Mo x Kc = 300 x 360 floats > 192 KiB: three panels of 128 output channels, the last
         // of 44; a 9x11 plane takes the 6 x 16 micro-kernel.
         Case{{2, 40, 9, 11}, {300, 40, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
-        // the same on a larger plane (4 x 24 micro-kernel, several tiles per panel).
-        Case{{1, 64, 30, 33}, {160, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+        // the same on a larger plane: 255 2x2 blocks, Winograd (output channels in two panels of 80).
+        Case{{1, 64, 30, 33}, {160, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, true},
         // stride 2, odd sizes, dilation 2, two groups of 200 x 288 weights.
         Case{{2, 64, 13, 10}, {400, 32, 3, 3}, {2, 2}, {2, 1}, {2, 2}, 2, false},
         // a 7x7 plane with layer4-like weights cut into panels (stride 2 from 14x14).
@@ -188,7 +209,19 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{1, 64, 14, 14}, {300, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
         // 1-D and 3-D: a 1x1 stride-2 conv and a 3x3x3 conv with panels.
         Case{{2, 6, 29}, {11, 6, 1}, {2}, {0}, {1}, 1, true},
-        Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true}));
+        Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true},
+        // Winograd: 200 input channels (two passes of at most 128) and 37 outputs (a last row block of
+        // 1) on odd sizes over two images (runs of blocks that end at rows and images), padding 0 and 2
+        // (patches that start outside the plane), and the smallest channel counts it takes.
+        Case{{2, 200, 17, 23}, {37, 200, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, true},
+        Case{{1, 16, 40, 41}, {20, 16, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false, true},
+        Case{{1, 24, 31, 30}, {17, 24, 3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, true, true},
+        Case{{3, 32, 14, 15}, {48, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, true},
+        // ... and what it leaves: too few blocks for its weights (ResNet's 256-channel 14x14 layer at
+        // batch 1), 15 input channels, and dilation 2.
+        Case{{1, 256, 14, 14}, {256, 256, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+        Case{{1, 15, 40, 40}, {32, 15, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+        Case{{1, 32, 40, 40}, {32, 32, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 1, false}));
 
 }  // namespace
 }  // namespace burn::cpu

@@ -330,12 +330,26 @@ def gen_unfold_fold(g):
           error="ShapeError", torch_expr="")
 
 
+def gen_conv_winograd(g):
+    # 3x3 stride-1 convs with enough 2x2 output blocks for the cpu backend's Winograd F(2x2, 3x3) forward
+    # (conv_large_2d_f32 above takes it too): asymmetric padding on odd sizes, two images, a bias. Last in
+    # the file so that the samples of the cases before it stay as they were.
+    xg = Gen([2, 16, 20, 21], f32, 0.001)
+    wg = Gen([24, 16, 3, 3], f32, 0.0005, 0.0001)
+    bg = Gen([24], f32, 0.01)
+    y = conv_ref(xg.tensor, wg.tensor, bg.tensor, [1, 1], [0, 2], [1, 0], [1, 1], 1)
+    g.add("conv_large_2d_asym_pad_bias_f32", "conv", "conv", [xg, wg, bg], sampled(y),
+          attrs={"padding": [0, 2], "padding_end": [1, 0], "bias": True},
+          torch_expr="conv2d(F.pad(x, (2, 0, 0, 1)), w, b), [2, 16, 20, 21] x [24, 16, 3, 3]", rtol=1e-4, atol=1e-4)
+
+
 def main():
     g = Group("conv")
     gen_conv(g)
     gen_conv_transpose(g)
     gen_deform(g)
     gen_unfold_fold(g)
+    gen_conv_winograd(g)
     g.write()
 
 

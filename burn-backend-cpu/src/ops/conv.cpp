@@ -28,6 +28,7 @@
 #include "ops/blas.hpp"
 #include "ops/conv_blocked.hpp"
 #include "ops/conv_util.hpp"
+#include "ops/conv_winograd.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -133,11 +134,18 @@ bool blocked_forward(const Dims& m, const Geo3& g) {
   return conv_detail::blocked_conv_enabled() && conv_detail::blocked_conv_forward_fits(m, g);
 }
 
+// The f32 forward on the AVX2 kernels (blocked_forward(m, g) holds): Winograd where it fits, else direct.
+void fast_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
+                       const conv_detail::ConvEpilogue& ep = {}) {
+  if (conv_detail::winograd_conv_fits(m, g)) return conv_detail::winograd_conv_forward(x, w, bias, y, m, g, ep);
+  conv_detail::blocked_conv_forward(x, w, bias, y, m, g, ep);
+}
+
 // y [N, Cout, L] = conv(x [N, C, in], w [Cout, Cg, K]) + bias (bias [Cout] or null).
 template <typename T>
 void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, const Geo3& g) {
   if constexpr (std::is_same_v<T, float>)
-    if (blocked_forward(m, g)) return conv_detail::blocked_conv_forward(x, w, bias, y, m, g);
+    if (blocked_forward(m, g)) return fast_conv_forward(x, w, bias, y, m, g);
   const int64_t L = g.out_size;
   run_tasks(m.n * m.groups, m.mo * L * m.kc, [&](int64_t t, bool par) {
     const int64_t n = t / m.groups, gi = t % m.groups;
@@ -299,8 +307,8 @@ Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, con
   if (r && (r->dtype() != DType::F32 || r->shape() != ys || !r->is_contiguous())) return nullptr;
   CpuPtr y = alloc(ys, DType::F32);
   CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
-  conv_detail::blocked_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr,
-                                    y->data<float>(), m, g, {r ? r->data<float>() : nullptr, relu});
+  fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), m, g,
+                    {r ? r->data<float>() : nullptr, relu});
   return y;
 }
 

@@ -4,7 +4,6 @@
 #include "ops/conv_blocked.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -37,14 +36,6 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t threads_for(const Dims& m, const Geo3& g) {
   const double macs = static_cast<double>(m.n) * m.cout * m.kc * g.out_size;
   return macs < (1 << 19) ? 1 : static_cast<int64_t>(num_threads());
-}
-
-// Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
-float* scratch(int slot, int64_t n) {
-  thread_local std::vector<float> bufs[5];
-  std::vector<float>& b = bufs[slot];
-  if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
-  return b.data();
 }
 
 // The left operand of a tile GEMM: element (i, k) at p[(roff ? roff[i] : i * rs) + k * ks].
@@ -174,14 +165,16 @@ struct CPanel {
   int64_t ld;
 };
 
+}  // namespace
+
 // The forward's epilogue on `channels` rows of `len` finished results each, from y + off (row stride
 // out_size): + the residual at the same offsets, then relu; the operations of the separate add and relu
 // ops, in their order, so the bits are theirs. A task runs it on its tile once the sums are done: the
 // results are then in L2, and each row of the residual is read in order, which the hardware prefetcher
 // follows (applied per micro-kernel block instead, the residual's rows a plane apart made the fused
 // conv + add + relu of a 56x56 layer 4-7% slower than the three ops).
-BURN_AVX2_FMA void apply_epilogue(float* y, int64_t off, int64_t out_size, int64_t channels, int64_t len,
-                                  const ConvEpilogue& ep) {
+BURN_AVX2_FMA void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, int64_t channels, int64_t len,
+                                       const ConvEpilogue& ep) {
   if (!ep.any() || len <= 0) return;
   const __m256 zero = _mm256_setzero_ps();
   for (int64_t i = 0; i < channels; ++i) {
@@ -203,6 +196,19 @@ BURN_AVX2_FMA void apply_epilogue(float* y, int64_t off, int64_t out_size, int64
     }
   }
 }
+
+// A C micro-panel per 4 rows of A; see the header.
+BURN_AVX2_FMA void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb,
+                                 float* c, int64_t ldc, bool load) {
+  for (int64_t i = 0; i < rows; i += 4) {
+    const int n = static_cast<int>(std::min<int64_t>(4, rows - i));
+    const float* ap[4];
+    for (int r = 0; r < 4; ++r) ap[r] = a + (i + std::min(r, n - 1)) * lda;
+    micro_kernel<4, 3>(kc, ap, 1, b, ldb, c + i * ldc, ldc, n, 24, nullptr, load);
+  }
+}
+
+namespace {
 
 // Copies the kc x NR micro-panel of B that starts at column j into `dst` (NR floats a row); with
 // `cols` < NR only that many are read and the rest are zeros.
@@ -285,8 +291,8 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
   // Row blocks of at most about kMc rows, equal in size so that no thin block is left at the end.
   const int64_t MC = round_up(ceil_div(M, ceil_div(M, kMc)), MR);
   const int64_t kstep = ceil_div(K, ceil_div(K, kKc));
-  float* packed = scratch(3, kstep * NR + 8 + 8);  // 8 floats of slack for pack's overhanging stores
-  float* bt = scratch(4, kstep * kThin);
+  float* packed = conv_scratch(3, kstep * NR + 8 + 8);  // 8 floats of slack for pack's overhanging stores
+  float* bt = conv_scratch(4, kstep * kThin);
   packed += (8 - reinterpret_cast<uintptr_t>(packed) / 4 % 8) % 8;  // 32-byte aligned
   for (int64_t k0 = 0; k0 < K; k0 += kstep) {
     const int64_t kc = std::min(kstep, K - k0);
@@ -770,10 +776,10 @@ void grad_input_by_columns(const float* gy, const float* w, float* gx, const Dim
   // 16 MiB, which that scratch then keeps; larger ones are allocated for this call only.
   const int64_t part_size = by_unit ? 0 : (chunks - 1) * total;
   std::vector<float> big(part_size * 4 > (16 << 20) ? static_cast<size_t>(part_size) : 0);
-  float* part = big.empty() ? (part_size ? scratch(2, part_size) : nullptr) : big.data();
+  float* part = big.empty() ? (part_size ? conv_scratch(2, part_size) : nullptr) : big.data();
   parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
-    float* cols = scratch(0, kc * tn);
-    float* gyb = scratch(1, mo * tn);
+    float* cols = conv_scratch(0, kc * tn);
+    float* gyb = conv_scratch(1, mo * tn);
     std::vector<RowSpan> spans;
     for (int64_t ch = s; ch < e; ++ch) {
       int64_t t0, t1;
@@ -839,37 +845,6 @@ bool blocked_conv_forward_fits(const Dims& m, const Geo3& g) {
 
 namespace {
 
-// Tasks [0, total) claimed one at a time from both ends: chunk 0 of the parallel_for takes them from
-// the front, the other chunks from the back. Tasks are ordered (tile, panel), panels
-// innermost, and a thread rebuilds a tile's input only when it moves to another tile, so on 2 threads
-// at most the one tile where the two meet is built twice (claimed from the front only, both threads
-// took the panels of every tile in turns and each built every tile).
-// (Past 2^32 tasks, all from the front.)
-class TaskClaims {
- public:
-  explicit TaskClaims(int64_t total)
-      : wide_(total >= (int64_t{1} << 32)), total_(total), range_(wide_ ? 0 : static_cast<uint64_t>(total) << 32) {}
-  int64_t next(bool back) {
-    if (wide_) {
-      const int64_t t = static_cast<int64_t>(range_.fetch_add(1, std::memory_order_relaxed));
-      return t < total_ ? t : -1;
-    }
-    uint64_t r = range_.load(std::memory_order_relaxed);
-    for (;;) {
-      const uint64_t lo = r & 0xffffffffu, hi = r >> 32;
-      if (lo >= hi) return -1;
-      const uint64_t nr = back ? (hi - 1) << 32 | lo : hi << 32 | (lo + 1);
-      if (range_.compare_exchange_weak(r, nr, std::memory_order_relaxed))
-        return static_cast<int64_t>(back ? hi - 1 : lo);
-    }
-  }
-
- private:
-  bool wide_;
-  int64_t total_;
-  std::atomic<uint64_t> range_;
-};
-
 // The forward kernel with an MR x 8 NV micro-kernel over the tiles of plan pl (mp output channels a panel).
 template <int MR, int NV>
 void forward_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
@@ -883,8 +858,8 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
   const int64_t total = units * pl.tiles * panels;
   TaskClaims claims(total);
   parallel_for(std::min(total, threads), 1, [&](int64_t chunk, int64_t) {
-    float* region = scratch(0, pl.region);
-    float* out = pl.dense ? nullptr : scratch(1, mp * ldc);
+    float* region = conv_scratch(0, pl.region);
+    float* out = pl.dense ? nullptr : conv_scratch(1, mp * ldc);
     int64_t built = -1;
     for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
       const int64_t ut = t / panels, u = ut / pl.tiles, n = u / m.groups, gi = u % m.groups;
@@ -911,7 +886,7 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
         };
         tile_gemm<MR, NV>(rows, tl.n, m.kc, a, BMat{region, 0, pl.off.data()}, DenseC{yg + p0, g.out_size}, bias_g,
                           false, false, pack);
-        apply_epilogue(y, (yg - y) + p0, g.out_size, rows, tl.n, ep);
+        apply_conv_epilogue(y, (yg - y) + p0, g.out_size, rows, tl.n, ep);
         continue;
       }
       // A panel of real pixels of one row is stored straight into y; one that crosses junk columns
@@ -942,7 +917,7 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
           if (first < 0) first = oy * g.out[2] + ox;
           last = oy * g.out[2] + ox + len;
         });
-        if (first >= 0) apply_epilogue(y, (yg - y) + first, g.out_size, rows, last - first, ep);
+        if (first >= 0) apply_conv_epilogue(y, (yg - y) + first, g.out_size, rows, last - first, ep);
       }
     }
   });
@@ -962,7 +937,7 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
     int64_t src, dst, len;
   };
   parallel_for(std::min(total, threads), 1, [&](int64_t chunk, int64_t) {
-    float* cols = strided ? scratch(0, m.cg * tn) : nullptr;
+    float* cols = strided ? conv_scratch(0, m.cg * tn) : nullptr;
     std::vector<Run> runs;
     int64_t built = -1;
     for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
@@ -998,7 +973,7 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
       float* yg = y + (n * m.cout + gi * m.mo + c0) * L + p0;
       tile_gemm<MR, NV>(rows, np, m.cg, AMat{w + (gi * m.mo + c0) * m.cg, m.cg, 1, nullptr}, b, DenseC{yg, L},
                         bias ? bias + gi * m.mo + c0 : nullptr, false, true);
-      apply_epilogue(y, yg - y, L, rows, np, ep);
+      apply_conv_epilogue(y, yg - y, L, rows, np, ep);
     }
   });
 }
@@ -1072,11 +1047,11 @@ void blocked_conv_grad_weight(const float* x, const float* gy, float* gw, float*
   const int64_t wsize = m.groups * kc * mop;
   // The partials live in the calling thread's scratch (no page faults per call); one pool thread may run
   // several chunks, so each chunk has its own slice.
-  float* part = scratch(2, chunks * wsize);
+  float* part = conv_scratch(2, chunks * wsize);
   std::vector<double> bpart(gb ? static_cast<size_t>(chunks * m.cout) : 0, 0.0);
   parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
-    float* region = scratch(0, pl.region);
-    float* gyt = scratch(1, tq * mop);
+    float* region = conv_scratch(0, pl.region);
+    float* gyt = conv_scratch(1, tq * mop);
     for (int64_t ch = s; ch < e; ++ch) {
       float* acc = part + ch * wsize;
       std::fill(acc, acc + wsize, 0.0f);

@@ -40,6 +40,15 @@ struct ConvEpilogue {
 void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
                           const ConvEpilogue& ep = {});
 
+// Shared with the Winograd forward (AVX2/FMA code: call only when blocked_conv_enabled()).
+// The epilogue on `channels` rows of `len` results each, from y + off (row stride out_size).
+void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, int64_t channels, int64_t len,
+                         const ConvEpilogue& ep);
+// C [rows x 24] (row stride ldc) = A [rows x kc] (row stride lda, k contiguous) x B [kc x 24] (row stride
+// ldb), + C when `load`: the forward's 4 x 24 micro-kernel over every 4 rows.
+void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
+                   int64_t ldc, bool load);
+
 // gx [N, C, in] = the input gradient of the conv for gy [N, Cout, L].
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g);
 

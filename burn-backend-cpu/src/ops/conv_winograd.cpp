@@ -1,0 +1,262 @@
+// Winograd F(2x2, 3x3) forward (see conv_winograd.hpp). With d a 4x4 input patch and g a 3x3 filter, a
+// 2x2 output block is A^T [(G g G^T) . (B^T d B)] A; summed over input channels, the 16 products of each
+// block are 16 GEMMs U_k [Cout x C] x V_k [C x blocks], one per position k of the 4x4 transform.
+// A task takes 24 consecutive output blocks (one 4 x 24 micro-kernel panel wide) and a panel of output
+// channels: it transforms the blocks' input patches into V (in L2), runs the 16 GEMMs into M (in L2) and
+// transforms M into the outputs with the bias and the epilogue, so V and M never reach memory.
+// Every function that runs AVX2/FMA code carries the target attribute and has internal linkage.
+#include "ops/conv_winograd.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "cpu_tensor.hpp"
+#include "ops/simd_avx2.hpp"
+
+namespace burn::cpu::conv_detail {
+namespace {
+
+// Output blocks per task: the micro-kernel's panel width.
+constexpr int64_t kBlocks = 24;
+// Input channels per GEMM pass: V (16 x kCc x 24 floats, 192 KiB) stays in L2 beside M.
+constexpr int64_t kCc = 128;
+// Output channels per task at most: M (16 x kCop x 24 floats, 192 KiB) stays in L2 beside V.
+constexpr int64_t kCop = 128;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// V's and M's 16 planes lie this many floats more than their size apart: planes of a multiple of 4 KiB
+// (24 blocks x 128 channels is 12 KiB) would put the 16 streams of the transforms in one L1 set.
+constexpr int64_t kPlaneSkew = 16;
+
+// The filter transform's three operations on one value or on 8 lanes, the same per lane, so the vector
+// and the scalar filters of one conv round alike.
+float half_of(float a) { return 0.5f * a; }
+float add_of(float a, float b) { return a + b; }
+float sub_of(float a, float b) { return a - b; }
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 half_of(__m256 a) { return _mm256_mul_ps(_mm256_set1_ps(0.5f), a); }
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 add_of(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 sub_of(__m256 a, __m256 b) { return _mm256_sub_ps(a, b); }
+
+// out[4 i + j] = (G g G^T)_ij of the filters g given as 9 taps each (floats or lanes).
+template <typename T>
+BURN_AVX2_FMA [[gnu::always_inline]] inline void filter_transform(const T (&f)[9], T (&out)[16]) {
+  T gg[4][3];  // G g: rows 0 and 3 are the filter's first and last rows
+  for (int j = 0; j < 3; ++j) {
+    gg[0][j] = f[j];
+    gg[1][j] = half_of(add_of(add_of(f[j], f[3 + j]), f[6 + j]));
+    gg[2][j] = half_of(add_of(sub_of(f[j], f[3 + j]), f[6 + j]));
+    gg[3][j] = f[6 + j];
+  }
+  for (int i = 0; i < 4; ++i) {
+    out[i * 4 + 0] = gg[i][0];
+    out[i * 4 + 1] = half_of(add_of(add_of(gg[i][0], gg[i][1]), gg[i][2]));
+    out[i * 4 + 2] = half_of(add_of(sub_of(gg[i][0], gg[i][1]), gg[i][2]));
+    out[i * 4 + 3] = gg[i][2];
+  }
+}
+
+// The filters (co, ci) for ci in [0, c) of one output channel co into u [16][Cout][C], 8 input channels a
+// vector (their 9 taps gathered from w's 9-float rows), the rest one by one.
+BURN_AVX2_FMA void transform_filters(const float* w, float* u, int64_t cout, int64_t c, int64_t co) {
+  const float* wc = w + co * c * 9;
+  float* uc = u + co * c;
+  const int64_t kstride = cout * c + kPlaneSkew;
+  int64_t ci = 0;
+  const __m256i nine = _mm256_setr_epi32(0, 9, 18, 27, 36, 45, 54, 63);
+  for (; ci + 8 <= c; ci += 8) {
+    __m256 f[9], out[16];
+    for (int t = 0; t < 9; ++t) f[t] = _mm256_i32gather_ps(wc + ci * 9 + t, nine, 4);
+    filter_transform(f, out);
+    for (int k = 0; k < 16; ++k) _mm256_storeu_ps(uc + k * kstride + ci, out[k]);
+  }
+  for (; ci < c; ++ci) {
+    float f[9], out[16];
+    std::memcpy(f, wc + ci * 9, sizeof f);
+    filter_transform(f, out);
+    for (int k = 0; k < 16; ++k) uc[k * kstride + ci] = out[k];
+  }
+}
+
+// u [16][Cout][C] (planes kPlaneSkew apart) = G g G^T for every filter g of w [Cout, C, 3, 3], k = 4 i + j.
+void transform_weights(const float* w, float* u, int64_t cout, int64_t c) {
+  parallel_for(cout, std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(c * 16, 1)), [&](int64_t s, int64_t e) {
+    for (int64_t co = s; co < e; ++co) transform_filters(w, u, cout, c, co);
+  });
+}
+
+// Lanes 0, 2, 4.. of the 16 floats a, b (even) or lanes 1, 3, 5.. (odd), in order.
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 even_lanes(__m256 a, __m256 b) {
+  return _mm256_castpd_ps(
+      _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 odd_lanes(__m256 a, __m256 b) {
+  return _mm256_castpd_ps(
+      _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+// Floats [col, col + 8) of a row of w floats, zero outside it.
+BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 row_cols(const float* row, int64_t col, int64_t w) {
+  if (col >= 0 && col + 8 <= w) return _mm256_loadu_ps(row + col);
+  if (col + 8 <= 0 || col >= w) return _mm256_setzero_ps();
+  const __m256i c = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(col)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i in = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), c),
+                                         _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(w)), c));
+  return _mm256_maskload_ps(row + col, in);  // the lanes outside the row are not read
+}
+
+// One input channel's share of V for a run of `len` output blocks side by side in one block row: the
+// patch of block u starts at input row iy0 and column ix0 + 2u (zero outside the plane);
+// v[k * kstride + u] = (B^T d B)_k.
+BURN_AVX2_FMA void input_transform(const float* plane, int64_t h, int64_t w, int64_t iy0, int64_t ix0, int64_t len,
+                                   float* v, int64_t kstride) {
+  const float* row[4];
+  for (int i = 0; i < 4; ++i) row[i] = iy0 + i >= 0 && iy0 + i < h ? plane + (iy0 + i) * w : nullptr;
+  for (int64_t u = 0; u < len; u += 8) {
+    __m256 t[4][4];  // d B: per patch row, its 4 columns transformed
+    const int64_t col = ix0 + 2 * u;
+    for (int i = 0; i < 4; ++i) {
+      if (!row[i]) {
+        for (int j = 0; j < 4; ++j) t[i][j] = _mm256_setzero_ps();
+        continue;
+      }
+      const __m256 a = row_cols(row[i], col, w), b = row_cols(row[i], col + 8, w);
+      const __m256 c = row_cols(row[i], col + 2, w), d = row_cols(row[i], col + 10, w);
+      const __m256 d0 = even_lanes(a, b), d1 = odd_lanes(a, b), d2 = even_lanes(c, d), d3 = odd_lanes(c, d);
+      t[i][0] = _mm256_sub_ps(d0, d2);
+      t[i][1] = _mm256_add_ps(d1, d2);
+      t[i][2] = _mm256_sub_ps(d2, d1);
+      t[i][3] = _mm256_sub_ps(d1, d3);
+    }
+    const __m256i mask = tail_mask8(len - u);
+    const bool full = len - u >= 8;
+    for (int j = 0; j < 4; ++j) {
+      const __m256 col4[4] = {_mm256_sub_ps(t[0][j], t[2][j]), _mm256_add_ps(t[1][j], t[2][j]),
+                              _mm256_sub_ps(t[2][j], t[1][j]), _mm256_sub_ps(t[1][j], t[3][j])};
+      for (int i = 0; i < 4; ++i) {
+        float* dst = v + (i * 4 + j) * kstride + u;
+        if (full)
+          _mm256_storeu_ps(dst, col4[i]);
+        else
+          _mm256_maskstore_ps(dst, mask, col4[i]);  // the next run's blocks follow in the same V row
+      }
+    }
+  }
+}
+
+// A^T M A for a run of `len` blocks of one output channel: m[k * kstride + u] holds block u's 16 sums;
+// out0 and out1 (2 * len rounded up to 16 floats each) receive the blocks' two output rows. Reads up to
+// 7 floats past the run in each M row.
+BURN_AVX2_FMA void output_transform(const float* m, int64_t kstride, int64_t len, float* out0, float* out1) {
+  for (int64_t u = 0; u < len; u += 8) {
+    __m256 s[2][4];  // A^T M: its two rows, per column of M
+    for (int j = 0; j < 4; ++j) {
+      const __m256 m0 = _mm256_loadu_ps(m + j * kstride + u), m1 = _mm256_loadu_ps(m + (4 + j) * kstride + u);
+      const __m256 m2 = _mm256_loadu_ps(m + (8 + j) * kstride + u), m3 = _mm256_loadu_ps(m + (12 + j) * kstride + u);
+      s[0][j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
+      s[1][j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
+    }
+    for (int r = 0; r < 2; ++r) {
+      const __m256 left = _mm256_add_ps(_mm256_add_ps(s[r][0], s[r][1]), s[r][2]);
+      const __m256 right = _mm256_sub_ps(_mm256_sub_ps(s[r][1], s[r][2]), s[r][3]);
+      const __m256 lo = _mm256_unpacklo_ps(left, right), hi = _mm256_unpackhi_ps(left, right);
+      float* out = (r == 0 ? out0 : out1) + 2 * u;
+      _mm256_storeu_ps(out, _mm256_permute2f128_ps(lo, hi, 0x20));
+      _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+  }
+}
+
+// y row segment = src + bias (bias 0: the bare sums), then the epilogue.
+BURN_AVX2_FMA void store_row(const float* src, const float* bias, float* y, int64_t off, int64_t out_size,
+                             int64_t len, const ConvEpilogue& ep) {
+  float* dst = y + off;
+  if (bias) {
+    const __m256 b = _mm256_broadcast_ss(bias);
+    int64_t j = 0;
+    for (; j + 8 <= len; j += 8) _mm256_storeu_ps(dst + j, _mm256_add_ps(_mm256_loadu_ps(src + j), b));
+    for (; j < len; ++j) dst[j] = src[j] + *bias;
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(len) * sizeof(float));
+  }
+  apply_conv_epilogue(y, off, out_size, 1, len, ep);
+}
+
+// A run of output blocks side by side in one block row: image n, block row by, blocks bx.. bx + len,
+// V/M columns from `col`.
+struct Run {
+  int64_t n, by, bx, len, col;
+};
+
+}  // namespace
+
+bool winograd_conv_fits(const Dims& m, const Geo3& g) {
+  if (m.groups != 1 || m.c < 16 || m.cout < 16 || m.n <= 0) return false;
+  if (g.in[0] != 1 || g.out[0] != 1 || g.k[0] != 1 || g.k[1] != 3 || g.k[2] != 3) return false;
+  if (g.s[1] != 1 || g.s[2] != 1 || g.d[1] != 1 || g.d[2] != 1 || g.p[1] > 2 || g.p[2] > 2) return false;
+  if (g.out[1] <= 0 || g.out[2] <= 0) return false;
+  const char* env = std::getenv("BURN_CPU_CONV");
+  if (env && std::strcmp(env, "direct") == 0) return false;
+  const int64_t blocks = m.n * ceil_div(g.out[1], 2) * ceil_div(g.out[2], 2);
+  return blocks >= std::max<int64_t>(160, m.c * m.cout / 256);
+}
+
+void winograd_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
+                           const ConvEpilogue& ep) {
+  const int64_t h = g.in[1], wd = g.in[2], ho = g.out[1], wo = g.out[2];
+  const int64_t bh = ceil_div(ho, 2), bwid = ceil_div(wo, 2), per_image = bh * bwid, blocks = m.n * per_image;
+  const int64_t cout = m.cout, c = m.c, panels = ceil_div(blocks, kBlocks);
+  // Output channels in equal panels of at most kCop (tasks are (block panel, channel panel)).
+  const int64_t splits = ceil_div(cout, kCop), cop = ceil_div(cout, splits), cc_max = std::min(c, kCc);
+  const int64_t ustride = cout * c + kPlaneSkew;
+  float* u = conv_scratch(5, 16 * ustride);
+  transform_weights(w, u, cout, c);
+  const int64_t total = panels * splits;
+  TaskClaims claims(total);
+  parallel_for(std::min<int64_t>(total, static_cast<int64_t>(num_threads())), 1, [&](int64_t chunk, int64_t) {
+    float* v = conv_scratch(6, 16 * (cc_max * kBlocks + kPlaneSkew));
+    float* mm = conv_scratch(7, 16 * (cop * kBlocks + kPlaneSkew) + 8);  // + output_transform's overreach
+    float* out0 = conv_scratch(8, 2 * 2 * (kBlocks + 16));
+    float* out1 = out0 + 2 * (kBlocks + 16);
+    Run runs[kBlocks];
+    for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
+      const int64_t co0 = t % splits * cop, nco = std::min(cop, cout - co0);
+      const int64_t b0 = t / splits * kBlocks, nb = std::min(kBlocks, blocks - b0);
+      int nrun = 0;
+      for (int64_t b = b0; b < b0 + nb;) {
+        const int64_t n = b / per_image, r = b % per_image, by = r / bwid, bx = r % bwid;
+        const int64_t len = std::min(bwid - bx, b0 + nb - b);
+        runs[nrun++] = Run{n, by, bx, len, b - b0};
+        b += len;
+      }
+      const int64_t mstride = nco * kBlocks + kPlaneSkew;
+      for (int64_t c0 = 0; c0 < c; c0 += kCc) {
+        const int64_t cc = std::min(kCc, c - c0), vstride = cc * kBlocks + kPlaneSkew;
+        if (nb < kBlocks) std::fill(v, v + 16 * vstride, 0.0f);  // the last panel's absent blocks
+        for (int i = 0; i < nrun; ++i) {
+          const Run& run = runs[i];
+          const float* xn = x + (run.n * c + c0) * g.in_size;
+          for (int64_t ci = 0; ci < cc; ++ci)
+            input_transform(xn + ci * g.in_size, h, wd, 2 * run.by - g.p[1], 2 * run.bx - g.p[2], run.len,
+                            v + ci * kBlocks + run.col, vstride);
+        }
+        for (int k = 0; k < 16; ++k)
+          gemm_rows_x24(cc, u + k * ustride + co0 * c + c0, c, nco, v + k * vstride, kBlocks, mm + k * mstride, kBlocks,
+                        c0 > 0);
+      }
+      for (int i = 0; i < nrun; ++i) {
+        const Run& run = runs[i];
+        const int64_t ox = 2 * run.bx, oy = 2 * run.by, len = std::min(2 * run.len, wo - ox);
+        for (int64_t co = 0; co < nco; ++co) {
+          output_transform(mm + co * kBlocks + run.col, mstride, run.len, out0, out1);
+          const int64_t plane = (run.n * cout + co0 + co) * g.out_size;
+          const float* b = bias ? bias + co0 + co : nullptr;
+          store_row(out0, b, y, plane + oy * wo + ox, g.out_size, len, ep);
+          if (oy + 1 < ho) store_row(out1, b, y, plane + (oy + 1) * wo + ox, g.out_size, len, ep);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace burn::cpu::conv_detail
