@@ -19,6 +19,10 @@ namespace {
 
 // Output blocks per task: the micro-kernel's panel width.
 constexpr int64_t kBlocks = 24;
+// Floats a V row holds: its 24 blocks and room for a run's last 8-block store to overhang (into the
+// next run's blocks, written after it, or into columns the GEMM does not read), so no store is masked
+// (masked stores are slow on AMD: they were a third of the input transform's time).
+constexpr int64_t kVRow = 32;
 // Input channels per GEMM pass: V (16 x kCc x 24 floats, 192 KiB) stays in L2 beside M.
 constexpr int64_t kCc = 128;
 // Output channels per task at most: M (16 x kCop x 24 floats, 192 KiB) stays in L2 beside V.
@@ -87,19 +91,20 @@ void transform_weights(const float* w, float* u, int64_t cout, int64_t c) {
 
 // Lanes 0, 2, 4.. of the 16 floats a, b (even) or lanes 1, 3, 5.. (odd), in order.
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 even_lanes(__m256 a, __m256 b) {
-  return _mm256_castpd_ps(
-      _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), _MM_SHUFFLE(3, 1, 2, 0)));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))),
+                                                _MM_SHUFFLE(3, 1, 2, 0)));
 }
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 odd_lanes(__m256 a, __m256 b) {
-  return _mm256_castpd_ps(
-      _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))), _MM_SHUFFLE(3, 1, 2, 0)));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))),
+                                                _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
 // Floats [col, col + 8) of a row of w floats, zero outside it.
 BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 row_cols(const float* row, int64_t col, int64_t w) {
   if (col >= 0 && col + 8 <= w) return _mm256_loadu_ps(row + col);
   if (col + 8 <= 0 || col >= w) return _mm256_setzero_ps();
-  const __m256i c = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(col)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i c =
+      _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(col)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i in = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), c),
                                          _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(w)), c));
   return _mm256_maskload_ps(row + col, in);  // the lanes outside the row are not read
@@ -107,39 +112,37 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline __m256 row_cols(const float* row, in
 
 // One input channel's share of V for a run of `len` output blocks side by side in one block row: the
 // patch of block u starts at input row iy0 and column ix0 + 2u (zero outside the plane);
-// v[k * kstride + u] = (B^T d B)_k.
+// v[k * kstride + u] = (B^T d B)_k. Stores whole vectors: up to 7 floats past the run in each V row.
 BURN_AVX2_FMA void input_transform(const float* plane, int64_t h, int64_t w, int64_t iy0, int64_t ix0, int64_t len,
                                    float* v, int64_t kstride) {
   const float* row[4];
   for (int i = 0; i < 4; ++i) row[i] = iy0 + i >= 0 && iy0 + i < h ? plane + (iy0 + i) * w : nullptr;
+  const bool rows_inside = row[0] && row[3];
   for (int64_t u = 0; u < len; u += 8) {
     __m256 t[4][4];  // d B: per patch row, its 4 columns transformed
     const int64_t col = ix0 + 2 * u;
+    const bool inside = rows_inside && col >= 0 && col + 18 <= w;  // the common case: plain loads only
     for (int i = 0; i < 4; ++i) {
-      if (!row[i]) {
-        for (int j = 0; j < 4; ++j) t[i][j] = _mm256_setzero_ps();
-        continue;
+      __m256 a, b, c, d;
+      if (inside) {
+        a = _mm256_loadu_ps(row[i] + col), b = _mm256_loadu_ps(row[i] + col + 8);
+        c = _mm256_loadu_ps(row[i] + col + 2), d = _mm256_loadu_ps(row[i] + col + 10);
+      } else if (row[i]) {
+        a = row_cols(row[i], col, w), b = row_cols(row[i], col + 8, w);
+        c = row_cols(row[i], col + 2, w), d = row_cols(row[i], col + 10, w);
+      } else {
+        a = b = c = d = _mm256_setzero_ps();
       }
-      const __m256 a = row_cols(row[i], col, w), b = row_cols(row[i], col + 8, w);
-      const __m256 c = row_cols(row[i], col + 2, w), d = row_cols(row[i], col + 10, w);
       const __m256 d0 = even_lanes(a, b), d1 = odd_lanes(a, b), d2 = even_lanes(c, d), d3 = odd_lanes(c, d);
       t[i][0] = _mm256_sub_ps(d0, d2);
       t[i][1] = _mm256_add_ps(d1, d2);
       t[i][2] = _mm256_sub_ps(d2, d1);
       t[i][3] = _mm256_sub_ps(d1, d3);
     }
-    const __m256i mask = tail_mask8(len - u);
-    const bool full = len - u >= 8;
     for (int j = 0; j < 4; ++j) {
       const __m256 col4[4] = {_mm256_sub_ps(t[0][j], t[2][j]), _mm256_add_ps(t[1][j], t[2][j]),
                               _mm256_sub_ps(t[2][j], t[1][j]), _mm256_sub_ps(t[1][j], t[3][j])};
-      for (int i = 0; i < 4; ++i) {
-        float* dst = v + (i * 4 + j) * kstride + u;
-        if (full)
-          _mm256_storeu_ps(dst, col4[i]);
-        else
-          _mm256_maskstore_ps(dst, mask, col4[i]);  // the next run's blocks follow in the same V row
-      }
+      for (int i = 0; i < 4; ++i) _mm256_storeu_ps(v + (i * 4 + j) * kstride + u, col4[i]);
     }
   }
 }
@@ -168,8 +171,8 @@ BURN_AVX2_FMA void output_transform(const float* m, int64_t kstride, int64_t len
 }
 
 // y row segment = src + bias (bias 0: the bare sums), then the epilogue.
-BURN_AVX2_FMA void store_row(const float* src, const float* bias, float* y, int64_t off, int64_t out_size,
-                             int64_t len, const ConvEpilogue& ep) {
+BURN_AVX2_FMA void store_row(const float* src, const float* bias, float* y, int64_t off, int64_t out_size, int64_t len,
+                             const ConvEpilogue& ep) {
   float* dst = y + off;
   if (bias) {
     const __m256 b = _mm256_broadcast_ss(bias);
@@ -214,7 +217,7 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
   const int64_t total = panels * splits;
   TaskClaims claims(total);
   parallel_for(std::min<int64_t>(total, static_cast<int64_t>(num_threads())), 1, [&](int64_t chunk, int64_t) {
-    float* v = conv_scratch(6, 16 * (cc_max * kBlocks + kPlaneSkew));
+    float* v = conv_scratch(6, 16 * (cc_max * kVRow + kPlaneSkew));
     float* mm = conv_scratch(7, 16 * (cop * kBlocks + kPlaneSkew) + 8);  // + output_transform's overreach
     float* out0 = conv_scratch(8, 2 * 2 * (kBlocks + 16));
     float* out1 = out0 + 2 * (kBlocks + 16);
@@ -231,17 +234,17 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
       }
       const int64_t mstride = nco * kBlocks + kPlaneSkew;
       for (int64_t c0 = 0; c0 < c; c0 += kCc) {
-        const int64_t cc = std::min(kCc, c - c0), vstride = cc * kBlocks + kPlaneSkew;
+        const int64_t cc = std::min(kCc, c - c0), vstride = cc * kVRow + kPlaneSkew;
         if (nb < kBlocks) std::fill(v, v + 16 * vstride, 0.0f);  // the last panel's absent blocks
         for (int i = 0; i < nrun; ++i) {
           const Run& run = runs[i];
           const float* xn = x + (run.n * c + c0) * g.in_size;
           for (int64_t ci = 0; ci < cc; ++ci)
             input_transform(xn + ci * g.in_size, h, wd, 2 * run.by - g.p[1], 2 * run.bx - g.p[2], run.len,
-                            v + ci * kBlocks + run.col, vstride);
+                            v + ci * kVRow + run.col, vstride);
         }
         for (int k = 0; k < 16; ++k)
-          gemm_rows_x24(cc, u + k * ustride + co0 * c + c0, c, nco, v + k * vstride, kBlocks, mm + k * mstride, kBlocks,
+          gemm_rows_x24(cc, u + k * ustride + co0 * c + c0, c, nco, v + k * vstride, kVRow, mm + k * mstride, kBlocks,
                         c0 > 0);
       }
       for (int i = 0; i < nrun; ++i) {
