@@ -119,6 +119,39 @@ TEST_P(CpuConvBlockedTest, MatchesReferenceAndGemmPath) {
   EXPECT_GT(worst, 1.0);  // outputs are not trivially small
 }
 
+// The input and weight gradients on the default paths (the Winograd forward of gy for stride-1 input
+// gradients it takes, else the blocked kernels) against im2col + OpenBLAS, and the input gradient of
+// the Winograd shapes also against the blocked direct kernel; values as in the forward test.
+TEST_P(CpuConvBlockedTest, GradientsMatchTheGemmPath) {
+  const Case& c = GetParam();
+  const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2);
+  const ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
+  const Prim xp = f32(x, Shape(c.x)), wp = f32(w, Shape(c.w));
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  const Shape ys = b.conv(xp, wp, nullptr, o)->shape();
+  const Prim gy = f32(randoms(ys.num_elements(), 5), ys);
+  const auto grads = [&](const char* path) {
+    EXPECT_EQ(path ? setenv("BURN_CPU_CONV", path, 1) : unsetenv("BURN_CPU_CONV"), 0);
+    const Prims g = b.conv_backward(xp, wp, gy, o, true);
+    EXPECT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+    return std::vector<std::vector<float>>{vals<float>(g[0]), vals<float>(g[1]), vals<float>(g[2])};
+  };
+  const auto got = grads(nullptr), want = grads("gemm");
+  // gx sums Cout x K products per element, gw and gb sum N x L of them.
+  const double n_gx = static_cast<double>(c.w[0] / c.groups * prod(c.w, 2));
+  const double n_gw = static_cast<double>(c.x[0] * ys.num_elements() / (ys[0] * ys[1]));
+  const double tols[3] = {1e-5 * std::sqrt(n_gx) * 4, 1e-5 * std::sqrt(n_gw) * 4, 1e-5 * std::sqrt(n_gw) * 4};
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_EQ(got[k].size(), want[k].size()) << "gradient " << k;
+    for (size_t i = 0; i < want[k].size(); ++i)
+      ASSERT_NEAR(got[k][i], want[k][i], tols[k]) << "gradient " << k << " element " << i;
+  }
+  if (c.winograd) {
+    const auto direct = grads("direct");
+    for (size_t i = 0; i < want[0].size(); ++i) ASSERT_NEAR(direct[0][i], got[0][i], tols[0]) << "element " << i;
+  }
+}
+
 // The Winograd forward takes exactly the shapes marked for it, so none of them is silently tested on
 // the direct kernel instead (and the direct-kernel shapes stay there).
 TEST_P(CpuConvBlockedTest, WinogradTakesTheShapesMarkedForIt) {
@@ -212,15 +245,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{1, 24, 5, 6, 7}, {200, 24, 3, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, 1, true},
         // Winograd: 200 input channels (two passes of at most 128) and 37 outputs (a last row block of
         // 1) on odd sizes over two images (runs of blocks that end at rows and images), padding 0 and 2
-        // (patches that start outside the plane), and the smallest channel counts it takes.
+        // (patches that start outside the plane), the fewest output channels it takes (17, 20), and
+        // three images whose input gradient (72 -> 64 channels) takes it too.
         Case{{2, 200, 17, 23}, {37, 200, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, true},
-        Case{{1, 16, 40, 41}, {20, 16, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false, true},
-        Case{{1, 24, 31, 30}, {17, 24, 3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, true, true},
-        Case{{3, 32, 14, 15}, {48, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, true},
+        Case{{1, 64, 40, 41}, {20, 64, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false, true},
+        Case{{1, 64, 31, 30}, {17, 64, 3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, true, true},
+        Case{{3, 64, 14, 15}, {72, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, true},
         // ... and what it leaves: too few blocks for its weights (ResNet's 256-channel 14x14 layer at
-        // batch 1), 15 input channels, and dilation 2.
+        // batch 1), 63 input channels, and dilation 2.
         Case{{1, 256, 14, 14}, {256, 256, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
-        Case{{1, 15, 40, 40}, {32, 15, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+        Case{{1, 63, 40, 40}, {32, 63, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
         Case{{1, 32, 40, 40}, {32, 32, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 1, false}));
 
 }  // namespace

@@ -331,16 +331,25 @@ def gen_unfold_fold(g):
 
 
 def gen_conv_winograd(g):
-    # 3x3 stride-1 convs with enough 2x2 output blocks for the cpu backend's Winograd F(2x2, 3x3) forward
-    # (conv_large_2d_f32 above takes it too): asymmetric padding on odd sizes, two images, a bias. Last in
-    # the file so that the samples of the cases before it stay as they were.
-    xg = Gen([2, 16, 20, 21], f32, 0.001)
-    wg = Gen([24, 16, 3, 3], f32, 0.0005, 0.0001)
+    # 3x3 stride-1 convs with at least 64 input channels and enough 2x2 output blocks for the cpu backend's
+    # Winograd F(2x2, 3x3) forward: asymmetric padding on odd sizes, two images, a bias; and a backward
+    # whose input gradient (64 -> 16 channels, a forward of grad_out) takes it. Last in the file so that
+    # the samples of the cases before them stay as they were.
+    xg = Gen([2, 64, 20, 21], f32, 0.001)
+    wg = Gen([24, 64, 3, 3], f32, 0.0005, 0.0001)
     bg = Gen([24], f32, 0.01)
     y = conv_ref(xg.tensor, wg.tensor, bg.tensor, [1, 1], [0, 2], [1, 0], [1, 1], 1)
     g.add("conv_large_2d_asym_pad_bias_f32", "conv", "conv", [xg, wg, bg], sampled(y),
           attrs={"padding": [0, 2], "padding_end": [1, 0], "bias": True},
-          torch_expr="conv2d(F.pad(x, (2, 0, 0, 1)), w, b), [2, 16, 20, 21] x [24, 16, 3, 3]", rtol=1e-4, atol=1e-4)
+          torch_expr="conv2d(F.pad(x, (2, 0, 0, 1)), w, b), [2, 64, 20, 21] x [24, 64, 3, 3]", rtol=1e-4, atol=1e-4)
+    xb = Gen([2, 16, 20, 21], f32, 0.001)
+    wb = Gen([64, 16, 3, 3], f32, 0.0005, 0.0001)
+    gob = Gen([2, 64, 20, 21], f32, 0.001, 0.01)
+    xr, wr = xb.tensor.clone().requires_grad_(), wb.tensor.clone().requires_grad_()
+    gx, gw = torch.autograd.grad(F.conv2d(xr, wr, padding=1), (xr, wr), gob.tensor)
+    g.add("conv_backward_large_2d_winograd_f32", "conv_backward", "conv_backward", [xb, wb, gob],
+          [sampled(gx), sampled(gw)], attrs={"padding": [1], "bias_grad": False},
+          torch_expr="grads of conv2d(x, w, padding=1), [2, 16, 20, 21] x [64, 16, 3, 3]", rtol=1e-3, atol=1e-3)
 
 
 def main():

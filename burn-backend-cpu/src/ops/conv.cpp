@@ -167,8 +167,17 @@ void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, co
 // gx [N, C, in] = the input gradient of conv_forward for gy [N, Cout, L].
 template <typename T>
 void conv_grad_input(const T* gy, const T* w, T* gx, const Dims& m, const Geo3& g) {
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, float>) {
+    // A stride-1 input gradient the Winograd forward takes (as a forward of gy), whatever its weights' size.
+    if (conv_detail::blocked_conv_enabled() && conv_detail::grad_input_as_forward(g)) {
+      const Geo3 g2 = conv_detail::grad_input_geometry(g);
+      const Dims m2(m.n, m.cout, m.c, m.groups, g2);
+      if (conv_detail::blocked_conv_forward_fits(m2, g2) && conv_detail::winograd_conv_fits(m2, g2))
+        return conv_detail::winograd_conv_forward(gy, conv_detail::grad_input_weights(w, m, g).data(), nullptr, gx, m2,
+                                                  g2);
+    }
     if (blocked(m, g)) return conv_detail::blocked_conv_grad_input(gy, w, gx, m, g);
+  }
   const int64_t L = g.out_size;
   run_tasks(m.n * m.groups, m.mo * L * m.kc, [&](int64_t t, bool par) {
     const int64_t n = t / m.groups, gi = t % m.groups;

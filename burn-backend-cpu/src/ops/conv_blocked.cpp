@@ -728,22 +728,24 @@ double row_sum(const float* r, int64_t n) {
   return s;
 }
 
-// The input gradient of a stride-1 conv is a forward conv of gy with the weights flipped in space and
-// transposed per group (padding d (k - 1) - p): the forward kernel then does all the work.
+}  // namespace
+
 bool grad_input_as_forward(const Geo3& g) {
   for (int i = 0; i < 3; ++i)
     if (g.s[i] != 1 || g.d[i] * (g.k[i] - 1) < g.p[i]) return false;
   return true;
 }
 
-void grad_input_by_forward(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g) {
+Geo3 grad_input_geometry(const Geo3& g) {
   std::vector<int64_t> in(3), out(3), k(3), s(3, 1), p(3), d(3);
   for (int i = 0; i < 3; ++i) {
     in[i] = g.out[i], out[i] = g.in[i], k[i] = g.k[i], d[i] = g.d[i];
     p[i] = g.d[i] * (g.k[i] - 1) - g.p[i];
   }
-  const Geo3 g2(in, out, k, s, p, d);
-  const Dims m2(m.n, m.cout, m.c, m.groups, g2);
+  return Geo3(in, out, k, s, p, d);
+}
+
+std::vector<float> grad_input_weights(const float* w, const Dims& m, const Geo3& g) {
   // wt[group][ci][co * K + t] = w[group * Mo + co][ci][K - 1 - t]
   const int64_t ks = g.ksize;
   std::vector<float> wt(static_cast<size_t>(m.groups * m.cg * m.mo * ks));
@@ -758,8 +760,10 @@ void grad_input_by_forward(const float* gy, const float* w, float* gx, const Dim
       }
     }
   });
-  blocked_conv_forward(gy, wt.data(), nullptr, gx, m2, g2);
+  return wt;
 }
+
+namespace {
 
 // Strided convs: per tile of output pixels, columns [Kc, tile] = W_g^T gy_tile, then col2im into gx.
 // Tiles of one image overlap in gx, so a thread owns whole (image, group) units when there are
@@ -1027,10 +1031,12 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
 }
 
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g) {
-  if (grad_input_as_forward(g))
-    grad_input_by_forward(gy, w, gx, m, g);
-  else
+  if (grad_input_as_forward(g)) {
+    const Geo3 g2 = grad_input_geometry(g);
+    blocked_conv_forward(gy, grad_input_weights(w, m, g).data(), nullptr, gx, Dims(m.n, m.cout, m.c, m.groups, g2), g2);
+  } else {
     grad_input_by_columns(gy, w, gx, m, g);
+  }
 }
 
 // gw^T [Kc, Mo] per group = sum over tiles of A [Kc, tile] (the region, through the tap offsets) x

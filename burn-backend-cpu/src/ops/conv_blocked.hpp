@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ops/conv_util.hpp"
 
@@ -48,6 +49,13 @@ void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, int64_t channe
 // ldb), + C when `load`: the forward's 4 x 24 micro-kernel over every 4 rows.
 void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
                    int64_t ldc, bool load);
+
+// The input gradient of a stride-1 conv is a forward conv of gy with the weights flipped in space and
+// transposed per group (padding d (k - 1) - p), so the forward kernels do all the work: whether g is such
+// a conv, that forward's geometry (its Dims: Dims(m.n, m.cout, m.c, m.groups, g2)), and its weights.
+bool grad_input_as_forward(const Geo3& g);
+Geo3 grad_input_geometry(const Geo3& g);
+std::vector<float> grad_input_weights(const float* w, const Dims& m, const Geo3& g);
 
 // gx [N, C, in] = the input gradient of the conv for gy [N, Cout, L].
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g);

@@ -13,7 +13,7 @@
 namespace burn::cpu::conv_detail {
 
 // Whether winograd_conv_forward takes this conv: 2-D, 3x3, stride 1, no dilation, one group, at least
-// 16 input and output channels, padding at most 2, enough 2x2 output blocks to pay for the weight
+// 64 input and 16 output channels, padding at most 2, enough 2x2 output blocks to pay for the weight
 // transform (see the source), and BURN_CPU_CONV not "direct" (that keeps the blocked direct kernel,
 // for comparisons). The caller checks blocked_conv_enabled() first.
 bool winograd_conv_fits(const Dims& m, const Geo3& g);
