@@ -214,7 +214,10 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
   // Output channels in equal panels of at most kCop (tasks are (block panel, channel panel)).
   const int64_t splits = ceil_div(cout, kCop), cop = ceil_div(cout, splits), cc_max = std::min(c, kCc);
   const int64_t ustride = cout * c + kPlaneSkew;
-  float* u = conv_scratch(5, 16 * ustride);
+  // From the buffer cache, not a thread's scratch: the transformed weights are 16/9 the weights' size
+  // and would otherwise stay allocated after the largest conv a thread ever ran.
+  const CpuPtr ut = alloc(Shape{16, ustride}, DType::F32);
+  float* u = ut->data<float>();
   transform_weights(w, u, cout, c);
   const int64_t total = panels * splits;
   TaskClaims claims(total);
