@@ -200,6 +200,7 @@ bool winograd_conv_fits(const Dims& m, const Geo3& g) {
   if (g.in[0] != 1 || g.out[0] != 1 || g.k[0] != 1 || g.k[1] != 3 || g.k[2] != 3) return false;
   if (g.s[1] != 1 || g.s[2] != 1 || g.d[1] != 1 || g.d[2] != 1 || g.p[1] > 2 || g.p[2] > 2) return false;
   if (g.out[1] <= 0 || g.out[2] <= 0) return false;
+  if (g.in[2] >= (int64_t{1} << 30) || g.out[2] >= (int64_t{1} << 30)) return false;  // row_cols' lanes are int32
   const char* env = std::getenv("BURN_CPU_CONV");
   if (env && std::strcmp(env, "direct") == 0) return false;
   const int64_t blocks = m.n * ceil_div(g.out[1], 2) * ceil_div(g.out[2], 2);
