@@ -40,9 +40,9 @@ struct Dims {
 };
 
 // Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
-// Slots 0-4: the blocked kernels (conv_blocked.cpp); 6-8: the Winograd forward (conv_winograd.cpp).
+// Slots 0-4: the blocked kernels (conv_blocked.cpp); 5-7: the Winograd forward (conv_winograd.cpp).
 inline float* conv_scratch(int slot, int64_t n) {
-  thread_local std::vector<float> bufs[9];
+  thread_local std::vector<float> bufs[8];
   std::vector<float>& b = bufs[slot];
   if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
   return b.data();

@@ -223,9 +223,9 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
   const int64_t total = panels * splits;
   TaskClaims claims(total);
   parallel_for(std::min<int64_t>(total, static_cast<int64_t>(num_threads())), 1, [&](int64_t chunk, int64_t) {
-    float* v = conv_scratch(6, 16 * (cc_max * kVRow + kPlaneSkew));
-    float* mm = conv_scratch(7, 16 * (cop * kBlocks + kPlaneSkew) + 8);  // + output_transform's overreach
-    float* out0 = conv_scratch(8, 2 * 2 * (kBlocks + 16));
+    float* v = conv_scratch(5, 16 * (cc_max * kVRow + kPlaneSkew));
+    float* mm = conv_scratch(6, 16 * (cop * kBlocks + kPlaneSkew) + 8);  // + output_transform's overreach
+    float* out0 = conv_scratch(7, 2 * 2 * (kBlocks + 16));
     float* out1 = out0 + 2 * (kBlocks + 16);
     Run runs[kBlocks];
     for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
