@@ -28,9 +28,6 @@ constexpr int64_t kRegionBytes = 192 << 10;
 constexpr int64_t kKc = 512;
 constexpr int64_t kMc = 128;
 
-int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Threads worth waking for a conv of `macs` multiply-adds: below about 10 microseconds of one core's
 // work the hand-off to the pool costs more than it saves.
 int64_t threads_for(const Dims& m, const Geo3& g) {

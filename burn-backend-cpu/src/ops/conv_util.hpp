@@ -39,6 +39,10 @@ struct Dims {
       : n(n_), c(c_), cout(cout_), groups(groups_), cg(c_ / groups_), mo(cout_ / groups_), kc(c_ / groups_ * g.ksize) {}
 };
 
+// Sizes in blocks and padded to blocks (positive b and m; the sizes are those of tensors that exist).
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
+
 // Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
 // Slots 0-4: the blocked kernels (conv_blocked.cpp); 5-7: the Winograd forward (conv_winograd.cpp).
 inline float* conv_scratch(int slot, int64_t n) {

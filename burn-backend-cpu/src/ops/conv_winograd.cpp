@@ -23,13 +23,12 @@ constexpr int64_t kBlocks = 24;
 // next run's blocks, written after it, or into columns the GEMM does not read), so no store is masked
 // (masked stores are slow on AMD: they were a third of the input transform's time).
 constexpr int64_t kVRow = 32;
-// Input channels per GEMM pass: V (16 x kCc x 24 floats, 192 KiB) stays in L2 beside M.
+// Input channels per GEMM pass: V (16 x kCc rows of kVRow floats, 256 KiB) stays in L2 beside M.
 constexpr int64_t kCc = 128;
 // Output channels per task at most: M (16 x kCop x 24 floats, 192 KiB) stays in L2 beside V.
 constexpr int64_t kCop = 128;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-// V's and M's 16 planes lie this many floats more than their size apart: planes of a multiple of 4 KiB
+// The 16 planes of V, M and U lie this many floats more than their size apart: planes of a multiple of 4 KiB
 // (24 blocks x 128 channels is 12 KiB) would put the 16 streams of the transforms in one L1 set.
 constexpr int64_t kPlaneSkew = 16;
 
