@@ -92,6 +92,15 @@ inline Shape broadcast_pair(const Shape& a, const Shape& b, const char* op) {
 }
 
 // Strides of `t` seen through a broadcast to `out` (right-aligned; 0 on broadcast dims).
+// Whether `in` broadcasts to `out` (broadcast_strides' precondition).
+inline bool broadcasts_to(const Shape& in, const Shape& out) {
+  if (in.rank() > out.rank()) return false;
+  const size_t lead = out.rank() - in.rank();
+  for (size_t i = 0; i < in.rank(); ++i)
+    if (in[i] != 1 && in[i] != out[lead + i]) return false;
+  return true;
+}
+
 inline std::vector<int64_t> broadcast_strides(const CpuTensor& t, const Shape& out) {
   std::vector<int64_t> s(out.rank(), 0);
   const size_t lead = out.rank() - t.shape().rank();

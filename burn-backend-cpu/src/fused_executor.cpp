@@ -390,7 +390,12 @@ class Prologue {
     in_.resize(nin);
     for (size_t i = 0; i < nin; ++i) {
       const CpuTensor* t = as_cpu(inputs[i], "fused").get();
-      in_[i] = {static_cast<const uint8_t*>(t->raw()), broadcast_strides(*t, p.shape),
+      // The plan guarantees it; a wrong shape here would index out of the input's buffer.
+      if (read[i] && !broadcasts_to(t->shape(), p.shape))
+        throw Error("fused", "internal: input " + std::to_string(i) + " of shape " + t->shape().to_string() +
+                                 " does not broadcast to the program's shape " + p.shape.to_string());
+      in_[i] = {static_cast<const uint8_t*>(t->raw()),
+                read[i] ? broadcast_strides(*t, p.shape) : std::vector<int64_t>(p.shape.rank(), 0),
                 t->is_contiguous() && t->shape() == p.shape, read[i] != 0};
     }
     // Tile buffers: a register that is neither a flat input nor an output gets a slot, freed after
