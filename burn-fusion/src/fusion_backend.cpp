@@ -154,10 +154,19 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
         owned = owned && executor->owns(*inputs.back());
       }
       if (owned) {
+        // After a view the program indexes by the iteration shape: same element count, same order.
+        for (uint16_t r : run.view_inputs)
+          if (inputs[r]->shape() != p.shape) inputs[r] = b.reshape(inputs[r], p.shape);
         Prims outs = executor->run(p, inputs);
         inputs.clear();
-        for (size_t j = 0; j < outs.size(); ++j) vals[run.output_op[j]] = std::move(outs[j]);
-        for (uint32_t i : run.instr_op) {
+        for (size_t j = 0; j < outs.size(); ++j) {
+          const Shape& shape = ops[run.output_op[j]].shape;
+          vals[run.output_op[j]] = run.has_views && outs[j]->shape() != shape ? b.reshape(outs[j], shape) : outs[j];
+        }
+        for (const auto& [view, src] : run.views) vals[view] = b.reshape(vals[src], ops[view].shape);
+        // In op order, so that a value's handle is set before its last reader releases it.
+        for (uint32_t i = run.begin; i < run.end; ++i) {
+          if (!plan->needed[i]) continue;
           for (size_t k = 0; k < ops[i].n_in; ++k) {
             ir::Arg& a = ops[i].in[k];
             if (a.value >= 0) release(a.value);
@@ -166,7 +175,7 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
           if (alive[i]) handles[i]->set(vals[i]);
         }
         counters.fused_runs.fetch_add(1, std::memory_order_relaxed);
-        counters.fused_ops.fetch_add(run.instr_op.size(), std::memory_order_relaxed);
+        counters.fused_ops.fetch_add(run.instr_op.size() + run.view_count, std::memory_order_relaxed);
         counters.stored.fetch_add(outs.size(), std::memory_order_relaxed);
         continue;
       }
@@ -445,7 +454,7 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
   rec.shape = in_shape;
   if (!keeps) rec.shape[dim] = 1;
   rec.dtype = op == OpId::argmax || op == OpId::argmin ? DType::I64 : dt;
-  return push_reduce(std::move(rec), f);
+  return push_of_pending(std::move(rec), f);
 }
 
 Prim FusionBackend::record_reduce(OpId op, const Prim& x, const Prim& weight, const Prim& bias, size_t normalized_dims,
@@ -478,10 +487,31 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, const Prim& weight, co
   rec.dim = static_cast<uint32_t>(normalized_dims);
   rec.shape = shape;
   rec.dtype = dt;
-  return push_reduce(std::move(rec), f);
+  return push_of_pending(std::move(rec), f);
 }
 
-Prim FusionBackend::push_reduce(ir::PendingOp rec, FusionPrim& f) {
+Prim FusionBackend::record_view(const Prim& x, const Shape& shape) {
+  if (!x) return nullptr;
+  FusionPrim& f = fusion_prim(x, "reshape");
+  if (f.ready()) return nullptr;  // the inner backend's own view
+  // -1, a bad dim or a wrong element count: the eager call infers or raises.
+  for (int64_t d : shape.dims())
+    if (d < 0) return nullptr;
+  try {
+    if (checked_num_elements(shape, "reshape") != x->shape().num_elements()) return nullptr;
+  } catch (const Error&) {
+    return nullptr;
+  }
+  if (shape == x->shape()) return x;
+  ir::PendingOp rec;
+  rec.op = OpId::reshape;
+  rec.n_in = 1;
+  rec.shape = shape;
+  rec.dtype = x->dtype();
+  return push_of_pending(std::move(rec), f);
+}
+
+Prim FusionBackend::push_of_pending(ir::PendingOp rec, FusionPrim& f) {
   for (;;) {
     std::shared_ptr<Segment> seg = current_segment();
     // Pending in another thread's segment (or flushed meanwhile): the eager path resolves it.
@@ -557,7 +587,7 @@ R eager(Backend& inner, OpId op, R (Backend::*fn)(P...), A&&... args) {
   return wrap((inner.*fn)(unwrap(std::forward<A>(args), name)...));
 }
 
-template <bool Fusable, bool Reducible, bool Anchor, typename R, typename... P, typename... A>
+template <bool Fusable, bool Reducible, bool Anchor, bool View, typename R, typename... P, typename... A>
 R dispatch(FusionBackend& self, OpId op, R (Backend::*fn)(P...), A&&... args) {
   if constexpr (Fusable) {
     FusionBackend::Call c;
@@ -568,16 +598,18 @@ R dispatch(FusionBackend& self, OpId op, R (Backend::*fn)(P...), A&&... args) {
     if (Prim r = self.record_reduce(op, args...)) return r;
   } else if constexpr (Anchor) {
     if (Prim r = self.record_anchor(op, args...)) return r;
+  } else if constexpr (View) {
+    if (Prim r = self.record_view(args...)) return r;
   }
   return eager(*self.inner(), op, fn, std::forward<A>(args)...);
 }
 
 }  // namespace
 
-#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                 \
-  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                          \
-    return dispatch<ir::fusable(OpId::name), ir::reducible(OpId::name), ir::anchor(OpId::name)>( \
-        *this, OpId::name, &Backend::name, BURN_OP_ARG_LIST(__VA_ARGS__));                       \
+#define BURN_FUSION_OP(group, name, tier, grad, bound, ret, ...)                                                       \
+  ret FusionBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                                                                \
+    return dispatch<ir::fusable(OpId::name), ir::reducible(OpId::name), ir::anchor(OpId::name), ir::view(OpId::name)>( \
+        *this, OpId::name, &Backend::name, BURN_OP_ARG_LIST(__VA_ARGS__));                                             \
   }
 BURN_OP_TABLE(BURN_FUSION_OP)
 #undef BURN_FUSION_OP

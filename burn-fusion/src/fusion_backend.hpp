@@ -130,6 +130,9 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // conv and conv_transpose (bias may be null) with options normalised as the tensor API hands them on, likewise.
   Prim record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options);
   Prim record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvTransposeOptions& options);
+  // reshape of a tensor pending in this thread's segment to a concrete shape of as many elements:
+  // recorded as a view (ir::view); null when it must run now (a ready tensor, -1, a wrong size).
+  Prim record_view(const Prim& x, const Shape& shape);
 
  protected:
   std::string decorator_name() const override { return "fusion"; }
@@ -148,8 +151,9 @@ class FusionBackend final : public ForwardingBackend, public Inspector {
   // past the allocation limit, so the eager call raises.
   Prim push_anchor(OpId op, const Prim& a, const Prim& b, const Prim* bias, Shape shape, DType dtype,
                    std::shared_ptr<const ConvOptions> conv, std::shared_ptr<const ConvTransposeOptions> conv_transpose);
-  // Appends a reduction of pending `x` to this thread's segment; null when x is not pending there.
-  Prim push_reduce(ir::PendingOp rec, FusionPrim& x);
+  // Appends `rec`, a reduction or view of pending `x`, to this thread's segment; null when x is not
+  // pending there.
+  Prim push_of_pending(ir::PendingOp rec, FusionPrim& x);
 
   const uint64_t id_;  // keys the per-thread segments; never reused, unlike the object's address
   std::shared_ptr<FusionState> state_;

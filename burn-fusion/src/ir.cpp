@@ -72,6 +72,7 @@ Prim run_one(Backend& inner, const PendingOp& op, Prims inputs) {
     case OpId::layer_norm:
       return inner.layer_norm(std::move(inputs[0]), std::move(inputs[1]), std::move(inputs[2]), op.dim, op.params[0]);
     case OpId::rms_norm: return inner.rms_norm(std::move(inputs[0]), std::move(inputs[1]), op.dim, op.params[0]);
+    case OpId::reshape: return inner.reshape(std::move(inputs[0]), op.shape);
     case OpId::matmul: return inner.matmul(std::move(inputs[0]), std::move(inputs[1]));
     case OpId::conv: return inner.conv(std::move(inputs[0]), std::move(inputs[1]), std::move(inputs[2]), *op.conv);
     case OpId::conv_transpose:

@@ -75,6 +75,15 @@ constexpr bool anchor(OpId op) { return is_fused_anchor(op); }
 static_assert(anchor(OpId::matmul) && anchor(OpId::conv) && anchor(OpId::conv_transpose) &&
               !anchor(OpId::deform_conv2d) && !fusable(OpId::conv));
 
+// reshape of a pending value (squeeze, unsqueeze and flatten reach the backend as reshape): recorded as
+// a view, so that `linear(x).relu()` on a 3-D x (matmul of the flattened x, then a reshape back) keeps
+// the activation in the matmul's epilogue. Pending values are contiguous, so a view is the same
+// elements in the same order: in a fused program it is no instruction, and the ops after it are
+// computed over the iteration shape before it.
+constexpr bool view(OpId op) { return op == OpId::reshape; }
+
+static_assert(view(OpId::reshape) && !view(OpId::permute) && !view(OpId::expand));
+
 // The output dtype of a recorded op: comparisons and predicates give Bool, cast its target, the rest
 // the dtype of their first tensor.
 DType result_dtype(OpId op, DType first, DType cast_to);

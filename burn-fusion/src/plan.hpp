@@ -1,8 +1,10 @@
 // Plans: how a flushed segment runs. The ops a result nobody holds or reads depends on are dropped;
 // the rest are cut into runs of consecutive ops over one iteration shape (a reduction of a value of the
 // open run joins it, followed only by its epilogue: ops over the reduction's result; a matmul or conv
-// starts a run, followed only by its epilogue); a run of two or more ops the executor accepts becomes
-// one fused program, every other op runs alone on the inner backend. A plan depends only on the
+// starts a run, followed only by its epilogue; a view of a value of a run without a reduction joins it,
+// followed by ops of the view's shape whose other operands have as many elements); a run of two or
+// more ops the executor accepts becomes one fused program, every other op runs alone on the inner
+// backend. A plan depends only on the
 // shape-free op sequence (PlanKey), so a loop that records the same ops every step plans once and then
 // only fills in shapes, scalars and tensors.
 #pragma once
@@ -33,6 +35,13 @@ struct Run {
   std::vector<InputSource> inputs;  // one per input register
   std::vector<uint32_t> instr_op;   // the op of each instruction
   std::vector<uint32_t> output_op;  // the op whose value each stored output is
+  // Views (ir::view) inside the fused run: no instruction; the ops after one are computed over the
+  // run's iteration shape, so their inputs are reshaped to it and their outputs back to their shapes.
+  bool has_views = false;
+  uint32_t view_count = 0;
+  std::vector<uint16_t> view_inputs;  // input registers read after a view (of the view's element count)
+  // Each stored view and the op before any view whose value it is (stored too): reshaped after the run.
+  std::vector<std::pair<uint32_t, uint32_t>> views;
 };
 
 struct Plan {
@@ -42,7 +51,7 @@ struct Plan {
 };
 
 // The shape-free description of a segment: per op its kind, dtypes, argument structure, which earlier
-// op has the same output shape (or none), whether each external argument has the op's shape, whether
+// op has the same output shape (or none), whether each argument has the op's element count, whether
 // its handle is alive and a reduction's dim; plus whether an executor may be used.
 using PlanKey = std::vector<uint64_t>;
 PlanKey plan_key(const std::vector<ir::PendingOp>& ops, const std::vector<uint8_t>& alive, bool executor);

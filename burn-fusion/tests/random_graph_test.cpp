@@ -1,13 +1,14 @@
 // Randomized elementwise graphs: random ops (float, int and bool; unary, binary, scalar, comparisons,
 // masks, casts, and ops the executor does not run, which must fall back op by op; reductions over a
 // random dim midway and often at the end, fused with what computes their input; matmuls at the start
-// or midway, fused with their epilogue), random broadcasts and strided inputs, random intermediates
-// kept alive, dropped or read midway. Every graph runs on `cpu` and on `fusion<cpu>` (fused executor,
-// then op by op) and every kept tensor must agree: op by op exactly, fused within a few ulps (the
-// executor uses the eager kernels' own functions, so in practice exactly too). Fusion bugs are silent
-// wrong answers; this is the guard. Bounded by graphs and time.
+// or midway, fused with their epilogue; views and back, as Linear makes them), random broadcasts and
+// strided inputs, random intermediates kept alive, dropped or read midway. Every graph runs on `cpu` and on
+// `fusion<cpu>` (fused executor, then op by op) and every kept tensor must agree: op by op exactly, fused within a few
+// ulps (the executor uses the eager kernels' own functions, so in practice exactly too). Fusion bugs are silent wrong
+// answers; this is the guard. Bounded by graphs and time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -69,6 +70,8 @@ class Graph {
     // Often end in a reduction over a random dim, the intermediates still alive (stored by its program).
     if (coin(0.6)) reduce_step();
     for (const Val& v : live_)
+      if (!check(v, exact, why)) return false;
+    for (const Val& v : kept_views_)
       if (!check(v, exact, why)) return false;
     return true;
   }
@@ -159,6 +162,7 @@ class Graph {
     static bool (*const any)(DType) = [](DType) { return true; };
     if (coin(0.06)) return reduce_step();  // midway: later ops are its epilogue
     if (coin(0.04)) return matmul_step();  // midway: a matmul of a (maybe pending) value, then its epilogue
+    if (coin(0.08)) return view_step();    // a reshape of a (maybe pending) value and back
     const int kind = pick(0, 9);
     if (kind <= 2) {  // float unary (atan, log1p: ops the executor does not run)
       const OpId ops[] = {OpId::exp,       OpId::log,   OpId::sqrt, OpId::sin, OpId::cos,   OpId::tanh,  OpId::relu,
@@ -272,6 +276,43 @@ class Graph {
     });
   }
 
+  // A view and back, as Linear on a 3-D input does: a reshape to another shape of as many elements, an
+  // op or none over the view (sometimes with an operand of the view's element count in its own shape,
+  // or one that broadcasts), then a reshape to the value's shape. The view is sometimes kept alive.
+  void view_step() {
+    const Val* a = find([](DType) { return true; });
+    const Shape s = a->ref.prim->shape();
+    const int64_t n = s.num_elements();
+    std::vector<std::vector<int64_t>> targets = {{n}, {1, n}};
+    std::vector<int64_t> d = s.dims();
+    if (d.size() >= 2) targets.push_back({n / d.back(), d.back()});
+    std::reverse(d.begin(), d.end());
+    targets.push_back(d);
+    d.insert(d.begin(), 1);
+    targets.push_back(d);
+    const std::vector<int64_t> t = targets[pick(0, static_cast<int>(targets.size()) - 1)];
+    const DType dt = a->ref.prim->dtype();
+    H vr = api::reshape(a->ref, t), vf = api::reshape(a->fus, t);
+    const std::string name = "v" + std::to_string(counter_++);
+    log_ << name << " = reshape " << a->name << " " << Shape(t).to_string() << "\n";
+    const int which = is_bool(dt) ? pick(0, 1) : pick(0, 3);
+    if (which == 1) {
+      const OpId op = is_float(dt) ? OpId::relu : is_bool(dt) ? OpId::bool_not : OpId::neg;
+      vr = api::unary(op, vr);
+      vf = api::unary(op, vf);
+      log_ << "  then " << op_info(op).name << "\n";
+    } else if (which >= 2) {
+      const Val b = input(dt, which == 2 ? Shape(t) : Shape{t.back()});
+      vr = api::add(vr, b.ref);
+      vf = api::add(vf, b.fus);
+      log_ << "  then add " << b.name << "\n";
+    }
+    if (coin(0.3)) kept_views_.push_back({vr, vf, name});
+    Val back{api::reshape(vr, s.dims()), api::reshape(vf, s.dims()), "v" + std::to_string(counter_++)};
+    log_ << back.name << " = reshape " << name << " " << s.to_string() << "\n";
+    live_.push_back(std::move(back));
+  }
+
   // x @ w with w a new [1.., n, n] input: x's shape is kept, so later ops mix it with the others.
   void matmul_step() {
     const Val* a = find([](DType d) { return d == DType::F32 || d == DType::F64; });
@@ -340,6 +381,7 @@ class Graph {
   Device fus_;
   std::vector<int64_t> base_;
   std::vector<Val> live_;
+  std::vector<Val> kept_views_;  // views of other shapes than the live values': checked, never mixed
   std::ostringstream log_;
   int counter_ = 0;
   int inputs_ = 0;
@@ -352,7 +394,7 @@ void run_graphs(bool executor, bool exact) {
   in->set_executor_enabled(executor);
   in->reset_stats();
   const auto start = std::chrono::steady_clock::now();
-  int graphs = 0, fused_reductions = 0, fused_matmuls = 0;
+  int graphs = 0, fused_reductions = 0, fused_matmuls = 0, fused_views = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed, ++graphs) {
     // Bounded by time, but never below the graph count the checks after the loop need (a loaded
     // machine or a sanitizer build is slower, not less tested).
@@ -363,8 +405,10 @@ void run_graphs(bool executor, bool exact) {
     ASSERT_TRUE(ok) << "graph seed " << seed << ": " << why << "\n" << g.log();
     // The checks flushed the graph's last segment: did a fused program hold a reduction?
     bool counted = false;
-    for (const std::string& r : in->last_plan())
+    for (const std::string& r : in->last_plan()) {
       if (r.starts_with("fused[matmul")) ++fused_matmuls;
+      if (r.starts_with("fused[") && r.find("reshape") != std::string::npos) ++fused_views;
+    }
     for (const std::string& r : in->last_plan())
       for (const char* red : {"sum_dim", "mean_dim", "max_dim", "min_dim", "argm", "softmax", "_norm"})
         if (!counted && r.starts_with("fused[") && r.find(red) != std::string::npos) {
@@ -382,14 +426,17 @@ void run_graphs(bool executor, bool exact) {
     EXPECT_GT(s.fused_runs, 50u);
     EXPECT_GT(fused_reductions, 10);
     EXPECT_GT(fused_matmuls, 5);
+    EXPECT_GT(fused_views, 5);
   } else {
     EXPECT_EQ(fused_reductions, 0);
     EXPECT_EQ(fused_matmuls, 0);
+    EXPECT_EQ(fused_views, 0);
     EXPECT_EQ(s.fused_runs, 0u);
   }
   std::cout << "[ random ] " << graphs << " graphs, " << s.recorded << " ops recorded, " << s.fused_ops << " fused in "
             << s.fused_runs << " programs (" << fused_reductions << " graphs with a fused reduction, " << fused_matmuls
-            << " fused matmul epilogues), " << s.eager_ops << " op by op, " << s.skipped_ops << " skipped\n";
+            << " fused matmul epilogues, " << fused_views << " with a fused view), " << s.eager_ops << " op by op, "
+            << s.skipped_ops << " skipped\n";
 }
 
 TEST(FusionRandomGraphs, FusedMatchesCpu) { run_graphs(true, false); }

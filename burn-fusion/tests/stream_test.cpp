@@ -224,10 +224,20 @@ TEST(FusionPlans, WhatIsFusedPerPattern) {
   auto m = (x * 2.0f).matmul(x.transpose()).relu().exp();
   m.to_vec<float>();
   EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"eager[mul_scalar]", "fused[matmul relu exp] -> 1"}));
-  // An op the executor does not run (atan) sends its run op by op, with the very eager kernels.
+  // An op the executor does not run (atan) runs alone with its eager kernel; the search cuts its run
+  // around it, and the ops on either side stay fused.
   auto t = (x.atan() * 2.0f).exp();
-  t.to_vec<float>();
-  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"eager[atan mul_scalar exp]"}));
+  EXPECT_EQ(t.to_vec<float>(), (x.to_device(Device::get("cpu")).atan() * 2.0f).exp().to_vec<float>());
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"eager[atan]", "fused[mul_scalar exp] -> 1"}));
+  auto u = ((x * 0.5f + 1.0f).log1p() - 1.0f).relu();
+  EXPECT_EQ(u.to_vec<float>(), ((x.to_device(Device::get("cpu")) * 0.5f + 1.0f).log1p() - 1.0f).relu().to_vec<float>());
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"fused[mul_scalar add_scalar] -> 1", "eager[log1p]",
+                                                      "fused[sub_scalar relu] -> 1"}));
+  // Two ops the executor refuses between one it runs: that op alone is its eager kernel too (one
+  // program for a single op saves no pass).
+  auto v = x.atan().abs().atan();
+  EXPECT_EQ(v.to_vec<float>(), x.to_device(Device::get("cpu")).atan().abs().atan().to_vec<float>());
+  EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"eager[atan]", "eager[abs]", "eager[atan]"}));
   // A broadcast to a larger shape starts a new run: [1,3] ops, then [2,3] ops.
   auto r = ((row * 2.0f).sqrt() + x).abs();
   r.to_vec<float>();

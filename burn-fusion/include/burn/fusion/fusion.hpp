@@ -22,10 +22,10 @@ BURN_FUSION_API const char* version();
 
 // Counters of one fusion device since its creation or the last reset (every thread together).
 struct Stats {
-  uint64_t recorded = 0;     // elementwise ops recorded instead of run
+  uint64_t recorded = 0;     // ops recorded instead of run (elementwise, reductions, anchors, views)
   uint64_t flushes = 0;      // segments executed
   uint64_t fused_runs = 0;   // programs run by the inner backend's fused executor
-  uint64_t fused_ops = 0;    // recorded ops inside those programs
+  uint64_t fused_ops = 0;    // recorded ops inside those programs (views included)
   uint64_t eager_ops = 0;    // recorded ops run one at a time on the inner backend
   uint64_t skipped_ops = 0;  // recorded ops never run: nobody kept or used their result
   uint64_t stored = 0;       // results written to memory (kept-alive tensors and values a later run reads)
