@@ -17,15 +17,20 @@ hour, a GEMM-bound step 10-30% between processes), so the rows whose verdict is 
 measurements are taken in --rounds alternating rounds and judged by the median of the per-round ratios:
 the chains alternate the triad and the fused chain (each chain against the triad measured next to it),
 the fused/unfused rows alternate the two processes, in ABBA order. The measure column shows that median
-and the rounds' range; the time columns show the medians over all rounds.
+and the rounds' range; the time columns show the medians over all rounds. The two nn steps, where the
+difference is a few percent and processes drift more than that, come from burn-bench-fusion-pairs
+instead: both devices in one process, alternating step by step (--pairs pairs), with the median ratio's
+95% interval and how many pairs the fused step won.
 """
+import json
+import subprocess
 import argparse
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import M16, M64, F32, THREADS, Case, Torch, fmt_time, run_burn, run_limit  # noqa: E402
+from run import M16, M64, F32, THREADS, Case, Torch, env, fmt_time, run_burn, run_limit  # noqa: E402
 
 SM_BYTES = 2 * 4096 * 1024 * F32
 
@@ -87,6 +92,7 @@ def main():
     ap.add_argument("--reps", type=int, default=6)
     ap.add_argument("--min-time", type=float, default=0.25)
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds of the ratio rows")
+    ap.add_argument("--pairs", type=int, default=30, help="alternating steps of the nn rows (burn-bench-fusion-pairs)")
     a = ap.parse_args()
     bin_dir = os.path.join(a.build_dir, "bin")
     triad_path = os.path.join(bin_dir, "burn-limit-triad")
@@ -97,6 +103,9 @@ def main():
     def burn_ns(case):
         return run_burn(bin_dir, case, a.reps, a.min_time, 0.1).get("median_ns")
 
+    out = subprocess.run([os.path.join(bin_dir, "burn-bench-fusion-pairs"), str(a.pairs)], check=True,
+                         capture_output=True, text=True, env=env())
+    steps = {r["case"]: r for r in map(json.loads, out.stdout.splitlines())}
     triad = triad_gbs()
     print(f"triad {triad:.2f} GB/s ({THREADS} threads)", flush=True)
     torch = Torch()
@@ -107,16 +116,22 @@ def main():
         f = None
         one_pass = None
         if kind == "pass":
-            pairs = paired_rounds(a.rounds, triad_gbs, lambda: burn_ns(fused))
-            if pairs:
-                ratios = [ns / (pass_bytes / gbs) for gbs, ns in pairs]  # bytes / (GB/s) = ns
-                f = median([ns for _, ns in pairs])
-                one_pass = pass_bytes / median([gbs for gbs, _ in pairs])
+            rounds = paired_rounds(a.rounds, triad_gbs, lambda: burn_ns(fused))
+            if rounds:
+                ratios = [ns / (pass_bytes / gbs) for gbs, ns in rounds]  # bytes / (GB/s) = ns
+                f = median([ns for _, ns in rounds])
+                one_pass = pass_bytes / median([gbs for gbs, _ in rounds])
+        elif kind == "unfused" and plain.name in steps:
+            r = steps[plain.name]
+            p, f = r["unfused_ms"] * 1e6, r["fused_ms"] * 1e6
+            ratios = [r["ratio"]]
+            spread = (f" (95% {r['ratio_ci'][0]:.3f}-{r['ratio_ci'][1]:.3f}; fused faster in {r['fused_faster']} of "
+                      f"{r['pairs']} paired steps)")
         elif kind == "unfused":
-            pairs = paired_rounds(a.rounds, lambda: burn_ns(plain), lambda: burn_ns(fused))
-            if pairs:
-                ratios = [fn / pn for pn, fn in pairs]
-                p, f = median([pn for pn, _ in pairs]), median([fn for _, fn in pairs])
+            rounds = paired_rounds(a.rounds, lambda: burn_ns(plain), lambda: burn_ns(fused))
+            if rounds:
+                ratios = [fn / pn for pn, fn in rounds]
+                p, f = median([pn for pn, _ in rounds]), median([fn for _, fn in rounds])
         elif fused:
             f = burn_ns(fused)
         if kind == "torch":
@@ -126,7 +141,7 @@ def main():
         if kind in ("pass", "unfused"):
             verdict = median(ratios) if f else None
             target = "≤ 1.3x one pass" if kind == "pass" else "fused ≤ 1.0x unfused"
-            if f:
+            if f and not spread:
                 spread = f" ({min(ratios):.2f}-{max(ratios):.2f}, {len(ratios)} rounds)"
         elif kind == "torch":
             verdict, target = best / t if t else None, "≤ 0.5x PyTorch"
@@ -134,7 +149,8 @@ def main():
             verdict, target = (f, "≤ 1 µs")
         limit = 1.3 if kind == "pass" else 0.5 if kind == "torch" else 1.0 if kind == "unfused" else 1000.0
         met = "n/a" if verdict is None else ("yes" if verdict <= limit else "no")
-        shown = fmt_time(verdict) if kind == "record" else (f"{verdict:.2f}{spread}" if verdict is not None else "n/a")
+        digits = 3 if plain.name in steps else 2
+        shown = fmt_time(verdict) if kind == "record" else (f"{verdict:.{digits}f}{spread}" if verdict is not None else "n/a")
         table.append((label, fmt_time(p) if p else "n/a", fmt_time(f) if f else "—",
                       fmt_time(one_pass) if one_pass else "—", fmt_time(t) if peer else "—", shown, target, met))
         print(" | ".join(table[-1]), flush=True)
