@@ -43,13 +43,21 @@ enum ChainOp : uint8_t {
   kRound,
   kExp,
   kKernel,  // the eager f32 loop over the block, through a buffer: ops whose vector form is GCC's
+  kCmpEq,
+  kCmpNe,
+  kCmpLt,
+  kCmpLe,
+  kCmpGt,
+  kCmpGe,     // the chain against a scalar: a mask (all ones or zero per lane), read by a kMaskFill next
+  kMaskFill,  // an input register where the chain's mask is clear, the scalar where it is set
 };
 
 constexpr int kVecs = 8;  // ymm vectors per block: 64 floats, all held in registers
 constexpr int64_t kBlock = 8 * kVecs;
 constexpr int64_t kPrefetchAhead = 1024;  // elements (4 KiB of f32) ahead of the block being computed
 
-bool binary(ChainOp k) { return k <= kMin; }
+bool binary(ChainOp k) { return k <= kMin || k == kMaskFill; }
+bool comparison(ChainOp k) { return k >= kCmpEq && k <= kCmpGe; }
 
 // The chain op of an instruction, if it has a register form.
 std::optional<ChainOp> chain_op(OpId op) {
@@ -86,6 +94,13 @@ std::optional<ChainOp> chain_op(OpId op) {
     case OpId::erf:
     case OpId::gelu:
     case OpId::gelu_tanh: return kKernel;
+    case OpId::equal_elem: return kCmpEq;
+    case OpId::not_equal_elem: return kCmpNe;
+    case OpId::lower_elem: return kCmpLt;
+    case OpId::lower_equal_elem: return kCmpLe;
+    case OpId::greater_elem: return kCmpGt;
+    case OpId::greater_equal_elem: return kCmpGe;
+    case OpId::mask_fill: return kMaskFill;
     default: return std::nullopt;
   }
 }
@@ -104,10 +119,12 @@ std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const s
   if (ncode == 0 || ncode > p.code.size() || !chain_enabled()) return std::nullopt;
   const size_t nin = p.num_inputs, nregs = p.reg_dtype.size();
   std::vector<int32_t> reads(nregs, 0);
+  // Registers are f32, but for a comparison's mask (checked below: it lives in the chain only).
   for (size_t k = 0; k < ncode; ++k)
     for (size_t q = 0; q < p.code[k].n_args; ++q) {
       const uint16_t a = p.code[k].args[q];
-      if (a >= nregs || p.reg_dtype[a] != DType::F32) return std::nullopt;
+      if (a >= nregs || (p.reg_dtype[a] != DType::F32 && (a < nin || p.reg_dtype[a] != DType::Bool)))
+        return std::nullopt;
       ++reads[a];
     }
   ChainPlan plan;
@@ -115,7 +132,15 @@ std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const s
     const FusedInstr& in = p.code[k];
     const size_t r = nin + k;
     const std::optional<ChainOp> op = chain_op(in.op);
-    if (!op || p.reg_dtype[r] != DType::F32 || in.n_args != (binary(*op) ? 2 : 1)) return std::nullopt;
+    if (!op || p.reg_dtype[r] != (comparison(*op) ? DType::Bool : DType::F32) || in.n_args != (binary(*op) ? 2 : 1))
+      return std::nullopt;
+    // A mask goes straight into the next instruction, a mask_fill of an f32 input where it is set;
+    // a mask_fill's mask is that chain (its tensor operand is an input, never a mask).
+    if (comparison(*op) && (stored[r] || k + 1 >= ncode || p.code[k + 1].op != OpId::mask_fill ||
+                            p.code[k + 1].args[1] != r || p.code[k + 1].args[0] == r))
+      return std::nullopt;
+    if (*op == kMaskFill && (k == 0 || in.args[1] != r - 1 || !comparison(*chain_op(p.code[k - 1].op))))
+      return std::nullopt;
     ChainStep st;
     st.kind = *op;
     // The chain so far: the source for the first instruction, else the one before.
@@ -155,7 +180,14 @@ std::optional<ChainPlan> plan_chain(const FusedProgram& p, size_t ncode, const s
       case OpId::mul_scalar:
       case OpId::div_scalar:
       case OpId::clamp_min:
-      case OpId::clamp_max: st.c0 = scalar_as<float>(in.scalars[0]); break;
+      case OpId::clamp_max:
+      case OpId::equal_elem:
+      case OpId::not_equal_elem:
+      case OpId::lower_elem:
+      case OpId::lower_equal_elem:
+      case OpId::greater_elem:
+      case OpId::greater_equal_elem:
+      case OpId::mask_fill: st.c0 = scalar_as<float>(in.scalars[0]); break;
       case OpId::clamp:
         st.c0 = scalar_as<float>(in.scalars[0]);
         st.c1 = scalar_as<float>(in.scalars[1]);
@@ -319,6 +351,16 @@ void chain_blocks(const ChainPlan& plan, void* const* ptr, int64_t i, int64_t en
             map(V8, [&](__m256 x) { return exp8_full_range(x); });
           break;
         }
+        // The comparisons of with_elem_predicate on floats: false against NaN but for !=.
+        case kCmpEq: map(V8, [&](__m256 x) { return _mm256_cmp_ps(x, c0, _CMP_EQ_OQ); }); break;
+        case kCmpNe: map(V8, [&](__m256 x) { return _mm256_cmp_ps(x, c0, _CMP_NEQ_UQ); }); break;
+        case kCmpLt: map(V8, [&](__m256 x) { return _mm256_cmp_ps(x, c0, _CMP_LT_OQ); }); break;
+        case kCmpLe: map(V8, [&](__m256 x) { return _mm256_cmp_ps(x, c0, _CMP_LE_OQ); }); break;
+        case kCmpGt: map(V8, [&](__m256 x) { return _mm256_cmp_ps(x, c0, _CMP_GT_OQ); }); break;
+        case kCmpGe: map(V8, [&](__m256 x) { return _mm256_cmp_ps(x, c0, _CMP_GE_OQ); }); break;
+        case kMaskFill:
+          zip<kTail>(st, ptr, i, mask, V8, [&](__m256 x, __m256 m) { return _mm256_blendv_ps(x, c0, m); });
+          break;
         case kKernel: {
           alignas(32) float in[kBlock], out[kBlock];
           each(V8, [&](__m256 x, int j) {

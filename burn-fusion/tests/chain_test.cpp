@@ -157,6 +157,27 @@ TEST(FusionChain, KeptIntermediatesAreStored) {
   }
 }
 
+// A comparison with a scalar feeding a mask_fill of another tensor: ReLU's backward
+// (grad.mask_fill(x <= 0, 0)) and the masks of attention, in registers. Every comparison, against
+// scalars the data holds (2.5, ±0) and NaN, in full blocks and tails.
+TEST(FusionChain, ComparisonsFeedingAMaskFill) {
+  const OpId cmps[] = {OpId::equal_elem,       OpId::not_equal_elem, OpId::lower_elem,
+                       OpId::lower_equal_elem, OpId::greater_elem,   OpId::greater_equal_elem};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const Shape& s : kShapes)
+    for (OpId cmp : cmps)
+      for (double c : {0.0, -0.0, 2.5, nan}) {
+        SCOPED_TRACE(std::string(op_info(cmp).name) + " " + std::to_string(c) + " " + s.to_string());
+        expect_chain({s, s}, [&](const std::vector<H>& in) {
+          return std::vector<H>{api::mask_fill(in[1], api::compare_elem(cmp, in[0], c), -1.5)};
+        });
+        expect_chain({s, s}, [&](const std::vector<H>& in) {
+          H mask = api::compare_elem(cmp, api::add_scalar(in[0], 1.0), c);
+          return std::vector<H>{api::unary(OpId::exp, api::mask_fill(in[1], mask, 0.0))};
+        });
+      }
+}
+
 // The benchmark's chain, and a softmax whose scaled, masked input is a chain feeding the row kernel.
 TEST(FusionChain, ExpReluAffineAndASoftmaxPrologue) {
   for (const Shape& s : kShapes) {
