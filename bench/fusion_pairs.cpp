@@ -77,9 +77,8 @@ void mlp(int pairs) {
   const Device ad = Device::get("autodiff<cpu>"), fad = Device::get("autodiff<fusion<cpu>>");
   Device::get("cpu").seed(1234);
   const Tensor<2> x0 = Tensor<2>::random(Shape{128, 784}, Distribution::uniform(-1.0, 1.0), Device::get("cpu"));
-  const Tensor<1, Int> y0 = Tensor<2>::random(Shape{128, 1}, Distribution::uniform(0, 10), Device::get("cpu"))
-                                .to_int()
-                                .squeeze<1>(1);
+  const Tensor<1, Int> y0 =
+      Tensor<2>::random(Shape{128, 1}, Distribution::uniform(0, 10), Device::get("cpu")).to_int().squeeze<1>(1);
   bench::Mlp ma = bench::make_mlp(ad);
   bench::Mlp mb = nn::to_device(ma, fad);
   const Tensor<2> xa = x0.to_device(ad), xb = x0.to_device(fad);
