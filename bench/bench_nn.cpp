@@ -39,13 +39,7 @@ void train_loop(benchmark::State& st, M model, const X& x, const Tensor<1, Int>&
 // One transformer encoder layer (d 256, 4 heads, ReLU feed-forward 1024) forward + backward per
 // iteration on `device`, whose inner device is `inner`.
 void transformer_loop(benchmark::State& st, const Device& device, const Device& inner) {
-  const nn::TransformerEncoder enc = nn::TransformerConfig{.d_model = 256,
-                                                           .d_ff = 1024,
-                                                           .n_heads = 4,
-                                                           .n_layers = 1,
-                                                           .dropout = 0.0,
-                                                           .activation = nn::FeedForwardActivation::Relu}
-                                         .init_encoder(device);
+  const nn::TransformerEncoder enc = make_transformer_layer(device);
   const Tensor<3> x = Tensor<3>::from_inner(input<3>({16, 128, 256}).to_device(inner), device).require_grad();
   for (auto _ : st) {
     Gradients grads = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();

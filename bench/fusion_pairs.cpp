@@ -103,13 +103,7 @@ void mlp(int pairs) {
 void transformer(int pairs) {
   const Device ad = Device::get("autodiff<cpu>"), fad = Device::get("autodiff<fusion<cpu>>");
   Device::get("cpu").seed(1234);
-  const nn::TransformerEncoder ea = nn::TransformerConfig{.d_model = 256,
-                                                          .d_ff = 1024,
-                                                          .n_heads = 4,
-                                                          .n_layers = 1,
-                                                          .dropout = 0.0,
-                                                          .activation = nn::FeedForwardActivation::Relu}
-                                        .init_encoder(ad);
+  const nn::TransformerEncoder ea = bench::make_transformer_layer(ad);
   const nn::TransformerEncoder eb = nn::to_device(ea, fad);
   const Tensor<3> x0 = Tensor<3>::random(Shape{16, 128, 256}, Distribution::uniform(-1.0, 1.0), Device::get("cpu"));
   const Tensor<3> xa = Tensor<3>::from_inner(x0, ad).require_grad();

@@ -1,5 +1,6 @@
-// The MLP and the small CNN of the nn benchmarks, shared by bench_nn.cpp (one train step) and
-// train_epoch.cpp (one Fashion-MNIST epoch); bench/torch/ builds the same networks with torch.nn.
+// The MLP, the small CNN and the transformer layer of the nn benchmarks, shared by bench_nn.cpp (one
+// train step), fusion_pairs.cpp and train_epoch.cpp (one Fashion-MNIST epoch); bench/torch/ builds the
+// same networks with torch.nn.
 #pragma once
 
 #include <burn/nn.hpp>
@@ -35,6 +36,18 @@ inline SmallCnn make_small_cnn(const Device& d) {
   };
   return {conv(1, 32), conv(32, 64), nn::MaxPool2dConfig{.kernel_size = {2, 2}}.init(),
           nn::LinearConfig{64 * 7 * 7, 128}.init(d), nn::LinearConfig{128, 10}.init(d)};
+}
+
+// One transformer encoder layer: d 256, 4 heads, ReLU feed-forward 1024, no dropout (PyTorch's
+// nn.TransformerEncoderLayer as bench/torch/ builds it).
+inline nn::TransformerEncoder make_transformer_layer(const Device& d) {
+  return nn::TransformerConfig{.d_model = 256,
+                               .d_ff = 1024,
+                               .n_heads = 4,
+                               .n_layers = 1,
+                               .dropout = 0.0,
+                               .activation = nn::FeedForwardActivation::Relu}
+      .init_encoder(d);
 }
 
 }  // namespace burn::bench

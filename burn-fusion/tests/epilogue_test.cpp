@@ -298,17 +298,23 @@ TEST(FusionEpilogue, AnMlpForward) {
 
 // Without an executor (or with it disabled) the same ops run one by one, with the same values; through
 // trace, the counts show the eager kernels that ran.
-TEST(FusionEpilogue, OpByOpAndThroughTrace) {
-  auto f = [](const std::vector<H>& in) {
-    return std::vector<H>{api::unary(OpId::relu, api::add(api::matmul(in[0], in[1]), in[2]))};
-  };
-  const std::vector<std::pair<Shape, DType>> shapes = {
-      {Shape{9, 7}, DType::F32}, {Shape{7, 5}, DType::F32}, {Shape{5}, DType::F32}};
+void expect_op_by_op_and_through_trace(const std::vector<std::pair<Shape, DType>>& shapes,
+                                       const std::function<std::vector<H>(const std::vector<H>&)>& f,
+                                       const std::string& ops) {
   Device d = Device::get("fusion<cpu>");
   insp(d).set_executor_enabled(false);
-  expect_fused(shapes, f, {"eager[matmul add relu]"});
+  expect_fused(shapes, f, {"eager[" + ops + "]"});
   insp(d).set_executor_enabled(true);
-  expect_fused(shapes, f, {"fused[matmul add relu] -> 1"}, "fusion<trace<cpu>>");
+  expect_fused(shapes, f, {"fused[" + ops + "] -> 1"}, "fusion<trace<cpu>>");
+}
+
+TEST(FusionEpilogue, OpByOpAndThroughTrace) {
+  expect_op_by_op_and_through_trace(
+      {{Shape{9, 7}, DType::F32}, {Shape{7, 5}, DType::F32}, {Shape{5}, DType::F32}},
+      [](const std::vector<H>& in) {
+        return std::vector<H>{api::unary(OpId::relu, api::add(api::matmul(in[0], in[1]), in[2]))};
+      },
+      "matmul add relu");
 }
 
 // What the eager kernel would refuse runs at once and raises at the call; an integer matmul is not
@@ -502,16 +508,13 @@ TEST(FusionView, RecordingInferenceErrorsAndOpByOp) {
   EXPECT_THROW((void)r.reshape<2>({5, 5}), ShapeError);
   EXPECT_EQ(r.to_vec<float>(), (x.to_device(Device::get("cpu")) - 1.0f).to_vec<float>());
 
-  auto f = [](const std::vector<H>& in) {
-    H y = api::add(api::matmul(api::reshape(in[0], {-1, 8}), in[1]), in[2]);
-    return std::vector<H>{api::unary(OpId::relu, api::reshape(y, {4, 5, 6}))};
-  };
-  const std::vector<std::pair<Shape, DType>> shapes = {
-      {Shape{4, 5, 8}, DType::F32}, {Shape{8, 6}, DType::F32}, {Shape{6}, DType::F32}};
-  insp(d).set_executor_enabled(false);
-  expect_fused(shapes, f, {"eager[matmul add reshape relu]"});
-  insp(d).set_executor_enabled(true);
-  expect_fused(shapes, f, {"fused[matmul add reshape relu] -> 1"}, "fusion<trace<cpu>>");
+  expect_op_by_op_and_through_trace(
+      {{Shape{4, 5, 8}, DType::F32}, {Shape{8, 6}, DType::F32}, {Shape{6}, DType::F32}},
+      [](const std::vector<H>& in) {
+        H y = api::add(api::matmul(api::reshape(in[0], {-1, 8}), in[1]), in[2]);
+        return std::vector<H>{api::unary(OpId::relu, api::reshape(y, {4, 5, 6}))};
+      },
+      "matmul add reshape relu");
 }
 
 // A tensor pending on one thread, reshaped on another: that thread's segment runs first.
