@@ -324,7 +324,15 @@ std::vector<uint32_t> best_cuts(const std::vector<ir::PendingOp>& ops, const std
       from[k] = j;
     }
   };
+  // Past kSearchOps computed ops the search follows one path instead of weighing every start: from
+  // where the last piece ended, the longest accepted piece, else the op alone (it bounds the first
+  // plan of a long refused run; the path is the optimum unless an op joins a piece only from later).
+  constexpr size_t kSearchOps = 64;
+  const bool one_path = m > kSearchOps;
+  size_t path = 0;  // one_path: where the next piece starts
   for (size_t j = 0; j < m; ++j) {
+    if (one_path && j != path) continue;
+    path = j + 1;
     relax(j, j + 1, eager_cost(ops, needed, idx[j], idx[j] + 1));
     size_t lo = j + 1, hi = m;  // the longest piece not refused is idx[j, lo)
     while (lo < hi) {
@@ -336,7 +344,10 @@ std::vector<uint32_t> best_cuts(const std::vector<ir::PendingOp>& ops, const std
     }
     if (lo < j + 2) continue;
     const std::optional<Run> run = piece(j, lo);
-    if (run && run->fused) relax(j, lo, fused_cost(ops, *run));
+    if (run && run->fused) {
+      relax(j, lo, fused_cost(ops, *run));
+      path = lo;
+    }
   }
   std::vector<uint32_t> starts;
   for (size_t k = m; k > 0; k = from[k]) starts.push_back(idx[from[k]]);

@@ -244,6 +244,25 @@ TEST(FusionPlans, WhatIsFusedPerPattern) {
   EXPECT_EQ(in.last_plan(), (std::vector<std::string>{"fused[mul_scalar sqrt] -> 1", "fused[add abs] -> 1"}));
 }
 
+// A run longer than the search weighs start by start (64 computed ops) is cut along one path: the
+// longest accepted piece, the refused op alone, the longest accepted piece.
+TEST(FusionPlans, ALongRunIsCutAroundTheOpTheExecutorLacks) {
+  auto d = Device::get("fusion<cpu>");
+  auto cpu = Device::get("cpu");
+  auto x = Tensor<2>::from_vector(std::vector<float>{0.5f, -1, 2, 0.25f, 1, -2}, Shape{2, 3}, d);
+  auto chain = [](Tensor<2> y) {
+    for (int i = 0; i < 100; ++i) y = i == 40 ? y.atan() : i % 2 ? y * 0.99f : y + 0.01f;
+    return y;
+  };
+  auto y = chain(x);
+  EXPECT_EQ(y.to_vec<float>(), chain(x.to_device(cpu)).to_vec<float>());
+  const std::vector<std::string> plan = insp(d).last_plan();
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_TRUE(plan[0].starts_with("fused[add_scalar mul_scalar")) << plan[0];
+  EXPECT_EQ(plan[1], "eager[atan]");
+  EXPECT_TRUE(plan[2].starts_with("fused[mul_scalar add_scalar")) << plan[2];
+}
+
 // f64 gelu_tanh fused equals the eager op bit for bit (the executor once let GCC contract its
 // multiply-add into an FMA, an ulp away from the eager loop).
 TEST(FusionPlans, F64GeluTanhMatchesEagerBits) {
