@@ -49,10 +49,6 @@ uint64_t hash_key(const PlanKey& key) {
   return h;
 }
 
-}  // namespace
-
-namespace {
-
 // A segment cut into runs: each run's ops, and per op where it stands in its run.
 struct Cutting {
   std::vector<std::pair<uint32_t, uint32_t>> runs;  // [begin, end) op indices
