@@ -161,7 +161,8 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
         inputs.clear();
         for (size_t j = 0; j < outs.size(); ++j) {
           const Shape& shape = ops[run.output_op[j]].shape;
-          vals[run.output_op[j]] = run.has_views && outs[j]->shape() != shape ? b.reshape(outs[j], shape) : outs[j];
+          vals[run.output_op[j]] =
+              run.view_count > 0 && outs[j]->shape() != shape ? b.reshape(outs[j], shape) : outs[j];
         }
         for (const auto& [view, src] : run.views) vals[view] = b.reshape(vals[src], ops[view].shape);
         // In op order, so that a value's handle is set before its last reader releases it.

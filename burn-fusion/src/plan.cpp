@@ -210,7 +210,6 @@ bool build_program(const std::vector<ir::PendingOp>& ops, const std::vector<uint
     if (!needed[i]) continue;
     const ir::PendingOp& op = ops[i];
     if (ir::view(op.op)) {  // no instruction: the register of its source
-      run.has_views = true;
       ++run.view_count;
       op_reg[i] = op_reg.at(c.source[i]);
       if (stored[i]) run.views.emplace_back(i, c.source[i]);
@@ -364,35 +363,32 @@ std::shared_ptr<const Plan> make_plan(const std::vector<ir::PendingOp>& ops, con
     for (size_t k = 0; k < ops[i].n_in; ++k)
       if (ops[i].in[k].value >= 0) plan->needed[ops[i].in[k].value] = 1;
   }
-  // The longest runs the rules allow. Where the executor refuses one whole (an op or dtype it does not
-  // run), the search cuts it into the pieces of least cost.
-  std::vector<uint8_t> cut(n, 0);
-  Cutting c = cut_runs(ops, plan->needed, cut);
-  if (executor) {
-    std::vector<uint8_t> stored = stored_values(ops, plan->needed, alive, c);
-    bool recut = false;
+  // The runs of a cutting, each built into a program when the executor accepts it.
+  const auto build_runs = [&](const Cutting& c) {
+    plan->stored = stored_values(ops, plan->needed, alive, c);
+    plan->runs.clear();
     for (const auto& [begin, end] : c.runs) {
       Run run;
       run.begin = begin;
       run.end = end;
-      if (computed_ops(ops, plan->needed, begin, end) < 2 ||
-          build_program(ops, plan->needed, stored, c, *executor, run))
-        continue;
-      for (uint32_t start : best_cuts(ops, plan->needed, alive, *executor, begin, end)) {
-        cut[start] = 1;
-        recut = true;
-      }
+      if (executor) run.fused = build_program(ops, plan->needed, plan->stored, c, *executor, run);
+      plan->runs.push_back(std::move(run));
     }
-    if (recut) c = cut_runs(ops, plan->needed, cut);
+  };
+  // The longest runs the rules allow. Where the executor refuses one whole (an op or dtype it does not
+  // run), the search cuts it into the pieces of least cost.
+  std::vector<uint8_t> cut(n, 0);
+  build_runs(cut_runs(ops, plan->needed, cut));
+  if (!executor) return plan;
+  bool recut = false;
+  for (const Run& run : plan->runs) {
+    if (run.fused || computed_ops(ops, plan->needed, run.begin, run.end) < 2) continue;
+    for (uint32_t start : best_cuts(ops, plan->needed, alive, *executor, run.begin, run.end)) {
+      cut[start] = 1;
+      recut = true;
+    }
   }
-  plan->stored = stored_values(ops, plan->needed, alive, c);
-  for (const auto& [begin, end] : c.runs) {
-    Run run;
-    run.begin = begin;
-    run.end = end;
-    if (executor) run.fused = build_program(ops, plan->needed, plan->stored, c, *executor, run);
-    plan->runs.push_back(std::move(run));
-  }
+  if (recut) build_runs(cut_runs(ops, plan->needed, cut));
   return plan;
 }
 

@@ -37,7 +37,6 @@ struct Run {
   std::vector<uint32_t> output_op;  // the op whose value each stored output is
   // Views (ir::view) inside the fused run: no instruction; the ops after one are computed over the
   // run's iteration shape, so their inputs are reshaped to it and their outputs back to their shapes.
-  bool has_views = false;
   uint32_t view_count = 0;
   std::vector<uint16_t> view_inputs;  // input registers read after a view (of the view's element count)
   // Each stored view and the op before any view whose value it is (stored too): reshaped after the run.
