@@ -9,6 +9,44 @@
 #include "burn/tensor/autodiff.hpp"
 #include "graph.hpp"
 
+// The differentiable ops with a rule of their own, by group (src/ops/<group>.cpp). A differentiable DEFAULT
+// op without one (attention, deform_conv2d) runs its composite body on this backend when an input is
+// tracked (see UnwrapBackend), so its gradient comes from the recorded ops.
+// clang-format off
+#define BURN_AUTODIFF_RULES(OP) \
+  /* creation */ \
+  OP(cast) \
+  /* layout */ \
+  OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) OP(cat) OP(repeat_dim) \
+  /* indexing */ \
+  OP(gather) OP(scatter_add) OP(select) OP(select_add) OP(mask_where) OP(mask_fill) \
+  /* numeric */ \
+  OP(add) OP(sub) OP(mul) OP(div) OP(remainder) OP(powf) OP(add_scalar) OP(sub_scalar) OP(mul_scalar) \
+  OP(div_scalar) OP(remainder_scalar) OP(powf_scalar) OP(maximum) OP(minimum) OP(neg) OP(abs) OP(clamp) \
+  OP(clamp_min) OP(clamp_max) OP(matmul) OP(sign) \
+  /* reduce */ \
+  OP(sum) OP(sum_dim) OP(mean) OP(mean_dim) OP(prod) OP(prod_dim) OP(max) OP(max_dim) \
+  OP(max_dim_with_indices) OP(min) OP(min_dim) OP(min_dim_with_indices) OP(var) OP(cumsum) OP(cumprod) \
+  OP(cummax) OP(cummin) OP(sort) OP(topk) \
+  /* float_math */ \
+  /* round, floor, ceil, trunc (and sign, in numeric) are tracked with a zero gradient, as in PyTorch. */ \
+  OP(round) OP(floor) OP(ceil) OP(trunc) OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) \
+  OP(cosh) OP(tanh) OP(asin) OP(acos) OP(atan) OP(erf) OP(atan2) OP(recip) OP(square) \
+  /* activation */ \
+  OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
+  OP(hard_sigmoid) OP(elu) OP(selu) OP(softmax) OP(log_softmax) \
+  /* conv */ \
+  OP(conv) OP(conv_transpose) OP(unfold) OP(fold) \
+  /* pool */ \
+  OP(max_pool) OP(max_pool_with_indices) OP(avg_pool) OP(adaptive_avg_pool) OP(adaptive_max_pool) \
+  /* resample */ \
+  OP(interpolate) OP(pixel_shuffle) OP(pixel_unshuffle) \
+  /* embedding */ \
+  OP(embedding) \
+  /* norm */ \
+  OP(layer_norm) OP(group_norm) OP(batch_norm) OP(rms_norm)
+// clang-format on
+
 namespace burn::autodiff {
 
 // Every op of the table on unwrapped primitives, results wrapped untracked. An op that no subclass
@@ -96,130 +134,8 @@ class AutodiffBackend final : public UnwrapBackend,
   Prim recompute(Node& node);
   Device self_device();
 
-  // ---- the differentiable ops with a rule of their own, by group (ops/<group>.cpp) ----
-  // A differentiable DEFAULT op without one (attention, deform_conv2d) runs its composite body on this
-  // backend when an input is tracked (see UnwrapBackend), so its gradient comes from the recorded ops.
-  // creation
-  Prim cast(Prim x, DType dtype) override;
-  // layout
-  Prim reshape(Prim x, const Shape& shape) override;
-  Prim permute(Prim x, const Axes& axes) override;
-  Prim expand(Prim x, const Shape& shape) override;
-  Prim flip(Prim x, const Axes& axes) override;
-  Prim slice(Prim x, const Slices& ranges) override;
-  Prim slice_assign(Prim x, const Slices& ranges, Prim value) override;
-  Prim cat(const Prims& xs, size_t dim) override;
-  Prim repeat_dim(Prim x, size_t dim, int64_t times) override;
-  // indexing
-  Prim gather(Prim x, size_t dim, Prim indices) override;
-  Prim scatter_add(Prim x, size_t dim, Prim indices, Prim values) override;
-  Prim select(Prim x, size_t dim, Prim indices) override;
-  Prim select_add(Prim x, size_t dim, Prim indices, Prim values) override;
-  Prim mask_where(Prim x, Prim mask, Prim value) override;
-  Prim mask_fill(Prim x, Prim mask, Scalar value) override;
-  // numeric
-  Prim add(Prim lhs, Prim rhs) override;
-  Prim sub(Prim lhs, Prim rhs) override;
-  Prim mul(Prim lhs, Prim rhs) override;
-  Prim div(Prim lhs, Prim rhs) override;
-  Prim remainder(Prim lhs, Prim rhs) override;
-  Prim powf(Prim lhs, Prim rhs) override;
-  Prim add_scalar(Prim lhs, Scalar rhs) override;
-  Prim sub_scalar(Prim lhs, Scalar rhs) override;
-  Prim mul_scalar(Prim lhs, Scalar rhs) override;
-  Prim div_scalar(Prim lhs, Scalar rhs) override;
-  Prim remainder_scalar(Prim lhs, Scalar rhs) override;
-  Prim powf_scalar(Prim lhs, Scalar rhs) override;
-  Prim maximum(Prim lhs, Prim rhs) override;
-  Prim minimum(Prim lhs, Prim rhs) override;
-  Prim neg(Prim x) override;
-  Prim abs(Prim x) override;
-  Prim clamp(Prim x, Scalar min, Scalar max) override;
-  Prim clamp_min(Prim x, Scalar min) override;
-  Prim clamp_max(Prim x, Scalar max) override;
-  Prim matmul(Prim lhs, Prim rhs) override;
-  Prim sign(Prim x) override;
-  // reduce
-  Prim sum(Prim x) override;
-  Prim sum_dim(Prim x, size_t dim) override;
-  Prim mean(Prim x) override;
-  Prim mean_dim(Prim x, size_t dim) override;
-  Prim prod(Prim x) override;
-  Prim prod_dim(Prim x, size_t dim) override;
-  Prim max(Prim x) override;
-  Prim max_dim(Prim x, size_t dim) override;
-  PrimPair max_dim_with_indices(Prim x, size_t dim) override;
-  Prim min(Prim x) override;
-  Prim min_dim(Prim x, size_t dim) override;
-  PrimPair min_dim_with_indices(Prim x, size_t dim) override;
-  Prim var(Prim x, size_t dim, int64_t correction) override;
-  Prim cumsum(Prim x, size_t dim) override;
-  Prim cumprod(Prim x, size_t dim) override;
-  Prim cummax(Prim x, size_t dim) override;
-  Prim cummin(Prim x, size_t dim) override;
-  PrimPair sort(Prim x, size_t dim, bool descending, bool stable) override;
-  PrimPair topk(Prim x, int64_t k, size_t dim, bool largest) override;
-  // float_math
-  // round, floor, ceil, trunc (and sign, in numeric) are tracked with a zero gradient, as in PyTorch.
-  Prim round(Prim x) override;
-  Prim floor(Prim x) override;
-  Prim ceil(Prim x) override;
-  Prim trunc(Prim x) override;
-  Prim exp(Prim x) override;
-  Prim log(Prim x) override;
-  Prim log1p(Prim x) override;
-  Prim sqrt(Prim x) override;
-  Prim sin(Prim x) override;
-  Prim cos(Prim x) override;
-  Prim tan(Prim x) override;
-  Prim sinh(Prim x) override;
-  Prim cosh(Prim x) override;
-  Prim tanh(Prim x) override;
-  Prim asin(Prim x) override;
-  Prim acos(Prim x) override;
-  Prim atan(Prim x) override;
-  Prim erf(Prim x) override;
-  Prim atan2(Prim lhs, Prim rhs) override;
-  Prim recip(Prim x) override;
-  Prim square(Prim x) override;
-  // activation
-  Prim relu(Prim x) override;
-  Prim leaky_relu(Prim x, double negative_slope) override;
-  Prim gelu(Prim x) override;
-  Prim gelu_tanh(Prim x) override;
-  Prim sigmoid(Prim x) override;
-  Prim log_sigmoid(Prim x) override;
-  Prim silu(Prim x) override;
-  Prim mish(Prim x) override;
-  Prim softplus(Prim x, double beta, double threshold) override;
-  Prim hard_sigmoid(Prim x, double alpha, double beta) override;
-  Prim elu(Prim x, double alpha) override;
-  Prim selu(Prim x) override;
-  Prim softmax(Prim x, size_t dim) override;
-  Prim log_softmax(Prim x, size_t dim) override;
-  // conv
-  Prim conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) override;
-  Prim conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) override;
-  Prim unfold(Prim x, const UnfoldOptions& options) override;
-  Prim fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) override;
-  // pool
-  Prim max_pool(Prim x, const PoolOptions& options) override;
-  PrimPair max_pool_with_indices(Prim x, const PoolOptions& options) override;
-  Prim avg_pool(Prim x, const PoolOptions& options) override;
-  Prim adaptive_avg_pool(Prim x, const Shape& output_size) override;
-  PrimPair adaptive_max_pool(Prim x, const Shape& output_size) override;
-  // resample
-  Prim interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) override;
-  Prim pixel_shuffle(Prim x, int64_t factor) override;
-  Prim pixel_unshuffle(Prim x, int64_t factor) override;
-  // embedding
-  Prim embedding(Prim weight, Prim indices) override;
-  // norm
-  Prim layer_norm(Prim x, Prim weight, Prim bias, size_t normalized_dims, double eps) override;
-  Prim group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, double eps) override;
-  Prims batch_norm(Prim x, Prim weight, Prim bias, Prim running_mean, Prim running_var, bool training, double momentum,
-                   double eps) override;
-  Prim rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) override;
+  // The differentiable ops with a rule of their own (BURN_AUTODIFF_RULES, above).
+  BURN_DECLARE_OPS(BURN_AUTODIFF_RULES)
 
  protected:
   std::string decorator_name() const override;

@@ -88,6 +88,23 @@ class BURN_TENSOR_API Backend {
 
 using BackendPtr = std::shared_ptr<Backend>;
 
+// Each op's function type, from the table: op_signature::add is Prim(Prim lhs, Prim rhs).
+namespace op_signature {
+#define BURN_X_SIGNATURE(group, name, tier, grad, bound, ret, ...) using name = ret BURN_OP_PARAMS(__VA_ARGS__);
+BURN_OP_TABLE(BURN_X_SIGNATURE)
+#undef BURN_X_SIGNATURE
+}  // namespace op_signature
+
+// A backend names the ops it implements in a list macro, LIST(OP) = OP(add) OP(sub) ..., and declares
+// them in its class with BURN_DECLARE_OPS(LIST): each declaration takes the table's signature, so it
+// overrides the Backend virtual and no signature is typed twice. (A declaration through a function
+// type cannot carry `override`; it needs none, as it cannot differ from the table.) The definitions,
+// `Prim MyBackend::add(Prim lhs, Prim rhs) { ... }`, are checked against these declarations.
+#define BURN_DECLARE_OP_(name) ::burn::op_signature::name name;
+#define BURN_DECLARE_OPS(LIST) LIST(BURN_DECLARE_OP_)
+// The OpIds of such a list, for a constexpr array: { LIST(BURN_OP_ID_OF) }.
+#define BURN_OP_ID_OF(name) ::burn::OpId::name,
+
 // Forwards every op to an inner backend. Decorators derive from it and override what they change.
 class BURN_TENSOR_API ForwardingBackend : public Backend {
  public:
