@@ -25,6 +25,10 @@ BURN_DEB_PACKAGES+=(libzip-dev)
 # burn-import's onnx plugin: ONNX protobuf classes, protobuf, and the backend test cases (ctest -L onnx)
 BURN_DEB_PACKAGES+=(libonnx-dev libprotobuf-dev libonnx-testdata)
 
+# burn-backend-vulkan: the loader and headers, glslang (GLSL -> SPIR-V at run time), spirv-val for the
+# kernel test; lavapipe (mesa-vulkan-drivers) is the CI device, the validation layer checks it once.
+BURN_DEB_PACKAGES+=(libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools)
+
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)

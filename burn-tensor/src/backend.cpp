@@ -65,6 +65,7 @@ BURN_OP_TABLE(BURN_X_FWD)
 
 TraceCounters::~TraceCounters() = default;
 MemoryStats::~MemoryStats() = default;
+DeviceSelector::~DeviceSelector() = default;
 FusedExecutor::~FusedExecutor() = default;
 
 namespace {

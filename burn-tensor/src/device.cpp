@@ -55,6 +55,13 @@ class SpecParser {
     while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
     if (pos_ == start) fail("a backend or decorator name");
     DeviceSpec d{std::string(s_.substr(start, pos_ - start)), {}};
+    // "vulkan:1": a device of a multi-device backend; the argument stays part of the leaf's name.
+    if (pos_ < s_.size() && s_[pos_] == ':') {
+      const size_t colon = pos_++;
+      while (pos_ < s_.size() && (is_name_char(s_[pos_]) || s_[pos_] == '.')) ++pos_;
+      if (pos_ == colon + 1) fail("a device index or name after ':'");
+      d.name = std::string(s_.substr(start, pos_ - start));
+    }
     skip_ws();
     if (pos_ < s_.size() && s_[pos_] == '<') {
       if (depth + 1 >= kMaxNesting) fail("at most " + std::to_string(kMaxNesting) + " nested names");
@@ -144,6 +151,21 @@ DeviceCache& device_cache() {
   return *c;
 }
 
+BackendPtr backend_for(const DeviceSpec& spec);
+
+// "vulkan:1": the plugin's default backend picks the device through its DeviceSelector.
+BackendPtr select_device(const std::string& name) {
+  const size_t colon = name.find(':');
+  const std::string plugin = name.substr(0, colon), arg = name.substr(colon + 1);
+  BackendPtr base = backend_for(DeviceSpec{plugin, {}});
+  auto* selector = static_cast<DeviceSelector*>(base->query_interface(kDeviceSelectorInterface));
+  if (!selector)
+    throw DeviceError(kOp, "'" + name + "': the " + plugin + " backend drives one device; use '" + plugin + "'");
+  BackendPtr b = selector->select(arg);
+  if (!b) throw PluginError(kOp, "'" + name + "': the " + plugin + " backend returned no device");
+  return b;
+}
+
 BackendPtr backend_for(const DeviceSpec& spec) {
   const std::string canonical = spec.to_string();
   // A plugin factory that asks for its own device would otherwise deadlock on its slot.
@@ -169,7 +191,9 @@ BackendPtr backend_for(const DeviceSpec& spec) {
   } done{canonical};
 
   BackendPtr b;
-  if (spec.inner.empty()) {
+  if (spec.inner.empty() && spec.name.find(':') != std::string::npos) {
+    b = select_device(spec.name);
+  } else if (spec.inner.empty()) {
     try {
       b = plugins::create_backend(spec.name);
     } catch (const PluginError&) {

@@ -1,6 +1,8 @@
 // The "burn" logger: created on first use so that quiet programs pay nothing.
 #include "log.hpp"
 
+#include "burn/tensor/log.hpp"
+
 #include <cstdlib>
 #include <string_view>
 
@@ -31,3 +33,28 @@ spdlog::logger& logger() {
 }
 
 }  // namespace burn::detail
+
+namespace burn::log {
+
+namespace {
+spdlog::level::level_enum to_spdlog(Level level) {
+  switch (level) {
+    case Level::debug: return spdlog::level::debug;
+    case Level::info: return spdlog::level::info;
+    case Level::warn: return spdlog::level::warn;
+    case Level::error: return spdlog::level::err;
+  }
+  return spdlog::level::err;
+}
+}  // namespace
+
+bool enabled(Level level) noexcept { return detail::logger().should_log(to_spdlog(level)); }
+
+void write(Level level, std::string_view message) noexcept {
+  try {
+    detail::logger().log(to_spdlog(level), "{}", message);
+  } catch (...) {  // a log line is never worth an exception
+  }
+}
+
+}  // namespace burn::log

@@ -134,7 +134,18 @@ int cmd_devices(const std::vector<std::string>& args) {
   const auto backends = burn::plugins::backend_names();
   std::cout << "backends (the innermost name of a spec):\n";
   if (backends.empty()) std::cout << "  (none found; run `burn plugins` to see why)\n";
-  for (const auto& b : backends) std::cout << "  " << b << "\n";
+  for (const auto& b : backends) {
+    std::cout << "  " << b << "\n";
+    // A backend of several devices (vulkan, opencl) lists them; `<name>:<index>` picks one.
+    try {
+      const burn::Device dev = burn::Device::get(b);
+      if (auto* sel =
+              static_cast<burn::DeviceSelector*>(dev.backend()->query_interface(burn::kDeviceSelectorInterface)))
+        for (const auto& line : sel->list()) std::cout << "    " << line << "\n";
+    } catch (const std::exception& e) {
+      std::cout << "    (cannot open: " << e.what() << ")\n";
+    }
+  }
   // This tool links every decorator component that was built (see the top-level CMakeLists.txt),
   // so the list is what a program linking all of them has.
   const auto decorators = burn::registered_decorators();

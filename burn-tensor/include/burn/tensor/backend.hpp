@@ -148,6 +148,20 @@ class BURN_TENSOR_API MemoryStats {
   virtual void reset_peak() = 0;
 };
 
+// A backend plugin that drives several devices (vulkan, opencl) offers one through
+// query_interface(kDeviceSelectorInterface) on its default backend: the spec "vulkan:1" (or
+// "vulkan:llvmpipe") is the default backend's select("1"). list() describes every device, one line each,
+// for `burn devices`.
+inline constexpr std::string_view kDeviceSelectorInterface = "device-selector";
+class BURN_TENSOR_API DeviceSelector {
+ public:
+  virtual ~DeviceSelector();
+  // The backend of the device `arg` names (an index or part of a name); DeviceError listing the devices
+  // when none matches. Its name() is "<plugin>:<arg>".
+  virtual BackendPtr select(std::string_view arg) = 0;
+  virtual std::vector<std::string> list() = 0;
+};
+
 // Makes the built-in trace decorator: counts every op it forwards and logs it at debug level.
 BURN_TENSOR_API BackendPtr make_trace_backend(BackendPtr inner);
 

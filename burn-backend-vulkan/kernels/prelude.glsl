@@ -1,0 +1,102 @@
+// The GLSL side of burn's kernel dialect, prepended to every kernel after the host's defines.
+// Tensors are passed as 64-bit device addresses (push constants); each operand X of a kernel arrives as
+// defines X_T (storage type), X_C (compute type: float for f16, else X_T) and X_BUF (its buffer type),
+// so kernel bodies read LOAD(X, i) and write STORE(X, i, v) whatever the dtype.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_8bit_storage : require
+#ifdef HAS_F16
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#endif
+#ifdef HAS_SUBGROUP_ARITH
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
+#ifndef WG_Y
+#define WG_Y 1
+#endif
+#ifndef WG_Z
+#define WG_Z 1
+#endif
+layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = WG_Z) in;
+
+// Storage buffers by element type; a pointer is ADDR (a uint64_t device address).
+#define ADDR uint64_t
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer BufF32 { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer BufI32 { int v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer BufU32 { uint v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64 { int64_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer BufU8 { uint8_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer BufI8 { int8_t v[]; };
+#ifdef HAS_F64
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufF64 { double v[]; };
+#endif
+#ifdef HAS_F16
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer BufF16 { float16_t v[]; };
+#endif
+
+// Element access through an operand's defines: X_BUF(pc.X) is the buffer at operand X's address.
+#define LOAD(X, i) X##_C(X##_BUF(pc.X).v[i])
+#define STORE(X, i, val) X##_BUF(pc.X).v[i] = X##_T(val)
+// A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
+#define CVT(T, x) T(x)
+
+// Index arithmetic: 32-bit unless a tensor of the dispatch spans 2^31 elements or more (INDEX64).
+#ifdef INDEX64
+#define idx_t int64_t
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer IdxBuf { int64_t v[]; };
+#else
+#define idx_t int
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer IdxBuf { int v[]; };
+#endif
+
+// A 1-D grid of any size: the host launches at most maxComputeWorkGroupCount[0] x [1] groups and every
+// invocation walks [gid(), n) in steps of gstride().
+idx_t gid() {
+  return idx_t(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * idx_t(WG_X) + idx_t(gl_LocalInvocationID.x);
+}
+idx_t gstride() { return idx_t(gl_NumWorkGroups.x) * idx_t(gl_NumWorkGroups.y) * idx_t(WG_X); }
+
+// The element offset of flat row-major index i of a strided view, from a layout block holding the shape
+// (RANK entries) at `shape` and the view's strides (RANK entries) at `strides`, both indices into IdxBuf L.
+idx_t strided_offset(IdxBuf L, int shape, int strides, int rank, idx_t i) {
+  idx_t off = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    const idx_t n = L.v[shape + d];
+    const idx_t c = i % n;
+    i /= n;
+    off += c * L.v[strides + d];
+  }
+  return off;
+}
+
+// Bool results are bytes 0 or 1.
+#define BOOL_T uint8_t
+
+// Faults a kernel finds in its data (an index out of range, an integer division by zero) are written to
+// the context's fault block, the first one wins; the host raises it at the next read or sync, naming
+// the op through `tag`.
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer FaultBuf {
+  uint code;
+  uint tag;
+  int64_t value;
+  int64_t limit;
+};
+#define FAULT_INDEX 1u
+#define FAULT_DIV_ZERO 2u
+void raise_fault(ADDR faults, uint tag, uint code, int64_t value, int64_t limit) {
+  FaultBuf f = FaultBuf(faults);
+  if (atomicCompSwap(f.code, 0u, code) == 0u) {
+    f.tag = tag;
+    f.value = value;
+    f.limit = limit;
+  }
+}
+
+// The element offset of operand X for flat index i, by its mode (0 contiguous, 1 broadcast scalar,
+// 2 strided): the kernel's Push block holds the layout's address as `lay`.
+#define OFFSET(X, i) \
+  ((X##_MODE) == 0 ? (i) : (X##_MODE) == 1 ? idx_t(0) : strided_offset(IdxBuf(pc.lay), 0, X##_STRIDES, RANK, (i)))

@@ -1,0 +1,262 @@
+// The elementwise expression table. Float ops call the dialect's b_* math (kernels/math.glsl) so that f32
+// and f64 share a spelling; comparisons and predicates give bool as 0u/1u.
+#include "exprs.hpp"
+
+#include <bit>
+#include <cstring>
+
+namespace burn::vulkan {
+
+namespace {
+
+bool fl(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
+bool integer(DType d) { return d == DType::I64 || d == DType::I32; }
+bool num(DType d) { return fl(d) || integer(d); }
+
+Expr e(std::string text, DType result, int arity, int scalars = 0, bool faults = false) {
+  return Expr{std::move(text), result, arity, scalars, faults};
+}
+
+// a <cmp> s0: integer tensors compare as int64 against an int64 scalar (the op rounds a float scalar so
+// that the comparison stays exact, see compare.cpp).
+std::optional<Expr> elem_compare(const char* cmp, DType d) {
+  if (integer(d)) {
+    Expr x = e(std::string("(int64_t(a) ") + cmp + " s0) ? 1u : 0u", DType::Bool, 1, 1);
+    x.scalar_i64 = true;
+    return x;
+  }
+  if (num(d) || d == DType::Bool) return e(std::string("(a ") + cmp + " s0) ? 1u : 0u", DType::Bool, 1, 1);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Expr> elementwise_expr(OpId op, DType d) {
+  const DType B = DType::Bool;
+  const bool f = fl(d), n = num(d), i = integer(d), b = d == DType::Bool;
+  const bool any = n || b;
+  switch (op) {
+    // numeric
+    case OpId::add:
+      if (n) return e("a + b", d, 2);
+      break;
+    case OpId::sub:
+      if (n) return e("a - b", d, 2);
+      break;
+    case OpId::mul:
+      if (n) return e("a * b", d, 2);
+      break;
+    case OpId::div:
+      if (f) return e("a / b", d, 2);
+      if (i) return e("b_idiv(a, b, pc.faults, pc.tag)", d, 2, 0, true);
+      break;
+    case OpId::remainder:
+      if (f) return e("b_remainder(a, b)", d, 2);
+      if (i) return e("b_iremainder(a, b, pc.faults, pc.tag)", d, 2, 0, true);
+      break;
+    case OpId::fmod:
+      if (f) return e("b_fmod(a, b)", d, 2);
+      if (i) return e("b_ifmod(a, b, pc.faults, pc.tag)", d, 2, 0, true);
+      break;
+    case OpId::powf:
+      if (n) return e("b_pow(a, b)", d, 2);
+      break;
+    case OpId::add_scalar:
+      if (n) return e("a + s0", d, 1, 1);
+      break;
+    case OpId::sub_scalar:
+      if (n) return e("a - s0", d, 1, 1);
+      break;
+    case OpId::mul_scalar:
+      if (n) return e("a * s0", d, 1, 1);
+      break;
+    case OpId::div_scalar:
+      if (f) return e("a / s0", d, 1, 1);
+      if (i) return e("b_idiv(a, s0, pc.faults, pc.tag)", d, 1, 1, true);
+      break;
+    case OpId::remainder_scalar:
+      if (f) return e("b_remainder(a, s0)", d, 1, 1);
+      if (i) return e("b_iremainder(a, s0, pc.faults, pc.tag)", d, 1, 1, true);
+      break;
+    case OpId::fmod_scalar:
+      if (f) return e("b_fmod(a, s0)", d, 1, 1);
+      if (i) return e("b_ifmod(a, s0, pc.faults, pc.tag)", d, 1, 1, true);
+      break;
+    case OpId::powf_scalar:
+      if (n) return e("b_pow(a, s0)", d, 1, 1);
+      break;
+    case OpId::maximum:
+      if (n) return e("b_max(a, b)", d, 2);
+      break;
+    case OpId::minimum:
+      if (n) return e("b_min(a, b)", d, 2);
+      break;
+    case OpId::neg:
+      if (n) return e("-a", d, 1);
+      break;
+    case OpId::abs:
+      if (n) return e("abs(a)", d, 1);
+      break;
+    case OpId::sign:
+      if (n) return e("b_sign(a)", d, 1);
+      break;
+    case OpId::clamp:
+      if (n) return e("b_clamp(a, s0, s1)", d, 1, 2);
+      break;
+    case OpId::clamp_min:
+      if (n) return e("b_max(a, s0)", d, 1, 1);
+      break;
+    case OpId::clamp_max:
+      if (n) return e("b_min(a, s0)", d, 1, 1);
+      break;
+    // compare: NaN compares false except with !=, as IEEE and PyTorch
+    case OpId::equal:
+      if (any) return e("(a == b) ? 1u : 0u", B, 2);
+      break;
+    case OpId::not_equal:
+      if (any) return e("(a != b) ? 1u : 0u", B, 2);
+      break;
+    case OpId::greater:
+      if (any) return e("(a > b) ? 1u : 0u", B, 2);
+      break;
+    case OpId::greater_equal:
+      if (any) return e("(a >= b) ? 1u : 0u", B, 2);
+      break;
+    case OpId::lower:
+      if (any) return e("(a < b) ? 1u : 0u", B, 2);
+      break;
+    case OpId::lower_equal:
+      if (any) return e("(a <= b) ? 1u : 0u", B, 2);
+      break;
+    case OpId::equal_elem: return elem_compare("==", d);
+    case OpId::not_equal_elem: return elem_compare("!=", d);
+    case OpId::greater_elem: return elem_compare(">", d);
+    case OpId::greater_equal_elem: return elem_compare(">=", d);
+    case OpId::lower_elem: return elem_compare("<", d);
+    case OpId::lower_equal_elem: return elem_compare("<=", d);
+    // indexing: select by a bool mask (operand b)
+    case OpId::mask_where: {
+      Expr x = e("(b != 0u) ? c : a", d, 3);
+      x.bool_operand = 1;
+      return x;
+    }
+    case OpId::mask_fill: {
+      Expr x = e("(b != 0u) ? s0 : a", d, 2, 1);
+      x.bool_operand = 1;
+      return x;
+    }
+    // boolean
+    case OpId::bool_not:
+      if (b) return e("(a == 0u) ? 1u : 0u", B, 1);
+      break;
+    case OpId::bool_and:
+      if (b) return e("(a != 0u && b != 0u) ? 1u : 0u", B, 2);
+      break;
+    case OpId::bool_or:
+      if (b) return e("(a != 0u || b != 0u) ? 1u : 0u", B, 2);
+      break;
+    case OpId::bool_xor:
+      if (b) return e("((a != 0u) != (b != 0u)) ? 1u : 0u", B, 2);
+      break;
+    // float math
+    case OpId::exp:
+      if (f) return e("b_exp(a)", d, 1);
+      break;
+    case OpId::log:
+      if (f) return e("b_log(a)", d, 1);
+      break;
+    case OpId::log1p:
+      if (f) return e("b_log1p(a)", d, 1);
+      break;
+    case OpId::sqrt:
+      if (f) return e("sqrt(a)", d, 1);
+      break;
+    case OpId::sin:
+      if (f) return e("b_sin(a)", d, 1);
+      break;
+    case OpId::cos:
+      if (f) return e("b_cos(a)", d, 1);
+      break;
+    case OpId::tan:
+      if (f) return e("b_tan(a)", d, 1);
+      break;
+    case OpId::sinh:
+      if (f) return e("b_sinh(a)", d, 1);
+      break;
+    case OpId::cosh:
+      if (f) return e("b_cosh(a)", d, 1);
+      break;
+    case OpId::tanh:
+      if (f) return e("b_tanh(a)", d, 1);
+      break;
+    case OpId::asin:
+      if (f) return e("b_asin(a)", d, 1);
+      break;
+    case OpId::acos:
+      if (f) return e("b_acos(a)", d, 1);
+      break;
+    case OpId::atan:
+      if (f) return e("b_atan(a)", d, 1);
+      break;
+    case OpId::erf:
+      if (f) return e("b_erf(a)", d, 1);
+      break;
+    case OpId::round:
+      if (f) return e("roundEven(a)", d, 1);
+      break;
+    case OpId::floor:
+      if (f) return e("floor(a)", d, 1);
+      break;
+    case OpId::ceil:
+      if (f) return e("ceil(a)", d, 1);
+      break;
+    case OpId::trunc:
+      if (f) return e("trunc(a)", d, 1);
+      break;
+    case OpId::atan2:
+      if (f) return e("b_atan2(a, b)", d, 2);
+      break;
+    case OpId::recip:
+      if (f) return e("1.0 / a", d, 1);
+      break;
+    case OpId::square:
+      if (n) return e("a * a", d, 1);
+      break;
+    case OpId::is_nan:
+      if (f) return e("isnan(a) ? 1u : 0u", B, 1);
+      break;
+    case OpId::is_inf:
+      if (f) return e("isinf(a) ? 1u : 0u", B, 1);
+      break;
+    case OpId::is_finite:
+      if (f) return e("(isnan(a) || isinf(a)) ? 0u : 1u", B, 1);
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::string scalar_decoder(DType d) {
+  switch (d) {
+    case DType::F32:
+    case DType::F16: return "uintBitsToFloat(uint(bits))";
+    case DType::F64: return "uint64BitsToDouble(bits)";
+    case DType::I64: return "int64_t(bits)";
+    case DType::I32:
+    case DType::I8:
+    case DType::U8: return "int(int64_t(bits))";
+    default: return "uint(bits)";
+  }
+}
+
+uint64_t scalar_bits(const Scalar& s, DType d) {
+  switch (d) {
+    case DType::F32:
+    case DType::F16: return std::bit_cast<uint32_t>(static_cast<float>(s.as_double()));
+    case DType::F64: return std::bit_cast<uint64_t>(s.as_double());
+    case DType::Bool: return s.as_bool() ? 1 : 0;
+    default: return static_cast<uint64_t>(s.as_int());
+  }
+}
+
+}  // namespace burn::vulkan

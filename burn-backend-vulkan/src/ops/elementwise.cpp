@@ -1,0 +1,94 @@
+// The elementwise launcher: dtype checks, the broadcast layout, buffer reuse, scalars and faults.
+#include "ops/elementwise.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "burn/tensor/error.hpp"
+#include "dispatch.hpp"
+#include "exprs.hpp"
+
+namespace burn::vulkan {
+
+Shape broadcast_shape(const char* op, const std::vector<Shape>& shapes) {
+  size_t rank = 0;
+  for (const Shape& s : shapes) rank = std::max(rank, s.rank());
+  std::vector<int64_t> dims(rank, 1);
+  for (const Shape& s : shapes) {
+    for (size_t i = 0; i < s.rank(); ++i) {
+      int64_t& d = dims[rank - s.rank() + i];
+      if (s[i] == d || s[i] == 1) continue;
+      if (d != 1) {
+        std::string list;
+        for (const Shape& t : shapes) list += (list.empty() ? "" : " and ") + t.to_string();
+        throw ShapeError(op, "shapes " + list + " do not broadcast");
+      }
+      d = s[i];
+    }
+  }
+  return Shape(std::move(dims));
+}
+
+Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0, Scalar s1) {
+  const char* name = op_info(op).name;
+  Context& ctx = be.context();
+  std::vector<Shape> shapes;
+  for (const Prim& p : inputs) {
+    if (!p) throw ValueError(name, "a tensor argument is missing");
+    shapes.push_back(p->shape());
+  }
+  const DType d = inputs.begin()->get()->dtype();
+  const std::optional<Expr> e = elementwise_expr(op, d);
+  if (!e) throw Unsupported(name, "dtype " + std::string(dtype_name(d)) + " on Vulkan device " + ctx.profile().name);
+  int k = 0;
+  for (const Prim& p : inputs) {
+    const DType want = k++ == e->bool_operand ? DType::Bool : d;
+    if (p->dtype() != want)
+      throw DTypeError(name, "operand " + std::to_string(k - 1) + " is " + std::string(dtype_name(p->dtype())) +
+                                 ", expected " + std::string(dtype_name(want)));
+  }
+  const Shape shape = shapes.size() == 1 ? shapes[0] : broadcast_shape(name, shapes);
+  const int64_t n = shape.num_elements();
+
+  // The result goes into an input's buffer when the caller gave up its only handle (asked before `in`
+  // takes more handles).
+  int reuse = -1;
+  k = 0;
+  for (const Prim& p : inputs) {
+    if (reuse < 0 && reusable(p, shape, e->result)) reuse = k;
+    ++k;
+  }
+  std::vector<VkPtr> in;
+  for (const Prim& p : inputs) in.push_back(be.vk(p, name));
+  VkPtr out = reuse >= 0 ? in[static_cast<size_t>(reuse)] : be.alloc(shape, e->result);
+  if (n == 0) return out;
+
+  std::vector<std::vector<int64_t>> strides;
+  for (const VkPtr& t : in) strides.push_back(broadcast_strides(*t, shape));
+  const Layout l = collapse(shape, strides);
+  static const char* const kNames[] = {"A", "B", "C"};
+  Dispatch dp(ctx, "elementwise", name);
+  for (size_t i = 0; i < 3; ++i) {
+    if (i < in.size())
+      dp.tensor(kNames[i], *in[i], false);
+    else
+      dp.push_u64(0);
+  }
+  dp.tensor("Y", *out, true);
+  dp.push_u64(e->faults ? ctx.faults_address() : 0);
+  dp.push_i64(n);
+  const DType sd = e->scalar_i64 ? DType::I64 : d;
+  dp.push_u64(e->scalars > 0 ? scalar_bits(s0, sd) : 0);
+  dp.push_u64(e->scalars > 1 ? scalar_bits(s1, sd) : 0);
+  dp.layout(l, std::vector<std::string>(kNames, kNames + in.size()));
+  dp.push_i32(e->faults ? static_cast<int32_t>(ctx.fault_tag(name, "a divisor")) : 0);
+  dp.define("OP", e->text);
+  dp.define("ARITY", std::to_string(in.size()));
+  dp.define("S_C", glsl_type(sd, ctx, name).compute);
+  if (e->scalars > 0) dp.define("SCALAR0(bits)", scalar_decoder(sd));
+  if (e->scalars > 1) dp.define("SCALAR1(bits)", scalar_decoder(sd));
+  dp.run_1d(n);
+  return out;
+}
+
+}  // namespace burn::vulkan

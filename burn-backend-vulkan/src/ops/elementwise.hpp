@@ -1,0 +1,19 @@
+// Running one elementwise op of the table (exprs.hpp) over broadcast inputs: the shared body of the
+// numeric, compare, boolean and float_math op files. Private to the plugin.
+#pragma once
+
+#include <initializer_list>
+
+#include "vulkan_backend.hpp"
+
+namespace burn::vulkan {
+
+// op(inputs..., s0, s1) into a new contiguous tensor of the inputs' broadcast shape, or into an input's
+// buffer when the caller moved in its only handle. Unsupported naming the op, dtype and device when the
+// expression table has no entry for the inputs' dtype.
+Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0 = {}, Scalar s1 = {});
+
+// The broadcast shape of the inputs (NumPy rules); ShapeError naming the op otherwise.
+Shape broadcast_shape(const char* op, const std::vector<Shape>& shapes);
+
+}  // namespace burn::vulkan

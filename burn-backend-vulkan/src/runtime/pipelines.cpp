@@ -1,0 +1,201 @@
+// Pipeline creation and the two disk caches (SPIR-V by source hash, the driver's VkPipelineCache).
+#include "runtime/pipelines.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "burn/tensor/error.hpp"
+#include "burn/tensor/log.hpp"
+#include "runtime/context.hpp"
+#include "runtime/vk_error.hpp"
+
+namespace burn::vulkan {
+
+namespace {
+
+uint64_t fnv1a(std::string_view s, uint64_t h = 14695981039346656037ull) {
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(uint64_t v, int digits = 16) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("BURN_VULKAN_CACHE_DIR"); d && *d) {
+    if (std::strcmp(d, "off") == 0 || std::strcmp(d, "0") == 0) return {};
+    return d;
+  }
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/burn-cpp/vulkan";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/burn-cpp/vulkan";
+  return {};
+}
+
+std::vector<char> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+bool write_file_atomically(const std::string& path, const void* bytes, size_t size) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const auto* p = static_cast<const uint8_t*>(bytes);
+  size_t left = size;
+  bool ok = true;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n <= 0) {
+      ok = false;
+      break;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  ok = ok && ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) std::remove(tmp.c_str());
+  return ok;
+}
+
+Pipelines::Pipelines(Context& ctx) : ctx_(ctx), dir_(default_cache_dir()) {
+  if (!dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_ + "/spirv", ec);
+    if (ec) {
+      log::warn("vulkan: no kernel cache: cannot create " + dir_ + ": " + ec.message());
+      dir_.clear();
+    }
+  }
+  std::vector<char> data;
+  if (!dir_.empty()) {
+    data = read_file(pipeline_cache_path());
+    // The header (VkPipelineCacheHeaderVersionOne) must be this device's, or the driver gets nothing.
+    const DeviceProfile& p = ctx_.profile();
+    VkPipelineCacheHeaderVersionOne h{};
+    if (data.size() >= sizeof h) std::memcpy(&h, data.data(), sizeof h);
+    const bool ok = data.size() >= sizeof h && h.headerSize >= sizeof h && h.headerSize <= data.size() &&
+                    h.headerVersion == VK_PIPELINE_CACHE_HEADER_VERSION_ONE && h.vendorID == p.vendor_id &&
+                    h.deviceID == p.device_id &&
+                    std::memcmp(h.pipelineCacheUUID, p.pipeline_cache_uuid.data(), VK_UUID_SIZE) == 0;
+    if (!data.empty() && !ok) {
+      log::info("vulkan: ignoring the pipeline cache " + pipeline_cache_path() + ": made by another device or driver");
+      data.clear();
+    }
+  }
+  VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  ci.initialDataSize = data.size();
+  ci.pInitialData = data.empty() ? nullptr : data.data();
+  if (vkCreatePipelineCache(ctx_.device(), &ci, nullptr, &cache_) != VK_SUCCESS) {
+    ci.initialDataSize = 0;
+    ci.pInitialData = nullptr;
+    check_vk(vkCreatePipelineCache(ctx_.device(), &ci, nullptr, &cache_), "vkCreatePipelineCache");
+  }
+}
+
+Pipelines::~Pipelines() {
+  save();
+  for (auto& [key, p] : pipelines_) vkDestroyPipeline(ctx_.device(), p->handle, nullptr);
+  if (cache_) vkDestroyPipelineCache(ctx_.device(), cache_, nullptr);
+}
+
+std::string Pipelines::pipeline_cache_path() const {
+  const DeviceProfile& p = ctx_.profile();
+  std::string uuid;
+  for (uint8_t b : p.pipeline_cache_uuid) uuid += hex(b, 2);
+  return dir_ + "/pipelines-" + hex(p.vendor_id, 4) + "-" + hex(p.device_id, 4) + "-" + hex(p.driver_version, 8) + "-" +
+         uuid + ".bin";
+}
+
+size_t Pipelines::count() const {
+  std::lock_guard lock(mutex_);
+  return pipelines_.size();
+}
+
+std::vector<uint32_t> Pipelines::spirv_for(std::string_view kernel, const std::string& source, const Defines& defines) {
+  std::string path;
+  if (!dir_.empty()) {
+    path = dir_ + "/spirv/" + hex(fnv1a(source, fnv1a(compiler_version()))) + ".spv";
+    const std::vector<char> bytes = read_file(path);
+    if (bytes.size() >= 20 && bytes.size() % 4 == 0) {
+      std::vector<uint32_t> words(bytes.size() / 4);
+      std::memcpy(words.data(), bytes.data(), bytes.size());
+      if (words[0] == 0x07230203u) {  // the SPIR-V magic; anything else is recompiled and rewritten
+        ++spirv_hits_;
+        return words;
+      }
+    }
+  }
+  std::vector<uint32_t> spirv = compile_glsl(kernel, source, defines);
+  ++compiled_;
+  if (!path.empty()) write_file_atomically(path, spirv.data(), spirv.size() * 4);
+  return spirv;
+}
+
+const Pipeline& Pipelines::get(std::string_view kernel, const Defines& defines, std::array<uint32_t, 3> local) {
+  std::string key(kernel);
+  for (const auto& [k, v] : defines) key.append("|").append(k).append("=").append(v);
+  for (uint32_t l : local) key.append("|").append(std::to_string(l));
+  std::lock_guard lock(mutex_);
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
+
+  Defines all = defines;
+  all.emplace_back("WG_X", std::to_string(local[0]));
+  all.emplace_back("WG_Y", std::to_string(local[1]));
+  all.emplace_back("WG_Z", std::to_string(local[2]));
+  const std::string source = assemble_source(kernel, all);
+  const std::vector<uint32_t> spirv = spirv_for(kernel, source, all);
+
+  VkDevice dev = ctx_.device();
+  VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  mi.codeSize = spirv.size() * 4;
+  mi.pCode = spirv.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  check_vk(vkCreateShaderModule(dev, &mi, nullptr, &module), "vkCreateShaderModule");
+  VkComputePipelineCreateInfo pi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  pi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pi.stage.module = module;
+  pi.stage.pName = "main";
+  pi.layout = ctx_.layout();
+  auto p = std::make_unique<Pipeline>();
+  p->local = local;
+  const VkResult r = vkCreateComputePipelines(dev, cache_, 1, &pi, nullptr, &p->handle);
+  vkDestroyShaderModule(dev, module, nullptr);
+  check_vk(r, ("vkCreateComputePipelines for kernel '" + std::string(kernel) + "'").c_str());
+  dirty_ = true;
+  // Saved now and then rather than only at exit, which a killed process never reaches.
+  if (std::chrono::steady_clock::now() - last_save_ > std::chrono::seconds(2)) save_locked();
+  return *pipelines_.emplace(std::move(key), std::move(p)).first->second;
+}
+
+void Pipelines::save() {
+  std::lock_guard lock(mutex_);
+  save_locked();
+}
+
+void Pipelines::save_locked() {
+  last_save_ = std::chrono::steady_clock::now();
+  if (!dirty_ || dir_.empty() || !cache_) return;
+  size_t size = 0;
+  if (vkGetPipelineCacheData(ctx_.device(), cache_, &size, nullptr) != VK_SUCCESS || size == 0) return;
+  std::vector<char> data(size);
+  if (vkGetPipelineCacheData(ctx_.device(), cache_, &size, data.data()) != VK_SUCCESS) return;
+  if (write_file_atomically(pipeline_cache_path(), data.data(), size)) dirty_ = false;
+}
+
+}  // namespace burn::vulkan

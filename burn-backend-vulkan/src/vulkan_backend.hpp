@@ -1,0 +1,84 @@
+// The Vulkan backend: the ops it runs with its own kernels, one source file per op group
+// (src/ops/<group>.cpp); DEFAULT ops missing from the list run burn-tensor's composites over these, on
+// the device. Every op runs on the device: an op or dtype the device lacks is Unsupported, naming the op,
+// the dtype and the device; nothing falls back to the host.
+#pragma once
+
+#include <memory>
+
+#include "burn/tensor/backend.hpp"
+#include "runtime/context.hpp"
+#include "vulkan_tensor.hpp"
+
+// clang-format off
+#define BURN_VULKAN_OPS(OP) \
+  /* creation (src/ops/creation.cpp) */ \
+  OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) \
+  /* layout (src/ops/layout.cpp) */ \
+  OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) OP(cat) \
+  /* indexing (src/ops/indexing.cpp) */ \
+  OP(gather) OP(scatter_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
+  /* numeric (src/ops/numeric.cpp, matmul.cpp) */ \
+  OP(add) OP(sub) OP(mul) OP(div) OP(remainder) OP(powf) OP(abs) OP(matmul) \
+  OP(add_scalar) OP(sub_scalar) OP(mul_scalar) OP(div_scalar) OP(remainder_scalar) OP(powf_scalar) \
+  OP(fmod) OP(fmod_scalar) OP(maximum) OP(minimum) OP(neg) OP(sign) OP(clamp) OP(clamp_min) OP(clamp_max) \
+  /* compare (src/ops/compare.cpp) */ \
+  OP(equal) OP(greater) OP(greater_equal) OP(not_equal) OP(lower) OP(lower_equal) \
+  OP(equal_elem) OP(not_equal_elem) OP(greater_elem) OP(greater_equal_elem) OP(lower_elem) OP(lower_equal_elem) \
+  /* boolean (src/ops/boolean.cpp) */ \
+  OP(bool_not) OP(bool_and) OP(bool_or) OP(bool_xor) \
+  /* reduce (src/ops/reduce.cpp, scan.cpp, sort.cpp) */ \
+  OP(sum_dim) OP(prod_dim) OP(max_dim) OP(min_dim) OP(argmax) OP(argmin) \
+  OP(cumsum) OP(cumprod) OP(cummax) OP(cummin) OP(sort) \
+  /* float_math (src/ops/float_math.cpp) */ \
+  OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) OP(cosh) OP(tanh) OP(asin) OP(acos) \
+  OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \
+  OP(is_nan) OP(is_inf) OP(is_finite)
+// clang-format on
+
+namespace burn::vulkan {
+
+// The context of a device, shared by every backend object that names it ("vulkan", "vulkan:0").
+std::shared_ptr<Context> context_for(const DeviceProfile& profile);
+
+class VulkanBackend final : public Backend {
+ public:
+  // The backend of one device (see Instance::choose); `spec` is its name ("vulkan", "vulkan:1").
+  VulkanBackend(std::shared_ptr<Context> ctx, std::string spec);
+  ~VulkanBackend() override;
+
+  std::string name() const override { return spec_; }
+  bool supports(OpId op, DType dtype) const override;
+  // "memory": MemoryStats of the device pool; "vulkan-stats": dispatch, submit and pipeline counters
+  // (VulkanStats below); "device-selector": a DeviceSelector for `vulkan:<n>`; "device-list".
+  void* query_interface(std::string_view name) override;
+  void sync() override;
+
+  BURN_DECLARE_OPS(BURN_VULKAN_OPS)
+
+  Context& context() const { return *ctx_; }
+  // The VulkanTensor behind `p`, checked to be of this device.
+  VkPtr vk(const Prim& p, const char* op) const { return as_vk(p, op, *ctx_); }
+  // A new contiguous tensor; OutOfMemory naming the op and bytes when the device cannot give it.
+  VkPtr alloc(const Shape& shape, DType dtype) const;
+  // `x` when contiguous, else a contiguous copy (same dtype).
+  VkPtr contiguous(const VkPtr& x, const char* op) const;
+  // Copies any view `src` into the contiguous `dst` of the same shape, converting the dtype.
+  void copy_into(const VulkanTensor& src, const VulkanTensor& dst, const char* op) const;
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  std::string spec_;
+};
+
+// Counters for tests and the fusion inspector, through query_interface("vulkan-stats").
+struct VulkanStats {
+  uint64_t dispatches = 0, submits = 0, barriers = 0, pipelines = 0, compiled = 0, spirv_from_disk = 0;
+};
+class VulkanStatsSource {
+ public:
+  virtual ~VulkanStatsSource() = default;
+  virtual VulkanStats stats() const = 0;
+};
+
+}  // namespace burn::vulkan
