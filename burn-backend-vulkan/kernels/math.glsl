@@ -118,7 +118,7 @@ float b_remainder(float a, float b) {
   return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
 }
 float b_pow(float a, float b) {
-  if (b == 0.0) return 1.0;
+  if (b == 0.0 || a == 1.0) return 1.0;  // even for a NaN exponent or base, as C's pow
   if (isnan(a) || isnan(b)) return a + b;
   const bool odd_int = b == trunc(b) && abs(mod(b, 2.0)) == 1.0;
   if (a == 0.0) return b < 0.0 ? (odd_int && (floatBitsToUint(a) & 0x80000000u) != 0u ? -F32_INF : F32_INF) : (odd_int ? a : 0.0);
@@ -129,3 +129,25 @@ float b_pow(float a, float b) {
   }
   return pow(a, b);
 }
+
+// ---- helpers of the activations (exprs.cpp), for float and, when the f64 math is there, double ----
+float b_expm1(float x) {
+  // exp(x) - 1 cancels for small |x|; u - 1 is exact here and log(u) corrects exp's rounding (Kahan).
+  const float u = exp(x);
+  if (u == 1.0 || isinf(u)) return u == 1.0 ? x : u;
+  const float um1 = u - 1.0;
+  if (um1 == -1.0) return -1.0;
+  return um1 * x / log(u);
+}
+// The constants sqrt(2/pi) and 0.044715 come as literals of T's precision (GLSL cannot paste a suffix).
+#define BURN_ACTIVATION_OPS(T, SQRT_2_OVER_PI, K)                                            \
+  T b_gelu_tanh(T x) {                                                                       \
+    const T u = SQRT_2_OVER_PI * (x + K * x * x * x);                                        \
+    return x / (T(1) + b_exp(T(-2) * u));                                                    \
+  }                                                                                          \
+  T b_mish(T x) {                                                                            \
+    const T e = b_exp(x > T(20) ? T(20) : x);                                                \
+    const T n = e * (e + T(2));                                                              \
+    return x > T(20) ? x : x * n / (n + T(2));                                               \
+  }
+BURN_ACTIVATION_OPS(float, 0.79788456080286535588, 0.044715)

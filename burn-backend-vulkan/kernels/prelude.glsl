@@ -9,6 +9,9 @@
 #extension GL_EXT_shader_8bit_storage : require
 #ifdef HAS_F16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+#if defined(HAS_F16) || defined(HAS_BF16)
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #endif
 #ifdef HAS_SUBGROUP_ARITH
@@ -37,10 +40,21 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufF64 { dou
 #ifdef HAS_F16
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer BufF16 { float16_t v[]; };
 #endif
+#ifdef HAS_BF16
+// bf16 is stored as its 16 bits and computed as float: widening is exact, narrowing rounds to nearest even.
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer BufU16 { uint16_t v[]; };
+float b_bf16_to_f32(uint16_t b) { return uintBitsToFloat(uint(b) << 16); }
+uint16_t b_f32_to_bf16(float f) {
+  const uint u = floatBitsToUint(f);
+  if (isnan(f)) return uint16_t((u >> 16) | 0x40u);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+#endif
 
-// Element access through an operand's defines: X_BUF(pc.X) is the buffer at operand X's address.
-#define LOAD(X, i) X##_C(X##_BUF(pc.X).v[i])
-#define STORE(X, i, val) X##_BUF(pc.X).v[i] = X##_T(val)
+// Element access through an operand's defines: X_BUF(pc.X) is the buffer at operand X's address, X_FROM and
+// X_TO convert between its storage and compute types (constructors, or the bf16 bit conversions).
+#define LOAD(X, i) X##_FROM(X##_BUF(pc.X).v[i])
+#define STORE(X, i, val) X##_BUF(pc.X).v[i] = X##_TO(val)
 // A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
 #define CVT(T, x) T(x)
 
@@ -96,6 +110,9 @@ void raise_fault(ADDR faults, uint tag, uint code, int64_t value, int64_t limit)
   }
 }
 
+#ifndef RANK
+#define RANK 1
+#endif
 // The element offset of operand X for flat index i, by its mode (0 contiguous, 1 broadcast scalar,
 // 2 strided): the kernel's Push block holds the layout's address as `lay`.
 #define OFFSET(X, i) \

@@ -27,7 +27,9 @@ GlslType glsl_type(DType dtype, const Context& ctx, const char* op) {
     case DType::I8: return {"int8_t", "int", "BufI8"};
     case DType::U8: return {"uint8_t", "int", "BufU8"};
     case DType::Bool: return {"uint8_t", "uint", "BufU8"};
-    case DType::BF16: return unsupported("bf16 is not supported by the Vulkan backend");
+    case DType::BF16:
+      if (!f.storage16) return unsupported("no 16-bit storage buffers with shaderInt16");
+      return {"uint16_t", "float", "BufU16", "b_bf16_to_f32", "b_f32_to_bf16"};
   }
   return unsupported("unknown dtype");
 }
@@ -35,8 +37,14 @@ GlslType glsl_type(DType dtype, const Context& ctx, const char* op) {
 int Layout::mode(size_t k) const {
   const auto& s = strides[k];
   if (std::all_of(s.begin(), s.end(), [](int64_t v) { return v == 0; })) return 1;
-  if (shape.size() == 1 && s[0] == 1) return 0;
-  return 2;
+  // Row-major over the iteration shape: the flat index is the offset.
+  int64_t acc = 1;
+  bool row_major = true;
+  for (size_t d = shape.size(); d-- > 0 && row_major;) {
+    row_major = s[d] == acc;
+    acc *= shape[d];
+  }
+  return row_major ? 0 : 2;
 }
 
 std::vector<int64_t> broadcast_strides(const VulkanTensor& x, const Shape& shape) {
@@ -88,8 +96,11 @@ Dispatch& Dispatch::operand(const std::string& name, DType dtype, Allocation* al
   define(name + "_T", t.storage);
   define(name + "_C", t.compute);
   define(name + "_BUF", t.buffer);
+  define(name + "_FROM(v)", t.load("v"));
+  define(name + "_TO(v)", t.store("v"));
   if (dtype == DType::F64) define("HAS_F64");
   if (dtype == DType::F16) define("HAS_F16");
+  if (dtype == DType::BF16) define("HAS_BF16");
   if (alloc) accesses_.push_back({alloc, write});
   return *this;
 }
@@ -104,43 +115,52 @@ Dispatch& Dispatch::push_bytes(const void* data, uint32_t bytes, uint32_t alignm
 
 Dispatch& Dispatch::layout(const Layout& l, const std::vector<std::string>& names) {
   const size_t r = l.rank();
-  layout_bytes_.clear();
+  std::vector<uint8_t> bytes;
   auto put = [&](int64_t v) {
-    const size_t at = layout_bytes_.size();
+    const size_t at = bytes.size();
     if (l.index64) {
-      layout_bytes_.resize(at + 8);
-      std::memcpy(layout_bytes_.data() + at, &v, 8);
+      bytes.resize(at + 8);
+      std::memcpy(bytes.data() + at, &v, 8);
     } else {
       const int32_t w = static_cast<int32_t>(v);
-      layout_bytes_.resize(at + 4);
-      std::memcpy(layout_bytes_.data() + at, &w, 4);
+      bytes.resize(at + 4);
+      std::memcpy(bytes.data() + at, &w, 4);
     }
   };
   for (int64_t d : l.shape) put(d);
   for (const auto& s : l.strides)
     for (int64_t v : s) put(v);
-  if (layout_bytes_.empty()) put(0);  // a valid address even for a rank-0 layout
+  if (bytes.empty()) put(0);  // a valid address even for a rank-0 layout
   if (l.index64) define("INDEX64");
-  define("RANK", std::to_string(r));
+  // RANK and the strides' positions matter to strided operands only: contiguous and broadcast launches
+  // of any rank share one pipeline.
+  bool strided = false;
+  for (size_t k = 0; k < names.size(); ++k) strided = strided || l.mode(k) == 2;
+  if (strided) define("RANK", std::to_string(r));
   for (size_t k = 0; k < names.size(); ++k) {
     define(names[k] + "_MODE", std::to_string(l.mode(k)));
     // Where operand k's strides start in the block, in idx_t units.
-    define(names[k] + "_STRIDES", std::to_string(r * (k + 1)));
+    define(names[k] + "_STRIDES", l.mode(k) == 2 ? std::to_string(r * (k + 1)) : "0");
   }
+  return block(std::move(bytes));
+}
+
+Dispatch& Dispatch::block(std::vector<uint8_t> bytes) {
   const uint64_t later = 0;
   push_bytes(&later, 8, 8);  // the address is written at run()
-  layout_slot_ = static_cast<int32_t>(push_size_ - 8);
+  blocks_.emplace_back(push_size_ - 8, std::move(bytes));
   return *this;
 }
 
 void Dispatch::run(std::array<uint32_t, 3> groups, std::array<uint32_t, 3> local) {
   if (groups[0] == 0 || groups[1] == 0 || groups[2] == 0) return;
-  const Pipeline& p = ctx_.pipelines().get(kernel_, defines_, local);
+  const Pipeline& p = generated_.empty() ? ctx_.pipelines().get(kernel_, defines_, local)
+                                         : ctx_.pipelines().get_generated(kernel_, generated_, defines_, local);
   Stream& stream = ctx_.stream();
   std::lock_guard lock(stream.mutex());
-  if (layout_slot_ >= 0) {
-    const VkDeviceAddress a = ctx_.arguments(layout_bytes_.data(), static_cast<uint32_t>(layout_bytes_.size()));
-    std::memcpy(push_.data() + layout_slot_, &a, 8);
+  for (const auto& [slot, bytes] : blocks_) {
+    const VkDeviceAddress a = ctx_.arguments(bytes.data(), static_cast<uint32_t>(bytes.size()));
+    std::memcpy(push_.data() + slot, &a, 8);
   }
   stream.dispatch(p, push_.data(), kPushBytes, groups, accesses_);
 }

@@ -22,6 +22,11 @@ struct GlslType {
   const char* storage;
   const char* compute;
   const char* buffer;
+  const char* from = nullptr;  // storage -> compute when not a constructor (bf16)
+  const char* to = nullptr;    // compute -> storage when not a constructor
+  // "b_bf16_to_f32(x)" or "float(x)"; "b_f32_to_bf16(x)" or "float16_t(x)".
+  std::string load(const std::string& x) const { return std::string(from ? from : compute) + "(" + x + ")"; }
+  std::string store(const std::string& x) const { return std::string(to ? to : storage) + "(" + x + ")"; }
 };
 GlslType glsl_type(DType dtype, const Context& ctx, const char* op);
 
@@ -49,6 +54,11 @@ class Dispatch {
   Dispatch& operand(const std::string& name, const VulkanTensor& t, bool write) {
     return operand(name, t.dtype(), &t.allocation(), write);
   }
+  // Records that the dispatch reads or writes a slice (for barriers and deferred reuse).
+  Dispatch& access(Allocation* alloc, bool write) {
+    accesses_.push_back({alloc, write});
+    return *this;
+  }
   // operand() and its address pushed: a tensor field `ADDR name` of the kernel's Push block.
   Dispatch& tensor(const std::string& name, const VulkanTensor& t, bool write) {
     operand(name, t, write);
@@ -65,6 +75,14 @@ class Dispatch {
   // as idx_t (32- or 64-bit by layout.index64, which this also defines as INDEX64); pushes its address
   // and defines RANK and <names[k]>_MODE.
   Dispatch& layout(const Layout& l, const std::vector<std::string>& names);
+  // Runs `text` (a generated kernel, e.g. a fused program) instead of kernels/<kernel>.comp.
+  Dispatch& generated(std::string text) {
+    generated_ = std::move(text);
+    return *this;
+  }
+  // Pushes the device address of a copy of `bytes` in argument memory (made at run(), under the stream's
+  // lock): per-dispatch arrays such as tensor addresses or scalars of a generated kernel.
+  Dispatch& block(std::vector<uint8_t> bytes);
   // Every invocation of a 1-D grid covering n elements (gid()/gstride() in the prelude).
   void run_1d(int64_t n, uint32_t workgroup = 256);
   // An explicit grid of workgroups.
@@ -80,8 +98,9 @@ class Dispatch {
   std::vector<Access> accesses_;
   std::array<uint8_t, kPushBytes> push_{};
   uint32_t push_size_ = 0;
-  std::vector<uint8_t> layout_bytes_;
-  int32_t layout_slot_ = -1;  // where in push_ the layout's address goes, written at run()
+  std::string generated_;
+  // Argument blocks copied into argument memory at run(), each address written at its push slot.
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> blocks_;
 };
 
 }  // namespace burn::vulkan

@@ -231,15 +231,69 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
     case OpId::is_finite:
       if (f) return e("(isnan(a) || isinf(a)) ? 0u : 1u", B, 1);
       break;
+    // activations, as the cpu backend computes them (burn-backend-cpu/src/ops/activation.cpp); their double
+    // parameters arrive as s0, s1; LIT(x) is a literal of the expression's precision
+    case OpId::relu:
+      if (f) return e("(a < S_C(0)) ? S_C(0) : a", d, 1);
+      break;
+    case OpId::leaky_relu:
+      if (f) return e("(a > S_C(0)) ? a : a * s0", d, 1, 1);
+      break;
+    case OpId::gelu:
+      if (f) return e("LIT(0.5) * a * (S_C(1) + b_erf(a * LIT(0.70710678118654752440)))", d, 1);
+      break;
+    case OpId::gelu_tanh:
+      if (f) return e("b_gelu_tanh(a)", d, 1);
+      break;
+    case OpId::sigmoid:
+      if (f) return e("S_C(1) / (S_C(1) + b_exp(-a))", d, 1);
+      break;
+    case OpId::log_sigmoid:
+      if (f) return e("((a < S_C(0)) ? a : S_C(0)) - b_log1p(b_exp(-abs(a)))", d, 1);
+      break;
+    case OpId::silu:
+      if (f) return e("a / (S_C(1) + b_exp(-a))", d, 1);
+      break;
+    case OpId::mish:
+      if (f) return e("b_mish(a)", d, 1);
+      break;
+    case OpId::softplus:
+      if (f) return e("(a * s0 > s1) ? a : b_log1p(b_exp(a * s0)) / s0", d, 1, 2);
+      break;
+    case OpId::hard_sigmoid:
+      if (f) return e("b_min(b_max(s0 * a + s1, S_C(0)), S_C(1))", d, 1, 2);
+      break;
+    case OpId::elu:
+      if (f) return e("(a > S_C(0)) ? a : s0 * b_expm1(a)", d, 1, 1);
+      break;
+    case OpId::selu:
+      if (f)
+        return e(
+            "LIT(1.0507009873554804934193349852946) * ((a > S_C(0)) ? a : LIT(1.6732632423543772848170429916717) * "
+            "b_expm1(a))",
+            d, 1);
+      break;
     default: break;
   }
   return std::nullopt;
 }
 
+std::string with_literals(std::string text, DType d) {
+  for (size_t at = text.find("LIT("); at != std::string::npos; at = text.find("LIT(", at)) {
+    const size_t close = text.find(')', at);
+    std::string lit = text.substr(at + 4, close - at - 4);
+    if (d == DType::F64) lit += "lf";
+    text.replace(at, close - at + 1, lit);
+    at += lit.size();
+  }
+  return text;
+}
+
 std::string scalar_decoder(DType d) {
   switch (d) {
     case DType::F32:
-    case DType::F16: return "uintBitsToFloat(uint(bits))";
+    case DType::F16:
+    case DType::BF16: return "uintBitsToFloat(uint(bits))";
     case DType::F64: return "uint64BitsToDouble(bits)";
     case DType::I64: return "int64_t(bits)";
     case DType::I32:
@@ -252,7 +306,8 @@ std::string scalar_decoder(DType d) {
 uint64_t scalar_bits(const Scalar& s, DType d) {
   switch (d) {
     case DType::F32:
-    case DType::F16: return std::bit_cast<uint32_t>(static_cast<float>(s.as_double()));
+    case DType::F16:
+    case DType::BF16: return std::bit_cast<uint32_t>(static_cast<float>(s.as_double()));
     case DType::F64: return std::bit_cast<uint64_t>(s.as_double());
     case DType::Bool: return s.as_bool() ? 1 : 0;
     default: return static_cast<uint64_t>(s.as_int());

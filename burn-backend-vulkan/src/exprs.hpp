@@ -24,6 +24,10 @@ struct Expr {
 // that dtype (the caller raises Unsupported naming both).
 std::optional<Expr> elementwise_expr(OpId op, DType dtype);
 
+// `text` with every LIT(x) written as a literal of dtype's precision (x, or xlf for f64: GLSL cannot paste
+// a suffix in a macro).
+std::string with_literals(std::string text, DType dtype);
+
 // The GLSL expression decoding 64 bits of push constants into a scalar of dtype's compute type, and the
 // bits the host pushes for a scalar value in that dtype.
 std::string scalar_decoder(DType dtype);

@@ -62,7 +62,11 @@ VulkanBackend::~VulkanBackend() = default;
 
 bool VulkanBackend::supports(OpId op, DType dtype) const {
   const DeviceFeatures& f = ctx_->profile().features;
-  if (dtype == DType::BF16 || (dtype == DType::F64 && !f.float64) || (dtype == DType::F16 && !f.float16)) return false;
+  if ((dtype == DType::BF16 && !f.storage16) || (dtype == DType::F64 && !f.float64) ||
+      (dtype == DType::F16 && !f.float16))
+    return false;
+  // bf16 is storage: data movement only, as on the cpu backend.
+  if (dtype == DType::BF16) return op_info(op).group == OpGroup::layout || op_info(op).group == OpGroup::creation;
   const bool fl = dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16;
   const bool num = fl || dtype == DType::I64 || dtype == DType::I32;
   switch (op) {
@@ -90,6 +94,7 @@ bool VulkanBackend::supports(OpId op, DType dtype) const {
 
 void* VulkanBackend::query_interface(std::string_view name) {
   if (name == "memory") return &ctx_->memory();
+  if (name == kFusedElementwiseInterface) return static_cast<FusedExecutor*>(&fused_);
   if (name == kDeviceSelectorInterface) {
     static Selector selector;
     return &selector;

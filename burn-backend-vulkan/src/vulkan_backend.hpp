@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "burn/tensor/backend.hpp"
+#include "fused/executor.hpp"
 #include "runtime/context.hpp"
 #include "vulkan_tensor.hpp"
 
@@ -33,7 +34,10 @@
   /* float_math (src/ops/float_math.cpp) */ \
   OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) OP(cosh) OP(tanh) OP(asin) OP(acos) \
   OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \
-  OP(is_nan) OP(is_inf) OP(is_finite)
+  OP(is_nan) OP(is_inf) OP(is_finite) \
+  /* activation (src/ops/activation.cpp) */ \
+  OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
+  OP(hard_sigmoid) OP(elu) OP(selu)
 // clang-format on
 
 namespace burn::vulkan {
@@ -49,7 +53,8 @@ class VulkanBackend final : public Backend {
 
   std::string name() const override { return spec_; }
   bool supports(OpId op, DType dtype) const override;
-  // "memory": MemoryStats of the device pool; "vulkan-stats": dispatch, submit and pipeline counters
+  // "memory": MemoryStats of the device pool; kFusedElementwiseInterface: the fused executor (generated
+  // kernels); "vulkan-stats": dispatch, submit and pipeline counters
   // (VulkanStats below); "device-selector": a DeviceSelector for `vulkan:<n>`; "device-list".
   void* query_interface(std::string_view name) override;
   void sync() override;
@@ -69,6 +74,7 @@ class VulkanBackend final : public Backend {
  private:
   std::shared_ptr<Context> ctx_;
   std::string spec_;
+  VulkanFusedExecutor fused_{*this};
 };
 
 // Counters for tests and the fusion inspector, through query_interface("vulkan-stats").

@@ -108,6 +108,12 @@ TEST(PluginHost, RejectsZeroScore) {
             rejection(BURN_TEST_PLUGIN_ZEROSCORE, "score 0: cannot run on this machine"));
 }
 
+TEST(PluginHost, AZeroScoreCarriesThePluginsReasonWhenItGivesOne) {
+  EXPECT_EQ(
+      load_error(BURN_TEST_PLUGIN_ZEROREASON),
+      rejection(BURN_TEST_PLUGIN_ZEROREASON, "score 0: cannot run on this machine (no test device on this machine)"));
+}
+
 TEST(PluginHost, RejectsLibraryWithoutEntrySymbol) {
   EXPECT_EQ(load_error(BURN_TEST_PLUGIN_NOENTRY),
             rejection(BURN_TEST_PLUGIN_NOENTRY,

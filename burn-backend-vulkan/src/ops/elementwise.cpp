@@ -82,7 +82,7 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
   dp.push_u64(e->scalars > 1 ? scalar_bits(s1, sd) : 0);
   dp.layout(l, std::vector<std::string>(kNames, kNames + in.size()));
   dp.push_i32(e->faults ? static_cast<int32_t>(ctx.fault_tag(name, "a divisor")) : 0);
-  dp.define("OP", e->text);
+  dp.define("OP", with_literals(e->text, d));
   dp.define("ARITY", std::to_string(in.size()));
   dp.define("S_C", glsl_type(sd, ctx, name).compute);
   if (e->scalars > 0) dp.define("SCALAR0(bits)", scalar_decoder(sd));

@@ -58,8 +58,8 @@ std::string compiler_version() {
          std::to_string(GLSLANG_VERSION_PATCH);
 }
 
-std::string assemble_source(std::string_view kernel_name, const Defines& defines) {
-  const std::string_view kernel = kernel_source(kernel_name);
+std::string assemble_source(std::string_view kernel_name, const Defines& defines, std::string_view kernel_text) {
+  const std::string_view kernel = kernel_text.empty() ? kernel_source(kernel_name) : kernel_text;
   if (kernel.empty()) throw Unsupported(op_name(), "no Vulkan kernel named '" + std::string(kernel_name) + "'");
   std::string src = "#version 460\n";
   for (const auto& [k, v] : defines) src += "#define " + k + " " + v + "\n";

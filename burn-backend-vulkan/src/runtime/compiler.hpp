@@ -11,8 +11,9 @@ namespace burn::vulkan {
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-// The text glslang compiles: "#version 460", the defines, the prelude, then the kernel.
-std::string assemble_source(std::string_view kernel_name, const Defines& defines);
+// The text glslang compiles: "#version 460", the defines, the dialect (prelude and math), then the kernel:
+// kernels/<kernel_name>.comp, or `kernel_text` when given (a generated kernel).
+std::string assemble_source(std::string_view kernel_name, const Defines& defines, std::string_view kernel_text = {});
 
 // SPIR-V 1.5 for Vulkan 1.2. DeviceError naming the kernel, the defines and glslang's log (with the
 // failing line quoted) when the source does not compile.

@@ -31,11 +31,11 @@ void Context::init() {
   f12.storageBuffer8BitAccess = VK_TRUE;
   f12.shaderFloat16 = f.float16;
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
-  f11.storageBuffer16BitAccess = f.float16;
+  f11.storageBuffer16BitAccess = f.float16 || f.storage16;
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
   f2.features.shaderInt64 = VK_TRUE;
   f2.features.shaderFloat64 = f.float64;
-  f2.features.shaderInt16 = f.int16;
+  f2.features.shaderInt16 = f.int16 || f.storage16;
 
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};

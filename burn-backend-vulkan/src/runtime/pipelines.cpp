@@ -146,19 +146,40 @@ std::vector<uint32_t> Pipelines::spirv_for(std::string_view kernel, const std::s
   return spirv;
 }
 
-const Pipeline& Pipelines::get(std::string_view kernel, const Defines& defines, std::array<uint32_t, 3> local) {
-  std::string key(kernel);
+namespace {
+// The in-memory cache key: the kernel (or the generated text's hash), every define and the workgroup size.
+std::string key_of(std::string key, const Defines& defines, std::array<uint32_t, 3> local) {
   for (const auto& [k, v] : defines) key.append("|").append(k).append("=").append(v);
   for (uint32_t l : local) key.append("|").append(std::to_string(l));
+  return key;
+}
+}  // namespace
+
+const Pipeline& Pipelines::get(std::string_view kernel, const Defines& defines, std::array<uint32_t, 3> local) {
+  std::string key = key_of(std::string(kernel), defines, local);
   std::lock_guard lock(mutex_);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
+  return get_locked(kernel, std::move(key), {}, defines, local);
+}
 
+const Pipeline& Pipelines::get_generated(std::string_view name, const std::string& text, const Defines& defines,
+                                         std::array<uint32_t, 3> local) {
+  std::string key = key_of("generated|" + hex(fnv1a(text)), defines, local);
+  std::lock_guard lock(mutex_);
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
+  return get_locked(name, std::move(key), text, defines, local);
+}
+
+const Pipeline& Pipelines::get_locked(std::string_view kernel, std::string key, const std::string& text,
+                                      const Defines& defines, std::array<uint32_t, 3> local) {
   Defines all = defines;
   all.emplace_back("WG_X", std::to_string(local[0]));
   all.emplace_back("WG_Y", std::to_string(local[1]));
   all.emplace_back("WG_Z", std::to_string(local[2]));
-  const std::string source = assemble_source(kernel, all);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string source = assemble_source(kernel, all, text);
   const std::vector<uint32_t> spirv = spirv_for(kernel, source, all);
+  const auto t1 = std::chrono::steady_clock::now();
 
   VkDevice dev = ctx_.device();
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -177,6 +198,11 @@ const Pipeline& Pipelines::get(std::string_view kernel, const Defines& defines, 
   const VkResult r = vkCreateComputePipelines(dev, cache_, 1, &pi, nullptr, &p->handle);
   vkDestroyShaderModule(dev, module, nullptr);
   check_vk(r, ("vkCreateComputePipelines for kernel '" + std::string(kernel) + "'").c_str());
+  if (log::enabled(log::Level::debug)) {
+    const auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+    log::debug("vulkan: pipeline " + key + ": SPIR-V " + std::to_string(ms(t1 - t0)) + " ms, driver " +
+               std::to_string(ms(std::chrono::steady_clock::now() - t1)) + " ms");
+  }
   dirty_ = true;
   // Saved now and then rather than only at exit, which a killed process never reaches.
   if (std::chrono::steady_clock::now() - last_save_ > std::chrono::seconds(2)) save_locked();

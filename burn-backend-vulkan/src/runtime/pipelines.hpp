@@ -36,6 +36,10 @@ class Pipelines {
   // The pipeline of kernels/<kernel>.comp with these defines and workgroup size (given to the source as
   // WG_X, WG_Y, WG_Z). DeviceError naming the kernel when it does not compile.
   const Pipeline& get(std::string_view kernel, const Defines& defines, std::array<uint32_t, 3> local);
+  // The same for a generated kernel (the fusion code generator): `text` takes the place of the .comp file,
+  // `name` only labels errors; cached by the text.
+  const Pipeline& get_generated(std::string_view name, const std::string& text, const Defines& defines,
+                                std::array<uint32_t, 3> local);
   // Writes the driver's pipeline cache to disk (atomically) if it changed.
   void save();
 
@@ -45,6 +49,8 @@ class Pipelines {
   const std::string& cache_dir() const { return dir_; }     // empty: no disk cache
 
  private:
+  const Pipeline& get_locked(std::string_view kernel, std::string key, const std::string& text, const Defines& defines,
+                             std::array<uint32_t, 3> local);
   std::vector<uint32_t> spirv_for(std::string_view kernel, const std::string& source, const Defines& defines);
   std::string pipeline_cache_path() const;
   void save_locked();  // mutex_ held

@@ -107,6 +107,7 @@ DeviceProfile profile_device(VkPhysicalDevice physical, uint32_t index) {
     p.features.int64 = f2.features.shaderInt64;
     p.features.int16 = f2.features.shaderInt16;
     p.features.float16 = f12.shaderFloat16 && f11.storageBuffer16BitAccess;
+    p.features.storage16 = f2.features.shaderInt16 && f11.storageBuffer16BitAccess;
     p.features.int8 = f12.shaderInt8 && f12.storageBuffer8BitAccess;
     p.features.buffer_device_address = f12.bufferDeviceAddress;
     p.features.timeline_semaphore = f12.timelineSemaphore;

@@ -19,6 +19,7 @@ struct DeviceFeatures {
   bool int64 = false;                  // shaderInt64: i64 tensors and 64-bit addressing (required)
   bool int8 = false;                   // shaderInt8 + storageBuffer8BitAccess: bool tensors (required)
   bool int16 = false;                  // shaderInt16
+  bool storage16 = false;              // shaderInt16 + storageBuffer16BitAccess: bf16 tensors, stored as 16 bits
   bool buffer_device_address = false;  // tensors are addressed by device address (required)
   bool timeline_semaphore = false;     // submission serials (required)
   bool subgroup_arithmetic = false;    // subgroupAdd/Max in compute shaders (reductions)

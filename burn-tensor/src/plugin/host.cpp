@@ -40,6 +40,7 @@ namespace fs = boost::filesystem;
 namespace dll = boost::dll;
 
 constexpr const char* kEntrySymbol = "burn_plugin_entry";
+constexpr const char* kUnavailableSymbol = "burn_plugin_unavailable_reason";
 
 const char* kind_name(uint32_t kind) {
   switch (kind) {
@@ -422,7 +423,13 @@ class Host {
     }
     e.record.score = d->score();
     if (e.record.score <= 0) {
-      return reject(e, "score " + std::to_string(e.record.score) + ": cannot run on this machine");
+      std::string why = "score " + std::to_string(e.record.score) + ": cannot run on this machine";
+      // An optional second symbol says why (no Vulkan device, a driver that refuses); see plugin.hpp.
+      if (library->has(kUnavailableSymbol)) {
+        const char* detail = library->get<const char*()>(kUnavailableSymbol)();
+        if (detail && *detail) why += " (" + safe_str(detail) + ")";
+      }
+      return reject(e, why);
     }
 
     e.descriptor = d;

@@ -1,5 +1,6 @@
 // A test plugin written with BURN_BACKEND_PLUGIN. TEST_PLUGIN_MODE picks its behaviour:
-// 1 forwards to the cpu device (decorator_name "fwdtest"), 2 has a throwing factory, 3 scores 0.
+// 1 forwards to the cpu device (decorator_name "fwdtest"), 2 has a throwing factory, 3 scores 0, 4 scores 0
+// and says why.
 #include <memory>
 #include <stdexcept>
 
@@ -34,7 +35,7 @@ std::unique_ptr<burn::Backend> make_backend() {
 }
 
 int32_t plugin_score() {
-#if TEST_PLUGIN_MODE == 3
+#if TEST_PLUGIN_MODE == 3 || TEST_PLUGIN_MODE == 4
   return 0;
 #else
   return TEST_PLUGIN_SCORE;
@@ -44,3 +45,6 @@ int32_t plugin_score() {
 }  // namespace
 
 BURN_BACKEND_PLUGIN(TEST_PLUGIN_NAME, "0.0.1", make_backend, plugin_score)
+#if TEST_PLUGIN_MODE == 4
+BURN_PLUGIN_UNAVAILABLE_REASON([] { return std::string("no test device on this machine"); })
+#endif

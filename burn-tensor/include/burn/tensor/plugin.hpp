@@ -97,6 +97,20 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
 
 }  // namespace burn::plugins
 
+// Optional, beside the entry point: why score() returned 0 ("no Vulkan device: ..."), shown by `burn plugins`
+// after "cannot run on this machine". FN is a `std::string()` function (it may throw: the answer is then
+// empty); the text is kept in a static buffer, so the symbol is not thread-safe and is only for the host.
+#define BURN_PLUGIN_UNAVAILABLE_REASON(FN)                                                         \
+  extern "C" __attribute__((visibility("default"))) const char* burn_plugin_unavailable_reason() { \
+    static std::string reason;                                                                     \
+    try {                                                                                          \
+      reason = (FN)();                                                                             \
+    } catch (...) {                                                                                \
+      reason.clear();                                                                              \
+    }                                                                                              \
+    return reason.c_str();                                                                         \
+  }
+
 // The entry point every plugin macro writes (BURN_BACKEND_PLUGIN, BURN_RECORDER_PLUGIN,
 // BURN_IMPORTER_PLUGIN). Before it, the kind's macro defines in an anonymous namespace
 // `void* burn_plugin_make_()` (may throw) and `void burn_plugin_free_(void*) noexcept`; here score()

@@ -1,0 +1,21 @@
+// The fused executor burn-fusion asks for through query_interface(kFusedElementwiseInterface).
+#pragma once
+
+#include "burn/tensor/fused.hpp"
+
+namespace burn::vulkan {
+
+class VulkanBackend;
+
+class VulkanFusedExecutor final : public FusedExecutor {
+ public:
+  explicit VulkanFusedExecutor(VulkanBackend& backend) : backend_(backend) {}
+  bool can_run(const FusedProgram& program) const override;
+  bool owns(const Primitive& p) const override;
+  Prims run(const FusedProgram& program, const Prims& inputs) override;
+
+ private:
+  VulkanBackend& backend_;
+};
+
+}  // namespace burn::vulkan
