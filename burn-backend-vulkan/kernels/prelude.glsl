@@ -49,12 +49,23 @@ uint16_t b_f32_to_bf16(float f) {
   if (isnan(f)) return uint16_t((u >> 16) | 0x40u);
   return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
+// From any scalar type (an int cast to bf16 goes through float).
+#define b_f32_to_bf16f(v) b_f32_to_bf16(float(v))
 #endif
 
-// Element access through an operand's defines: X_BUF(pc.X) is the buffer at operand X's address, X_FROM and
-// X_TO convert between its storage and compute types (constructors, or the bf16 bit conversions).
-#define LOAD(X, i) X##_FROM(X##_BUF(pc.X).v[i])
-#define STORE(X, i, val) X##_BUF(pc.X).v[i] = X##_TO(val)
+// Element i of the `size`-byte elements of buffer type B at address `addr`. GLSL indexes arrays with 32-bit
+// ints only, so with 64-bit indices (INDEX64) the element's own address is formed instead.
+#ifdef INDEX64
+#define AT(B, addr, i, size) B((addr) + uint64_t(i) * uint64_t(size)).v[0]
+#else
+#define AT(B, addr, i, size) B(addr).v[i]
+#endif
+
+// Element access through an operand's defines: X_BUF is its buffer type and pc.X its address, X_SIZE its
+// element size, X_FROM and X_TO convert between its storage and compute types (constructors, or the bf16
+// bit conversions).
+#define LOAD(X, i) X##_FROM(AT(X##_BUF, pc.X, i, X##_SIZE))
+#define STORE(X, i, val) AT(X##_BUF, pc.X, i, X##_SIZE) = X##_TO(val)
 // A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
 #define CVT(T, x) T(x)
 

@@ -8,11 +8,10 @@
 
 namespace burn::vulkan {
 
-GlslType glsl_type(DType dtype, const Context& ctx, const char* op) {
-  const DeviceFeatures& f = ctx.profile().features;
+GlslType glsl_type(DType dtype, const DeviceFeatures& f, const std::string& device, const char* op) {
   auto unsupported = [&](const char* why) -> GlslType {
-    throw Unsupported(op, std::string("dtype ") + std::string(dtype_name(dtype)) + " on Vulkan device " +
-                              ctx.profile().name + ": " + why);
+    throw Unsupported(
+        op, std::string("dtype ") + std::string(dtype_name(dtype)) + " on Vulkan device " + device + ": " + why);
   };
   switch (dtype) {
     case DType::F32: return {"float", "float", "BufF32"};
@@ -29,7 +28,7 @@ GlslType glsl_type(DType dtype, const Context& ctx, const char* op) {
     case DType::Bool: return {"uint8_t", "uint", "BufU8"};
     case DType::BF16:
       if (!f.storage16) return unsupported("no 16-bit storage buffers with shaderInt16");
-      return {"uint16_t", "float", "BufU16", "b_bf16_to_f32", "b_f32_to_bf16"};
+      return {"uint16_t", "float", "BufU16", "b_bf16_to_f32", "b_f32_to_bf16f"};
   }
   return unsupported("unknown dtype");
 }
@@ -91,16 +90,37 @@ Dispatch& Dispatch::define(std::string name, std::string value) {
   return *this;
 }
 
+void add_operand_defines(Defines& d, const std::string& name, DType dtype, const DeviceFeatures& features,
+                         const std::string& device, const char* op) {
+  const GlslType t = glsl_type(dtype, features, device, op);
+  d.emplace_back(name + "_T", t.storage);
+  d.emplace_back(name + "_C", t.compute);
+  d.emplace_back(name + "_BUF", t.buffer);
+  d.emplace_back(name + "_FROM(v)", t.load("v"));
+  d.emplace_back(name + "_TO(v)", t.store("v"));
+  d.emplace_back(name + "_SIZE", std::to_string(dtype_size(dtype)));
+  if (dtype == DType::F64) d.emplace_back("HAS_F64", "1");
+  if (dtype == DType::F16) d.emplace_back("HAS_F16", "1");
+  if (dtype == DType::BF16) d.emplace_back("HAS_BF16", "1");
+}
+
+void add_layout_defines(Defines& d, const std::vector<int>& modes, size_t rank, bool index64,
+                        const std::vector<std::string>& names) {
+  if (index64) d.emplace_back("INDEX64", "1");
+  // RANK and the strides' positions matter to strided operands only: contiguous and broadcast launches
+  // of any rank share one pipeline.
+  bool strided = false;
+  for (size_t k = 0; k < names.size(); ++k) strided = strided || modes[k] == 2;
+  if (strided) d.emplace_back("RANK", std::to_string(rank));
+  for (size_t k = 0; k < names.size(); ++k) {
+    d.emplace_back(names[k] + "_MODE", std::to_string(modes[k]));
+    // Where operand k's strides start in the block, in idx_t units.
+    d.emplace_back(names[k] + "_STRIDES", modes[k] == 2 ? std::to_string(rank * (k + 1)) : "0");
+  }
+}
+
 Dispatch& Dispatch::operand(const std::string& name, DType dtype, Allocation* alloc, bool write) {
-  const GlslType t = glsl_type(dtype, ctx_, op_);
-  define(name + "_T", t.storage);
-  define(name + "_C", t.compute);
-  define(name + "_BUF", t.buffer);
-  define(name + "_FROM(v)", t.load("v"));
-  define(name + "_TO(v)", t.store("v"));
-  if (dtype == DType::F64) define("HAS_F64");
-  if (dtype == DType::F16) define("HAS_F16");
-  if (dtype == DType::BF16) define("HAS_BF16");
+  add_operand_defines(defines_, name, dtype, ctx_.profile().features, ctx_.profile().name, op_);
   if (alloc) accesses_.push_back({alloc, write});
   return *this;
 }
@@ -114,7 +134,13 @@ Dispatch& Dispatch::push_bytes(const void* data, uint32_t bytes, uint32_t alignm
 }
 
 Dispatch& Dispatch::layout(const Layout& l, const std::vector<std::string>& names) {
-  const size_t r = l.rank();
+  std::vector<int> modes;
+  for (size_t k = 0; k < names.size(); ++k) modes.push_back(l.mode(k));
+  add_layout_defines(defines_, modes, l.rank(), l.index64, names);
+  return layout_block(l);
+}
+
+Dispatch& Dispatch::layout_block(const Layout& l) {
   std::vector<uint8_t> bytes;
   auto put = [&](int64_t v) {
     const size_t at = bytes.size();
@@ -131,17 +157,6 @@ Dispatch& Dispatch::layout(const Layout& l, const std::vector<std::string>& name
   for (const auto& s : l.strides)
     for (int64_t v : s) put(v);
   if (bytes.empty()) put(0);  // a valid address even for a rank-0 layout
-  if (l.index64) define("INDEX64");
-  // RANK and the strides' positions matter to strided operands only: contiguous and broadcast launches
-  // of any rank share one pipeline.
-  bool strided = false;
-  for (size_t k = 0; k < names.size(); ++k) strided = strided || l.mode(k) == 2;
-  if (strided) define("RANK", std::to_string(r));
-  for (size_t k = 0; k < names.size(); ++k) {
-    define(names[k] + "_MODE", std::to_string(l.mode(k)));
-    // Where operand k's strides start in the block, in idx_t units.
-    define(names[k] + "_STRIDES", l.mode(k) == 2 ? std::to_string(r * (k + 1)) : "0");
-  }
   return block(std::move(bytes));
 }
 

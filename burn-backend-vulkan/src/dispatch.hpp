@@ -28,7 +28,19 @@ struct GlslType {
   std::string load(const std::string& x) const { return std::string(from ? from : compute) + "(" + x + ")"; }
   std::string store(const std::string& x) const { return std::string(to ? to : storage) + "(" + x + ")"; }
 };
-GlslType glsl_type(DType dtype, const Context& ctx, const char* op);
+GlslType glsl_type(DType dtype, const DeviceFeatures& features, const std::string& device, const char* op);
+inline GlslType glsl_type(DType dtype, const Context& ctx, const char* op) {
+  return glsl_type(dtype, ctx.profile().features, ctx.profile().name, op);
+}
+
+// Define builders shared by the launchers and the compile-everything test (kernel_variants.hpp), so the
+// test compiles exactly what the ops would: operand `name`'s name_T, name_C, name_BUF, name_FROM, name_TO
+// and the HAS_* feature switch of its dtype; a layout's INDEX64, RANK (strided operands only) and each
+// operand's name_MODE and name_STRIDES.
+void add_operand_defines(Defines& d, const std::string& name, DType dtype, const DeviceFeatures& features,
+                         const std::string& device, const char* op);
+void add_layout_defines(Defines& d, const std::vector<int>& modes, size_t rank, bool index64,
+                        const std::vector<std::string>& names);
 
 // The strides of a set of views over one iteration shape, with dims merged where every operand allows
 // it and size-1 dims dropped, so most launches index with one dim or none.
@@ -49,6 +61,16 @@ class Dispatch {
  public:
   Dispatch(Context& ctx, std::string_view kernel, const char* op);
   Dispatch& define(std::string name, std::string value = "1");
+  // Adds prebuilt defines (a launcher's *_defines function).
+  Dispatch& use(const Defines& defines) {
+    defines_.insert(defines_.end(), defines.begin(), defines.end());
+    return *this;
+  }
+  // Pushes t's address and records its access, without defines (they came with use()).
+  Dispatch& address(const VulkanTensor& t, bool write) {
+    access(&t.allocation(), write);
+    return push_u64(t.address());
+  }
   // Operand `name`: defines name_T, name_C and name_BUF for its dtype and records its slice's access.
   Dispatch& operand(const std::string& name, DType dtype, Allocation* alloc, bool write);
   Dispatch& operand(const std::string& name, const VulkanTensor& t, bool write) {
@@ -72,9 +94,10 @@ class Dispatch {
   Dispatch& push_f32(float v) { return push_bytes(&v, 4, 4); }
   Dispatch& push_f64(double v) { return push_bytes(&v, 8, 8); }
   // A layout's shape and operand strides copied into argument memory: [shape | strides_0 | strides_1 ...]
-  // as idx_t (32- or 64-bit by layout.index64, which this also defines as INDEX64); pushes its address
-  // and defines RANK and <names[k]>_MODE.
+  // as idx_t (32- or 64-bit by layout.index64); pushes its address. layout() also adds its defines
+  // (add_layout_defines); layout_block() only pushes, for launchers whose defines came with use().
   Dispatch& layout(const Layout& l, const std::vector<std::string>& names);
+  Dispatch& layout_block(const Layout& l);
   // Runs `text` (a generated kernel, e.g. a fused program) instead of kernels/<kernel>.comp.
   Dispatch& generated(std::string text) {
     generated_ = std::move(text);

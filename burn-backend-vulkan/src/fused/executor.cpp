@@ -12,7 +12,8 @@
 namespace burn::vulkan {
 
 bool VulkanFusedExecutor::can_run(const FusedProgram& program) const {
-  return can_generate(program, backend_.context());
+  const DeviceProfile& p = backend_.context().profile();
+  return can_generate(program, p.features, p.name);
 }
 
 bool VulkanFusedExecutor::owns(const Primitive& p) const {
@@ -66,7 +67,7 @@ Prims VulkanFusedExecutor::run(const FusedProgram& program, const Prims& inputs)
   for (size_t k = 0; k < in.size(); ++k) names.push_back("IN" + std::to_string(k));
   dp.layout(l, names);
   dp.push_i32(static_cast<int32_t>(ctx.fault_tag("fusion", "a divisor")));
-  dp.generated(generate_elementwise(program, modes, ctx));
+  dp.generated(generate_elementwise(program, modes, ctx.profile().features, ctx.profile().name));
   dp.run_1d(n);
   return outs;
 }

@@ -66,28 +66,46 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
   std::vector<std::vector<int64_t>> strides;
   for (const VkPtr& t : in) strides.push_back(broadcast_strides(*t, shape));
   const Layout l = collapse(shape, strides);
-  static const char* const kNames[] = {"A", "B", "C"};
+  std::vector<int> modes;
+  for (size_t k = 0; k < in.size(); ++k) modes.push_back(l.mode(k));
   Dispatch dp(ctx, "elementwise", name);
+  dp.use(elementwise_defines(op, d, modes, l.rank(), l.index64, ctx.profile().features, ctx.profile().name));
   for (size_t i = 0; i < 3; ++i) {
     if (i < in.size())
-      dp.tensor(kNames[i], *in[i], false);
+      dp.address(*in[i], false);
     else
       dp.push_u64(0);
   }
-  dp.tensor("Y", *out, true);
+  dp.address(*out, true);
   dp.push_u64(e->faults ? ctx.faults_address() : 0);
   dp.push_i64(n);
   const DType sd = e->scalar_i64 ? DType::I64 : d;
   dp.push_u64(e->scalars > 0 ? scalar_bits(s0, sd) : 0);
   dp.push_u64(e->scalars > 1 ? scalar_bits(s1, sd) : 0);
-  dp.layout(l, std::vector<std::string>(kNames, kNames + in.size()));
+  dp.layout_block(l);
   dp.push_i32(e->faults ? static_cast<int32_t>(ctx.fault_tag(name, "a divisor")) : 0);
-  dp.define("OP", with_literals(e->text, d));
-  dp.define("ARITY", std::to_string(in.size()));
-  dp.define("S_C", glsl_type(sd, ctx, name).compute);
-  if (e->scalars > 0) dp.define("SCALAR0(bits)", scalar_decoder(sd));
-  if (e->scalars > 1) dp.define("SCALAR1(bits)", scalar_decoder(sd));
   dp.run_1d(n);
+  return out;
+}
+
+Defines elementwise_defines(OpId op, DType d, const std::vector<int>& modes, size_t rank, bool index64,
+                            const DeviceFeatures& features, const std::string& device) {
+  const char* name = op_info(op).name;
+  const std::optional<Expr> e = elementwise_expr(op, d);
+  if (!e) throw Unsupported(name, "dtype " + std::string(dtype_name(d)) + " on Vulkan device " + device);
+  static const char* const kNames[] = {"A", "B", "C"};
+  Defines out;
+  for (size_t k = 0; k < modes.size(); ++k)
+    add_operand_defines(out, kNames[k], static_cast<int>(k) == e->bool_operand ? DType::Bool : d, features, device,
+                        name);
+  add_operand_defines(out, "Y", e->result, features, device, name);
+  add_layout_defines(out, modes, rank, index64, std::vector<std::string>(kNames, kNames + modes.size()));
+  const DType sd = e->scalar_i64 ? DType::I64 : d;
+  out.emplace_back("OP", with_literals(e->text, d));
+  out.emplace_back("ARITY", std::to_string(modes.size()));
+  out.emplace_back("S_C", glsl_type(sd, features, device, name).compute);
+  if (e->scalars > 0) out.emplace_back("SCALAR0(bits)", scalar_decoder(sd));
+  if (e->scalars > 1) out.emplace_back("SCALAR1(bits)", scalar_decoder(sd));
   return out;
 }
 

@@ -4,6 +4,10 @@
 
 #include <initializer_list>
 
+#include <string>
+#include <vector>
+
+#include "runtime/compiler.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
@@ -12,6 +16,11 @@ namespace burn::vulkan {
 // buffer when the caller moved in its only handle. Unsupported naming the op, dtype and device when the
 // expression table has no entry for the inputs' dtype.
 Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0 = {}, Scalar s1 = {});
+
+// Every define of the elementwise kernel for `op` on `dtype` with these operand layout modes (the launcher
+// above and the compile-everything test use it).
+Defines elementwise_defines(OpId op, DType dtype, const std::vector<int>& modes, size_t rank, bool index64,
+                            const DeviceFeatures& features, const std::string& device);
 
 // The broadcast shape of the inputs (NumPy rules); ShapeError naming the op otherwise.
 Shape broadcast_shape(const char* op, const std::vector<Shape>& shapes);
