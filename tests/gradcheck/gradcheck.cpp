@@ -4,7 +4,8 @@
 //   <group>.<case>_f64      f64 gradients against central differences of the same call;
 //   <group>.<case>_grad2    second-order gradients against PyTorch's double backward ("grad2").
 // The loss is L = sum_k sum(out_k * seed_k) over the call's float outputs with the fixture's seeds.
-//   burn-gradcheck [--fixtures DIR] [--backend SPEC] [gtest options]
+//   burn-gradcheck [--fixtures DIR] [--backend SPEC] [--skip-unavailable] [gtest options]
+//   (--skip-unavailable: exit 77, ctest's "skipped", when the backend's plugin cannot run here)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -242,8 +243,11 @@ int main(int argc, char** argv) {
   using namespace burn::gradcheck;
   std::string fixtures = BURN_GRADCHECK_FIXTURES;
   std::vector<char*> rest = {argv[0]};
+  bool skip_unavailable = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--fixtures") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--skip-unavailable") == 0) {
+      skip_unavailable = true;
+    } else if (std::strcmp(argv[i], "--fixtures") == 0 && i + 1 < argc) {
       fixtures = argv[++i];
     } else if (std::strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
       g_backend = argv[++i];
@@ -256,6 +260,13 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "burn-gradcheck: " << e.what() << "\n";
     return 2;
+  }
+  try {
+    (void)device();
+  } catch (const burn::PluginError& e) {
+    // A backend this machine cannot run (no Vulkan device): ctest counts exit 77 as skipped.
+    std::cerr << "burn-gradcheck: " << e.what() << "\n";
+    return skip_unavailable ? 77 : 1;
   }
   int n = static_cast<int>(rest.size());
   rest.push_back(nullptr);

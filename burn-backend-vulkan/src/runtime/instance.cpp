@@ -76,7 +76,13 @@ Instance::Instance() {
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
-  check_vk(vkCreateInstance(&info, nullptr, &instance_), "vkCreateInstance");
+  const VkResult r = vkCreateInstance(&info, nullptr, &instance_);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
+    throw Unsupported("vulkan",
+                      "no Vulkan driver: the loader found no installable client driver (install a GPU "
+                      "driver, or mesa-vulkan-drivers for lavapipe on the CPU; VK_ICD_FILENAMES may point "
+                      "elsewhere)");
+  check_vk(r, "vkCreateInstance");
 
   if (!layers.empty()) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(

@@ -43,6 +43,7 @@ std::string DeviceProfile::describe() const {
   s << "vulkan:" << index << "  " << name << "  (" << type_name() << ", " << gib(device_local_bytes)
     << (unified_memory ? " shared with the host" : "") << ", Vulkan " << api_version_string() << ", "
     << (driver_info.empty() ? driver_name : driver_name + " " + driver_info) << ")";
+  for (const auto& d : disabled) s << "  [off: " << d << "]";
   if (!usable()) {
     s << "  unusable:";
     for (const auto& u : unusable) s << " " << u << ";";
