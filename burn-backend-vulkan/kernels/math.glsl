@@ -345,13 +345,22 @@ float b_cos(float x) {
   return (r.q == 1 || r.q == 2) ? -v : v;
 }
 
+// a / b with the quotient's rounding error fed back: within about half an ulp even where a device's
+// division is not correctly rounded (Vulkan allows 2.5 ulp).
+float bm_div(float a, float b) {
+  const float q = a / b;
+  const bm_ff p = bm_two_prod(q, b);
+  precise float residual = (a - p.hi) - p.lo;
+  return q + residual / b;
+}
+
 float b_tan(float x) {
   if (isnan(x) || isinf(x)) return F32_NAN;
   if (abs(x) < 0.000244140625f) return x;
   const bm_reducedf r = bm_reduce_pio2(x);
   const float s = bm_sin_kernel(r.hi, r.lo);
   const float c = bm_cos_kernel(r.hi, r.lo);
-  return (r.q & 1) == 0 ? s / c : -c / s;
+  return (r.q & 1) == 0 ? bm_div(s, c) : -bm_div(c, s);
 }
 
 // ---- sinh, cosh, tanh: odd polynomials near 0, expm1 and exp beyond (see math_f64.glsl) ----

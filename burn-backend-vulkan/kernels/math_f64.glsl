@@ -337,13 +337,22 @@ double b_cos(double x) {
   return (r.q == 1 || r.q == 2) ? -v : v;
 }
 
+// a / b with the quotient's rounding error fed back: within about half an ulp even where a device's
+// division is not correctly rounded (Vulkan allows 2.5 ulp).
+double bm_div(double a, double b) {
+  const double q = a / b;
+  const bm_dd p = bm_two_prod(q, b);
+  precise double residual = (a - p.hi) - p.lo;
+  return q + residual / b;
+}
+
 double b_tan(double x) {
   if (isnan(x) || isinf(x)) return F64_NAN;
   if (abs(x) < 7.450580596923828e-09) return x;
   const bm_reduced r = bm_reduce_pio2(x);
   const double s = bm_sin_kernel(r.hi, r.lo);
   const double c = bm_cos_kernel(r.hi, r.lo);
-  return (r.q & 1) == 0 ? s / c : -c / s;
+  return (r.q & 1) == 0 ? bm_div(s, c) : -bm_div(c, s);
 }
 
 // ---- sinh, cosh, tanh: odd polynomials near 0, expm1 and exp beyond ----
