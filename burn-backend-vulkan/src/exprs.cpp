@@ -202,7 +202,7 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       if (f) return e("b_erf(a)", d, 1);
       break;
     case OpId::round:
-      if (f) return e("roundEven(a)", d, 1);
+      if (f) return e("b_round(a)", d, 1);
       break;
     case OpId::floor:
       if (f) return e("floor(a)", d, 1);
