@@ -43,6 +43,9 @@ layout(buffer_reference, std430, buffer_reference_align = 2) buffer BufF16 { flo
 #define STORE(X, i, val) X##_BUF(pc.X).v[i] = X##_T(val)
 // A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
 #define CVT(T, x) T(x)
+// Workgroup-shared memory and the workgroup barrier (which also orders shared memory accesses).
+#define SHARED shared
+#define BARRIER() barrier()
 
 // Index arithmetic: 32-bit unless a tensor of the dispatch spans 2^31 elements or more (INDEX64).
 #ifdef INDEX64

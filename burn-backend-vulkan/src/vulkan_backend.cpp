@@ -76,6 +76,8 @@ bool VulkanBackend::supports(OpId op, DType dtype) const {
     case OpId::mask_where:
     case OpId::mask_fill:
     case OpId::argwhere: return true;
+    case OpId::scatter_add:
+    case OpId::select_add: return num || dtype == DType::I8 || dtype == DType::U8;
     default: break;
   }
   switch (op_info(op).group) {

@@ -17,7 +17,9 @@
   /* layout (src/ops/layout.cpp) */ \
   OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) OP(cat) \
   /* indexing (src/ops/indexing.cpp) */ \
-  OP(gather) OP(scatter_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
+  OP(gather) OP(scatter_add) OP(select) OP(select_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
+  /* embedding (src/ops/embedding.cpp) */ \
+  OP(embedding) OP(embedding_backward) \
   /* numeric (src/ops/numeric.cpp, matmul.cpp) */ \
   OP(add) OP(sub) OP(mul) OP(div) OP(remainder) OP(powf) OP(abs) OP(matmul) \
   OP(add_scalar) OP(sub_scalar) OP(mul_scalar) OP(div_scalar) OP(remainder_scalar) OP(powf_scalar) \
