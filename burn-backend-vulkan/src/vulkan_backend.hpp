@@ -13,9 +13,9 @@
 // clang-format off
 #define BURN_VULKAN_OPS(OP) \
   /* creation (src/ops/creation.cpp) */ \
-  OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) \
+  OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) OP(arange) OP(random) \
   /* layout (src/ops/layout.cpp) */ \
-  OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) OP(cat) \
+  OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) OP(cat) OP(repeat_dim) \
   /* indexing (src/ops/indexing.cpp) */ \
   OP(gather) OP(scatter_add) OP(select) OP(select_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
   /* embedding (src/ops/embedding.cpp) */ \

@@ -1,7 +1,7 @@
 // The Vulkan indexing and data-movement ops against the cpu plugin (same inputs, equal outputs, bit for
 // bit: the scatters sum in the cpu's order) or hand values: gather, scatter_add, select, select_add,
-// argwhere, embedding and its backward, over every dtype the device has, views, every dim, empty tensors
-// and faults.
+// argwhere, embedding and its backward, repeat_dim, arange and random (statistics and the Philox known
+// answers), over every dtype the device has, views, every dim, empty tensors and faults.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -204,6 +204,7 @@ TEST_F(VulkanIndexing, EmptyIndicesAndEmptyTensors) {
   expect_same(be().select(x, 1, s), cpu().select(xc, 1, sc), "empty select");
   auto [e, ec] = both({}, Shape{0, 4}, DType::F32);
   expect_same(be().argwhere(e), cpu().argwhere(ec), "argwhere of an empty tensor");
+  expect_same(be().repeat_dim(x, 0, 0), cpu().repeat_dim(xc, 0, 0), "repeat_dim 0 times");
 }
 
 TEST_F(VulkanIndexing, OutOfRangeIndicesAreFaultsNamingTheOpTheIndexAndTheSize) {
@@ -262,6 +263,7 @@ TEST_F(VulkanIndexing, BadArgumentsAreErrorsBeforeAnyLaunch) {
   EXPECT_THROW(be().scatter_add(be().cast(x, DType::Bool), 0, i, b), DTypeError);
   EXPECT_THROW(be().scatter_add(x, 0, i, be().cast(i, DType::I32)), DTypeError);
   EXPECT_THROW(be().select(x, 0, i), ShapeError);  // 2-D indices
+  EXPECT_THROW(be().repeat_dim(x, 0, -1), ValueError);
 }
 
 TEST_F(VulkanIndexing, ArgwhereMatchesTheCpu) {
@@ -314,6 +316,127 @@ TEST_F(VulkanIndexing, EmbeddingAndItsBackwardMatchTheCpu) {
   auto [w, wc] = both(values(40, 92), Shape{10, 4}, DType::I64);
   auto [s, sc] = both({7}, Shape{}, DType::I64);
   expect_same(be().embedding(w, s), cpu().embedding(wc, sc), "embedding of a scalar index, i64 weight");
+}
+
+TEST_F(VulkanIndexing, RepeatDimMatchesTheCpu) {
+  for (DType d : all_dtypes()) {
+    auto [x, xc] = both(values(24, 100), Shape{2, 3, 4}, d);
+    for (size_t dim = 0; dim < 3; ++dim)
+      expect_same(be().repeat_dim(x, dim, 3), cpu().repeat_dim(xc, dim, 3),
+                  std::string("repeat_dim ") + std::string(dtype_name(d)) + " dim " + std::to_string(dim));
+    expect_same(be().repeat_dim(be().permute(x, {2, 0, 1}), 1, 2), cpu().repeat_dim(cpu().permute(xc, {2, 0, 1}), 1, 2),
+                "repeat_dim of a permuted view");
+  }
+}
+
+TEST_F(VulkanIndexing, ArangeMatchesTheCpu) {
+  for (DType d : all_dtypes()) {
+    if (d == DType::Bool) continue;
+    const int64_t lo = d == DType::U8 ? 0 : -50;
+    expect_same(be().arange(lo, 120, 3, d), cpu().arange(lo, 120, 3, d), "arange " + std::string(dtype_name(d)));
+    expect_same(be().arange(100, lo, -7, d), cpu().arange(100, lo, -7, d), "descending arange");
+  }
+  // Several workgroups, and values past 2^31 in i64.
+  expect_same(be().arange(0, 300000, 1, DType::I32), cpu().arange(0, 300000, 1, DType::I32), "long arange");
+  const int64_t big = int64_t{1} << 40;
+  expect_same(be().arange(big, big + int64_t{5000} * 1000003, 1000003, DType::I64),
+              cpu().arange(big, big + int64_t{5000} * 1000003, 1000003, DType::I64), "arange beyond 2^31");
+  EXPECT_THROW(be().arange(0, 5, 0, DType::I64), ValueError);
+}
+
+// Philox4x32-10 written from its published description, checked against the published known answers;
+// the kernel's integer draws must reproduce it.
+std::array<uint32_t, 4> philox(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
+    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<uint32_t>(p0)};
+  }
+  return c;
+}
+
+TEST(Philox, KnownAnswers) {
+  EXPECT_EQ(philox({0, 0, 0, 0}, 0, 0), (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(philox({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, 0xffffffff, 0xffffffff),
+            (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(philox({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, 0xa4093822, 0x299f31d0),
+            (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+}
+
+TEST_F(VulkanIndexing, RandomIntegersAreThePhiloxStreamKeyedByTheSeed) {
+  // Uniform [0, 2^32) in i64 keeps each element's first 64-bit draw modulo 2^32: the block's word 1.
+  be().seed(42);
+  const Prim r = be().random(Shape{1000}, Distribution::uniform(0, 4294967296.0), DType::I64);
+  const uint64_t key = std::mt19937_64(42)();
+  const std::vector<int64_t> got = be().into_data(r).to_vec<int64_t>();
+  for (uint32_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], philox({i, 0, 0, 0}, static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32))[1]) << i;
+  // The same seed gives the same tensor; the next call another.
+  be().seed(42);
+  const Prim again = be().random(Shape{1000}, Distribution::uniform(0, 4294967296.0), DType::I64);
+  const Prim next = be().random(Shape{1000}, Distribution::uniform(0, 4294967296.0), DType::I64);
+  EXPECT_TRUE(be().into_data(again) == be().into_data(r));
+  EXPECT_FALSE(be().into_data(next) == be().into_data(r));
+}
+
+struct Moments {
+  double mean = 0, std = 0, lo = INFINITY, hi = -INFINITY;
+};
+Moments moments(const TensorData& d) {
+  const std::vector<double> v = d.to_f64_vec();
+  Moments m;
+  for (double x : v) {
+    m.mean += x;
+    m.lo = std::min(m.lo, x);
+    m.hi = std::max(m.hi, x);
+  }
+  m.mean /= static_cast<double>(v.size());
+  for (double x : v) m.std += (x - m.mean) * (x - m.mean);
+  m.std = std::sqrt(m.std / static_cast<double>(v.size()));
+  return m;
+}
+
+TEST_F(VulkanIndexing, RandomDistributionsHaveTheirStatistics) {
+  be().seed(7);
+  const int64_t n = 200000;
+  std::vector<DType> fl{DType::F32};
+  if (features().float64) fl.push_back(DType::F64);
+  if (features().float16) fl.push_back(DType::F16);
+  for (DType d : fl) {
+    const std::string name(dtype_name(d));
+    Moments u = moments(be().into_data(be().random(Shape{n}, Distribution::uniform(2, 3), d)));
+    EXPECT_GE(u.lo, 2.0) << name;
+    EXPECT_LT(u.hi, 3.0) << name;
+    EXPECT_NEAR(u.mean, 2.5, 0.005) << name;
+    EXPECT_NEAR(u.std, std::sqrt(1.0 / 12), 0.005) << name;
+    Moments g = moments(be().into_data(be().random(Shape{n}, Distribution::normal(1, 2), d)));
+    EXPECT_NEAR(g.mean, 1.0, 0.03) << name;
+    EXPECT_NEAR(g.std, 2.0, 0.03) << name;
+    const TensorData bd = be().into_data(be().random(Shape{n}, Distribution::bernoulli(0.3), d));
+    for (double x : bd.to_f64_vec()) ASSERT_TRUE(x == 0.0 || x == 1.0) << name;
+    EXPECT_NEAR(moments(bd).mean, 0.3, 0.005) << name;
+  }
+  // Integers: every value of [-3, 4) drawn, each about equally often.
+  const std::vector<double> iv =
+      be().into_data(be().random(Shape{n}, Distribution::uniform(-3, 4), DType::I32)).to_f64_vec();
+  std::vector<int64_t> hist(7, 0);
+  for (double x : iv) {
+    ASSERT_TRUE(x >= -3 && x < 4) << x;
+    ++hist[static_cast<size_t>(x + 3)];
+  }
+  for (int64_t h : hist) EXPECT_NEAR(static_cast<double>(h) / n, 1.0 / 7, 0.005);
+  // Normal on an integer dtype truncates toward zero; bool Default is a fair coin.
+  Moments gi = moments(be().into_data(be().random(Shape{n}, Distribution::normal(100, 10), DType::I64)));
+  EXPECT_NEAR(gi.mean, 99.5, 0.1);  // E[trunc(X)] = E[floor(X)] = 100 - 0.5 for X ~ N(100, 10)
+  Moments coin = moments(be().into_data(be().random(Shape{n}, Distribution{}, DType::Bool)));
+  EXPECT_NEAR(coin.mean, 0.5, 0.005);
+  EXPECT_THROW(be().random(Shape{4}, Distribution{}, DType::I64), ValueError);
+  EXPECT_THROW(be().random(Shape{4}, Distribution::uniform(3, 2), DType::F32), ValueError);
+  EXPECT_THROW(be().random(Shape{4}, Distribution::uniform(0, 300), DType::U8), ValueError);
 }
 
 }  // namespace
