@@ -83,7 +83,8 @@ bool VulkanBackend::supports(OpId op, DType dtype) const {
   switch (op_info(op).group) {
     case OpGroup::layout: return true;
     case OpGroup::boolean: return dtype == DType::Bool;
-    case OpGroup::bitwise: return dtype == DType::I64 || dtype == DType::I32;
+    case OpGroup::bitwise:
+      return dtype == DType::I64 || dtype == DType::I32 || dtype == DType::I8 || dtype == DType::U8;
     case OpGroup::float_math:
     case OpGroup::activation: return fl;
     default: return num || dtype == DType::Bool;

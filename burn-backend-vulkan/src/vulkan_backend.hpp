@@ -20,6 +20,8 @@
   OP(gather) OP(scatter_add) OP(select) OP(select_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
   /* embedding (src/ops/embedding.cpp) */ \
   OP(embedding) OP(embedding_backward) \
+  /* bitwise (src/ops/bitwise.cpp) */ \
+  OP(bitwise_and) OP(bitwise_or) OP(bitwise_xor) OP(bitwise_not) OP(bitwise_left_shift) OP(bitwise_right_shift) \
   /* numeric (src/ops/numeric.cpp, matmul.cpp) */ \
   OP(add) OP(sub) OP(mul) OP(div) OP(remainder) OP(powf) OP(abs) OP(matmul) \
   OP(add_scalar) OP(sub_scalar) OP(mul_scalar) OP(div_scalar) OP(remainder_scalar) OP(powf_scalar) \

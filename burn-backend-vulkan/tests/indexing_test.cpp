@@ -1,7 +1,7 @@
 // The Vulkan indexing and data-movement ops against the cpu plugin (same inputs, equal outputs, bit for
 // bit: the scatters sum in the cpu's order) or hand values: gather, scatter_add, select, select_add,
-// argwhere, embedding and its backward, repeat_dim, arange and random (statistics and the Philox known
-// answers), over every dtype the device has, views, every dim, empty tensors and faults.
+// argwhere, embedding and its backward, repeat_dim, arange, the bitwise ops and random (statistics and
+// the Philox known answers), over every dtype the device has, views, every dim, empty tensors and faults.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -264,6 +264,8 @@ TEST_F(VulkanIndexing, BadArgumentsAreErrorsBeforeAnyLaunch) {
   EXPECT_THROW(be().scatter_add(x, 0, i, be().cast(i, DType::I32)), DTypeError);
   EXPECT_THROW(be().select(x, 0, i), ShapeError);  // 2-D indices
   EXPECT_THROW(be().repeat_dim(x, 0, -1), ValueError);
+  EXPECT_THROW(be().bitwise_and(x, x), DTypeError);
+  EXPECT_THROW(be().bitwise_not(be().cast(x, DType::Bool)), DTypeError);
 }
 
 TEST_F(VulkanIndexing, ArgwhereMatchesTheCpu) {
@@ -342,6 +344,32 @@ TEST_F(VulkanIndexing, ArangeMatchesTheCpu) {
   expect_same(be().arange(big, big + int64_t{5000} * 1000003, 1000003, DType::I64),
               cpu().arange(big, big + int64_t{5000} * 1000003, 1000003, DType::I64), "arange beyond 2^31");
   EXPECT_THROW(be().arange(0, 5, 0, DType::I64), ValueError);
+}
+
+TEST_F(VulkanIndexing, BitwiseOpsMatchTheCpuIncludingShiftCountsOutOfRange) {
+  for (DType d : {DType::I64, DType::I32, DType::I8, DType::U8}) {
+    std::vector<double> a, b;
+    std::mt19937 g(110);
+    for (int k = 0; k < 96; ++k) {
+      a.push_back(static_cast<double>(static_cast<int>(g() % 255) - (d == DType::U8 ? 0 : 127)));
+      // Counts from -70 to 70: negative and past the width wrap modulo the promoted width.
+      b.push_back(d == DType::U8 ? static_cast<double>(g() % 80)
+                                 : static_cast<double>(static_cast<int>(g() % 141) - 70));
+    }
+    auto [x, xc] = both(a, Shape{8, 12}, d);
+    auto [y, yc] = both(b, Shape{8, 12}, d);
+    const std::string n(dtype_name(d));
+    expect_same(be().bitwise_and(x, y), cpu().bitwise_and(xc, yc), "and " + n);
+    expect_same(be().bitwise_or(x, y), cpu().bitwise_or(xc, yc), "or " + n);
+    expect_same(be().bitwise_xor(x, y), cpu().bitwise_xor(xc, yc), "xor " + n);
+    expect_same(be().bitwise_not(x), cpu().bitwise_not(xc), "not " + n);
+    expect_same(be().bitwise_left_shift(x, y), cpu().bitwise_left_shift(xc, yc), "shl " + n);
+    expect_same(be().bitwise_right_shift(x, y), cpu().bitwise_right_shift(xc, yc), "shr " + n);
+    // Broadcast rows against a transposed column.
+    auto [r, rc] = both(std::vector<double>(a.begin(), a.begin() + 12), Shape{12}, d);
+    expect_same(be().bitwise_xor(be().permute(y, {1, 0}), be().reshape(r, Shape{12, 1})),
+                cpu().bitwise_xor(cpu().permute(yc, {1, 0}), cpu().reshape(rc, Shape{12, 1})), "broadcast xor " + n);
+  }
 }
 
 // Philox4x32-10 written from its published description, checked against the published known answers;
