@@ -75,7 +75,11 @@ bool VulkanBackend::supports(OpId op, DType dtype) const {
     case OpId::select:
     case OpId::mask_where:
     case OpId::mask_fill:
-    case OpId::argwhere: return true;
+    case OpId::argwhere:
+    case OpId::random: return true;
+    case OpId::arange:
+    case OpId::embedding: return dtype != DType::Bool;
+    case OpId::embedding_backward: return fl;
     case OpId::scatter_add:
     case OpId::select_add: return num || dtype == DType::I8 || dtype == DType::U8;
     default: break;
