@@ -68,6 +68,9 @@ uint16_t b_f32_to_bf16(float f) {
 #define STORE(X, i, val) AT(X##_BUF, pc.X, i, X##_SIZE) = X##_TO(val)
 // A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
 #define CVT(T, x) T(x)
+// Workgroup-shared memory and the workgroup barrier (which also orders shared memory accesses).
+#define SHARED shared
+#define BARRIER() barrier()
 
 // Index arithmetic: 32-bit unless a tensor of the dispatch spans 2^31 elements or more (INDEX64).
 #ifdef INDEX64

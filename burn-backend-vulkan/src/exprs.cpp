@@ -12,6 +12,8 @@ namespace {
 bool fl(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
 bool integer(DType d) { return d == DType::I64 || d == DType::I32; }
 bool num(DType d) { return fl(d) || integer(d); }
+// The bitwise ops' dtypes: i8 and u8 compute as int (C's promotion, which the shift rules assume).
+bool bitwise(DType d) { return integer(d) || d == DType::I8 || d == DType::U8; }
 
 Expr e(std::string text, DType result, int arity, int scalars = 0, bool faults = false) {
   return Expr{std::move(text), result, arity, scalars, faults};
@@ -157,6 +159,27 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       break;
     case OpId::bool_xor:
       if (b) return e("((a != 0u) != (b != 0u)) ? 1u : 0u", B, 2);
+      break;
+    // bitwise: shift counts modulo the promoted width (burn/tensor/detail/bitwise.hpp)
+    case OpId::bitwise_and:
+      if (bitwise(d)) return e("a & b", d, 2);
+      break;
+    case OpId::bitwise_or:
+      if (bitwise(d)) return e("a | b", d, 2);
+      break;
+    case OpId::bitwise_xor:
+      if (bitwise(d)) return e("a ^ b", d, 2);
+      break;
+    case OpId::bitwise_not:
+      if (bitwise(d)) return e("~a", d, 1);
+      break;
+    case OpId::bitwise_left_shift:
+      if (d == DType::I64) return e("a << (b & int64_t(63))", d, 2);
+      if (bitwise(d)) return e("a << (b & 31)", d, 2);
+      break;
+    case OpId::bitwise_right_shift:
+      if (d == DType::I64) return e("a >> (b & int64_t(63))", d, 2);
+      if (bitwise(d)) return e("a >> (b & 31)", d, 2);
       break;
     // float math
     case OpId::exp:

@@ -5,6 +5,7 @@
 #include "dispatch.hpp"
 #include "exprs.hpp"
 #include "fused/codegen.hpp"
+#include "ops/creation.hpp"
 #include "ops/elementwise.hpp"
 
 namespace burn::vulkan {
@@ -103,12 +104,69 @@ void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
+// The indexing launchers (ops/indexing.cpp, ops/creation.cpp): gather and scatter move raw bits (one
+// pipeline per element width), argwhere's three passes, arange and random per target dtype.
+void indexing(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
+  for (DType bits : {DType::U8, DType::F16, DType::I32, DType::I64})
+    for (DType index : {DType::I64, DType::I32})
+      for (int mode : {0, 2}) {
+        if (!supported(bits, f)) continue;
+        Defines g{{"GATHER", "1"}};
+        add_operand_defines(g, "X", bits, f, kDevice, "gather");
+        add_operand_defines(g, "I", index, f, kDevice, "gather");
+        add_operand_defines(g, "Y", bits, f, kDevice, "gather");
+        add_layout_defines(g, {mode, mode}, 2, mode == 2, {"I", "X"});
+        out.push_back({"indexing", with_workgroup(std::move(g)), {}});
+      }
+  for (DType d : kDtypes)
+    for (DType index : {DType::I64, DType::I32}) {
+      if (!supported(d, f)) continue;
+      Defines s{{"SCATTER", "1"}};
+      add_operand_defines(s, "I", index, f, kDevice, "scatter_add");
+      add_operand_defines(s, "V", d, f, kDevice, "scatter_add");
+      add_operand_defines(s, "Y", d, f, kDevice, "scatter_add");
+      add_layout_defines(s, {2, 2, 2}, 2, false, {"I", "V", "Y"});
+      out.push_back({"indexing", with_workgroup(std::move(s), 64), {}});
+    }
+  for (DType d : kDtypes) {
+    if (!supported(d, f)) continue;
+    for (const char* pass : {"COUNT", "WRITE"}) {
+      Defines a{{pass, "1"}, {"PER", "4"}, {"DIMS", "3"}};
+      add_operand_defines(a, "X", d, f, kDevice, "argwhere");
+      add_operand_defines(a, "C", DType::I64, f, kDevice, "argwhere");
+      add_operand_defines(a, "Y", DType::I64, f, kDevice, "argwhere");
+      add_layout_defines(a, {2}, 3, false, {"X"});
+      out.push_back({"argwhere", with_workgroup(std::move(a)), {}});
+    }
+    Defines r{{"TO_BOOL", "1"}};
+    add_operand_defines(r, "Y", d, f, kDevice, "arange");
+    if (d != DType::Bool) r.erase(r.begin());
+    out.push_back({"arange", with_workgroup(std::move(r)), {}});
+  }
+  for (DType d : kDtypes) {
+    if (!supported(d, f) || d == DType::BF16) continue;
+    const bool fl = d == DType::F32 || d == DType::F64 || d == DType::F16;
+    for (const char* kind : {"KIND_UNIFORM_FLOAT", "KIND_UNIFORM_INT", "KIND_NORMAL", "KIND_BERNOULLI"}) {
+      const std::string_view k = kind;
+      if ((k == "KIND_UNIFORM_FLOAT" && !fl) || (k == "KIND_UNIFORM_INT" && fl)) continue;
+      out.push_back({"random", with_workgroup(random_defines(d, kind, d == DType::F64 || !fl)), {}});
+    }
+  }
+  {
+    Defines scan{{"SCAN", "1"}, {"PER", "4"}, {"DIMS", "1"}};
+    add_operand_defines(scan, "C", DType::I64, f, kDevice, "argwhere");
+    add_operand_defines(scan, "Y", DType::I64, f, kDevice, "argwhere");
+    out.push_back({"argwhere", with_workgroup(std::move(scan)), {}});
+  }
+}
+
 }  // namespace
 
 std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
   std::vector<KernelVariant> out;
   elementwise(out, features);
   copies(out, features);
+  indexing(out, features);
   fused(out, features);
   return out;
 }

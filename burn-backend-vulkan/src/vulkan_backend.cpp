@@ -79,13 +79,20 @@ bool VulkanBackend::supports(OpId op, DType dtype) const {
     case OpId::select:
     case OpId::mask_where:
     case OpId::mask_fill:
-    case OpId::argwhere: return true;
+    case OpId::argwhere:
+    case OpId::random: return true;
+    case OpId::arange:
+    case OpId::embedding: return dtype != DType::Bool;
+    case OpId::embedding_backward: return fl;
+    case OpId::scatter_add:
+    case OpId::select_add: return num || dtype == DType::I8 || dtype == DType::U8;
     default: break;
   }
   switch (op_info(op).group) {
     case OpGroup::layout: return true;
     case OpGroup::boolean: return dtype == DType::Bool;
-    case OpGroup::bitwise: return dtype == DType::I64 || dtype == DType::I32;
+    case OpGroup::bitwise:
+      return dtype == DType::I64 || dtype == DType::I32 || dtype == DType::I8 || dtype == DType::U8;
     case OpGroup::float_math:
     case OpGroup::activation: return fl;
     default: return num || dtype == DType::Bool;

@@ -14,11 +14,15 @@
 // clang-format off
 #define BURN_VULKAN_OPS(OP) \
   /* creation (src/ops/creation.cpp) */ \
-  OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) \
+  OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) OP(arange) OP(random) \
   /* layout (src/ops/layout.cpp) */ \
-  OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) OP(cat) \
+  OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) OP(cat) OP(repeat_dim) \
   /* indexing (src/ops/indexing.cpp) */ \
-  OP(gather) OP(scatter_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
+  OP(gather) OP(scatter_add) OP(select) OP(select_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
+  /* embedding (src/ops/embedding.cpp) */ \
+  OP(embedding) OP(embedding_backward) \
+  /* bitwise (src/ops/bitwise.cpp) */ \
+  OP(bitwise_and) OP(bitwise_or) OP(bitwise_xor) OP(bitwise_not) OP(bitwise_left_shift) OP(bitwise_right_shift) \
   /* numeric (src/ops/numeric.cpp, matmul.cpp) */ \
   OP(add) OP(sub) OP(mul) OP(div) OP(remainder) OP(powf) OP(abs) OP(matmul) \
   OP(add_scalar) OP(sub_scalar) OP(mul_scalar) OP(div_scalar) OP(remainder_scalar) OP(powf_scalar) \

@@ -1,8 +1,208 @@
-// Indexing ops: selecting by a bool mask is elementwise (exprs.cpp); gather, scatter and argwhere have
-// kernels of their own.
+// Indexing ops: selecting by a bool mask is elementwise (exprs.cpp); gather, select and embedding run the
+// gather kernel, scatter_add, select_add and embedding_backward the scatter kernel (kernels/indexing.comp),
+// argwhere three passes of kernels/argwhere.comp. Indices are checked on the device: one out of range
+// (negative ones too, as on the cpu backend) is a fault raised at the next read, naming the op, the index
+// and the dim size.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "burn/tensor/error.hpp"
+#include "dispatch.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/indexing.hpp"
 
 namespace burn::vulkan {
+
+void check_index_dtype(const VulkanTensor& idx, const char* op) {
+  if (idx.dtype() != DType::I64 && idx.dtype() != DType::I32)
+    throw DTypeError(op, "indices must be i64 or i32, got " + std::string(dtype_name(idx.dtype())));
+}
+
+namespace {
+
+void check_dim(size_t dim, const Shape& s, const char* op) {
+  if (dim >= s.rank())
+    throw IndexError(op, "dim " + std::to_string(dim) + " is out of range for shape " + s.to_string());
+}
+
+// The scatters accumulate: numeric dtypes and i8/u8 (the cpu backend's set), f16 where the device has it.
+void check_addable(DType d, const char* op) {
+  if (d == DType::Bool)
+    throw DTypeError(
+        op, "expected a numeric tensor (f32, f64, f16, i64, i32, i8 or u8), got " + std::string(dtype_name(d)));
+}
+
+// The dtype whose buffer moves an element's bits unchanged (gathers copy, they do not compute), so that
+// f32 and i32 share a pipeline, and f64 needs no shaderFloat64 for a copy.
+DType bits_dtype(DType d) {
+  switch (d) {
+    case DType::F32:
+    case DType::I32: return DType::I32;
+    case DType::F64:
+    case DType::I64: return DType::I64;
+    case DType::I8:
+    case DType::U8:
+    case DType::Bool: return DType::U8;
+    default: return d;  // f16 (16-bit storage comes with the dtype)
+  }
+}
+
+// Whether offsets into `t`'s whole view may reach 2^31 elements (then the kernel indexes with 64 bits).
+bool spans_2g(const VulkanTensor& t) {
+  int64_t span = 0;
+  for (size_t d = 0; d < t.shape().rank(); ++d)
+    if (t.shape()[d] > 1) span += (t.shape()[d] - 1) * (t.strides()[d] < 0 ? -t.strides()[d] : t.strides()[d]);
+  return span >= (int64_t{1} << 31) || t.shape().num_elements() >= (int64_t{1} << 31);
+}
+
+// The result of a scatter: x itself when the caller gave up its only handle, else a contiguous copy.
+VkPtr scatter_target(const VulkanBackend& be, const Prim& x, const char* op) {
+  const bool reuse = reusable(x, x->shape(), x->dtype());
+  const VkPtr t = be.vk(x, op);
+  if (reuse) return t;
+  VkPtr out = be.alloc(t->shape(), t->dtype());
+  be.copy_into(*t, *out, op);
+  return out;
+}
+
+std::string dim_what(size_t dim) { return "dim " + std::to_string(dim); }
+
+}  // namespace
+
+VkPtr along_dim(const VkPtr& idx, const Shape& shape, size_t dim) {
+  std::vector<int64_t> strides(shape.rank(), 0);
+  strides[dim] = idx->strides()[0];
+  return make_view(idx, shape, std::move(strides), idx->offset());
+}
+
+VkPtr run_gather(const VulkanBackend& be, const VkPtr& x, size_t dim, const VkPtr& idx, const char* op,
+                 const std::string& what) {
+  Context& ctx = be.context();
+  const Shape& is = idx->shape();
+  VkPtr out = be.alloc(is, x->dtype());
+  const int64_t n = is.num_elements();
+  if (n == 0) return out;
+  std::vector<int64_t> xst = x->strides();
+  xst[dim] = 0;  // the index gives the position along dim
+  Layout l = collapse(is, {idx->strides(), xst});
+  l.index64 = l.index64 || spans_2g(*x);
+  const DType bits = bits_dtype(x->dtype());
+  Dispatch dp(ctx, "indexing", op);
+  dp.define("GATHER");
+  dp.operand("X", bits, &x->allocation(), false).push_u64(x->address());
+  dp.tensor("I", *idx, false);
+  dp.operand("Y", bits, &out->allocation(), true).push_u64(out->address());
+  dp.push_u64(ctx.faults_address());
+  dp.push_i64(n).push_i64(x->strides()[dim]).push_i64(x->shape()[dim]);
+  dp.layout(l, {"I", "X"});
+  dp.push_i32(static_cast<int32_t>(ctx.fault_tag(op, what)));
+  dp.run_1d(n);
+  return out;
+}
+
+void run_scatter(const VulkanBackend& be, const VkPtr& out, size_t dim, const VkPtr& idx, const VkPtr& values,
+                 const char* op, const std::string& what) {
+  Context& ctx = be.context();
+  const Shape& is = idx->shape();
+  if (is.num_elements() == 0) return;
+  std::vector<int64_t> lines_dims = is.dims();
+  lines_dims[dim] = 1;
+  const Shape lines(std::move(lines_dims));
+  Layout l = collapse(lines, {idx->strides(), values->strides(), out->strides()});
+  l.index64 = l.index64 || spans_2g(*out) || spans_2g(*values) || spans_2g(*idx);
+  Dispatch dp(ctx, "indexing", op);
+  dp.define("SCATTER");
+  dp.tensor("I", *idx, false).tensor("V", *values, false).tensor("Y", *out, true);
+  dp.push_u64(ctx.faults_address());
+  dp.push_i64(lines.num_elements()).push_i64(is[dim]);
+  dp.push_i64(idx->strides()[dim]).push_i64(values->strides()[dim]).push_i64(out->strides()[dim]);
+  dp.push_i64(out->shape()[dim]);
+  dp.layout(l, {"I", "V", "Y"});
+  dp.push_i32(static_cast<int32_t>(ctx.fault_tag(op, what)));
+  dp.run_1d(lines.num_elements(), 64);
+}
+
+Prim VulkanBackend::gather(Prim x, size_t dim, Prim indices) {
+  const VkPtr t = vk(x, "gather");
+  const VkPtr idx = vk(indices, "gather");
+  check_index_dtype(*idx, "gather");
+  const Shape& xs = t->shape();
+  const Shape& is = idx->shape();
+  check_dim(dim, xs, "gather");
+  bool ok = is.rank() == xs.rank();
+  for (size_t d = 0; ok && d < xs.rank(); ++d) ok = d == dim || is[d] <= xs[d];
+  if (!ok)
+    throw ShapeError("gather", "indices " + is.to_string() + " do not fit tensor " + xs.to_string() + " along dim " +
+                                   std::to_string(dim));
+  return run_gather(*this, t, dim, idx, "gather", dim_what(dim));
+}
+
+Prim VulkanBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
+  if (!x) throw ValueError("scatter_add", "a tensor argument is missing");
+  const VkPtr v = vk(values, "scatter_add");
+  const VkPtr idx = vk(indices, "scatter_add");
+  check_index_dtype(*idx, "scatter_add");
+  check_addable(x->dtype(), "scatter_add");
+  if (x->dtype() != v->dtype())
+    throw DTypeError("scatter_add", "tensor " + std::string(dtype_name(x->dtype())) + " and values " +
+                                        std::string(dtype_name(v->dtype())) + " differ");
+  const Shape xs = x->shape();
+  const Shape& is = idx->shape();
+  const Shape& vs = v->shape();
+  check_dim(dim, xs, "scatter_add");
+  bool ok = is.rank() == xs.rank() && vs.rank() == xs.rank();
+  for (size_t d = 0; ok && d < xs.rank(); ++d) ok = is[d] <= vs[d] && (d == dim || is[d] <= xs[d]);
+  if (!ok)
+    throw ShapeError("scatter_add", "indices " + is.to_string() + " and values " + vs.to_string() +
+                                        " do not fit tensor " + xs.to_string() + " along dim " + std::to_string(dim));
+  glsl_type(x->dtype(), *ctx_, "scatter_add");  // Unsupported for a dtype the device lacks, before copying
+  VkPtr out = scatter_target(*this, x, "scatter_add");
+  // Values beyond the indices' extent are not scattered: a view of their leading part.
+  const VkPtr vv = make_view(v, is, v->strides(), v->offset());
+  run_scatter(*this, out, dim, idx, vv, "scatter_add", dim_what(dim));
+  return out;
+}
+
+Prim VulkanBackend::select(Prim x, size_t dim, Prim indices) {
+  const VkPtr t = vk(x, "select");
+  const VkPtr idx = vk(indices, "select");
+  check_index_dtype(*idx, "select");
+  check_dim(dim, t->shape(), "select");
+  if (idx->shape().rank() != 1)
+    throw ShapeError("select", "indices must be 1-D, got shape " + idx->shape().to_string());
+  std::vector<int64_t> od = t->shape().dims();
+  od[dim] = idx->shape()[0];
+  const Shape out(std::move(od));
+  return run_gather(*this, t, dim, along_dim(idx, out, dim), "select", dim_what(dim));
+}
+
+Prim VulkanBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
+  if (!x) throw ValueError("select_add", "a tensor argument is missing");
+  const VkPtr v = vk(values, "select_add");
+  const VkPtr idx = vk(indices, "select_add");
+  check_index_dtype(*idx, "select_add");
+  check_addable(x->dtype(), "select_add");
+  if (x->dtype() != v->dtype())
+    throw DTypeError("select_add", "tensor " + std::string(dtype_name(x->dtype())) + " and values " +
+                                       std::string(dtype_name(v->dtype())) + " differ");
+  const Shape xs = x->shape();
+  check_dim(dim, xs, "select_add");
+  if (idx->shape().rank() != 1)
+    throw ShapeError("select_add", "indices must be 1-D, got shape " + idx->shape().to_string());
+  const int64_t k = idx->shape()[0];
+  std::vector<int64_t> want = xs.dims();
+  want[dim] = k;
+  if (v->shape() != Shape(want))
+    throw ShapeError("select_add", "values " + v->shape().to_string() + " must have shape " + Shape(want).to_string() +
+                                       " for tensor " + xs.to_string() + " and " + std::to_string(k) + " indices");
+  glsl_type(x->dtype(), *ctx_, "select_add");
+  VkPtr out = scatter_target(*this, x, "select_add");
+  run_scatter(*this, out, dim, along_dim(idx, v->shape(), dim), v, "select_add", dim_what(dim));
+  return out;
+}
 
 Prim VulkanBackend::mask_where(Prim x, Prim mask, Prim value) {
   return elementwise(*this, OpId::mask_where, {std::move(x), std::move(mask), std::move(value)});
@@ -10,6 +210,57 @@ Prim VulkanBackend::mask_where(Prim x, Prim mask, Prim value) {
 
 Prim VulkanBackend::mask_fill(Prim x, Prim mask, Scalar value) {
   return elementwise(*this, OpId::mask_fill, {std::move(x), std::move(mask)}, value);
+}
+
+Prim VulkanBackend::argwhere(Prim x) {
+  const VkPtr t = vk(x, "argwhere");
+  glsl_type(t->dtype(), *ctx_, "argwhere");
+  const Shape& s = t->shape();
+  const int64_t n = s.num_elements();
+  const int64_t rank = static_cast<int64_t>(s.rank());
+  if (n == 0) return alloc(Shape{0, rank}, DType::I64);
+  constexpr uint32_t kGroup = 256, kPer = 4, kTile = kGroup * kPer;
+  const int64_t tiles = (n + kTile - 1) / kTile;
+  // The view's own shape and strides, not collapsed: the write pass takes coordinates from the shape.
+  Layout l = collapse(s, {t->strides()});
+  l.shape = s.dims();
+  l.strides = {t->strides()};
+  l.index64 = l.index64 || spans_2g(*t) || (tiles + 1) * kTile >= (int64_t{1} << 31);
+  // Workgroups of a grid of tiles: up to 65535 x 65535 groups.
+  const uint32_t gx = static_cast<uint32_t>(std::min<int64_t>(tiles, 65535));
+  const uint32_t gy = static_cast<uint32_t>((tiles + gx - 1) / gx);
+  VkPtr counts = alloc(Shape{tiles + 1}, DType::I64);
+  // COUNT and WRITE read X through the layout; SCAN touches only the counts (one pipeline for all dtypes).
+  auto pass = [&](const char* which, const VulkanTensor* y, std::array<uint32_t, 3> groups) {
+    const bool scan = std::string_view(which) == "SCAN";
+    Dispatch dp(*ctx_, "argwhere", "argwhere");
+    dp.define(which).define("PER", std::to_string(kPer)).define("DIMS", std::to_string(rank));
+    if (scan)
+      dp.push_u64(0);
+    else
+      dp.tensor("X", *t, false);
+    dp.tensor("C", *counts, true);
+    if (y)
+      dp.tensor("Y", *y, true);
+    else
+      dp.push_u64(0);
+    dp.push_i64(n).push_i64(tiles);
+    if (scan) {
+      dp.push_u64(0);
+      if (l.index64) dp.define("INDEX64");
+    } else {
+      dp.layout(l, {"X"});
+    }
+    dp.run(groups, {kGroup, 1, 1});
+  };
+  pass("COUNT", nullptr, {gx, gy, 1});
+  pass("SCAN", nullptr, {1, 1, 1});
+  // The one value read back: the result's length.
+  int64_t total = 0;
+  ctx_->read(counts->allocation(), static_cast<uint64_t>(tiles) * sizeof(int64_t), &total, sizeof total);
+  VkPtr out = alloc(Shape{total, rank}, DType::I64);
+  if (total > 0 && rank > 0) pass("WRITE", out.get(), {gx, gy, 1});
+  return out;
 }
 
 }  // namespace burn::vulkan

@@ -1,6 +1,7 @@
-// Layout ops: reshape, permute, expand, flip and slice make views (no copy, no dispatch); slice_assign and
-// cat copy views into views with the copy kernel.
+// Layout ops: reshape, permute, expand, flip and slice make views (no copy, no dispatch); slice_assign,
+// cat and repeat_dim copy views into views with the copy kernel.
 #include <string>
+#include <vector>
 
 #include "burn/tensor/error.hpp"
 #include "vulkan_backend.hpp"
@@ -195,6 +196,27 @@ Prim VulkanBackend::cat(const Prims& xs, size_t dim) {
     }
     at += len;
   }
+  return out;
+}
+
+Prim VulkanBackend::repeat_dim(Prim x, size_t dim, int64_t times) {
+  const VkPtr t = vk(x, "repeat_dim");
+  const Shape& s = t->shape();
+  if (dim >= s.rank())
+    throw IndexError("repeat_dim", "dim " + std::to_string(dim) + " is out of range for shape " + s.to_string());
+  if (times < 0) throw ValueError("repeat_dim", "times " + std::to_string(times) + " must not be negative");
+  if (times == 1) return x;
+  // x seen as [.., times, n, ..] with a stride-0 repeat axis, copied once into the result seen the same way.
+  std::vector<int64_t> vdims = s.dims(), vstrides = t->strides();
+  vdims.insert(vdims.begin() + static_cast<std::ptrdiff_t>(dim), times);
+  vstrides.insert(vstrides.begin() + static_cast<std::ptrdiff_t>(dim), 0);
+  std::vector<int64_t> odims = s.dims();
+  odims[dim] = checked_mul(odims[dim], times, "repeat_dim");
+  VkPtr out = alloc(Shape(odims), t->dtype());
+  if (out->shape().num_elements() == 0) return out;
+  const Shape view(vdims);
+  copy_into(*make_view(t, view, std::move(vstrides), t->offset()), *make_view(out, view, contiguous_strides(view), 0),
+            "repeat_dim");
   return out;
 }
 
