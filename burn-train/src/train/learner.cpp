@@ -176,6 +176,14 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
     return *im.run;
   }
   if (!im.renderer_set) im.renderer = default_renderer(config_);
+  // A refused run restores the terminal and shows the messages before it (the dashboard's finish()).
+  struct FinishUnlessStarted {
+    Impl& im;
+    bool started = false;
+    ~FinishUnlessStarted() {
+      if (!started && im.renderer) im.renderer->finish();
+    }
+  } guard{im};
   RunStart start;
   start.run.config = {{"seed", std::to_string(config_.seed)},
                       {"grad accumulation", std::to_string(config_.grad_accumulation)}};
@@ -188,6 +196,7 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
   if (dir.empty()) {
     start.run.id = new_run_id();
     im.run_data = data;
+    guard.started = true;
     return im.run.emplace(std::move(start));
   }
   const std::string ckpt_dir = (std::filesystem::path(dir) / "checkpoints").string();
@@ -287,6 +296,7 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
   im.checkpointer.emplace(ckpt_dir, config_.checkpoints, start.run.id);
   im.checkpointer->set_warning_sink([&im](const std::string& m) { im.message(m); });
   im.run_data = data;
+  guard.started = true;
   return im.run.emplace(std::move(start));
 }
 
