@@ -4,10 +4,10 @@
 // training, after which every resume must end bit for bit where an uninterrupted run ends.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <burn/data/mnist.hpp>
 #include <burn/record/recorder.hpp>
 #include <burn/train/run.hpp>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -27,9 +27,8 @@ using robustness::run_process;
 
 // Two epochs of 12 batches: checkpoints at steps 5, 10, 12 (epoch 1), 15, 20 and 24 (epoch 2).
 const std::vector<std::string> kSmall = {
-    "--epochs",   "2", "--train-items", "192", "--test-items",       "64", "--batch-size", "16", "--display",
-    "log",        "--channels1",        "4",   "--channels2",        "8",  "--hidden",     "16", "--workers",
-    "1",          "--checkpoint-every", "5"};
+    "--epochs",    "2", "--train-items", "192", "--test-items", "64", "--batch-size", "16", "--display",          "log",
+    "--channels1", "4", "--channels2",   "8",   "--hidden",     "16", "--workers",    "1",  "--checkpoint-every", "5"};
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -132,7 +131,8 @@ void expect_no_torn_file(const fs::path& dir) {
     }
   }
   if (fs::exists(dir / "run.json")) EXPECT_NO_THROW(train::read_run_file(dir.string()));
-  if (fs::exists(dir / "config.json")) EXPECT_TRUE(nlohmann::json::accept(read_text(dir / "config.json"))) << dir / "config.json";
+  if (fs::exists(dir / "config.json"))
+    EXPECT_TRUE(nlohmann::json::accept(read_text(dir / "config.json"))) << dir / "config.json";
 }
 
 std::string run_id(const fs::path& dir) {
@@ -164,8 +164,8 @@ TEST_F(Demo, AFreshRunMovesTheOlderRunAsideAndResumeContinuesOnlyItself) {
   EXPECT_TRUE(fs::exists(a / "checkpoints" / "step-000000000005.bpz"));
   EXPECT_TRUE(fs::exists(a / "checkpoints" / "step-000000000010.bpz"));
   EXPECT_FALSE(fs::exists(a / "checkpoints" / "step-000000000024-epoch-2.bpz"));
-  for (const char* f : {"run.json", "config.json", "model.bpz", "metrics.png", "checkpoints/step-000000000024-epoch-2.bpz",
-                        "train/epochs.csv", "valid/epochs.csv"}) {
+  for (const char* f : {"run.json", "config.json", "model.bpz", "metrics.png",
+                        "checkpoints/step-000000000024-epoch-2.bpz", "train/epochs.csv", "valid/epochs.csv"}) {
     EXPECT_TRUE(fs::exists(a / "previous" / older_id / f)) << f;
   }
   expect_no_torn_file(a);
@@ -179,9 +179,10 @@ TEST_F(Demo, AFreshRunMovesTheOlderRunAsideAndResumeContinuesOnlyItself) {
   // Its own settings continue it, from its own newest checkpoint, named.
   const ProcessResult resumed = train(a, {"--resume"});
   ASSERT_TRUE(resumed.ok()) << resumed.output;
-  EXPECT_NE(resumed.output.find("resumed run " + new_id + " from " + (a / "checkpoints" / "step-000000000010.bpz").string() +
-                                " (epoch 1, batch 10, step 10)"),
-            std::string::npos)
+  EXPECT_NE(
+      resumed.output.find("resumed run " + new_id + " from " + (a / "checkpoints" / "step-000000000010.bpz").string() +
+                          " (epoch 1, batch 10, step 10)"),
+      std::string::npos)
       << resumed.output;
   const ProcessResult straight = train(dir("straight"));
   ASSERT_TRUE(straight.ok()) << straight.output;
@@ -268,7 +269,8 @@ TEST_F(Demo, ConfigJsonErrorsNameTheFileAndTheKey) {
   fs::create_directories(a);
   const std::string file = (a / "config.json").string();
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"channels1": 4, "channels2": 8, "classes": 10, "dropout": 0.25})", "'" + file + "': key 'hidden' is missing"},
+      {R"({"channels1": 4, "channels2": 8, "classes": 10, "dropout": 0.25})",
+       "'" + file + "': key 'hidden' is missing"},
       {R"({"channels1": 4, "channels2": 8, "hidden": "16", "classes": 10, "dropout": 0.25})",
        "'" + file + "': key 'hidden' must be an integer, got \"16\""},
       {R"({"channels1": 4, "channels2": 8, "hidden": -16, "classes": 10, "dropout": 0.25})",

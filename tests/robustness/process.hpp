@@ -39,10 +39,9 @@ struct ProcessOptions {
 
 inline ProcessResult run_process(const std::vector<std::string>& args, const ProcessOptions& options = {}) {
   namespace fs = std::filesystem;
-  const fs::path out_file = fs::temp_directory_path() / ("burn-robustness-out-" + std::to_string(::getpid()) + "-" +
-                                                         std::to_string(std::chrono::steady_clock::now()
-                                                                            .time_since_epoch()
-                                                                            .count()));
+  const fs::path out_file =
+      fs::temp_directory_path() / ("burn-robustness-out-" + std::to_string(::getpid()) + "-" +
+                                   std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;

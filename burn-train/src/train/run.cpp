@@ -171,7 +171,8 @@ std::string move_previous_run(const std::string& dir, const std::vector<std::str
   fs::path target = base / stem;
   for (int i = 2; fs::exists(fs::symlink_status(target, ec)); ++i) target = base / (stem + "-" + std::to_string(i));
   fs::create_directories(target, ec);
-  if (ec) throw ValueError(kOp, "cannot create '" + target.string() + "' for the previous run's files: " + ec.message());
+  if (ec)
+    throw ValueError(kOp, "cannot create '" + target.string() + "' for the previous run's files: " + ec.message());
   for (const auto& n : present) {
     fs::rename(fs::path(dir) / n, target / n, ec);
     if (ec) {
