@@ -116,6 +116,27 @@ TEST(Module, ToDeviceTracksTrainableParamsAndValidUntracks) {
   EXPECT_EQ(values(v.embed.weight), values(n.embed.weight));
 }
 
+// valid() peels every autodiff layer: on autodiff<autodiff<cpu>> one inner() still left dropout training
+// (issue 34: validation metrics computed with dropout active).
+TEST(Module, ValidReachesTheInnermostDeviceWhateverTheNesting) {
+  const Device twice = Device::get("autodiff<autodiff<cpu>>");
+  EXPECT_EQ(nn::valid_device(twice), cpu());
+  EXPECT_EQ(nn::valid_device(ad()), cpu());
+  EXPECT_EQ(nn::valid_device(cpu()), cpu());
+  Net n = make_net(cpu()).to_device(twice);
+  n.blocks[0].dropout = nn::DropoutConfig{0.5}.init();
+  ASSERT_EQ(n.embed.weight.handle().device, twice);
+  Net v = n.valid();
+  for (const auto& p : nn::named_params(v)) EXPECT_EQ(p.param->handle().device, cpu()) << p.path;
+  EXPECT_EQ(values(v.embed.weight), values(n.embed.weight));
+  // Evaluation is deterministic: dropout is the identity, two passes agree bit for bit.
+  const Tensor<2> x = Tensor<2>::random({16, 3}, Distribution::normal(0, 1), cpu());
+  twice.seed(1);
+  const std::vector<float> a = v.forward(x).to_vec<float>();
+  twice.seed(2);
+  EXPECT_EQ(v.forward(x).to_vec<float>(), a);
+}
+
 TEST(Module, FrozenSubmoduleGetsNoGradient) {
   Net n = make_net(cpu()).to_device(ad());
   n.blocks[0] = n.blocks[0].no_grad();

@@ -58,23 +58,35 @@ TEST(CsvDataset, NoHeaderOtherDelimiterAndFloats) {
 
 TEST(CsvDataset, MalformedInputNamesFileAndLine) {
   EXPECT_THAT(error_of([] { CsvDataset::from_string("a,b\n1,2\n3\n", {}, "f.csv"); }),
-              HasSubstr("'f.csv' line 3: 1 fields, expected 2"));
+              HasSubstr("'f.csv' line 3 (item 1): 1 fields, expected 2"));
   EXPECT_THAT(error_of([] { CsvDataset::from_string("a,b\n1,\"open\n2,3\n", {}, "f.csv"); }),
-              HasSubstr("'f.csv' line 2, column 2 ('b'): unterminated quoted field"));
+              HasSubstr("'f.csv' line 2 (item 0), column 2 ('b'): unterminated quoted field"));
   EXPECT_THAT(error_of([] { CsvDataset::from_string("a,b\n\"x\"y,2\n", {}, "f.csv"); }),
-              HasSubstr("'f.csv' line 2, column 1 ('a'): text after a closing quote"));
+              HasSubstr("'f.csv' line 2 (item 0), column 1 ('a'): text after a closing quote"));
   EXPECT_THAT(error_of([] { CsvDataset::from_string("a,b\nx\"y,2\n", {}, "f.csv"); }),
               HasSubstr("quote inside an unquoted field"));
   EXPECT_THAT(
       error_of([] {
         CsvDataset::from_string("id,score\n1,0.5\n2,high\n", {.types = {CsvType::Int, CsvType::Float}}, "s.csv");
       }),
-      HasSubstr("'s.csv' line 3, column 2 ('score'): 'high' is not a number"));
+      HasSubstr("'s.csv' line 3 (item 1), column 2 ('score'): 'high' is not a number"));
   EXPECT_THAT(error_of([] { CsvDataset::from_string("id\n1.5\n", {.types = {CsvType::Int}}, "i.csv"); }),
-              HasSubstr("'i.csv' line 2, column 1 ('id'): '1.5' is not an integer"));
+              HasSubstr("'i.csv' line 2 (item 0), column 1 ('id'): '1.5' is not an integer"));
   CsvDataset ds = CsvDataset::from_string("a\n1\n", {}, "n.csv");
   EXPECT_THAT(error_of([&] { ds.get(0)->str("b"); }), HasSubstr("'n.csv': no column named 'b'"));
-  EXPECT_THAT(error_of([&] { ds.get(0)->str(1); }), HasSubstr("'n.csv' line 2, column 2: the row has only 1 columns"));
+  EXPECT_THAT(error_of([&] { ds.get(0)->str(1); }),
+              HasSubstr("'n.csv' line 2 (item 0), column 2: the row has only 1 columns"));
+  // The item is the row's index in the dataset, past the header and empty lines (issue 34).
+  EXPECT_THAT(error_of([] { CsvDataset::from_string("a,b\n1,2\n\n3,4\n5\n", {}, "e.csv"); }),
+              HasSubstr("'e.csv' line 5 (item 2): 1 fields, expected 2"));
+  EXPECT_THAT(error_of([] { CsvDataset::from_string("\"a,b\n1,2\n", {}, "h.csv"); }),
+              HasSubstr("'h.csv' line 1 (header), column 1: unterminated quoted field"));
+  EXPECT_THAT(
+      error_of([] {
+        CsvDataset::from_string("1,2\n3,x\n", {.has_header = false, .types = {CsvType::Int, CsvType::Int}}, "t.csv");
+      }),
+      HasSubstr("'t.csv' line 2 (item 1), column 2: 'x' is not an integer"));
+  EXPECT_EQ(CsvDataset::from_string("a\n1\n\n2\n").get(1)->item(), 1u);
   TmpDir dir;
   EXPECT_THAT(error_of([&] { CsvDataset(dir.file("missing.csv")); }),
               AllOf(HasSubstr("missing.csv'"), HasSubstr("cannot open")));

@@ -147,7 +147,8 @@ TEST(DataLoader, ResumeMidEpochGivesTheRestOfThatEpoch) {
   for (auto& b : it) rest.push_back(b);
   EXPECT_EQ(rest, std::vector<Batch>(whole.begin() + 5, whole.end()));
   EXPECT_EQ(resumed.epoch(), 5u);
-  EXPECT_THAT(error_of([&] { resumed.iter_at(0, 8); }), HasSubstr("cannot start epoch 0 at batch 8: it has 7 batches"));
+  EXPECT_THAT(error_of([&] { resumed.iter_at(0, 8); }),
+              HasSubstr("cannot start epoch 0 (0-based) at batch 8: it has 7 batches"));
 }
 
 TEST(DataLoader, PrefetchIsBounded) {

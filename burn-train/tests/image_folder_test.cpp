@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
 
 #include "burn/data/dataloader.hpp"
 #include "burn/data/image_folder.hpp"
@@ -104,9 +107,56 @@ TEST(ImageFolderDataset, UnreadableImageNamesFileAndItem) {
   write_text(dir.file("dog/broken.png"), "\x89PNG\r\n\x1a\n but then garbage");
   ImageFolderDataset ds(dir.path.string());
   ASSERT_EQ(ds.size(), 5u);
-  EXPECT_THAT(error_of([&] { ds.get(4); }),
-              AllOf(HasSubstr("item 4 (class 'dog')"), HasSubstr("broken.png': cannot decode image")));
+  EXPECT_THAT(
+      error_of([&] { ds.get(4); }),
+      AllOf(HasSubstr("item 4 (class 'dog'), '"),
+            HasSubstr(
+                "broken.png': truncated or damaged PNG: chunk ' the' at byte 8 needs 543323520 bytes, 17 are left")));
   EXPECT_THAT(error_of([&] { ImageFolderDataset(dir.file("nope")); }), HasSubstr("nope' is not a folder"));
   EXPECT_THAT(error_of([&] { ImageFolderDataset(dir.file("ant")); }), HasSubstr("ant' holds no class folder"));
   EXPECT_THAT(error_of([&] { load_image(dir.file("missing.png")); }), HasSubstr("missing.png': cannot open"));
+}
+
+// Issue 34: every cut of a PNG (an interrupted copy) is a DataError naming the item, its class, the
+// file and the problem, or (a cut only through the trailing IEND chunk) the exact pixels.
+TEST(ImageFolderDataset, EveryCutOfAPngNamesTheItemFileAndProblem) {
+  TmpDir dir;
+  std::filesystem::create_directories(dir.path / "cls");
+  const Image want = pattern(7, 5, 3, 50);
+  save_png(dir.file("full.png"), want);
+  std::ifstream in(dir.file("full.png"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_GT(bytes.size(), 40u);
+  std::map<std::string, int> problems;
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    write_text(dir.file("cls/img.png"), bytes.substr(0, cut));
+    ImageFolderDataset ds(dir.path.string());
+    ASSERT_EQ(ds.size(), 1u);
+    try {
+      const ImageFolderItem item = *ds.get(0);
+      EXPECT_EQ(item.image.pixels, want.pixels) << "cut at " << cut << " of " << bytes.size();
+    } catch (const DataError& e) {
+      const std::string m = e.what();
+      EXPECT_THAT(m, AllOf(HasSubstr("item 0 (class 'cls')"), HasSubstr("img.png'"))) << "cut at " << cut;
+      ++problems[m.substr(m.find("img.png'"))];
+    }
+  }
+  // Cut inside the signature, at a chunk boundary, inside a chunk: each named for what it is.
+  EXPECT_EQ(problems["img.png': truncated PNG: 5 bytes, not even its 8-byte signature"], 1);
+  EXPECT_EQ(problems["img.png': truncated PNG: the file ends after 33 bytes, before its IEND chunk"], 1);
+  EXPECT_EQ(problems["img.png': the file is empty"], 1);
+  int inside = 0;
+  for (const auto& [p, n] : problems) {
+    EXPECT_THAT(p, ::testing::AnyOf(HasSubstr(": truncated PNG: "), HasSubstr(": truncated or damaged PNG: chunk '"),
+                                    HasSubstr(": the file is empty")));
+    inside += p.find("truncated or damaged PNG: chunk 'IDAT' at byte 33 needs") != std::string::npos ? n : 0;
+  }
+  EXPECT_GT(inside, 0);
+  // A flipped bit inside the image data: the chunk's CRC names it.
+  std::string flipped = bytes;
+  flipped[45] = static_cast<char>(flipped[45] ^ 0x10);
+  write_text(dir.file("cls/img.png"), flipped);
+  EXPECT_THAT(error_of([&] { ImageFolderDataset(dir.path.string()).get(0); }),
+              AllOf(HasSubstr("item 0 (class 'cls'), '"),
+                    HasSubstr("img.png': damaged PNG: chunk 'IDAT' at byte 33 fails its CRC")));
 }

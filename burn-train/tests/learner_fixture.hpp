@@ -69,6 +69,9 @@ struct Run {
   std::optional<train::EarlyStopping> early_stopping;
   double lr = 3e-2;
   int64_t stop_after_steps = 0;  // > 0: the interrupter fires after this many steps of this run
+  size_t train_items = 96;
+  size_t batch_size = 16;
+  std::vector<std::string>* messages = nullptr;  // when set, the learner's messages are appended
 };
 
 // Trains the Net with Adam and a cosine schedule (2 loader workers, shuffled) and returns the learner's
@@ -86,19 +89,23 @@ inline std::vector<std::vector<float>> param_values(Net& net) {
   return out;
 }
 
-// Stops the run through its interrupter after N train steps.
+// Stops the run through its interrupter after N train steps (0: never) and keeps the messages.
 class StopAfter : public train::Renderer {
  public:
-  StopAfter(int64_t steps, train::Interrupter& i) : left_(steps), interrupter_(i) {}
+  StopAfter(int64_t steps, train::Interrupter& i, std::vector<std::string>* messages)
+      : left_(steps), interrupter_(i), messages_(messages) {}
   void step(const train::StepStatus& st, const std::vector<train::MetricView>&) override {
     if (st.split == train::Split::Train && --left_ == 0) interrupter_.stop();
   }
   void end_epoch(train::Split, int64_t, const train::MetricHistory&) override {}
-  void message(const std::string&) override {}
+  void message(const std::string& m) override {
+    if (messages_) messages_->push_back(m);
+  }
 
  private:
   int64_t left_;
   train::Interrupter& interrupter_;
+  std::vector<std::string>* messages_;
 };
 
 inline Outcome run(const Run& r) {
@@ -106,10 +113,11 @@ inline Outcome run(const Run& r) {
   const Device cpu = Device::get("cpu");
   ad.seed(42);  // the initial weights: the same in every run
   Net net{nn::LinearConfig{8, 16}.init(ad), nn::LinearConfig{16, 3}.init(ad), nn::DropoutConfig{0.2}.init()};
-  auto train_ds = std::make_shared<data::InMemDataset<Item>>(make_items(96, 1));
+  auto train_ds = std::make_shared<data::InMemDataset<Item>>(make_items(r.train_items, 1));
   auto valid_ds = std::make_shared<data::InMemDataset<Item>>(make_items(48, 2));
-  data::DataLoader<Item, Batch> train_loader(train_ds, std::make_shared<NetBatcher>(ad),
-                                             {.batch_size = 16, .shuffle = true, .seed = 9, .num_workers = 2});
+  data::DataLoader<Item, Batch> train_loader(
+      train_ds, std::make_shared<NetBatcher>(ad),
+      {.batch_size = r.batch_size, .shuffle = true, .seed = 9, .num_workers = 2});
   data::DataLoader<Item, Batch> valid_loader(valid_ds, std::make_shared<NetBatcher>(cpu), {.batch_size = 16});
   // Fixed, not from r.epochs: the first half of a resumed run must schedule as the whole run does.
   const int64_t total_steps = 24 / r.grad_accumulation;
@@ -126,6 +134,7 @@ inline Outcome run(const Run& r) {
   config.grad_accumulation = r.grad_accumulation;
   config.early_stopping = r.early_stopping;
   config.display = train::Display::None;
+  config.run_config = {{"lr", std::to_string(r.lr)}};
   train::Learner<Net, Batch> learner(
       net, optim::AdamConfig{}.init(), sched,
       [&](const Net& m, const Batch& b) {
@@ -143,8 +152,9 @@ inline Outcome run(const Run& r) {
     learner.core().add_metric(split, std::make_unique<train::AccuracyMetric>());
   }
   learner.core().add_metric(train::Split::Test, std::make_unique<train::AccuracyMetric>());
-  if (r.stop_after_steps > 0) {
-    learner.core().set_renderer(std::make_shared<StopAfter>(r.stop_after_steps, learner.core().interrupter()));
+  if (r.stop_after_steps > 0 || r.messages) {
+    learner.core().set_renderer(
+        std::make_shared<StopAfter>(r.stop_after_steps, learner.core().interrupter(), r.messages));
   }
   Net trained = learner.fit(train_loader, &valid_loader);
   Outcome out;

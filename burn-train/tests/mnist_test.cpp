@@ -108,6 +108,23 @@ TEST(MnistDataset, CorruptFilesNameTheFileAndItem) {
   write_bytes(dir.file("huge"), huge);
   EXPECT_THAT(error_of([&] { read_idx(dir.file("huge")); }), HasSubstr("header says [2147483652, 28, 28]"));
 
+  // Dims whose product (zero dims counted as 1, as Shape counts them) passes 2^63: a data error about
+  // the file, not a ShapeError out of TensorData, even with a zero dim and no data (issue 34).
+  const std::vector<uint8_t> forged = {0,    0,    0x08, 4,    0,    0,    0,    0,    0xff, 0xff,
+                                       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  write_bytes(dir.file("forged"), forged);
+  EXPECT_THAT(error_of([&] { read_idx(dir.file("forged")); }),
+              AllOf(HasSubstr("forged'"), HasSubstr("header says [0, 4294967295, 4294967295, 4294967295]"),
+                    HasSubstr("multiply past 2^63 elements")));
+  EXPECT_THROW(read_idx(dir.file("forged")), DataError);
+  std::vector<uint8_t> wide = {0, 0, 0x0E, 5};
+  for (int i = 0; i < 20; ++i) wide.push_back(0xff);
+  write_bytes(dir.file("wide"), wide);
+  EXPECT_THAT(error_of([&] { read_idx(dir.file("wide")); }), HasSubstr("multiply past 2^63 elements"));
+  // An empty array with a zero dim and small others is still fine.
+  write_bytes(dir.file("empty"), std::vector<uint8_t>{0, 0, 0x08, 2, 0, 0, 0, 0, 0, 0, 0, 28});
+  EXPECT_EQ(read_idx(dir.file("empty")).shape(), Shape({0, 28}));
+
   write_mnist(dir, "five", 5, false);
   EXPECT_THAT(error_of([&] { MnistDataset(dir.file("five-images-idx3-ubyte"), labels); }),
               HasSubstr("has 5 images but"));

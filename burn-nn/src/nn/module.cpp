@@ -223,8 +223,12 @@ void to_device(ModuleRef m, const Device& d) {
 }
 
 void valid(ModuleRef m) {
+  // Every autodiff layer is peeled: one inner() of autodiff<autodiff<cpu>> would still train dropout.
   each_param(m, [&](ParamBase& p) {
-    if (p.initialized() && autodiff_of(p.handle().device)) p.set_handle(api::inner(p.handle()));
+    if (!p.initialized()) return;
+    TensorHandle h = p.handle();
+    while (autodiff_of(h.device)) h = api::inner(h);
+    if (h.device != p.handle().device) p.set_handle(std::move(h));
   });
 }
 
@@ -330,4 +334,11 @@ LoadReport load(ModuleRef m, const std::string& path, const ModuleLoadOptions& o
 }
 
 }  // namespace detail
+
+Device valid_device(const Device& d) {
+  Device out = d;
+  while (AutodiffInterface* ad = autodiff_of(out)) out = ad->inner_device();
+  return out;
+}
+
 }  // namespace burn::nn

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 
 #include "io.hpp"
@@ -18,9 +19,17 @@ struct CsvInfo {
 namespace {
 constexpr const char* kOp = "data::CsvDataset";
 
-std::string where(const CsvInfo& info, size_t line, size_t col) {
-  std::string s = detail::quoted(info.name) + " line " + std::to_string(line) + ", column " + std::to_string(col + 1);
-  if (col < info.header.size()) s += " (" + detail::quoted(info.header[col]) + ")";
+constexpr size_t kHeader = SIZE_MAX, kNoColumn = SIZE_MAX;
+
+// "'f.csv' line 7 (item 5), column 2 ('price')": the item is the row's index in the dataset
+// (kHeader for the header line).
+std::string where(const CsvInfo& info, size_t line, size_t item, size_t col = kNoColumn) {
+  std::string s = detail::quoted(info.name) + " line " + std::to_string(line);
+  s += item == kHeader ? std::string(" (header)") : " (item " + std::to_string(item) + ")";
+  if (col != kNoColumn) {
+    s += ", column " + std::to_string(col + 1);
+    if (col < info.header.size()) s += " (" + detail::quoted(info.header[col]) + ")";
+  }
   return s;
 }
 
@@ -44,20 +53,22 @@ std::optional<double> parse_float(const std::string& s) {
 
 const std::string& CsvRow::str(size_t col) const {
   if (col >= fields_.size())
-    throw DataError(kOp,
-                    where(*info_, line_, col) + ": the row has only " + std::to_string(fields_.size()) + " columns");
+    throw DataError(
+        kOp, where(*info_, line_, item_, col) + ": the row has only " + std::to_string(fields_.size()) + " columns");
   return fields_[col];
 }
 
 int64_t CsvRow::as_int(size_t col) const {
   auto v = parse_int(str(col));
-  if (!v) throw DataError(kOp, where(*info_, line_, col) + ": " + detail::quoted(fields_[col]) + " is not an integer");
+  if (!v)
+    throw DataError(kOp, where(*info_, line_, item_, col) + ": " + detail::quoted(fields_[col]) + " is not an integer");
   return *v;
 }
 
 double CsvRow::as_float(size_t col) const {
   auto v = parse_float(str(col));
-  if (!v) throw DataError(kOp, where(*info_, line_, col) + ": " + detail::quoted(fields_[col]) + " is not a number");
+  if (!v)
+    throw DataError(kOp, where(*info_, line_, item_, col) + ": " + detail::quoted(fields_[col]) + " is not a number");
   return *v;
 }
 
@@ -89,6 +100,8 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
   std::string field;
   while (i < text.size()) {
     const size_t row_line = line;
+    // The item this row becomes; the first row is the header when there is one.
+    const size_t item = first && o.has_header ? kHeader : rows_.size();
     fields.clear();
     // One record: fields until an unquoted line end or the end of the text.
     for (;;) {
@@ -97,7 +110,7 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
         ++i;
         for (;;) {
           if (i >= text.size())
-            throw DataError(kOp, where(*info, row_line, fields.size()) + ": unterminated quoted field");
+            throw DataError(kOp, where(*info, row_line, item, fields.size()) + ": unterminated quoted field");
           char c = text[i++];
           if (c == o.quote) {
             if (i < text.size() && text[i] == o.quote) {
@@ -111,11 +124,11 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
           field += c;
         }
         if (i < text.size() && text[i] != o.delimiter && text[i] != '\n' && text[i] != '\r')
-          throw DataError(kOp, where(*info, line, fields.size()) + ": text after a closing quote");
+          throw DataError(kOp, where(*info, line, item, fields.size()) + ": text after a closing quote");
       } else {
         while (i < text.size() && text[i] != o.delimiter && text[i] != '\n' && text[i] != '\r') {
           if (text[i] == o.quote)
-            throw DataError(kOp, where(*info, line, fields.size()) + ": quote inside an unquoted field");
+            throw DataError(kOp, where(*info, line, item, fields.size()) + ": quote inside an unquoted field");
           field += text[i++];
         }
       }
@@ -138,11 +151,12 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
       }
     }
     if (fields.size() != expected)
-      throw DataError(kOp, detail::quoted(name) + " line " + std::to_string(row_line) + ": " +
-                               std::to_string(fields.size()) + " fields, expected " + std::to_string(expected));
+      throw DataError(kOp, where(*info, row_line, item) + ": " + std::to_string(fields.size()) + " fields, expected " +
+                               std::to_string(expected));
     CsvRow row;
     row.fields_ = fields;
     row.line_ = row_line;
+    row.item_ = rows_.size();
     row.info_ = info;
     for (size_t c = 0; c < fields.size() && c < o.types.size(); ++c) {
       if (o.types[c] == CsvType::Int) (void)row.as_int(c);

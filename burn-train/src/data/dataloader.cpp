@@ -81,7 +81,7 @@ LoaderEngine::LoaderEngine(size_t n, const LoaderOptions& o, uint64_t epoch, siz
   s.batch_size = o.batch_size;
   s.num_batches = count_batches(n, o.batch_size, o.drop_last);
   if (start_batch > s.num_batches) {
-    throw DataError("data::DataLoader", "cannot start epoch " + std::to_string(epoch) + " at batch " +
+    throw DataError("data::DataLoader", "cannot start epoch " + std::to_string(epoch) + " (0-based) at batch " +
                                             std::to_string(start_batch) + ": it has " + std::to_string(s.num_batches) +
                                             " batches");
   }

@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -109,12 +110,26 @@ TensorData read_idx(const std::string& path) {
   std::vector<uint8_t> dims_be(4 * rank);
   read_exact(gz.f, dims_be.data(), dims_be.size(), path, "header");
   std::vector<int64_t> dims(rank);
-  unsigned __int128 payload = type->size;
+  // The element count as a Shape counts it (zero dims as 1) must fit int64: a forged header of
+  // [0, 2^32-1, 2^32-1, 2^32-1] holds no data yet would be a ShapeError out of TensorData.
+  uint64_t elements = 1;
+  bool empty = false, too_many = false;
   for (size_t i = 0; i < rank; ++i) {
     const uint8_t* d = &dims_be[4 * i];
     dims[i] = int64_t(uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3]);
-    payload *= static_cast<uint64_t>(dims[i]);
+    empty = empty || dims[i] == 0;
+    if (dims[i] != 0 && !too_many)
+      too_many = __builtin_mul_overflow(elements, static_cast<uint64_t>(dims[i]), &elements) || elements > INT64_MAX;
   }
+  auto shape_text = [&] {
+    std::string shape;
+    for (size_t i = 0; i < rank; ++i) shape += (i ? ", " : "") + std::to_string(dims[i]);
+    return "[" + shape + "]";
+  };
+  if (too_many)
+    throw DataError(kOp, detail::quoted(path) + ": header says " + shape_text() +
+                             ": its dims multiply past 2^63 elements, more than any tensor holds");
+  const unsigned __int128 payload = empty ? 0 : (unsigned __int128)elements * type->size;
   const uint64_t header = 4 + 4 * rank;
   // The file must hold exactly header + payload bytes; for gzip compared mod 2^32, as the trailer,
   // and within deflate's largest ratio (1032:1), so a forged header cannot make us allocate terabytes.
@@ -122,9 +137,7 @@ TensorData read_idx(const std::string& path) {
                               payload <= (unsigned __int128)hint.file_bytes * 1032
                         : header + payload == hint.bytes;
   if (!fits) {
-    std::string shape;
-    for (size_t i = 0; i < rank; ++i) shape += (i ? ", " : "") + std::to_string(dims[i]);
-    std::string head_says = detail::quoted(path) + ": header says [" + shape + "] (" +
+    std::string head_says = detail::quoted(path) + ": header says " + shape_text() + " (" +
                             std::to_string(uint64_t(payload)) + " bytes of data, " +
                             std::to_string(header + uint64_t(payload)) + " in all)";
     if (hint.gzip)

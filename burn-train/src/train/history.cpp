@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <set>
 
-#include "burn/record/file.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/train/run.hpp"
 
 namespace burn::train {
 
@@ -174,16 +174,6 @@ std::string number(double v) {
   return buf;
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  record::AtomicFile file(path);
-  {
-    record::OutputFile out(file.path(), "train.csv");
-    out.write(text.data(), text.size());
-    out.close();
-  }
-  file.commit();
-}
-
 }  // namespace
 
 void write_metric_csv(const MetricHistory& history, const std::string& dir, Split split, int64_t epoch) {
@@ -229,8 +219,8 @@ void write_metric_csv(const MetricHistory& history, const std::string& dir, Spli
     }
     epochs += "\n";
   }
-  write_text_atomically((folder / ("epoch-" + std::to_string(epoch) + ".csv")).string(), steps);
-  write_text_atomically((folder / "epochs.csv").string(), epochs);
+  write_text_atomically((folder / ("epoch-" + std::to_string(epoch) + ".csv")).string(), steps, "train.csv");
+  write_text_atomically((folder / "epochs.csv").string(), epochs, "train.csv");
 }
 
 }  // namespace burn::train

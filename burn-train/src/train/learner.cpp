@@ -113,6 +113,9 @@ struct LearnerCore::Impl {
   }
 
   std::map<const Metric*, MetricValue> last_values;
+  std::optional<RunStart> run;  // open_run's result, until fit() ends
+  RunSettings run_data;         // the train data settings open_run was given
+  std::optional<Checkpointer> checkpointer;
 };
 
 LearnerCore::LearnerCore(LearnerConfig config, optim::Optimizer& optimizer, optim::LrScheduler& scheduler)
@@ -126,6 +129,15 @@ LearnerCore::LearnerCore(LearnerConfig config, optim::Optimizer& optimizer, opti
   }
   if (config_.resume && config_.artifact_dir.empty()) {
     throw ValueError(kOp, "resume needs an artifact_dir to find the checkpoints in");
+  }
+  for (const auto& s : config_.run_config) {
+    record::check_path(s.name, kOp);
+    if (s.name.find('.') != std::string::npos)
+      throw ValueError(kOp, "run_config name '" + s.name + "' may not contain '.'");
+  }
+  for (const auto& f : config_.run_files) {
+    if (f.empty() || f == "." || f == ".." || f == "previous" || f.find('/') != std::string::npos)
+      throw ValueError(kOp, "run_files entry '" + f + "' must be a plain file or folder name, not 'previous'");
   }
 }
 
@@ -156,42 +168,153 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(uint64_t, size_t)>& train,
-                           const std::function<EvalEpoch(uint64_t)>& valid) {
+const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& data) {
   Impl& im = *impl_;
+  if (im.run) {
+    if (data != im.run_data)
+      throw ValueError(kOp, "the run is already open with other train data: " + config_differences(im.run_data, data));
+    return *im.run;
+  }
   if (!im.renderer_set) im.renderer = default_renderer(config_);
-  const Device device = config_.device ? *config_.device : model_device(model);
-  const bool artifacts = !config_.artifact_dir.empty();
-  std::optional<Checkpointer> checkpointer;
-  if (artifacts)
-    checkpointer.emplace((std::filesystem::path(config_.artifact_dir) / "checkpoints").string(), config_.checkpoints);
-
+  // A refused run restores the terminal and shows the messages before it (the dashboard's finish()).
+  struct FinishUnlessStarted {
+    Impl& im;
+    bool started = false;
+    ~FinishUnlessStarted() {
+      if (!started && im.renderer) im.renderer->finish();
+    }
+  } guard{im};
+  RunStart start;
+  start.run.config = {{"seed", std::to_string(config_.seed)},
+                      {"grad accumulation", std::to_string(config_.grad_accumulation)}};
+  start.run.config.insert(start.run.config.end(), data.begin(), data.end());
+  start.run.config.insert(start.run.config.end(), config_.run_config.begin(), config_.run_config.end());
   history_ = MetricHistory();
   im.declare(history_);
-  TrainingPosition pos;
+  im.checkpointer.reset();
+  const std::string& dir = config_.artifact_dir;
+  if (dir.empty()) {
+    start.run.id = new_run_id();
+    im.run_data = data;
+    guard.started = true;
+    return im.run.emplace(std::move(start));
+  }
+  const std::string ckpt_dir = (std::filesystem::path(dir) / "checkpoints").string();
+  Checkpointer scan(ckpt_dir, config_.checkpoints);
+  scan.set_warning_sink([&im](const std::string& m) { im.message(m); });
+  std::optional<RunIdentity> folder;
+  try {
+    folder = read_run_file(dir);
+  } catch (const ValueError&) {
+    if (config_.resume) throw;  // a fresh run moves a damaged run.json aside with the rest
+  }
+
+  bool fresh = !config_.resume;
   if (config_.resume) {
-    if (const auto latest = checkpointer->latest()) {
-      const record::Record state = record::load(latest->path);
-      nn::ModuleLoadOptions load;
-      load.prefix = "model";
-      nn::detail::load_record(model, state, load);
-      optimizer_.load_record(state.at("optimizer").group());
-      scheduler_.load_record(state.at("scheduler").group());
-      history_.load_record(state.at("history").group());
-      im.declare(history_);
-      pos = position_from_record(state.at("position").group(), latest->path);
-      const auto saved_seed = static_cast<uint64_t>(state.at("seed").as_int());
-      if (saved_seed != config_.seed) {
-        throw ValueError(kOp, "checkpoint '" + latest->path + "' was trained with seed " + std::to_string(saved_seed) +
-                                  ", this run has seed " + std::to_string(config_.seed) +
-                                  ": a resumed run must use the same seed");
-      }
-      im.message("resumed from " + latest->path + " (epoch " + std::to_string(pos.epoch) + ", batch " +
-                 std::to_string(pos.batch) + ", step " + std::to_string(pos.global_step) + ")");
+    const std::vector<CheckpointInfo> all = scan.list();
+    if (!folder && !all.empty()) {
+      throw ValueError(kOp, "cannot resume in '" + dir + "': it holds " + std::to_string(all.size()) +
+                                " checkpoint(s) (newest '" + all.back().path + "') but no " + run_file_path(dir) +
+                                " naming their run, so they cannot be matched to this one; start a fresh run "
+                                "(without resume), which moves them to '" +
+                                (std::filesystem::path(dir) / "previous").string() + "/'");
+    }
+    if (!folder) {
+      im.message("no run to resume in '" + dir + "': starting a fresh run");
+      fresh = true;
     } else {
-      im.message("no checkpoint in " + checkpointer->dir() + ": starting from scratch");
+      const std::string diff = config_differences(folder->config, start.run.config);
+      if (!diff.empty()) {
+        throw ValueError(kOp, "cannot resume run " + folder->id + " in '" + dir +
+                                  "': it was made with other settings (its value against this run's): " + diff +
+                                  "; repeat its settings, or start a fresh run (without resume), which moves its "
+                                  "files to '" +
+                                  (std::filesystem::path(dir) / "previous").string() + "/'");
+      }
+      start.run = *folder;
+      for (auto it = all.rbegin(); it != all.rend() && !start.checkpoint; ++it) {
+        std::optional<RunIdentity> made_by;
+        try {
+          made_by = read_checkpoint_run(it->path);
+        } catch (const std::exception& e) {
+          throw ValueError(kOp, "cannot resume from '" + it->path + "', the newest checkpoint: " + e.what() +
+                                    "; move it away to resume from an earlier one");
+        }
+        if (!made_by || made_by->id != folder->id) {
+          im.message("skipping '" + it->path + "': " +
+                     (made_by ? "a checkpoint of run " + made_by->id : std::string("a checkpoint with no run id")) +
+                     ", not of run " + folder->id + " of this folder");
+          continue;
+        }
+        const std::string ckdiff = config_differences(made_by->config, start.run.config);
+        if (!ckdiff.empty()) {
+          throw ValueError(kOp, "cannot resume from '" + it->path + "': it was made with other settings (its value " +
+                                    "against this run's): " + ckdiff);
+        }
+        start.checkpoint = *it;
+      }
+      if (start.checkpoint) {
+        const std::string& path = start.checkpoint->path;
+        record::Record state;
+        try {
+          state = record::load(path);
+        } catch (const std::exception& e) {
+          throw ValueError(kOp, "cannot resume from '" + path + "', the newest checkpoint: " + e.what() +
+                                    "; move it away to resume from an earlier one");
+        }
+        nn::ModuleLoadOptions load;
+        load.prefix = "model";
+        nn::detail::load_record(model, state, load);
+        optimizer_.load_record(state.at("optimizer").group());
+        scheduler_.load_record(state.at("scheduler").group());
+        history_.load_record(state.at("history").group());
+        im.declare(history_);
+        start.position = position_from_record(state.at("position").group(), path);
+        start.resumed = true;
+        im.message("resumed run " + start.run.id + " from " + path + " (epoch " + std::to_string(start.position.epoch) +
+                   ", batch " + std::to_string(start.position.batch) + ", step " +
+                   std::to_string(start.position.global_step) + ")");
+      } else {
+        im.message("no checkpoint of run " + folder->id + " in '" + ckpt_dir + "': starting it from scratch");
+      }
     }
   }
+  if (fresh) {
+    // The learner's own files and the program's: what a previous run left here goes to previous/.
+    std::vector<std::string> names = {"checkpoints", split_name(Split::Train), split_name(Split::Valid),
+                                      split_name(Split::Test), "metrics.png"};
+    names.insert(names.end(), config_.run_files.begin(), config_.run_files.end());
+    start.previous_moved_to = move_previous_run(dir, names, folder);
+    if (!start.previous_moved_to.empty()) {
+      im.message("moved the previous run's files" + (folder ? " (run " + folder->id + ")" : std::string()) + " to " +
+                 start.previous_moved_to);
+    }
+    start.run.id = new_run_id();
+    write_run_file(dir, start.run);
+    im.message("run " + start.run.id + " in '" + dir + "'");
+  }
+  im.checkpointer.emplace(ckpt_dir, config_.checkpoints, start.run.id);
+  im.checkpointer->set_warning_sink([&im](const std::string& m) { im.message(m); });
+  im.run_data = data;
+  guard.started = true;
+  return im.run.emplace(std::move(start));
+}
+
+FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(uint64_t, size_t)>& train,
+                           const std::function<EvalEpoch(uint64_t)>& valid, const RunSettings& data) {
+  Impl& im = *impl_;
+  const RunStart& start = open_run(model, data);
+  im.declare(history_);  // metrics added after open_run
+  const Device device = config_.device ? *config_.device : model_device(model);
+  const bool artifacts = !config_.artifact_dir.empty();
+  std::optional<Checkpointer>& checkpointer = im.checkpointer;
+  TrainingPosition pos = start.position;
+  const record::Record run_group = run_record(start.run);
+  // The run is open until fit() ends, whatever way it ends: a second fit() is a new run.
+  struct CloseRun {
+    Impl& im;
+    ~CloseRun() { im.run.reset(); }
+  } close_run{im};
 
   auto save_checkpoint = [&](const TrainingPosition& p, int64_t epoch_end) {
     if (!checkpointer) return;
@@ -201,7 +324,7 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
     state.set("scheduler", scheduler_.to_record());
     state.set("history", history_.to_record());
     state.set("position", position_record(p));
-    state.set("seed", static_cast<int64_t>(config_.seed));
+    state.set("run", run_group);
     const std::string path = checkpointer->save(state, p, epoch_end, history_);
     im.message("checkpoint " + path);
   };
@@ -215,7 +338,15 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
   for (int64_t epoch = pos.epoch; epoch <= config_.epochs; ++epoch) {
     const auto started = std::chrono::steady_clock::now();
     im.clear(Split::Train);
-    TrainEpoch te = train(static_cast<uint64_t>(epoch - 1), static_cast<size_t>(pos.batch));
+    TrainEpoch te;
+    try {
+      te = train(static_cast<uint64_t>(epoch - 1), static_cast<size_t>(pos.batch));
+    } catch (const data::DataError& e) {
+      if (pos.batch == 0) throw;
+      throw ValueError(kOp, "cannot resume epoch " + std::to_string(epoch) + " at batch " + std::to_string(pos.batch) +
+                                " (step " + std::to_string(pos.global_step) + "): " + e.what() +
+                                "; the train data or batch size differ from the checkpoint's");
+    }
     const auto items_start = static_cast<int64_t>(te.progress().items_processed);  // > 0 when resumed mid-epoch
     int64_t iteration = pos.batch;
     bool stop = false;

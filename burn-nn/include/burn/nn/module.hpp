@@ -173,7 +173,10 @@ M fork(M m, const Device& d) {
   detail::to_device(m, d);
   return m;
 }
-// The same module on the autodiff device's inner device, for evaluation (Burn's valid()).
+// The device valid() moves a module on `d` to: the innermost device under every autodiff layer
+// (cpu for autodiff<autodiff<cpu>>), where dropout and batch norm evaluate; `d` itself when it has none.
+BURN_NN_API Device valid_device(const Device& d);
+// The same module on valid_device() of its parameters' device, for evaluation (Burn's valid()).
 template <detail::Module M>
 M valid(M m) {
   detail::valid(m);

@@ -29,7 +29,7 @@ struct CsvOptions {
 
 struct CsvInfo;  // the file name, header and column types shared by the rows of a dataset
 
-// One row: its fields as text, typed access that names the file, line and column on a bad value.
+// One row: its fields as text, typed access that names the file, line, item and column on a bad value.
 class BURN_DATA_API CsvRow {
  public:
   CsvRow() = default;
@@ -43,11 +43,13 @@ class BURN_DATA_API CsvRow {
   double as_float(std::string_view name) const { return as_float(column(name)); }
   size_t column(std::string_view name) const;
   size_t line() const { return line_; }  // 1-based line where the row starts
+  size_t item() const { return item_; }  // the row's index in its dataset
 
  private:
   friend class CsvDataset;
   std::vector<std::string> fields_;
   size_t line_ = 0;
+  size_t item_ = 0;
   std::shared_ptr<const CsvInfo> info_;
 };
 

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "burn/record/record.hpp"
 #include "burn/train/history.hpp"
+#include "burn/train/run.hpp"
 
 namespace burn::train {
 
@@ -37,20 +41,31 @@ struct CheckpointInfo {
 
 class BURN_TRAIN_API Checkpointer {
  public:
-  Checkpointer(std::string dir, CheckpointPolicy policy);
+  // With a `run_id`, the policy counts and deletes only checkpoints of that run (their "run.id"
+  // entry): another run's files, or ones that cannot be read, are never deleted.
+  Checkpointer(std::string dir, CheckpointPolicy policy, std::string run_id = {});
   // Writes `<dir>/step-<global_step, 12 digits>[-epoch-<e>].<ext>` atomically, then deletes what the
   // policy no longer keeps. `epoch_end` is the epoch the checkpoint closes (0 when mid-epoch).
   std::string save(const record::Record& state, const TrainingPosition& position, int64_t epoch_end,
                    const MetricHistory& history);
-  // Every checkpoint in the folder, oldest first; files of other names are ignored.
+  // Every checkpoint in the folder, oldest first; files of other names are ignored, and a file
+  // named like a checkpoint (step-...<ext>) whose name does not parse is skipped with a warning
+  // naming it (once per file).
   std::vector<CheckpointInfo> list() const;
   // The newest checkpoint, if any.
   std::optional<CheckpointInfo> latest() const;
   const std::string& dir() const { return dir_; }
+  // Where warnings go (default: stderr).
+  void set_warning_sink(std::function<void(const std::string&)> sink) { warn_ = std::move(sink); }
 
  private:
+  bool of_this_run(const std::string& path);
   std::string dir_;
   CheckpointPolicy policy_;
+  std::string run_id_;
+  std::map<std::string, bool> owned_;  // path -> of this run (read once)
+  std::function<void(const std::string&)> warn_;
+  mutable std::set<std::string> warned_;
 };
 
 // The position as a record group ("epoch", "batch", "global_step") and back (RecordError naming the

@@ -53,7 +53,16 @@ struct LearnerConfig {
   std::string artifact_dir;                 // checkpoints/, <split>/*.csv, metrics.png; empty: nothing written
   std::optional<int64_t> checkpoint_every;  // also checkpoint every N train steps (not only per epoch)
   CheckpointPolicy checkpoints;
-  bool resume = false;  // continue from the newest checkpoint in <artifact_dir>/checkpoints
+  // Continue the run of <artifact_dir> (its run.json) from its newest checkpoint, when its settings
+  // match this run's; without resume a run is fresh and moves an older run's files to previous/.
+  bool resume = false;
+  // What makes the program's run (model sizes, learning rate, epochs...), as text: stored with the
+  // run and every checkpoint, and a resume made with other values is refused naming them. The
+  // learner adds its own: seed, grad accumulation and the train loader's items, batch size and order.
+  RunSettings run_config;
+  // Files or folders the program writes in artifact_dir for its run (config.json, model.bpz): a
+  // fresh run moves them to previous/ with the learner's own (plain names, not paths).
+  std::vector<std::string> run_files;
   std::optional<EarlyStopping> early_stopping;
   Display display = Display::Auto;
   double log_every_seconds = 5.0;  // Display::Log: a step line at most this often
@@ -70,6 +79,16 @@ class Interrupter {
 
  private:
   std::atomic<bool> stop_{false};
+};
+
+// How a run started (LearnerCore::open_run): its identity, and for a resumed run the checkpoint it
+// continues from; for a fresh run, where the previous run's files went.
+struct RunStart {
+  RunIdentity run;
+  bool resumed = false;
+  std::optional<CheckpointInfo> checkpoint;  // the checkpoint resumed from
+  TrainingPosition position;                 // where training continues
+  std::string previous_moved_to;             // fresh: the folder the previous run's files went to ("" none)
 };
 
 struct FitResult {
@@ -107,10 +126,17 @@ class BURN_TRAIN_API LearnerCore {
   const MetricHistory& history() const { return history_; }
   const LearnerConfig& config() const { return config_; }
 
+  // Starts the run in the artifacts folder before anything is written there. Resume: reads
+  // run.json and the newest checkpoint of its run, refuses other settings (ValueError naming each:
+  // "hidden size 64 against 128"), and loads the model, optimizer, scheduler and history. Fresh:
+  // moves the files of a previous run to <artifact_dir>/previous/<its id>/ and writes run.json with
+  // a new id. `data` are the train data's settings (Learner::open_run gives the loader's). fit()
+  // calls it when the program has not; the run stays open until fit() ends.
+  const RunStart& open_run(nn::ModuleRef model, const RunSettings& data);
   // `train(epoch0, start_batch)` opens a train epoch (0-based epoch for the loader); `valid(epoch0)`
   // a valid epoch (null: no validation).
   FitResult fit(nn::ModuleRef model, const std::function<TrainEpoch(uint64_t, size_t)>& train,
-                const std::function<EvalEpoch(uint64_t)>& valid);
+                const std::function<EvalEpoch(uint64_t)>& valid, const RunSettings& data = {});
   // One pass over a test set with the Test metrics; returns their values.
   std::vector<MetricSummary> evaluate(const std::function<EvalEpoch()>& test);
 
@@ -143,6 +169,13 @@ class Learner {
   const M& model() const { return model_; }
   FitResult last_fit() const { return last_; }
 
+  // Starts the run (LearnerCore::open_run) with the train loader's settings: a program that writes
+  // its own files in the artifacts folder calls it first, and writes them only once it returned.
+  template <class TI>
+  const RunStart& open_run(const data::DataLoader<TI, TB>& train) {
+    return core_->open_run(nn::ModuleRef(model_), data_settings(train));
+  }
+
   // Trains for the configured epochs (from a checkpoint when LearnerConfig::resume) and returns the model.
   template <class TI, class VI = TI>
   M fit(data::DataLoader<TI, TB>& train, data::DataLoader<VI, VB>* valid = nullptr) {
@@ -157,7 +190,7 @@ class Learner {
     };
     std::function<EvalEpoch(uint64_t)> open_valid;
     if (valid) open_valid = [&](uint64_t epoch) { return eval_epoch(*valid, epoch); };
-    last_ = core_->fit(nn::ModuleRef(model_), open_train, open_valid);
+    last_ = core_->fit(nn::ModuleRef(model_), open_train, open_valid, data_settings(train));
     return model_;
   }
 
@@ -168,6 +201,16 @@ class Learner {
   }
 
  private:
+  // What of the train loader a resumed run must repeat: its items, batch size and order.
+  template <class TI>
+  static RunSettings data_settings(const data::DataLoader<TI, TB>& train) {
+    const data::LoaderOptions& o = train.options();
+    return {{"train items", std::to_string(train.num_items())},
+            {"batch size", std::to_string(o.batch_size)},
+            {"train order", o.shuffle ? "shuffled, seed " + std::to_string(o.seed) : "in order"},
+            {"drop last", o.drop_last ? "yes" : "no"}};
+  }
+
   template <class I>
   EvalEpoch eval_epoch(data::DataLoader<I, VB>& loader, uint64_t epoch) {
     auto it = std::make_shared<typename data::DataLoader<I, VB>::Iter>(loader.iter_at(epoch, 0));
