@@ -23,6 +23,10 @@
 #endif
 layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = WG_Z) in;
 
+// Workgroup shared memory and the workgroup barrier (which also orders shared-memory accesses).
+#define SHARED shared
+#define BARRIER() barrier()
+
 // Storage buffers by element type; a pointer is ADDR (a uint64_t device address).
 #define ADDR uint64_t
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer BufF32 { float v[]; };

@@ -1,4 +1,4 @@
-// CORE ops whose kernels are being written (indexing, reductions, scans, sort, matmul): Unsupported
+// CORE ops whose kernels are being written (indexing, reductions, scans, sort): Unsupported
 // naming the op and the device until then. This file shrinks to nothing as the op files grow.
 #include "burn/tensor/error.hpp"
 #include "vulkan_backend.hpp"
@@ -14,7 +14,6 @@ namespace {
 Prim VulkanBackend::gather(Prim, size_t, Prim) { pending("gather", *ctx_); }
 Prim VulkanBackend::scatter_add(Prim, size_t, Prim, Prim) { pending("scatter_add", *ctx_); }
 Prim VulkanBackend::argwhere(Prim) { pending("argwhere", *ctx_); }
-Prim VulkanBackend::matmul(Prim, Prim) { pending("matmul", *ctx_); }
 Prim VulkanBackend::sum_dim(Prim, size_t) { pending("sum_dim", *ctx_); }
 Prim VulkanBackend::prod_dim(Prim, size_t) { pending("prod_dim", *ctx_); }
 Prim VulkanBackend::max_dim(Prim, size_t) { pending("max_dim", *ctx_); }

@@ -1,0 +1,154 @@
+// matmul on the device (torch.matmul semantics for operands of equal rank >= 2, as the cpu backend): one
+// dispatch of kernels/matmul.comp over every batch, operands read in place through their strides.
+#include "ops/matmul.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "burn/tensor/error.hpp"
+#include "dispatch.hpp"
+
+namespace burn::vulkan {
+
+namespace {
+
+std::string shapes(const Shape& a, const Shape& b) { return "lhs " + a.to_string() + " and rhs " + b.to_string(); }
+
+// Sizes the kernel indexes with 32-bit ints (tile loops, row and column numbers), with room for a tile.
+constexpr int64_t kMaxDim = (int64_t{1} << 31) - 4096;
+
+}  // namespace
+
+const char* gemm_kernel_name(GemmKernel k) {
+  return k == GemmKernel::shared_tiled ? "shared-memory tiled" : "register-blocked";
+}
+
+GemmKernel gemm_kernel(const DeviceProfile& profile, DType dtype) {
+  if (!profile.features.shared_memory_gemm) return GemmKernel::register_blocked;
+  // Branch point for cooperative matrices (VK_KHR_cooperative_matrix, f16 in, f32 sums): no such kernel
+  // yet, since no device here has them (lavapipe does not), so the tiled kernel runs.
+  if (profile.features.cooperative_matrix && dtype == DType::F16) return GemmKernel::shared_tiled;
+  return GemmKernel::shared_tiled;
+}
+
+GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t acc_bytes) {
+  const DeviceLimits& lim = profile.limits;
+  GemmTiles t;
+  if (kernel == GemmKernel::register_blocked) {
+    t = profile.cpu_type() ? GemmTiles{8, 8, 4, 4, 0} : GemmTiles{16, 16, 4, 4, 0};
+  } else {
+    t = GemmTiles{16, 16, 4, 4, 16};
+  }
+  // Fewer invocations while the device allows fewer (Vulkan guarantees 128, and 128 x 128 x 64 sizes).
+  while (t.wg_x * t.wg_y > std::max<uint32_t>(lim.max_workgroup_invocations, 1) || t.wg_x > lim.max_workgroup_size[0] ||
+         t.wg_y > lim.max_workgroup_size[1]) {
+    if (t.wg_y >= t.wg_x && t.wg_y > 1) {
+      t.wg_y /= 2;
+    } else if (t.wg_x > 1) {
+      t.wg_x /= 2;
+    } else {
+      break;
+    }
+  }
+  if (kernel == GemmKernel::shared_tiled) {
+    // Both padded tiles (kernels/matmul.comp: BK rows of BM + 1 and of BN + 1 sums) within the shared memory.
+    auto bytes = [&] {
+      return uint64_t{t.bk} * (t.wg_y * t.tm + 1 + t.wg_x * t.tn + 1) * acc_bytes;
+    };
+    while (bytes() > lim.max_shared_memory && t.bk > 1) t.bk /= 2;
+    while (bytes() > lim.max_shared_memory && (t.tm > 1 || t.tn > 1)) {
+      if (t.tm >= t.tn) {
+        t.tm /= 2;
+      } else {
+        t.tn /= 2;
+      }
+    }
+  }
+  return t;
+}
+
+Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const std::string& epilogue) {
+  static constexpr const char* op = "matmul";
+  Context& ctx = be.context();
+  const VkPtr a = be.vk(lhs, op), b = be.vk(rhs, op);
+  lhs.reset();
+  rhs.reset();
+  const DType d = a->dtype();
+  if (b->dtype() != d)
+    throw DTypeError(op, "lhs " + std::string(dtype_name(d)) + " and rhs " + std::string(dtype_name(b->dtype())) +
+                             ": operands must have the same dtype");
+  if (d == DType::Bool || d == DType::I8 || d == DType::U8)
+    throw DTypeError(op, "expected a numeric tensor (f32, f64, f16, i64 or i32), got " + std::string(dtype_name(d)));
+  glsl_type(d, ctx, op);  // Unsupported for a dtype the device lacks, before anything else
+  const Shape& sa = a->shape();
+  const Shape& sb = b->shape();
+  const size_t rank = sa.rank();
+  if (rank < 2 || sb.rank() != rank) throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");
+  const int64_t m = sa[rank - 2], k = sa[rank - 1], n = sb[rank - 1];
+  if (sb[rank - 2] != k) throw ShapeError(op, shapes(sa, sb) + ": inner dimensions differ");
+
+  // Broadcast batch dims, read with stride 0 where an operand has size 1: nothing is copied.
+  std::vector<int64_t> out_dims(rank), batch_dims(rank - 2), a_batch(rank - 2), b_batch(rank - 2);
+  int64_t batch = 1;
+  for (size_t i = 0; i + 2 < rank; ++i) {
+    if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
+      throw ShapeError(op, shapes(sa, sb) + ": batch dimensions are not broadcastable (dim " + std::to_string(i) +
+                               ": " + std::to_string(sa[i]) + " vs " + std::to_string(sb[i]) + ")");
+    out_dims[i] = batch_dims[i] = sa[i] == 1 ? sb[i] : sa[i];
+    a_batch[i] = sa[i] == 1 ? 0 : a->strides()[i];
+    b_batch[i] = sb[i] == 1 ? 0 : b->strides()[i];
+    batch *= out_dims[i];
+  }
+  out_dims[rank - 2] = m;
+  out_dims[rank - 1] = n;
+  VkPtr out = be.alloc(Shape(out_dims), d);
+  if (batch * m * n == 0) return out;
+  if (m > kMaxDim || n > kMaxDim || k > kMaxDim || batch > kMaxDim)
+    throw Unsupported(op, shapes(sa, sb) + ": a batch, M, N or K of 2^31 or more on Vulkan device " +
+                              ctx.profile().name);
+
+  // The matrix strides, 0 along a dim of size 1 (it never steps, and then spans nothing).
+  const auto& as = a->strides();
+  const auto& bs = b->strides();
+  const int64_t a_rs = m == 1 ? 0 : as[rank - 2], a_cs = k == 1 ? 0 : as[rank - 1];
+  const int64_t b_rs = k == 1 ? 0 : bs[rank - 2], b_cs = n == 1 ? 0 : bs[rank - 1];
+  Layout l = collapse(Shape(batch_dims), {a_batch, b_batch});
+  // 64-bit indices when C, or any offset into A or B, reaches 2^31 elements.
+  auto span = [&](const std::vector<int64_t>& s, int64_t rows, int64_t rs, int64_t cols, int64_t cs) {
+    int64_t total = (rows - 1) * std::abs(rs) + (cols - 1) * std::abs(cs);
+    for (size_t i = 0; i < s.size(); ++i) total += (batch_dims[i] - 1) * std::abs(s[i]);
+    return total;
+  };
+  constexpr int64_t k2G = int64_t{1} << 31;
+  l.index64 = l.index64 || batch * m * n >= k2G || (k > 0 && span(a_batch, m, a_rs, k, a_cs) >= k2G) ||
+              (k > 0 && span(b_batch, k, b_rs, n, b_cs) >= k2G);
+
+  const GemmTiles t = gemm_tiles(ctx.profile(), kernel, dtype_size(d) == 8 ? 8 : 4);
+  Dispatch dp(ctx, "matmul", op);
+  dp.tensor("A", *a, false).tensor("B", *b, false).tensor("C", *out, true).layout(l, {"A", "B"});
+  dp.push_i64(a_rs).push_i64(a_cs).push_i64(b_rs).push_i64(b_cs);
+  dp.push_i32(static_cast<int32_t>(m)).push_i32(static_cast<int32_t>(n)).push_i32(static_cast<int32_t>(k));
+  dp.push_i32(static_cast<int32_t>(batch));
+  dp.define("TM", std::to_string(t.tm)).define("TN", std::to_string(t.tn));
+  if (kernel == GemmKernel::shared_tiled) dp.define("GEMM_TILED").define("BK", std::to_string(t.bk));
+  if (!epilogue.empty()) dp.define("EPILOGUE(acc, z, row, col)", epilogue);
+
+  // One workgroup per tile and batch, up to the device's grid limits; the kernel walks the rest.
+  const auto& count = ctx.profile().limits.max_workgroup_count;
+  const int64_t tiles_n = (n + t.wg_x * t.tn - 1) / (t.wg_x * t.tn);
+  const int64_t tiles_m = (m + t.wg_y * t.tm - 1) / (t.wg_y * t.tm);
+  dp.run({static_cast<uint32_t>(std::min<int64_t>(tiles_n, std::max<uint32_t>(count[0], 1))),
+          static_cast<uint32_t>(std::min<int64_t>(tiles_m, std::max<uint32_t>(count[1], 1))),
+          static_cast<uint32_t>(std::min<int64_t>(batch, std::max<uint32_t>(count[2], 1)))},
+         {t.wg_x, t.wg_y, 1});
+  return out;
+}
+
+Prim VulkanBackend::matmul(Prim lhs, Prim rhs) {
+  const DType d = lhs ? lhs->dtype() : DType::F32;
+  return matmul_with(*this, std::move(lhs), std::move(rhs), gemm_kernel(ctx_->profile(), d));
+}
+
+}  // namespace burn::vulkan
