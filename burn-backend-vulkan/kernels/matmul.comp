@@ -79,7 +79,7 @@ void main() {
       for (int tn = int(gl_WorkGroupID.x); tn < tiles_n; tn += int(gl_NumWorkGroups.x)) {
         const int row0 = tm * BM, col0 = tn * BN;
         ACC_T acc[TM * TN];
-        for (int i = 0; i < TM * TN; ++i) acc[i] = ACC_T(0);
+        UNROLL for (int i = 0; i < TM * TN; ++i) acc[i] = ACC_T(0);
 #ifdef GEMM_TILED
         for (int k0 = 0; k0 < pc.K; k0 += BK) {
           for (int t = tid; t < BM * BK; t += WG_X * WG_Y) {
@@ -99,32 +99,31 @@ void main() {
           BARRIER();
           for (int kk = 0; kk < BK; ++kk) {
             ACC_T a[TM], b[TN];
-            for (int i = 0; i < TM; ++i) a[i] = As[kk * AS_LD + ly + i * WG_Y];
-            for (int j = 0; j < TN; ++j) b[j] = Bs[kk * BS_LD + lx + j * WG_X];
-            for (int i = 0; i < TM; ++i)
-              for (int j = 0; j < TN; ++j) acc[i * TN + j] += a[i] * b[j];
+            UNROLL for (int i = 0; i < TM; ++i) a[i] = As[kk * AS_LD + ly + i * WG_Y];
+            UNROLL for (int j = 0; j < TN; ++j) b[j] = Bs[kk * BS_LD + lx + j * WG_X];
+            UNROLL for (int i = 0; i < TM; ++i)
+              UNROLL for (int j = 0; j < TN; ++j) acc[i * TN + j] += a[i] * b[j];
           }
           BARRIER();
         }
 #else
         idx_t arow[TM], bcol[TN];
-        for (int i = 0; i < TM; ++i) arow[i] = a0 + idx_t(min(row0 + ly + i * WG_Y, pc.M - 1)) * ars;
-        for (int j = 0; j < TN; ++j) bcol[j] = b0 + idx_t(min(col0 + lx + j * WG_X, pc.N - 1)) * bcs;
+        UNROLL for (int i = 0; i < TM; ++i) arow[i] = a0 + idx_t(min(row0 + ly + i * WG_Y, pc.M - 1)) * ars;
+        UNROLL for (int j = 0; j < TN; ++j) bcol[j] = b0 + idx_t(min(col0 + lx + j * WG_X, pc.N - 1)) * bcs;
         for (int k = 0; k < pc.K; ++k) {
           ACC_T a[TM], b[TN];
-          for (int i = 0; i < TM; ++i) a[i] = LOAD(A, arow[i] + idx_t(k) * acs);
-          for (int j = 0; j < TN; ++j) b[j] = LOAD(B, bcol[j] + idx_t(k) * brs);
-          for (int i = 0; i < TM; ++i)
-            for (int j = 0; j < TN; ++j) acc[i * TN + j] += a[i] * b[j];
+          UNROLL for (int i = 0; i < TM; ++i) a[i] = LOAD(A, arow[i] + idx_t(k) * acs);
+          UNROLL for (int j = 0; j < TN; ++j) b[j] = LOAD(B, bcol[j] + idx_t(k) * brs);
+          UNROLL for (int i = 0; i < TM; ++i)
+            UNROLL for (int j = 0; j < TN; ++j) acc[i * TN + j] += a[i] * b[j];
         }
 #endif
-        for (int i = 0; i < TM; ++i) {
+        UNROLL for (int i = 0; i < TM; ++i) {
           const int row = row0 + ly + i * WG_Y;
-          if (row >= pc.M) break;
-          for (int j = 0; j < TN; ++j) {
+          UNROLL for (int j = 0; j < TN; ++j) {
             const int col = col0 + lx + j * WG_X;
-            if (col >= pc.N) break;
-            STORE(C, c0 + idx_t(row) * idx_t(pc.N) + idx_t(col), EPILOGUE(acc[i * TN + j], z, row, col));
+            if (row < pc.M && col < pc.N)
+              STORE(C, c0 + idx_t(row) * idx_t(pc.N) + idx_t(col), EPILOGUE(acc[i * TN + j], z, row, col));
           }
         }
       }

@@ -26,6 +26,9 @@ layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = WG_Z) in;
 // Workgroup shared memory and the workgroup barrier (which also orders shared-memory accesses).
 #define SHARED shared
 #define BARRIER() barrier()
+// Before a loop of constant trip count: unrolled, so arrays it indexes stay in registers.
+#extension GL_EXT_control_flow_attributes : require
+#define UNROLL [[unroll]]
 
 // Storage buffers by element type; a pointer is ADDR (a uint64_t device address).
 #define ADDR uint64_t

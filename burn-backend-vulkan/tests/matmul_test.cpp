@@ -31,7 +31,7 @@ struct Backends {
   BackendPtr cpu;
 };
 Backends* backends() {
-  static Backends* b = [] () -> Backends* {
+  static Backends* b = []() -> Backends* {
     try {
       auto inst = Instance::get();
       if (inst->best_score() == 0) return nullptr;
@@ -47,10 +47,10 @@ Backends* backends() {
   return b;
 }
 
-#define REQUIRE_DEVICE()                                                                     \
-  Backends* bk = backends();                                                                 \
+#define REQUIRE_DEVICE()                                                                         \
+  Backends* bk = backends();                                                                     \
   if (!bk) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"; \
-  VulkanBackend& vk = *bk->vk;                                                               \
+  VulkanBackend& vk = *bk->vk;                                                                   \
   Backend& cpu = *bk->cpu
 
 bool has(DType d) {
@@ -129,8 +129,8 @@ TEST(VulkanMatmul, EdgeAndOddSizes) {
   for (GemmKernel k : kBoth) {
     expect_matmul(k, Shape{1, 1}, Shape{1, 1});
     expect_matmul(k, Shape{17, 33}, Shape{33, 9});
-    expect_matmul(k, Shape{1, 40}, Shape{40, 1});    // a dot product
-    expect_matmul(k, Shape{70, 1}, Shape{1, 65});    // an outer product, K = 1
+    expect_matmul(k, Shape{1, 40}, Shape{40, 1});      // a dot product
+    expect_matmul(k, Shape{70, 1}, Shape{1, 65});      // an outer product, K = 1
     expect_matmul(k, Shape{3, 100}, Shape{100, 130});  // N over two tiles, K over several steps
   }
 }
@@ -145,8 +145,8 @@ TEST(VulkanMatmul, ZeroSizedOperands) {
   REQUIRE_DEVICE();
   (void)cpu;
   for (GemmKernel k : kBoth) {
-    expect_matmul(k, Shape{0, 4}, Shape{4, 3});   // M = 0
-    expect_matmul(k, Shape{3, 4}, Shape{4, 0});   // N = 0
+    expect_matmul(k, Shape{0, 4}, Shape{4, 3});        // M = 0
+    expect_matmul(k, Shape{3, 4}, Shape{4, 0});        // N = 0
     expect_matmul(k, Shape{0, 2, 3}, Shape{0, 3, 4});  // no batches
     // K = 0: zeros, also over a result buffer the pool hands out again (it holds old values).
     for (int round = 0; round < 2; ++round) {
@@ -171,8 +171,12 @@ TEST(VulkanMatmul, BroadcastBatches) {
     expect_matmul(k, Shape{1, 6, 9}, Shape{4, 9, 5});
     expect_matmul(k, Shape{70, 3, 2}, Shape{70, 2, 3});  // many small products
     // rhs [7, 4] expanded to [2, 3, 7, 4]: batch strides 0 without size-1 dims.
-    expect_matmul(k, random_data(Shape{2, 3, 5, 7}, DType::F32, 5), random_data(Shape{7, 4}, DType::F32, 6), same,
-                  [](Backend& b, Prim p) { return b.expand(std::move(p), Shape{2, 3, 7, 4}); }, "expanded rhs");
+    expect_matmul(
+        k, random_data(Shape{2, 3, 5, 7}, DType::F32, 5), random_data(Shape{7, 4}, DType::F32, 6), same,
+        [](Backend& b, Prim p) {
+          return b.expand(std::move(p), Shape{2, 3, 7, 4});
+        },
+        "expanded rhs");
   }
 }
 
@@ -199,8 +203,12 @@ TEST(VulkanMatmul, TransposedAndStridedViewsAreReadInPlace) {
     const View flipped = [](Backend& bk, Prim p) { return bk.flip(std::move(p), {0, 1}); };
     expect_matmul(k, a, b, flipped, flipped, "both flipped");
     // The batch dims permuted too: [K, B, M] viewed as [B, M, K].
-    expect_matmul(k, random_data(Shape{6, 3, 5}, DType::F32, 15), random_data(Shape{3, 6, 4}, DType::F32, 16),
-                  [](Backend& bk, Prim p) { return bk.permute(std::move(p), {1, 2, 0}); }, same, "batch permuted");
+    expect_matmul(
+        k, random_data(Shape{6, 3, 5}, DType::F32, 15), random_data(Shape{3, 6, 4}, DType::F32, 16),
+        [](Backend& bk, Prim p) {
+          return bk.permute(std::move(p), {1, 2, 0});
+        },
+        same, "batch permuted");
   }
 }
 
@@ -223,7 +231,8 @@ TEST(VulkanMatmul, IntegerSumsWrapAsTheCpuBackend) {
   (void)vk, (void)cpu;
   for (GemmKernel k : kBoth) {
     // Products of 2^21-sized i32 and 2^40-sized i64 values overflow; both backends wrap (two's complement).
-    expect_matmul(k, random_data(Shape{9, 33}, DType::I32, 30, 1 << 21), random_data(Shape{33, 5}, DType::I32, 31, 1 << 21));
+    expect_matmul(k, random_data(Shape{9, 33}, DType::I32, 30, 1 << 21),
+                  random_data(Shape{33, 5}, DType::I32, 31, 1 << 21));
     expect_matmul(k, random_data(Shape{9, 33}, DType::I64, 32, int64_t{1} << 40),
                   random_data(Shape{33, 5}, DType::I64, 33, int64_t{1} << 40));
   }
@@ -240,7 +249,7 @@ TEST(VulkanMatmul, NaNAndInfinityPropagate) {
     EXPECT_EQ(r[0], 2.0f);
     EXPECT_EQ(r[1], 1.0f);
     EXPECT_TRUE(std::isnan(r[2]) && std::isnan(r[3]));  // NaN * 0 is NaN, as in IEEE sums
-    EXPECT_TRUE(r[4] == inf && std::isnan(r[5]));        // inf * 0 + 1 * 1 is NaN
+    EXPECT_TRUE(r[4] == inf && std::isnan(r[5]));       // inf * 0 + 1 * 1 is NaN
   }
 }
 
@@ -263,10 +272,10 @@ TEST(VulkanMatmul, BadOperandsAreErrorsLikeTheCpuBackend) {
   EXPECT_THROW(vk.matmul(vk.from_data(TensorData::from_vector<bool>({true, false, true, false}, Shape{2, 2})),
                          vk.from_data(TensorData::from_vector<bool>({true, false, true, false}, Shape{2, 2}))),
                DTypeError);
-  EXPECT_THROW(vk.matmul(f32(Shape{2, 3}), f32(Shape{4, 2})), ShapeError);             // inner dims
-  EXPECT_THROW(vk.matmul(f32(Shape{3}), f32(Shape{3})), ShapeError);                   // rank 1
-  EXPECT_THROW(vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 2})), ShapeError);          // ranks differ
-  EXPECT_THROW(vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 3, 2})), ShapeError);       // batch 2 vs 3
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 3}), f32(Shape{4, 2})), ShapeError);        // inner dims
+  EXPECT_THROW(vk.matmul(f32(Shape{3}), f32(Shape{3})), ShapeError);              // rank 1
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 2})), ShapeError);     // ranks differ
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 3, 2})), ShapeError);  // batch 2 vs 3
   try {
     vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 3, 2}));
   } catch (const ShapeError& e) {
@@ -281,14 +290,12 @@ TEST(VulkanMatmul, BadOperandsAreErrorsLikeTheCpuBackend) {
 TEST(VulkanMatmul, TheEpilogueHookRewritesEachResult) {
   REQUIRE_DEVICE();
   const TensorData a = random_data(Shape{2, 9, 13}, DType::F32, 60), b = random_data(Shape{2, 13, 6}, DType::F32, 61);
-  const std::vector<float> mm =
-      cpu.into_data(cpu.matmul(cpu.from_data(a), cpu.from_data(b))).to_vec<float>();
+  const std::vector<float> mm = cpu.into_data(cpu.matmul(cpu.from_data(a), cpu.from_data(b))).to_vec<float>();
   for (GemmKernel k : kBoth) {
     // relu(acc) + 1000 z + 100 row + col: the result, the batch, row and column reach the expression.
-    const std::vector<float> got =
-        vk.into_data(matmul_with(vk, vk.from_data(a), vk.from_data(b), k,
-                                 "max(acc, 0.0) + float(z * 1000 + row * 100 + col)"))
-            .to_vec<float>();
+    const std::vector<float> got = vk.into_data(matmul_with(vk, vk.from_data(a), vk.from_data(b), k,
+                                                            "max(acc, 0.0) + float(z * 1000 + row * 100 + col)"))
+                                       .to_vec<float>();
     ASSERT_EQ(got.size(), mm.size());
     for (size_t i = 0; i < got.size(); ++i) {
       const int z = static_cast<int>(i / 54), row = static_cast<int>(i / 6 % 9), col = static_cast<int>(i % 6);
@@ -323,8 +330,8 @@ TEST(VulkanMatmul, TilesFitTheDevicesLimits) {
 // No device here has shaderFloat16 (lavapipe lacks it), so the f16 variants are at least compiled to SPIR-V.
 TEST(VulkanMatmul, TheF16KernelsCompile) {
   for (GemmKernel k : kBoth) {
-    Defines d = {{"HAS_F16", "1"}, {"RANK", "1"}, {"A_MODE", "2"}, {"B_MODE", "1"}, {"A_STRIDES", "1"},
-                 {"B_STRIDES", "2"}, {"TM", "4"}, {"TN", "4"}, {"WG_X", "8"}, {"WG_Y", "8"}};
+    Defines d = {{"HAS_F16", "1"},   {"RANK", "1"}, {"A_MODE", "2"}, {"B_MODE", "1"}, {"A_STRIDES", "1"},
+                 {"B_STRIDES", "2"}, {"TM", "4"},   {"TN", "4"},     {"WG_X", "8"},   {"WG_Y", "8"}};
     for (const char* x : {"A", "B", "C"}) {
       d.emplace_back(std::string(x) + "_T", "float16_t");
       d.emplace_back(std::string(x) + "_C", "float");
