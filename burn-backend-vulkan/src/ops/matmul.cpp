@@ -72,7 +72,7 @@ GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t a
   return t;
 }
 
-Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const std::string& epilogue) {
+Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options) {
   static constexpr const char* op = "matmul";
   Context& ctx = be.context();
   const VkPtr a = be.vk(lhs, op), b = be.vk(rhs, op);
@@ -136,16 +136,17 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
   dp.push_i32(static_cast<int32_t>(batch));
   dp.define("TM", std::to_string(t.tm)).define("TN", std::to_string(t.tn));
   if (kernel == GemmKernel::shared_tiled) dp.define("GEMM_TILED").define("BK", std::to_string(t.bk));
-  if (!epilogue.empty()) dp.define("EPILOGUE(acc, z, row, col)", epilogue);
+  if (!options.epilogue.empty()) dp.define("EPILOGUE(acc, z, row, col)", options.epilogue);
 
   // One workgroup per tile and batch, up to the device's grid limits; the kernel walks the rest.
   const auto& count = ctx.profile().limits.max_workgroup_count;
+  auto groups = [&](int64_t want, size_t axis) {
+    const uint32_t cap = options.max_groups[axis] ? options.max_groups[axis] : count[axis];
+    return static_cast<uint32_t>(std::min<int64_t>(want, std::max<uint32_t>(cap, 1)));
+  };
   const int64_t tiles_n = (n + t.wg_x * t.tn - 1) / (t.wg_x * t.tn);
   const int64_t tiles_m = (m + t.wg_y * t.tm - 1) / (t.wg_y * t.tm);
-  dp.run({static_cast<uint32_t>(std::min<int64_t>(tiles_n, std::max<uint32_t>(count[0], 1))),
-          static_cast<uint32_t>(std::min<int64_t>(tiles_m, std::max<uint32_t>(count[1], 1))),
-          static_cast<uint32_t>(std::min<int64_t>(batch, std::max<uint32_t>(count[2], 1)))},
-         {t.wg_x, t.wg_y, 1});
+  dp.run({groups(tiles_n, 0), groups(tiles_m, 1), groups(batch, 2)}, {t.wg_x, t.wg_y, 1});
   return out;
 }
 

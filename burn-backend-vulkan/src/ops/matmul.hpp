@@ -2,6 +2,7 @@
 // to the plugin; the unit tests and the measurement use matmul_with to run both kernels on one device.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -28,9 +29,16 @@ struct GemmTiles {
 // `acc_bytes` (4 or 8).
 GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t acc_bytes);
 
+// What a caller may add to a launch: the body of the kernel's EPILOGUE(acc, z, row, col) hook (a GLSL
+// expression, kernels/matmul.comp; the fusion code generator's entry), and for tests a grid smaller than
+// the device's (0: the device's maxComputeWorkGroupCount), so that walking the rest is tested cheaply.
+struct GemmOptions {
+  std::string epilogue;
+  std::array<uint32_t, 3> max_groups{};
+};
+
 // lhs [..., M, K] x rhs [..., K, N] with broadcast batch dims (as the cpu backend), any views read in place,
-// on the given kernel. `epilogue`, when given, is the body of the kernel's EPILOGUE(acc, z, row, col) hook
-// (a GLSL expression; kernels/matmul.comp). VulkanBackend::matmul is matmul_with(gemm_kernel(...)).
-Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const std::string& epilogue = {});
+// on the given kernel. VulkanBackend::matmul is matmul_with(gemm_kernel(...)).
+Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options = {});
 
 }  // namespace burn::vulkan
