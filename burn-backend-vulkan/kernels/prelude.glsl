@@ -7,6 +7,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
 #ifdef HAS_F16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -27,7 +28,6 @@ layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = WG_Z) in;
 #define SHARED shared
 #define BARRIER() barrier()
 // Before a loop of constant trip count: unrolled, so arrays it indexes stay in registers.
-#extension GL_EXT_control_flow_attributes : require
 #define UNROLL [[unroll]]
 
 // Storage buffers by element type; a pointer is ADDR (a uint64_t device address).
