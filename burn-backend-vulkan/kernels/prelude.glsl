@@ -7,6 +7,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
 #ifdef HAS_F16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
@@ -25,6 +26,12 @@
 #define WG_Z 1
 #endif
 layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = WG_Z) in;
+
+// Workgroup shared memory and the workgroup barrier (which also orders shared-memory accesses).
+#define SHARED shared
+#define BARRIER() barrier()
+// Before a loop of constant trip count: unrolled, so arrays it indexes stay in registers.
+#define UNROLL [[unroll]]
 
 // Storage buffers by element type; a pointer is ADDR (a uint64_t device address).
 #define ADDR uint64_t
@@ -68,9 +75,6 @@ uint16_t b_f32_to_bf16(float f) {
 #define STORE(X, i, val) AT(X##_BUF, pc.X, i, X##_SIZE) = X##_TO(val)
 // A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
 #define CVT(T, x) T(x)
-// Workgroup-shared memory and the workgroup barrier (which also orders shared memory accesses).
-#define SHARED shared
-#define BARRIER() barrier()
 
 // Index arithmetic: 32-bit unless a tensor of the dispatch spans 2^31 elements or more (INDEX64).
 #ifdef INDEX64

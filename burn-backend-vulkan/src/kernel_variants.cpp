@@ -7,6 +7,7 @@
 #include "fused/codegen.hpp"
 #include "ops/creation.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/matmul.hpp"
 
 namespace burn::vulkan {
 
@@ -160,6 +161,35 @@ void indexing(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
+// Both GEMM kernels for every dtype matmul takes, with the tiles a CPU-type device and a GPU get, plain and
+// with an epilogue, batch layouts contiguous and strided.
+void gemm(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
+  DeviceProfile cpu, gpu;
+  cpu.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  cpu.limits.max_workgroup_invocations = 1024;
+  cpu.limits.max_workgroup_size = {1024, 1024, 64};
+  cpu.limits.max_shared_memory = 32768;
+  cpu.limits.subgroup_size = 8;
+  gpu = cpu;
+  gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  gpu.limits.max_shared_memory = 49152;
+  gpu.limits.subgroup_size = 32;
+  for (DType d : {DType::F32, DType::F64, DType::F16, DType::I64, DType::I32}) {
+    if (!supported(d, f)) continue;
+    for (auto [profile, kernel] : {std::pair{&cpu, GemmKernel::register_blocked}, {&gpu, GemmKernel::shared_tiled}}) {
+      const GemmTiles t = gemm_tiles(*profile, kernel, dtype_size(d) == 8 ? 8 : 4);
+      const std::array<uint32_t, 3> local{t.wg_x, t.wg_y, 1};
+      for (int mode : {0, 2}) {
+        Defines g = gemm_defines(d, kernel, t, {mode, mode}, 2, mode == 2, mode == 2 ? "acc + 1" : "", f, kDevice);
+        g.emplace_back("WG_X", std::to_string(local[0]));
+        g.emplace_back("WG_Y", std::to_string(local[1]));
+        g.emplace_back("WG_Z", "1");
+        out.push_back({"matmul", std::move(g), {}});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
@@ -167,6 +197,7 @@ std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
   elementwise(out, features);
   copies(out, features);
   indexing(out, features);
+  gemm(out, features);
   fused(out, features);
   return out;
 }

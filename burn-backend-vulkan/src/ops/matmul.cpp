@@ -1,0 +1,175 @@
+// matmul on the device (torch.matmul semantics for operands of equal rank >= 2, as the cpu backend): one
+// dispatch of kernels/matmul.comp over every batch, operands read in place through their strides.
+#include "ops/matmul.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "burn/tensor/error.hpp"
+#include "dispatch.hpp"
+
+namespace burn::vulkan {
+
+namespace {
+
+std::string shapes(const Shape& a, const Shape& b) { return "lhs " + a.to_string() + " and rhs " + b.to_string(); }
+
+// Sizes the kernel indexes with 32-bit ints (tile loops, row and column numbers), with room for a tile.
+constexpr int64_t kMaxDim = (int64_t{1} << 31) - 4096;
+
+}  // namespace
+
+const char* gemm_kernel_name(GemmKernel k) {
+  return k == GemmKernel::shared_tiled ? "shared-memory tiled" : "register-blocked";
+}
+
+GemmKernel gemm_kernel(const DeviceProfile& profile, DType dtype) {
+  if (!profile.features.shared_memory_gemm) return GemmKernel::register_blocked;
+  // Branch point for cooperative matrices (VK_KHR_cooperative_matrix, f16 in, f32 sums): no such kernel
+  // yet, since no device here has them (lavapipe does not), so the tiled kernel runs.
+  if (profile.features.cooperative_matrix && dtype == DType::F16) return GemmKernel::shared_tiled;
+  return GemmKernel::shared_tiled;
+}
+
+GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t acc_bytes) {
+  const DeviceLimits& lim = profile.limits;
+  GemmTiles t;
+  if (kernel == GemmKernel::register_blocked && profile.cpu_type()) {
+    // One row of SIMD lanes per workgroup (lavapipe runs a workgroup on one thread, its invocations as the
+    // lanes of a vector), so every invocation shares the rows and A's loads are uniform; 8 x 8 outputs
+    // each: 2x the GFLOP/s of 4 x 4 on lavapipe for 3x the JIT time (about 1 s a pipeline, README).
+    t = GemmTiles{std::clamp<uint32_t>(profile.limits.subgroup_size, 4, 64), 1, 8, 8, 0};
+  } else if (kernel == GemmKernel::register_blocked) {
+    t = GemmTiles{16, 16, 4, 4, 0};
+  } else {
+    t = GemmTiles{16, 16, 4, 4, 16};
+  }
+  // Fewer invocations while the device allows fewer (Vulkan guarantees 128, and 128 x 128 x 64 sizes).
+  while (t.wg_x * t.wg_y > std::max<uint32_t>(lim.max_workgroup_invocations, 1) || t.wg_x > lim.max_workgroup_size[0] ||
+         t.wg_y > lim.max_workgroup_size[1]) {
+    if (t.wg_y >= t.wg_x && t.wg_y > 1) {
+      t.wg_y /= 2;
+    } else if (t.wg_x > 1) {
+      t.wg_x /= 2;
+    } else {
+      break;
+    }
+  }
+  if (kernel == GemmKernel::shared_tiled) {
+    // Both padded tiles (kernels/matmul.comp: BK rows of BM + 1 and of BN + 1 sums) within the shared memory.
+    auto bytes = [&] { return uint64_t{t.bk} * (t.wg_y * t.tm + 1 + t.wg_x * t.tn + 1) * acc_bytes; };
+    while (bytes() > lim.max_shared_memory && t.bk > 1) t.bk /= 2;
+    while (bytes() > lim.max_shared_memory && (t.tm > 1 || t.tn > 1)) {
+      if (t.tm >= t.tn) {
+        t.tm /= 2;
+      } else {
+        t.tn /= 2;
+      }
+    }
+  }
+  return t;
+}
+
+Defines gemm_defines(DType d, GemmKernel kernel, const GemmTiles& t, const std::vector<int>& batch_modes,
+                     size_t batch_rank, bool index64, const std::string& epilogue, const DeviceFeatures& features,
+                     const std::string& device) {
+  Defines out;
+  add_operand_defines(out, "A", d, features, device, "matmul");
+  add_operand_defines(out, "B", d, features, device, "matmul");
+  add_operand_defines(out, "C", d, features, device, "matmul");
+  add_layout_defines(out, batch_modes, batch_rank, index64, {"A", "B"});
+  out.emplace_back("TM", std::to_string(t.tm));
+  out.emplace_back("TN", std::to_string(t.tn));
+  if (kernel == GemmKernel::shared_tiled) {
+    out.emplace_back("GEMM_TILED", "1");
+    out.emplace_back("BK", std::to_string(t.bk));
+  }
+  if (!epilogue.empty()) out.emplace_back("EPILOGUE(acc, z, row, col)", epilogue);
+  return out;
+}
+
+Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options) {
+  static constexpr const char* op = "matmul";
+  Context& ctx = be.context();
+  const VkPtr a = be.vk(lhs, op), b = be.vk(rhs, op);
+  lhs.reset();
+  rhs.reset();
+  const DType d = a->dtype();
+  if (b->dtype() != d)
+    throw DTypeError(op, "lhs " + std::string(dtype_name(d)) + " and rhs " + std::string(dtype_name(b->dtype())) +
+                             ": operands must have the same dtype");
+  if (d == DType::Bool || d == DType::I8 || d == DType::U8)
+    throw DTypeError(op, "expected a numeric tensor (f32, f64, f16, i64 or i32), got " + std::string(dtype_name(d)));
+  glsl_type(d, ctx, op);  // Unsupported for a dtype the device lacks, before anything else
+  const Shape& sa = a->shape();
+  const Shape& sb = b->shape();
+  const size_t rank = sa.rank();
+  if (rank < 2 || sb.rank() != rank) throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");
+  const int64_t m = sa[rank - 2], k = sa[rank - 1], n = sb[rank - 1];
+  if (sb[rank - 2] != k) throw ShapeError(op, shapes(sa, sb) + ": inner dimensions differ");
+
+  // Broadcast batch dims, read with stride 0 where an operand has size 1: nothing is copied.
+  std::vector<int64_t> out_dims(rank), batch_dims(rank - 2), a_batch(rank - 2), b_batch(rank - 2);
+  int64_t batch = 1;
+  for (size_t i = 0; i + 2 < rank; ++i) {
+    if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
+      throw ShapeError(op, shapes(sa, sb) + ": batch dimensions are not broadcastable (dim " + std::to_string(i) +
+                               ": " + std::to_string(sa[i]) + " vs " + std::to_string(sb[i]) + ")");
+    out_dims[i] = batch_dims[i] = sa[i] == 1 ? sb[i] : sa[i];
+    a_batch[i] = sa[i] == 1 ? 0 : a->strides()[i];
+    b_batch[i] = sb[i] == 1 ? 0 : b->strides()[i];
+    batch *= out_dims[i];
+  }
+  out_dims[rank - 2] = m;
+  out_dims[rank - 1] = n;
+  VkPtr out = be.alloc(Shape(out_dims), d);
+  if (batch * m * n == 0) return out;
+  if (m > kMaxDim || n > kMaxDim || k > kMaxDim || batch > kMaxDim)
+    throw Unsupported(op,
+                      shapes(sa, sb) + ": a batch, M, N or K of 2^31 or more on Vulkan device " + ctx.profile().name);
+
+  // The matrix strides, 0 along a dim of size 1 (it never steps, and then spans nothing).
+  const auto& as = a->strides();
+  const auto& bs = b->strides();
+  const int64_t a_rs = m == 1 ? 0 : as[rank - 2], a_cs = k == 1 ? 0 : as[rank - 1];
+  const int64_t b_rs = k == 1 ? 0 : bs[rank - 2], b_cs = n == 1 ? 0 : bs[rank - 1];
+  Layout l = collapse(Shape(batch_dims), {a_batch, b_batch});
+  // 64-bit indices when C, or any offset into A or B, reaches 2^31 elements.
+  auto span = [&](const std::vector<int64_t>& s, int64_t rows, int64_t rs, int64_t cols, int64_t cs) {
+    int64_t total = (rows - 1) * std::abs(rs) + (cols - 1) * std::abs(cs);
+    for (size_t i = 0; i < s.size(); ++i) total += (batch_dims[i] - 1) * std::abs(s[i]);
+    return total;
+  };
+  constexpr int64_t k2G = int64_t{1} << 31;
+  l.index64 = l.index64 || batch * m * n >= k2G || (k > 0 && span(a_batch, m, a_rs, k, a_cs) >= k2G) ||
+              (k > 0 && span(b_batch, k, b_rs, n, b_cs) >= k2G);
+
+  const GemmTiles t = gemm_tiles(ctx.profile(), kernel, dtype_size(d) == 8 ? 8 : 4);
+  Dispatch dp(ctx, "matmul", op);
+  dp.use(gemm_defines(d, kernel, t, {l.mode(0), l.mode(1)}, l.rank(), l.index64, options.epilogue,
+                      ctx.profile().features, ctx.profile().name));
+  dp.address(*a, false).address(*b, false).address(*out, true).layout_block(l);
+  dp.push_i64(a_rs).push_i64(a_cs).push_i64(b_rs).push_i64(b_cs);
+  dp.push_i32(static_cast<int32_t>(m)).push_i32(static_cast<int32_t>(n)).push_i32(static_cast<int32_t>(k));
+  dp.push_i32(static_cast<int32_t>(batch));
+
+  // One workgroup per tile and batch, up to the device's grid limits; the kernel walks the rest.
+  const auto& count = ctx.profile().limits.max_workgroup_count;
+  auto groups = [&](int64_t want, size_t axis) {
+    const uint32_t cap = options.max_groups[axis] ? options.max_groups[axis] : count[axis];
+    return static_cast<uint32_t>(std::min<int64_t>(want, std::max<uint32_t>(cap, 1)));
+  };
+  const int64_t tiles_n = (n + t.wg_x * t.tn - 1) / (t.wg_x * t.tn);
+  const int64_t tiles_m = (m + t.wg_y * t.tm - 1) / (t.wg_y * t.tm);
+  dp.run({groups(tiles_n, 0), groups(tiles_m, 1), groups(batch, 2)}, {t.wg_x, t.wg_y, 1});
+  return out;
+}
+
+Prim VulkanBackend::matmul(Prim lhs, Prim rhs) {
+  const DType d = lhs ? lhs->dtype() : DType::F32;
+  return matmul_with(*this, std::move(lhs), std::move(rhs), gemm_kernel(ctx_->profile(), d));
+}
+
+}  // namespace burn::vulkan

@@ -1,0 +1,52 @@
+// The GEMM kernels of kernels/matmul.comp and how a device's profile picks one and its tile sizes. Private
+// to the plugin; the unit tests and the measurement use matmul_with to run both kernels on one device.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/compiler.hpp"
+
+#include "vulkan_backend.hpp"
+
+namespace burn::vulkan {
+
+enum class GemmKernel {
+  register_blocked,  // every invocation reads A and B directly (CPU-type devices)
+  shared_tiled,      // the workgroup stages tiles of A and B in shared memory (GPUs)
+};
+const char* gemm_kernel_name(GemmKernel k);
+
+// The kernel the profile selects for `dtype`: the tiled one unless the quirk table or BURN_VULKAN_DISABLE
+// switched shared_memory_gemm off.
+GemmKernel gemm_kernel(const DeviceProfile& profile, DType dtype);
+
+// A kernel's shape: a workgroup of wg_x x wg_y invocations, each computing tm x tn outputs (a tile of
+// wg_y * tm rows by wg_x * tn columns); the tiled kernel steps K by bk.
+struct GemmTiles {
+  uint32_t wg_x = 0, wg_y = 0, tm = 0, tn = 0, bk = 0;
+};
+// Sized to the device's limits (invocations per workgroup, workgroup size, shared memory) for sums of
+// `acc_bytes` (4 or 8).
+GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t acc_bytes);
+
+// What a caller may add to a launch: the body of the kernel's EPILOGUE(acc, z, row, col) hook (a GLSL
+// expression, kernels/matmul.comp; the fusion code generator's entry), and for tests a grid smaller than
+// the device's (0: the device's maxComputeWorkGroupCount), so that walking the rest is tested cheaply.
+struct GemmOptions {
+  std::string epilogue;
+  std::array<uint32_t, 3> max_groups{};
+};
+
+// Every define of kernels/matmul.comp for one launch (the launcher and the compile-everything test).
+Defines gemm_defines(DType dtype, GemmKernel kernel, const GemmTiles& tiles, const std::vector<int>& batch_modes,
+                     size_t batch_rank, bool index64, const std::string& epilogue, const DeviceFeatures& features,
+                     const std::string& device);
+
+// lhs [..., M, K] x rhs [..., K, N] with broadcast batch dims (as the cpu backend), any views read in place,
+// on the given kernel. VulkanBackend::matmul is matmul_with(gemm_kernel(...)).
+Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options = {});
+
+}  // namespace burn::vulkan

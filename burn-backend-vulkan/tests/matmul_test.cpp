@@ -1,0 +1,369 @@
+// matmul on the Vulkan device against the cpu plugin, on both GEMM kernels of kernels/matmul.comp (the
+// register-blocked and the shared-memory tiled one, whichever the profile picks): edge sizes (1, 0, odd,
+// several tiles, grids beyond the device's limit), broadcast batches, transposed, sliced, flipped and expanded views
+// read in place, every dtype the device has (f16 against f32 sums of the same values), wrapping integer sums, errors,
+// the epilogue hook, and the kernel choice and tile sizes from a profile.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <utility>
+
+#include "burn/tensor/error.hpp"
+#include "burn/tensor/plugin.hpp"
+#include "ops/matmul.hpp"
+#include "runtime/instance.hpp"
+
+namespace burn::vulkan {
+namespace {
+
+constexpr GemmKernel kBoth[] = {GemmKernel::register_blocked, GemmKernel::shared_tiled};
+
+// The Vulkan backend of the best device and the cpu reference, made once; null without a device.
+struct Backends {
+  std::shared_ptr<Context> ctx;
+  std::unique_ptr<VulkanBackend> vk;
+  BackendPtr cpu;
+};
+Backends* backends() {
+  static Backends* b = []() -> Backends* {
+    try {
+      auto inst = Instance::get();
+      if (inst->best_score() == 0) return nullptr;
+      auto* r = new Backends;
+      r->ctx = context_for(inst->choose(""));
+      r->vk = std::make_unique<VulkanBackend>(r->ctx, "vulkan");
+      r->cpu = plugins::create_backend("cpu");
+      return r;
+    } catch (const std::exception&) {
+      return nullptr;
+    }
+  }();
+  return b;
+}
+
+#define REQUIRE_DEVICE()                                                                         \
+  Backends* bk = backends();                                                                     \
+  if (!bk) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"; \
+  VulkanBackend& vk = *bk->vk;                                                                   \
+  Backend& cpu = *bk->cpu
+
+bool has(DType d) {
+  const DeviceFeatures& f = backends()->ctx->profile().features;
+  return (d != DType::F64 || f.float64) && (d != DType::F16 || f.float16);
+}
+
+// Seeded values: floats in [-1, 1]; f16 data holds multiples of 1/64 in [-2, 2] (exact in f16, so the cpu's
+// f32 product of the same values is the reference); ints in [-lim, lim].
+TensorData random_data(const Shape& shape, DType d, uint32_t seed, int64_t lim = 50) {
+  std::mt19937_64 rng(seed);
+  const size_t n = static_cast<size_t>(shape.num_elements());
+  if (d == DType::I64 || d == DType::I32) {
+    std::uniform_int_distribution<int64_t> dist(-lim, lim);
+    std::vector<int64_t> v(n);
+    for (auto& x : v) x = dist(rng);
+    TensorData t = TensorData::from_vector(v, shape);
+    return d == DType::I64 ? t : t.convert(DType::I32);
+  }
+  std::vector<double> v(n);
+  if (d == DType::F16) {
+    std::uniform_int_distribution<int> dist(-128, 128);
+    for (auto& x : v) x = dist(rng) / 64.0;
+  } else {
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    for (auto& x : v) x = dist(rng);
+  }
+  return TensorData::from_vector(v, shape).convert(d);
+}
+
+using View = std::function<Prim(Backend&, Prim)>;
+Prim same(Backend&, Prim p) { return p; }
+// A [.., a, b] stored as [.., b, a] and transposed back (row stride 1).
+View transposed(size_t rank) {
+  return [rank](Backend& b, Prim p) {
+    Axes axes;
+    for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+    std::swap(axes[rank - 1], axes[rank - 2]);
+    return b.permute(std::move(p), axes);
+  };
+}
+
+// matmul of views of `a` and `b` on the device with `kernel`, checked against the cpu plugin's (f16: the cpu
+// computes in f32 on the same values, the device sums in f32 and rounds once to f16).
+void expect_matmul(GemmKernel kernel, const TensorData& a, const TensorData& b, const View& va = same,
+                   const View& vb = same, const std::string& what = "", const GemmOptions& options = {}) {
+  Backends& bk = *backends();
+  const DType d = a.dtype();
+  const bool half = d == DType::F16;
+  Prim want = bk.cpu->matmul(va(*bk.cpu, bk.cpu->from_data(half ? a.convert(DType::F32) : a)),
+                             vb(*bk.cpu, bk.cpu->from_data(half ? b.convert(DType::F32) : b)));
+  Prim got = matmul_with(*bk.vk, va(*bk.vk, bk.vk->from_data(a)), vb(*bk.vk, bk.vk->from_data(b)), kernel, options);
+  const TensorData w = bk.cpu->into_data(want);
+  const TensorData g = bk.vk->into_data(got);
+  const std::string ctx = std::string(gemm_kernel_name(kernel)) + " " + std::string(dtype_name(d)) + " " +
+                          a.shape().to_string() + " x " + b.shape().to_string() + " " + what;
+  ASSERT_EQ(g.dtype(), d) << ctx;
+  ASSERT_EQ(g.shape(), w.shape()) << ctx;
+  if (d == DType::I64 || d == DType::I32) {
+    EXPECT_TRUE(g == w) << ctx;
+    return;
+  }
+  const double rtol = half ? 2e-3 : d == DType::F64 ? 1e-12 : 1e-5;
+  const double atol = half ? 2e-3 : d == DType::F64 ? 1e-12 : 1e-5;
+  const ApproxReport r = g.convert(DType::F64).compare_approx(w.convert(DType::F64), rtol, atol);
+  EXPECT_TRUE(r.ok) << ctx << ": " << r.message;
+}
+
+void expect_matmul(GemmKernel kernel, const Shape& sa, const Shape& sb, DType d = DType::F32, uint32_t seed = 1) {
+  expect_matmul(kernel, random_data(sa, d, seed), random_data(sb, d, seed + 100));
+}
+
+TEST(VulkanMatmul, EdgeAndOddSizes) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  for (GemmKernel k : kBoth) {
+    expect_matmul(k, Shape{1, 1}, Shape{1, 1});
+    expect_matmul(k, Shape{17, 33}, Shape{33, 9});
+    expect_matmul(k, Shape{1, 40}, Shape{40, 1});      // a dot product
+    expect_matmul(k, Shape{70, 1}, Shape{1, 65});      // an outer product, K = 1
+    expect_matmul(k, Shape{3, 100}, Shape{100, 130});  // N over two tiles, K over several steps
+  }
+}
+
+TEST(VulkanMatmul, SeveralTilesEachWay) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  for (GemmKernel k : kBoth) expect_matmul(k, Shape{128, 256}, Shape{256, 64});
+}
+
+TEST(VulkanMatmul, ZeroSizedOperands) {
+  REQUIRE_DEVICE();
+  (void)cpu;
+  for (GemmKernel k : kBoth) {
+    expect_matmul(k, Shape{0, 4}, Shape{4, 3});        // M = 0
+    expect_matmul(k, Shape{3, 4}, Shape{4, 0});        // N = 0
+    expect_matmul(k, Shape{0, 2, 3}, Shape{0, 3, 4});  // no batches
+    // K = 0: zeros, also over a result buffer the pool hands out again (it holds old values).
+    for (int round = 0; round < 2; ++round) {
+      Prim r = matmul_with(vk, vk.from_data(TensorData(Shape{3, 0}, DType::F32)),
+                           vk.from_data(TensorData(Shape{0, 5}, DType::F32)), k);
+      const TensorData t = vk.into_data(r);
+      ASSERT_EQ(t.shape(), (Shape{3, 5}));
+      EXPECT_EQ(t.to_vec<float>(), std::vector<float>(15, 0.0f));
+      Prim fill = vk.full(Shape{3, 5}, Scalar(7.0), DType::F32);  // dirty a slice of that size class
+      (void)vk.into_data(fill);
+    }
+    expect_matmul(k, Shape{2, 3, 0}, Shape{2, 0, 4}, DType::I64);
+  }
+}
+
+TEST(VulkanMatmul, BroadcastBatches) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  for (GemmKernel k : kBoth) {
+    expect_matmul(k, Shape{2, 1, 5, 7}, Shape{1, 3, 7, 4});
+    expect_matmul(k, Shape{4, 6, 9}, Shape{1, 9, 5});  // one rhs for every lhs (a Linear on [B, T, C])
+    expect_matmul(k, Shape{1, 6, 9}, Shape{4, 9, 5});
+    expect_matmul(k, Shape{70, 3, 2}, Shape{70, 2, 3});  // many small products
+    // rhs [7, 4] expanded to [2, 3, 7, 4]: batch strides 0 without size-1 dims.
+    expect_matmul(
+        k, random_data(Shape{2, 3, 5, 7}, DType::F32, 5), random_data(Shape{7, 4}, DType::F32, 6), same,
+        [](Backend& b, Prim p) {
+          return b.expand(std::move(p), Shape{2, 3, 7, 4});
+        },
+        "expanded rhs");
+  }
+}
+
+TEST(VulkanMatmul, TransposedAndStridedViewsAreReadInPlace) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  for (GemmKernel k : kBoth) {
+    const TensorData at = random_data(Shape{33, 17}, DType::F32, 7);  // A^T, stored [K, M]
+    const TensorData bt = random_data(Shape{9, 33}, DType::F32, 8);   // B^T, stored [N, K]
+    const TensorData a = random_data(Shape{17, 33}, DType::F32, 9);
+    const TensorData b = random_data(Shape{33, 9}, DType::F32, 10);
+    expect_matmul(k, at, b, transposed(2), same, "lhs transposed");
+    expect_matmul(k, a, bt, same, transposed(2), "rhs transposed");
+    expect_matmul(k, at, bt, transposed(2), transposed(2), "both transposed");
+    // Batched and transposed: [B, K, M] viewed as [B, M, K].
+    expect_matmul(k, random_data(Shape{3, 6, 5}, DType::F32, 11), random_data(Shape{3, 6, 4}, DType::F32, 12),
+                  transposed(3), same, "batched lhs transposed");
+    // Every other row and column, and flipped (negative strides).
+    const View stepped = [](Backend& bk, Prim p) {
+      return bk.slice(std::move(p), {SliceRange{1, 35, 2}, SliceRange{0, 40, 3}});
+    };
+    expect_matmul(k, random_data(Shape{35, 40}, DType::F32, 13), random_data(Shape{14, 6}, DType::F32, 14), stepped,
+                  same, "stepped lhs");
+    const View flipped = [](Backend& bk, Prim p) { return bk.flip(std::move(p), {0, 1}); };
+    expect_matmul(k, a, b, flipped, flipped, "both flipped");
+    // The batch dims permuted too: [K, B, M] viewed as [B, M, K].
+    expect_matmul(
+        k, random_data(Shape{6, 3, 5}, DType::F32, 15), random_data(Shape{3, 6, 4}, DType::F32, 16),
+        [](Backend& bk, Prim p) {
+          return bk.permute(std::move(p), {1, 2, 0});
+        },
+        same, "batch permuted");
+  }
+}
+
+TEST(VulkanMatmul, EveryDtypeTheDeviceHas) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  for (GemmKernel k : kBoth) {
+    for (DType d : {DType::F32, DType::F64, DType::F16, DType::I64, DType::I32}) {
+      if (!has(d)) continue;
+      expect_matmul(k, Shape{17, 33}, Shape{33, 9}, d, 20);
+      expect_matmul(k, Shape{2, 1, 5, 7}, Shape{1, 3, 7, 4}, d, 21);
+      expect_matmul(k, random_data(Shape{33, 17}, d, 22), random_data(Shape{9, 33}, d, 23), transposed(2),
+                    transposed(2), "both transposed");
+    }
+  }
+}
+
+TEST(VulkanMatmul, IntegerSumsWrapAsTheCpuBackend) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  for (GemmKernel k : kBoth) {
+    // Products of 2^21-sized i32 and 2^40-sized i64 values overflow; both backends wrap (two's complement).
+    expect_matmul(k, random_data(Shape{9, 33}, DType::I32, 30, 1 << 21),
+                  random_data(Shape{33, 5}, DType::I32, 31, 1 << 21));
+    expect_matmul(k, random_data(Shape{9, 33}, DType::I64, 32, int64_t{1} << 40),
+                  random_data(Shape{33, 5}, DType::I64, 33, int64_t{1} << 40));
+  }
+}
+
+TEST(VulkanMatmul, NaNAndInfinityPropagate) {
+  REQUIRE_DEVICE();
+  (void)cpu;
+  const float inf = INFINITY;
+  for (GemmKernel k : kBoth) {
+    Prim a = vk.from_data(TensorData::from_vector<float>({1, 1, NAN, 0, inf, 1}, Shape{3, 2}));
+    Prim b = vk.from_data(TensorData::from_vector<float>({1, 0, 1, 1}, Shape{2, 2}));
+    const std::vector<float> r = vk.into_data(matmul_with(vk, a, b, k)).to_vec<float>();
+    EXPECT_EQ(r[0], 2.0f);
+    EXPECT_EQ(r[1], 1.0f);
+    EXPECT_TRUE(std::isnan(r[2]) && std::isnan(r[3]));  // NaN * 0 is NaN, as in IEEE sums
+    EXPECT_TRUE(r[4] == inf && std::isnan(r[5]));       // inf * 0 + 1 * 1 is NaN
+  }
+}
+
+TEST(VulkanMatmul, TheProfilesChoiceRunsThroughTheBackend) {
+  REQUIRE_DEVICE();
+  const DeviceProfile& p = bk->ctx->profile();
+  EXPECT_EQ(gemm_kernel(p, DType::F32),
+            p.features.shared_memory_gemm ? GemmKernel::shared_tiled : GemmKernel::register_blocked);
+  const TensorData a = random_data(Shape{2, 9, 13}, DType::F32, 40), b = random_data(Shape{2, 13, 6}, DType::F32, 41);
+  const TensorData got = vk.into_data(vk.matmul(vk.from_data(a), vk.from_data(b)));
+  const TensorData want = cpu.into_data(cpu.matmul(cpu.from_data(a), cpu.from_data(b)));
+  EXPECT_TRUE(got.compare_approx(want).ok);
+}
+
+TEST(VulkanMatmul, BadOperandsAreErrorsLikeTheCpuBackend) {
+  REQUIRE_DEVICE();
+  (void)cpu;
+  auto f32 = [&](Shape s) { return vk.from_data(random_data(s, DType::F32, 50)); };
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 3}), vk.from_data(random_data(Shape{3, 2}, DType::I64, 51))), DTypeError);
+  EXPECT_THROW(vk.matmul(vk.from_data(TensorData::from_vector<bool>({true, false, true, false}, Shape{2, 2})),
+                         vk.from_data(TensorData::from_vector<bool>({true, false, true, false}, Shape{2, 2}))),
+               DTypeError);
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 3}), f32(Shape{4, 2})), ShapeError);        // inner dims
+  EXPECT_THROW(vk.matmul(f32(Shape{3}), f32(Shape{3})), ShapeError);              // rank 1
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 2})), ShapeError);     // ranks differ
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 3, 2})), ShapeError);  // batch 2 vs 3
+  try {
+    vk.matmul(f32(Shape{2, 2, 3}), f32(Shape{3, 3, 2}));
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("[2, 2, 3]"), std::string::npos) << e.what();
+  }
+  if (!has(DType::F64)) {
+    Prim x = vk.from_data(random_data(Shape{2, 2}, DType::F32, 52));
+    EXPECT_THROW(vk.matmul(vk.cast(x, DType::F64), vk.cast(x, DType::F64)), Unsupported);
+  }
+}
+
+TEST(VulkanMatmul, TheEpilogueHookRewritesEachResult) {
+  REQUIRE_DEVICE();
+  const TensorData a = random_data(Shape{2, 9, 13}, DType::F32, 60), b = random_data(Shape{2, 13, 6}, DType::F32, 61);
+  const std::vector<float> mm = cpu.into_data(cpu.matmul(cpu.from_data(a), cpu.from_data(b))).to_vec<float>();
+  GemmOptions relu_plus_position;
+  // relu(acc) + 1000 z + 100 row + col: the result, the batch, row and column reach the expression.
+  relu_plus_position.epilogue = "max(acc, 0.0) + float(z * 1000 + row * 100 + col)";
+  for (GemmKernel k : kBoth) {
+    const std::vector<float> got =
+        vk.into_data(matmul_with(vk, vk.from_data(a), vk.from_data(b), k, relu_plus_position)).to_vec<float>();
+    ASSERT_EQ(got.size(), mm.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      const int z = static_cast<int>(i / 54), row = static_cast<int>(i / 6 % 9), col = static_cast<int>(i % 6);
+      EXPECT_NEAR(got[i], std::max(mm[i], 0.0f) + static_cast<float>(z * 1000 + row * 100 + col), 1e-3) << i;
+    }
+  }
+}
+
+TEST(VulkanMatmul, TilesFitTheDevicesLimits) {
+  DeviceProfile p;
+  p.limits.max_workgroup_invocations = 64;
+  p.limits.max_workgroup_size = {64, 64, 64};
+  p.limits.max_shared_memory = 4096;
+  for (GemmKernel k : kBoth) {
+    for (uint32_t bytes : {4u, 8u}) {
+      const GemmTiles t = gemm_tiles(p, k, bytes);
+      EXPECT_LE(t.wg_x * t.wg_y, 64u);
+      EXPECT_GE(t.tm * t.tn, 1u);
+      if (k == GemmKernel::shared_tiled) {
+        EXPECT_GE(t.bk, 1u);
+        EXPECT_LE(uint64_t{t.bk} * (t.wg_y * t.tm + 1 + t.wg_x * t.tn + 1) * bytes, 4096u);
+      }
+    }
+  }
+  // BURN_VULKAN_DISABLE=shared_memory_gemm (and the lavapipe quirk) select the register-blocked kernel.
+  p.features.shared_memory_gemm = true;
+  EXPECT_EQ(gemm_kernel(p, DType::F32), GemmKernel::shared_tiled);
+  EXPECT_EQ(apply_disable_list(p, "shared_memory_gemm", "test"), "");
+  EXPECT_EQ(gemm_kernel(p, DType::F32), GemmKernel::register_blocked);
+}
+
+// More tiles or batches than a dispatch may have: the kernel walks the rest (the grid capped at 2 x 2 x 2
+// here, as maxComputeWorkGroupCount caps it for sizes too slow to test on lavapipe).
+TEST(VulkanMatmul, GridsBeyondTheDeviceLimitWalkTheRest) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  GemmOptions capped;
+  capped.max_groups = {2, 2, 2};
+  for (GemmKernel k : kBoth) {
+    const GemmTiles t = gemm_tiles(bk->ctx->profile(), k, 4);
+    const int64_t m = 5 * t.wg_y * t.tm + 3, n = 3 * t.wg_x * t.tn + 1;
+    expect_matmul(k, random_data(Shape{7, m, 9}, DType::I32, 80), random_data(Shape{7, 9, n}, DType::I32, 81), same,
+                  same, "grid capped", capped);
+  }
+}
+
+// Not a test: GFLOP/s of both kernels on this device at 256^3 and 512^3 f32 (the README's table).
+// build/release/bin/burn_vulkan_test --gtest_also_run_disabled_tests --gtest_filter='*Gflops*'
+TEST(VulkanMatmul, DISABLED_GflopsOfBothKernels) {
+  REQUIRE_DEVICE();
+  (void)cpu;
+  for (int64_t n : {256, 512}) {
+    Prim a = vk.from_data(random_data(Shape{n, n}, DType::F32, 70));
+    Prim b = vk.from_data(random_data(Shape{n, n}, DType::F32, 71));
+    for (GemmKernel k : kBoth) {
+      (void)vk.into_data(matmul_with(vk, a, b, k));  // compile the pipeline
+      double best = 1e30;
+      for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        Prim c = matmul_with(vk, a, b, k);
+        vk.sync();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::printf("%s %s %lld^3: %.2f GFLOP/s (best of 5: %.2f ms)\n", bk->ctx->profile().name.c_str(),
+                  gemm_kernel_name(k), static_cast<long long>(n), 2.0 * n * n * n / best * 1e-9, best * 1e3);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace burn::vulkan
