@@ -7,6 +7,7 @@
 
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn::api::detail {
 
