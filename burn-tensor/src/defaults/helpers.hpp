@@ -26,12 +26,6 @@ inline std::string num(double v) {
 
 inline Shape ones_shape(size_t rank) { return Shape(std::vector<int64_t>(rank, 1)); }
 
-inline void check_dim(const Prim& x, size_t dim, const char* op) {
-  if (dim >= x->shape().rank()) {
-    throw IndexError(op, "dim " + std::to_string(dim) + " out of range for shape " + x->shape().to_string());
-  }
-}
-
 inline void check_same_dtype(const Prim& a, const Prim& b, const char* op) {
   if (a->dtype() != b->dtype()) {
     throw DTypeError(op, "lhs " + std::string(dtype_name(a->dtype())) + " and rhs " +
