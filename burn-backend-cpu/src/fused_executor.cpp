@@ -392,7 +392,7 @@ class Prologue {
     for (size_t i = 0; i < nin; ++i) {
       const CpuTensor* t = as_cpu(inputs[i], "fused").get();
       // The plan guarantees it; a wrong shape here would index out of the input's buffer.
-      if (read[i] && !broadcasts_to(t->shape(), p.shape))
+      if (read[i] && shape_rules::try_broadcast(t->shape(), p.shape) != p.shape)
         throw Error("fused", "internal: input " + std::to_string(i) + " of shape " + t->shape().to_string() +
                                  " does not broadcast to the program's shape " + p.shape.to_string());
       in_[i] = {static_cast<const uint8_t*>(t->raw()),
