@@ -1,15 +1,13 @@
 // Helpers of the backward formulas.
 #include "grad_math.hpp"
 
+#include "burn/tensor/shape_rules.hpp"
+
 namespace burn::autodiff {
 
 T sum_to(T g, const Shape& shape) {
   if (g.shape() == shape) return g;
-  const size_t lead = g.rank() - shape.rank();
-  for (size_t i = 0; i < g.rank(); ++i) {
-    const int64_t target = i < lead ? 1 : shape[i - lead];
-    if (g.shape()[i] != target) g = g.sum_dim(static_cast<int64_t>(i));
-  }
+  for (int64_t d : shape_rules::broadcast_axes(shape, g.shape())) g = g.sum_dim(d);  // keepdim: d stays valid
   return g.reshape(shape);
 }
 

@@ -42,6 +42,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "convert.hpp"
 #include "cpu_tensor.hpp"
 
@@ -77,30 +78,8 @@ inline void require_same_dtype(DType lhs, DType rhs, const char* op) {
                              ": operands must have the same dtype");
 }
 
-// Broadcast shape of two shapes; ShapeError naming `op` and both shapes when incompatible.
-inline Shape broadcast_pair(const Shape& a, const Shape& b, const char* op) {
-  const size_t rank = std::max(a.rank(), b.rank());
-  std::vector<int64_t> dims(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
-    const int64_t db = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
-    if (da != db && da != 1 && db != 1)
-      throw ShapeError(op, "lhs " + a.to_string() + " and rhs " + b.to_string() + ": shapes do not broadcast");
-    dims[i] = da == 1 ? db : da;
-  }
-  return Shape(std::move(dims));
-}
-
-// Strides of `t` seen through a broadcast to `out` (right-aligned; 0 on broadcast dims).
-// Whether `in` broadcasts to `out` (broadcast_strides' precondition).
-inline bool broadcasts_to(const Shape& in, const Shape& out) {
-  if (in.rank() > out.rank()) return false;
-  const size_t lead = out.rank() - in.rank();
-  for (size_t i = 0; i < in.rank(); ++i)
-    if (in[i] != 1 && in[i] != out[lead + i]) return false;
-  return true;
-}
-
+// Strides of `t` seen through a broadcast to `out` (right-aligned; 0 on broadcast dims); t's shape must
+// broadcast to `out` (shape_rules::broadcast(t, out) == out).
 inline std::vector<int64_t> broadcast_strides(const CpuTensor& t, const Shape& out) {
   std::vector<int64_t> s(out.rank(), 0);
   const size_t lead = out.rank() - t.shape().rank();
@@ -214,7 +193,7 @@ Prim binary_op(Prim lhs, Prim rhs, DType out_dtype, const char* op, F f) {
   require_same_dtype(a->dtype(), b->dtype(), op);
   // A reference to a's shape when the shapes agree: a copy would cost an allocation on every small op.
   const bool same_shape = a->shape() == b->shape();
-  const Shape broadcast = same_shape ? Shape{} : broadcast_pair(a->shape(), b->shape(), op);
+  const Shape broadcast = same_shape ? Shape{} : shape_rules::broadcast(a->shape(), b->shape(), op);
   const Shape& out_shape = same_shape ? a->shape() : broadcast;
   CpuPtr out = output_for(lhs, out_shape, out_dtype);
   if (!out) out = output_for(rhs, out_shape, out_dtype);

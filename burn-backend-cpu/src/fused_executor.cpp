@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "burn/tensor/fused.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
@@ -391,7 +392,7 @@ class Prologue {
     for (size_t i = 0; i < nin; ++i) {
       const CpuTensor* t = as_cpu(inputs[i], "fused").get();
       // The plan guarantees it; a wrong shape here would index out of the input's buffer.
-      if (read[i] && !broadcasts_to(t->shape(), p.shape))
+      if (read[i] && shape_rules::try_broadcast(t->shape(), p.shape) != p.shape)
         throw Error("fused", "internal: input " + std::to_string(i) + " of shape " + t->shape().to_string() +
                                  " does not broadcast to the program's shape " + p.shape.to_string());
       in_[i] = {static_cast<const uint8_t*>(t->raw()),
@@ -621,7 +622,7 @@ void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pr
   using namespace reducek;
   const char* name = op_info(red.op).name;
   if (red.op == OpId::layer_norm || red.op == OpId::rms_norm) return run_norm(p, red, pro, inputs, out);
-  check_dim(name, p.shape, red.dim);
+  shape_rules::check_dim(p.shape, red.dim, name);
   const Lanes l = lanes_of(p.shape, red.dim);
   const int32_t arg = red.args[0];
   const DType dt = p.reg_dtype[arg];
@@ -751,8 +752,9 @@ class CpuFusedExecutor final : public FusedExecutor {
     const FusedInstr* red = rk < p.code.size() ? &p.code[rk] : nullptr;
     Shape red_shape;
     if (red) {
-      if (!fused_reduce_keeps_shape(red->op)) check_dim(op_info(red->op).name, p.shape, red->dim);
-      red_shape = fused_reduce_keeps_shape(red->op) ? p.shape : with_dim(p.shape, red->dim, 1);
+      red_shape = fused_reduce_keeps_shape(red->op)
+                      ? p.shape
+                      : shape_rules::reduce_dim(p.shape, red->dim, false, op_info(red->op).name);
     }
     // Outputs, and which register each one is; the epilogue's come from its own pass below.
     Prims outs(p.outputs.size());

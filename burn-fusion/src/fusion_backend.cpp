@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn::fusion {
 
@@ -20,19 +21,6 @@ namespace {
 constexpr size_t kMaxSegmentOps = 256;
 
 std::atomic<uint64_t> g_next_backend_id{1};
-
-bool broadcast_into(Shape& acc, const Shape& s) {
-  const size_t rank = std::max(acc.rank(), s.rank());
-  std::vector<int64_t> dims(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t a = i < rank - acc.rank() ? 1 : acc[i - (rank - acc.rank())];
-    const int64_t b = i < rank - s.rank() ? 1 : s[i - (rank - s.rank())];
-    if (a != b && a != 1 && b != 1) return false;
-    dims[i] = a == 1 ? b : a;
-  }
-  acc = Shape(std::move(dims));
-  return true;
-}
 
 bool int_division(OpId op) {
   return op == OpId::div || op == OpId::remainder || op == OpId::fmod || op == OpId::div_scalar ||
@@ -270,8 +258,11 @@ bool FusionBackend::recordable(const Call& c, Shape& shape, DType& dtype) const 
       if ((*c.prims[k])->dtype() != dt0) return false;
   }
   shape = (*c.prims[0])->shape();
-  for (size_t k = 1; k < c.n_prims; ++k)
-    if (!broadcast_into(shape, (*c.prims[k])->shape())) return false;
+  for (size_t k = 1; k < c.n_prims; ++k) {
+    std::optional<Shape> joint = shape_rules::try_broadcast(shape, (*c.prims[k])->shape());
+    if (!joint) return false;
+    shape = std::move(*joint);
+  }
   dtype = ir::result_dtype(op, dt0, c.param_dtype);
   // A result too large to allocate raises at the call (the inner backend's OutOfMemory, naming the op).
   try {
@@ -367,73 +358,31 @@ Prim FusionBackend::record_anchor(OpId op, const Prim& lhs, const Prim& rhs) {
   // Recorded only when the eager kernel cannot raise: anything it would refuse runs now, for its error.
   const std::optional<DType> dt = anchor_dtype(op, lhs, rhs, nullptr);
   if (!dt) return nullptr;
-  const Shape &sa = lhs->shape(), &sb = rhs->shape();
-  const size_t rank = sa.rank();
-  if (rank < 2 || sb.rank() != rank || sb[rank - 2] != sa[rank - 1]) return nullptr;
-  std::vector<int64_t> out(rank);
-  for (size_t d = 0; d + 2 < rank; ++d) {
-    if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1) return nullptr;
-    out[d] = sa[d] == 1 ? sb[d] : sa[d];
-  }
-  out[rank - 2] = sa[rank - 2];
-  out[rank - 1] = sb[rank - 1];
-  return push_anchor(op, lhs, rhs, nullptr, Shape(std::move(out)), *dt, nullptr, nullptr);
+  std::optional<Shape> out = shape_rules::try_matmul(lhs->shape(), rhs->shape());
+  if (!out) return nullptr;
+  return push_anchor(op, lhs, rhs, nullptr, std::move(*out), *dt, nullptr, nullptr);
 }
 
 Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& o) {
   const std::optional<DType> dt = anchor_dtype(op, x, weight, &bias);
   if (!dt) return nullptr;
-  const Shape &xs = x->shape(), &ws = weight->shape();
-  const size_t rank = xs.rank();
-  if (rank < 3 || rank > 5 || ws.rank() != rank || o.groups <= 0) return nullptr;
-  const size_t sd = rank - 2;
-  // The options as the tensor API hands them on: normalised, one value per spatial dim.
-  if (o.stride.size() != sd || o.padding.size() != sd || o.padding_end.size() != sd || o.dilation.size() != sd)
-    return nullptr;
-  if (xs[1] % o.groups != 0 || ws[0] % o.groups != 0 || ws[1] * o.groups != xs[1]) return nullptr;
-  if (bias && (bias->shape().rank() != 1 || bias->shape()[0] != ws[0])) return nullptr;
-  std::vector<int64_t> out{xs[0], ws[0]};
-  for (size_t d = 0; d < sd; ++d) {
-    if (o.stride[d] <= 0 || o.dilation[d] <= 0 || o.padding[d] < 0 || o.padding_end[d] < 0 || ws[d + 2] <= 0)
-      return nullptr;
-    const int64_t padded = xs[d + 2] + o.padding[d] + o.padding_end[d];
-    const int64_t eff = o.dilation[d] * (ws[d + 2] - 1) + 1;
-    if (eff > padded) return nullptr;
-    out.push_back((padded - eff) / o.stride[d] + 1);
-  }
-  Shape shape(std::move(out));
-  if (shape.num_elements() == 0) return nullptr;
-  return push_anchor(op, x, weight, &bias, std::move(shape), *dt, std::make_shared<const ConvOptions>(o), nullptr);
+  // The options the program keeps, normalised by the rule (one value per spatial dim).
+  auto opts = std::make_shared<ConvOptions>(o);
+  std::optional<Shape> shape =
+      shape_rules::try_conv(x->shape(), weight->shape(), bias ? &bias->shape() : nullptr, *opts);
+  if (!shape || shape->num_elements() == 0) return nullptr;
+  return push_anchor(op, x, weight, &bias, std::move(*shape), *dt, std::move(opts), nullptr);
 }
 
 Prim FusionBackend::record_anchor(OpId op, const Prim& x, const Prim& weight, const Prim& bias,
                                   const ConvTransposeOptions& o) {
   const std::optional<DType> dt = anchor_dtype(op, x, weight, &bias);
   if (!dt) return nullptr;
-  const Shape &xs = x->shape(), &ws = weight->shape();
-  const size_t rank = xs.rank();
-  if (rank < 3 || rank > 5 || ws.rank() != rank || o.groups <= 0) return nullptr;
-  const size_t sd = rank - 2;
-  if (o.stride.size() != sd || o.padding.size() != sd || o.padding_out.size() != sd || o.dilation.size() != sd)
-    return nullptr;
-  if (xs[1] % o.groups != 0 || ws[0] != xs[1]) return nullptr;
-  const __int128 channels = static_cast<__int128>(ws[1]) * o.groups;
-  if (channels <= 0 || channels > INT64_MAX) return nullptr;
-  if (bias && (bias->shape().rank() != 1 || bias->shape()[0] != static_cast<int64_t>(channels))) return nullptr;
-  std::vector<int64_t> out{xs[0], static_cast<int64_t>(channels)};
-  for (size_t d = 0; d < sd; ++d) {
-    if (o.stride[d] <= 0 || o.dilation[d] <= 0 || o.padding[d] < 0 || o.padding_out[d] < 0 || ws[d + 2] <= 0 ||
-        o.padding_out[d] >= std::max(o.stride[d], o.dilation[d]))
-      return nullptr;
-    const __int128 n = static_cast<__int128>(xs[d + 2] - 1) * o.stride[d] - 2 * static_cast<__int128>(o.padding[d]) +
-                       static_cast<__int128>(o.dilation[d]) * (ws[d + 2] - 1) + o.padding_out[d] + 1;
-    if (n <= 0 || n > INT64_MAX) return nullptr;
-    out.push_back(static_cast<int64_t>(n));
-  }
-  Shape shape(std::move(out));
-  if (shape.num_elements() == 0) return nullptr;
-  return push_anchor(op, x, weight, &bias, std::move(shape), *dt, nullptr,
-                     std::make_shared<const ConvTransposeOptions>(o));
+  auto opts = std::make_shared<ConvTransposeOptions>(o);
+  std::optional<Shape> shape =
+      shape_rules::try_conv_transpose(x->shape(), weight->shape(), bias ? &bias->shape() : nullptr, *opts);
+  if (!shape || shape->num_elements() == 0) return nullptr;
+  return push_anchor(op, x, weight, &bias, std::move(*shape), *dt, nullptr, std::move(opts));
 }
 
 Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
@@ -443,7 +392,8 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
   const DType dt = x->dtype();
   const Shape& in_shape = x->shape();
   // What the eager kernel would refuse runs now, so that its error is raised at the call.
-  if (dim >= in_shape.rank() || in_shape.num_elements() == 0) return nullptr;
+  std::optional<Shape> reduced = shape_rules::try_reduce_dim(in_shape, dim, false);
+  if (!reduced || in_shape.num_elements() == 0) return nullptr;
   const bool keeps = fused_reduce_keeps_shape(op);
   const bool dtype_ok = keeps ? (dt == DType::F32 || dt == DType::F64)
                               : (dt == DType::F32 || dt == DType::F64 || dt == DType::I64 || dt == DType::I32);
@@ -452,8 +402,7 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, size_t dim) {
   rec.op = op;
   rec.n_in = 1;
   rec.dim = static_cast<uint32_t>(dim);
-  rec.shape = in_shape;
-  if (!keeps) rec.shape[dim] = 1;
+  rec.shape = keeps ? in_shape : std::move(*reduced);
   rec.dtype = op == OpId::argmax || op == OpId::argmin ? DType::I64 : dt;
   return push_of_pending(std::move(rec), f);
 }
@@ -466,10 +415,9 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, const Prim& weight, co
   if (f.ready()) return nullptr;
   const DType dt = x->dtype();
   const Shape& shape = x->shape();
-  if (normalized_dims == 0 || normalized_dims > shape.rank() || shape.num_elements() == 0) return nullptr;
+  const std::optional<Shape> trailing = shape_rules::try_layer_norm_params(shape, normalized_dims);
+  if (!trailing || shape.num_elements() == 0) return nullptr;
   if ((dt != DType::F32 && dt != DType::F64) || !inner()->supports(op, dt)) return nullptr;
-  const std::vector<int64_t> trailing(shape.dims().end() - static_cast<std::ptrdiff_t>(normalized_dims),
-                                      shape.dims().end());
   ir::PendingOp rec;
   rec.op = op;
   rec.n_in = op == OpId::layer_norm ? 3 : 2;
@@ -480,7 +428,7 @@ Prim FusionBackend::record_reduce(OpId op, const Prim& x, const Prim& weight, co
     const Prim& p = *params[k];
     if (!p) continue;
     FusionPrim& pf = fusion_prim(p, name);
-    if (!pf.ready() || p->dtype() != dt || p->shape().dims() != trailing) return nullptr;
+    if (!pf.ready() || p->dtype() != dt || p->shape() != *trailing) return nullptr;
     rec.in[k + 1].external = pf.resolve();
   }
   rec.n_params = 1;
@@ -495,19 +443,17 @@ Prim FusionBackend::record_view(const Prim& x, const Shape& shape) {
   if (!x) return nullptr;
   FusionPrim& f = fusion_prim(x, "reshape");
   if (f.ready()) return nullptr;  // the inner backend's own view
-  // -1, a bad dim or a wrong element count: the eager call infers or raises.
+  // -1 is the eager kernel's to infer; a shape the rule refuses (a bad dim, a wrong element count)
+  // runs eagerly for its error.
   for (int64_t d : shape.dims())
     if (d < 0) return nullptr;
-  try {
-    if (checked_num_elements(shape, "reshape") != x->shape().num_elements()) return nullptr;
-  } catch (const Error&) {
-    return nullptr;
-  }
-  if (shape == x->shape()) return x;
+  std::optional<Shape> target = shape_rules::try_reshape(x->shape(), shape);
+  if (!target) return nullptr;
+  if (*target == x->shape()) return x;
   ir::PendingOp rec;
   rec.op = OpId::reshape;
   rec.n_in = 1;
-  rec.shape = shape;
+  rec.shape = std::move(*target);
   rec.dtype = x->dtype();
   return push_of_pending(std::move(rec), f);
 }

@@ -9,6 +9,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/primitive.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn {
 
@@ -86,19 +87,8 @@ std::string Shape::to_string() const {
 
 std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.to_string(); }
 
-Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
-  size_t rank = std::max(a.rank(), b.rank());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.rank() ? 1 : a[i - (rank - a.rank())];
-    int64_t db = i < rank - b.rank() ? 1 : b[i - (rank - b.rank())];
-    if (da != db && da != 1 && db != 1)
-      throw ShapeError(op, "shapes " + a.to_string() + " and " + b.to_string() + " cannot be broadcast: dim " +
-                               std::to_string(i) + " is " + std::to_string(da) + " vs " + std::to_string(db));
-    out[i] = da == 1 ? db : da;
-  }
-  return Shape(std::move(out));
-}
+// The rule itself lives in shape_rules (numeric.cpp); this name stays for plugins built against it.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) { return shape_rules::broadcast(a, b, op); }
 
 size_t normalize_dim(int64_t dim, size_t rank, const char* op) {
   int64_t r = static_cast<int64_t>(rank);

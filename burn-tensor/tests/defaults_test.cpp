@@ -183,7 +183,7 @@ TEST_F(Defaults, Cat) {
   expect_values(b().cat({a, c}, 1), {1, 2, 5, 3, 4, 6}, Shape{2, 3}, DType::F32);
   // torch.cat([a, a], 0)
   expect_values(b().cat({a, a}, 0), {1, 2, 3, 4, 1, 2, 3, 4}, Shape{4, 2}, DType::F32);
-  expect_error<ShapeError>([&] { b().cat({a, c}, 0); }, {"cat", "input 1", "[2, 1]", "[2, 2]"});
+  expect_error<ShapeError>([&] { b().cat({a, c}, 0); }, {"cat", "tensor 1", "[2, 1]", "[2, 2]"});
   expect_error<DTypeError>([&] { b().cat({a, i64({1, 2}, Shape{2, 1})}, 1); }, {"cat", "input 1"});
 }
 

@@ -1,6 +1,7 @@
 // Backward of the layout ops: each gradient is the inverse view of g (reshape back, inverse
 // permutation, flip again), a sum over what was broadcast or repeated, or g cut and placed back into
 // the region a slice, slice_assign or cat covered.
+#include "burn/tensor/shape_rules.hpp"
 #include "op_helpers.hpp"
 
 namespace burn::autodiff {
@@ -24,8 +25,7 @@ Prim AutodiffBackend::reshape(Prim x, const Shape& shape) {
 }
 
 Prim AutodiffBackend::permute(Prim x, const Axes& axes) {
-  Axes inverse(axes.size());
-  for (size_t i = 0; i < axes.size(); ++i) inverse[static_cast<size_t>(axes[i])] = static_cast<int64_t>(i);
+  const Axes inverse = shape_rules::inverse_permutation(axes);
   return record1(
       {OpId::permute}, {std::move(x)}, [axes](Backend& b, Prims p) { return b.permute(std::move(p[0]), axes); },
       [inverse](Step&, const H& g) -> Hs { return {api::permute(g, inverse)}; });

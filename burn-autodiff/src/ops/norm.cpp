@@ -1,6 +1,7 @@
 // Backward of the normalisation ops: the backend's own backward kernels on the step's device, so they
 // run on any inner backend.
 #include "burn/tensor/module.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "op_helpers.hpp"
 
 namespace burn::autodiff {
@@ -9,11 +10,10 @@ namespace {
 
 // Sum of g over its leading dims, keeping the trailing `dims`: d/dbias of a layer norm.
 T leading_sum(const H& g, size_t dims) {
-  const Shape& s = g.prim->shape();
-  const std::vector<int64_t> tail(s.end() - static_cast<std::ptrdiff_t>(dims), s.end());
+  const Shape tail = shape_rules::layer_norm_params(g.prim->shape(), dims);
   std::vector<int64_t> rows{-1};
   rows.insert(rows.end(), tail.begin(), tail.end());
-  return T(api::reshape(g, rows)).sum_dim(0).reshape(Shape(tail));
+  return T(api::reshape(g, rows)).sum_dim(0).reshape(tail);
 }
 
 // A norm kernel's {grad_x, grad_weight, grad_bias} as the gradients of {x, weight, bias}: those the

@@ -4,6 +4,7 @@
 // credit the element that produced each running value.
 #include <algorithm>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "op_helpers.hpp"
 
 namespace burn::autodiff {
@@ -42,12 +43,6 @@ Prim AutodiffBackend::mean_dim(Prim x, size_t dim) {
 
 namespace {
 
-Shape with_dim(const Shape& s, size_t dim, int64_t n) {
-  Shape out = s;
-  out[dim] = n;
-  return out;
-}
-
 T cum(OpId op, const T& x, size_t dim) { return api::reduce_dim(op, x.h, sdim(dim)); }
 T flipped(const T& x, size_t dim) { return api::flip(x.h, {sdim(dim)}); }
 
@@ -58,7 +53,7 @@ T reverse_cumsum(const T& g, size_t dim) { return flipped(cum(OpId::cumsum, flip
 // an inclusive scan becomes an exclusive one.
 T shift_in(const Step& s, const T& x, size_t dim, double fill) {
   const int64_t n = x.shape()[dim];
-  T head = filled(s, with_dim(x.shape(), dim, 1), fill, x.dtype());
+  T head = filled(s, shape_rules::reduce_dim(x.shape(), dim, false, "prod_dim"), fill, x.dtype());
   if (n <= 1) return n == 1 ? head : x;
   std::vector<Slice> body(dim + 1);
   body[dim] = Slice::range(0, n - 1);

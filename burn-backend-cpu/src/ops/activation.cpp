@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
@@ -400,8 +401,7 @@ Prim softmax_impl(Prim xp, size_t dim, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   const DType dt = xp->dtype();
   require_float(dt, op);
-  check_dim(op, xp->shape(), dim);
-  const Shape shape = xp->shape();
+  const Shape shape = shape_rules::along_dim(xp->shape(), dim, op);
   const Lanes l = lanes_of(shape, dim);
   // Every element is read before its lane is written, so a reusable input can take the result.
   CpuPtr out = output_for(xp, shape, dt);

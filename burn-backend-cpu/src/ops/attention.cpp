@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
@@ -76,13 +77,14 @@ inline float softmax_row(float* s, int64_t n, float& m, float& l) { return softm
 inline double softmax_row(double* s, int64_t n, double& m, double& l) { return softmax_row_f64(s, n, m, l); }
 
 template <typename T>
-Prim attention_kernel(const Prim& qp, const Prim& kp, const Prim& vp, const Prim& mp, bool causal, double scale_d) {
+Prim attention_kernel(const Prim& qp, const Prim& kp, const Prim& vp, const Prim& mp, bool causal, double scale_d,
+                      const Shape& out_shape) {
   static constexpr const char* op = "attention";
   const Operand q = operand(qp, op), k = operand(kp, op), v = operand(vp, op);
   const Shape& qs = q.t->shape();
   const int64_t nb = qs[0], nh = qs[1], lq = qs[2], e = qs[3];
   const int64_t lk = k.t->shape()[2], ev = v.t->shape()[3];
-  const CpuPtr out = alloc(Shape{nb, nh, lq, ev}, q.t->dtype());
+  const CpuPtr out = alloc(out_shape, q.t->dtype());
   if (nb * nh * lq * ev == 0) return out;
 
   // The mask read in place through its (broadcast) strides.
@@ -168,10 +170,12 @@ Prim CpuBackend::attention(Prim query, Prim key, Prim value, Prim mask, const At
   static constexpr const char* op = "attention";
   const DType dt = query->dtype();
   require_float(dt, op);
+  const Shape out =
+      shape_rules::attention(query->shape(), key->shape(), value->shape(), mask ? &mask->shape() : nullptr, op);
   const int64_t e = query->shape()[3];
   const double scale = options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(e, 1)));
   return dispatch<Dtypes::Float>(dt, op, [&]<typename T>() -> Prim {
-    return attention_kernel<T>(query, key, value, mask, options.causal, scale);
+    return attention_kernel<T>(query, key, value, mask, options.causal, scale, out);
   });
 }
 

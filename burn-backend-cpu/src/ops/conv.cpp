@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
@@ -55,11 +56,7 @@ std::unique_ptr<T[]> scratch(int64_t rows, int64_t cols) {
 
 std::vector<int64_t> spatial(const Shape& s) { return {s.dims().begin() + 2, s.dims().end()}; }
 
-Shape out_shape(int64_t n, int64_t c, const std::vector<int64_t>& sp) {
-  std::vector<int64_t> d{n, c};
-  d.insert(d.end(), sp.begin(), sp.end());
-  return Shape(std::move(d));
-}
+const Shape* shape_of(const CpuPtr& p) { return p ? &p->shape() : nullptr; }
 
 // Runs task(i, parallel_inner) for i in [0, tasks): spread over the pool when each task is small
 // (then each runs single-threaded), else one after another with parallel inner loops.
@@ -241,34 +238,21 @@ void conv_grad_weight(const T* x, const T* gy, T* gw, T* gb, const Dims& m, cons
 
 CpuPtr cpu_in(const Prim& p, const char* op) { return contiguous(as_cpu(p, op)); }
 
-// Geometry of conv(x, w) with normalised options.
-Geo3 conv_geo(const Shape& xs, const Shape& ws, const ConvOptions& o) {
-  const std::vector<int64_t> in = spatial(xs), k = spatial(ws);
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < in.size(); ++i)
-    out.push_back((in[i] + o.padding[i] + o.padding_end[i] - o.dilation[i] * (k[i] - 1) - 1) / o.stride[i] + 1);
-  return Geo3(in, out, k, o.stride, o.padding, o.dilation);
+// Geometry of conv(x, w) whose output shape `ys` the conv rule gave (with `o` normalised).
+Geo3 conv_geo(const Shape& xs, const Shape& ws, const ConvOptions& o, const Shape& ys) {
+  return Geo3(spatial(xs), spatial(ys), spatial(ws), o.stride, o.padding, o.dilation);
 }
 
-// The result shape of conv(x, w): [N, Cout, the output's spatial dims of g].
-Shape conv_out_shape(const Shape& xs, const Shape& ws, const Geo3& g) {
-  return out_shape(xs[0], ws[0], std::vector<int64_t>(g.out + 3 - (xs.rank() - 2), g.out + 3));
+// A transposed conv is the input gradient of the conv from its output `ys` (the conv_transpose
+// rule's) to its input x.
+Geo3 transpose_geo(const Shape& xs, const Shape& ws, const ConvTransposeOptions& o, const Shape& ys) {
+  return Geo3(spatial(ys), spatial(xs), spatial(ws), o.stride, o.padding, o.dilation);
 }
 
-// A transposed conv is the input gradient of the conv from its output (`big`) to its input x.
-Geo3 transpose_geo(const Shape& xs, const Shape& ws, const ConvTransposeOptions& o, std::vector<int64_t>& big) {
-  const std::vector<int64_t> small = spatial(xs), k = spatial(ws);
-  big.clear();
-  for (size_t i = 0; i < small.size(); ++i)
-    big.push_back((small[i] - 1) * o.stride[i] - 2 * o.padding[i] + o.dilation[i] * (k[i] - 1) + o.padding_out[i] + 1);
-  return Geo3(big, small, k, o.stride, o.padding, o.dilation);
-}
-
-Geo3 unfold_geo(const std::vector<int64_t>& in, const UnfoldOptions& o) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < 2; ++i)
-    out.push_back((in[i] + 2 * o.padding[i] - o.dilation[i] * (o.kernel[i] - 1) - 1) / o.stride[i] + 1);
-  return Geo3(in, out, o.kernel, o.stride, o.padding, o.dilation);
+// im2col over `in` [H, W] with the unfold rule's blocks per dim (it normalises `o`).
+Geo3 unfold_geo(const std::vector<int64_t>& in, UnfoldOptions& o) {
+  const std::vector<int64_t> blocks = shape_rules::unfold_blocks(in, o);
+  return Geo3(in, blocks, o.kernel, o.stride, o.padding, o.dilation);
 }
 
 // Bilinear sample of one plane at (y, x), zero outside (torchvision's deform_conv2d rule).
@@ -289,13 +273,15 @@ T bilinear(const T* plane, int64_t h, int64_t w, T y, T x) {
 Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
   static constexpr const char* op = "conv";
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op);
+  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
   x.reset();
   const Shape &xs = a->shape(), &ws = w->shape();
-  const Geo3 g = conv_geo(xs, ws, options);
-  const Dims m(xs[0], xs[1], ws[0], options.groups, g);
-  CpuPtr y = alloc(conv_out_shape(xs, ws, g), a->dtype());
+  ConvOptions o = options;
+  const Shape ys = shape_rules::conv(xs, ws, shape_of(b), o, op);
+  const Geo3 g = conv_geo(xs, ws, o, ys);
+  const Dims m(xs[0], xs[1], ws[0], o.groups, g);
+  CpuPtr y = alloc(ys, a->dtype());
   if (y->shape().num_elements() == 0) return y;  // no output channels: no columns to build either
-  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     conv_forward<T>(a->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y->data<T>(), m, g);
     return y;
@@ -308,15 +294,16 @@ Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, con
   if (x->dtype() != DType::F32 || weight->dtype() != DType::F32 || (bias && bias->dtype() != DType::F32))
     return nullptr;
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op);
+  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
   const Shape &xs = a->shape(), &ws = w->shape();
-  const Geo3 g = conv_geo(xs, ws, options);
-  const Dims m(xs[0], xs[1], ws[0], options.groups, g);
+  ConvOptions o = options;
+  const Shape ys = shape_rules::conv(xs, ws, shape_of(b), o, op);
+  const Geo3 g = conv_geo(xs, ws, o, ys);
+  const Dims m(xs[0], xs[1], ws[0], o.groups, g);
   if (!blocked_forward(m, g)) return nullptr;
-  const Shape ys = conv_out_shape(xs, ws, g);
   CpuPtr r = residual ? as_cpu(residual, op) : nullptr;
   if (r && (r->dtype() != DType::F32 || r->shape() != ys || !r->is_contiguous())) return nullptr;
   CpuPtr y = alloc(ys, DType::F32);
-  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
   fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), m, g,
                     {r ? r->data<float>() : nullptr, relu});
   return y;
@@ -326,8 +313,9 @@ Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOp
   static constexpr const char* op = "conv_backward";
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op), gy = cpu_in(grad_out, op);
   const Shape &xs = a->shape(), &ws = w->shape();
-  const Geo3 g = conv_geo(xs, ws, options);
-  const Dims m(xs[0], xs[1], ws[0], options.groups, g);
+  ConvOptions o = options;
+  const Geo3 g = conv_geo(xs, ws, o, shape_rules::conv(xs, ws, nullptr, o, op));
+  const Dims m(xs[0], xs[1], ws[0], o.groups, g);
   CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
   CpuPtr gb = bias_grad ? alloc(Shape{ws[0]}, a->dtype()) : nullptr;
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
@@ -340,14 +328,15 @@ Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOp
 Prim CpuBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
   static constexpr const char* op = "conv_transpose";
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op);
+  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
   x.reset();
   const Shape &xs = a->shape(), &ws = w->shape();
-  std::vector<int64_t> big;
-  const Geo3 g = transpose_geo(xs, ws, options, big);
-  const int64_t cout = ws[1] * options.groups;
-  const Dims m(xs[0], cout, ws[0], options.groups, g);  // the conv from the output (cout) to x (C_in)
-  CpuPtr y = alloc(out_shape(xs[0], cout, big), a->dtype());
-  CpuPtr b = bias ? cpu_in(bias, op) : nullptr;
+  ConvTransposeOptions o = options;
+  const Shape ys = shape_rules::conv_transpose(xs, ws, shape_of(b), o, op);
+  const Geo3 g = transpose_geo(xs, ws, o, ys);
+  const int64_t cout = ys[1];
+  const Dims m(xs[0], cout, ws[0], o.groups, g);  // the conv from the output (cout) to x (C_in)
+  CpuPtr y = alloc(ys, a->dtype());
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     conv_grad_input<T>(a->data<T>(), w->data<T>(), y->data<T>(), m, g);
     if (b) add_bias<T>(y->data<T>(), b->data<T>(), m.n, cout, g.in_size);
@@ -360,10 +349,11 @@ Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, co
   static constexpr const char* op = "conv_transpose_backward";
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op), gy = cpu_in(grad_out, op);
   const Shape &xs = a->shape(), &ws = w->shape();
-  std::vector<int64_t> big;
-  const Geo3 g = transpose_geo(xs, ws, options, big);
-  const int64_t cout = ws[1] * options.groups;
-  const Dims m(xs[0], cout, ws[0], options.groups, g);
+  ConvTransposeOptions o = options;
+  const Shape ys = shape_rules::conv_transpose(xs, ws, nullptr, o, op);
+  const Geo3 g = transpose_geo(xs, ws, o, ys);
+  const int64_t cout = ys[1];
+  const Dims m(xs[0], cout, ws[0], o.groups, g);
   CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
   CpuPtr gb = bias_grad ? alloc(Shape{cout}, a->dtype()) : nullptr;
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
@@ -374,18 +364,19 @@ Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, co
   });
 }
 
-Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias,
-                               const DeformConvOptions& options) {
+Prim CpuBackend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& opts) {
   static constexpr const char* op = "deform_conv2d";
   CpuPtr a = cpu_in(x, op), off = cpu_in(offset, op), w = cpu_in(weight, op);
   CpuPtr mk = mask ? cpu_in(mask, op) : nullptr, b = bias ? cpu_in(bias, op) : nullptr;
   x.reset();
   const Shape &xs = a->shape(), &ws = w->shape();
+  DeformConvOptions options = opts;
+  const Shape ys = shape_rules::deform_conv2d(xs, off->shape(), ws, shape_of(mk), shape_of(b), options, op);
   const int64_t n = xs[0], c = xs[1], h = xs[2], wd = xs[3], kh = ws[2], kw = ws[3], k = kh * kw;
-  const int64_t ho = off->shape()[2], wo = off->shape()[3], l = ho * wo;
+  const int64_t ho = ys[2], wo = ys[3], l = ho * wo;
   const int64_t og = options.offset_groups, cpg = c / og, groups = options.weight_groups;
   const int64_t cout = ws[0], mo = cout / groups, kc = c / groups * k;
-  CpuPtr y = alloc(Shape{n, cout, ho, wo}, a->dtype());
+  CpuPtr y = alloc(ys, a->dtype());
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     const T* px = a->data<T>();
     const T* po = off->data<T>();
@@ -425,8 +416,9 @@ Prim CpuBackend::unfold(Prim x, const UnfoldOptions& options) {
   CpuPtr a = cpu_in(x, op);
   x.reset();
   const Shape& xs = a->shape();
-  const Geo3 g = unfold_geo(spatial(xs), options);
-  CpuPtr y = alloc(Shape{xs[0], xs[1] * g.ksize, g.out_size}, a->dtype());
+  UnfoldOptions o = options;
+  CpuPtr y = alloc(shape_rules::unfold(xs, o, op), a->dtype());
+  const Geo3 g = unfold_geo(spatial(xs), o);
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     im2col_channels(a->data<T>(), y->data<T>(), xs[0] * xs[1], g, true);
     return y;
@@ -438,9 +430,10 @@ Prim CpuBackend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& 
   CpuPtr a = cpu_in(cols, op);
   cols.reset();
   const Shape& cs = a->shape();
-  const Geo3 g = unfold_geo(output_size.dims(), options);
-  const int64_t c = cs[1] / g.ksize;
-  CpuPtr y = alloc(Shape{cs[0], c, output_size[0], output_size[1]}, a->dtype());
+  UnfoldOptions o = options;
+  CpuPtr y = alloc(shape_rules::fold(cs, output_size.dims(), o, op), a->dtype());
+  const Geo3 g = unfold_geo(output_size.dims(), o);
+  const int64_t c = y->shape()[1];
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
     col2im_channels(a->data<T>(), y->data<T>(), cs[0] * c, g, true);
     return y;

@@ -12,11 +12,6 @@ namespace burn::cpu {
 
 namespace {
 
-void check_shape(const Shape& shape, const char* op) {
-  for (int64_t d : shape)
-    if (d < 0) throw ShapeError(op, "shape " + shape.to_string() + " has a negative dim");
-}
-
 template <typename S>
 void fill(S* out, int64_t n, S value) {
   parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
@@ -27,12 +22,12 @@ void fill(S* out, int64_t n, S value) {
 }  // namespace
 
 Prim CpuBackend::empty(const Shape& shape, DType dtype) {
-  check_shape(shape, "empty");
+  checked_num_elements(shape, "empty");
   return alloc(shape, dtype);
 }
 
 Prim CpuBackend::full(const Shape& shape, Scalar value, DType dtype) {
-  check_shape(shape, "full");
+  checked_num_elements(shape, "full");
   CpuPtr out = alloc(shape, dtype);
   const int64_t n = shape.num_elements();
   visit_dtype(dtype, [&]<DType D>() {
@@ -43,7 +38,7 @@ Prim CpuBackend::full(const Shape& shape, Scalar value, DType dtype) {
 }
 
 Prim CpuBackend::from_data(const TensorData& data) {
-  check_shape(data.shape(), "from_data");
+  checked_num_elements(data.shape(), "from_data");
   const size_t bytes = static_cast<size_t>(data.num_elements()) * dtype_size(data.dtype());
   if (data.bytes().size() != bytes)
     throw ValueError("from_data", "shape " + data.shape().to_string() + " of " + std::string(dtype_name(data.dtype())) +

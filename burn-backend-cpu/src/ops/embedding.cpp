@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "pool_util.hpp"
 
@@ -35,11 +36,10 @@ void accumulate_rows(const T* g, const std::vector<int64_t>& idx, T* out, int64_
 
 Prim CpuBackend::embedding(Prim weight, Prim indices) {
   const CpuPtr wc = contiguous(as_cpu(weight, "embedding"));
+  const Shape os = shape_rules::embedding(wc->shape(), indices->shape());
   const int64_t v = wc->shape()[0], e = wc->shape()[1];
   const std::vector<int64_t> idx = checked_indices(indices, v, "embedding");
-  std::vector<int64_t> od = indices->shape().dims();
-  od.push_back(e);
-  CpuPtr out = alloc(Shape(od), wc->dtype());
+  CpuPtr out = alloc(os, wc->dtype());
   const size_t row = static_cast<size_t>(e) * dtype_size(wc->dtype());
   const auto* src = static_cast<const uint8_t*>(wc->raw());
   auto* dst = static_cast<uint8_t*>(out->raw());

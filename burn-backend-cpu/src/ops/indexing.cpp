@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
@@ -47,11 +48,6 @@ Indices read_indices(const Prim& p, const char* op) {
 [[noreturn]] void index_out_of_range(const char* op, int64_t value, size_t dim, int64_t size) {
   throw IndexError(op, "index " + std::to_string(value) + " is out of range for dim " + std::to_string(dim) +
                            " of size " + std::to_string(size));
-}
-
-void check_dim(size_t dim, const Shape& s, const char* op) {
-  if (dim >= s.rank())
-    throw IndexError(op, "dim " + std::to_string(dim) + " is out of range for shape " + s.to_string());
 }
 
 void check_bool_mask(DType d, const char* op) {
@@ -103,13 +99,7 @@ Prim CpuBackend::gather(Prim x, size_t dim, Prim indices) {
   const Indices idx = read_indices(indices, "gather");
   const Shape& xs = t->shape();
   const Shape& is = idx.shape();
-  check_dim(dim, xs, "gather");
-  bool ok = is.rank() == xs.rank();
-  for (size_t d = 0; ok && d < xs.rank(); ++d) ok = d == dim || is[d] <= xs[d];
-  if (!ok)
-    throw ShapeError("gather", "indices " + is.to_string() + " do not fit tensor " + xs.to_string() + " along dim " +
-                                   std::to_string(dim));
-  CpuPtr out = alloc(is, t->dtype());
+  CpuPtr out = alloc(shape_rules::gather(xs, dim, is), t->dtype());
   if (is.num_elements() == 0) return out;
   std::vector<int64_t> xst = t->strides();
   const int64_t dim_stride = xst[dim], dim_size = xs[dim];
@@ -138,13 +128,7 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   require_same_dtype(t->dtype(), v->dtype(), "scatter_add");
   const Shape xs = t->shape();
   const Shape& is = idx.shape();
-  const Shape& vs = v->shape();
-  check_dim(dim, xs, "scatter_add");
-  bool ok = is.rank() == xs.rank() && vs.rank() == xs.rank();
-  for (size_t d = 0; ok && d < xs.rank(); ++d) ok = is[d] <= vs[d] && (d == dim || is[d] <= xs[d]);
-  if (!ok)
-    throw ShapeError("scatter_add", "indices " + is.to_string() + " and values " + vs.to_string() +
-                                        " do not fit tensor " + xs.to_string() + " along dim " + std::to_string(dim));
+  shape_rules::scatter_add(xs, dim, is, v->shape());
   CpuPtr out;
   if (reusable(x, xs, t->dtype())) {
     out = std::static_pointer_cast<CpuTensor>(x);
@@ -190,14 +174,11 @@ Prim CpuBackend::select(Prim x, size_t dim, Prim indices) {
   const CpuPtr t = contiguous(as_cpu(x, "select"));
   const Indices idx = read_indices(indices, "select");
   const Shape& xs = t->shape();
-  check_dim(dim, xs, "select");
-  if (idx.shape().rank() != 1) throw ShapeError("select", "indices must be 1-D, got shape " + idx.shape().to_string());
+  const Shape out_shape = shape_rules::select(xs, dim, idx.shape());
   const int64_t k = idx.shape()[0], dim_size = xs[dim];
   for (int64_t i = 0; i < k; ++i)
     if (idx.data[i] < 0 || idx.data[i] >= dim_size) index_out_of_range("select", idx.data[i], dim, dim_size);
-  std::vector<int64_t> od = xs.dims();
-  od[dim] = k;
-  CpuPtr out = alloc(Shape(od), t->dtype());
+  CpuPtr out = alloc(out_shape, t->dtype());
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < dim; ++d) outer *= xs[d];
   for (size_t d = dim + 1; d < xs.rank(); ++d) inner *= xs[d];
@@ -223,15 +204,8 @@ Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   require_dtypes<Dtypes::Addable>("select_add", t->dtype());
   require_same_dtype(t->dtype(), v->dtype(), "select_add");
   const Shape xs = t->shape();
-  check_dim(dim, xs, "select_add");
-  if (idx.shape().rank() != 1)
-    throw ShapeError("select_add", "indices must be 1-D, got shape " + idx.shape().to_string());
+  shape_rules::select_add(xs, dim, idx.shape(), v->shape());
   const int64_t k = idx.shape()[0], dim_size = xs[dim];
-  std::vector<int64_t> want = xs.dims();
-  want[dim] = k;
-  if (v->shape() != Shape(want))
-    throw ShapeError("select_add", "values " + v->shape().to_string() + " must have shape " + Shape(want).to_string() +
-                                       " for tensor " + xs.to_string() + " and " + std::to_string(k) + " indices");
   for (int64_t i = 0; i < k; ++i)
     if (idx.data[i] < 0 || idx.data[i] >= dim_size) index_out_of_range("select_add", idx.data[i], dim, dim_size);
   CpuPtr out;
@@ -276,8 +250,7 @@ Prim CpuBackend::mask_where(Prim x, Prim mask, Prim value) {
   if (t->dtype() != v->dtype())
     throw DTypeError("mask_where", "tensor " + std::string(dtype_name(t->dtype())) + " and value " +
                                        std::string(dtype_name(v->dtype())) + " differ");
-  Shape shape = broadcast_pair(t->shape(), m->shape(), "mask_where");
-  shape = broadcast_pair(shape, v->shape(), "mask_where");
+  const Shape shape = shape_rules::broadcast(t->shape(), m->shape(), v->shape(), "mask_where");
   CpuPtr out = output_for(x, shape, t->dtype());
   if (!out) out = alloc(shape, t->dtype());
   if (shape.num_elements() == 0) return out;
@@ -312,7 +285,7 @@ Prim CpuBackend::mask_fill(Prim x, Prim mask, Scalar value) {
   const CpuPtr m = as_cpu(mask, "mask_fill");
   check_bool_mask(m->dtype(), "mask_fill");
   const DType dtype = t->dtype();
-  const Shape shape = broadcast_pair(t->shape(), m->shape(), "mask_fill");
+  const Shape shape = shape_rules::broadcast(t->shape(), m->shape(), "mask_fill");
   CpuPtr out = output_for(x, shape, dtype);
   if (!out) out = alloc(shape, dtype);
   if (shape.num_elements() == 0) return out;

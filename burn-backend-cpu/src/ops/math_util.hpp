@@ -273,13 +273,6 @@ Prim float_map(Prim x, const char* op, K f32_kernel, Fn fn) {
   return unary_map<Dtypes::Float>(std::move(x), op, fn);
 }
 
-// Checks `dim` against the rank; IndexError naming the op otherwise.
-inline void check_dim(const char* op, const Shape& s, size_t dim) {
-  if (dim >= s.rank())
-    throw IndexError(op, "dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                             std::to_string(s.rank()) + " " + s.to_string());
-}
-
 // A tensor seen along `dim` as outer x n x inner (row-major): lane (o, j) is x[o, :, j].
 struct Lanes {
   int64_t outer = 1, n = 1, inner = 1;
@@ -295,11 +288,6 @@ inline Lanes lanes_of(const Shape& s, size_t dim) {
       l.inner *= s[d];
   }
   return l;
-}
-inline Shape with_dim(const Shape& s, size_t dim, int64_t size) {
-  Shape r = s;
-  r[dim] = size;
-  return r;
 }
 
 }  // namespace burn::cpu

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "ops/blas.hpp"
@@ -64,8 +65,6 @@ void int_gemm_rows(const T* a, const T* b, T* c, int64_t row0, int64_t row1, int
   }
 }
 
-std::string shapes(const Shape& a, const Shape& b) { return "lhs " + a.to_string() + " and rhs " + b.to_string(); }
-
 }  // namespace
 
 Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
@@ -78,24 +77,12 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
   // Copies: `a` and `b` may be replaced by contiguous copies below, freeing the views these came from.
   const Shape sa = a->shape();
   const Shape sb = b->shape();
+  const Shape out_shape = shape_rules::matmul(sa, sb);
   const size_t rank = sa.rank();
-  if (rank < 2 || sb.rank() != rank) throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");
   const int64_t m = sa[rank - 2], k = sa[rank - 1], n = sb[rank - 1];
-  if (sb[rank - 2] != k) throw ShapeError(op, shapes(sa, sb) + ": inner dimensions differ");
-
-  // Broadcast batch dims; broadcast dims read with stride 0, so nothing is copied.
-  std::vector<int64_t> out_dims(rank);
-  int64_t batch = 1;
-  for (size_t d = 0; d + 2 < rank; ++d) {
-    if (sa[d] != sb[d] && sa[d] != 1 && sb[d] != 1)
-      throw ShapeError(op, shapes(sa, sb) + ": batch dimensions are not broadcastable (dim " + std::to_string(d) +
-                               ": " + std::to_string(sa[d]) + " vs " + std::to_string(sb[d]) + ")");
-    out_dims[d] = sa[d] == 1 ? sb[d] : sa[d];
-    batch *= out_dims[d];
-  }
-  out_dims[rank - 2] = m;
-  out_dims[rank - 1] = n;
-  const CpuPtr out = alloc(Shape(out_dims), a->dtype());
+  int64_t batch = 1;  // broadcast batch dims read with stride 0, so nothing is copied
+  for (size_t d = 0; d + 2 < rank; ++d) batch *= out_shape[d];
+  const CpuPtr out = alloc(out_shape, a->dtype());
   if (batch * m * n == 0) return out;
 
   const bool is_float = a->dtype() == DType::F32 || a->dtype() == DType::F64;
@@ -118,7 +105,7 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
       for (size_t d = nb; d-- > 0;) {
         const int64_t sa_d = sa[d] == 1 ? 0 : a->strides()[d], sb_d = sb[d] == 1 ? 0 : b->strides()[d];
         ++idx[d], oa += sa_d, ob += sb_d;
-        if (idx[d] < out_dims[d]) break;
+        if (idx[d] < out_shape[d]) break;
         oa -= idx[d] * sa_d, ob -= idx[d] * sb_d, idx[d] = 0;
       }
     }

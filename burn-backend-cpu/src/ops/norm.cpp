@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
@@ -268,6 +269,7 @@ Prim rows_norm(Prim xp, Prim wp, Prim bp, size_t nd, double eps, bool rms, const
   const DType dt = xp->dtype();
   require_float(dt, op);
   const CpuPtr w = cont(wp, op), b = cont(bp, op);
+  shape_rules::layer_norm_params(xp->shape(), nd, op);
   const auto [x, out] = in_out(xp, op);
   const auto [m, n] = rows_of(x->shape(), nd);
   if (m * n == 0) return out;
@@ -291,8 +293,8 @@ Prims rows_norm_backward(Prim xp, Prim wp, Prim gp, size_t nd, double eps, bool 
   const CpuPtr x = contiguous(as_cpu(xp, op)), go = contiguous(as_cpu(gp, op));
   const CpuPtr w = cont(wp, op);
   xp.reset();
+  const Shape wshape = shape_rules::layer_norm_params(shape, nd, op);
   const auto [m, n] = rows_of(shape, nd);
-  const Shape wshape(std::vector<int64_t>(shape.end() - static_cast<std::ptrdiff_t>(nd), shape.end()));
   const CpuPtr gx = alloc(shape, dt);
   const CpuPtr gw = w ? alloc(wshape, dt) : nullptr;
   const CpuPtr gb = rms ? nullptr : alloc(wshape, dt);
@@ -387,6 +389,7 @@ Prim CpuBackend::group_norm(Prim xp, Prim weight, Prim bias, int64_t num_groups,
   const DType dt = xp->dtype();
   require_float(dt, op);
   const CpuPtr w = cont(weight, op), b = cont(bias, op);
+  shape_rules::group_norm_params(xp->shape(), num_groups, op);
   const auto [x, out] = in_out(xp, op);
   const Ncs d = ncs_of(x->shape());
   const int64_t cg = d.c / num_groups, rows = d.n * num_groups;
@@ -408,11 +411,12 @@ Prims CpuBackend::group_norm_backward(Prim xp, Prim weight, Prim grad_out, int64
   const CpuPtr x = contiguous(as_cpu(xp, op)), go = contiguous(as_cpu(grad_out, op));
   const CpuPtr w = cont(weight, op);
   xp.reset();
+  const Shape params = shape_rules::group_norm_params(x->shape(), num_groups, op);
   const Ncs d = ncs_of(x->shape());
   const int64_t cg = d.c / num_groups, rows = d.n * num_groups;
   const CpuPtr gx = alloc(x->shape(), dt);
-  const CpuPtr gw = w ? alloc(Shape{d.c}, dt) : nullptr;
-  const CpuPtr gb = alloc(Shape{d.c}, dt);
+  const CpuPtr gw = w ? alloc(params, dt) : nullptr;
+  const CpuPtr gb = alloc(params, dt);
   dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<T> pw(static_cast<size_t>(d.n * d.c), T(0)), pb(static_cast<size_t>(d.n * d.c), T(0));
     if (rows * cg * d.s > 0)
@@ -438,6 +442,7 @@ Prims CpuBackend::batch_norm(Prim xp, Prim weight, Prim bias, Prim running_mean,
   const DType dt = xp->dtype();
   require_float(dt, op);
   const CpuPtr w = cont(weight, op), b = cont(bias, op), rm = cont(running_mean, op), rv = cont(running_var, op);
+  const Shape params = shape_rules::batch_norm_params(xp->shape(), op);
   const auto [x, out] = in_out(xp, op);
   const Ncs d = ncs_of(x->shape());
   CpuPtr new_mean, new_var;
@@ -447,8 +452,8 @@ Prims CpuBackend::batch_norm(Prim xp, Prim weight, Prim bias, Prim running_mean,
       channel_stats<T>(x->data<T>(), d, mean, var);
       if (rm) {
         const double count = static_cast<double>(d.n * d.s), unbias = count / (count - 1.0);
-        new_mean = alloc(Shape{d.c}, dt);
-        new_var = alloc(Shape{d.c}, dt);
+        new_mean = alloc(params, dt);
+        new_var = alloc(params, dt);
         for (int64_t c = 0; c < d.c; ++c) {
           new_mean->data<T>()[c] = static_cast<T>((1.0 - momentum) * rm->data<T>()[c] + momentum * mean[c]);
           new_var->data<T>()[c] = static_cast<T>((1.0 - momentum) * rv->data<T>()[c] + momentum * var[c] * unbias);
@@ -481,10 +486,11 @@ Prims CpuBackend::batch_norm_backward(Prim xp, Prim weight, Prim running_mean, P
   const CpuPtr x = contiguous(as_cpu(xp, op)), go = contiguous(as_cpu(grad_out, op));
   const CpuPtr w = cont(weight, op), rm = cont(running_mean, op), rv = cont(running_var, op);
   xp.reset();
+  const Shape params = shape_rules::batch_norm_params(x->shape(), op);
   const Ncs d = ncs_of(x->shape());
   const CpuPtr gx = alloc(x->shape(), dt);
-  const CpuPtr gw = w ? alloc(Shape{d.c}, dt) : nullptr;
-  const CpuPtr gb = alloc(Shape{d.c}, dt);
+  const CpuPtr gw = w ? alloc(params, dt) : nullptr;
+  const CpuPtr gb = alloc(params, dt);
   dispatch<Dtypes::Float>(dt, op, [&]<typename T>() {
     std::vector<double> mean, var;
     if (training)

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "ops/math_util.hpp"
@@ -21,14 +22,6 @@ using namespace pool_detail;
 namespace {
 
 constexpr int64_t kRowGrain = 4096;  // output elements per task, roughly
-
-std::vector<int64_t> pool_out_sp(const Shape& s, const PoolOptions& p) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < p.kernel.size(); ++i)
-    out.push_back(module_detail::pool_out_len(s[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
-                                              p.dilation[i], p.ceil_mode));
-  return out;
-}
 
 // The input rows (offsets within a plane) a (od, oh) output row's window covers; only the taps
 // inside the input are visited, so a kernel far larger than the input costs nothing here.
@@ -476,10 +469,11 @@ void adaptive_avg_bwd(const T* go, T* gi, const Geometry& g) {
 Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) {
   if (!accepts<Dtypes::Float>(x->dtype())) return Backend::max_pool(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "max_pool"));
-  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
-  const Geometry g = geometry(xc->shape(), sp);
-  const Pool3 q = pool3(options);
-  CpuPtr out = alloc(out_shape(xc->shape(), sp), xc->dtype());
+  PoolOptions o = options;
+  const Shape os = shape_rules::pool(xc->shape(), o, true, "max_pool");
+  const Geometry g = geometry(xc->shape(), os);
+  const Pool3 q = pool3(o);
+  CpuPtr out = alloc(os, xc->dtype());
   if (xc->dtype() == DType::F32)
     max_pool_values(xc->data<float>(), out->data<float>(), g, q);
   else
@@ -490,10 +484,10 @@ Prim CpuBackend::max_pool(Prim x, const PoolOptions& options) {
 PrimPair CpuBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
   if (!accepts<Dtypes::Float>(x->dtype())) return Backend::max_pool_with_indices(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "max_pool_with_indices"));
-  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
-  const Geometry g = geometry(xc->shape(), sp);
-  const Pool3 q = pool3(options);
-  const Shape os = out_shape(xc->shape(), sp);
+  PoolOptions o = options;
+  const Shape os = shape_rules::pool(xc->shape(), o, true, "max_pool_with_indices");
+  const Geometry g = geometry(xc->shape(), os);
+  const Pool3 q = pool3(o);
   CpuPtr out = alloc(os, xc->dtype());
   CpuPtr idx = alloc(os, DType::I64);
   if (xc->dtype() == DType::F32)
@@ -512,10 +506,11 @@ Prim CpuBackend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const Po
 Prim CpuBackend::avg_pool(Prim x, const PoolOptions& options) {
   if (!accepts<Dtypes::Float>(x->dtype())) return Backend::avg_pool(std::move(x), options);
   const CpuPtr xc = contiguous(as_cpu(x, "avg_pool"));
-  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
-  const Geometry g = geometry(xc->shape(), sp);
-  const Pool3 q = pool3(options);
-  CpuPtr out = alloc(out_shape(xc->shape(), sp), xc->dtype());
+  PoolOptions o = options;
+  const Shape os = shape_rules::pool(xc->shape(), o, false, "avg_pool");
+  const Geometry g = geometry(xc->shape(), os);
+  const Pool3 q = pool3(o);
+  CpuPtr out = alloc(os, xc->dtype());
   if (xc->dtype() == DType::F32)
     avg_pool_fwd(xc->data<float>(), out->data<float>(), g, q, options.count_include_pad);
   else
@@ -528,9 +523,9 @@ Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& opt
     return Backend::avg_pool_backward(std::move(x), std::move(grad_out), options);
   const CpuPtr xc = as_cpu(x, "avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "avg_pool_backward"));
-  const std::vector<int64_t> sp = pool_out_sp(xc->shape(), options);
-  const Geometry g = geometry(xc->shape(), sp);
-  const Pool3 q = pool3(options);
+  PoolOptions o = options;
+  const Geometry g = geometry(xc->shape(), shape_rules::pool(xc->shape(), o, false, "avg_pool_backward"));
+  const Pool3 q = pool3(o);
   CpuPtr out = alloc(xc->shape(), xc->dtype());
   if (xc->dtype() == DType::F32)
     avg_pool_bwd(gc->data<float>(), out->data<float>(), g, q, options.count_include_pad);
@@ -542,8 +537,9 @@ Prim CpuBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& opt
 Prim CpuBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
   if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_avg_pool(std::move(x), output_size);
   const CpuPtr xc = contiguous(as_cpu(x, "adaptive_avg_pool"));
-  const Geometry g = geometry(xc->shape(), output_size.dims());
-  CpuPtr out = alloc(out_shape(xc->shape(), output_size.dims()), xc->dtype());
+  const Shape os = shape_rules::adaptive_pool(xc->shape(), output_size.dims(), "adaptive_avg_pool");
+  const Geometry g = geometry(xc->shape(), os);
+  CpuPtr out = alloc(os, xc->dtype());
   if (xc->dtype() == DType::F32)
     adaptive_fwd<float>(xc->data<float>(), out->data<float>(), nullptr, g, false);
   else
@@ -556,8 +552,7 @@ Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
     return Backend::adaptive_avg_pool_backward(std::move(x), std::move(grad_out));
   const CpuPtr xc = as_cpu(x, "adaptive_avg_pool_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "adaptive_avg_pool_backward"));
-  const std::vector<int64_t> sp(gc->shape().begin() + 2, gc->shape().end());
-  const Geometry g = geometry(xc->shape(), sp);
+  const Geometry g = geometry(xc->shape(), gc->shape());
   CpuPtr out = alloc(xc->shape(), xc->dtype());
   if (xc->dtype() == DType::F32)
     adaptive_avg_bwd(gc->data<float>(), out->data<float>(), g);
@@ -569,8 +564,8 @@ Prim CpuBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
 PrimPair CpuBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
   if (!accepts<Dtypes::Float>(x->dtype())) return Backend::adaptive_max_pool(std::move(x), output_size);
   const CpuPtr xc = contiguous(as_cpu(x, "adaptive_max_pool"));
-  const Geometry g = geometry(xc->shape(), output_size.dims());
-  const Shape os = out_shape(xc->shape(), output_size.dims());
+  const Shape os = shape_rules::adaptive_pool(xc->shape(), output_size.dims(), "adaptive_max_pool");
+  const Geometry g = geometry(xc->shape(), os);
   CpuPtr out = alloc(os, xc->dtype());
   CpuPtr idx = alloc(os, DType::I64);
   if (xc->dtype() == DType::F32)

@@ -21,13 +21,14 @@ struct Geometry {
   int64_t out_len() const { return out[0] * out[1] * out[2]; }
 };
 
-inline Geometry geometry(const Shape& in, const std::vector<int64_t>& out_sp) {
+// The geometry of an op from `in` to `out` (its rule's NC<spatial> shape).
+inline Geometry geometry(const Shape& in, const Shape& out) {
   Geometry g;
   g.planes = in[0] * in[1];
   const size_t n = in.rank() - 2, lead = 3 - n;
   for (size_t i = 0; i < n; ++i) {
     g.in[lead + i] = in[i + 2];
-    g.out[lead + i] = out_sp[i];
+    g.out[lead + i] = out[i + 2];
   }
   return g;
 }
@@ -77,12 +78,6 @@ inline int64_t window_work(int64_t outputs, const Pool3& q) {
   for (int i = 0; i < 3; ++i)
     if (__builtin_mul_overflow(w, q.k[i], &w)) return INT64_MAX;
   return w;
-}
-
-inline Shape out_shape(const Shape& in, const std::vector<int64_t>& sp) {
-  std::vector<int64_t> d{in[0], in[1]};
-  d.insert(d.end(), sp.begin(), sp.end());
-  return Shape(d);
 }
 
 // Index tensors (I64 or I32) read as int64.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "ops/math_util.hpp"
@@ -22,11 +23,11 @@ using namespace reducek;
 template <template <typename> class OpT, bool kOutBool = false>
 Prim reduce_dim(const char* op, const Prim& xp, size_t dim, bool any_dtype = false) {
   const CpuPtr x = contiguous(as_cpu(xp, op));
-  check_dim(op, x->shape(), dim);
+  const Shape out_shape = shape_rules::reduce_dim(x->shape(), dim, false, op);
   const Lanes l = lanes_of(x->shape(), dim);
   auto run = [&]<typename T>() -> Prim {
     using Op = OpT<T>;
-    const CpuPtr out = alloc(with_dim(x->shape(), dim, 1), kOutBool ? DType::Bool : x->dtype());
+    const CpuPtr out = alloc(out_shape, kOutBool ? DType::Bool : x->dtype());
     reduce_lanes<Op, T>([&](int64_t) { return DenseSource<T>{x->data<T>()}; }, out->data<typename Op::O>(), l);
     return out;
   };
@@ -40,7 +41,7 @@ Prim reduce_all(const char* op, const Prim& xp, bool any_dtype = false) {
   const Lanes l{1, x->shape().num_elements(), 1};
   auto run = [&]<typename T>() -> Prim {
     using Op = OpT<T>;
-    const CpuPtr out = alloc(Shape{1}, kOutBool ? DType::Bool : x->dtype());
+    const CpuPtr out = alloc(shape_rules::reduce_all(x->shape(), false, op), kOutBool ? DType::Bool : x->dtype());
     reduce_lanes<Op, T>([&](int64_t) { return DenseSource<T>{x->data<T>()}; }, out->data<typename Op::O>(), l);
     return out;
   };
@@ -48,19 +49,13 @@ Prim reduce_all(const char* op, const Prim& xp, bool any_dtype = false) {
   return dispatch<Dtypes::Numeric>(x->dtype(), op, run);
 }
 
-void require_nonempty(const char* op, const CpuPtr& x, int64_t n) {
-  if (n == 0) throw ValueError(op, "cannot reduce over an empty dim of a tensor of shape " + x->shape().to_string());
-}
-
 // ---- argmax / argmin, optionally with the values ----
 
 template <bool kMax>
 PrimPair arg_reduce(const char* op, const Prim& xp, size_t dim, bool with_values) {
   const CpuPtr x = contiguous(as_cpu(xp, op));
-  check_dim(op, x->shape(), dim);
+  const Shape out_shape = shape_rules::reduce_dim(x->shape(), dim, true, op);
   const Lanes l = lanes_of(x->shape(), dim);
-  require_nonempty(op, x, l.n);
-  const Shape out_shape = with_dim(x->shape(), dim, 1);
   return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() {
     const CpuPtr idx = alloc(out_shape, DType::I64);
     CpuPtr vals = with_values ? alloc(out_shape, x->dtype()) : nullptr;
@@ -141,8 +136,7 @@ void scan_lanes(const T* x, T* y, Lanes l) {
 template <template <typename> class OpT>
 Prim scan(const char* op, const Prim& xp, size_t dim) {
   const CpuPtr x = contiguous(as_cpu(xp, op));
-  check_dim(op, x->shape(), dim);
-  const Lanes l = lanes_of(x->shape(), dim);
+  const Lanes l = lanes_of(shape_rules::along_dim(x->shape(), dim, op), dim);
   return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() -> Prim {
     const CpuPtr out = alloc(x->shape(), x->dtype());
     // No elements: nothing to scan, though outer * inner lanes (of length 0) may number 2^62.
@@ -197,10 +191,10 @@ void sort_lanes(const T* x, T* vals, int64_t* idx, Lanes l, int64_t keep, bool d
 PrimPair sort_impl(const char* op, const Prim& xp, size_t dim, int64_t keep, bool descending, bool values,
                    bool indices) {
   const CpuPtr x = contiguous(as_cpu(xp, op));
-  check_dim(op, x->shape(), dim);
+  const Shape out_shape =
+      keep < 0 ? shape_rules::along_dim(x->shape(), dim, op) : shape_rules::topk(x->shape(), keep, dim, op);
   const Lanes l = lanes_of(x->shape(), dim);
   if (keep < 0) keep = l.n;
-  const Shape out_shape = with_dim(x->shape(), dim, keep);
   return dispatch<Dtypes::Numeric>(x->dtype(), op, [&]<typename T>() {
     CpuPtr v = values ? alloc(out_shape, x->dtype()) : nullptr;
     CpuPtr i = indices ? alloc(out_shape, DType::I64) : nullptr;
@@ -221,26 +215,21 @@ Prim CpuBackend::mean_dim(Prim x, size_t dim) { return reduce_dim<MeanOp>("mean_
 Prim CpuBackend::prod(Prim x) { return reduce_all<ProdOp>("prod", x); }
 Prim CpuBackend::prod_dim(Prim x, size_t dim) { return reduce_dim<ProdOp>("prod_dim", x, dim); }
 
+// Max and min have no value for an empty lane: the rule refuses those before the kernels run.
 Prim CpuBackend::max(Prim x) {
-  if (x->shape().num_elements() == 0)
-    throw ValueError("max", "cannot reduce an empty tensor of shape " + x->shape().to_string());
+  shape_rules::reduce_all(x->shape(), true, "max");
   return reduce_all<MaxOp>("max", x);
 }
 Prim CpuBackend::min(Prim x) {
-  if (x->shape().num_elements() == 0)
-    throw ValueError("min", "cannot reduce an empty tensor of shape " + x->shape().to_string());
+  shape_rules::reduce_all(x->shape(), true, "min");
   return reduce_all<MinOp>("min", x);
 }
 Prim CpuBackend::max_dim(Prim x, size_t dim) {
-  check_dim("max_dim", x->shape(), dim);
-  if (x->shape()[dim] == 0)
-    throw ValueError("max_dim", "cannot reduce over an empty dim of a tensor of shape " + x->shape().to_string());
+  shape_rules::reduce_dim(x->shape(), dim, true, "max_dim");
   return reduce_dim<MaxOp>("max_dim", x, dim);
 }
 Prim CpuBackend::min_dim(Prim x, size_t dim) {
-  check_dim("min_dim", x->shape(), dim);
-  if (x->shape()[dim] == 0)
-    throw ValueError("min_dim", "cannot reduce over an empty dim of a tensor of shape " + x->shape().to_string());
+  shape_rules::reduce_dim(x->shape(), dim, true, "min_dim");
   return reduce_dim<MinOp>("min_dim", x, dim);
 }
 PrimPair CpuBackend::max_dim_with_indices(Prim x, size_t dim) {
@@ -259,10 +248,10 @@ Prim CpuBackend::all_dim(Prim x, size_t dim) { return reduce_dim<AllOp, true>("a
 
 Prim CpuBackend::var(Prim xp, size_t dim, int64_t correction) {
   const CpuPtr x = contiguous(as_cpu(xp, "var"));
-  check_dim("var", x->shape(), dim);
+  const Shape out_shape = shape_rules::reduce_dim(x->shape(), dim, false, "var");
   const Lanes l = lanes_of(x->shape(), dim);
   return dispatch<Dtypes::Float>(x->dtype(), "var", [&]<typename T>() -> Prim {
-    const CpuPtr out = alloc(with_dim(x->shape(), dim, 1), x->dtype());
+    const CpuPtr out = alloc(out_shape, x->dtype());
     if (l.outer * l.inner > 0) var_lanes<T>(x->data<T>(), out->data<T>(), l, correction);
     return out;
   });
@@ -280,11 +269,7 @@ Prim CpuBackend::argsort(Prim x, size_t dim, bool descending, bool /*stable: alw
   return sort_impl("argsort", x, dim, -1, descending, false, true).second;
 }
 PrimPair CpuBackend::topk(Prim x, int64_t k, size_t dim, bool largest) {
-  check_dim("topk", x->shape(), dim);
-  const int64_t n = x->shape()[dim];
-  if (k < 0 || k > n)
-    throw IndexError("topk", "k " + std::to_string(k) + " is out of range for dim " + std::to_string(dim) +
-                                 " of size " + std::to_string(n));
+  shape_rules::topk(x->shape(), k, dim, "topk");  // a negative k too: sort_impl takes that as "all"
   return sort_impl("topk", x, dim, k, largest, true, true);
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "convert.hpp"
 #include "cpu_backend.hpp"
 #include "pool_util.hpp"
@@ -21,6 +22,7 @@ struct Taps3 {
   module_detail::DimTaps dim[3];
 };
 
+// `out`: the interpolate rule's NC<spatial> shape.
 Taps3 taps3(const Shape& in, const Shape& out, const InterpolateOptions& o) {
   Taps3 t;
   const size_t n = in.rank() - 2, lead = 3 - n;
@@ -29,7 +31,7 @@ Taps3 taps3(const Shape& in, const Shape& out, const InterpolateOptions& o) {
     t.dim[i].pos = {0};
     t.dim[i].weight = {1.0};
   }
-  for (size_t i = 0; i < n; ++i) t.dim[lead + i] = module_detail::interp_taps(in[i + 2], out[i], o);
+  for (size_t i = 0; i < n; ++i) t.dim[lead + i] = module_detail::interp_taps(in[i + 2], out[i + 2], o);
   return t;
 }
 
@@ -150,18 +152,14 @@ Prim shuffle(Prim x, int64_t r, bool un, const char* op) {
   const CpuPtr xc = contiguous(as_cpu(x, op));
   const Shape& s = xc->shape();
   const size_t n = s.rank();
+  const Shape os = un ? shape_rules::pixel_unshuffle(s, r, op) : shape_rules::pixel_shuffle(s, r, op);
   int64_t batch = 1;
   for (size_t i = 0; i + 3 < n; ++i) batch *= s[i];
-  std::vector<int64_t> od(s.begin(), s.end());
-  int64_t c, h, w;
-  if (!un) {
-    c = s[n - 3] / (r * r), h = s[n - 2], w = s[n - 1];
-    od[n - 3] = c, od[n - 2] = h * r, od[n - 1] = w * r;
-  } else {
-    c = s[n - 3], h = s[n - 2] / r, w = s[n - 1] / r;
-    od[n - 3] = c * r * r, od[n - 2] = h, od[n - 1] = w;
-  }
-  CpuPtr out = alloc(Shape(od), xc->dtype());
+  // The kernel's (c, h, w): the channels of the side with the large plane, the plane of the other.
+  const Shape& wide = un ? s : os;
+  const Shape& narrow = un ? os : s;
+  const int64_t c = wide[n - 3], h = narrow[n - 2], w = narrow[n - 1];
+  CpuPtr out = alloc(os, xc->dtype());
   if (out->shape().num_elements() == 0) return out;  // else batch * c * h * r rows of width 0 could be 2^62
   switch (dtype_size(xc->dtype())) {
     case 1:
@@ -185,9 +183,10 @@ Prim shuffle(Prim x, int64_t r, bool un, const char* op) {
 Prim CpuBackend::interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) {
   if (!accepts<Dtypes::Float>(x->dtype())) return Backend::interpolate(std::move(x), output_size, options);
   const CpuPtr xc = contiguous(as_cpu(x, "interpolate"));
-  const Geometry g = geometry(xc->shape(), output_size.dims());
-  const Taps3 t = taps3(xc->shape(), output_size, options);
-  CpuPtr out = alloc(out_shape(xc->shape(), output_size.dims()), xc->dtype());
+  const Shape os = shape_rules::interpolate(xc->shape(), output_size.dims(), options);
+  const Geometry g = geometry(xc->shape(), os);
+  const Taps3 t = taps3(xc->shape(), os, options);
+  CpuPtr out = alloc(os, xc->dtype());
   const bool nearest = options.mode == InterpolateMode::Nearest;
   if (xc->dtype() == DType::F32)
     interp_fwd(xc->data<float>(), out->data<float>(), g, t, nearest);
@@ -202,8 +201,9 @@ Prim CpuBackend::interpolate_backward(Prim x, Prim grad_out, const Shape& output
     return Backend::interpolate_backward(std::move(x), std::move(grad_out), output_size, options);
   const CpuPtr xc = as_cpu(x, "interpolate_backward");
   const CpuPtr gc = contiguous(as_cpu(grad_out, "interpolate_backward"));
-  const Geometry g = geometry(xc->shape(), output_size.dims());
-  const Taps3 t = taps3(xc->shape(), output_size, options);
+  const Shape os = shape_rules::interpolate(xc->shape(), output_size.dims(), options, "interpolate_backward");
+  const Geometry g = geometry(xc->shape(), os);
+  const Taps3 t = taps3(xc->shape(), os, options);
   CpuPtr out = alloc(xc->shape(), xc->dtype());
   if (xc->dtype() == DType::F32)
     interp_bwd(gc->data<float>(), out->data<float>(), g, t);

@@ -7,6 +7,7 @@
 
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn::api::detail {
 
@@ -90,7 +91,7 @@ inline Backend& binary_checks(const H& a, const H& b, const char* op) {
   Backend& be_ = be(a, op);
   same_device(a, b, op);
   same_dtype(a, b, op);
-  broadcast_shapes(shape(a), shape(b), op);
+  shape_rules::broadcast(shape(a), shape(b), op);
   return be_;
 }
 

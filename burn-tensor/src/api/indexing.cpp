@@ -1,23 +1,13 @@
 // Tensor API: indexing, masking and triangular masks.
 #include <algorithm>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "checks.hpp"
 
 namespace burn::api {
 using namespace detail;
 
 namespace {
-
-void check_same_rank(const H& h, const H& idx, const char* op) {
-  if (rank(idx) != rank(h))
-    throw ShapeError(
-        op, "indices of shape " + shape(idx).to_string() + " must have the rank of the tensor " + shape(h).to_string());
-}
-
-void check_index_1d(const H& idx, const char* op) {
-  require_index(idx, op);
-  if (rank(idx) != 1) throw ShapeError(op, "indices must be 1-D, got shape " + shape(idx).to_string());
-}
 
 // Bool mask of shape `s`: true where col - row compares with `diagonal` as `keep` says.
 H triangle(const Device& d, const Shape& s, int64_t diagonal, bool lower, const char* op) {
@@ -94,8 +84,9 @@ std::vector<int64_t> rows_of(const Shape& s, int64_t k) {
 H select(H h, int64_t dim, const H& indices) {
   Backend& b = be(h, "select");
   same_device(h, indices, "select");
-  check_index_1d(indices, "select");
+  require_index(indices, "select");
   size_t d = normalize_dim(dim, rank(h), "select");
+  shape_rules::select(shape(h), d, shape(indices));
   return with(h, b.select(std::move(h.prim), d, indices.prim));
 }
 
@@ -104,13 +95,9 @@ H select_assign(H h, int64_t dim, const H& indices, const H& values) {
   same_device(h, indices, "select_assign");
   same_device(h, values, "select_assign");
   same_dtype(h, values, "select_assign");
-  check_index_1d(indices, "select_assign");
+  require_index(indices, "select_assign");
   size_t d = normalize_dim(dim, rank(h), "select_assign");
-  Shape want = shape(h);
-  want[d] = shape(indices)[0];
-  if (shape(values) != want)
-    throw ShapeError("select_assign",
-                     "values of shape " + shape(values).to_string() + " must have shape " + want.to_string());
+  shape_rules::select_add(shape(h), d, shape(indices), shape(values), "select_assign");
   return with(h, b.select_add(std::move(h.prim), d, indices.prim, values.prim));
 }
 
@@ -118,12 +105,8 @@ H gather(H h, int64_t dim, const H& indices) {
   Backend& b = be(h, "gather");
   same_device(h, indices, "gather");
   require_index(indices, "gather");
-  check_same_rank(h, indices, "gather");
   size_t d = normalize_dim(dim, rank(h), "gather");
-  for (size_t k = 0; k < rank(h); ++k)
-    if (k != d && shape(indices)[k] > shape(h)[k])
-      throw ShapeError("gather", "indices " + shape(indices).to_string() + " exceed tensor " + shape(h).to_string() +
-                                     " in dim " + std::to_string(k));
+  shape_rules::gather(shape(h), d, shape(indices));
   return with(h, b.gather(std::move(h.prim), d, indices.prim));
 }
 
@@ -133,8 +116,9 @@ H scatter_add(H h, int64_t dim, const H& indices, const H& values) {
   same_device(h, values, "scatter");
   same_dtype(h, values, "scatter");
   require_index(indices, "scatter");
-  check_same_rank(h, indices, "scatter");
   size_t d = normalize_dim(dim, rank(h), "scatter");
+  shape_rules::scatter_add(shape(h), d, shape(indices), shape(values), "scatter");
+  // Stricter than the op (torch's scatter_add_ reads a prefix of larger values): one shape.
   if (shape(values) != shape(indices))
     throw ShapeError("scatter", "values " + shape(values).to_string() + " and indices " + shape(indices).to_string() +
                                     " must have one shape");
@@ -147,7 +131,7 @@ H mask_where(H h, const H& mask, const H& value) {
   same_device(h, value, "mask_where");
   require_bool(mask, "mask_where");
   same_dtype(h, value, "mask_where");
-  Shape out = broadcast_shapes(broadcast_shapes(shape(h), shape(mask), "mask_where"), shape(value), "mask_where");
+  const Shape out = shape_rules::broadcast(shape(h), shape(mask), shape(value), "mask_where");
   if (out != shape(h))
     throw ShapeError("mask_where", "mask " + shape(mask).to_string() + " and value " + shape(value).to_string() +
                                        " must broadcast to the tensor's shape " + shape(h).to_string());
@@ -158,7 +142,7 @@ H mask_fill(H h, const H& mask, Scalar value) {
   Backend& b = be(h, "mask_fill");
   same_device(h, mask, "mask_fill");
   require_bool(mask, "mask_fill");
-  if (broadcast_shapes(shape(h), shape(mask), "mask_fill") != shape(h))
+  if (shape_rules::broadcast(shape(h), shape(mask), "mask_fill") != shape(h))
     throw ShapeError("mask_fill", "mask " + shape(mask).to_string() + " must broadcast to the tensor's shape " +
                                       shape(h).to_string());
   return with(h, b.mask_fill(std::move(h.prim), mask.prim, value));
@@ -287,7 +271,7 @@ H mask_select(const H& h, const H& mask) {
   be(h, "mask_select");
   same_device(h, mask, "mask_select");
   require_bool(mask, "mask_select");
-  const Shape s = broadcast_shapes(shape(h), shape(mask), "mask_select");
+  const Shape s = shape_rules::broadcast(shape(h), shape(mask), "mask_select");
   H where = argwhere(reshape(expand(mask, s.dims()), {-1}));  // [K, 1], row-major order
   return select(reshape(expand(h, s.dims()), {-1}), 0, reshape(where, {-1}));
 }

@@ -2,26 +2,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "checks.hpp"
 
 namespace burn::api {
 using namespace detail;
 
 namespace {
-
-std::vector<size_t> normalize_axes(const std::vector<int64_t>& axes, size_t r, const char* op) {
-  std::vector<size_t> out;
-  std::vector<bool> seen(r, false);
-  for (int64_t a : axes) {
-    size_t d = normalize_dim(a, r, op);
-    if (seen[d]) throw IndexError(op, "dim " + std::to_string(a) + " is repeated");
-    seen[d] = true;
-    out.push_back(d);
-  }
-  return out;
-}
-
-Axes to_axes(const std::vector<size_t>& v) { return Axes(v.begin(), v.end()); }
 
 // One dim of a Python-style slice, clamped like Python; returns the positive-step range and
 // whether the dim must be flipped afterwards (negative step).
@@ -53,15 +40,13 @@ NormalizedSlices normalize_slices(const H& h, const std::vector<Slice>& slices, 
   if (slices.size() > s.rank())
     throw IndexError(op, std::to_string(slices.size()) + " slices for a tensor of rank " + std::to_string(s.rank()));
   NormalizedSlices out;
-  std::vector<int64_t> region;
   for (size_t d = 0; d < s.rank(); ++d) {
     auto [r, flip] =
         d < slices.size() ? normalize_slice(slices[d], s[d], d, op) : std::pair<SliceRange, bool>{{0, s[d], 1}, false};
     out.ranges.push_back(r);
     if (flip) out.flips.push_back(static_cast<int64_t>(d));
-    region.push_back(r.length());
   }
-  out.region = Shape(std::move(region));
+  out.region = shape_rules::slice(s, out.ranges, op);
   return out;
 }
 
@@ -69,41 +54,15 @@ NormalizedSlices normalize_slices(const H& h, const std::vector<Slice>& slices, 
 
 H reshape(H h, const std::vector<int64_t>& dims) {
   Backend& b = be(h, "reshape");
-  int64_t known = 1, infer = -1;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == -1) {
-      if (infer >= 0) throw ShapeError("reshape", "only one dim may be -1, got " + Shape(dims).to_string());
-      infer = static_cast<int64_t>(i);
-    } else if (dims[i] < 0) {
-      throw ShapeError("reshape", "invalid dim " + std::to_string(dims[i]) + " in " + Shape(dims).to_string());
-    } else {
-      known = checked_mul(known, dims[i], "reshape");
-    }
-  }
-  std::vector<int64_t> out = dims;
-  int64_t n = shape(h).num_elements();
-  if (infer >= 0) {
-    if (known == 0 || n % known != 0)
-      throw ShapeError("reshape", "cannot reshape " + shape(h).to_string() + " (" + std::to_string(n) +
-                                      " elements) to " + Shape(dims).to_string());
-    out[static_cast<size_t>(infer)] = n / known;
-  } else if (known != n) {
-    throw ShapeError("reshape", "cannot reshape " + shape(h).to_string() + " (" + std::to_string(n) + " elements) to " +
-                                    Shape(dims).to_string());
-  }
-  Shape target(std::move(out));
-  check_shape(target, "reshape");  // {0, 2^62, 2^62} holds 0 elements but its strides overflow
+  Shape target = shape_rules::reshape(shape(h), Shape(dims));
   if (target == shape(h)) return h;
   return with(h, b.reshape(std::move(h.prim), target));
 }
 
 H permute(H h, const std::vector<int64_t>& axes) {
   Backend& b = be(h, "permute");
-  if (axes.size() != rank(h))
-    throw ShapeError("permute",
-                     "got " + std::to_string(axes.size()) + " axes for a tensor of rank " + std::to_string(rank(h)));
-  auto norm = normalize_axes(axes, rank(h), "permute");
-  return with(h, b.permute(std::move(h.prim), to_axes(norm)));
+  shape_rules::permute(shape(h), axes);
+  return with(h, b.permute(std::move(h.prim), shape_rules::normalize_axes(axes, rank(h), "permute")));
 }
 
 H swap_dims(H h, int64_t a, int64_t c) {
@@ -140,7 +99,8 @@ H squeeze_dims(H h, const std::vector<int64_t>& dims) {
   if (dims.empty()) {
     for (size_t i = 0; i < s.rank(); ++i) drop[i] = s[i] == 1;
   } else {
-    for (size_t d : normalize_axes(dims, s.rank(), "squeeze")) {
+    for (int64_t a : shape_rules::normalize_axes(dims, s.rank(), "squeeze")) {
+      const auto d = static_cast<size_t>(a);
       if (s[d] != 1)
         throw ShapeError("squeeze", "dim " + std::to_string(d) + " of " + s.to_string() + " has size " +
                                         std::to_string(s[d]) + ", not 1");
@@ -157,7 +117,7 @@ H unsqueeze_dims(H h, const std::vector<int64_t>& dims) {
   const Shape& s = shape(h);
   size_t out_rank = s.rank() + dims.size();
   std::vector<bool> is_new(out_rank, false);
-  for (size_t d : normalize_axes(dims, out_rank, "unsqueeze")) is_new[d] = true;
+  for (int64_t d : shape_rules::normalize_axes(dims, out_rank, "unsqueeze")) is_new[static_cast<size_t>(d)] = true;
   std::vector<int64_t> out;
   size_t k = 0;
   for (size_t i = 0; i < out_rank; ++i) out.push_back(is_new[i] ? 1 : s[k++]);
@@ -166,37 +126,23 @@ H unsqueeze_dims(H h, const std::vector<int64_t>& dims) {
 
 H expand(H h, const std::vector<int64_t>& dims) {
   Backend& b = be(h, "expand");
-  const Shape& s = shape(h);
-  if (dims.size() < s.rank())
-    throw ShapeError("expand", "cannot expand " + s.to_string() + " to fewer dims " + Shape(dims).to_string());
-  size_t lead = dims.size() - s.rank();
-  std::vector<int64_t> out(dims.size()), in(dims.size(), 1);
-  for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t have = i < lead ? 1 : s[i - lead];
-    in[i] = have;
-    if (dims[i] == -1) {
-      if (i < lead) throw ShapeError("expand", "-1 is not allowed for the new leading dim " + std::to_string(i));
-      out[i] = have;
-    } else if (dims[i] < 0 || (have != 1 && have != dims[i])) {
-      throw ShapeError("expand", "cannot expand " + s.to_string() + " to " + Shape(dims).to_string() + ": dim " +
-                                     std::to_string(i) + " has size " + std::to_string(have));
-    } else {
-      out[i] = dims[i];
-    }
-  }
-  Shape target(std::move(out));
-  check_shape(target, "expand");  // a view, but its element count must still fit int64
+  const Shape target = shape_rules::expand(shape(h), Shape(dims));
+  // New leading dims first, as 1s: the backend then stretches dims of one rank.
   Prim p = std::move(h.prim);
-  if (lead) p = b.reshape(std::move(p), Shape(in));
+  if (target.rank() > p->shape().rank()) {
+    std::vector<int64_t> in(target.rank() - p->shape().rank(), 1);
+    in.insert(in.end(), p->shape().begin(), p->shape().end());
+    p = b.reshape(std::move(p), Shape(std::move(in)));
+  }
   if (target == p->shape()) return with(h, std::move(p));
   return with(h, b.expand(std::move(p), target));
 }
 
 H flip(H h, const std::vector<int64_t>& axes) {
   Backend& b = be(h, "flip");
-  auto norm = normalize_axes(axes, rank(h), "flip");
+  Axes norm = shape_rules::normalize_axes(axes, rank(h), "flip");
   if (norm.empty()) return h;
-  return with(h, b.flip(std::move(h.prim), to_axes(norm)));
+  return with(h, b.flip(std::move(h.prim), std::move(norm)));
 }
 
 H roll(H h, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims) {
@@ -224,18 +170,15 @@ H repeat(H h, const std::vector<int64_t>& sizes) {
   if (sizes.size() < rank(h))
     throw ShapeError("repeat",
                      std::to_string(sizes.size()) + " repeat counts for a tensor of rank " + std::to_string(rank(h)));
-  for (size_t d = 0; d < sizes.size(); ++d)
-    if (sizes[d] < 0)
-      throw ValueError("repeat", "negative repeat count " + std::to_string(sizes[d]) + " for dim " + std::to_string(d));
   if (sizes.size() > rank(h)) {
     std::vector<int64_t> lead(sizes.size() - rank(h));
     std::iota(lead.begin(), lead.end(), 0);
     h = unsqueeze_dims(std::move(h), lead);
   }
   // The whole output must be countable (and allocatable) before the first copy is made.
-  std::vector<int64_t> out = shape(h).dims();
-  for (size_t d = 0; d < sizes.size(); ++d) out[d] = checked_mul(out[d], sizes[d], "repeat");
-  checked_bytes(Shape(out), dtype_size(h.prim->dtype()), "repeat");
+  Shape out = shape(h);
+  for (size_t d = 0; d < sizes.size(); ++d) out = shape_rules::repeat_dim(out, d, sizes[d], "repeat");
+  checked_bytes(out, dtype_size(h.prim->dtype()), "repeat");
   for (size_t d = 0; d < sizes.size(); ++d)
     if (sizes[d] != 1) h = with(h, b.repeat_dim(std::move(h.prim), d, sizes[d]));
   return h;
@@ -303,23 +246,16 @@ H cat(const Hs& hs, int64_t dim) {
   Backend& b = be(first, "cat");
   size_t d = normalize_dim(dim, rank(first), "cat");
   Prims prims;
+  std::vector<const Shape*> shapes;
   for (size_t i = 0; i < hs.size(); ++i) {
     same_device(first, hs[i], "cat");
     if (hs[i].prim->dtype() != first.prim->dtype())
       throw DTypeError("cat", "tensor " + std::to_string(i) + " is " + dt(hs[i].prim->dtype()) + ", tensor 0 is " +
                                   dt(first.prim->dtype()));
-    const Shape& s = shape(hs[i]);
-    bool ok = s.rank() == rank(first);
-    for (size_t k = 0; ok && k < s.rank(); ++k) ok = k == d || s[k] == shape(first)[k];
-    if (!ok)
-      throw ShapeError("cat", "tensor " + std::to_string(i) + " has shape " + s.to_string() + ", tensor 0 has " +
-                                  shape(first).to_string() + " (they may differ only in dim " + std::to_string(d) +
-                                  ")");
     prims.push_back(hs[i].prim);
+    shapes.push_back(&shape(hs[i]));
   }
-  Shape out = shape(first);
-  for (size_t i = 1; i < hs.size(); ++i) out[d] = checked_add(out[d], shape(hs[i])[d], "cat");
-  check_shape(out, "cat");
+  shape_rules::cat(shapes, d);
   if (prims.size() == 1) return first;
   return with(first, b.cat(prims, d));
 }
@@ -352,9 +288,7 @@ H slice_assign(H h, const std::vector<Slice>& slices, const H& value) {
   same_device(h, value, "slice_assign");
   same_dtype(h, value, "slice_assign");
   NormalizedSlices n = normalize_slices(h, slices, "slice_assign");
-  if (shape(value).rank() > n.region.rank())
-    throw ShapeError("slice_assign",
-                     "value of shape " + shape(value).to_string() + " does not fit the region " + n.region.to_string());
+  shape_rules::slice_assign(shape(h), n.ranges, shape(value));
   H v = expand(value, n.region.dims());
   if (!n.flips.empty()) v = with(v, b.flip(v.prim, n.flips));
   if (n.region.num_elements() == 0) return h;
@@ -434,14 +368,14 @@ H movedim(H h, const std::vector<int64_t>& source, const std::vector<int64_t>& d
   if (source.size() != destination.size())
     throw ShapeError("movedim", "source " + Shape(source).to_string() + " and destination " +
                                     Shape(destination).to_string() + " name different numbers of dims");
-  auto src = normalize_axes(source, r, "movedim");
-  auto dst = normalize_axes(destination, r, "movedim");
+  const Axes src = shape_rules::normalize_axes(source, r, "movedim");
+  const Axes dst = shape_rules::normalize_axes(destination, r, "movedim");
   // order[p] is the input dim that lands at output position p; the unnamed dims keep their order.
   std::vector<int64_t> order(r, -1);
   std::vector<bool> moved(r, false);
   for (size_t i = 0; i < src.size(); ++i) {
-    order[dst[i]] = static_cast<int64_t>(src[i]);
-    moved[src[i]] = true;
+    order[static_cast<size_t>(dst[i])] = src[i];
+    moved[static_cast<size_t>(src[i])] = true;
   }
   size_t next = 0;
   for (size_t p = 0; p < r; ++p) {

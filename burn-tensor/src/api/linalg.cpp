@@ -190,7 +190,7 @@ H outer(H x, const H& y) {
   if (rank(x) != rank(y))
     throw ShapeError(op, "lhs " + shape(x).to_string() + " and rhs " + shape(y).to_string() + " differ in rank");
   H col = unsqueeze_dims(std::move(x), {-1}), row = unsqueeze_dims(y, {-2});
-  broadcast_shapes(shape(col), shape(row), op);  // the batch dims
+  shape_rules::broadcast(shape(col), shape(row), op);  // the batch dims
   return mul(std::move(col), row);
 }
 
@@ -199,7 +199,7 @@ H cosine_similarity(H x1, const H& x2, int64_t dim, double eps) {
   binary_checks(x1, x2, op);
   require_float(x1, op);
   if (!(eps >= 0)) throw ValueError(op, "eps must be non-negative, got " + num(eps));
-  const Shape s = broadcast_shapes(shape(x1), shape(x2), op);
+  const Shape s = shape_rules::broadcast(shape(x1), shape(x2), op);
   const int64_t d = static_cast<int64_t>(normalize_dim(dim, s.rank(), op));
   // Norms over the broadcast shape: a size-1 dim of x1 counts once per element of x2 (torch).
   H a = expand(std::move(x1), s.dims()), c = expand(x2, s.dims());

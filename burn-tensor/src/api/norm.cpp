@@ -37,32 +37,6 @@ Prim param(const OptH& p, const H& x, const Shape& want, const char* what, const
   return p->prim;
 }
 
-// The trailing `dims` dims of x: the shape of a layer/rms norm weight.
-Shape trailing(const H& x, size_t dims, const char* op) {
-  const Shape& s = shape(x);
-  if (dims == 0) throw ValueError(op, "normalized_dims must be >= 1");
-  if (dims > s.rank())
-    throw ShapeError(op, "normalized_dims " + std::to_string(dims) + " exceeds the rank of input " + s.to_string());
-  return Shape(std::vector<int64_t>(s.end() - static_cast<std::ptrdiff_t>(dims), s.end()));
-}
-
-// [N, C, ...] with C >= 1: the channel count.
-int64_t channels(const H& x, const char* op) {
-  const Shape& s = shape(x);
-  if (s.rank() < 2) throw ShapeError(op, "expected an input of rank >= 2 ([N, C, ...]), got " + s.to_string());
-  return s[1];
-}
-
-void check_groups(const H& x, int64_t groups, const char* op) {
-  const int64_t c = channels(x, op);
-  if (groups <= 0) throw ValueError(op, "num_groups must be positive, got " + std::to_string(groups));
-  if (c % groups != 0)
-    throw ValueError(op, "num_groups " + std::to_string(groups) + " does not divide the " + std::to_string(c) +
-                             " channels of input " + shape(x).to_string());
-  // Kernels count N * num_groups rows: any num_groups divides 0 channels, so that can overflow.
-  checked_mul(shape(x)[0], groups, op);
-}
-
 H null_like(const H& x) { return H{x.device, nullptr}; }
 
 // Always three handles ({y or grad_x, ..., ...}); a backend's missing or null entries become null handles.
@@ -87,7 +61,7 @@ H layer_norm(H x, const OptH& weight, const OptH& bias, size_t normalized_dims, 
   static constexpr const char* op = "layer_norm";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  const Shape want = trailing(x, normalized_dims, op);
+  const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);
   Prim w = param(weight, x, want, "weight", op);
   Prim bi = param(bias, x, want, "bias", op);
   return with(x, b.layer_norm(std::move(x.prim), std::move(w), std::move(bi), normalized_dims, eps));
@@ -98,7 +72,7 @@ Hs layer_norm_backward(H x, const OptH& weight, const H& grad_out, size_t normal
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   check_grad_out(x, grad_out, shape(x), op);
-  const Shape want = trailing(x, normalized_dims, op);
+  const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);
   Prim w = param(weight, x, want, "weight", op);
   const H like = null_like(x);
   return wrap(like, b.layer_norm_backward(std::move(x.prim), std::move(w), grad_out.prim, normalized_dims, eps));
@@ -108,8 +82,7 @@ H group_norm(H x, const OptH& weight, const OptH& bias, int64_t num_groups, doub
   static constexpr const char* op = "group_norm";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  check_groups(x, num_groups, op);
-  const Shape want{channels(x, op)};
+  const Shape want = shape_rules::group_norm_params(shape(x), num_groups, op);
   Prim w = param(weight, x, want, "weight", op);
   Prim bi = param(bias, x, want, "bias", op);
   return with(x, b.group_norm(std::move(x.prim), std::move(w), std::move(bi), num_groups, eps));
@@ -120,8 +93,7 @@ Hs group_norm_backward(H x, const OptH& weight, const H& grad_out, int64_t num_g
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   check_grad_out(x, grad_out, shape(x), op);
-  check_groups(x, num_groups, op);
-  const Shape want{channels(x, op)};
+  const Shape want = shape_rules::group_norm_params(shape(x), num_groups, op);
   Prim w = param(weight, x, want, "weight", op);
   const H like = null_like(x);
   return wrap(like, b.group_norm_backward(std::move(x.prim), std::move(w), grad_out.prim, num_groups, eps));
@@ -132,7 +104,7 @@ Hs batch_norm(H x, const OptH& weight, const OptH& bias, const OptH& running_mea
   static constexpr const char* op = "batch_norm";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  const Shape want{channels(x, op)};
+  const Shape want = shape_rules::batch_norm_params(shape(x), op);
   Prim w = param(weight, x, want, "weight", op);
   Prim bi = param(bias, x, want, "bias", op);
   Prim rm = param(running_mean, x, want, "running_mean", op);
@@ -155,7 +127,7 @@ Hs batch_norm_backward(H x, const OptH& weight, const OptH& running_mean, const 
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   check_grad_out(x, grad_out, shape(x), op);
-  const Shape want{channels(x, op)};
+  const Shape want = shape_rules::batch_norm_params(shape(x), op);
   Prim w = param(weight, x, want, "weight", op);
   Prim rm = param(running_mean, x, want, "running_mean", op);
   Prim rv = param(running_var, x, want, "running_var", op);
@@ -173,7 +145,7 @@ H rms_norm(H x, const OptH& weight, size_t normalized_dims, double eps) {
   static constexpr const char* op = "rms_norm";
   Backend& b = float_input(x, op);
   check_eps(eps, op);
-  const Shape want = trailing(x, normalized_dims, op);
+  const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);
   Prim w = param(weight, x, want, "weight", op);
   return with(x, b.rms_norm(std::move(x.prim), std::move(w), normalized_dims, eps));
 }
@@ -183,7 +155,7 @@ Hs rms_norm_backward(H x, const OptH& weight, const H& grad_out, size_t normaliz
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   check_grad_out(x, grad_out, shape(x), op);
-  const Shape want = trailing(x, normalized_dims, op);
+  const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);
   Prim w = param(weight, x, want, "weight", op);
   const H like = null_like(x);
   return wrap(like, b.rms_norm_backward(std::move(x.prim), std::move(w), grad_out.prim, normalized_dims, eps));

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "checks.hpp"
 
 namespace burn::api {
@@ -407,7 +408,7 @@ H powi(H a, const H& e) {
   Backend& b = numeric_unary(a, "powi");
   same_device(a, e, "powi");
   require_index(e, "powi");
-  broadcast_shapes(shape(a), shape(e), "powi");
+  shape_rules::broadcast(shape(a), shape(e), "powi");
   DType t = a.prim->dtype();
   if (is_float(t)) return with(a, b.powf(std::move(a.prim), b.cast(e.prim, t)));
   Prim r = b.powf(b.cast(std::move(a.prim), DType::F64), b.cast(e.prim, DType::F64));
@@ -427,23 +428,15 @@ H matmul(H a, const H& c) {
   same_device(a, c, "matmul");
   same_dtype(a, c, "matmul");
   const Shape &sa = shape(a), &sc = shape(c);
-  if (sa.rank() != sc.rank())
-    throw ShapeError("matmul", "lhs " + sa.to_string() + " and rhs " + sc.to_string() + " differ in rank");
-  if (sa.rank() == 0) throw ShapeError("matmul", "operands are 0-d; matmul needs vectors or matrices");
-  if (sa.rank() == 1) {  // dot product, as a [1] tensor
+  if (sa.rank() == 1 && sc.rank() == 1) {  // dot product, as a [1] tensor
     if (sa[0] != sc[0])
       throw ShapeError("matmul", "lhs " + sa.to_string() + " and rhs " + sc.to_string() + ": lengths differ");
     Prim r = b.matmul(b.reshape(std::move(a.prim), Shape{1, sa[0]}), b.reshape(c.prim, Shape{sc[0], 1}));
     return with(a, b.reshape(std::move(r), Shape{1}));
   }
-  size_t r = sa.rank();
-  if (sa[r - 1] != sc[r - 2])
-    throw ShapeError("matmul", "lhs " + sa.to_string() + " and rhs " + sc.to_string() + ": inner dimensions differ (" +
-                                   std::to_string(sa[r - 1]) + " vs " + std::to_string(sc[r - 2]) + ")");
-  for (size_t i = 0; i + 2 < r; ++i)
-    if (sa[i] != sc[i] && sa[i] != 1 && sc[i] != 1)
-      throw ShapeError("matmul", "lhs " + sa.to_string() + " and rhs " + sc.to_string() + ": batch dim " +
-                                     std::to_string(i) + " cannot be broadcast");
+  if (sa.rank() == 0 && sc.rank() == 0)
+    throw ShapeError("matmul", "operands are 0-d; matmul needs vectors or matrices");
+  shape_rules::matmul(sa, sc);
   return with(a, b.matmul(std::move(a.prim), c.prim));
 }
 

@@ -6,22 +6,13 @@
 namespace burn::api {
 using namespace detail;
 
-namespace {
-
-void require_nonempty(const H& h, const char* op) {
-  if (shape(h).num_elements() == 0)
-    throw ValueError(op, "cannot reduce an empty tensor of shape " + shape(h).to_string());
-}
-
-}  // namespace
-
 H reduce_all(OpId op, H h) {
   const char* name = name_of(op);
   Backend& b = be(h, name);
   if (op_info(op).group != OpGroup::reduce)
     throw ValueError("reduce_all", std::string("op ") + name + " is not a reduction");
   if (op != OpId::any && op != OpId::all) require_numeric(h, name);
-  if (op == OpId::mean || op == OpId::max || op == OpId::min) require_nonempty(h, name);
+  shape_rules::reduce_all(shape(h), op == OpId::mean || op == OpId::max || op == OpId::min, name);
   std::optional<Prim> r = dispatch<Prim, Prim>(b, op, std::move(h.prim));
   if (!r) throw ValueError("reduce_all", std::string("op ") + name + " is not a full reduction");
   return with(h, std::move(*r));
@@ -36,8 +27,7 @@ H reduce_dim(OpId op, H h, int64_t dim) {
   if (op != OpId::any_dim && op != OpId::all_dim) require_numeric(h, name);
   const bool needs_elements =
       op == OpId::max_dim || op == OpId::min_dim || op == OpId::argmax || op == OpId::argmin || op == OpId::mean_dim;
-  if (needs_elements && shape(h)[d] == 0)
-    throw ValueError(name, "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
+  shape_rules::reduce_dim(shape(h), d, needs_elements, name);
   std::optional<Prim> r = dispatch<Prim, Prim, size_t>(b, op, std::move(h.prim), d);
   if (!r) throw ValueError("reduce_dim", std::string("op ") + name + " is not a reduction over a dim");
   return with(h, std::move(*r));
@@ -50,7 +40,7 @@ std::pair<H, H> reduce_dim_with_indices(OpId op, H h, int64_t dim) {
     throw ValueError("reduce_dim_with_indices", std::string("op ") + name + " is not a reduction");
   require_numeric(h, name);
   size_t d = normalize_dim(dim, rank(h), name);
-  if (shape(h)[d] == 0) throw ValueError(name, "cannot reduce dim " + std::to_string(d) + " of size 0");
+  shape_rules::reduce_dim(shape(h), d, true, name);
   std::optional<PrimPair> p = dispatch<PrimPair, Prim, size_t>(b, op, std::move(h.prim), d);
   if (!p) throw ValueError("reduce_dim_with_indices", std::string("op ") + name + " has no indices form");
   return {with(h, std::move(p->first)), with(h, std::move(p->second))};
@@ -85,9 +75,7 @@ H argsort(H h, int64_t dim, bool descending, bool stable) {
 std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest) {
   Backend& b = numeric_unary(h, "topk");
   size_t d = normalize_dim(dim, rank(h), "topk");
-  if (k < 0 || k > shape(h)[d])
-    throw IndexError("topk", "k = " + std::to_string(k) + " is out of range for dim " + std::to_string(d) +
-                                 " of size " + std::to_string(shape(h)[d]));
+  shape_rules::topk(shape(h), k, d);
   PrimPair p = b.topk(std::move(h.prim), k, d, largest);
   return {with(h, std::move(p.first)), with(h, std::move(p.second))};
 }
@@ -96,16 +84,14 @@ std::pair<H, H> topk_with_indices(H h, int64_t k, int64_t dim, bool largest) {
 // negative value stays negative, as torch.abs.
 H max_abs(H h) {
   Backend& b = numeric_unary(h, "max_abs");
-  require_nonempty(h, "max_abs");
+  shape_rules::reduce_all(shape(h), true, "max_abs");
   return with(h, b.max(b.abs(std::move(h.prim))));
 }
 
 H max_abs_dim(H h, int64_t dim) {
   Backend& b = numeric_unary(h, "max_abs_dim");
   size_t d = normalize_dim(dim, rank(h), "max_abs_dim");
-  if (shape(h)[d] == 0)
-    throw ValueError("max_abs_dim",
-                     "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
+  shape_rules::reduce_dim(shape(h), d, true, "max_abs_dim");
   return with(h, b.max_dim(b.abs(std::move(h.prim)), d));
 }
 
@@ -115,10 +101,8 @@ H max_abs_dim(H h, int64_t dim) {
 std::pair<H, H> median_dim(H h, int64_t dim) {
   numeric_unary(h, "median");
   const size_t d = normalize_dim(dim, rank(h), "median");
+  shape_rules::reduce_dim(shape(h), d, true, "median");
   const int64_t n = shape(h)[d];
-  if (n == 0)
-    throw ValueError("median",
-                     "cannot reduce dim " + std::to_string(d) + " of size 0 in shape " + shape(h).to_string());
   const int64_t di = static_cast<int64_t>(d);
   H idx = narrow(argsort(h, di, false, true), di, (n - 1) / 2, 1);
   if (is_float(h.prim->dtype())) {
@@ -135,8 +119,7 @@ std::pair<H, H> median_dim(H h, int64_t dim) {
 // NaNs when it is NaN): m + sum((x - m) * mask) / count has the value m and exactly that gradient.
 H median(H h) {
   numeric_unary(h, "median");
-  if (shape(h).num_elements() == 0)
-    throw ValueError("median", "cannot reduce an empty tensor of shape " + shape(h).to_string());
+  shape_rules::reduce_all(shape(h), true, "median");
   H flat = reshape(std::move(h), {-1});
   H m = detach(median_dim(flat, 0).first);
   if (!is_require_grad(flat)) return m;  // only float tensors are tracked

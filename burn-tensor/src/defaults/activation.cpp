@@ -109,7 +109,7 @@ Prim Backend::selu(Prim x) {
 
 // Subtracting the max first keeps exp in range; a row of all -inf gives NaN, as in torch.
 Prim Backend::softmax(Prim x, size_t dim) {
-  check_dim(x, dim, "softmax");
+  shape_rules::check_dim(x->shape(), dim, "softmax");
   require_float(x, "softmax");
   Prim m = max_dim(x, dim);
   Prim e = exp(sub(std::move(x), std::move(m)));
@@ -118,7 +118,7 @@ Prim Backend::softmax(Prim x, size_t dim) {
 }
 
 Prim Backend::log_softmax(Prim x, size_t dim) {
-  check_dim(x, dim, "log_softmax");
+  shape_rules::check_dim(x->shape(), dim, "log_softmax");
   require_float(x, "log_softmax");
   Prim m = max_dim(x, dim);
   Prim shifted = sub(std::move(x), std::move(m));

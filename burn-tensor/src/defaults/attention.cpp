@@ -1,7 +1,7 @@
 // Default composite body of the attention module op (scaled dot-product attention), composed only from
 // other ops of `this`: softmax(q @ k^T * scale, masked to -inf) @ v, materialising the [Lq, Lk] scores.
 //
-// Semantics (shared with every backend's override; the api has checked the shapes):
+// Semantics (shared with every backend's override; shapes as the attention rule checks them):
 // - q [B, H, Lq, E], k [B, H, Lk, E], v [B, H, Lk, Ev]; mask null or a rank-4 bool broadcastable to
 //   [B, H, Lq, Lk], true = masked out (Burn's convention, the opposite of torch's bool attn_mask);
 // - causal masks key j for query i when j > i (top-left alignment, as torch's is_causal, also when
@@ -15,11 +15,13 @@
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn {
 
 Prim Backend::attention(Prim query, Prim key, Prim value, Prim mask, const AttentionOptions& options) {
   const Shape qs = query->shape(), ks = key->shape();
+  shape_rules::attention(qs, ks, value->shape(), mask ? &mask->shape() : nullptr);
   const int64_t lq = qs[2], lk = ks[2];
   const double scale =
       options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(qs[3], 1)));

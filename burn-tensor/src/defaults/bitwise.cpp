@@ -40,7 +40,7 @@ template <typename F>
 Prim host_binary(Backend& b, Prim lhs, Prim rhs, const char* op, F f) {
   require_int(lhs, op);
   check_same_dtype(lhs, rhs, op);
-  const Shape shape = broadcast_shapes(lhs->shape(), rhs->shape(), op);
+  const Shape shape = shape_rules::broadcast(lhs->shape(), rhs->shape(), op);
   const DType dt = lhs->dtype();
   const TensorData a = b.into_data(broadcast_to(b, std::move(lhs), shape));
   const TensorData c = b.into_data(broadcast_to(b, std::move(rhs), shape));

@@ -1,8 +1,8 @@
 // Default composite bodies of the conv module ops (convolution, transposed and deformable convolution,
 // im2col/col2im, and their backward), composed only from other ops of `this`: im2col from strided
 // slices, grouped matmul, col2im from slice/add/slice_assign, bilinear sampling from gather.
-// The api layer hands these ops normalised options: every per-dim vector has one value per spatial
-// dim (padding_end filled in), and the arguments are already checked.
+// The shapes and options go through the conv rules (shape_rules.hpp) first: they check the
+// arguments, normalise the options (one value per spatial dim) and give the output's shape.
 #include <algorithm>
 #include <cstdint>
 #include <utility>
@@ -10,6 +10,7 @@
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn {
 namespace {
@@ -184,74 +185,74 @@ Prim conv_grad_weight(Backend& b, Prim x, Prim gy, const Shape& w_shape, const G
   return b.reshape(b.matmul(std::move(go), std::move(cols)), w_shape);
 }
 
-Geo conv_geo(const Prim& x, const Prim& w, const ConvOptions& o) {
-  Geo g{spatial(w->shape()), o.stride, o.padding, o.padding_end, o.dilation, {}};
-  const std::vector<int64_t> in = spatial(x->shape());
-  for (size_t i = 0; i < g.rank(); ++i)
-    g.out.push_back((in[i] + g.p[i] + g.pe[i] - g.d[i] * (g.k[i] - 1) - 1) / g.s[i] + 1);
-  return g;
+// The geometry of conv(x, w) whose output shape `out` the conv rule gave (and normalised `o`).
+Geo conv_geo(const Prim& w, const ConvOptions& o, const Shape& out) {
+  return Geo{spatial(w->shape()), o.stride, o.padding, o.padding_end, o.dilation, spatial(out)};
 }
 
 // A transposed conv is the input-gradient of a conv whose input is the transposed conv's output
-// (size `big`) and whose output is x (size `small`); padding after is p - padding_out.
-Geo transpose_geo(const Prim& x, const Prim& w, const ConvTransposeOptions& o, std::vector<int64_t>& big) {
+// (its spatial size from the conv_transpose rule) and whose output is x; padding after is p - padding_out.
+Geo transpose_geo(const Prim& x, const Prim& w, const ConvTransposeOptions& o) {
   Geo g{spatial(w->shape()), o.stride, o.padding, {}, o.dilation, spatial(x->shape())};
-  big.clear();
-  for (size_t i = 0; i < g.rank(); ++i) {
-    g.pe.push_back(o.padding[i] - o.padding_out[i]);
-    big.push_back((g.out[i] - 1) * g.s[i] - 2 * g.p[i] + g.d[i] * (g.k[i] - 1) + o.padding_out[i] + 1);
-  }
+  for (size_t i = 0; i < g.rank(); ++i) g.pe.push_back(o.padding[i] - o.padding_out[i]);
   return g;
 }
 
-Geo unfold_geo(const std::vector<int64_t>& in, const UnfoldOptions& o) {
-  Geo g{o.kernel, o.stride, o.padding, o.padding, o.dilation, {}};
-  for (size_t i = 0; i < 2; ++i) g.out.push_back((in[i] + 2 * g.p[i] - g.d[i] * (g.k[i] - 1) - 1) / g.s[i] + 1);
-  return g;
+// The geometry of im2col over `in` [H, W]: the unfold rule's blocks per dim (it normalises `o`).
+Geo unfold_geo(const std::vector<int64_t>& in, UnfoldOptions& o) {
+  std::vector<int64_t> blocks = shape_rules::unfold_blocks(in, o);
+  return Geo{o.kernel, o.stride, o.padding, o.padding, o.dilation, std::move(blocks)};
 }
+
+const Shape* shape_of(const Prim& p) { return p ? &p->shape() : nullptr; }
 
 }  // namespace
 
 Prim Backend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
-  const Geo g = conv_geo(x, weight, options);
-  return add_bias(*this, conv_forward(*this, std::move(x), weight, g, options.groups), std::move(bias));
+  ConvOptions o = options;
+  const Geo g = conv_geo(weight, o, shape_rules::conv(x->shape(), weight->shape(), shape_of(bias), o));
+  return add_bias(*this, conv_forward(*this, std::move(x), weight, g, o.groups), std::move(bias));
 }
 
 Prims Backend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
-  const Geo g = conv_geo(x, weight, options);
+  ConvOptions o = options;
+  const Geo g = conv_geo(weight, o, shape_rules::conv(x->shape(), weight->shape(), nullptr, o, "conv_backward"));
   const int64_t c = x->shape()[1];
   const std::vector<int64_t> in = spatial(x->shape());
-  Prim gx = conv_grad_input(*this, grad_out, weight, c, in, g, options.groups);
-  Prim gw = conv_grad_weight(*this, std::move(x), grad_out, weight->shape(), g, options.groups);
+  Prim gx = conv_grad_input(*this, grad_out, weight, c, in, g, o.groups);
+  Prim gw = conv_grad_weight(*this, std::move(x), grad_out, weight->shape(), g, o.groups);
   Prim gb = bias_grad ? channel_sums(*this, grad_out) : Prim{};
   return {std::move(gx), std::move(gw), std::move(gb)};
 }
 
 Prim Backend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
-  std::vector<int64_t> big;
-  const Geo g = transpose_geo(x, weight, options, big);
-  const int64_t cout = weight->shape()[1] * options.groups;
-  Prim y = conv_grad_input(*this, std::move(x), weight, cout, big, g, options.groups);
+  ConvTransposeOptions o = options;
+  const Shape out = shape_rules::conv_transpose(x->shape(), weight->shape(), shape_of(bias), o);
+  const Geo g = transpose_geo(x, weight, o);
+  Prim y = conv_grad_input(*this, std::move(x), weight, out[1], spatial(out), g, o.groups);
   return add_bias(*this, std::move(y), std::move(bias));
 }
 
 Prims Backend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
                                        bool bias_grad) {
-  std::vector<int64_t> big;
-  const Geo g = transpose_geo(x, weight, options, big);
-  Prim gx = conv_forward(*this, grad_out, weight, g, options.groups);
-  Prim gw = conv_grad_weight(*this, grad_out, std::move(x), weight->shape(), g, options.groups);
+  ConvTransposeOptions o = options;
+  shape_rules::conv_transpose(x->shape(), weight->shape(), nullptr, o, "conv_transpose_backward");
+  const Geo g = transpose_geo(x, weight, o);
+  Prim gx = conv_forward(*this, grad_out, weight, g, o.groups);
+  Prim gw = conv_grad_weight(*this, grad_out, std::move(x), weight->shape(), g, o.groups);
   Prim gb = bias_grad ? channel_sums(*this, grad_out) : Prim{};
   return {std::move(gx), std::move(gw), std::move(gb)};
 }
 
 // torchvision's deform_conv2d: each tap reads x at (ho*s - p + i*d + dy, wo*s - p + j*d + dx) by
 // bilinear interpolation with zeros outside; the four corners are gathers from the flat planes.
-Prim Backend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& options) {
+Prim Backend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bias, const DeformConvOptions& opts) {
+  DeformConvOptions options = opts;
   const Shape xs = x->shape(), ws = weight->shape();
+  const Shape out = shape_rules::deform_conv2d(xs, offset->shape(), ws, shape_of(mask), shape_of(bias), options);
   const int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3], kh = ws[2], kw = ws[3], k = kh * kw;
   const int64_t og = options.offset_groups, cpg = c / og;
-  const int64_t ho = offset->shape()[2], wo = offset->shape()[3], l = ho * wo;
+  const int64_t ho = out[2], wo = out[3], l = ho * wo;
   const DType dt = x->dtype();
 
   // Base sampling positions [1, 1, K, Ho, Wo], made on the host.
@@ -300,17 +301,20 @@ Prim Backend::deform_conv2d(Prim x, Prim offset, Prim weight, Prim mask, Prim bi
   if (mask) acc = mul(std::move(acc), reshape(std::move(mask), idx_shape));
   Prim cols = reshape(std::move(acc), Shape{n, c, k, l});
   Prim y = cols_times_weight(*this, std::move(cols), weight, options.weight_groups);
-  return add_bias(*this, reshape(std::move(y), Shape{n, ws[0], ho, wo}), std::move(bias));
+  return add_bias(*this, reshape(std::move(y), out), std::move(bias));
 }
 
 Prim Backend::unfold(Prim x, const UnfoldOptions& options) {
-  const Shape xs = x->shape();
-  const Geo g = unfold_geo(spatial(xs), options);
-  return reshape(im2col(*this, std::move(x), g), Shape{xs[0], xs[1] * g.kernel_size(), g.out_size()});
+  UnfoldOptions o = options;
+  const Shape out = shape_rules::unfold(x->shape(), o);
+  const Geo g = unfold_geo(spatial(x->shape()), o);
+  return reshape(im2col(*this, std::move(x), g), out);
 }
 
 Prim Backend::fold(Prim cols, const Shape& output_size, const UnfoldOptions& options) {
-  const Geo g = unfold_geo(output_size.dims(), options);
+  UnfoldOptions o = options;
+  shape_rules::fold(cols->shape(), output_size.dims(), o);
+  const Geo g = unfold_geo(output_size.dims(), o);
   const Shape cs = cols->shape();
   const int64_t k = g.kernel_size();
   Prim c4 = reshape(std::move(cols), Shape{cs[0], cs[1] / k, k, cs[2]});

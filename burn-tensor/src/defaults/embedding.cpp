@@ -2,16 +2,15 @@
 // backward, a row select_add of the gradient into zeros.
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn {
 
 Prim Backend::embedding(Prim weight, Prim indices) {
-  const int64_t e = weight->shape()[1];
-  std::vector<int64_t> out = indices->shape().dims();
-  out.push_back(e);
+  const Shape out = shape_rules::embedding(weight->shape(), indices->shape());
   const int64_t n = indices->shape().num_elements();
   Prim rows = select(std::move(weight), 0, reshape(std::move(indices), Shape{n}));
-  return reshape(std::move(rows), Shape(out));
+  return reshape(std::move(rows), out);
 }
 
 Prim Backend::embedding_backward(Prim weight, Prim grad_out, Prim indices) {

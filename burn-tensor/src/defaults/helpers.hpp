@@ -10,6 +10,7 @@
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn::detail {
 
@@ -24,12 +25,6 @@ inline std::string num(double v) {
 }
 
 inline Shape ones_shape(size_t rank) { return Shape(std::vector<int64_t>(rank, 1)); }
-
-inline void check_dim(const Prim& x, size_t dim, const char* op) {
-  if (dim >= x->shape().rank()) {
-    throw IndexError(op, "dim " + std::to_string(dim) + " out of range for shape " + x->shape().to_string());
-  }
-}
 
 inline void check_same_dtype(const Prim& a, const Prim& b, const char* op) {
   if (a->dtype() != b->dtype()) {

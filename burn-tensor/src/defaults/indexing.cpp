@@ -28,14 +28,9 @@ void check_index_dtype(const Prim& idx, const char* op) {
 // index_select as a gather: the 1-D indices become [1, .., n, .., 1] and are expanded (a view)
 // to the output shape.
 Prim Backend::select(Prim x, size_t dim, Prim indices) {
-  check_dim(x, dim, "select");
   check_index_dtype(indices, "select");
-  if (indices->shape().rank() != 1) {
-    throw ShapeError("select", "indices must be 1-D, got shape " + indices->shape().to_string());
-  }
-  const int64_t n = indices->shape()[0];
-  Shape out = x->shape();
-  out[dim] = n;
+  const Shape out = shape_rules::select(x->shape(), dim, indices->shape());
+  const int64_t n = out[dim];
   Shape view = ones_shape(out.rank());
   view[dim] = n;
   Prim idx = expand(reshape(std::move(indices), view), out);
@@ -44,20 +39,11 @@ Prim Backend::select(Prim x, size_t dim, Prim indices) {
 
 // index_add as a scatter_add with the 1-D indices expanded to the values' shape.
 Prim Backend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
-  check_dim(x, dim, "select_add");
   check_index_dtype(indices, "select_add");
   check_same_dtype(x, values, "select_add");
-  if (indices->shape().rank() != 1) {
-    throw ShapeError("select_add", "indices must be 1-D, got shape " + indices->shape().to_string());
-  }
+  shape_rules::select_add(x->shape(), dim, indices->shape(), values->shape());
   const int64_t n = indices->shape()[0];
-  Shape want = x->shape();
-  want[dim] = n;
-  if (values->shape() != want) {
-    throw ShapeError("select_add", "values of shape " + values->shape().to_string() + " for x " +
-                                       x->shape().to_string() + " and " + std::to_string(n) + " indices on dim " +
-                                       std::to_string(dim) + ": expected " + want.to_string());
-  }
+  const Shape& want = values->shape();
   Shape view = ones_shape(want.rank());
   view[dim] = n;
   Prim idx = expand(reshape(std::move(indices), view), want);

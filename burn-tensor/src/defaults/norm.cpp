@@ -16,6 +16,7 @@
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn {
 namespace {
@@ -63,10 +64,6 @@ Shape rows_shape(const Shape& s, size_t nd) {
   return Shape{m, n};
 }
 
-Shape trailing_shape(const Shape& s, size_t nd) {
-  return Shape(std::vector<int64_t>(s.end() - static_cast<std::ptrdiff_t>(nd), s.end()));
-}
-
 // [N, C, S]: the spatial dims flattened (S = 1 for [N, C]).
 Shape ncs_shape(const Shape& s) {
   int64_t sp = 1;
@@ -104,7 +101,7 @@ Prims Backend::layer_norm_backward(Prim x, Prim weight, Prim grad_out, size_t no
   Normed n = normalize(*this, reshape(std::move(x), rows), {1}, eps);
   Prim g = weight ? mul(go, reshape(weight, Shape{1, rows[1]})) : go;
   Prim gx = reshape(standardize_backward(*this, std::move(g), n.xhat, n.rstd, {1}), shape);
-  const Shape wshape = trailing_shape(shape, normalized_dims);
+  const Shape wshape = shape_rules::layer_norm_params(shape, normalized_dims, "layer_norm_backward");
   Prim gw = weight ? reshape(sum_dim(mul(go, n.xhat), 0), wshape) : nullptr;
   Prim gb = reshape(sum_dim(std::move(go), 0), wshape);
   return {std::move(gx), std::move(gw), std::move(gb)};
@@ -112,6 +109,7 @@ Prims Backend::layer_norm_backward(Prim x, Prim weight, Prim grad_out, size_t no
 
 Prim Backend::group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, double eps) {
   const Shape shape = x->shape();
+  shape_rules::group_norm_params(shape, num_groups);
   const Shape ncs = ncs_shape(shape);
   const Shape grouped{ncs[0], num_groups, ncs[1] / num_groups * ncs[2]};
   Prim y = reshape(normalize(*this, reshape(std::move(x), grouped), {2}, eps).xhat, ncs);
@@ -122,6 +120,7 @@ Prim Backend::group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, dou
 
 Prims Backend::group_norm_backward(Prim x, Prim weight, Prim grad_out, int64_t num_groups, double eps) {
   const Shape shape = x->shape();
+  shape_rules::group_norm_params(shape, num_groups, "group_norm_backward");
   const Shape ncs = ncs_shape(shape);
   const Shape grouped{ncs[0], num_groups, ncs[1] / num_groups * ncs[2]};
   Prim go = reshape(std::move(grad_out), ncs);
@@ -204,7 +203,8 @@ Prims Backend::rms_norm_backward(Prim x, Prim weight, Prim grad_out, size_t norm
   Prim g = weight ? mul(go, reshape(weight, Shape{1, rows[1]})) : go;
   Prim mgx = mean_over(*this, mul(g, xhat), {1});
   Prim gx = reshape(mul(sub(std::move(g), mul(xhat, std::move(mgx))), std::move(r)), shape);
-  Prim gw = weight ? reshape(sum_dim(mul(std::move(go), std::move(xhat)), 0), trailing_shape(shape, normalized_dims))
+  Prim gw = weight ? reshape(sum_dim(mul(std::move(go), std::move(xhat)), 0),
+                             shape_rules::layer_norm_params(shape, normalized_dims, "rms_norm_backward"))
                    : nullptr;
   return {std::move(gx), std::move(gw), nullptr};
 }

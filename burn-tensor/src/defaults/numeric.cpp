@@ -79,7 +79,7 @@ Prim Backend::powf_scalar(Prim lhs, Scalar rhs) {
 // torch.maximum: rhs where rhs > lhs or rhs is NaN, else lhs; so NaN from either side wins.
 Prim Backend::maximum(Prim lhs, Prim rhs) {
   check_same_dtype(lhs, rhs, "maximum");
-  Shape out = broadcast_shapes(lhs->shape(), rhs->shape(), "maximum");
+  Shape out = shape_rules::broadcast(lhs->shape(), rhs->shape(), "maximum");
   lhs = broadcast_to(*this, std::move(lhs), out);
   Prim take = greater(rhs, lhs);
   if (is_float(rhs->dtype())) take = bool_or(std::move(take), not_equal(rhs, rhs));
@@ -88,7 +88,7 @@ Prim Backend::maximum(Prim lhs, Prim rhs) {
 
 Prim Backend::minimum(Prim lhs, Prim rhs) {
   check_same_dtype(lhs, rhs, "minimum");
-  Shape out = broadcast_shapes(lhs->shape(), rhs->shape(), "minimum");
+  Shape out = shape_rules::broadcast(lhs->shape(), rhs->shape(), "minimum");
   lhs = broadcast_to(*this, std::move(lhs), out);
   Prim take = lower(rhs, lhs);
   if (is_float(rhs->dtype())) take = bool_or(std::move(take), not_equal(rhs, rhs));

@@ -1,7 +1,7 @@
 // Default composite bodies of the pool module ops (max, average and adaptive pooling, and their backward).
 // Every op builds a host table of the input positions feeding each output (and their weights) and
 // applies it with select / select_add / max_dim_with_indices / scatter_add of `this`.
-// The options arrive normalised by the tensor API: one entry per spatial dim in every vector.
+// The pool rules (shape_rules.hpp) check the shapes, normalise the options and give the output's shape.
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/detail/sampling_taps.hpp"
 #include "burn/tensor/error.hpp"
@@ -12,17 +12,16 @@ using namespace module_detail;
 
 namespace {
 
-TapTable pool_table(const Shape& s, const PoolOptions& p, bool avg, std::vector<int64_t>& out_sp) {
+// The taps of a pool whose options the pool rule normalised.
+TapTable pool_table(const Shape& s, const PoolOptions& p, bool avg) {
   std::vector<DimTaps> dims;
   for (size_t i = 2; i < s.rank(); ++i) dims.push_back(pool_taps(s[i], i - 2, p, avg));
-  out_sp.clear();
-  for (const DimTaps& d : dims) out_sp.push_back(d.out);
   return combine(dims, avg);
 }
 
 TapTable adaptive_table(const Shape& s, const Shape& out, bool avg) {
   std::vector<DimTaps> dims;
-  for (size_t i = 2; i < s.rank(); ++i) dims.push_back(adaptive_taps(s[i], out[i - 2], avg));
+  for (size_t i = 2; i < s.rank(); ++i) dims.push_back(adaptive_taps(s[i], out[i], avg));
   return combine(dims, avg);
 }
 
@@ -33,9 +32,10 @@ Prim Backend::max_pool(Prim x, const PoolOptions& options) {
 }
 
 PrimPair Backend::max_pool_with_indices(Prim x, const PoolOptions& options) {
-  std::vector<int64_t> out_sp;
-  const TapTable t = pool_table(x->shape(), options, false, out_sp);
-  return gathered_max(*this, std::move(x), t, out_sp);
+  PoolOptions o = options;
+  const Shape out = shape_rules::pool(x->shape(), o, true, "max_pool_with_indices");
+  const TapTable t = pool_table(x->shape(), o, false);
+  return gathered_max(*this, std::move(x), t, out);
 }
 
 Prim Backend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolOptions& options) {
@@ -47,34 +47,38 @@ Prim Backend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolO
 }
 
 Prim Backend::avg_pool(Prim x, const PoolOptions& options) {
-  std::vector<int64_t> out_sp;
-  const TapTable t = pool_table(x->shape(), options, true, out_sp);
-  return weighted_gather(*this, std::move(x), t, out_sp);
+  PoolOptions o = options;
+  const Shape out = shape_rules::pool(x->shape(), o, false, "avg_pool");
+  const TapTable t = pool_table(x->shape(), o, true);
+  return weighted_gather(*this, std::move(x), t, out);
 }
 
 Prim Backend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) {
-  std::vector<int64_t> out_sp;
   const Shape s = x->shape();
   x.reset();
-  const TapTable t = pool_table(s, options, true, out_sp);
+  PoolOptions o = options;
+  shape_rules::pool(s, o, false, "avg_pool_backward");
+  const TapTable t = pool_table(s, o, true);
   return weighted_scatter(*this, s, std::move(grad_out), t);
 }
 
 Prim Backend::adaptive_avg_pool(Prim x, const Shape& output_size) {
-  const TapTable t = adaptive_table(x->shape(), output_size, true);
-  return weighted_gather(*this, std::move(x), t, output_size.dims());
+  const Shape out = shape_rules::adaptive_pool(x->shape(), output_size.dims(), "adaptive_avg_pool");
+  const TapTable t = adaptive_table(x->shape(), out, true);
+  return weighted_gather(*this, std::move(x), t, out);
 }
 
 Prim Backend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
   const Shape s = x->shape();
   x.reset();
-  const TapTable t = adaptive_table(s, Shape(spatial(grad_out->shape())), true);
+  const TapTable t = adaptive_table(s, grad_out->shape(), true);
   return weighted_scatter(*this, s, std::move(grad_out), t);
 }
 
 PrimPair Backend::adaptive_max_pool(Prim x, const Shape& output_size) {
-  const TapTable t = adaptive_table(x->shape(), output_size, false);
-  return gathered_max(*this, std::move(x), t, output_size.dims());
+  const Shape out = shape_rules::adaptive_pool(x->shape(), output_size.dims(), "adaptive_max_pool");
+  const TapTable t = adaptive_table(x->shape(), out, false);
+  return gathered_max(*this, std::move(x), t, out);
 }
 
 Prim Backend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {

@@ -47,7 +47,7 @@ Prim Backend::mean(Prim x) {
 }
 
 Prim Backend::mean_dim(Prim x, size_t dim) {
-  check_dim(x, dim, "mean_dim");
+  shape_rules::check_dim(x->shape(), dim, "mean_dim");
   const DType d = x->dtype();
   if (is_half(d)) return cast(mean_dim(cast(std::move(x), DType::F32), dim), d);
   const int64_t n = x->shape()[dim];
@@ -63,14 +63,14 @@ Prim Backend::min(Prim x) { return min_dim(flatten(*this, std::move(x)), 0); }
 // The values are gathered at argmax's indices rather than taken from max_dim, so the pair always
 // agrees (ties, NaN) whatever conventions a backend's two kernels have.
 PrimPair Backend::max_dim_with_indices(Prim x, size_t dim) {
-  check_dim(x, dim, "max_dim_with_indices");
+  shape_rules::reduce_dim(x->shape(), dim, true, "max_dim_with_indices");
   Prim idx = argmax(x, dim);
   Prim values = gather(std::move(x), dim, idx);
   return {std::move(values), std::move(idx)};
 }
 
 PrimPair Backend::min_dim_with_indices(Prim x, size_t dim) {
-  check_dim(x, dim, "min_dim_with_indices");
+  shape_rules::reduce_dim(x->shape(), dim, true, "min_dim_with_indices");
   Prim idx = argmin(x, dim);
   Prim values = gather(std::move(x), dim, idx);
   return {std::move(values), std::move(idx)};
@@ -82,7 +82,7 @@ PrimPair Backend::min_dim_with_indices(Prim x, size_t dim) {
 Prim Backend::any(Prim x) { return any_dim(flatten(*this, std::move(x)), 0); }
 
 Prim Backend::any_dim(Prim x, size_t dim) {
-  check_dim(x, dim, "any_dim");
+  shape_rules::check_dim(x->shape(), dim, "any_dim");
   Prim nonzero = cast(not_equal_elem(std::move(x), Scalar(int64_t{0})), DType::I64);
   return greater_elem(sum_dim(std::move(nonzero), dim), Scalar(int64_t{0}));
 }
@@ -90,7 +90,7 @@ Prim Backend::any_dim(Prim x, size_t dim) {
 Prim Backend::all(Prim x) { return all_dim(flatten(*this, std::move(x)), 0); }
 
 Prim Backend::all_dim(Prim x, size_t dim) {
-  check_dim(x, dim, "all_dim");
+  shape_rules::check_dim(x->shape(), dim, "all_dim");
   Prim zero = cast(equal_elem(std::move(x), Scalar(int64_t{0})), DType::I64);
   return equal_elem(sum_dim(std::move(zero), dim), Scalar(int64_t{0}));
 }
@@ -98,7 +98,7 @@ Prim Backend::all_dim(Prim x, size_t dim) {
 // sum((x - mean)^2) / max(0, n - correction), like torch.var (a zero divisor gives inf or NaN).
 // Half types compute in f32.
 Prim Backend::var(Prim x, size_t dim, int64_t correction) {
-  check_dim(x, dim, "var");
+  shape_rules::check_dim(x->shape(), dim, "var");
   require_float(x, "var");
   const DType d = x->dtype();
   if (is_half(d)) return cast(var(cast(std::move(x), DType::F32), dim, correction), d);
@@ -117,12 +117,8 @@ Prim Backend::argsort(Prim x, size_t dim, bool descending, bool stable) {
 // A stable sort (largest first when `largest`) cut to its first k along dim; ties keep the
 // lower index first and NaN counts as the largest value, as in sort.
 PrimPair Backend::topk(Prim x, int64_t k, size_t dim, bool largest) {
-  check_dim(x, dim, "topk");
+  shape_rules::topk(x->shape(), k, dim);
   const int64_t n = x->shape()[dim];
-  if (k < 0 || k > n) {
-    throw IndexError("topk", "k = " + std::to_string(k) + " out of range for dim " + std::to_string(dim) + " of size " +
-                                 std::to_string(n) + " (shape " + x->shape().to_string() + ")");
-  }
   const Shape shape = x->shape();
   auto [values, indices] = sort(std::move(x), dim, largest, true);
   if (k == n) return {std::move(values), std::move(indices)};

@@ -12,9 +12,10 @@ using namespace module_detail;
 
 namespace {
 
+// The taps of an interpolation from s to `out`, the interpolate rule's shape.
 TapTable interp_table(const Shape& s, const Shape& out, const InterpolateOptions& o) {
   std::vector<DimTaps> dims;
-  for (size_t i = 2; i < s.rank(); ++i) dims.push_back(interp_taps(s[i], out[i - 2], o));
+  for (size_t i = 2; i < s.rank(); ++i) dims.push_back(interp_taps(s[i], out[i], o));
   return combine(dims, true);
 }
 
@@ -70,7 +71,7 @@ Prim grid_tap(Backend& b, const Prim& plane, const Prim& cx, const Prim& cy, con
 }  // namespace
 
 Prim Backend::grid_sample_2d(Prim x, Prim grid, const GridSampleOptions& options) {
-  const Shape s = x->shape(), gs = grid->shape();
+  const Shape s = x->shape(), gs = grid->shape(), os = shape_rules::grid_sample_2d(s, gs);
   const int64_t n = s[0], c = s[1], h = s[2], w = s[3], l = gs[1] * gs[2];
   Prim plane = reshape(std::move(x), Shape{n, c, h * w});
   Prim g = reshape(std::move(grid), Shape{n, l, 2});
@@ -92,45 +93,39 @@ Prim Backend::grid_sample_2d(Prim x, Prim grid, const GridSampleOptions& options
     out = add(std::move(out), grid_tap(*this, plane, x0, y1, mul(wx0, wy1), h, w));
     out = add(std::move(out), grid_tap(*this, plane, x1, y1, mul(wx1, wy1), h, w));
   }
-  return reshape(std::move(out), Shape{n, c, gs[1], gs[2]});
+  return reshape(std::move(out), os);
 }
 
 Prim Backend::interpolate(Prim x, const Shape& output_size, const InterpolateOptions& options) {
-  const TapTable t = interp_table(x->shape(), output_size, options);
-  return weighted_gather(*this, std::move(x), t, output_size.dims());
+  const Shape out = shape_rules::interpolate(x->shape(), output_size.dims(), options);
+  const TapTable t = interp_table(x->shape(), out, options);
+  return weighted_gather(*this, std::move(x), t, out);
 }
 
 Prim Backend::interpolate_backward(Prim x, Prim grad_out, const Shape& output_size, const InterpolateOptions& options) {
   const Shape s = x->shape();
   x.reset();
-  const TapTable t = interp_table(s, output_size, options);
+  const Shape out = shape_rules::interpolate(s, output_size.dims(), options, "interpolate_backward");
+  const TapTable t = interp_table(s, out, options);
   return weighted_scatter(*this, s, std::move(grad_out), t);
 }
 
 Prim Backend::pixel_shuffle(Prim x, int64_t factor) {
-  const Shape s = x->shape();
+  const Shape s = x->shape(), out = shape_rules::pixel_shuffle(s, factor);
   const size_t r = s.rank();
-  const int64_t c = s[r - 3] / (factor * factor), h = s[r - 2], w = s[r - 1];
+  const int64_t c = out[r - 3], h = s[r - 2], w = s[r - 1];
   Prim y = reshape(std::move(x), Shape{batch_of(s), c, factor, factor, h, w});
   y = permute(std::move(y), Axes{0, 1, 4, 2, 5, 3});
-  std::vector<int64_t> out(s.begin(), s.end());
-  out[r - 3] = c;
-  out[r - 2] = h * factor;
-  out[r - 1] = w * factor;
-  return reshape(std::move(y), Shape(out));
+  return reshape(std::move(y), out);
 }
 
 Prim Backend::pixel_unshuffle(Prim x, int64_t factor) {
-  const Shape s = x->shape();
+  const Shape s = x->shape(), out = shape_rules::pixel_unshuffle(s, factor);
   const size_t r = s.rank();
-  const int64_t c = s[r - 3], h = s[r - 2] / factor, w = s[r - 1] / factor;
+  const int64_t c = s[r - 3], h = out[r - 2], w = out[r - 1];
   Prim y = reshape(std::move(x), Shape{batch_of(s), c, h, factor, w, factor});
   y = permute(std::move(y), Axes{0, 1, 3, 5, 2, 4});
-  std::vector<int64_t> out(s.begin(), s.end());
-  out[r - 3] = c * factor * factor;
-  out[r - 2] = h;
-  out[r - 1] = w;
-  return reshape(std::move(y), Shape(out));
+  return reshape(std::move(y), out);
 }
 
 }  // namespace burn

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "engine.hpp"
 
 namespace burn::onnx {
@@ -96,7 +97,7 @@ Hs prelu(OpContext& c) {
     slope = api::reshape(slope, view);
   }
   H neg = api::compare_elem(OpId::lower_elem, x, Scalar(0));
-  Shape s = broadcast_shapes(shape_of(x), shape_of(slope), "PRelu");
+  Shape s = shape_rules::broadcast(shape_of(x), shape_of(slope), "PRelu");
   H xs = api::expand(x, s.dims());
   return {api::mask_where(xs, api::expand(neg, s.dims()), api::mul(xs, slope))};
 }

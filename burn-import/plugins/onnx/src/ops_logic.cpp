@@ -1,4 +1,5 @@
 // Comparison and logic ops: Equal, Less, Greater(OrEqual), And, Or, Xor, Not, Where.
+#include "burn/tensor/shape_rules.hpp"
 #include "engine.hpp"
 
 namespace burn::onnx {
@@ -20,7 +21,7 @@ Hs boolean(OpContext& c) {
 Hs not_op(OpContext& c) { return {api::unary(OpId::bool_not, c.in(0))}; }
 
 Hs where(OpContext& c) {
-  Shape s = broadcast_shapes(broadcast_shapes(c.shape(0), c.shape(1), "Where"), c.shape(2), "Where");
+  Shape s = shape_rules::broadcast(c.shape(0), c.shape(1), c.shape(2), "Where");
   H cond = api::expand(c.in(0), s.dims()), x = api::expand(c.in(1), s.dims()), y = api::expand(c.in(2), s.dims());
   if (c.dtype(2) != c.dtype(1)) y = api::cast(y, c.dtype(1));
   return {api::mask_where(y, cond, x)};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "engine.hpp"
 
 namespace burn::onnx {
@@ -220,7 +221,7 @@ Hs squeeze(OpContext& c) {
 }
 
 Hs expand(OpContext& c) {
-  Shape target = broadcast_shapes(c.shape(0), Shape(c.ints(1)), "Expand");
+  Shape target = shape_rules::broadcast(c.shape(0), Shape(c.ints(1)), "Expand");
   return {api::expand(c.in(0), target.dims())};
 }
 

@@ -12,6 +12,7 @@
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 
 namespace burn::module_detail {
 
@@ -73,24 +74,15 @@ inline TapTable combine(const std::vector<DimTaps>& dims, bool weighted) {
   return t;
 }
 
-// PyTorch's output length of a pool along one dim (padding_end as the after-padding). In 128 bits:
-// the api bounds the dilated kernel, but a stride near INT64_MAX still overflows span + s.
-inline int64_t pool_out_len(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
-  const __int128 span = static_cast<__int128>(in) + pb + pe - static_cast<__int128>(d) * (k - 1) - 1;
-  __int128 out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-  // the last window must start inside the input or the leading padding
-  if (ceil_mode && (out - 1) * s >= static_cast<__int128>(in) + pb) --out;
-  return static_cast<int64_t>(out);  // <= span + 1; the api refuses results <= 0
-}
-
-// Pool taps of one dim; `avg` adds PyTorch's divisor as the weight (count_include_pad or not). Only
+// Pool taps of one dim (options normalised by the pool rule); `avg` adds PyTorch's divisor as the
+// weight (count_include_pad or not). Only
 // the taps inside the input are listed (the rest are padding: -inf for max, 0 for avg), so a kernel
 // far larger than the input keeps the table at O(out * in).
 inline DimTaps pool_taps(int64_t in, size_t i, const PoolOptions& p, bool avg) {
   DimTaps d;
   d.in = in;
   const int64_t k = p.kernel[i], dil = p.dilation[i];
-  d.out = pool_out_len(in, k, p.stride[i], p.padding[i], p.padding_end[i], dil, p.ceil_mode);
+  d.out = shape_rules::pool_out_len(in, k, p.stride[i], p.padding[i], p.padding_end[i], dil, p.ceil_mode);
   // Window o's taps j in [lo, hi) are the ones at start + j * dil inside [0, in).
   const auto inside = [&](int64_t o, int64_t& start, int64_t& lo, int64_t& hi) {
     start = o * p.stride[i] - p.padding[i];
@@ -197,11 +189,6 @@ inline DimTaps interp_taps(int64_t in, int64_t out, const InterpolateOptions& op
 // The spatial dims of an NC<spatial> shape, and N * C.
 inline std::vector<int64_t> spatial(const Shape& s) { return {s.begin() + 2, s.end()}; }
 inline int64_t planes(const Shape& s) { return s[0] * s[1]; }
-inline Shape out_shape(const Shape& s, const std::vector<int64_t>& sp) {
-  std::vector<int64_t> d{s[0], s[1]};
-  d.insert(d.end(), sp.begin(), sp.end());
-  return Shape(d);
-}
 
 inline Prim index_tensor(Backend& b, const std::vector<int64_t>& v, Shape shape) {
   return b.from_data(TensorData::from_vector<int64_t>(v, std::move(shape)));
@@ -221,8 +208,8 @@ inline Prim planes_with_sentinel(Backend& b, Prim x, const TapTable& t, Scalar p
   return b.cat({std::move(x2), b.full(Shape{nc, 1}, pad, dt)}, 1);
 }
 
-// out[o] = sum_t w[t][o] * x[pos[t][o]] per plane.
-inline Prim weighted_gather(Backend& b, Prim x, const TapTable& t, const std::vector<int64_t>& out_sp) {
+// out[o] = sum_t w[t][o] * x[pos[t][o]] per plane, reshaped to `out` (the op's rule's shape).
+inline Prim weighted_gather(Backend& b, Prim x, const TapTable& t, const Shape& out) {
   const Shape s = x->shape();
   const DType dt = x->dtype();
   const int64_t nc = planes(s);
@@ -233,7 +220,7 @@ inline Prim weighted_gather(Backend& b, Prim x, const TapTable& t, const std::ve
     g = b.mul(std::move(g), float_tensor(b, t.weight, Shape{1, t.taps, t.out_len}, dt));
   }
   g = b.sum_dim(std::move(g), 1);
-  return b.reshape(std::move(g), out_shape(s, out_sp));
+  return b.reshape(std::move(g), out);
 }
 
 // The transpose of weighted_gather: grad_in[pos[t][o]] += w[t][o] * grad_out[o].
@@ -251,8 +238,8 @@ inline Prim weighted_scatter(Backend& b, const Shape& in_shape, Prim grad_out, c
   return b.reshape(std::move(acc), in_shape);
 }
 
-// Window max with flat input indices (I64) per plane.
-inline PrimPair gathered_max(Backend& b, Prim x, const TapTable& t, const std::vector<int64_t>& out_sp) {
+// Window max with flat input indices (I64) per plane, reshaped to `os` (the op's rule's shape).
+inline PrimPair gathered_max(Backend& b, Prim x, const TapTable& t, const Shape& os) {
   const Shape s = x->shape();
   const int64_t nc = planes(s);
   Prim x2 = planes_with_sentinel(b, std::move(x), t, Scalar(-std::numeric_limits<double>::infinity()));
@@ -261,7 +248,6 @@ inline PrimPair gathered_max(Backend& b, Prim x, const TapTable& t, const std::v
   auto [values, tap] = b.max_dim_with_indices(std::move(g), 1);
   Prim table = b.expand(index_tensor(b, t.pos, Shape{1, t.taps, t.out_len}), Shape{nc, t.taps, t.out_len});
   Prim idx = b.gather(std::move(table), 1, std::move(tap));
-  const Shape os = out_shape(s, out_sp);
   return {b.reshape(std::move(values), os), b.reshape(std::move(idx), os)};
 }
 
