@@ -5,29 +5,11 @@
 #include <vector>
 
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
 #include "exprs.hpp"
 
 namespace burn::vulkan {
-
-Shape broadcast_shape(const char* op, const std::vector<Shape>& shapes) {
-  size_t rank = 0;
-  for (const Shape& s : shapes) rank = std::max(rank, s.rank());
-  std::vector<int64_t> dims(rank, 1);
-  for (const Shape& s : shapes) {
-    for (size_t i = 0; i < s.rank(); ++i) {
-      int64_t& d = dims[rank - s.rank() + i];
-      if (s[i] == d || s[i] == 1) continue;
-      if (d != 1) {
-        std::string list;
-        for (const Shape& t : shapes) list += (list.empty() ? "" : " and ") + t.to_string();
-        throw ShapeError(op, "shapes " + list + " do not broadcast");
-      }
-      d = s[i];
-    }
-  }
-  return Shape(std::move(dims));
-}
 
 Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0, Scalar s1) {
   const char* name = op_info(op).name;
@@ -47,7 +29,9 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
       throw DTypeError(name, "operand " + std::to_string(k - 1) + " is " + std::string(dtype_name(p->dtype())) +
                                  ", expected " + std::string(dtype_name(want)));
   }
-  const Shape shape = shapes.size() == 1 ? shapes[0] : broadcast_shape(name, shapes);
+  const Shape shape = shapes.size() == 1   ? shapes[0]
+                      : shapes.size() == 2 ? shape_rules::broadcast(shapes[0], shapes[1], name)
+                                           : shape_rules::broadcast(shapes[0], shapes[1], shapes[2], name);
   const int64_t n = shape.num_elements();
 
   // The result goes into an input's buffer when the caller gave up its only handle (asked before `in`

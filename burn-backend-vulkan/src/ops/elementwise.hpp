@@ -22,7 +22,5 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
 Defines elementwise_defines(OpId op, DType dtype, const std::vector<int>& modes, size_t rank, bool index64,
                             const DeviceFeatures& features, const std::string& device);
 
-// The broadcast shape of the inputs (NumPy rules); ShapeError naming the op otherwise.
-Shape broadcast_shape(const char* op, const std::vector<Shape>& shapes);
 
 }  // namespace burn::vulkan

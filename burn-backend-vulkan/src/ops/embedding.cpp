@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "ops/indexing.hpp"
 
 namespace burn::vulkan {
@@ -21,29 +22,22 @@ VkPtr flat_indices(VulkanBackend& be, const Prim& indices, const char* op) {
   return be.vk(be.reshape(idx, Shape{n}), op);
 }
 
-void check_weight(const VulkanTensor& w, const char* op) {
-  if (w.shape().rank() != 2) throw ShapeError(op, "weight must be [num_embeddings, dim], got " + w.shape().to_string());
-}
-
 }  // namespace
 
 Prim VulkanBackend::embedding(Prim weight, Prim indices) {
   const VkPtr w = vk(weight, "embedding");
-  check_weight(*w, "embedding");
+  const Shape out = shape_rules::embedding(w->shape(), indices->shape());
   const VkPtr idx = flat_indices(*this, indices, "embedding");
   const int64_t n = idx->shape()[0], e = w->shape()[1];
   // Row i of the result is weight row idx[i]: a gather along dim 0 with the index repeated along dim 1.
   const VkPtr rows =
       run_gather(*this, w, 0, make_view(idx, Shape{n, e}, {idx->strides()[0], 0}, idx->offset()), "embedding", kRows);
-  std::vector<int64_t> dims = indices->shape().dims();
-  dims.push_back(e);
-  const Shape out(std::move(dims));
   return make_view(rows, out, contiguous_strides(out), 0);
 }
 
 Prim VulkanBackend::embedding_backward(Prim weight, Prim grad_out, Prim indices) {
   const VkPtr w = vk(weight, "embedding_backward");
-  check_weight(*w, "embedding_backward");
+  const Shape want = shape_rules::embedding(w->shape(), indices->shape(), "embedding_backward");
   const Shape ws = w->shape();
   const DType dt = w->dtype();
   const VkPtr g = vk(grad_out, "embedding_backward");
@@ -53,11 +47,9 @@ Prim VulkanBackend::embedding_backward(Prim weight, Prim grad_out, Prim indices)
   if (dt == DType::Bool) throw DTypeError("embedding_backward", "weight must be numeric, got bool");
   const VkPtr idx = flat_indices(*this, indices, "embedding_backward");
   const int64_t n = idx->shape()[0], e = ws[1];
-  std::vector<int64_t> want = indices->shape().dims();
-  want.push_back(e);
-  if (g->shape() != Shape(want))
+  if (g->shape() != want)
     throw ShapeError("embedding_backward",
-                     "grad_out has shape " + g->shape().to_string() + ", expected " + Shape(want).to_string());
+                     "grad_out has shape " + g->shape().to_string() + ", expected " + want.to_string());
   const VkPtr out = vk(full(ws, Scalar(0.0), dt), "embedding_backward");
   const VkPtr rows = vk(reshape(g, Shape{n, e}), "embedding_backward");
   run_scatter(*this, out, 0, make_view(idx, Shape{n, e}, {idx->strides()[0], 0}, idx->offset()), rows,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/indexing.hpp"
@@ -22,11 +23,6 @@ void check_index_dtype(const VulkanTensor& idx, const char* op) {
 }
 
 namespace {
-
-void check_dim(size_t dim, const Shape& s, const char* op) {
-  if (dim >= s.rank())
-    throw IndexError(op, "dim " + std::to_string(dim) + " is out of range for shape " + s.to_string());
-}
 
 // The scatters accumulate: numeric dtypes and i8/u8 (the cpu backend's set), f16 where the device has it.
 void check_addable(DType d, const char* op) {
@@ -129,14 +125,7 @@ Prim VulkanBackend::gather(Prim x, size_t dim, Prim indices) {
   const VkPtr t = vk(x, "gather");
   const VkPtr idx = vk(indices, "gather");
   check_index_dtype(*idx, "gather");
-  const Shape& xs = t->shape();
-  const Shape& is = idx->shape();
-  check_dim(dim, xs, "gather");
-  bool ok = is.rank() == xs.rank();
-  for (size_t d = 0; ok && d < xs.rank(); ++d) ok = d == dim || is[d] <= xs[d];
-  if (!ok)
-    throw ShapeError("gather", "indices " + is.to_string() + " do not fit tensor " + xs.to_string() + " along dim " +
-                                   std::to_string(dim));
+  shape_rules::gather(t->shape(), dim, idx->shape());
   return run_gather(*this, t, dim, idx, "gather", dim_what(dim));
 }
 
@@ -149,15 +138,8 @@ Prim VulkanBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   if (x->dtype() != v->dtype())
     throw DTypeError("scatter_add", "tensor " + std::string(dtype_name(x->dtype())) + " and values " +
                                         std::string(dtype_name(v->dtype())) + " differ");
-  const Shape xs = x->shape();
   const Shape& is = idx->shape();
-  const Shape& vs = v->shape();
-  check_dim(dim, xs, "scatter_add");
-  bool ok = is.rank() == xs.rank() && vs.rank() == xs.rank();
-  for (size_t d = 0; ok && d < xs.rank(); ++d) ok = is[d] <= vs[d] && (d == dim || is[d] <= xs[d]);
-  if (!ok)
-    throw ShapeError("scatter_add", "indices " + is.to_string() + " and values " + vs.to_string() +
-                                        " do not fit tensor " + xs.to_string() + " along dim " + std::to_string(dim));
+  shape_rules::scatter_add(x->shape(), dim, is, v->shape());
   glsl_type(x->dtype(), *ctx_, "scatter_add");  // Unsupported for a dtype the device lacks, before copying
   VkPtr out = scatter_target(*this, x, "scatter_add");
   // Values beyond the indices' extent are not scattered: a view of their leading part.
@@ -170,12 +152,7 @@ Prim VulkanBackend::select(Prim x, size_t dim, Prim indices) {
   const VkPtr t = vk(x, "select");
   const VkPtr idx = vk(indices, "select");
   check_index_dtype(*idx, "select");
-  check_dim(dim, t->shape(), "select");
-  if (idx->shape().rank() != 1)
-    throw ShapeError("select", "indices must be 1-D, got shape " + idx->shape().to_string());
-  std::vector<int64_t> od = t->shape().dims();
-  od[dim] = idx->shape()[0];
-  const Shape out(std::move(od));
+  const Shape out = shape_rules::select(t->shape(), dim, idx->shape());
   return run_gather(*this, t, dim, along_dim(idx, out, dim), "select", dim_what(dim));
 }
 
@@ -188,16 +165,7 @@ Prim VulkanBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   if (x->dtype() != v->dtype())
     throw DTypeError("select_add", "tensor " + std::string(dtype_name(x->dtype())) + " and values " +
                                        std::string(dtype_name(v->dtype())) + " differ");
-  const Shape xs = x->shape();
-  check_dim(dim, xs, "select_add");
-  if (idx->shape().rank() != 1)
-    throw ShapeError("select_add", "indices must be 1-D, got shape " + idx->shape().to_string());
-  const int64_t k = idx->shape()[0];
-  std::vector<int64_t> want = xs.dims();
-  want[dim] = k;
-  if (v->shape() != Shape(want))
-    throw ShapeError("select_add", "values " + v->shape().to_string() + " must have shape " + Shape(want).to_string() +
-                                       " for tensor " + xs.to_string() + " and " + std::to_string(k) + " indices");
+  shape_rules::select_add(x->shape(), dim, idx->shape(), v->shape());
   glsl_type(x->dtype(), *ctx_, "select_add");
   VkPtr out = scatter_target(*this, x, "select_add");
   run_scatter(*this, out, dim, along_dim(idx, v->shape(), dim), v, "select_add", dim_what(dim));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
 
 namespace burn::vulkan {
@@ -105,26 +106,20 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
   glsl_type(d, ctx, op);  // Unsupported for a dtype the device lacks, before anything else
   const Shape& sa = a->shape();
   const Shape& sb = b->shape();
+  const Shape out_shape = shape_rules::matmul(sa, sb, op);
   const size_t rank = sa.rank();
-  if (rank < 2 || sb.rank() != rank) throw ShapeError(op, shapes(sa, sb) + ": expected operands of equal rank >= 2");
   const int64_t m = sa[rank - 2], k = sa[rank - 1], n = sb[rank - 1];
-  if (sb[rank - 2] != k) throw ShapeError(op, shapes(sa, sb) + ": inner dimensions differ");
 
   // Broadcast batch dims, read with stride 0 where an operand has size 1: nothing is copied.
-  std::vector<int64_t> out_dims(rank), batch_dims(rank - 2), a_batch(rank - 2), b_batch(rank - 2);
+  std::vector<int64_t> batch_dims(rank - 2), a_batch(rank - 2), b_batch(rank - 2);
   int64_t batch = 1;
   for (size_t i = 0; i + 2 < rank; ++i) {
-    if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
-      throw ShapeError(op, shapes(sa, sb) + ": batch dimensions are not broadcastable (dim " + std::to_string(i) +
-                               ": " + std::to_string(sa[i]) + " vs " + std::to_string(sb[i]) + ")");
-    out_dims[i] = batch_dims[i] = sa[i] == 1 ? sb[i] : sa[i];
+    batch_dims[i] = out_shape[i];
     a_batch[i] = sa[i] == 1 ? 0 : a->strides()[i];
     b_batch[i] = sb[i] == 1 ? 0 : b->strides()[i];
-    batch *= out_dims[i];
+    batch *= out_shape[i];
   }
-  out_dims[rank - 2] = m;
-  out_dims[rank - 1] = n;
-  VkPtr out = be.alloc(Shape(out_dims), d);
+  VkPtr out = be.alloc(out_shape, d);
   if (batch * m * n == 0) return out;
   if (m > kMaxDim || n > kMaxDim || k > kMaxDim || batch > kMaxDim)
     throw Unsupported(op,
