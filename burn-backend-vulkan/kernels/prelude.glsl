@@ -12,6 +12,7 @@
 #extension GL_EXT_shader_16bit_storage : require
 #endif
 #ifdef HAS_SUBGROUP_ARITH
+#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 
@@ -72,6 +73,10 @@ idx_t strided_offset(IdxBuf L, int shape, int strides, int rank, idx_t i) {
   }
   return off;
 }
+
+// Workgroup shared memory and the workgroup barrier (which also orders shared-memory accesses).
+#define SHARED shared
+#define BARRIER() barrier()
 
 // Bool results are bytes 0 or 1.
 #define BOOL_T uint8_t

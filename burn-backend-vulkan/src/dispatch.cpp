@@ -102,24 +102,31 @@ Dispatch& Dispatch::push_bytes(const void* data, uint32_t bytes, uint32_t alignm
   return *this;
 }
 
+std::vector<uint8_t> Dispatch::index_array(const std::vector<int64_t>& values, bool index64) {
+  std::vector<uint8_t> out(values.size() * (index64 ? 8 : 4));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (index64) {
+      std::memcpy(out.data() + i * 8, &values[i], 8);
+    } else {
+      const int32_t w = static_cast<int32_t>(values[i]);
+      std::memcpy(out.data() + i * 4, &w, 4);
+    }
+  }
+  return out;
+}
+
+Dispatch& Dispatch::args(std::vector<uint8_t> bytes) {
+  if (bytes.empty()) bytes.resize(8);  // a valid address even for an empty array
+  const uint64_t later = 0;
+  push_bytes(&later, 8, 8);  // the address is written at run()
+  blocks_.emplace_back(push_size_ - 8, std::move(bytes));
+  return *this;
+}
+
 Dispatch& Dispatch::layout(const Layout& l, const std::vector<std::string>& names) {
   const size_t r = l.rank();
-  layout_bytes_.clear();
-  auto put = [&](int64_t v) {
-    const size_t at = layout_bytes_.size();
-    if (l.index64) {
-      layout_bytes_.resize(at + 8);
-      std::memcpy(layout_bytes_.data() + at, &v, 8);
-    } else {
-      const int32_t w = static_cast<int32_t>(v);
-      layout_bytes_.resize(at + 4);
-      std::memcpy(layout_bytes_.data() + at, &w, 4);
-    }
-  };
-  for (int64_t d : l.shape) put(d);
-  for (const auto& s : l.strides)
-    for (int64_t v : s) put(v);
-  if (layout_bytes_.empty()) put(0);  // a valid address even for a rank-0 layout
+  std::vector<int64_t> values = l.shape;
+  for (const auto& s : l.strides) values.insert(values.end(), s.begin(), s.end());
   if (l.index64) define("INDEX64");
   define("RANK", std::to_string(r));
   for (size_t k = 0; k < names.size(); ++k) {
@@ -127,10 +134,7 @@ Dispatch& Dispatch::layout(const Layout& l, const std::vector<std::string>& name
     // Where operand k's strides start in the block, in idx_t units.
     define(names[k] + "_STRIDES", std::to_string(r * (k + 1)));
   }
-  const uint64_t later = 0;
-  push_bytes(&later, 8, 8);  // the address is written at run()
-  layout_slot_ = static_cast<int32_t>(push_size_ - 8);
-  return *this;
+  return args(index_array(values, l.index64));
 }
 
 void Dispatch::run(std::array<uint32_t, 3> groups, std::array<uint32_t, 3> local) {
@@ -138,9 +142,9 @@ void Dispatch::run(std::array<uint32_t, 3> groups, std::array<uint32_t, 3> local
   const Pipeline& p = ctx_.pipelines().get(kernel_, defines_, local);
   Stream& stream = ctx_.stream();
   std::lock_guard lock(stream.mutex());
-  if (layout_slot_ >= 0) {
-    const VkDeviceAddress a = ctx_.arguments(layout_bytes_.data(), static_cast<uint32_t>(layout_bytes_.size()));
-    std::memcpy(push_.data() + layout_slot_, &a, 8);
+  for (const auto& [slot, bytes] : blocks_) {
+    const VkDeviceAddress a = ctx_.arguments(bytes.data(), static_cast<uint32_t>(bytes.size()));
+    std::memcpy(push_.data() + slot, &a, 8);
   }
   stream.dispatch(p, push_.data(), kPushBytes, groups, accesses_);
 }

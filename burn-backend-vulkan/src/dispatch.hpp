@@ -65,6 +65,10 @@ class Dispatch {
   // as idx_t (32- or 64-bit by layout.index64, which this also defines as INDEX64); pushes its address
   // and defines RANK and <names[k]>_MODE.
   Dispatch& layout(const Layout& l, const std::vector<std::string>& names);
+  // A per-dispatch array copied into argument memory at run(); pushes its address (8 bytes).
+  Dispatch& args(std::vector<uint8_t> bytes);
+  // `values` as an array of idx_t (int64 when `index64`, else int32), for args().
+  static std::vector<uint8_t> index_array(const std::vector<int64_t>& values, bool index64);
   // Every invocation of a 1-D grid covering n elements (gid()/gstride() in the prelude).
   void run_1d(int64_t n, uint32_t workgroup = 256);
   // An explicit grid of workgroups.
@@ -80,8 +84,8 @@ class Dispatch {
   std::vector<Access> accesses_;
   std::array<uint8_t, kPushBytes> push_{};
   uint32_t push_size_ = 0;
-  std::vector<uint8_t> layout_bytes_;
-  int32_t layout_slot_ = -1;  // where in push_ the layout's address goes, written at run()
+  // Argument blocks: where in push_ each one's address goes (written at run()) and its bytes.
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> blocks_;
 };
 
 }  // namespace burn::vulkan
