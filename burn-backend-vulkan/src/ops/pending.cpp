@@ -1,5 +1,5 @@
-// CORE ops whose kernels are being written (indexing, reductions, scans, sort, matmul): Unsupported
-// naming the op and the device until then. This file shrinks to nothing as the op files grow.
+// CORE ops whose kernels are being written (indexing, matmul): Unsupported naming the op and the device
+// until then. This file shrinks to nothing as the op files grow.
 #include "burn/tensor/error.hpp"
 #include "vulkan_backend.hpp"
 
@@ -15,16 +15,5 @@ Prim VulkanBackend::gather(Prim, size_t, Prim) { pending("gather", *ctx_); }
 Prim VulkanBackend::scatter_add(Prim, size_t, Prim, Prim) { pending("scatter_add", *ctx_); }
 Prim VulkanBackend::argwhere(Prim) { pending("argwhere", *ctx_); }
 Prim VulkanBackend::matmul(Prim, Prim) { pending("matmul", *ctx_); }
-Prim VulkanBackend::sum_dim(Prim, size_t) { pending("sum_dim", *ctx_); }
-Prim VulkanBackend::prod_dim(Prim, size_t) { pending("prod_dim", *ctx_); }
-Prim VulkanBackend::max_dim(Prim, size_t) { pending("max_dim", *ctx_); }
-Prim VulkanBackend::min_dim(Prim, size_t) { pending("min_dim", *ctx_); }
-Prim VulkanBackend::argmax(Prim, size_t) { pending("argmax", *ctx_); }
-Prim VulkanBackend::argmin(Prim, size_t) { pending("argmin", *ctx_); }
-Prim VulkanBackend::cumsum(Prim, size_t) { pending("cumsum", *ctx_); }
-Prim VulkanBackend::cumprod(Prim, size_t) { pending("cumprod", *ctx_); }
-Prim VulkanBackend::cummax(Prim, size_t) { pending("cummax", *ctx_); }
-Prim VulkanBackend::cummin(Prim, size_t) { pending("cummin", *ctx_); }
-PrimPair VulkanBackend::sort(Prim, size_t, bool, bool) { pending("sort", *ctx_); }
 
 }  // namespace burn::vulkan
