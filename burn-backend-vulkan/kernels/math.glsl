@@ -46,6 +46,15 @@
 BURN_INT_OPS(int)
 BURN_INT_OPS(int64_t)
 
+// NaN tests for kernels written once over every dtype (reductions, sort): ints and bools are never NaN.
+bool b_isnan(int x) { return false; }
+bool b_isnan(int64_t x) { return false; }
+bool b_isnan(uint x) { return false; }
+bool b_isnan(float x) { return isnan(x); }
+#ifdef HAS_F64
+bool b_isnan(double x) { return isnan(x); }
+#endif
+
 // ---- floats: shared by float and double where GLSL has the builtin for both ----
 #define BURN_FLOAT_OPS(T)                                                                    \
   T b_max(T a, T b) { return (a > b || isnan(a)) ? a : b; }                                  \

@@ -16,6 +16,7 @@
 #extension GL_EXT_shader_16bit_storage : require
 #endif
 #ifdef HAS_SUBGROUP_ARITH
+#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 

@@ -133,6 +133,27 @@ Dispatch& Dispatch::push_bytes(const void* data, uint32_t bytes, uint32_t alignm
   return *this;
 }
 
+std::vector<uint8_t> Dispatch::index_array(const std::vector<int64_t>& values, bool index64) {
+  std::vector<uint8_t> out(values.size() * (index64 ? 8 : 4));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (index64) {
+      std::memcpy(out.data() + i * 8, &values[i], 8);
+    } else {
+      const int32_t w = static_cast<int32_t>(values[i]);
+      std::memcpy(out.data() + i * 4, &w, 4);
+    }
+  }
+  return out;
+}
+
+Dispatch& Dispatch::args(std::vector<uint8_t> bytes) {
+  if (bytes.empty()) bytes.resize(8);  // a valid address even for an empty array
+  const uint64_t later = 0;
+  push_bytes(&later, 8, 8);  // the address is written at run()
+  blocks_.emplace_back(push_size_ - 8, std::move(bytes));
+  return *this;
+}
+
 Dispatch& Dispatch::layout(const Layout& l, const std::vector<std::string>& names) {
   std::vector<int> modes;
   for (size_t k = 0; k < names.size(); ++k) modes.push_back(l.mode(k));
@@ -141,30 +162,9 @@ Dispatch& Dispatch::layout(const Layout& l, const std::vector<std::string>& name
 }
 
 Dispatch& Dispatch::layout_block(const Layout& l) {
-  std::vector<uint8_t> bytes;
-  auto put = [&](int64_t v) {
-    const size_t at = bytes.size();
-    if (l.index64) {
-      bytes.resize(at + 8);
-      std::memcpy(bytes.data() + at, &v, 8);
-    } else {
-      const int32_t w = static_cast<int32_t>(v);
-      bytes.resize(at + 4);
-      std::memcpy(bytes.data() + at, &w, 4);
-    }
-  };
-  for (int64_t d : l.shape) put(d);
-  for (const auto& s : l.strides)
-    for (int64_t v : s) put(v);
-  if (bytes.empty()) put(0);  // a valid address even for a rank-0 layout
-  return block(std::move(bytes));
-}
-
-Dispatch& Dispatch::block(std::vector<uint8_t> bytes) {
-  const uint64_t later = 0;
-  push_bytes(&later, 8, 8);  // the address is written at run()
-  blocks_.emplace_back(push_size_ - 8, std::move(bytes));
-  return *this;
+  std::vector<int64_t> values = l.shape;
+  for (const auto& s : l.strides) values.insert(values.end(), s.begin(), s.end());
+  return args(index_array(values, l.index64));
 }
 
 void Dispatch::run(std::array<uint32_t, 3> groups, std::array<uint32_t, 3> local) {

@@ -103,9 +103,11 @@ class Dispatch {
     generated_ = std::move(text);
     return *this;
   }
-  // Pushes the device address of a copy of `bytes` in argument memory (made at run(), under the stream's
-  // lock): per-dispatch arrays such as tensor addresses or scalars of a generated kernel.
-  Dispatch& block(std::vector<uint8_t> bytes);
+  // A per-dispatch array copied into argument memory at run(), under the stream's lock; pushes its address
+  // (8 bytes): tensor addresses or scalars of a generated kernel, index tables.
+  Dispatch& args(std::vector<uint8_t> bytes);
+  // `values` as an array of idx_t (int64 when `index64`, else int32), for args().
+  static std::vector<uint8_t> index_array(const std::vector<int64_t>& values, bool index64);
   // Every invocation of a 1-D grid covering n elements (gid()/gstride() in the prelude).
   void run_1d(int64_t n, uint32_t workgroup = 256);
   // An explicit grid of workgroups.
@@ -122,7 +124,7 @@ class Dispatch {
   std::array<uint8_t, kPushBytes> push_{};
   uint32_t push_size_ = 0;
   std::string generated_;
-  // Argument blocks copied into argument memory at run(), each address written at its push slot.
+  // Argument blocks: where in push_ each one's address goes (written at run()) and its bytes.
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> blocks_;
 };
 

@@ -35,6 +35,8 @@
   /* reduce (src/ops/reduce.cpp, scan.cpp, sort.cpp) */ \
   OP(sum_dim) OP(prod_dim) OP(max_dim) OP(min_dim) OP(argmax) OP(argmin) \
   OP(cumsum) OP(cumprod) OP(cummax) OP(cummin) OP(sort) \
+  OP(sum) OP(mean) OP(prod) OP(max) OP(min) OP(mean_dim) OP(var) OP(any) OP(any_dim) OP(all) OP(all_dim) \
+  OP(max_dim_with_indices) OP(min_dim_with_indices) OP(argsort) OP(topk) \
   /* float_math (src/ops/float_math.cpp) */ \
   OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) OP(cosh) OP(tanh) OP(asin) OP(acos) \
   OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \

@@ -62,7 +62,7 @@ Prims VulkanFusedExecutor::run(const FusedProgram& program, const Prims& inputs)
     if (d == DType::F16) dp.define("HAS_F16");
     if (d == DType::BF16) dp.define("HAS_BF16");
   }
-  dp.block(std::move(io)).block(program_scalars(program)).push_u64(ctx.faults_address()).push_i64(n);
+  dp.args(std::move(io)).args(program_scalars(program)).push_u64(ctx.faults_address()).push_i64(n);
   std::vector<std::string> names;
   for (size_t k = 0; k < in.size(); ++k) names.push_back("IN" + std::to_string(k));
   dp.layout(l, names);

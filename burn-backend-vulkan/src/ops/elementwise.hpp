@@ -22,5 +22,4 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
 Defines elementwise_defines(OpId op, DType dtype, const std::vector<int>& modes, size_t rank, bool index64,
                             const DeviceFeatures& features, const std::string& device);
 
-
 }  // namespace burn::vulkan

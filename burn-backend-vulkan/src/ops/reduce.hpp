@@ -1,0 +1,67 @@
+// What the reduce family's op files (reduce.cpp, scan.cpp, sort.cpp) share: a tensor seen as lines
+// along a dim, the folds' specs, the kernel-mode choice and the reduce kernel's chunk pass (scans reduce
+// their blocks with it). Private to the plugin.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dispatch.hpp"
+#include "vulkan_backend.hpp"
+
+namespace burn::vulkan {
+
+// Elements per workgroup of the reduce kernel's row pass and of the scan kernel's blocks (256
+// invocations x 16 elements): both must fold the same chunks.
+inline constexpr int64_t kRowChunk = 4096;
+inline constexpr uint32_t kReduceGroup = 256;
+
+// Whether reductions, scans and sorts use workgroups with shared memory (GPUs) or an invocation per
+// chunk, block or run (CPU-type devices, where a workgroup's barriers cost more than they save: on
+// lavapipe a row sum runs 5-10x faster that way). BURN_VULKAN_REDUCE=tree or =lines forces one.
+bool workgroup_trees(const Context& ctx);
+
+// IndexError naming the op when dim is not a dim of shape.
+void check_dim(const char* op, const Shape& shape, size_t dim);
+// shape with dim set to size.
+Shape with_dim(const Shape& shape, size_t dim, int64_t size);
+
+// A view seen as lines along `dim`: line j starts at OFFSET(X, j) (and OFFSET(Y, j) for an output of
+// another shape given to lines_along), its element k is `stride` further per step.
+struct Lines {
+  Layout starts;           // the lines' starts, by line index (operands X and, when given, Y)
+  int64_t count = 0;       // number of lines
+  int64_t n = 0;           // elements per line
+  int64_t stride = 0;      // X's stride along the line
+  int64_t out_stride = 0;  // Y's stride along the line
+};
+// x's lines along dim; `out`, when given, is a contiguous output whose lines are laid out alike (its
+// dim may have another length).
+Lines lines_along(const VulkanTensor& x, size_t dim, const Shape* out = nullptr);
+
+// The dtype of a reduction's partial states (its accumulator): f16 folds in f32; the mean of i32 in i64.
+DType accumulator_dtype(OpId op, DType dtype);
+
+// One reduction on one dtype: reduce.comp's defines and the dtypes of its result and partial states.
+// Plain folds one accumulator (ACC: INIT, LIFT(v) of an element, STEP(a, b), FINISH(a)), Arg a value
+// and its index (BETTER(v, w)), Var a count, mean and M2. scan.comp folds with the same defines.
+enum class ReduceKind { Plain, Arg, Var };
+struct ReduceSpec {
+  const char* op;  // the op named in errors
+  ReduceKind kind = ReduceKind::Plain;
+  DType in{}, out{}, acc{};
+  std::string acc_glsl, init, step, lift, finish, better, subgroup;
+};
+// The spec of `fold` (a reduce op: sum, prod, max_dim, argmax, var, ...) on `dtype`; errors name `op`:
+// DTypeError for a dtype the op does not take, Unsupported for one the device lacks.
+ReduceSpec reduce_spec(OpId fold, DType dtype, const Context& ctx, const char* op);
+
+// A workgroup of `local` invocations per item: a grid of up to 65535 x 65535 workgroups, kernels loop
+// over the rest (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, stepping by the grid).
+void run_groups(Dispatch& dp, int64_t groups, uint32_t local);
+// Partial states of spec's fold (a plain one: sum, prod, max, min) over chunks of kRowChunk elements of
+// x's lines along dim: [lines * chunks] in spec.acc, chunk c of line j at j * chunks + c.
+VkPtr reduce_chunks(const VulkanBackend& be, const ReduceSpec& spec, const VkPtr& x, size_t dim, int64_t& chunks);
+
+}  // namespace burn::vulkan

@@ -1,0 +1,68 @@
+// Scans on the device (kernels/scan.comp): cumsum, cumprod, cummax, cummin along a dim of any view, into a
+// contiguous tensor. Short or many lines: an invocation per line, in order. Long lines: reduce-then-scan
+// (the reduce kernel's block totals, scanned by this same op on [lines, blocks], then every block scanned
+// from its prefix: by a workgroup on GPUs, by an invocation on CPU-type devices), so no invocation walks
+// a long line. Accumulators as the reductions'
+// (f16 in f32, ints wrap in their type as the cpu's scans do).
+#include "burn/tensor/error.hpp"
+#include "ops/reduce.hpp"
+
+namespace burn::vulkan {
+
+namespace {
+
+// y = the inclusive scan of x along dim with `spec`'s fold; y is contiguous, of x's shape.
+void scan_into(const VulkanBackend& be, const ReduceSpec& spec, OpId fold, const VkPtr& x, size_t dim, const VkPtr& y) {
+  Context& ctx = be.context();
+  const Lines l = lines_along(*x, dim, &y->shape());
+  if (l.count == 0 || l.n == 0) return;
+  // Blocks pay off once a line spans several of them and there are too few lines to fill the device,
+  // or the line is contiguous.
+  const bool blocked = l.n > kRowChunk && (l.count < 1024 || l.stride == 1);
+  const bool trees = workgroup_trees(ctx);
+  VkPtr prefix;
+  int64_t chunks = 1;
+  if (blocked) {
+    const VkPtr totals = reduce_chunks(be, spec, x, dim, chunks);
+    prefix = be.alloc(Shape{l.count, chunks}, spec.acc);
+    const VkPtr rows = make_view(totals, Shape{l.count, chunks}, {chunks, 1}, 0);
+    scan_into(be, reduce_spec(fold, spec.acc, ctx, spec.op), fold, rows, 1, prefix);
+  }
+  Dispatch dp(ctx, "scan", spec.op);
+  dp.tensor("X", *x, false).tensor("Y", *y, true);
+  if (prefix) {
+    dp.tensor("P", *prefix, false);
+  } else {
+    dp.operand("P", spec.acc, nullptr, false);
+    dp.push_u64(0);
+  }
+  dp.layout(l.starts, {"X", "Y"});
+  dp.push_i64(l.n).push_i64(l.stride).push_i64(l.out_stride).push_i64(l.count).push_i64(chunks);
+  dp.push_i64(blocked ? kRowChunk : l.n);
+  dp.define("ACC", spec.acc_glsl).define("INIT", spec.init).define("STEP(a, b)", spec.step);
+  if (!blocked || !trees) {
+    dp.run_1d(l.count * chunks, 64);
+    return;
+  }
+  dp.define("BLOCKED");
+  run_groups(dp, l.count * chunks, kReduceGroup);
+}
+
+Prim scan(const VulkanBackend& be, OpId op, OpId fold, const Prim& xp, size_t dim) {
+  const char* name = op_info(op).name;
+  const VkPtr x = be.vk(xp, name);
+  check_dim(name, x->shape(), dim);
+  const ReduceSpec spec = reduce_spec(fold, x->dtype(), be.context(), name);
+  VkPtr y = be.alloc(x->shape(), x->dtype());
+  scan_into(be, spec, fold, x, dim, y);
+  return y;
+}
+
+}  // namespace
+
+Prim VulkanBackend::cumsum(Prim x, size_t dim) { return scan(*this, OpId::cumsum, OpId::sum_dim, x, dim); }
+Prim VulkanBackend::cumprod(Prim x, size_t dim) { return scan(*this, OpId::cumprod, OpId::prod_dim, x, dim); }
+Prim VulkanBackend::cummax(Prim x, size_t dim) { return scan(*this, OpId::cummax, OpId::max_dim, x, dim); }
+Prim VulkanBackend::cummin(Prim x, size_t dim) { return scan(*this, OpId::cummin, OpId::min_dim, x, dim); }
+
+}  // namespace burn::vulkan

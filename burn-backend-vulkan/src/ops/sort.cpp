@@ -1,0 +1,153 @@
+// Sorting on the device (kernels/sort.comp): sort, argsort and topk along a dim of any view. Every line is
+// sorted by (value, original index), so the result is stable whether or not it was asked for, and NaN
+// sorts as the largest value, as on the cpu backend. Lines are cut into sorted runs (on GPUs a
+// workgroup's bitonic network in shared memory, which sorts a line of up to 4096 positions at once; on
+// CPU-type devices an invocation's insertion sort of 32), then merged pairwise pass after pass, each
+// invocation finding its place on the merge path by binary search. topk writes only the first k.
+#include <algorithm>
+#include <bit>
+
+#include "burn/tensor/error.hpp"
+#include "ops/reduce.hpp"
+
+namespace burn::vulkan {
+
+namespace {
+
+constexpr uint32_t kSortGroup = 256;
+constexpr int64_t kRun = 32;        // RUNS: positions an invocation sorts (the kernel's RUN_MAX)
+constexpr int64_t kMergeOut = 256;  // MERGE: output positions per invocation (the kernel's MERGE_OUT)
+
+// Positions a workgroup sorts in shared memory: a power of two, keys in their compute type plus an int
+// index each, at most 4096 (each stage of the network is a workgroup barrier).
+uint32_t sort_capacity(const Context& ctx, DType dtype) {
+  const uint32_t key = (dtype == DType::F64 || dtype == DType::I64) ? 8 : 4;
+  uint32_t cap = 4096;
+  while (cap > 2 * kSortGroup && cap * (key + 4) > ctx.profile().limits.max_shared_memory) cap /= 2;
+  return cap;
+}
+
+struct SortRun {
+  const VulkanBackend& be;
+  const char* op;
+  VkPtr x, values, indices;
+  VkPtr scratch[2], scratch_idx[2];  // runs are read from [0] and merged into [1], then swapped
+  Lines lines;
+  int64_t keep = 0;
+  bool descending = false;
+
+  // One pass: `units` work items per line; writes the outputs when `to_output`, else scratch[0].
+  Dispatch launch(const char* variant, uint32_t seg, uint32_t used, int64_t run, int64_t units, bool to_output) const {
+    Dispatch dp(be.context(), "sort", op);
+    dp.tensor("X", *x, false);
+    if (values) {
+      dp.tensor("Y", *values, true);
+    } else {
+      dp.operand("Y", x->dtype(), nullptr, true);
+      dp.push_u64(0);
+    }
+    dp.tensor("YI", *indices, true);
+    for (int k = 0; k < 2; ++k) {
+      const char* keys = k == 0 ? "S" : "T";
+      const char* idx = k == 0 ? "SI" : "TI";
+      if (scratch[k]) {
+        dp.tensor(keys, *scratch[k], true).tensor(idx, *scratch_idx[k], true);
+      } else {
+        dp.operand(keys, x->dtype(), nullptr, true).operand(idx, DType::I32, nullptr, true);
+        dp.push_u64(0).push_u64(0);
+      }
+    }
+    dp.layout(lines.starts, {"X", "Y"});
+    dp.push_i64(lines.n).push_i64(lines.stride).push_i64(lines.out_stride).push_i64(lines.count).push_i64(keep);
+    const uint32_t flags = (descending ? 1u : 0u) | (to_output ? 2u : 0u);
+    for (uint32_t v : {seg, used, static_cast<uint32_t>(run), static_cast<uint32_t>(units), flags})
+      dp.push_bytes(&v, 4, 4);
+    dp.define(variant);
+    return dp;
+  }
+
+  // Blocks of min(2^m >= n, cap) positions sorted in shared memory.
+  void bitonic(uint32_t cap, bool to_output) const {
+    const int64_t seg = std::min<int64_t>(static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(lines.n))), cap);
+    const int64_t per_line = (lines.n + seg - 1) / seg, blocks = lines.count * per_line;
+    // A power of two: the kernel's block arithmetic is shifts (blocks past the last line are skipped).
+    const int64_t used =
+        std::min<int64_t>(cap, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(blocks * seg))));
+    Dispatch dp = launch("BITONIC", static_cast<uint32_t>(seg), static_cast<uint32_t>(used), 0, per_line, to_output);
+    dp.define("SORT_CAP", std::to_string(cap));
+    run_groups(dp, (blocks + used / seg - 1) / (used / seg), kSortGroup);
+  }
+
+  // Runs of kRun positions sorted by an invocation each.
+  void runs(bool to_output) const {
+    const int64_t per_line = (lines.n + kRun - 1) / kRun;
+    launch("RUNS", 0, 0, kRun, per_line, to_output).run_1d(lines.count * per_line, 64);
+  }
+
+  // Sorted runs of `run` positions in scratch[0] merged pairwise into scratch[1] or the outputs.
+  void merge(int64_t run, bool to_output) const {
+    const int64_t out = std::min(kMergeOut, 2 * run);
+    const int64_t per_line = (lines.n + out - 1) / out;
+    launch("MERGE", 0, 0, run, per_line, to_output).run_1d(lines.count * per_line, 64);
+  }
+};
+
+// Sorts x along dim; the first `keep` (<= n) positions of each line are written (values only when asked).
+// Sorted runs (a workgroup's bitonic network on GPUs, an invocation's insertion sort on CPU-type
+// devices), then merge passes until one run spans the line.
+PrimPair sort_lines(const VulkanBackend& be, const char* op, const Prim& xp, size_t dim, int64_t keep, bool descending,
+                    bool want_values) {
+  const VkPtr x = be.vk(xp, op);
+  check_dim(op, x->shape(), dim);
+  reduce_spec(OpId::max_dim, x->dtype(), be.context(), op);  // the dtypes a comparison sort takes
+  const int64_t n = x->shape()[dim];
+  if (keep < 0) keep = n;
+  const Shape out = with_dim(x->shape(), dim, keep);
+  SortRun r{be, op, x, want_values ? be.alloc(out, x->dtype()) : nullptr, be.alloc(out, DType::I64)};
+  if (out.num_elements() == 0) return {r.values, r.indices};
+  if (n >= (int64_t{1} << 31))
+    throw Unsupported(op, "lines of 2^31 elements or more (" + std::to_string(n) + ") on the Vulkan backend");
+  r.lines = lines_along(*x, dim, &out);
+  r.keep = keep;
+  r.descending = descending;
+  const bool trees = workgroup_trees(be.context());
+  const uint32_t cap = sort_capacity(be.context(), x->dtype());
+  const int64_t first_run = trees ? cap : kRun;
+  if (n <= first_run) {
+    trees ? r.bitonic(cap, true) : r.runs(true);
+    return {r.values, r.indices};
+  }
+  for (int k = 0; k < 2; ++k) {
+    r.scratch[k] = be.alloc(x->shape(), x->dtype());
+    r.scratch_idx[k] = be.alloc(x->shape(), DType::I32);
+  }
+  trees ? r.bitonic(cap, false) : r.runs(false);
+  for (int64_t run = first_run; run < n; run *= 2) {
+    r.merge(run, 2 * run >= n);
+    std::swap(r.scratch[0], r.scratch[1]);
+    std::swap(r.scratch_idx[0], r.scratch_idx[1]);
+  }
+  return {r.values, r.indices};
+}
+
+}  // namespace
+
+PrimPair VulkanBackend::sort(Prim x, size_t dim, bool descending, bool /*stable: always stable*/) {
+  return sort_lines(*this, "sort", x, dim, -1, descending, true);
+}
+
+Prim VulkanBackend::argsort(Prim x, size_t dim, bool descending, bool /*stable: always stable*/) {
+  return sort_lines(*this, "argsort", x, dim, -1, descending, false).second;
+}
+
+PrimPair VulkanBackend::topk(Prim x, int64_t k, size_t dim, bool largest) {
+  const VkPtr t = vk(x, "topk");
+  check_dim("topk", t->shape(), dim);
+  const int64_t n = t->shape()[dim];
+  if (k < 0 || k > n)
+    throw IndexError("topk", "k " + std::to_string(k) + " is out of range for dim " + std::to_string(dim) +
+                                 " of size " + std::to_string(n));
+  return sort_lines(*this, "topk", x, dim, k, largest, true);
+}
+
+}  // namespace burn::vulkan
