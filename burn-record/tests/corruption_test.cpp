@@ -5,7 +5,6 @@
 // stack, and at exit 'infinite loop closing library', unless every object was closed).
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include <sstream>
 
 #include "burn/record/recorder.hpp"
+#include "damaged_copy.hpp"
 #include "file_bytes.hpp"
 #include "load_error.hpp"
 #include "sample_record.hpp"
@@ -28,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace burn;
 using namespace burn::record;
+using test::DamagedCopy;
 using test::load_error;
 
 class Corruption : public ::testing::Test {
@@ -72,35 +73,6 @@ uint64_t le64_at(const std::string& s, size_t at) {
   for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + static_cast<size_t>(i)]);
   return v;
 }
-
-// A damaged copy of a good file, changed in place: a flipped bit is one byte written (and written
-// back), a cut is a truncation (cuts come longest first). Rewriting whole files made these suites
-// spend seconds in the file system.
-class DamagedCopy {
- public:
-  DamagedCopy(std::string path, std::string good) : path_(std::move(path)), good_(std::move(good)) {
-    test::write_bytes(path_, good_);
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-    EXPECT_GE(fd_, 0) << path_;
-  }
-  ~DamagedCopy() { ::close(fd_); }
-  DamagedCopy(const DamagedCopy&) = delete;
-  DamagedCopy& operator=(const DamagedCopy&) = delete;
-  const std::string& path() const { return path_; }
-  // Runs `check` on the file with `bit` flipped, then restores the byte.
-  template <class Check>
-  void with_flip(uint64_t bit, Check check) {
-    put(bit / 8, static_cast<char>(good_[bit / 8] ^ (1u << (bit % 8))));
-    check();
-    put(bit / 8, good_[bit / 8]);
-  }
-  void cut(size_t n) { EXPECT_EQ(::ftruncate(fd_, static_cast<off_t>(n)), 0) << path_; }
-
- private:
-  void put(size_t at, char byte) { EXPECT_EQ(::pwrite(fd_, &byte, 1, static_cast<off_t>(at)), 1) << path_; }
-  std::string path_, good_;
-  int fd_ = -1;
-};
 
 // The byte ranges of the tensors' data as stored unfiltered: each tensor's bytes, found once.
 std::vector<std::pair<size_t, size_t>> tensor_bytes_in(const std::string& file, const Record& r) {
