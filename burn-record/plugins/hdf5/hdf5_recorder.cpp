@@ -47,6 +47,20 @@ constexpr uint64_t kMaxDirectChunks = 256;
 
 // ---- HDF5 handles and errors ----
 
+// Silences HDF5's printing of its error stack for the life of the object (our errors say it).
+class QuietErrors {
+ public:
+  QuietErrors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
 // Owns one hid_t and closes it with the matching H5*close.
 class Handle {
  public:
@@ -59,7 +73,10 @@ class Handle {
     return *this;
   }
   ~Handle() {
-    if (id_ >= 0 && close_) close_(id_);
+    if (id_ >= 0 && close_) {
+      QuietErrors quiet;  // also when unwinding from an error, after the caller's QuietErrors has ended
+      close_(id_);
+    }
   }
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
@@ -86,20 +103,6 @@ std::string hdf5_reason() {
       &reason);
   return reason.empty() ? "HDF5 gave no reason" : reason;
 }
-
-// Silences HDF5's printing of its error stack for the life of the object (our errors say it).
-class QuietErrors {
- public:
-  QuietErrors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
 
 // Why H5Fopen failed, in our words where HDF5's are its internals': a file shorter than its superblock
 // says is reported as libhdf5 1.10 words it, "truncated file: eof = 96, sblock->base_addr = 0,
