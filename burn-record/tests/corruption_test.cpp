@@ -278,7 +278,10 @@ TEST_F(Corruption, DamagedH5FilesLeaveStderrCleanUpToTheProcessExit) {
     test::write_bytes(f, flipped(good, rng() % (8 * good.size())));
     damaged.push_back(f);
   }
-  std::string command = std::string(BURN_RECORD_LOAD_PROBE);
+  // Under the asan preset LeakSanitizer lists its suppressions (libhdf5's lost blocks) on stderr at
+  // exit: not ours to check here.
+  std::string command =
+      "LSAN_OPTIONS=\"${LSAN_OPTIONS:+$LSAN_OPTIONS:}print_suppressions=0\" " + std::string(BURN_RECORD_LOAD_PROBE);
   for (const auto& f : damaged) command += " '" + f + "'";
   command += " 2> '" + file("stderr.txt") + "'";
   FILE* pipe = popen(command.c_str(), "r");
