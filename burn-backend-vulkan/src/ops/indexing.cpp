@@ -109,16 +109,23 @@ void run_scatter(const VulkanBackend& be, const VkPtr& out, size_t dim, const Vk
   const Shape lines(std::move(lines_dims));
   Layout l = collapse(lines, {idx->strides(), values->strides(), out->strides()});
   l.index64 = l.index64 || spans_2g(*out) || spans_2g(*values) || spans_2g(*idx);
-  Dispatch dp(ctx, "indexing", op);
-  dp.define("SCATTER");
-  dp.tensor("I", *idx, false).tensor("V", *values, false).tensor("Y", *out, true);
-  dp.push_u64(ctx.faults_address());
-  dp.push_i64(lines.num_elements()).push_i64(is[dim]);
-  dp.push_i64(idx->strides()[dim]).push_i64(values->strides()[dim]).push_i64(out->strides()[dim]);
-  dp.push_i64(out->shape()[dim]);
-  dp.layout(l, {"I", "V", "Y"});
-  dp.push_i32(static_cast<int32_t>(ctx.fault_tag(op, what)));
-  dp.run_1d(lines.num_elements(), 64);
+  // A line longer than one invocation may loop (lavapipe stops loops at 65535 iterations) is added in
+  // parts, one dispatch each, in order: the sums keep the cpu backend's order.
+  const int64_t len = is[dim];
+  const int64_t part = ctx.profile().limits.max_loop ? static_cast<int64_t>(ctx.profile().limits.max_loop) : len;
+  const uint32_t tag = ctx.fault_tag(op, what);
+  for (int64_t j = 0; j < len; j += part) {
+    Dispatch dp(ctx, "indexing", op);
+    dp.define("SCATTER");
+    dp.tensor("I", *idx, false).tensor("V", *values, false).tensor("Y", *out, true);
+    dp.push_u64(ctx.faults_address());
+    dp.push_i64(lines.num_elements()).push_i64(j).push_i64(std::min(len, j + part));
+    dp.push_i64(idx->strides()[dim]).push_i64(values->strides()[dim]).push_i64(out->strides()[dim]);
+    dp.push_i64(out->shape()[dim]);
+    dp.layout(l, {"I", "V", "Y"});
+    dp.push_i32(static_cast<int32_t>(tag));
+    dp.run_1d(lines.num_elements(), 64);
+  }
 }
 
 Prim VulkanBackend::gather(Prim x, size_t dim, Prim indices) {
