@@ -6,6 +6,7 @@
 #include "exprs.hpp"
 #include "fused/codegen.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/nn.hpp"
 
 namespace burn::vulkan {
 
@@ -103,6 +104,17 @@ void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
+// The module-op families (ops/nn.hpp): every float dtype with each mode.
+void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
+  for (DType d : {DType::F32, DType::F64, DType::F16}) {
+    if (!supported(d, f)) continue;
+    for (bool log : {false, true})
+      for (bool rows : {false, true})
+        out.push_back(
+            {"softmax", with_workgroup(softmax_defines(d, log, rows, rows, f, kDevice), nn::kRowWorkgroup), {}});
+  }
+}
+
 }  // namespace
 
 std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
@@ -110,6 +122,7 @@ std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
   elementwise(out, features);
   copies(out, features);
   fused(out, features);
+  module_ops(out, features);
   return out;
 }
 

@@ -37,7 +37,9 @@
   OP(is_nan) OP(is_inf) OP(is_finite) \
   /* activation (src/ops/activation.cpp) */ \
   OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
-  OP(hard_sigmoid) OP(elu) OP(selu)
+  OP(hard_sigmoid) OP(elu) OP(selu) \
+  /* module ops (src/ops/activation.cpp, conv.cpp, pool.cpp, norm.cpp, resample.cpp, attention.cpp) */ \
+  OP(softmax) OP(log_softmax)
 // clang-format on
 
 namespace burn::vulkan {

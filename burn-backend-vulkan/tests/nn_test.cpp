@@ -1,0 +1,163 @@
+// The module ops on the Vulkan device against the cpu plugin: softmax and log_softmax, conv (1-3-D, groups,
+// strides, padding, dilation, bias, backward, transposed; both GEMM kernels), pools, norms, interpolation
+// and attention, in f32 and f64 (where the device has it) and f16 (against f32 on the same values), with
+// views as inputs, several workgroups, empty tensors and faults. The backends' ops are called directly
+// with the normalised options the tensor API would pass.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "burn/tensor/error.hpp"
+#include "burn/tensor/plugin.hpp"
+#include "runtime/instance.hpp"
+#include "vulkan_backend.hpp"
+
+namespace burn::vulkan {
+namespace {
+
+// The Vulkan backend of the best device (its profile's GEMM kernel), a second one on a context whose profile
+// asks for the shared-memory tiled kernels (so both conv paths run on any device), and the cpu reference.
+struct Backends {
+  std::shared_ptr<Context> ctx, tiled_ctx;
+  std::unique_ptr<VulkanBackend> vk, tiled;
+  BackendPtr cpu;
+};
+Backends* backends() {
+  static Backends* b = []() -> Backends* {
+    try {
+      auto inst = Instance::get();
+      if (inst->best_score() == 0) return nullptr;
+      auto* r = new Backends;
+      r->ctx = context_for(inst->choose(""));
+      r->vk = std::make_unique<VulkanBackend>(r->ctx, "vulkan");
+      DeviceProfile p = inst->choose("");
+      p.features.shared_memory_gemm = !r->ctx->profile().features.shared_memory_gemm;
+      r->tiled_ctx = Context::create(inst, p);
+      r->tiled = std::make_unique<VulkanBackend>(r->tiled_ctx, "vulkan");
+      r->cpu = plugins::create_backend("cpu");
+      return r;
+    } catch (const std::exception&) {
+      return nullptr;
+    }
+  }();
+  return b;
+}
+
+#define REQUIRE_DEVICE()                                                                         \
+  Backends* bk = backends();                                                                     \
+  if (!bk) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"; \
+  VulkanBackend& vk = *bk->vk;                                                                   \
+  Backend& cpu = *bk->cpu;                                                                       \
+  (void)vk;                                                                                      \
+  (void)cpu
+
+bool has(DType d) {
+  const DeviceFeatures& f = backends()->ctx->profile().features;
+  return (d != DType::F64 || f.float64) && (d != DType::F16 || f.float16);
+}
+std::vector<DType> float_dtypes() {
+  std::vector<DType> out;
+  for (DType d : {DType::F32, DType::F64, DType::F16})
+    if (has(d)) out.push_back(d);
+  return out;
+}
+
+// Seeded values in [lo, hi]; f16 data holds multiples of 1/64 (exact in f16, so the cpu's f32 result on
+// the same values is the reference).
+TensorData random_data(const Shape& shape, DType d, uint32_t seed, double lo = -2.0, double hi = 2.0) {
+  std::mt19937_64 rng(seed);
+  const size_t n = static_cast<size_t>(shape.num_elements());
+  std::vector<double> v(n);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  for (auto& x : v) x = d == DType::F16 ? std::round(dist(rng) * 64.0) / 64.0 : dist(rng);
+  return TensorData::from_vector(v, shape).convert(d);
+}
+
+// The dtype the cpu computes a dtype's reference in (f16: f32 on the same values).
+DType ref_dtype(DType d) { return d == DType::F16 ? DType::F32 : d; }
+
+Prim up(Backend& b, const TensorData& t) { return b.from_data(t.dtype() == DType::F16 ? t.convert(DType::F32) : t); }
+Prim on(Backend& b, const TensorData& t) { return b.from_data(t); }
+
+// Tolerances per dtype: f16 rounds the result once (and its sums run in f32 over f16 values).
+struct Tol {
+  double f32 = 1e-5, f64 = 1e-12, f16 = 4e-3;
+  double of(DType d) const { return d == DType::F64 ? f64 : d == DType::F16 ? f16 : f32; }
+};
+
+// got (device) against want (cpu), both readable: same shape, values within rtol = atol = tol(dtype).
+void expect_close(const Prim& got, Backend& gb, const Prim& want, Backend& wb, DType d, const std::string& what,
+                  Tol tol = {}) {
+  ASSERT_TRUE(got) << what << ": no result";
+  ASSERT_TRUE(want) << what << ": no reference";
+  const TensorData g = gb.into_data(got);
+  const TensorData w = wb.into_data(want);
+  ASSERT_EQ(g.dtype(), d) << what;
+  ASSERT_EQ(g.shape(), w.shape()) << what;
+  const double t = tol.of(d);
+  const ApproxReport r = g.convert(DType::F64).compare_approx(w.convert(DType::F64), t, t);
+  EXPECT_TRUE(r.ok) << what << " (" << dtype_name(d) << "): " << r.message;
+}
+
+std::string dims(const std::vector<int64_t>& v) { return Shape(v).to_string(); }
+
+// ---------------------------------------------------------------------------------------------- softmax
+
+TEST(VulkanNn, SoftmaxAndLogSoftmaxOverEveryDimMatchTheCpu) {
+  REQUIRE_DEVICE();
+  // Short and long rows (lanes and workgroup rows), a dim in the middle, one of size 1, and many rows.
+  const std::vector<Shape> shapes = {Shape{3, 5},    Shape{2, 300},    Shape{4, 7, 3}, Shape{2, 1, 6},
+                                     Shape{1000, 9}, Shape{3, 129, 2}, Shape{5}};
+  for (DType d : float_dtypes())
+    for (const Shape& s : shapes)
+      for (size_t dim = 0; dim < s.rank(); ++dim)
+        for (bool log : {false, true}) {
+          const TensorData x = random_data(s, d, 7 + static_cast<uint32_t>(dim), -6, 6);
+          Prim got = log ? vk.log_softmax(on(vk, x), dim) : vk.softmax(on(vk, x), dim);
+          Prim want = log ? cpu.log_softmax(up(cpu, x), dim) : cpu.softmax(up(cpu, x), dim);
+          expect_close(
+              got, vk, want, cpu, d,
+              std::string(log ? "log_softmax" : "softmax") + " " + s.to_string() + " dim " + std::to_string(dim));
+        }
+}
+
+TEST(VulkanNn, SoftmaxOfAMaskedRowIsNaNAndOfAViewReadsThroughIt) {
+  REQUIRE_DEVICE();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (size_t n : {4u, 200u}) {
+    std::vector<double> v(2 * n, -inf);
+    for (size_t j = 0; j < n; ++j) v[n + j] = static_cast<double>(j % 5);
+    const TensorData x = TensorData::from_vector(v, Shape{2, static_cast<int64_t>(n)}).convert(DType::F32);
+    for (bool log : {false, true}) {
+      const TensorData g = vk.into_data(log ? vk.log_softmax(on(vk, x), 1) : vk.softmax(on(vk, x), 1));
+      const TensorData w = cpu.into_data(log ? cpu.log_softmax(on(cpu, x), 1) : cpu.softmax(on(cpu, x), 1));
+      const std::vector<float> gv = g.to_vec<float>(), wv = w.to_vec<float>();
+      for (size_t j = 0; j < n; ++j) {
+        EXPECT_TRUE(std::isnan(gv[j])) << "masked row, n " << n;
+        EXPECT_TRUE(std::isnan(wv[j]));
+        EXPECT_NEAR(gv[n + j], wv[n + j], 1e-5) << "n " << n << " j " << j;
+      }
+    }
+  }
+  // A NaN anywhere in a row makes it NaN; a permuted view is read through its strides.
+  const TensorData x = random_data(Shape{6, 150}, DType::F32, 3);
+  Prim got = vk.softmax(vk.permute(on(vk, x), {1, 0}), 0);
+  Prim want = cpu.softmax(cpu.permute(on(cpu, x), {1, 0}), 0);
+  expect_close(got, vk, want, cpu, DType::F32, "softmax of a transposed view");
+  std::vector<float> nan_row(150, 1.0f);
+  nan_row[77] = std::numeric_limits<float>::quiet_NaN();
+  const TensorData y = vk.into_data(vk.softmax(vk.from_data(TensorData::from_vector(nan_row, Shape{1, 150})), 1));
+  for (float v : y.to_vec<float>()) EXPECT_TRUE(std::isnan(v));
+  // Empty tensors give empty results.
+  EXPECT_EQ(vk.into_data(vk.softmax(vk.empty(Shape{0, 4}, DType::F32), 1)).shape(), (Shape{0, 4}));
+  EXPECT_EQ(vk.into_data(vk.log_softmax(vk.empty(Shape{3, 0}, DType::F32), 1)).shape(), (Shape{3, 0}));
+}
+
+}  // namespace
+}  // namespace burn::vulkan
