@@ -104,14 +104,68 @@ void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
-// The module-op families (ops/nn.hpp): every float dtype with each mode.
+void add(std::vector<KernelVariant>& out, const char* kernel, Defines d, uint32_t wg_x = nn::kRowWorkgroup) {
+  out.push_back({kernel, with_workgroup(std::move(d), wg_x), {}});
+}
+
+void softmaxes(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  for (bool log : {false, true})
+    for (bool rows : {false, true}) add(out, "softmax", softmax_defines(d, log, rows, rows, f, kDevice));
+}
+
+// kernels/norm.comp: each mode as the launchers run it, by rows and by lanes where both occur.
+void norms(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  auto norm = [&](const NormVariant& v) { add(out, "norm", norm_defines(v, f, kDevice)); };
+  for (bool lanes : {false, true}) {
+    NormVariant v{NormMode::rows_fwd, d};
+    v.lanes = lanes;
+    v.has_w = v.has_b = true;
+    norm(v);  // layer and group norm
+    v.has_b = false;
+    v.rms = true;
+    norm(v);
+    v.has_w = false;
+    v.index64 = true;
+    norm(v);
+    NormVariant b{NormMode::rows_bwd, d};
+    b.lanes = lanes;
+    b.has_w = true;
+    norm(b);
+    b.rms = true;
+    b.has_w = false;
+    norm(b);
+    NormVariant p{NormMode::param_sums, d};
+    p.lanes = lanes;
+    p.has_gw = p.has_gb = true;
+    norm(p);
+    p.has_su = true;
+    norm(p);
+    p.has_gw = p.has_su = false;
+    norm(p);
+    NormVariant st{NormMode::ch_stats, d};
+    st.lanes = lanes;
+    st.training = st.running = true;
+    norm(st);
+    st.running = false;
+    norm(st);
+  }
+  norm(NormVariant{NormMode::ch_stats, d});  // inference: the running statistics
+  for (bool affine : {false, true}) {
+    NormVariant a{NormMode::ch_apply, d};
+    a.has_w = a.has_b = affine;
+    norm(a);
+    NormVariant g{NormMode::ch_grad, d};
+    g.has_w = g.training = affine;
+    norm(g);
+  }
+}
+
+// The module-op families (ops/nn.hpp): every float dtype the device has.
 void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   for (DType d : {DType::F32, DType::F64, DType::F16}) {
     if (!supported(d, f)) continue;
-    for (bool log : {false, true})
-      for (bool rows : {false, true})
-        out.push_back(
-            {"softmax", with_workgroup(softmax_defines(d, log, rows, rows, f, kDevice), nn::kRowWorkgroup), {}});
+    softmaxes(out, f, d);
+    norms(out, f, d);
   }
 }
 

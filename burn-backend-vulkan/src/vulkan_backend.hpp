@@ -39,7 +39,9 @@
   OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
   OP(hard_sigmoid) OP(elu) OP(selu) \
   /* module ops (src/ops/activation.cpp, conv.cpp, pool.cpp, norm.cpp, resample.cpp, attention.cpp) */ \
-  OP(softmax) OP(log_softmax)
+  OP(softmax) OP(log_softmax) \
+  OP(layer_norm) OP(layer_norm_backward) OP(rms_norm) OP(rms_norm_backward) OP(group_norm) OP(group_norm_backward) \
+  OP(batch_norm) OP(batch_norm_backward)
 // clang-format on
 
 namespace burn::vulkan {

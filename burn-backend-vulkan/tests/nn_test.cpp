@@ -159,5 +159,139 @@ TEST(VulkanNn, SoftmaxOfAMaskedRowIsNaNAndOfAViewReadsThroughIt) {
   EXPECT_EQ(vk.into_data(vk.log_softmax(vk.empty(Shape{3, 0}, DType::F32), 1)).shape(), (Shape{3, 0}));
 }
 
+// ------------------------------------------------------------------------------------------------ norms
+
+// Each entry of got against want (both null, or both close).
+void expect_prims(const Prims& got, Backend& gb, const Prims& want, Backend& wb, DType d, const std::string& what,
+                  Tol tol = {}) {
+  ASSERT_EQ(got.size() >= want.size() ? want.size() : got.size(), want.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::string w = what + " [" + std::to_string(i) + "]";
+    if (!want[i]) {
+      EXPECT_TRUE(i >= got.size() || !got[i]) << w << ": expected null";
+      continue;
+    }
+    ASSERT_LT(i, got.size()) << w;
+    expect_close(got[i], gb, want[i], wb, d, w, tol);
+  }
+}
+
+// An optional parameter of `shape` on both backends (null when !present).
+struct Param {
+  TensorData data;
+  bool present;
+  Prim on_vk(Backend& b) const { return present ? on(b, data) : nullptr; }
+  Prim on_cpu(Backend& b) const { return present ? up(b, data) : nullptr; }
+};
+Param param(const Shape& s, DType d, uint32_t seed, bool present, double lo = -1.5, double hi = 1.5) {
+  return {random_data(s, d, seed, lo, hi), present};
+}
+
+const Tol kBackwardTol{1e-4, 1e-10, 2e-2};
+
+TEST(VulkanNn, LayerAndRmsNormForwardAndBackwardMatchTheCpu) {
+  REQUIRE_DEVICE();
+  struct Case {
+    Shape shape;
+    size_t nd;
+  };
+  // Short rows (an invocation each), long ones (a workgroup each), several trailing dims.
+  const std::vector<Case> cases = {
+      {Shape{4, 6}, 1}, {Shape{2, 3, 200}, 1}, {Shape{2, 3, 4}, 2}, {Shape{3, 130}, 2}, {Shape{50, 9}, 1}};
+  for (DType d : float_dtypes())
+    for (const Case& c : cases)
+      for (int affine = 0; affine < 3; ++affine) {
+        const Shape ws(std::vector<int64_t>(c.shape.end() - static_cast<std::ptrdiff_t>(c.nd), c.shape.end()));
+        const TensorData x = random_data(c.shape, d, 11, -3, 3);
+        const TensorData g = random_data(c.shape, d, 12);
+        const Param w = param(ws, d, 13, affine > 0), b = param(ws, d, 14, affine > 1);
+        const std::string what =
+            c.shape.to_string() + " nd " + std::to_string(c.nd) + " affine " + std::to_string(affine);
+        expect_close(vk.layer_norm(on(vk, x), w.on_vk(vk), b.on_vk(vk), c.nd, 1e-5), vk,
+                     cpu.layer_norm(up(cpu, x), w.on_cpu(cpu), b.on_cpu(cpu), c.nd, 1e-5), cpu, d,
+                     "layer_norm " + what);
+        expect_close(vk.rms_norm(on(vk, x), w.on_vk(vk), c.nd, 1e-6), vk,
+                     cpu.rms_norm(up(cpu, x), w.on_cpu(cpu), c.nd, 1e-6), cpu, d, "rms_norm " + what);
+        expect_prims(vk.layer_norm_backward(on(vk, x), w.on_vk(vk), on(vk, g), c.nd, 1e-5), vk,
+                     cpu.layer_norm_backward(up(cpu, x), w.on_cpu(cpu), up(cpu, g), c.nd, 1e-5), cpu, d,
+                     "layer_norm_backward " + what, kBackwardTol);
+        expect_prims(vk.rms_norm_backward(on(vk, x), w.on_vk(vk), on(vk, g), c.nd, 1e-6), vk,
+                     cpu.rms_norm_backward(up(cpu, x), w.on_cpu(cpu), up(cpu, g), c.nd, 1e-6), cpu, d,
+                     "rms_norm_backward " + what, kBackwardTol);
+      }
+}
+
+TEST(VulkanNn, GroupNormForwardAndBackwardMatchTheCpu) {
+  REQUIRE_DEVICE();
+  struct Case {
+    Shape shape;
+    int64_t groups;
+  };
+  const std::vector<Case> cases = {
+      {Shape{2, 6, 5}, 3}, {Shape{2, 4, 8, 9}, 2}, {Shape{3, 4}, 4}, {Shape{1, 6, 3, 2, 2}, 1}, {Shape{2, 8, 40}, 8}};
+  for (DType d : float_dtypes())
+    for (const Case& c : cases)
+      for (bool affine : {false, true}) {
+        const Shape cs{c.shape[1]};
+        const TensorData x = random_data(c.shape, d, 21, -3, 3);
+        const TensorData g = random_data(c.shape, d, 22);
+        const Param w = param(cs, d, 23, affine), b = param(cs, d, 24, affine);
+        const std::string what = c.shape.to_string() + " groups " + std::to_string(c.groups);
+        expect_close(vk.group_norm(on(vk, x), w.on_vk(vk), b.on_vk(vk), c.groups, 1e-5), vk,
+                     cpu.group_norm(up(cpu, x), w.on_cpu(cpu), b.on_cpu(cpu), c.groups, 1e-5), cpu, d,
+                     "group_norm " + what);
+        expect_prims(vk.group_norm_backward(on(vk, x), w.on_vk(vk), on(vk, g), c.groups, 1e-5), vk,
+                     cpu.group_norm_backward(up(cpu, x), w.on_cpu(cpu), up(cpu, g), c.groups, 1e-5), cpu, d,
+                     "group_norm_backward " + what, kBackwardTol);
+      }
+}
+
+TEST(VulkanNn, BatchNormTrainingAndInferenceMatchTheCpu) {
+  REQUIRE_DEVICE();
+  // [N, C, spatial]: few values per channel (an invocation each), many (a workgroup each), rank 2.
+  const std::vector<Shape> shapes = {Shape{4, 3, 5}, Shape{8, 2, 20}, Shape{5, 3}, Shape{2, 3, 4, 5}};
+  for (DType d : float_dtypes())
+    for (const Shape& s : shapes)
+      for (int mode = 0; mode < 3; ++mode)  // training with running stats, training without, inference
+        for (bool affine : {false, true}) {
+          const bool training = mode < 2, running = mode != 1;
+          const Shape cs{s[1]};
+          const TensorData x = random_data(s, d, 31, -3, 3);
+          const TensorData g = random_data(s, d, 32);
+          const Param w = param(cs, d, 33, affine), b = param(cs, d, 34, affine);
+          const Param rm = param(cs, d, 35, running), rv = param(cs, d, 36, running, 0.5, 2.0);
+          const std::string what = s.to_string() + (training ? " training" : " inference") +
+                                   (running ? " running" : "") + (affine ? " affine" : "");
+          expect_prims(
+              vk.batch_norm(on(vk, x), w.on_vk(vk), b.on_vk(vk), rm.on_vk(vk), rv.on_vk(vk), training, 0.1, 1e-5), vk,
+              cpu.batch_norm(up(cpu, x), w.on_cpu(cpu), b.on_cpu(cpu), rm.on_cpu(cpu), rv.on_cpu(cpu), training, 0.1,
+                             1e-5),
+              cpu, d, "batch_norm " + what);
+          expect_prims(
+              vk.batch_norm_backward(on(vk, x), w.on_vk(vk), rm.on_vk(vk), rv.on_vk(vk), on(vk, g), training, 1e-5), vk,
+              cpu.batch_norm_backward(up(cpu, x), w.on_cpu(cpu), rm.on_cpu(cpu), rv.on_cpu(cpu), up(cpu, g), training,
+                                      1e-5),
+              cpu, d, "batch_norm_backward " + what, kBackwardTol);
+        }
+}
+
+TEST(VulkanNn, NormsOfEmptyTensorsAndViews) {
+  REQUIRE_DEVICE();
+  // No rows: an empty result and zero parameter gradients.
+  Prims r = vk.layer_norm_backward(vk.empty(Shape{0, 5}, DType::F32), vk.full(Shape{5}, Scalar(1.0), DType::F32),
+                                   vk.empty(Shape{0, 5}, DType::F32), 1, 1e-5);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(vk.into_data(r[0]).shape(), (Shape{0, 5}));
+  EXPECT_EQ(vk.into_data(r[1]).to_vec<float>(), std::vector<float>(5, 0.0f));
+  EXPECT_EQ(vk.into_data(r[2]).to_vec<float>(), std::vector<float>(5, 0.0f));
+  EXPECT_EQ(vk.into_data(vk.layer_norm(vk.empty(Shape{3, 0}, DType::F32), nullptr, nullptr, 1, 1e-5)).shape(),
+            (Shape{3, 0}));
+  // A permuted input is read through its view.
+  const TensorData x = random_data(Shape{7, 3, 4}, DType::F32, 41);
+  expect_close(vk.group_norm(vk.permute(on(vk, x), {1, 0, 2}), nullptr, nullptr, 7, 1e-5), vk,
+               cpu.group_norm(cpu.permute(on(cpu, x), {1, 0, 2}), nullptr, nullptr, 7, 1e-5), cpu, DType::F32,
+               "group_norm of a permuted view");
+}
+
 }  // namespace
 }  // namespace burn::vulkan

@@ -20,4 +20,15 @@ inline constexpr uint32_t kRowWorkgroup = 256;
 Defines softmax_defines(DType dtype, bool log, bool rows, bool index64, const DeviceFeatures& features,
                         const std::string& device);
 
+// kernels/norm.comp: the mode and switches of one launch (see the kernel's header).
+enum class NormMode { rows_fwd, rows_bwd, param_sums, ch_stats, ch_apply, ch_grad };
+struct NormVariant {
+  NormMode mode;
+  DType dtype;
+  bool lanes = false;  // an invocation per row/parameter/channel instead of a workgroup
+  bool rms = false, has_w = false, has_b = false, training = false, running = false;
+  bool has_gw = false, has_gb = false, has_su = false, index64 = false;
+};
+Defines norm_defines(const NormVariant& v, const DeviceFeatures& features, const std::string& device);
+
 }  // namespace burn::vulkan
