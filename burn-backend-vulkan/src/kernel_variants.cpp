@@ -160,12 +160,40 @@ void norms(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   }
 }
 
+// kernels/pool.comp: every mode, pooled and adaptive, with each switch.
+void pools(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  for (bool adaptive : {false, true}) {
+    for (PoolMode m : {PoolMode::max_fwd, PoolMode::avg_fwd, PoolMode::avg_bwd, PoolMode::max_bwd_check,
+                       PoolMode::max_bwd, PoolMode::max_bwd_serial}) {
+      PoolVariant v{m, d};
+      v.adaptive = adaptive;
+      add(out, "pool", pool_defines(v, f, kDevice), 256);
+    }
+    PoolVariant v{PoolMode::max_fwd, d};
+    v.adaptive = adaptive;
+    v.with_indices = v.index64 = true;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+    v.mode = PoolMode::max_bwd;
+    v.with_indices = false;
+    v.index_dtype = DType::I32;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+    v.mode = PoolMode::max_bwd_check;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+  }
+  for (PoolMode m : {PoolMode::avg_fwd, PoolMode::avg_bwd}) {
+    PoolVariant v{m, d};
+    v.count_pad = true;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+  }
+}
+
 // The module-op families (ops/nn.hpp): every float dtype the device has.
 void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   for (DType d : {DType::F32, DType::F64, DType::F16}) {
     if (!supported(d, f)) continue;
     softmaxes(out, f, d);
     norms(out, f, d);
+    pools(out, f, d);
   }
 }
 

@@ -41,7 +41,9 @@
   /* module ops (src/ops/activation.cpp, conv.cpp, pool.cpp, norm.cpp, resample.cpp, attention.cpp) */ \
   OP(softmax) OP(log_softmax) \
   OP(layer_norm) OP(layer_norm_backward) OP(rms_norm) OP(rms_norm_backward) OP(group_norm) OP(group_norm_backward) \
-  OP(batch_norm) OP(batch_norm_backward)
+  OP(batch_norm) OP(batch_norm_backward) \
+  OP(max_pool) OP(max_pool_with_indices) OP(max_pool_backward) OP(avg_pool) OP(avg_pool_backward) \
+  OP(adaptive_avg_pool) OP(adaptive_avg_pool_backward) OP(adaptive_max_pool) OP(adaptive_max_pool_backward)
 // clang-format on
 
 namespace burn::vulkan {

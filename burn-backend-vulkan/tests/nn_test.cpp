@@ -293,5 +293,158 @@ TEST(VulkanNn, NormsOfEmptyTensorsAndViews) {
                "group_norm of a permuted view");
 }
 
+// ------------------------------------------------------------------------------------------------ pools
+
+// PoolOptions as the api normalises them: one value per spatial dim, stride defaulting to the kernel.
+PoolOptions pool_options(size_t n, std::vector<int64_t> k, std::vector<int64_t> s = {}, std::vector<int64_t> p = {},
+                         std::vector<int64_t> d = {}, bool ceil = false, std::vector<int64_t> pe = {}) {
+  auto per = [n](std::vector<int64_t> v, int64_t fill) {
+    if (v.empty()) return std::vector<int64_t>(n, fill);
+    if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
+    return v;
+  };
+  PoolOptions o;
+  o.kernel = per(k, 1);
+  o.stride = s.empty() ? o.kernel : per(s, 1);
+  o.padding = per(p, 0);
+  o.padding_end = pe.empty() ? o.padding : per(pe, 0);
+  o.dilation = per(d, 1);
+  o.ceil_mode = ceil;
+  return o;
+}
+
+struct PoolCase {
+  Shape shape;
+  PoolOptions options;
+};
+std::vector<PoolCase> pool_cases() {
+  return {
+      {Shape{2, 2, 9}, pool_options(1, {3})},
+      {Shape{2, 2, 9}, pool_options(1, {2}, {2}, {1}, {}, true)},
+      {Shape{2, 2, 9}, pool_options(1, {3}, {2}, {1}, {2}, false, {0})},
+      {Shape{1, 2, 7, 8}, pool_options(2, {2})},
+      {Shape{1, 2, 7, 8}, pool_options(2, {3}, {2}, {1})},
+      {Shape{1, 2, 7, 8}, pool_options(2, {3, 2}, {2, 1}, {1, 0}, {}, true)},
+      {Shape{1, 2, 7, 8}, pool_options(2, {3}, {1}, {1}, {2})},
+      {Shape{1, 2, 7, 8}, pool_options(2, {3}, {2}, {1, 0}, {}, false, {0, 1})},
+      {Shape{1, 2, 7, 8}, pool_options(2, {2}, {3}, {1}, {}, true)},
+      {Shape{1, 1, 4, 5, 5}, pool_options(3, {2})},
+      {Shape{1, 1, 4, 5, 5}, pool_options(3, {3}, {2}, {1}, {}, true)},
+      {Shape{1, 1, 4, 5, 5}, pool_options(3, {2, 3, 2}, {1}, {}, {1, 1, 2})},
+      {Shape{3, 5, 33, 35}, pool_options(2, {3}, {2}, {1})},  // several workgroups
+  };
+}
+
+bool dilated(const PoolOptions& o) {
+  for (int64_t d : o.dilation)
+    if (d != 1) return true;
+  return false;
+}
+
+TEST(VulkanNn, MaxPoolsWithIndicesAndBackwardMatchTheCpu) {
+  REQUIRE_DEVICE();
+  for (DType d : float_dtypes())
+    for (const PoolCase& c : pool_cases()) {
+      const std::string what = c.shape.to_string() + " kernel " + dims(c.options.kernel) + " stride " +
+                               dims(c.options.stride) + " padding " + dims(c.options.padding) + " dilation " +
+                               dims(c.options.dilation) + (c.options.ceil_mode ? " ceil" : "");
+      const TensorData x = random_data(c.shape, d, 51);
+      expect_close(vk.max_pool(on(vk, x), c.options), vk, cpu.max_pool(up(cpu, x), c.options), cpu, d,
+                   "max_pool " + what);
+      auto [v, i] = vk.max_pool_with_indices(on(vk, x), c.options);
+      auto [cv, ci] = cpu.max_pool_with_indices(up(cpu, x), c.options);
+      expect_close(v, vk, cv, cpu, d, "max_pool_with_indices " + what);
+      EXPECT_TRUE(vk.into_data(i) == cpu.into_data(ci)) << "indices of " << what;
+      const TensorData g = random_data(cv->shape(), d, 52);
+      expect_close(vk.max_pool_backward(on(vk, x), on(vk, g), i, c.options), vk,
+                   cpu.max_pool_backward(up(cpu, x), up(cpu, g), ci, c.options), cpu, d, "max_pool_backward " + what);
+      // i32 indices read as well.
+      Prim i32 = vk.cast(i, DType::I32);
+      expect_close(vk.max_pool_backward(on(vk, x), on(vk, g), i32, c.options), vk,
+                   cpu.max_pool_backward(up(cpu, x), up(cpu, g), ci, c.options), cpu, d,
+                   "max_pool_backward (i32 indices) " + what);
+    }
+}
+
+TEST(VulkanNn, AvgPoolsAndBackwardMatchTheCpu) {
+  REQUIRE_DEVICE();
+  for (DType d : float_dtypes())
+    for (PoolCase c : pool_cases()) {
+      if (dilated(c.options)) continue;  // average pools take no dilation
+      for (bool cip : {true, false}) {
+        c.options.count_include_pad = cip;
+        const std::string what = c.shape.to_string() + " kernel " + dims(c.options.kernel) + " stride " +
+                                 dims(c.options.stride) + " padding " + dims(c.options.padding) +
+                                 (c.options.ceil_mode ? " ceil" : "") + (cip ? " count_include_pad" : "");
+        const TensorData x = random_data(c.shape, d, 53);
+        Prim want = cpu.avg_pool(up(cpu, x), c.options);
+        expect_close(vk.avg_pool(on(vk, x), c.options), vk, want, cpu, d, "avg_pool " + what);
+        const TensorData g = random_data(want->shape(), d, 54);
+        expect_close(vk.avg_pool_backward(on(vk, x), on(vk, g), c.options), vk,
+                     cpu.avg_pool_backward(up(cpu, x), up(cpu, g), c.options), cpu, d, "avg_pool_backward " + what);
+      }
+    }
+}
+
+TEST(VulkanNn, AdaptivePoolsAndBackwardMatchTheCpu) {
+  REQUIRE_DEVICE();
+  const std::vector<std::pair<Shape, Shape>> cases = {{Shape{2, 3, 9}, Shape{4}},
+                                                      {Shape{2, 3, 9}, Shape{13}},
+                                                      {Shape{1, 2, 7, 8}, Shape{3, 5}},
+                                                      {Shape{1, 2, 7, 8}, Shape{1, 1}},
+                                                      {Shape{1, 2, 4, 5, 5}, Shape{2, 3, 2}},
+                                                      {Shape{2, 4, 30, 31}, Shape{7, 6}},
+                                                      {Shape{1, 1, 5, 6}, Shape{10, 12}}};
+  for (DType d : float_dtypes())
+    for (const auto& [s, out] : cases) {
+      const std::string what = s.to_string() + " -> " + out.to_string();
+      const TensorData x = random_data(s, d, 55);
+      Prim want = cpu.adaptive_avg_pool(up(cpu, x), out);
+      expect_close(vk.adaptive_avg_pool(on(vk, x), out), vk, want, cpu, d, "adaptive_avg_pool " + what);
+      const TensorData g = random_data(want->shape(), d, 56);
+      expect_close(vk.adaptive_avg_pool_backward(on(vk, x), on(vk, g)), vk,
+                   cpu.adaptive_avg_pool_backward(up(cpu, x), up(cpu, g)), cpu, d,
+                   "adaptive_avg_pool_backward " + what);
+      auto [v, i] = vk.adaptive_max_pool(on(vk, x), out);
+      auto [cv, ci] = cpu.adaptive_max_pool(up(cpu, x), out);
+      expect_close(v, vk, cv, cpu, d, "adaptive_max_pool " + what);
+      EXPECT_TRUE(vk.into_data(i) == cpu.into_data(ci)) << "indices of adaptive_max_pool " << what;
+      expect_close(vk.adaptive_max_pool_backward(on(vk, x), on(vk, g), i), vk,
+                   cpu.adaptive_max_pool_backward(up(cpu, x), up(cpu, g), ci), cpu, d,
+                   "adaptive_max_pool_backward " + what);
+    }
+}
+
+TEST(VulkanNn, MaxPoolTiesNaNsAndForeignIndices) {
+  REQUIRE_DEVICE();
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  // Ties (the first tap wins), NaNs (a NaN wins, the last one), -inf everywhere in a window.
+  const std::vector<double> v = {1, 1, 0, 1, nan, 2, nan, 3, -inf, -inf, -inf, -inf, 5, 5, 5, 4};
+  const TensorData x = TensorData::from_vector(v, Shape{1, 1, 4, 4}).convert(DType::F32);
+  for (const PoolOptions& o : {pool_options(2, {2}), pool_options(2, {3}, {1}, {1}), pool_options(2, {2}, {1})}) {
+    auto [a, ai] = vk.max_pool_with_indices(on(vk, x), o);
+    auto [b, bi] = cpu.max_pool_with_indices(on(cpu, x), o);
+    EXPECT_TRUE(vk.into_data(ai) == cpu.into_data(bi)) << "kernel " << dims(o.kernel);
+    const std::vector<float> av = vk.into_data(a).to_vec<float>(), bv = cpu.into_data(b).to_vec<float>();
+    ASSERT_EQ(av.size(), bv.size());
+    for (size_t k = 0; k < av.size(); ++k)
+      EXPECT_TRUE(av[k] == bv[k] || (std::isnan(av[k]) && std::isnan(bv[k]))) << k << ": " << av[k] << " " << bv[k];
+  }
+  // Indices that are not their window's (all 0, or reversed): the cpu scatters them anyway, so does the device.
+  const PoolOptions o = pool_options(2, {2});
+  const TensorData g = random_data(Shape{1, 1, 2, 2}, DType::F32, 57);
+  for (const std::vector<int64_t>& idx : {std::vector<int64_t>{0, 0, 0, 0}, std::vector<int64_t>{15, 10, 5, 0}}) {
+    const TensorData it = TensorData::from_vector(idx, Shape{1, 1, 2, 2});
+    expect_close(vk.max_pool_backward(on(vk, x), on(vk, g), on(vk, it), o), vk,
+                 cpu.max_pool_backward(on(cpu, x), on(cpu, g), on(cpu, it), o), cpu, DType::F32,
+                 "max_pool_backward with foreign indices");
+  }
+  // An index outside the plane is an IndexError at the next read, and the device stays usable.
+  const TensorData bad = TensorData::from_vector(std::vector<int64_t>{0, 16, 1, 2}, Shape{1, 1, 2, 2});
+  EXPECT_THROW(vk.into_data(vk.max_pool_backward(on(vk, x), on(vk, g), on(vk, bad), o)), IndexError);
+  EXPECT_THROW(cpu.max_pool_backward(on(cpu, x), on(cpu, g), on(cpu, bad), o), IndexError);
+  EXPECT_EQ(vk.into_data(vk.max_pool(on(vk, x), o)).shape(), (Shape{1, 1, 2, 2}));
+}
+
 }  // namespace
 }  // namespace burn::vulkan

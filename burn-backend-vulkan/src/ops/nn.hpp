@@ -31,4 +31,15 @@ struct NormVariant {
 };
 Defines norm_defines(const NormVariant& v, const DeviceFeatures& features, const std::string& device);
 
+// kernels/pool.comp: the mode and switches of one launch (see the kernel's header).
+enum class PoolMode { max_fwd, avg_fwd, avg_bwd, max_bwd_check, max_bwd, max_bwd_serial };
+struct PoolVariant {
+  PoolMode mode;
+  DType dtype;
+  bool adaptive = false, with_indices = false, count_pad = false;
+  DType index_dtype = DType::I64;  // the indices max_pool writes (i64) or a backward op reads (i64 or i32)
+  bool index64 = false;
+};
+Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const std::string& device);
+
 }  // namespace burn::vulkan
