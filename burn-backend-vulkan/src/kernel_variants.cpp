@@ -194,6 +194,8 @@ void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     softmaxes(out, f, d);
     norms(out, f, d);
     pools(out, f, d);
+    for (bool backward : {false, true})
+      for (bool wide : {false, true}) add(out, "resample", resample_defines(d, backward, wide, f, kDevice), 256);
   }
 }
 

@@ -446,5 +446,34 @@ TEST(VulkanNn, MaxPoolTiesNaNsAndForeignIndices) {
   EXPECT_EQ(vk.into_data(vk.max_pool(on(vk, x), o)).shape(), (Shape{1, 1, 2, 2}));
 }
 
+// ------------------------------------------------------------------------------------------- resample
+
+TEST(VulkanNn, InterpolateAndBackwardMatchTheCpu) {
+  REQUIRE_DEVICE();
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {Shape{2, 3, 7}, Shape{14}},         {Shape{2, 3, 7}, Shape{5}},        {Shape{2, 3, 7}, Shape{1}},
+      {Shape{1, 2, 5, 6}, Shape{9, 4}},    {Shape{1, 2, 5, 6}, Shape{3, 12}}, {Shape{1, 2, 3, 4, 5}, Shape{5, 3, 7}},
+      {Shape{2, 3, 20, 24}, Shape{37, 50}}};
+  for (DType d : float_dtypes())
+    for (const auto& [s, out] : cases)
+      for (InterpolateMode mode : {InterpolateMode::Nearest, InterpolateMode::Linear, InterpolateMode::Cubic})
+        for (bool align : {false, true}) {
+          if (mode == InterpolateMode::Cubic && s.rank() == 5) continue;  // bicubic is 2-D at most
+          if (mode == InterpolateMode::Nearest && align) continue;        // ignored by nearest
+          InterpolateOptions o;
+          o.mode = mode;
+          o.align_corners = align;
+          const std::string what = s.to_string() + " -> " + out.to_string() + " mode " +
+                                   std::to_string(static_cast<int>(mode)) + (align ? " align_corners" : "");
+          const TensorData x = random_data(s, d, 61);
+          Prim want = cpu.interpolate(up(cpu, x), out, o);
+          expect_close(vk.interpolate(on(vk, x), out, o), vk, want, cpu, d, "interpolate " + what);
+          const TensorData g = random_data(want->shape(), d, 62);
+          expect_close(vk.interpolate_backward(on(vk, x), on(vk, g), out, o), vk,
+                       cpu.interpolate_backward(up(cpu, x), up(cpu, g), out, o), cpu, d, "interpolate_backward " + what,
+                       Tol{2e-5, 1e-12, 1e-2});
+        }
+}
+
 }  // namespace
 }  // namespace burn::vulkan

@@ -42,4 +42,8 @@ struct PoolVariant {
 };
 Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const std::string& device);
 
+// kernels/resample.comp: interpolate (forward) or interpolate_backward.
+Defines resample_defines(DType dtype, bool backward, bool index64, const DeviceFeatures& features,
+                         const std::string& device);
+
 }  // namespace burn::vulkan
