@@ -104,8 +104,13 @@ void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
-void add(std::vector<KernelVariant>& out, const char* kernel, Defines d, uint32_t wg_x = nn::kRowWorkgroup) {
-  out.push_back({kernel, with_workgroup(std::move(d), wg_x), {}});
+void add(std::vector<KernelVariant>& out, const char* kernel, Defines d, uint32_t wg_x = nn::kRowWorkgroup,
+         uint32_t wg_y = 1) {
+  d = with_workgroup(std::move(d), wg_x);
+  if (wg_y != 1)
+    for (auto& [k, v] : d)
+      if (k == "WG_Y") v = std::to_string(wg_y);
+  out.push_back({kernel, std::move(d), {}});
 }
 
 void softmaxes(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
@@ -187,6 +192,31 @@ void pools(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   }
 }
 
+// kernels/conv.comp: every product on both GEMM shapes, with the tile sizes of a wide and a narrow product
+// on a GPU-like and a CPU-like profile, and the bias gradient.
+void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  DeviceProfile gpu, cpu_like;
+  gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  cpu_like.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  for (DeviceProfile* p : {&gpu, &cpu_like}) {
+    p->limits.max_workgroup_invocations = 1024;
+    p->limits.max_workgroup_size = {1024, 1024, 64};
+    p->limits.max_shared_memory = 32768;
+  }
+  const uint32_t acc = d == DType::F64 ? 8 : 4;
+  for (ConvMode m : {ConvMode::forward, ConvMode::grad_input, ConvMode::grad_weight})
+    for (bool tiled : {false, true})
+      for (int64_t cols : {64, 3, 9}) {
+        ConvVariant v{m, d};
+        v.tiled = tiled;
+        v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, cols == 9 ? 1 : 1000, cols, acc);
+        v.has_bias = m != ConvMode::grad_weight && cols == 64;
+        v.index64 = cols == 3;
+        add(out, "conv", conv_defines(v, f, kDevice), v.tiles.wg_x, v.tiles.wg_y);
+      }
+  add(out, "conv", conv_defines(ConvVariant{ConvMode::bias_grad, d}, f, kDevice));
+}
+
 // The module-op families (ops/nn.hpp): every float dtype the device has.
 void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   for (DType d : {DType::F32, DType::F64, DType::F16}) {
@@ -194,6 +224,7 @@ void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     softmaxes(out, f, d);
     norms(out, f, d);
     pools(out, f, d);
+    convs(out, f, d);
     for (bool backward : {false, true})
       for (bool wide : {false, true}) add(out, "resample", resample_defines(d, backward, wide, f, kDevice), 256);
   }

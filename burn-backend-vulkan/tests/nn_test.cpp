@@ -475,5 +475,136 @@ TEST(VulkanNn, InterpolateAndBackwardMatchTheCpu) {
         }
 }
 
+// ------------------------------------------------------------------------------------------------- convs
+
+std::vector<int64_t> per_dim(std::vector<int64_t> v, size_t n, int64_t fill) {
+  if (v.empty()) return std::vector<int64_t>(n, fill);
+  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
+  return v;
+}
+
+// ConvOptions as the api normalises them.
+ConvOptions conv_options(size_t n, std::vector<int64_t> s = {}, std::vector<int64_t> p = {},
+                         std::vector<int64_t> d = {}, int64_t groups = 1, std::vector<int64_t> pe = {}) {
+  ConvOptions o;
+  o.stride = per_dim(s, n, 1);
+  o.padding = per_dim(p, n, 0);
+  o.padding_end = pe.empty() ? o.padding : per_dim(pe, n, 0);
+  o.dilation = per_dim(d, n, 1);
+  o.groups = groups;
+  return o;
+}
+
+ConvTransposeOptions transpose_options(size_t n, std::vector<int64_t> s = {}, std::vector<int64_t> p = {},
+                                       std::vector<int64_t> d = {}, int64_t groups = 1, std::vector<int64_t> po = {}) {
+  ConvTransposeOptions o;
+  o.stride = per_dim(s, n, 1);
+  o.padding = per_dim(p, n, 0);
+  o.padding_out = per_dim(po, n, 0);
+  o.dilation = per_dim(d, n, 1);
+  o.groups = groups;
+  return o;
+}
+
+const Tol kConvTol{1e-4, 1e-11, 1.5e-2};
+
+// Both GEMM shapes of kernels/conv.comp: the profile's backend and the one forced to the other shape.
+std::vector<std::pair<const char*, VulkanBackend*>> conv_backends(Backends& bk) {
+  const bool tiled = bk.ctx->profile().features.shared_memory_gemm;
+  return {{tiled ? "tiled" : "register-blocked", bk.vk.get()}, {tiled ? "register-blocked" : "tiled", bk.tiled.get()}};
+}
+
+struct ConvCase {
+  Shape x, w;
+  ConvOptions options;
+  bool bias;
+};
+
+TEST(VulkanNn, ConvForwardAndBackwardMatchTheCpuOnBothGemmShapes) {
+  REQUIRE_DEVICE();
+  const std::vector<ConvCase> cases = {
+      {Shape{2, 3, 11}, Shape{4, 3, 3}, conv_options(1), true},
+      {Shape{2, 3, 11}, Shape{4, 3, 3}, conv_options(1, {2}, {1}, {2}, 1, {0}), false},
+      {Shape{2, 4, 7, 8}, Shape{6, 2, 3, 3}, conv_options(2, {2, 1}, {1, 0}, {1, 2}, 2), true},
+      {Shape{1, 6, 9, 9}, Shape{6, 1, 3, 3}, conv_options(2, {1}, {1}, {}, 6), true},  // depthwise
+      {Shape{2, 5, 4, 4}, Shape{7, 5, 1, 1}, conv_options(2), false},                  // pointwise
+      {Shape{1, 3, 6, 7}, Shape{2, 3, 3, 3}, conv_options(2, {1}, {1, 1}, {}, 1, {0, 2}), true},
+      {Shape{1, 2, 5, 6, 5}, Shape{3, 2, 2, 3, 2}, conv_options(3, {1, 2, 1}, {1, 0, 1}), true},
+      {Shape{2, 8, 17, 19}, Shape{16, 8, 3, 3}, conv_options(2, {1}, {1}), true},  // several tiles
+      {Shape{3, 2, 4, 4}, Shape{5, 2, 4, 4}, conv_options(2, {2}, {2}), false},    // a kernel larger than stride
+  };
+  for (auto [kernel, be] : conv_backends(*bk))
+    for (DType d : float_dtypes())
+      for (const ConvCase& c : cases) {
+        if (d == DType::F16 && be != &vk) continue;  // f16 on one GEMM shape: fewer kernels to compile
+        const std::string what = std::string(kernel) + " x " + c.x.to_string() + " w " + c.w.to_string() + " stride " +
+                                 dims(c.options.stride) + " padding " + dims(c.options.padding) + "/" +
+                                 dims(c.options.padding_end) + " dilation " + dims(c.options.dilation) + " groups " +
+                                 std::to_string(c.options.groups);
+        const TensorData x = random_data(c.x, d, 71), w = random_data(c.w, d, 72);
+        const Param b = param(Shape{c.w[0]}, d, 73, c.bias);
+        Prim want = cpu.conv(up(cpu, x), up(cpu, w), b.on_cpu(cpu), c.options);
+        expect_close(be->conv(on(*be, x), on(*be, w), b.on_vk(*be), c.options), *be, want, cpu, d, "conv " + what,
+                     kConvTol);
+        const TensorData g = random_data(want->shape(), d, 74);
+        expect_prims(be->conv_backward(on(*be, x), on(*be, w), on(*be, g), c.options, true), *be,
+                     cpu.conv_backward(up(cpu, x), up(cpu, w), up(cpu, g), c.options, true), cpu, d,
+                     "conv_backward " + what, kConvTol);
+      }
+}
+
+struct TransposeCase {
+  Shape x, w;
+  ConvTransposeOptions options;
+  bool bias;
+};
+
+TEST(VulkanNn, ConvTransposeForwardAndBackwardMatchTheCpuOnBothGemmShapes) {
+  REQUIRE_DEVICE();
+  const std::vector<TransposeCase> cases = {
+      {Shape{2, 4, 5}, Shape{4, 3, 3}, transpose_options(1, {2}, {1}, {}, 1, {1}), true},
+      {Shape{2, 3, 6}, Shape{3, 2, 4}, transpose_options(1), false},
+      {Shape{1, 4, 4, 5}, Shape{4, 2, 3, 3}, transpose_options(2, {2}, {1, 0}, {1, 2}, 2, {1, 0}), true},
+      {Shape{1, 2, 3, 3, 3}, Shape{2, 2, 2, 2, 2}, transpose_options(3, {2}), true},
+      {Shape{2, 6, 5, 5}, Shape{6, 1, 3, 3}, transpose_options(2, {1}, {1}, {}, 6), false},  // depthwise
+  };
+  for (auto [kernel, be] : conv_backends(*bk))
+    for (DType d : float_dtypes())
+      for (const TransposeCase& c : cases) {
+        if (d == DType::F16 && be != &vk) continue;
+        const std::string what = std::string(kernel) + " x " + c.x.to_string() + " w " + c.w.to_string() + " stride " +
+                                 dims(c.options.stride) + " padding " + dims(c.options.padding) + " dilation " +
+                                 dims(c.options.dilation) + " groups " + std::to_string(c.options.groups);
+        const TensorData x = random_data(c.x, d, 81), w = random_data(c.w, d, 82);
+        const Param b = param(Shape{c.w[1] * c.options.groups}, d, 83, c.bias);
+        Prim want = cpu.conv_transpose(up(cpu, x), up(cpu, w), b.on_cpu(cpu), c.options);
+        expect_close(be->conv_transpose(on(*be, x), on(*be, w), b.on_vk(*be), c.options), *be, want, cpu, d,
+                     "conv_transpose " + what, kConvTol);
+        const TensorData g = random_data(want->shape(), d, 84);
+        for (bool bias_grad : {true, false})
+          expect_prims(be->conv_transpose_backward(on(*be, x), on(*be, w), on(*be, g), c.options, bias_grad), *be,
+                       cpu.conv_transpose_backward(up(cpu, x), up(cpu, w), up(cpu, g), c.options, bias_grad), cpu, d,
+                       "conv_transpose_backward " + what, kConvTol);
+      }
+}
+
+TEST(VulkanNn, ConvOfViewsAndEmptyBatches) {
+  REQUIRE_DEVICE();
+  // A permuted input and a flipped weight are read through their views.
+  const TensorData x = random_data(Shape{5, 2, 3, 6}, DType::F32, 91),
+                   w = random_data(Shape{4, 3, 2, 2}, DType::F32, 92);
+  const ConvOptions o = conv_options(2, {1}, {1});
+  expect_close(vk.conv(vk.permute(on(vk, x), {1, 2, 0, 3}), vk.flip(on(vk, w), {2}), nullptr, o), vk,
+               cpu.conv(cpu.permute(on(cpu, x), {1, 2, 0, 3}), cpu.flip(on(cpu, w), {2}), nullptr, o), cpu, DType::F32,
+               "conv of views", kConvTol);
+  // No images: empty results, and zero weight and bias gradients.
+  const TensorData e = TensorData::from_vector(std::vector<float>{}, Shape{0, 3, 5, 5});
+  const TensorData ge = TensorData::from_vector(std::vector<float>{}, Shape{0, 4, 5, 5});
+  const TensorData w3 = random_data(Shape{4, 3, 3, 3}, DType::F32, 93);
+  expect_prims(vk.conv_backward(on(vk, e), on(vk, w3), on(vk, ge), o, true), vk,
+               cpu.conv_backward(on(cpu, e), on(cpu, w3), on(cpu, ge), o, true), cpu, DType::F32,
+               "conv_backward of an empty batch");
+}
+
 }  // namespace
 }  // namespace burn::vulkan

@@ -46,4 +46,21 @@ Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const
 Defines resample_defines(DType dtype, bool backward, bool index64, const DeviceFeatures& features,
                          const std::string& device);
 
+// kernels/conv.comp: the product (see the kernel's header), its GEMM shape and switches.
+enum class ConvMode { forward, grad_input, grad_weight, bias_grad };
+// A workgroup of wg_x x wg_y invocations, each computing tm x tn outputs; the tiled kernel steps by bk.
+struct ConvTiles {
+  uint32_t wg_x = 1, wg_y = 1, tm = 1, tn = 1, bk = 0;
+};
+// Sized to the product (rows x cols) and the device's limits, for sums of acc_bytes (4 or 8).
+ConvTiles conv_tiles(const DeviceProfile& profile, bool tiled, int64_t rows, int64_t cols, uint32_t acc_bytes);
+struct ConvVariant {
+  ConvMode mode;
+  DType dtype;
+  bool tiled = false;  // the shared-memory tiles (the profile's shared_memory_gemm), else register blocking
+  bool has_bias = false, index64 = false;
+  ConvTiles tiles;
+};
+Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const std::string& device);
+
 }  // namespace burn::vulkan
