@@ -217,6 +217,23 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   add(out, "conv", conv_defines(ConvVariant{ConvMode::bias_grad, d}, f, kDevice));
 }
 
+// kernels/attention.comp: narrow and wide heads, a query wider than the registers, on a GPU-like and a
+// CPU-like profile.
+void attentions(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  DeviceProfile gpu, cpu_like;
+  gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  cpu_like.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  for (DeviceProfile* p : {&gpu, &cpu_like}) {
+    p->limits.max_workgroup_invocations = 1024;
+    p->limits.max_shared_memory = 32768;
+  }
+  for (const DeviceProfile* p : {&gpu, &cpu_like})
+    for (auto [e, ev] : {std::pair<int64_t, int64_t>{16, 16}, {64, 200}, {200, 8}}) {
+      const AttentionShape a = attention_shape(*p, e, ev, d);
+      add(out, "attention", attention_defines(d, a, e == 200, f, kDevice), a.workgroup);
+    }
+}
+
 // The module-op families (ops/nn.hpp): every float dtype the device has.
 void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   for (DType d : {DType::F32, DType::F64, DType::F16}) {
@@ -225,6 +242,7 @@ void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     norms(out, f, d);
     pools(out, f, d);
     convs(out, f, d);
+    attentions(out, f, d);
     for (bool backward : {false, true})
       for (bool wide : {false, true}) add(out, "resample", resample_defines(d, backward, wide, f, kDevice), 256);
   }

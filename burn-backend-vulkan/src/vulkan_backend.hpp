@@ -44,7 +44,7 @@
   OP(batch_norm) OP(batch_norm_backward) \
   OP(max_pool) OP(max_pool_with_indices) OP(max_pool_backward) OP(avg_pool) OP(avg_pool_backward) \
   OP(adaptive_avg_pool) OP(adaptive_avg_pool_backward) OP(adaptive_max_pool) OP(adaptive_max_pool_backward) \
-  OP(interpolate) OP(interpolate_backward)
+  OP(interpolate) OP(interpolate_backward) OP(attention)
 // clang-format on
 
 namespace burn::vulkan {

@@ -63,4 +63,15 @@ struct ConvVariant {
 };
 Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const std::string& device);
 
+// kernels/attention.comp: queries per workgroup, the register capacity D (a power of two >= E and Ev, at
+// most 128; wider value rows take several passes, a wider query is read from memory: q_global) and the
+// keys per staged block, sized to the device's shared memory.
+struct AttentionShape {
+  uint32_t workgroup = 64, d = 8, kb = 16;
+  bool q_global = false;
+};
+AttentionShape attention_shape(const DeviceProfile& profile, int64_t e, int64_t ev, DType dtype);
+Defines attention_defines(DType dtype, const AttentionShape& a, bool index64, const DeviceFeatures& features,
+                          const std::string& device);
+
 }  // namespace burn::vulkan
