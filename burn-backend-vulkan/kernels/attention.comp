@@ -9,6 +9,10 @@
 // The output is o / l; a row whose keys are all masked has l = 0 and gives NaN, as the cpu.
 // The query row and the output accumulators live in registers of D values: value columns beyond D are
 // done in further passes over the keys; QGLOBAL (E > D) reads the query and the keys from memory instead.
+// Loops over the keys of a block stay loops ([[dont_unroll]]): unrolled KB x D bodies took LLVM minutes to
+// compile on lavapipe. Loops over D unroll, so that q and o stay in registers.
+#extension GL_EXT_control_flow_attributes : require
+
 #define ACC Q_C
 
 layout(push_constant) uniform Push {
@@ -82,7 +86,7 @@ void main() {
           BARRIER();
           ACC s[KB];
           ACC bmax = ninf;
-          for (int jj = 0; jj < KB; ++jj) {
+          [[dont_unroll]] for (int jj = 0; jj < KB; ++jj) {
             ACC sc = ninf;
             const int j = j0 + jj;
             if (jj < cols && !(pc.causal != 0 && j > i) &&
@@ -104,17 +108,17 @@ void main() {
             const ACC mnew = m > bmax ? m : bmax;
             const ACC corr = m == ninf ? ACC(0) : b_exp(m - mnew);
             ACC sum = ACC(0);
-            for (int jj = 0; jj < KB; ++jj) {
+            [[dont_unroll]] for (int jj = 0; jj < KB; ++jj) {
               s[jj] = s[jj] == ninf ? ACC(0) : b_exp(s[jj] - mnew);
               sum += s[jj];
             }
             l = l * corr + sum;
             m = mnew;
-            for (int c = 0; c < D; ++c) {
-              if (c >= cw) continue;
-              ACC acc = o[c] * corr;
-              for (int jj = 0; jj < KB; ++jj) acc += s[jj] * Vs[jj * D + c];
-              o[c] = acc;
+            for (int c = 0; c < D; ++c) o[c] *= corr;
+            [[dont_unroll]] for (int jj = 0; jj < KB; ++jj) {
+              const ACC p = s[jj];
+              for (int c = 0; c < D; ++c)
+                if (c < cw) o[c] += p * Vs[jj * D + c];
             }
           }
           BARRIER();
