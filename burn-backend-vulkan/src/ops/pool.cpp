@@ -23,6 +23,8 @@ struct PoolGeo {
   int64_t in_len() const { return v[0][0] * v[0][1] * v[0][2]; }
   int64_t out_len() const { return v[1][0] * v[1][1] * v[1][2]; }
   std::vector<uint8_t> block(const char* op) const {
+    nn::i32(in_len(), op, "an input plane of");  // the kernel indexes within a plane in 32 bits
+    nn::i32(out_len(), op, "an output plane of");
     std::vector<int32_t> b;
     for (const auto& row : v)
       for (int64_t e : row) b.push_back(nn::i32(e, op, "a pool size"));

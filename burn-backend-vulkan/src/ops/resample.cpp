@@ -88,6 +88,8 @@ Prim run(const VulkanBackend& be, const VkPtr& x, const VkPtr& g, const Shape& o
     throw ShapeError(op, "grad_out " + g->shape().to_string() + " does not match the output " + os.to_string());
   VkPtr y = be.alloc(backward ? s : os, x->dtype());
   if (y->shape().num_elements() == 0 || os.num_elements() == 0 || s.num_elements() == 0) return y;
+  nn::i32(t[0].in * t[1].in * t[2].in, op, "an input plane of");  // the kernel indexes planes in 32 bits
+  nn::i32(t[0].out * t[1].out * t[2].out, op, "an output plane of");
   const Tables tb = backward ? backward_tables(t, op) : forward_tables(t, op);
   Context& ctx = be.context();
   Dispatch dp(ctx, "resample", op);
