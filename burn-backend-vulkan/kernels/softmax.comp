@@ -15,11 +15,12 @@ layout(push_constant) uniform Push {
 
 #define ACC X_C
 
-ACC finish(ACC x, ACC m, ACC s, ACC inv_or_log) {
+// y from x, the row's max m and k = 1 / s (softmax) or log(s) (log_softmax).
+ACC finish(ACC x, ACC m, ACC k) {
 #ifdef LOG
-  return (x - m) - inv_or_log;
+  return (x - m) - k;
 #else
-  return b_exp(x - m) * inv_or_log;
+  return b_exp(x - m) * k;
 #endif
 }
 
@@ -40,7 +41,7 @@ void main() {
 #else
     const ACC k = ACC(1) / s;
 #endif
-    for (idx_t j = t; j < n; j += WG_X) STORE(Y, base + j, finish(LOAD(X, base + j), m, s, k));
+    for (idx_t j = t; j < n; j += WG_X) STORE(Y, base + j, finish(LOAD(X, base + j), m, k));
   }
 #else
   const idx_t inner = idx_t(pc.inner);
@@ -56,7 +57,7 @@ void main() {
 #else
     const ACC k = ACC(1) / s;
 #endif
-    for (idx_t j = 0; j < n; ++j) STORE(Y, base + j * inner, finish(LOAD(X, base + j * inner), m, s, k));
+    for (idx_t j = 0; j < n; ++j) STORE(Y, base + j * inner, finish(LOAD(X, base + j * inner), m, k));
   }
 #endif
 }
