@@ -92,6 +92,10 @@ idx_t gid() {
   return idx_t(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * idx_t(WG_X) + idx_t(gl_LocalInvocationID.x);
 }
 idx_t gstride() { return idx_t(gl_NumWorkGroups.x) * idx_t(gl_NumWorkGroups.y) * idx_t(WG_X); }
+// The same for a grid of workgroups that each take one item (a row, a channel): the workgroup walks
+// [group_id(), n) in steps of group_stride(); uniform within the workgroup, so barriers may follow.
+idx_t group_id() { return idx_t(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x); }
+idx_t group_stride() { return idx_t(gl_NumWorkGroups.x) * idx_t(gl_NumWorkGroups.y); }
 
 // The element offset of flat row-major index i of a strided view, from a layout block holding the shape
 // (RANK entries) at `shape` and the view's strides (RANK entries) at `strides`, both indices into IdxBuf L.

@@ -8,6 +8,7 @@
 #include "ops/creation.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
+#include "ops/nn.hpp"
 
 namespace burn::vulkan {
 
@@ -190,6 +191,150 @@ void gemm(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
+void add(std::vector<KernelVariant>& out, const char* kernel, Defines d, uint32_t wg_x = nn::kRowWorkgroup,
+         uint32_t wg_y = 1) {
+  d = with_workgroup(std::move(d), wg_x);
+  if (wg_y != 1)
+    for (auto& [k, v] : d)
+      if (k == "WG_Y") v = std::to_string(wg_y);
+  out.push_back({kernel, std::move(d), {}});
+}
+
+void softmaxes(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  for (bool log : {false, true})
+    for (bool rows : {false, true}) add(out, "softmax", softmax_defines(d, log, rows, rows, f, kDevice));
+}
+
+// kernels/norm.comp: each mode as the launchers run it, by rows and by lanes where both occur.
+void norms(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  auto norm = [&](const NormVariant& v) { add(out, "norm", norm_defines(v, f, kDevice)); };
+  for (bool lanes : {false, true}) {
+    NormVariant v{NormMode::rows_fwd, d};
+    v.lanes = lanes;
+    v.has_w = v.has_b = true;
+    norm(v);  // layer and group norm
+    v.has_b = false;
+    v.rms = true;
+    norm(v);
+    v.has_w = false;
+    v.index64 = true;
+    norm(v);
+    NormVariant b{NormMode::rows_bwd, d};
+    b.lanes = lanes;
+    b.has_w = true;
+    norm(b);
+    b.rms = true;
+    b.has_w = false;
+    norm(b);
+    NormVariant p{NormMode::param_sums, d};
+    p.lanes = lanes;
+    p.has_gw = p.has_gb = true;
+    norm(p);
+    p.has_su = true;
+    norm(p);
+    p.has_gw = p.has_su = false;
+    norm(p);
+    NormVariant st{NormMode::ch_stats, d};
+    st.lanes = lanes;
+    st.training = st.running = true;
+    norm(st);
+    st.running = false;
+    norm(st);
+  }
+  norm(NormVariant{NormMode::ch_stats, d});  // inference: the running statistics
+  for (bool affine : {false, true}) {
+    NormVariant a{NormMode::ch_apply, d};
+    a.has_w = a.has_b = affine;
+    norm(a);
+    NormVariant g{NormMode::ch_grad, d};
+    g.has_w = g.training = affine;
+    norm(g);
+  }
+}
+
+// kernels/pool.comp: every mode, pooled and adaptive, with each switch.
+void pools(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  for (bool adaptive : {false, true}) {
+    for (PoolMode m : {PoolMode::max_fwd, PoolMode::avg_fwd, PoolMode::avg_bwd, PoolMode::max_bwd_check,
+                       PoolMode::max_bwd, PoolMode::max_bwd_serial}) {
+      PoolVariant v{m, d};
+      v.adaptive = adaptive;
+      add(out, "pool", pool_defines(v, f, kDevice), 256);
+    }
+    PoolVariant v{PoolMode::max_fwd, d};
+    v.adaptive = adaptive;
+    v.with_indices = v.index64 = true;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+    v.mode = PoolMode::max_bwd;
+    v.with_indices = false;
+    v.index_dtype = DType::I32;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+    v.mode = PoolMode::max_bwd_check;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+  }
+  for (PoolMode m : {PoolMode::avg_fwd, PoolMode::avg_bwd}) {
+    PoolVariant v{m, d};
+    v.count_pad = true;
+    add(out, "pool", pool_defines(v, f, kDevice), 256);
+  }
+}
+
+// kernels/conv.comp: every product on both GEMM shapes, with the tile sizes of a wide and a narrow product
+// on a GPU-like and a CPU-like profile, and the bias gradient.
+void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  DeviceProfile gpu, cpu_like;
+  gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  cpu_like.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  for (DeviceProfile* p : {&gpu, &cpu_like}) {
+    p->limits.max_workgroup_invocations = 1024;
+    p->limits.max_workgroup_size = {1024, 1024, 64};
+    p->limits.max_shared_memory = 32768;
+  }
+  const uint32_t acc = d == DType::F64 ? 8 : 4;
+  for (ConvMode m : {ConvMode::forward, ConvMode::grad_input, ConvMode::grad_weight})
+    for (bool tiled : {false, true})
+      for (int64_t cols : {64, 3, 9}) {
+        ConvVariant v{m, d};
+        v.tiled = tiled;
+        v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, cols == 9 ? 1 : 1000, cols, acc);
+        v.has_bias = m != ConvMode::grad_weight && cols == 64;
+        v.index64 = cols == 3;
+        add(out, "conv", conv_defines(v, f, kDevice), v.tiles.wg_x, v.tiles.wg_y);
+      }
+  add(out, "conv", conv_defines(ConvVariant{ConvMode::bias_grad, d}, f, kDevice));
+}
+
+// kernels/attention.comp: narrow and wide heads, a query wider than the registers, on a GPU-like and a
+// CPU-like profile.
+void attentions(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
+  DeviceProfile gpu, cpu_like;
+  gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  cpu_like.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  for (DeviceProfile* p : {&gpu, &cpu_like}) {
+    p->limits.max_workgroup_invocations = 1024;
+    p->limits.max_shared_memory = 32768;
+  }
+  for (const DeviceProfile* p : {&gpu, &cpu_like})
+    for (auto [e, ev] : {std::pair<int64_t, int64_t>{16, 16}, {64, 200}, {200, 8}}) {
+      const AttentionShape a = attention_shape(*p, e, ev, d);
+      add(out, "attention", attention_defines(d, a, e == 200, f, kDevice), a.workgroup);
+    }
+}
+
+// The module-op families (ops/nn.hpp): every float dtype the device has.
+void module_ops(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
+  for (DType d : {DType::F32, DType::F64, DType::F16}) {
+    if (!supported(d, f)) continue;
+    softmaxes(out, f, d);
+    norms(out, f, d);
+    pools(out, f, d);
+    convs(out, f, d);
+    attentions(out, f, d);
+    for (bool backward : {false, true})
+      for (bool wide : {false, true}) add(out, "resample", resample_defines(d, backward, wide, f, kDevice), 256);
+  }
+}
+
 }  // namespace
 
 std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
@@ -199,6 +344,7 @@ std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
   indexing(out, features);
   gemm(out, features);
   fused(out, features);
+  module_ops(out, features);
   return out;
 }
 

@@ -43,7 +43,14 @@
   OP(is_nan) OP(is_inf) OP(is_finite) \
   /* activation (src/ops/activation.cpp) */ \
   OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
-  OP(hard_sigmoid) OP(elu) OP(selu)
+  OP(hard_sigmoid) OP(elu) OP(selu) \
+  /* module ops (src/ops/activation.cpp, conv.cpp, pool.cpp, norm.cpp, resample.cpp, attention.cpp) */ \
+  OP(softmax) OP(log_softmax) OP(conv) OP(conv_backward) OP(conv_transpose) OP(conv_transpose_backward) \
+  OP(layer_norm) OP(layer_norm_backward) OP(rms_norm) OP(rms_norm_backward) OP(group_norm) OP(group_norm_backward) \
+  OP(batch_norm) OP(batch_norm_backward) \
+  OP(max_pool) OP(max_pool_with_indices) OP(max_pool_backward) OP(avg_pool) OP(avg_pool_backward) \
+  OP(adaptive_avg_pool) OP(adaptive_avg_pool_backward) OP(adaptive_max_pool) OP(adaptive_max_pool_backward) \
+  OP(interpolate) OP(interpolate_backward) OP(attention)
 // clang-format on
 
 namespace burn::vulkan {

@@ -1,0 +1,77 @@
+// The module-op kernel families (softmax, conv, pool, norm, resample, attention): each launcher's
+// *_defines function, shared with the compile-everything test (kernel_variants.cpp) so that it compiles
+// exactly what the ops run. Private to the plugin.
+#pragma once
+
+#include <string>
+
+#include "burn/tensor/backend.hpp"
+#include "runtime/compiler.hpp"
+#include "runtime/profile.hpp"
+
+namespace burn::vulkan {
+
+namespace nn {
+// Invocations of a workgroup that reduces one row (softmax rows, norm rows, channels): a power of two.
+inline constexpr uint32_t kRowWorkgroup = 256;
+}  // namespace nn
+
+// kernels/softmax.comp: `rows` = a workgroup per row (tree reductions), else an invocation per lane.
+Defines softmax_defines(DType dtype, bool log, bool rows, bool index64, const DeviceFeatures& features,
+                        const std::string& device);
+
+// kernels/norm.comp: the mode and switches of one launch (see the kernel's header).
+enum class NormMode { rows_fwd, rows_bwd, param_sums, ch_stats, ch_apply, ch_grad };
+struct NormVariant {
+  NormMode mode;
+  DType dtype;
+  bool lanes = false;  // an invocation per row/parameter/channel instead of a workgroup
+  bool rms = false, has_w = false, has_b = false, training = false, running = false;
+  bool has_gw = false, has_gb = false, has_su = false, index64 = false;
+};
+Defines norm_defines(const NormVariant& v, const DeviceFeatures& features, const std::string& device);
+
+// kernels/pool.comp: the mode and switches of one launch (see the kernel's header).
+enum class PoolMode { max_fwd, avg_fwd, avg_bwd, max_bwd_check, max_bwd, max_bwd_serial };
+struct PoolVariant {
+  PoolMode mode;
+  DType dtype;
+  bool adaptive = false, with_indices = false, count_pad = false;
+  DType index_dtype = DType::I64;  // the indices max_pool writes (i64) or a backward op reads (i64 or i32)
+  bool index64 = false;
+};
+Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const std::string& device);
+
+// kernels/resample.comp: interpolate (forward) or interpolate_backward.
+Defines resample_defines(DType dtype, bool backward, bool index64, const DeviceFeatures& features,
+                         const std::string& device);
+
+// kernels/conv.comp: the product (see the kernel's header), its GEMM shape and switches.
+enum class ConvMode { forward, grad_input, grad_weight, bias_grad };
+// A workgroup of wg_x x wg_y invocations, each computing tm x tn outputs; the tiled kernel steps by bk.
+struct ConvTiles {
+  uint32_t wg_x = 1, wg_y = 1, tm = 1, tn = 1, bk = 0;
+};
+// Sized to the product (rows x cols) and the device's limits, for sums of acc_bytes (4 or 8).
+ConvTiles conv_tiles(const DeviceProfile& profile, bool tiled, int64_t rows, int64_t cols, uint32_t acc_bytes);
+struct ConvVariant {
+  ConvMode mode;
+  DType dtype;
+  bool tiled = false;  // the shared-memory tiles (the profile's shared_memory_gemm), else register blocking
+  bool has_bias = false, index64 = false;
+  ConvTiles tiles;
+};
+Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const std::string& device);
+
+// kernels/attention.comp: queries per workgroup, the register capacity D (a power of two >= E and Ev, at
+// most 128; wider value rows take several passes, a wider query is read from memory: q_global) and the
+// keys per staged block, sized to the device's shared memory.
+struct AttentionShape {
+  uint32_t workgroup = 64, d = 8, kb = 16;
+  bool q_global = false;
+};
+AttentionShape attention_shape(const DeviceProfile& profile, int64_t e, int64_t ev, DType dtype);
+Defines attention_defines(DType dtype, const AttentionShape& a, bool index64, const DeviceFeatures& features,
+                          const std::string& device);
+
+}  // namespace burn::vulkan
