@@ -150,7 +150,7 @@ void indexing(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     for (const char* kind : {"KIND_UNIFORM_FLOAT", "KIND_UNIFORM_INT", "KIND_NORMAL", "KIND_BERNOULLI"}) {
       const std::string_view k = kind;
       if ((k == "KIND_UNIFORM_FLOAT" && !fl) || (k == "KIND_UNIFORM_INT" && fl)) continue;
-      out.push_back({"random", with_workgroup(random_defines(d, kind, d == DType::F64 || !fl)), {}});
+      out.push_back({"random", with_workgroup(random_defines(d, kind, d == DType::F64 || !fl, f, kDevice)), {}});
     }
   }
   {
