@@ -205,9 +205,10 @@ void reduce_family(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
       // A device without subgroup arithmetic folds its rows with the shared-memory tree alone.
       if (!spec.subgroup.empty()) passes(reduce_spec(op, d, no_subgroups, kDevice, name), no_subgroups, true);
     }
-  for (OpId fold : {OpId::sum_dim, OpId::prod_dim, OpId::max_dim, OpId::min_dim})
+  for (OpId scan : {OpId::cumsum, OpId::cumprod, OpId::cummax, OpId::cummin})
     for (DType d : kDtypes) {
-      const char* name = op_info(fold).name;
+      const char* name = op_info(scan).name;
+      const OpId fold = scan_fold(scan);
       if (!accepts([&] { reduce_spec(fold, d, f, kDevice, name); })) continue;
       const ReduceSpec spec = reduce_spec(fold, d, f, kDevice, name);
       out.push_back({"scan", with_workgroup(scan_defines(spec, true, {0, 0}, 1, false, f, kDevice), kReduceGroup), {}});

@@ -69,6 +69,10 @@ inline ReduceSpec reduce_spec(OpId fold, DType dtype, const Context& ctx, const 
   return reduce_spec(fold, dtype, ctx.profile().features, ctx.profile().name, op);
 }
 
+// The fold a scan applies: sum_dim for cumsum, prod_dim for cumprod, max_dim for cummax, min_dim for
+// cummin; Unsupported for any other op.
+OpId scan_fold(OpId scan);
+
 // Which pass of a reduction a launch of kernels/reduce.comp is: FIRST reads the tensor (else partial
 // states), LAST writes the result (else partial states), ROW runs a workgroup per chunk (else an
 // invocation per chunk).

@@ -9,6 +9,16 @@
 
 namespace burn::vulkan {
 
+OpId scan_fold(OpId scan) {
+  switch (scan) {
+    case OpId::cumsum: return OpId::sum_dim;
+    case OpId::cumprod: return OpId::prod_dim;
+    case OpId::cummax: return OpId::max_dim;
+    case OpId::cummin: return OpId::min_dim;
+    default: throw Unsupported(op_info(scan).name, "is not a scan of the Vulkan scan kernel");
+  }
+}
+
 Defines scan_defines(const ReduceSpec& spec, bool blocked, const std::vector<int>& modes, size_t rank, bool index64,
                      const DeviceFeatures& f, const std::string& device) {
   // Y has X's dtype (the tensor's, or the accumulator's when scanning block totals); P the accumulator's.
@@ -61,7 +71,8 @@ void scan_into(const VulkanBackend& be, const ReduceSpec& spec, OpId fold, const
     dp.run_1d(l.count * chunks, kScanLineGroup);
 }
 
-Prim scan(const VulkanBackend& be, OpId op, OpId fold, const Prim& xp, size_t dim) {
+Prim scan(const VulkanBackend& be, OpId op, const Prim& xp, size_t dim) {
+  const OpId fold = scan_fold(op);
   const char* name = op_info(op).name;
   const VkPtr x = be.vk(xp, name);
   check_dim(name, x->shape(), dim);
@@ -73,9 +84,9 @@ Prim scan(const VulkanBackend& be, OpId op, OpId fold, const Prim& xp, size_t di
 
 }  // namespace
 
-Prim VulkanBackend::cumsum(Prim x, size_t dim) { return scan(*this, OpId::cumsum, OpId::sum_dim, x, dim); }
-Prim VulkanBackend::cumprod(Prim x, size_t dim) { return scan(*this, OpId::cumprod, OpId::prod_dim, x, dim); }
-Prim VulkanBackend::cummax(Prim x, size_t dim) { return scan(*this, OpId::cummax, OpId::max_dim, x, dim); }
-Prim VulkanBackend::cummin(Prim x, size_t dim) { return scan(*this, OpId::cummin, OpId::min_dim, x, dim); }
+Prim VulkanBackend::cumsum(Prim x, size_t dim) { return scan(*this, OpId::cumsum, x, dim); }
+Prim VulkanBackend::cumprod(Prim x, size_t dim) { return scan(*this, OpId::cumprod, x, dim); }
+Prim VulkanBackend::cummax(Prim x, size_t dim) { return scan(*this, OpId::cummax, x, dim); }
+Prim VulkanBackend::cummin(Prim x, size_t dim) { return scan(*this, OpId::cummin, x, dim); }
 
 }  // namespace burn::vulkan
