@@ -76,5 +76,7 @@ function(burn_add_plugin)
     # Installed plugins sit in <prefix>/lib/burn/plugins, two levels below libburn-tensor.
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${BURN_PLUGIN_OUTPUT_DIR}
       INSTALL_RPATH "$ORIGIN/../..")
+    # Tests that go over every plugin of the folder (burn-tensor/tests/plugin_elf_test.cpp) depend on these.
+    set_property(GLOBAL APPEND PROPERTY BURN_IN_TREE_PLUGIN_TARGETS ${target})
   endif()
 endfunction()

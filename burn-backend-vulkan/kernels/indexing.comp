@@ -42,7 +42,8 @@ layout(push_constant) uniform Push {
   ADDR Y;
   ADDR faults;
   int64_t lines;
-  int64_t len;
+  int64_t j_begin;  // the part [j_begin, j_end) of every line this dispatch adds (DeviceLimits::max_loop)
+  int64_t j_end;
   int64_t istep;
   int64_t vstep;
   int64_t ostep;
@@ -54,7 +55,7 @@ layout(push_constant) uniform Push {
 void main() {
   for (idx_t l = gid(); l < idx_t(pc.lines); l += gstride()) {
     const idx_t io = OFFSET(I, l), vo = OFFSET(V, l), yo = OFFSET(Y, l);
-    for (int64_t j = 0; j < pc.len; ++j) {
+    for (int64_t j = pc.j_begin; j < pc.j_end; ++j) {
       const I_C raw = LOAD(I, io + CVT(idx_t, j * pc.istep));
       const int64_t k = CVT(int64_t, raw);
       if (raw < CVT(I_C, 0) || k >= pc.dim_size) {

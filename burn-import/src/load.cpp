@@ -58,6 +58,18 @@ bool selected(const std::string& key, const std::optional<std::regex>& select) {
   return std::regex_search(k.begin(), k.end(), *select);
 }
 
+// Why a select pattern that kept nothing is an error (an empty output file is never what was meant):
+// where, the pattern, how many keys it saw and the first few of them (after remapping, as it saw them).
+std::string nothing_selected(const std::string& where, const std::string& pattern, const std::vector<std::string>& keys,
+                             bool remapped) {
+  constexpr size_t kShown = 5;
+  std::string msg = where + ": select pattern '" + pattern + "' matches none of its " + std::to_string(keys.size()) +
+                    " keys" + (remapped ? " (after remapping)" : "");
+  for (size_t i = 0; i < keys.size() && i < kShown; ++i) msg += (i ? ", '" : "; they include '") + keys[i] + "'";
+  if (keys.size() > kShown) msg += ", ...";
+  return msg;
+}
+
 // A 2-d tensor transposed (any dtype: elements are moved as bytes).
 TensorData transpose2(const TensorData& t) {
   const int64_t rows = t.shape()[0], cols = t.shape()[1];
@@ -171,10 +183,14 @@ std::unique_ptr<RecordReader> open(const std::string& path, const LoadOptions& o
   std::vector<size_t> from;
   std::unordered_map<std::string, std::string> origin;  // new name -> old, to name both on a clash
   const auto& all = reader->entries();
+  std::vector<std::string> seen;  // the keys the pattern saw, for the message when it keeps none
   for (size_t i = 0; i < all.size(); ++i) {
     if (all[i].kind == EntryKind::Group) continue;
     std::string key = apply_rules(all[i].path, rules);
-    if (!selected(key, select)) continue;
+    if (!selected(key, select)) {
+      seen.push_back(std::move(key));
+      continue;
+    }
     const auto [it, added] = origin.emplace(key, all[i].path);
     if (!added) {
       throw record::record_error("import.remap", path, key,
@@ -182,6 +198,9 @@ std::unique_ptr<RecordReader> open(const std::string& path, const LoadOptions& o
     }
     leaves.push_back(std::move(key));
     from.push_back(i);
+  }
+  if (select && leaves.empty()) {
+    throw ValueError("import.select", nothing_selected(path, options.select, seen, !rules.empty()));
   }
   return rename_entries(std::move(reader), leaves, from);
 }
@@ -208,12 +227,20 @@ ImportReport load_record_into(nn::ModuleRef m, Record rec, const ModuleImportOpt
     if (!options.load.select.empty()) select = compile(options.load.select, "select pattern");
     Record out;
     out.metadata() = rec.metadata();
+    std::vector<std::string> seen;
     for (const record::FlatEntry& e : rec.flatten()) {
       if (e.value->kind() == EntryKind::Group) continue;
-      const std::string key = apply_rules(e.path, rules);
-      if (!selected(key, select)) continue;
+      std::string key = apply_rules(e.path, rules);
+      if (!selected(key, select)) {
+        seen.push_back(std::move(key));
+        continue;
+      }
       if (out.contains(key)) throw RecordError("import.remap", "two entries are renamed to '" + key + "'");
       out.set(key, *e.value);
+    }
+    if (select && out.empty()) {
+      throw ValueError("import.select",
+                       nothing_selected("the record", options.load.select, seen, !options.load.remap.empty()));
     }
     rec = std::move(out);
   }

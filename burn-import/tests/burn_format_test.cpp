@@ -120,6 +120,31 @@ TEST(Burnpack, TensorsIdsAndMetadata) {
   }
 }
 
+// An aligned file cut short by exactly its metadata padding ends where the first writers' layout
+// would: its tensors are not packed as those writers packed them, so it is refused as truncated,
+// not read with every offset shifted by the padding.
+TEST(Burnpack, AlignedFileCutByItsPaddingIsTruncatedNotReadShifted) {
+  std::ifstream in(fixture("model.bpk"), std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(in)), {});
+  const uint32_t meta = static_cast<uint8_t>(whole[6]) | static_cast<uint8_t>(whole[7]) << 8 |
+                        static_cast<uint8_t>(whole[8]) << 16 |
+                        static_cast<uint32_t>(static_cast<uint8_t>(whole[9])) << 24;
+  const size_t padding = (10 + meta + 255) / 256 * 256 - (10 + meta);
+  ASSERT_GT(padding, 0u);
+  const std::string cut = testing::TempDir() + "cut_by_padding.bpk";
+  std::ofstream(cut, std::ios::binary).write(whole.data(), static_cast<std::streamsize>(whole.size() - padding));
+  try {
+    import::open(cut)->read_all();
+    FAIL() << "a file " << padding << " bytes short was read";
+  } catch (const RecordError& e) {
+    EXPECT_EQ(std::string(e.what()), "[import.burnpack] " + cut + ": the tensors end at byte " +
+                                         std::to_string(whole.size() - 10 - meta - padding) +
+                                         " of the data section, past the end of the " +
+                                         std::to_string(whole.size() - padding) + "-byte file (truncated?)");
+  }
+  std::remove(cut.c_str());
+}
+
 TEST(BurnMpk, ParameterIdsFollowRemapping) {
   import::LoadOptions o;
   o.remap = {{"^layers\\.([0-9]+)\\.", "blocks.$1."}};

@@ -51,6 +51,46 @@ TEST(Load, RemapAndSelectRenameTheRecord) {
   EXPECT_EQ(r.at("fc.weight").tensor().to_vec<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
+// A select pattern that keeps nothing is an error naming the file, the pattern and some keys, not an
+// empty record (`burn convert --select` used to write an empty file).
+TEST(Load, SelectMatchingNothingIsAnErrorNamingThePatternAndSomeKeys) {
+  const std::string file = fixture("small.safetensors");
+  import::LoadOptions o;
+  o.select = "^decoder\\.";
+  try {
+    import::open(file, o);
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_EQ(std::string(e.what()), "[import.select] " + file +
+                                         ": select pattern '^decoder\\.' matches none of its 2 keys; they include "
+                                         "'encoder.linear.weight', 'encoder.linear.bias'");
+  }
+  o.remap = {{"^encoder\\.linear\\.", "fc."}};
+  o.select = "^encoder";  // seen after remapping: matches nothing
+  try {
+    import::load(file, o);
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_EQ(std::string(e.what()), "[import.select] " + file +
+                                         ": select pattern '^encoder' matches none of its 2 keys (after remapping); "
+                                         "they include 'fc.weight', 'fc.bias'");
+  }
+  // The same for a record already read.
+  record::Record r;
+  for (int i = 0; i < 7; ++i) r.set("k" + std::to_string(i), record::Value(int64_t{i}));
+  import::ModuleImportOptions mo;
+  mo.load.select = "^z";
+  nn::Linear fc = nn::LinearConfig{.d_input = 3, .d_output = 2}.init(Device::get("cpu"));
+  try {
+    import::load_record_into(fc, r, mo);
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "[import.select] the record: select pattern '^z' matches none of its 7 keys; "
+              "they include 'k0', 'k1', 'k2', 'k3', 'k4', ...");
+  }
+}
+
 TEST(Load, TwoKeysRenamedToOneIsAnErrorNamingBoth) {
   import::LoadOptions o;
   o.remap = {{"(weight|bias)$", "p"}};

@@ -2,6 +2,8 @@
 // dtype, damaged files, and `burn run-onnx` on the committed conv net against PyTorch's output.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -136,6 +138,38 @@ TEST(RunOnnx, WritesTheOutputsOfTheModel) {
   EXPECT_NE(std::system(missing.c_str()), 0);
   EXPECT_NE(slurp(temp("err.txt").string()).find("needs inputs x"), std::string::npos)
       << slurp(temp("err.txt").string());
+}
+
+// A wrong input is refused before the graph runs, naming the input and both shapes or dtypes; an
+// input given twice is a usage error naming both files.
+TEST(RunOnnx, WrongInputsAreNamedBeforeTheGraphRuns) {
+  const std::string model = std::string(BURN_IMPORT_FIXTURES) + "/onnx/convnet.onnx";
+  auto run = [&](const std::string& args) {
+    const std::string cmd = std::string(BURN_RUN_ONNX) + " " + model + " " + args + " --output-dir " +
+                            temp("wrong").string() + " > " + temp("wrong.txt").string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(temp("wrong.txt").string()));
+  };
+  auto floats = [](const Shape& s) {
+    return TensorData::from_vector(std::vector<float>(static_cast<size_t>(s.num_elements()), 0.5f), s);
+  };
+  import::write_npy(temp("x_dim.npy").string(), floats(Shape{2, 3, 4, 4}));
+  import::write_npy(temp("x_rank.npy").string(), floats(Shape{2, 2, 16}));
+  import::write_npy(temp("x_f64.npy").string(),
+                    TensorData::from_vector(std::vector<double>(64, 0.5), Shape{2, 2, 4, 4}));
+  import::write_npy(temp("x_ok.npy").string(), floats(Shape{2, 2, 4, 4}));
+  const std::string where = "burn run-onnx: [onnx] '" + model + "' input 'x': ";
+  EXPECT_EQ(
+      run("--input x=" + temp("x_dim.npy").string()),
+      std::make_pair(1, where + "shape [2, 3, 4, 4], the model declares [2, 2, 4, 4] (dim 1 is 3, expected 2)\n"));
+  EXPECT_EQ(run("--input x=" + temp("x_rank.npy").string()),
+            std::make_pair(1, where + "shape [2, 2, 16] has rank 3, the model declares [2, 2, 4, 4] (rank 4)\n"));
+  EXPECT_EQ(run("--input x=" + temp("x_f64.npy").string()),
+            std::make_pair(1, where + "dtype f64, the model declares f32 (ONNX FLOAT)\n"));
+  EXPECT_EQ(run("--input x=" + temp("x_ok.npy").string() + " --input x=" + temp("x_dim.npy").string()),
+            std::make_pair(2, "burn run-onnx: input 'x' is given twice (" + temp("x_ok.npy").string() + ", then " +
+                                  temp("x_dim.npy").string() + ") (see --help)\n"));
+  EXPECT_EQ(run("--input x=" + temp("x_ok.npy").string()).first, 0);
 }
 
 }  // namespace

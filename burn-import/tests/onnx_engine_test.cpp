@@ -111,6 +111,40 @@ TEST(OnnxEngine, UnsupportedNodeNamesTheNodeTheOpAndTheOpset) {
   EXPECT_EQ(y, (std::vector<float>{0, 2}));
 }
 
+// Inputs are checked against the graph's declaration before any node runs: a wrong dtype, rank or
+// fixed dim names the input and both values; symbolic and unknown dims match any size.
+TEST(OnnxEngine, InputsAreCheckedAgainstTheirDeclaredShapeAndDtype) {
+  ::onnx::ModelProto proto = one_node_model("Relu", 13);
+  auto* shape = proto.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->add_dim()->set_dim_param("N");
+  shape->add_dim()->set_dim_value(3);
+  shape->add_dim();  // neither a value nor a name: any size
+  const Device cpu = Device::get("cpu");
+  auto m = burn::onnx::OnnxModel::parse(proto.SerializeAsString(), "declared.onnx", {cpu});
+  auto run = [&](const TensorData& d) { return m->forward({api::from_data(cpu, d, api::kind_of(d.dtype()))}); };
+  auto floats = [](const Shape& s) {
+    return TensorData::from_vector(std::vector<float>(static_cast<size_t>(s.num_elements()), -1.f), s);
+  };
+  EXPECT_EQ(api::into_data(run(floats(Shape{2, 3, 1}))[0]).to_vec<float>(), std::vector<float>(6, 0.f));
+  EXPECT_EQ(api::into_data(run(floats(Shape{5, 3, 7}))[0]).shape(), (Shape{5, 3, 7}));
+  auto error_of = [&](const TensorData& d) -> std::string {
+    try {
+      run(d);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(floats(Shape{2, 4, 1})),
+            "[onnx] 'declared.onnx' input 'a': shape [2, 4, 1], the model declares [N, 3, ?] (dim 1 is 4, expected 3)");
+  EXPECT_EQ(error_of(floats(Shape{2, 3})),
+            "[onnx] 'declared.onnx' input 'a': shape [2, 3] has rank 2, the model declares [N, 3, ?] (rank 3)");
+  EXPECT_EQ(error_of(TensorData::from_vector(std::vector<int64_t>(6, 1), Shape{2, 3, 1})),
+            "[onnx] 'declared.onnx' input 'a': dtype i64, the model declares f32 (ONNX FLOAT)");
+  EXPECT_THROW(run(floats(Shape{2, 4, 1})), ShapeError);
+  EXPECT_THROW(run(TensorData::from_vector(std::vector<double>(3, 1.0), Shape{1, 3, 1})), DTypeError);
+}
+
 TEST(OnnxEngine, DamagedFilesGiveRecordErrors) {
   std::ifstream f(kDir + "convnet.onnx", std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(f)), {});

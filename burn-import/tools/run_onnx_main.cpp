@@ -62,10 +62,16 @@ int run(int argc, char** argv) {
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
 
   std::map<std::string, TensorData> given;
+  std::map<std::string, std::string> given_files;  // name -> file, to name both files of a repeated input
   for (const auto& spec : inputs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) throw po::error("--input '" + spec + "' is not NAME=FILE.npy");
-    given[spec.substr(0, eq)] = import::read_npy(spec.substr(eq + 1));
+    const std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+    if (const auto it = given_files.find(name); it != given_files.end()) {
+      throw po::error("input '" + name + "' is given twice (" + it->second + ", then " + file + ")");
+    }
+    given_files[name] = file;
+    given[name] = import::read_npy(file);
   }
   std::vector<TensorHandle> args;
   std::string missing;

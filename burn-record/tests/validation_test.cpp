@@ -15,6 +15,7 @@
 
 #include "burn/record/recorder.hpp"
 #include "file_bytes.hpp"
+#include "load_error.hpp"
 #include "recorder_fixture.hpp"
 #include "sample_record.hpp"
 
@@ -37,16 +38,7 @@ class Validation : public ::testing::Test {
   fs::path dir_;
 };
 
-// The RecordError message of loading `path` (with `recorder`), or "" when it loaded.
-std::string load_error(const std::string& path, const std::string& recorder, Record* loaded = nullptr) {
-  try {
-    Record r = load(path, {.recorder = recorder});
-    if (loaded) *loaded = std::move(r);
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::load_error;
 
 // ---- crafting .bpz files byte by byte, from the spec in the README ----
 

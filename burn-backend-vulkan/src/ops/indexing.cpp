@@ -106,17 +106,25 @@ void run_scatter(const VulkanBackend& be, const VkPtr& out, size_t dim, const Vk
   const Shape lines(std::move(lines_dims));
   Layout l = collapse(lines, {idx->strides(), values->strides(), out->strides()});
   l.index64 = l.index64 || spans_2g(*out) || spans_2g(*values) || spans_2g(*idx);
-  Dispatch dp(ctx, "indexing", op);
-  dp.use(scatter_defines(out->dtype(), idx->dtype(), {l.mode(0), l.mode(1), l.mode(2)}, l.rank(), l.index64,
-                         ctx.profile().features, ctx.profile().name, op));
-  dp.address(*idx, false).address(*values, false).address(*out, true);
-  dp.push_u64(ctx.faults_address());
-  dp.push_i64(lines.num_elements()).push_i64(is[dim]);
-  dp.push_i64(idx->strides()[dim]).push_i64(values->strides()[dim]).push_i64(out->strides()[dim]);
-  dp.push_i64(out->shape()[dim]);
-  dp.layout_block(l);
-  dp.push_i32(static_cast<int32_t>(ctx.fault_tag(op, what)));
-  dp.run_1d(lines.num_elements(), kScatterGroup);
+  // A line longer than one invocation may loop (lavapipe stops loops at 65535 iterations) is added in
+  // parts, one dispatch each, in order: the sums keep the cpu backend's order.
+  const int64_t len = is[dim];
+  const int64_t part = ctx.profile().limits.max_loop ? static_cast<int64_t>(ctx.profile().limits.max_loop) : len;
+  const uint32_t tag = ctx.fault_tag(op, what);
+  const Defines defines = scatter_defines(out->dtype(), idx->dtype(), {l.mode(0), l.mode(1), l.mode(2)}, l.rank(),
+                                          l.index64, ctx.profile().features, ctx.profile().name, op);
+  for (int64_t j = 0; j < len; j += part) {
+    Dispatch dp(ctx, "indexing", op);
+    dp.use(defines);
+    dp.address(*idx, false).address(*values, false).address(*out, true);
+    dp.push_u64(ctx.faults_address());
+    dp.push_i64(lines.num_elements()).push_i64(j).push_i64(std::min(len, j + part));
+    dp.push_i64(idx->strides()[dim]).push_i64(values->strides()[dim]).push_i64(out->strides()[dim]);
+    dp.push_i64(out->shape()[dim]);
+    dp.layout_block(l);
+    dp.push_i32(static_cast<int32_t>(tag));
+    dp.run_1d(lines.num_elements(), kScatterGroup);
+  }
 }
 
 Defines gather_defines(DType dtype, DType index, const std::vector<int>& modes, size_t rank, bool index64,

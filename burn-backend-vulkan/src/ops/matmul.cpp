@@ -127,6 +127,11 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
   }
   VkPtr out = be.alloc(out_shape, d);
   if (batch * m * n == 0) return out;
+  // Each invocation walks K in one loop: a driver that stops loops early (lavapipe: 65535 iterations) would
+  // leave the sums short, silently.
+  if (const uint32_t cap = ctx.profile().limits.max_loop; cap && k > static_cast<int64_t>(cap))
+    throw Unsupported(op, shapes(sa, sb) + ": K = " + std::to_string(k) + " is above the " + std::to_string(cap) +
+                              " iterations a loop may run on Vulkan device " + ctx.profile().name);
   if (m > kMaxDim || n > kMaxDim || k > kMaxDim || batch > kMaxDim)
     throw Unsupported(op,
                       shapes(sa, sb) + ": a batch, M, N or K of 2^31 or more on Vulkan device " + ctx.profile().name);

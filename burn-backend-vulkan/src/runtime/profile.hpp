@@ -39,6 +39,9 @@ struct DeviceLimits {
   uint32_t max_shared_memory = 0;
   uint32_t subgroup_size = 0;
   uint64_t non_coherent_atom_size = 0;
+  // Iterations one loop of an invocation may run before the driver stops it (0: no limit). lavapipe
+  // ends any shader loop after 65535 iterations, silently; launchers split longer walks into dispatches.
+  uint32_t max_loop = 0;
 };
 
 struct DeviceProfile {

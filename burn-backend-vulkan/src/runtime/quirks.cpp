@@ -60,6 +60,12 @@ std::vector<std::string> feature_names() {
 }
 
 void apply_quirks(DeviceProfile& p) {
+  // llvmpipe's shader compiler caps every loop at 65535 iterations (a guard against hung shaders) and
+  // carries on after it without a word: a limit, not a feature, so it is set here rather than switched off.
+  if (p.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    p.limits.max_loop = 65535;
+    p.disabled.push_back("loops: at most 65535 iterations per loop (llvmpipe)");
+  }
   for (const Quirk& q : kQuirks) {
     if (q.driver != 0 && q.driver != p.driver_id) continue;
     if (q.vendor != 0 && q.vendor != p.vendor_id) continue;

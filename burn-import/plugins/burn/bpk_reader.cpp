@@ -309,19 +309,6 @@ class BpkReader final : public RecordReader {
       if (has_id) slot.id = static_cast<int64_t>(id->u);
       pending.push_back({{name, EntryKind::Tensor, bd->as, Shape(std::move(dims)), out}, slot, has_id});
     }
-    // The data section: aligned to 256 (current writers), else right after the metadata (the first writers).
-    uint64_t start = aligned;
-    uint64_t end = 0;
-    if (!record::checked_add(aligned, max_end, &end) || end > size) {
-      // Unaligned only when that layout ends exactly at the end of the file, so that a truncated
-      // aligned file is not misread with shifted offsets.
-      if (!record::checked_add(unaligned, max_end, &end) || end != size) {
-        throw fail("", "the tensors end at byte " + std::to_string(max_end) +
-                           " of the data section, past the end of the " + std::to_string(size) +
-                           "-byte file (truncated?)");
-      }
-      start = unaligned;
-    }
     // No two tensors may share bytes.
     std::vector<std::pair<uint64_t, uint64_t>> spans;
     for (const auto& p : pending) spans.emplace_back(p.slot.begin, p.slot.end);
@@ -329,6 +316,27 @@ class BpkReader final : public RecordReader {
     for (size_t k = 1; k < spans.size(); ++k) {
       if (spans[k].first < spans[k - 1].second)
         throw fail("", "two tensors overlap at data offset " + std::to_string(spans[k].first));
+    }
+    // The first writers packed the tensors from offset 0 with no gap; current ones start each at a
+    // multiple of 256, leaving gaps.
+    bool packed = true;
+    for (uint64_t next = 0; const auto& [b, e] : spans) {
+      packed = packed && b == next;
+      next = std::max(next, e);
+    }
+    // The data section: aligned to 256 (current writers), else right after the metadata (the first writers).
+    uint64_t start = aligned;
+    uint64_t end = 0;
+    if (!record::checked_add(aligned, max_end, &end) || end > size) {
+      // Unaligned only when that layout ends exactly at the end of the file and the tensors are packed
+      // as the first writers packed them: an aligned file cut short by exactly its padding must not be
+      // misread with shifted offsets.
+      if (!packed || !record::checked_add(unaligned, max_end, &end) || end != size) {
+        throw fail("", "the tensors end at byte " + std::to_string(max_end) +
+                           " of the data section, past the end of the " + std::to_string(size) +
+                           "-byte file (truncated?)");
+      }
+      start = unaligned;
     }
     std::vector<std::pair<std::string, int64_t>> ids;
     for (auto& p : pending) {

@@ -13,9 +13,12 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -44,6 +47,20 @@ constexpr uint64_t kMaxDirectChunks = 256;
 
 // ---- HDF5 handles and errors ----
 
+// Silences HDF5's printing of its error stack for the life of the object (our errors say it).
+class QuietErrors {
+ public:
+  QuietErrors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
 // Owns one hid_t and closes it with the matching H5*close.
 class Handle {
  public:
@@ -56,7 +73,10 @@ class Handle {
     return *this;
   }
   ~Handle() {
-    if (id_ >= 0 && close_) close_(id_);
+    if (id_ >= 0 && close_) {
+      QuietErrors quiet;  // also when unwinding from an error, after the caller's QuietErrors has ended
+      close_(id_);
+    }
   }
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
@@ -84,19 +104,31 @@ std::string hdf5_reason() {
   return reason.empty() ? "HDF5 gave no reason" : reason;
 }
 
-// Silences HDF5's printing of its error stack for the life of the object (our errors say it).
-class QuietErrors {
- public:
-  QuietErrors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+// Why H5Fopen failed, in our words where HDF5's are its internals': a file shorter than its superblock
+// says is reported as libhdf5 1.10 words it, "truncated file: eof = 96, sblock->base_addr = 0,
+// stored_eof = 32526".
+std::string open_failure(const std::string& reason) {
+  unsigned long long eof = 0, base = 0, stored = 0;
+  if (std::sscanf(reason.c_str(), "truncated file: eof = %llu, sblock->base_addr = %llu, stored_eof = %llu", &eof,
+                  &base, &stored) == 3) {
+    return "the HDF5 superblock says " + std::to_string(base + stored) + " bytes, the file has " + std::to_string(eof) +
+           " (truncated)";
   }
-  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  return "cannot open: " + reason;
+}
 
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
+// libhdf5 1.10 loses blocks of its own free lists on some damaged files, although every id we open is
+// closed (~Handle, on every error path). Its shutdown at exit then cannot converge and prints "HDF5:
+// infinite loop closing library" and a line of "FL,FL,..." on stderr, after our RecordError already
+// said what was wrong. It prints them only while automatic error printing is on, so after the first
+// failed read that printing is turned off at exit, just before libhdf5's own exit handler runs
+// (registered when the library was initialised, earlier: atexit handlers run in reverse order).
+void quiet_hdf5_shutdown() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+void after_failed_read() {
+  static std::once_flag once;
+  std::call_once(once, [] { std::atexit(quiet_hdf5_shutdown); });
+}
 
 // ---- types ----
 
@@ -635,7 +667,7 @@ class Hdf5Reader final : public RecordReader {
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     // Files are opened read-only; nothing here follows external links or external storage.
     file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-    if (!file_.valid()) throw fail("", "cannot open: " + hdf5_reason());
+    if (!file_.valid()) throw fail("", open_failure(hdf5_reason()));
     direct_setup();
     read_metadata();
     if (!use_index()) walk(file_.get(), "", "", 0);
@@ -654,6 +686,16 @@ class Hdf5Reader final : public RecordReader {
 
  protected:
   Value read_leaf(const EntryInfo& info) override {
+    try {
+      return read_leaf_quietly(info);
+    } catch (...) {
+      after_failed_read();
+      throw;
+    }
+  }
+
+ private:
+  Value read_leaf_quietly(const EntryInfo& info) {
     QuietErrors quiet;
     const Node& n = nodes_.at(static_cast<size_t>(&info - infos_.data()));
     if (n.direct) return Value(read_direct(n));
@@ -684,7 +726,6 @@ class Hdf5Reader final : public RecordReader {
     throw fail(info.path, "not a leaf");
   }
 
- private:
   Value read_scalar(hid_t ds, const EntryInfo& info) {
     switch (info.kind) {
       case EntryKind::Int: {
@@ -1238,7 +1279,12 @@ class Hdf5Recorder final : public Recorder {
     w.close();
   }
   std::unique_ptr<RecordReader> open(const std::string& path) const override {
-    return std::make_unique<Hdf5Reader>(path);
+    try {
+      return std::make_unique<Hdf5Reader>(path);
+    } catch (...) {
+      after_failed_read();
+      throw;
+    }
   }
 };
 

@@ -4,9 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +22,7 @@
 #include <boost/filesystem.hpp>
 
 #include "../log.hpp"
+#include "elf_check.hpp"
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
@@ -106,21 +105,6 @@ std::string name_from_filename(const fs::path& p) {
 long version_major(const std::string& v) {
   if (v.empty() || v[0] < '0' || v[0] > '9') return -1;
   return std::strtol(v.c_str(), nullptr, 10);
-}
-
-// False only when the first bytes are readable and are not "\x7fELF"; an unreadable file is left to
-// dlopen, whose reason (e.g. "Permission denied") is then the accurate one.
-bool has_elf_magic(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return true;
-  char magic[4] = {};
-  const size_t n = std::fread(magic, 1, sizeof magic, f);
-  const bool read_error = std::ferror(f) != 0;
-  std::fclose(f);
-  return read_error || (n == 4 && std::memcmp(magic,
-                                              "\x7f"
-                                              "ELF",
-                                              4) == 0);
 }
 
 // Why dlopen(path) just failed, from dlerror(). Boost's own error code for it is always EBADF ("Bad
@@ -370,7 +354,9 @@ class Host {
     }
 
     if (fs::is_directory(path, ec)) return reject(e, "a folder, not a plugin file (folders go in BURN_PLUGIN_PATH)");
-    if (!has_elf_magic(canonical)) return reject(e, "not a shared library: the file has no ELF header");
+    // A truncated or foreign file is refused here: dlopen would map it, and touching a page past the
+    // end of a truncated file kills the process with SIGBUS.
+    if (std::string elf = burn::detail::elf_plugin_problem(canonical); !elf.empty()) return reject(e, std::move(elf));
 
     auto library = std::make_shared<dll::shared_library>();
     boost::system::error_code load_ec;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,6 +24,74 @@ class DynParam : public nn::ParamBase {
  public:
   DynParam(TensorHandle h, Kind kind, nn::ParamRole role) : ParamBase(h, h.prim->shape().rank(), kind, role) {}
 };
+
+// What the graph declares for one tensor input: its dtype (when the file gives one burn reads) and
+// its dims (when it gives a shape): a fixed size, or a symbol ("N") or nothing, which match any size.
+struct DeclaredInput {
+  std::optional<DType> dtype;
+  std::string onnx_type;  // "FLOAT", for messages
+  std::optional<std::vector<std::optional<int64_t>>> dims;
+  std::vector<std::string> dim_names;  // "3", "N" or "?", for messages
+};
+
+DeclaredInput declared_input(const ::onnx::ValueInfoProto& vi) {
+  DeclaredInput d;
+  if (!vi.type().has_tensor_type()) return d;
+  const auto& tt = vi.type().tensor_type();
+  using TP = ::onnx::TensorProto;
+  if (tt.elem_type() != TP::UNDEFINED && TP::DataType_IsValid(tt.elem_type())) {
+    d.onnx_type = TP::DataType_Name(static_cast<TP::DataType>(tt.elem_type()));
+    try {
+      d.dtype = dtype_from_onnx(tt.elem_type(), "");
+    } catch (const Unsupported&) {
+      // A type burn has no dtype for (strings): no value can match it, and the first node says why.
+    }
+  }
+  if (!tt.has_shape()) return d;
+  d.dims.emplace();
+  for (const auto& dim : tt.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      d.dims->push_back(dim.dim_value());
+      d.dim_names.push_back(std::to_string(dim.dim_value()));
+    } else {
+      d.dims->push_back(std::nullopt);
+      d.dim_names.push_back(dim.has_dim_param() && !dim.dim_param().empty() ? dim.dim_param() : "?");
+    }
+  }
+  return d;
+}
+
+std::string dims_text(const std::vector<std::string>& names) {
+  std::string s = "[";
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s + "]";
+}
+
+// Checks a tensor given for an input against the graph's declaration, before any node runs, so a wrong
+// shape or dtype is reported as the input's, not as a failure deep inside the first node using it.
+void check_input(const std::string& model, const std::string& name, const DeclaredInput& d, const H& h) {
+  const std::string where = "'" + model + "' input '" + name + "'";
+  const DType got = h.prim->dtype();
+  if (d.dtype && got != *d.dtype) {
+    throw DTypeError("onnx", where + ": dtype " + std::string(dtype_name(got)) + ", the model declares " +
+                                 std::string(dtype_name(*d.dtype)) + " (ONNX " + d.onnx_type + ")");
+  }
+  if (!d.dims) return;
+  const Shape& shape = h.prim->shape();
+  const std::string declared = dims_text(d.dim_names);
+  if (shape.rank() != d.dims->size()) {
+    throw ShapeError("onnx", where + ": shape " + shape.to_string() + " has rank " + std::to_string(shape.rank()) +
+                                 ", the model declares " + declared + " (rank " + std::to_string(d.dims->size()) + ")");
+  }
+  for (size_t i = 0; i < shape.rank(); ++i) {
+    const auto& want = (*d.dims)[i];
+    if (want && shape[i] != *want) {
+      throw ShapeError("onnx", where + ": shape " + shape.to_string() + ", the model declares " + declared + " (dim " +
+                                   std::to_string(i) + " is " + std::to_string(shape[i]) + ", expected " +
+                                   std::to_string(*want) + ")");
+    }
+  }
+}
 
 }  // namespace
 
@@ -285,6 +354,7 @@ struct OnnxModel::Impl {
   int opset = 0;
   Device device;
   std::vector<std::string> inputs, outputs, input_types, output_types;
+  std::vector<DeclaredInput> declared;  // per input
   std::vector<std::string> param_names;
   std::vector<DynParam> params;
   std::vector<const OpRow*> fns;                 // per node
@@ -343,6 +413,7 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
                             : vi.type().has_optional_type() ? "optional"
                                                             : "tensor");
     I.inputs.push_back(vi.name());
+    I.declared.push_back(declared_input(vi));
     I.input_slots.push_back(slot_of(vi.name()));
   }
   for (const auto& n : g.node()) {
@@ -447,6 +518,10 @@ std::vector<OnnxValue> OnnxModel::run(const std::vector<OnnxValue>& inputs) cons
   if (inputs.size() != I.inputs.size())
     throw ValueError("onnx", "'" + I.path + "' takes " + std::to_string(I.inputs.size()) + " inputs, got " +
                                  std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].is_tensor() && inputs[i].tensor.prim && I.input_types[i] == "tensor")
+      check_input(I.path, I.inputs[i], I.declared[i], inputs[i].tensor);
+  }
   Device device = I.device;
   if (!inputs.empty() && inputs[0].is_tensor() && inputs[0].tensor.prim)
     device = inputs[0].tensor.device;
