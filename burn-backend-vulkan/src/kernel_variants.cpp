@@ -1,14 +1,19 @@
 // The kernel variants of each launcher family, for the compile-everything test.
 #include "kernel_variants.hpp"
 
+#include <set>
+#include <string_view>
+
 #include "burn/tensor/fused.hpp"
 #include "dispatch.hpp"
 #include "exprs.hpp"
 #include "fused/codegen.hpp"
 #include "ops/creation.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/indexing.hpp"
 #include "ops/matmul.hpp"
 #include "ops/nn.hpp"
+#include "ops/reduce.hpp"
 
 namespace burn::vulkan {
 
@@ -106,59 +111,131 @@ void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
-// The indexing launchers (ops/indexing.cpp, ops/creation.cpp): gather and scatter move raw bits (one
-// pipeline per element width), argwhere's three passes, arange and random per target dtype.
+// Whether `f` runs without a burn::Error: a launcher's check accepting a dtype.
+template <class F>
+bool accepts(F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// The indexing launchers (ops/indexing.cpp, ops/creation.cpp): gathers move raw bits (one pipeline per
+// element width), scatters sum per dtype, argwhere's three passes, arange and random per target dtype.
+// Each over i64 and i32 indices, contiguous with 32-bit and strided with 64-bit offsets.
 void indexing(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
-  for (DType bits : {DType::U8, DType::F16, DType::I32, DType::I64})
-    for (DType index : {DType::I64, DType::I32})
-      for (int mode : {0, 2}) {
-        if (!supported(bits, f)) continue;
-        Defines g{{"GATHER", "1"}};
-        add_operand_defines(g, "X", bits, f, kDevice, "gather");
-        add_operand_defines(g, "I", index, f, kDevice, "gather");
-        add_operand_defines(g, "Y", bits, f, kDevice, "gather");
-        add_layout_defines(g, {mode, mode}, 2, mode == 2, {"I", "X"});
-        out.push_back({"indexing", with_workgroup(std::move(g)), {}});
-      }
-  for (DType d : kDtypes)
-    for (DType index : {DType::I64, DType::I32}) {
-      if (!supported(d, f)) continue;
-      Defines s{{"SCATTER", "1"}};
-      add_operand_defines(s, "I", index, f, kDevice, "scatter_add");
-      add_operand_defines(s, "V", d, f, kDevice, "scatter_add");
-      add_operand_defines(s, "Y", d, f, kDevice, "scatter_add");
-      add_layout_defines(s, {2, 2, 2}, 2, false, {"I", "V", "Y"});
-      out.push_back({"indexing", with_workgroup(std::move(s), 64), {}});
-    }
   for (DType d : kDtypes) {
     if (!supported(d, f)) continue;
-    for (const char* pass : {"COUNT", "WRITE"}) {
-      Defines a{{pass, "1"}, {"PER", "4"}, {"DIMS", "3"}};
-      add_operand_defines(a, "X", d, f, kDevice, "argwhere");
-      add_operand_defines(a, "C", DType::I64, f, kDevice, "argwhere");
-      add_operand_defines(a, "Y", DType::I64, f, kDevice, "argwhere");
-      add_layout_defines(a, {2}, 3, false, {"X"});
-      out.push_back({"argwhere", with_workgroup(std::move(a)), {}});
+    for (DType index : {DType::I64, DType::I32})
+      for (int mode : {0, 2}) {
+        const bool wide = mode == 2;
+        out.push_back(
+            {"indexing", with_workgroup(gather_defines(d, index, {mode, mode}, 2, wide, f, kDevice, "gather")), {}});
+        if (accepts([&] { scatter_defines(d, index, {0, 0, 0}, 1, false, f, kDevice, "scatter_add"); }))
+          out.push_back({"indexing",
+                         with_workgroup(scatter_defines(d, index, {mode, 1, mode}, 2, wide, f, kDevice, "scatter_add"),
+                                        kScatterGroup),
+                         {}});
+      }
+    for (ArgwherePass pass : {ArgwherePass::count, ArgwherePass::write}) {
+      out.push_back(
+          {"argwhere", with_workgroup(argwhere_defines(pass, d, 2, 3, false, f, kDevice), kArgwhereGroup), {}});
+      out.push_back(
+          {"argwhere", with_workgroup(argwhere_defines(pass, d, 0, 1, true, f, kDevice), kArgwhereGroup), {}});
     }
-    Defines r{{"TO_BOOL", "1"}};
-    add_operand_defines(r, "Y", d, f, kDevice, "arange");
-    if (d != DType::Bool) r.erase(r.begin());
-    out.push_back({"arange", with_workgroup(std::move(r)), {}});
+    if (accepts([&] { arange_length(0, 1, 1, d, "arange"); }))
+      out.push_back({"arange", with_workgroup(arange_defines(d, f, kDevice)), {}});
+    if (accepts([&] { check_random_dtype(d, f, kDevice); })) {
+      const bool fl = d == DType::F32 || d == DType::F64 || d == DType::F16;
+      for (const char* kind : {"KIND_UNIFORM_FLOAT", "KIND_UNIFORM_INT", "KIND_NORMAL", "KIND_BERNOULLI"}) {
+        const std::string_view k = kind;
+        if ((k == "KIND_UNIFORM_FLOAT" && !fl) || (k == "KIND_UNIFORM_INT" && fl)) continue;
+        // Integer and bool draws in double where the device has shaderFloat64, else in float.
+        for (bool r64 : {true, false})
+          if (r64 == (d == DType::F64) || !fl)
+            out.push_back({"random", with_workgroup(random_defines(d, kind, r64, f, kDevice)), {}});
+      }
+    }
   }
+  for (bool wide : {false, true})
+    out.push_back(
+        {"argwhere",
+         with_workgroup(argwhere_defines(ArgwherePass::scan, DType::F32, 0, 0, wide, f, kDevice), kArgwhereGroup),
+         {}});
+}
+
+// The reduce family (ops/reduce.cpp, scan.cpp, sort.cpp). Every fold on every dtype it takes, in each
+// pass kind (first or later, last or partial, a workgroup or an invocation per chunk), the layouts, the
+// reduced dims' rank and the index width spread over those passes; scans blocked and by lines; the sort's
+// bitonic network at a CPU-type device's and a GPU's shared-memory capacity, its runs and merges.
+void reduce_family(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
+  struct PassLayout {
+    int x_mode;
+    size_t rank, red_rank;
+    bool index64;
+  };
+  // Passes after the first read partial states along contiguous rows of `chunks` (mode 2 over one dim,
+  // or mode 1 for a single line); first passes read any view.
+  const PassLayout first_shapes[] = {{2, 2, 1, false}, {0, 1, 2, true}, {1, 0, 3, false}, {2, 3, 1, true}};
+  const PassLayout later_shapes[] = {{2, 1, 1, false}, {1, 0, 1, true}};
+  constexpr OpId kFolds[] = {OpId::sum, OpId::mean, OpId::prod,   OpId::max,    OpId::min,
+                             OpId::any, OpId::all,  OpId::argmax, OpId::argmin, OpId::var};
+  // Every pass kind of a spec (row passes only, for features that change nothing else).
+  auto passes = [&](const ReduceSpec& spec, const DeviceFeatures& feats, bool rows_only) {
+    size_t k = 0;
+    for (bool first : {true, false})
+      for (bool last : {true, false})
+        for (bool row : {false, true}) {
+          if (rows_only && !row) continue;
+          const PassLayout& l = first ? first_shapes[k++ % 4] : later_shapes[k++ % 2];
+          const Defines defs = reduce_pass_defines(spec, ReducePassKind{first, last, row}, l.x_mode, l.rank, l.red_rank,
+                                                   l.index64, feats, kDevice);
+          out.push_back({"reduce", with_workgroup(defs, kReduceGroup), {}});
+        }
+  };
+  DeviceFeatures no_subgroups = f;
+  no_subgroups.subgroup_arithmetic = false;
+  for (OpId op : kFolds)
+    for (DType d : kDtypes) {
+      const char* name = op_info(op).name;
+      if (!accepts([&] { reduce_spec(op, d, f, kDevice, name); })) continue;
+      const ReduceSpec spec = reduce_spec(op, d, f, kDevice, name);
+      passes(spec, f, false);
+      // A device without subgroup arithmetic folds its rows with the shared-memory tree alone.
+      if (!spec.subgroup.empty()) passes(reduce_spec(op, d, no_subgroups, kDevice, name), no_subgroups, true);
+    }
+  for (OpId scan : {OpId::cumsum, OpId::cumprod, OpId::cummax, OpId::cummin})
+    for (DType d : kDtypes) {
+      const char* name = op_info(scan).name;
+      const OpId fold = scan_fold(scan);
+      if (!accepts([&] { reduce_spec(fold, d, f, kDevice, name); })) continue;
+      const ReduceSpec spec = reduce_spec(fold, d, f, kDevice, name);
+      out.push_back({"scan", with_workgroup(scan_defines(spec, true, {0, 0}, 1, false, f, kDevice), kReduceGroup), {}});
+      out.push_back(
+          {"scan", with_workgroup(scan_defines(spec, false, {2, 0}, 2, true, f, kDevice), kScanLineGroup), {}});
+    }
+  DeviceLimits cpu, gpu;
+  cpu.max_shared_memory = 32768;  // lavapipe
+  gpu.max_shared_memory = 49152;
   for (DType d : kDtypes) {
-    if (!supported(d, f) || d == DType::BF16) continue;
-    const bool fl = d == DType::F32 || d == DType::F64 || d == DType::F16;
-    for (const char* kind : {"KIND_UNIFORM_FLOAT", "KIND_UNIFORM_INT", "KIND_NORMAL", "KIND_BERNOULLI"}) {
-      const std::string_view k = kind;
-      if ((k == "KIND_UNIFORM_FLOAT" && !fl) || (k == "KIND_UNIFORM_INT" && fl)) continue;
-      out.push_back({"random", with_workgroup(random_defines(d, kind, d == DType::F64 || !fl)), {}});
+    if (!accepts([&] { check_sortable(d, f, kDevice, "sort"); })) continue;
+    for (const DeviceLimits* limits : {&cpu, &gpu}) {
+      const uint32_t cap = sort_capacity(*limits, d);
+      out.push_back(
+          {"sort",
+           with_workgroup(sort_defines(d, SortPass::bitonic, cap, {2, 0}, 2, limits == &gpu, f, kDevice, "sort"),
+                          kSortGroup),
+           {}});
     }
-  }
-  {
-    Defines scan{{"SCAN", "1"}, {"PER", "4"}, {"DIMS", "1"}};
-    add_operand_defines(scan, "C", DType::I64, f, kDevice, "argwhere");
-    add_operand_defines(scan, "Y", DType::I64, f, kDevice, "argwhere");
-    out.push_back({"argwhere", with_workgroup(std::move(scan)), {}});
+    for (SortPass pass : {SortPass::runs, SortPass::merge})
+      for (bool wide : {false, true})
+        out.push_back(
+            {"sort",
+             with_workgroup(sort_defines(d, pass, 0, {wide ? 2 : 0, 0}, wide ? 3 : 1, wide, f, kDevice, "sort"),
+                            kSortLineGroup),
+             {}});
   }
 }
 
@@ -175,8 +252,8 @@ void gemm(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
   gpu.limits.max_shared_memory = 49152;
   gpu.limits.subgroup_size = 32;
-  for (DType d : {DType::F32, DType::F64, DType::F16, DType::I64, DType::I32}) {
-    if (!supported(d, f)) continue;
+  for (DType d : kDtypes) {
+    if (!accepts([&] { check_gemm_dtype(d, f, kDevice); })) continue;
     for (auto [profile, kernel] : {std::pair{&cpu, GemmKernel::register_blocked}, {&gpu, GemmKernel::shared_tiled}}) {
       const GemmTiles t = gemm_tiles(*profile, kernel, dtype_size(d) == 8 ? 8 : 4);
       const std::array<uint32_t, 3> local{t.wg_x, t.wg_y, 1};
@@ -342,10 +419,19 @@ std::vector<KernelVariant> kernel_variants(const DeviceFeatures& features) {
   elementwise(out, features);
   copies(out, features);
   indexing(out, features);
+  reduce_family(out, features);
   gemm(out, features);
   fused(out, features);
   module_ops(out, features);
-  return out;
+  // Launchers that share a pipeline (a gather of f32 and of i32, sum and sum_dim) give one variant.
+  std::set<std::string> seen;
+  std::vector<KernelVariant> unique;
+  for (KernelVariant& v : out) {
+    std::string key = v.kernel + '\n' + v.generated;
+    for (const auto& [name, value] : v.defines) key += '\n' + name + '=' + value;
+    if (seen.insert(std::move(key)).second) unique.push_back(std::move(v));
+  }
+  return unique;
 }
 
 }  // namespace burn::vulkan

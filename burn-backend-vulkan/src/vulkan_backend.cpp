@@ -1,4 +1,5 @@
-// The Vulkan backend object: dtype support, interfaces, device selection, allocation and copies.
+// The Vulkan backend object: interfaces, device selection, allocation and copies (dtype support:
+// supports.cpp).
 #include "vulkan_backend.hpp"
 
 #include <map>
@@ -59,45 +60,6 @@ VulkanBackend::VulkanBackend(std::shared_ptr<Context> ctx, std::string spec)
     : ctx_(std::move(ctx)), spec_(std::move(spec)) {}
 
 VulkanBackend::~VulkanBackend() = default;
-
-bool VulkanBackend::supports(OpId op, DType dtype) const {
-  const DeviceFeatures& f = ctx_->profile().features;
-  if ((dtype == DType::BF16 && !f.storage16) || (dtype == DType::F64 && !f.float64) ||
-      (dtype == DType::F16 && !f.float16))
-    return false;
-  // bf16 is storage: data movement only, as on the cpu backend.
-  if (dtype == DType::BF16) return op_info(op).group == OpGroup::layout || op_info(op).group == OpGroup::creation;
-  const bool fl = dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16;
-  const bool num = fl || dtype == DType::I64 || dtype == DType::I32;
-  switch (op) {
-    case OpId::empty:
-    case OpId::full:
-    case OpId::from_data:
-    case OpId::into_data:
-    case OpId::cast:
-    case OpId::gather:
-    case OpId::select:
-    case OpId::mask_where:
-    case OpId::mask_fill:
-    case OpId::argwhere:
-    case OpId::random: return true;
-    case OpId::arange:
-    case OpId::embedding: return dtype != DType::Bool;
-    case OpId::embedding_backward: return fl;
-    case OpId::scatter_add:
-    case OpId::select_add: return num || dtype == DType::I8 || dtype == DType::U8;
-    default: break;
-  }
-  switch (op_info(op).group) {
-    case OpGroup::layout: return true;
-    case OpGroup::boolean: return dtype == DType::Bool;
-    case OpGroup::bitwise:
-      return dtype == DType::I64 || dtype == DType::I32 || dtype == DType::I8 || dtype == DType::U8;
-    case OpGroup::float_math:
-    case OpGroup::activation: return fl;
-    default: return num || dtype == DType::Bool;
-  }
-}
 
 void* VulkanBackend::query_interface(std::string_view name) {
   if (name == "memory") return &ctx_->memory();

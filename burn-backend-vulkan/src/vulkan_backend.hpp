@@ -4,7 +4,10 @@
 // the dtype and the device; nothing falls back to the host.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "burn/tensor/backend.hpp"
 #include "fused/executor.hpp"
@@ -65,6 +68,7 @@ class VulkanBackend final : public Backend {
   ~VulkanBackend() override;
 
   std::string name() const override { return spec_; }
+  // From the launchers' own dtype checks with the device's features (supports.cpp).
   bool supports(OpId op, DType dtype) const override;
   // "memory": MemoryStats of the device pool; kFusedElementwiseInterface: the fused executor (generated
   // kernels); "vulkan-stats": dispatch, submit and pipeline counters
@@ -88,6 +92,8 @@ class VulkanBackend final : public Backend {
   std::shared_ptr<Context> ctx_;
   std::string spec_;
   VulkanFusedExecutor fused_{*this};
+  mutable std::once_flag supports_once_;
+  mutable std::vector<uint16_t> supports_;  // per op, bit d set when dtype d is supported
 };
 
 // Counters for tests and the fusion inspector, through query_interface("vulkan-stats").

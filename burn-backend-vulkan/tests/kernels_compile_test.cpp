@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <set>
 
 #include "burn/tensor/error.hpp"
@@ -44,6 +46,12 @@ TEST(VulkanKernels, EveryVariantCompilesAndValidates) {
 #else
   const std::vector<KernelVariant> variants = kernel_variants(everything());
   ASSERT_GT(variants.size(), 100u);
+  // Variants per kernel in the log: what the compile time (about 60 s on two cores at most) is spent on.
+  std::map<std::string, size_t> per_kernel;
+  for (const KernelVariant& v : variants) ++per_kernel[v.kernel];
+  std::string counts;
+  for (const auto& [kernel, n] : per_kernel) counts += " " + kernel + " " + std::to_string(n);
+  std::printf("%zu variants:%s\n", variants.size(), counts.c_str());
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("burn-vulkan-kernels-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

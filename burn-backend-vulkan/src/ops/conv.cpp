@@ -4,11 +4,12 @@
 // gradient of the conv from its output to its input, and its backward the forward and weight gradient of
 // that conv. The GEMM shape follows the profile (shared_memory_gemm: tiles staged in shared memory on
 // GPUs, register blocking on CPU-type devices), shaped to the product so that few output channels (a
-// depthwise conv) or few rows do not leave most of a tile idle. Options arrive normalised by the api.
+// depthwise conv) or few rows do not leave most of a tile idle. Shapes and options come from shape_rules.
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "ops/nn.hpp"
 #include "ops/nn_common.hpp"
 
@@ -45,21 +46,9 @@ ConvGeo make_geo(const std::vector<int64_t>& in, const std::vector<int64_t>& out
 
 std::vector<int64_t> spatial(const Shape& s) { return {s.begin() + 2, s.end()}; }
 
-void check_shapes(const Shape& xs, const Shape& ws, const char* op) {
-  if (xs.rank() < 3 || xs.rank() > 5 || ws.rank() != xs.rank())
-    throw ShapeError(op,
-                     "expected an input [N, C, spatial...] with 1 to 3 spatial dims and a weight of its rank, got " +
-                         xs.to_string() + " and " + ws.to_string());
-}
-
-// conv(x, w): input x's spatial dims to the output's (cpu: conv_geo).
-ConvGeo conv_geo(const Shape& xs, const Shape& ws, const ConvOptions& o, const char* op) {
-  check_shapes(xs, ws, op);
-  const std::vector<int64_t> in = spatial(xs);
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < in.size(); ++i)
-    out.push_back((in[i] + o.padding[i] + o.padding_end[i] - o.dilation[i] * (ws[i + 2] - 1) - 1) / o.stride[i] + 1);
-  ConvGeo g = make_geo(in, out, ws, o.stride, o.padding, o.dilation);
+// conv(x, w) whose output shape `ys` the conv rule gave (with `o` normalised) (cpu: conv_geo).
+ConvGeo conv_geo(const Shape& xs, const Shape& ws, const ConvOptions& o, const Shape& ys) {
+  ConvGeo g = make_geo(spatial(xs), spatial(ys), ws, o.stride, o.padding, o.dilation);
   g.n = xs[0];
   g.c = xs[1];
   g.cout = ws[0];
@@ -67,27 +56,15 @@ ConvGeo conv_geo(const Shape& xs, const Shape& ws, const ConvOptions& o, const c
   return g;
 }
 
-// conv_transpose(x, w): the conv from the transposed conv's output (`in`, cout channels) to x (cpu:
-// transpose_geo).
-ConvGeo transpose_geo(const Shape& xs, const Shape& ws, const ConvTransposeOptions& o, const char* op) {
-  check_shapes(xs, ws, op);
-  const std::vector<int64_t> small = spatial(xs);
-  std::vector<int64_t> big;
-  for (size_t i = 0; i < small.size(); ++i)
-    big.push_back((small[i] - 1) * o.stride[i] - 2 * o.padding[i] + o.dilation[i] * (ws[i + 2] - 1) + o.padding_out[i] +
-                  1);
-  ConvGeo g = make_geo(big, small, ws, o.stride, o.padding, o.dilation);
+// conv_transpose(x, w): the conv from the transposed conv's output `ys` (the conv_transpose rule's, cout
+// channels) to x (cpu: transpose_geo).
+ConvGeo transpose_geo(const Shape& xs, const Shape& ws, const ConvTransposeOptions& o, const Shape& ys) {
+  ConvGeo g = make_geo(spatial(ys), spatial(xs), ws, o.stride, o.padding, o.dilation);
   g.n = xs[0];
-  g.c = ws[1] * o.groups;
+  g.c = ys[1];
   g.cout = ws[0];
   g.groups = o.groups;
   return g;
-}
-
-Shape nc_shape(int64_t n, int64_t c, const int64_t* sp3, size_t rank) {
-  std::vector<int64_t> d{n, c};
-  for (size_t a = 3 - rank; a < 3; ++a) d.push_back(sp3[a]);
-  return Shape(std::move(d));
 }
 
 // The GEMM of a product: rows, columns and depth.
@@ -210,8 +187,10 @@ Prim VulkanBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& opti
   static constexpr const char* op = "conv";
   auto [a, w] = operands(*this, x, weight, op);
   const VkPtr b = nn::optional_operand(*this, bias, a->dtype(), op, "bias");
-  const ConvGeo g = conv_geo(a->shape(), w->shape(), options, op);
-  VkPtr y = alloc(nc_shape(g.n, g.cout, g.out, a->shape().rank() - 2), a->dtype());
+  ConvOptions o = options;
+  const Shape ys = shape_rules::conv(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
+  const ConvGeo g = conv_geo(a->shape(), w->shape(), o, ys);
+  VkPtr y = alloc(ys, a->dtype());
   launch(*this, ConvMode::forward, g, a, nullptr, w, b, y, op);
   return y;
 }
@@ -220,7 +199,8 @@ Prims VulkanBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const Con
   static constexpr const char* op = "conv_backward";
   auto [a, w] = operands(*this, x, weight, op);
   const VkPtr gy = nn::optional_operand(*this, grad_out, a->dtype(), op, "grad_out");
-  const ConvGeo g = conv_geo(a->shape(), w->shape(), options, op);
+  ConvOptions o = options;
+  const ConvGeo g = conv_geo(a->shape(), w->shape(), o, shape_rules::conv(a->shape(), w->shape(), nullptr, o, op));
   VkPtr gx = alloc(a->shape(), a->dtype()), gw = alloc(w->shape(), a->dtype());
   VkPtr gb = bias_grad ? alloc(Shape{g.cout}, a->dtype()) : nullptr;
   launch(*this, ConvMode::grad_input, g, nullptr, gy, w, nullptr, gx, op);
@@ -233,8 +213,10 @@ Prim VulkanBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTra
   static constexpr const char* op = "conv_transpose";
   auto [a, w] = operands(*this, x, weight, op);
   const VkPtr b = nn::optional_operand(*this, bias, a->dtype(), op, "bias");
-  const ConvGeo g = transpose_geo(a->shape(), w->shape(), options, op);
-  VkPtr y = alloc(nc_shape(g.n, g.c, g.in, a->shape().rank() - 2), a->dtype());
+  ConvTransposeOptions o = options;
+  const Shape ys = shape_rules::conv_transpose(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
+  const ConvGeo g = transpose_geo(a->shape(), w->shape(), o, ys);
+  VkPtr y = alloc(ys, a->dtype());
   launch(*this, ConvMode::grad_input, g, nullptr, a, w, b, y, op);
   return y;
 }
@@ -244,7 +226,9 @@ Prims VulkanBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out,
   static constexpr const char* op = "conv_transpose_backward";
   auto [a, w] = operands(*this, x, weight, op);
   const VkPtr gy = nn::optional_operand(*this, grad_out, a->dtype(), op, "grad_out");
-  const ConvGeo g = transpose_geo(a->shape(), w->shape(), options, op);
+  ConvTransposeOptions o = options;
+  const ConvGeo g =
+      transpose_geo(a->shape(), w->shape(), o, shape_rules::conv_transpose(a->shape(), w->shape(), nullptr, o, op));
   VkPtr gx = alloc(a->shape(), a->dtype()), gw = alloc(w->shape(), a->dtype());
   VkPtr gb = bias_grad ? alloc(Shape{g.c}, a->dtype()) : nullptr;
   launch(*this, ConvMode::forward, g, gy, nullptr, w, nullptr, gx, op);

@@ -56,10 +56,17 @@ Prim VulkanBackend::arange(int64_t start, int64_t end, int64_t step, DType dtype
   VkPtr out = alloc(Shape{n}, dtype);
   if (n == 0) return out;
   Dispatch dp(*ctx_, "arange", "arange");
-  dp.tensor("Y", *out, true).push_i64(n).push_i64(start).push_i64(step);
-  if (dtype == DType::Bool) dp.define("TO_BOOL");
+  dp.use(arange_defines(dtype, ctx_->profile().features, ctx_->profile().name));
+  dp.address(*out, true).push_i64(n).push_i64(start).push_i64(step);
   dp.run_1d(n);
   return out;
+}
+
+Defines arange_defines(DType dtype, const DeviceFeatures& features, const std::string& device) {
+  Defines d;
+  add_operand_defines(d, "Y", dtype, features, device, "arange");
+  if (dtype == DType::Bool) d.emplace_back("TO_BOOL", "1");
+  return d;
 }
 
 namespace {
@@ -81,13 +88,18 @@ double below_in(DType d, double b) {
 
 }  // namespace
 
-Defines random_defines(DType dtype, const char* kind, bool r64) {
+void check_random_dtype(DType dtype, const DeviceFeatures& features, const std::string& device) {
+  if (dtype == DType::BF16)
+    throw Unsupported("random", "dtype bf16 on Vulkan device " + device + ": bf16 is storage only (draw f32 and cast)");
+  glsl_type(dtype, features, device, "random");
+}
+
+Defines random_defines(DType dtype, const char* kind, bool r64, const DeviceFeatures& features,
+                       const std::string& device) {
+  check_random_dtype(dtype, features, device);
   const bool fl = dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16;
   Defines d{{"KIND", kind}};
-  // Y's operand defines need the device's features only for the dtype check, which alloc() made already.
-  DeviceFeatures all;
-  all.float64 = all.float16 = all.storage16 = true;
-  add_operand_defines(d, "Y", dtype, all, "", "random");
+  add_operand_defines(d, "Y", dtype, features, device, "random");
   if (r64) {
     d.emplace_back("R_F64", "1");
     d.emplace_back("HAS_F64", "1");
@@ -109,6 +121,7 @@ Prim VulkanBackend::random(const Shape& shape, const Distribution& dist, DType d
   // The default body on an empty shape checks the distribution against the dtype (its errors and messages
   // stay in one place) and draws nothing.
   Backend::random(Shape{0}, dist, dtype);
+  check_random_dtype(dtype, ctx_->profile().features, ctx_->profile().name);
   VkPtr out = alloc(shape, dtype);
   const int64_t n = shape.num_elements();
   if (n == 0) return out;
@@ -164,7 +177,7 @@ Prim VulkanBackend::random(const Shape& shape, const Distribution& dist, DType d
     default: break;
   }
   dp.push_i64(sat_lo).push_i64(sat_hi);
-  dp.use(random_defines(dtype, k, r64));
+  dp.use(random_defines(dtype, k, r64, ctx_->profile().features, ctx_->profile().name));
   dp.run_1d(n);
   return out;
 }

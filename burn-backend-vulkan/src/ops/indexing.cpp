@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "burn/tensor/error.hpp"
@@ -85,15 +84,13 @@ VkPtr run_gather(const VulkanBackend& be, const VkPtr& x, size_t dim, const VkPt
   xst[dim] = 0;  // the index gives the position along dim
   Layout l = collapse(is, {idx->strides(), xst});
   l.index64 = l.index64 || spans_2g(*x);
-  const DType bits = bits_dtype(x->dtype());
   Dispatch dp(ctx, "indexing", op);
-  dp.define("GATHER");
-  dp.operand("X", bits, &x->allocation(), false).push_u64(x->address());
-  dp.tensor("I", *idx, false);
-  dp.operand("Y", bits, &out->allocation(), true).push_u64(out->address());
+  dp.use(gather_defines(x->dtype(), idx->dtype(), {l.mode(0), l.mode(1)}, l.rank(), l.index64, ctx.profile().features,
+                        ctx.profile().name, op));
+  dp.address(*x, false).address(*idx, false).address(*out, true);
   dp.push_u64(ctx.faults_address());
   dp.push_i64(n).push_i64(x->strides()[dim]).push_i64(x->shape()[dim]);
-  dp.layout(l, {"I", "X"});
+  dp.layout_block(l);
   dp.push_i32(static_cast<int32_t>(ctx.fault_tag(op, what)));
   dp.run_1d(n);
   return out;
@@ -114,18 +111,61 @@ void run_scatter(const VulkanBackend& be, const VkPtr& out, size_t dim, const Vk
   const int64_t len = is[dim];
   const int64_t part = ctx.profile().limits.max_loop ? static_cast<int64_t>(ctx.profile().limits.max_loop) : len;
   const uint32_t tag = ctx.fault_tag(op, what);
+  const Defines defines = scatter_defines(out->dtype(), idx->dtype(), {l.mode(0), l.mode(1), l.mode(2)}, l.rank(),
+                                          l.index64, ctx.profile().features, ctx.profile().name, op);
   for (int64_t j = 0; j < len; j += part) {
     Dispatch dp(ctx, "indexing", op);
-    dp.define("SCATTER");
-    dp.tensor("I", *idx, false).tensor("V", *values, false).tensor("Y", *out, true);
+    dp.use(defines);
+    dp.address(*idx, false).address(*values, false).address(*out, true);
     dp.push_u64(ctx.faults_address());
     dp.push_i64(lines.num_elements()).push_i64(j).push_i64(std::min(len, j + part));
     dp.push_i64(idx->strides()[dim]).push_i64(values->strides()[dim]).push_i64(out->strides()[dim]);
     dp.push_i64(out->shape()[dim]);
-    dp.layout(l, {"I", "V", "Y"});
+    dp.layout_block(l);
     dp.push_i32(static_cast<int32_t>(tag));
-    dp.run_1d(lines.num_elements(), 64);
+    dp.run_1d(lines.num_elements(), kScatterGroup);
   }
+}
+
+Defines gather_defines(DType dtype, DType index, const std::vector<int>& modes, size_t rank, bool index64,
+                       const DeviceFeatures& f, const std::string& device, const char* op) {
+  const DType bits = bits_dtype(dtype);
+  Defines d{{"GATHER", "1"}};
+  add_operand_defines(d, "X", bits, f, device, op);
+  add_operand_defines(d, "I", index, f, device, op);
+  add_operand_defines(d, "Y", bits, f, device, op);
+  add_layout_defines(d, modes, rank, index64, {"I", "X"});
+  return d;
+}
+
+Defines scatter_defines(DType dtype, DType index, const std::vector<int>& modes, size_t rank, bool index64,
+                        const DeviceFeatures& f, const std::string& device, const char* op) {
+  check_addable(dtype, op);
+  Defines d{{"SCATTER", "1"}};
+  add_operand_defines(d, "I", index, f, device, op);
+  add_operand_defines(d, "V", dtype, f, device, op);
+  add_operand_defines(d, "Y", dtype, f, device, op);
+  add_layout_defines(d, modes, rank, index64, {"I", "V", "Y"});
+  return d;
+}
+
+Defines argwhere_defines(ArgwherePass pass, DType dtype, int x_mode, size_t dims, bool index64, const DeviceFeatures& f,
+                         const std::string& device) {
+  static constexpr const char* op = "argwhere";
+  Defines d{{"PER", std::to_string(kArgwherePer)}};
+  if (pass == ArgwherePass::scan) {
+    d.emplace_back("SCAN", "1");
+    add_operand_defines(d, "C", DType::I64, f, device, op);
+    if (index64) d.emplace_back("INDEX64", "1");
+    return d;
+  }
+  d.emplace_back(pass == ArgwherePass::count ? "COUNT" : "WRITE", "1");
+  d.emplace_back("DIMS", std::to_string(dims));
+  add_operand_defines(d, "X", dtype, f, device, op);
+  add_operand_defines(d, "C", DType::I64, f, device, op);
+  if (pass == ArgwherePass::write) add_operand_defines(d, "Y", DType::I64, f, device, op);
+  add_layout_defines(d, {x_mode}, dims, index64, {"X"});
+  return d;
 }
 
 Prim VulkanBackend::gather(Prim x, size_t dim, Prim indices) {
@@ -194,7 +234,7 @@ Prim VulkanBackend::argwhere(Prim x) {
   const int64_t n = s.num_elements();
   const int64_t rank = static_cast<int64_t>(s.rank());
   if (n == 0) return alloc(Shape{0, rank}, DType::I64);
-  constexpr uint32_t kGroup = 256, kPer = 4, kTile = kGroup * kPer;
+  constexpr uint32_t kTile = kArgwhereGroup * kArgwherePer;
   const int64_t tiles = (n + kTile - 1) / kTile;
   // The view's own shape and strides, not collapsed: the write pass takes coordinates from the shape.
   Layout l = collapse(s, {t->strides()});
@@ -205,36 +245,36 @@ Prim VulkanBackend::argwhere(Prim x) {
   const uint32_t gx = static_cast<uint32_t>(std::min<int64_t>(tiles, 65535));
   const uint32_t gy = static_cast<uint32_t>((tiles + gx - 1) / gx);
   VkPtr counts = alloc(Shape{tiles + 1}, DType::I64);
-  // COUNT and WRITE read X through the layout; SCAN touches only the counts (one pipeline for all dtypes).
-  auto pass = [&](const char* which, const VulkanTensor* y, std::array<uint32_t, 3> groups) {
-    const bool scan = std::string_view(which) == "SCAN";
+  // COUNT and WRITE read X through the layout; SCAN touches only the counts (one pipeline for all dtypes
+  // and ranks).
+  auto pass = [&](ArgwherePass which, const VulkanTensor* y, std::array<uint32_t, 3> groups) {
+    const bool scan = which == ArgwherePass::scan;
     Dispatch dp(*ctx_, "argwhere", "argwhere");
-    dp.define(which).define("PER", std::to_string(kPer)).define("DIMS", std::to_string(rank));
+    dp.use(argwhere_defines(which, t->dtype(), l.mode(0), s.rank(), l.index64, ctx_->profile().features,
+                            ctx_->profile().name));
     if (scan)
       dp.push_u64(0);
     else
-      dp.tensor("X", *t, false);
-    dp.tensor("C", *counts, true);
+      dp.address(*t, false);
+    dp.address(*counts, true);
     if (y)
-      dp.tensor("Y", *y, true);
+      dp.address(*y, true);
     else
       dp.push_u64(0);
     dp.push_i64(n).push_i64(tiles);
-    if (scan) {
+    if (scan)
       dp.push_u64(0);
-      if (l.index64) dp.define("INDEX64");
-    } else {
-      dp.layout(l, {"X"});
-    }
-    dp.run(groups, {kGroup, 1, 1});
+    else
+      dp.layout_block(l);
+    dp.run(groups, {kArgwhereGroup, 1, 1});
   };
-  pass("COUNT", nullptr, {gx, gy, 1});
-  pass("SCAN", nullptr, {1, 1, 1});
+  pass(ArgwherePass::count, nullptr, {gx, gy, 1});
+  pass(ArgwherePass::scan, nullptr, {1, 1, 1});
   // The one value read back: the result's length.
   int64_t total = 0;
   ctx_->read(counts->allocation(), static_cast<uint64_t>(tiles) * sizeof(int64_t), &total, sizeof total);
   VkPtr out = alloc(Shape{total, rank}, DType::I64);
-  if (total > 0 && rank > 0) pass("WRITE", out.get(), {gx, gy, 1});
+  if (total > 0 && rank > 0) pass(ArgwherePass::write, out.get(), {gx, gy, 1});
   return out;
 }
 

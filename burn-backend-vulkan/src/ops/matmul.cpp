@@ -73,9 +73,17 @@ GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t a
   return t;
 }
 
+void check_gemm_dtype(DType d, const DeviceFeatures& features, const std::string& device) {
+  if (d != DType::F32 && d != DType::F64 && d != DType::F16 && d != DType::I64 && d != DType::I32)
+    throw DTypeError("matmul",
+                     "expected a numeric tensor (f32, f64, f16, i64 or i32), got " + std::string(dtype_name(d)));
+  glsl_type(d, features, device, "matmul");  // Unsupported for a dtype the device lacks
+}
+
 Defines gemm_defines(DType d, GemmKernel kernel, const GemmTiles& t, const std::vector<int>& batch_modes,
                      size_t batch_rank, bool index64, const std::string& epilogue, const DeviceFeatures& features,
                      const std::string& device) {
+  check_gemm_dtype(d, features, device);
   Defines out;
   add_operand_defines(out, "A", d, features, device, "matmul");
   add_operand_defines(out, "B", d, features, device, "matmul");
@@ -101,9 +109,7 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
   if (b->dtype() != d)
     throw DTypeError(op, "lhs " + std::string(dtype_name(d)) + " and rhs " + std::string(dtype_name(b->dtype())) +
                              ": operands must have the same dtype");
-  if (d == DType::Bool || d == DType::I8 || d == DType::U8)
-    throw DTypeError(op, "expected a numeric tensor (f32, f64, f16, i64 or i32), got " + std::string(dtype_name(d)));
-  glsl_type(d, ctx, op);  // Unsupported for a dtype the device lacks, before anything else
+  check_gemm_dtype(d, ctx.profile().features, ctx.profile().name);  // before anything else
   const Shape& sa = a->shape();
   const Shape& sb = b->shape();
   const Shape out_shape = shape_rules::matmul(sa, sb, op);

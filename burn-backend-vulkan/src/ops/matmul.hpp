@@ -40,7 +40,12 @@ struct GemmOptions {
   std::array<uint32_t, 3> max_groups{};
 };
 
-// Every define of kernels/matmul.comp for one launch (the launcher and the compile-everything test).
+// DTypeError for a dtype the GEMM kernels do not take (bool, i8, u8, bf16), Unsupported for one the device
+// lacks.
+void check_gemm_dtype(DType dtype, const DeviceFeatures& features, const std::string& device);
+
+// Every define of kernels/matmul.comp for one launch (the launcher and the compile-everything test);
+// check_gemm_dtype's errors.
 Defines gemm_defines(DType dtype, GemmKernel kernel, const GemmTiles& tiles, const std::vector<int>& batch_modes,
                      size_t batch_rank, bool index64, const std::string& epilogue, const DeviceFeatures& features,
                      const std::string& device);

@@ -17,14 +17,20 @@ namespace burn::vulkan::nn {
 // The dtype sums run in: f64 for f64, else f32 (f16 tensors accumulate in f32).
 inline DType acc_dtype(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
 
+// The module ops' kernels compute in f32, f64 or f16 only: DTypeError naming the op and `what` otherwise
+// (supports.cpp asks the same).
+inline void require_float(DType d, const char* op, const char* what = "input") {
+  if (d != DType::F32 && d != DType::F64 && d != DType::F16)
+    throw DTypeError(
+        op, std::string(what) + " must be a float tensor (f32, f64 or f16), got " + std::string(dtype_name(d)));
+}
+
 // `p` as a contiguous float tensor of this device (a copy when it is a view); DTypeError naming the op
 // and `what` for a non-float dtype, Unsupported for one the device lacks.
 inline VkPtr float_operand(const VulkanBackend& be, const Prim& p, const char* op, const char* what = "input") {
   const VkPtr t = be.vk(p, op);
   const DType d = t->dtype();
-  if (d != DType::F32 && d != DType::F64 && d != DType::F16)
-    throw DTypeError(
-        op, std::string(what) + " must be a float tensor (f32, f64 or f16), got " + std::string(dtype_name(d)));
+  require_float(d, op, what);
   glsl_type(d, be.context(), op);
   return be.contiguous(t, op);
 }

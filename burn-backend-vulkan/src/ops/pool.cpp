@@ -1,9 +1,9 @@
 // The pool module ops on the device (kernels/pool.comp): max, average and adaptive pools and their
 // backward ops, an invocation per output (forward) or per input element (backward: a gather over the
 // outputs whose window holds it, so that no float atomics are needed and results are deterministic).
-// Output sizes come from sampling_taps.hpp's pool_out_len, the rule the api and the cpu backend use;
-// options arrive normalised by the api. Index tensors of the backward ops may be i64 or i32; an index
-// outside its plane is an IndexError raised at the next read (a device fault), as the cpu raises it.
+// Output sizes and option checks come from shape_rules' pool rules, which the api and the cpu backend use. Index
+// tensors of the backward ops may be i64 or i32; an index outside its plane is an IndexError raised at the next read (a
+// device fault), as the cpu raises it.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -35,14 +35,16 @@ struct PoolGeo {
 
 int64_t planes_of(const Shape& s) { return s[0] * s[1]; }
 
-PoolGeo pool_geo(const Shape& in, const PoolOptions& p) {
+// The geometry of a pool whose options and output size the pool rule checks and normalises.
+PoolGeo pool_geo(const Shape& in, const PoolOptions& options, bool max, const char* op) {
+  PoolOptions p = options;
+  const Shape os = shape_rules::pool(in, p, max, op);
   PoolGeo g;
   const size_t n = in.rank() - 2, lead = 3 - n;
   for (size_t i = 0; i < n; ++i) {
     const size_t a = lead + i;
     g.v[0][a] = in[i + 2];
-    g.v[1][a] = shape_rules::pool_out_len(in[i + 2], p.kernel[i], p.stride[i], p.padding[i], p.padding_end[i],
-                                          p.dilation[i], p.ceil_mode);
+    g.v[1][a] = os[i + 2];
     g.v[2][a] = p.kernel[i];
     g.v[3][a] = p.stride[i];
     g.v[4][a] = p.padding[i];
@@ -52,7 +54,8 @@ PoolGeo pool_geo(const Shape& in, const PoolOptions& p) {
   return g;
 }
 
-PoolGeo adaptive_geo(const Shape& in, const std::vector<int64_t>& out) {
+PoolGeo adaptive_geo(const Shape& in, const std::vector<int64_t>& out, const char* op) {
+  shape_rules::adaptive_pool(in, out, op);
   PoolGeo g;
   const size_t n = in.rank() - 2, lead = 3 - n;
   for (size_t i = 0; i < n; ++i) {
@@ -204,23 +207,24 @@ Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const
 }
 
 Prim VulkanBackend::max_pool(Prim x, const PoolOptions& options) {
-  const PoolGeo geo = pool_geo(x->shape(), options);
+  const PoolGeo geo = pool_geo(x->shape(), options, true, "max_pool");
   return forward(*this, std::move(x), geo, variant(PoolMode::max_fwd, false), "max_pool").first;
 }
 
 PrimPair VulkanBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
-  const PoolGeo geo = pool_geo(x->shape(), options);
+  const PoolGeo geo = pool_geo(x->shape(), options, true, "max_pool_with_indices");
   PoolVariant v = variant(PoolMode::max_fwd, false);
   v.with_indices = true;
   return forward(*this, std::move(x), geo, v, "max_pool_with_indices");
 }
 
 Prim VulkanBackend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolOptions& options) {
-  return max_backward(*this, x, grad_out, indices, pool_geo(x->shape(), options), false, "max_pool_backward");
+  return max_backward(*this, x, grad_out, indices, pool_geo(x->shape(), options, true, "max_pool_backward"), false,
+                      "max_pool_backward");
 }
 
 Prim VulkanBackend::avg_pool(Prim x, const PoolOptions& options) {
-  const PoolGeo geo = pool_geo(x->shape(), options);
+  const PoolGeo geo = pool_geo(x->shape(), options, false, "avg_pool");
   PoolVariant v = variant(PoolMode::avg_fwd, false);
   v.count_pad = options.count_include_pad;
   return forward(*this, std::move(x), geo, v, "avg_pool").first;
@@ -229,24 +233,25 @@ Prim VulkanBackend::avg_pool(Prim x, const PoolOptions& options) {
 Prim VulkanBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) {
   PoolVariant v = variant(PoolMode::avg_bwd, false);
   v.count_pad = options.count_include_pad;
-  return avg_backward(*this, x, grad_out, pool_geo(x->shape(), options), v, "avg_pool_backward");
+  return avg_backward(*this, x, grad_out, pool_geo(x->shape(), options, false, "avg_pool_backward"), v,
+                      "avg_pool_backward");
 }
 
 Prim VulkanBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
-  check_rank(x->shape(), output_size.rank(), "adaptive_avg_pool");
-  const PoolGeo geo = adaptive_geo(x->shape(), output_size.dims());
+  const PoolGeo geo = adaptive_geo(x->shape(), output_size.dims(), "adaptive_avg_pool");
   return forward(*this, std::move(x), geo, variant(PoolMode::avg_fwd, true), "adaptive_avg_pool").first;
 }
 
 Prim VulkanBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
   const Shape& gs = grad_out->shape();
-  const PoolGeo geo = adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()));
+  check_rank(gs, 0, "adaptive_avg_pool_backward");
+  const PoolGeo geo =
+      adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_avg_pool_backward");
   return avg_backward(*this, x, grad_out, geo, variant(PoolMode::avg_bwd, true), "adaptive_avg_pool_backward");
 }
 
 PrimPair VulkanBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
-  check_rank(x->shape(), output_size.rank(), "adaptive_max_pool");
-  const PoolGeo geo = adaptive_geo(x->shape(), output_size.dims());
+  const PoolGeo geo = adaptive_geo(x->shape(), output_size.dims(), "adaptive_max_pool");
   PoolVariant v = variant(PoolMode::max_fwd, true);
   v.with_indices = true;
   return forward(*this, std::move(x), geo, v, "adaptive_max_pool");
@@ -254,7 +259,9 @@ PrimPair VulkanBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
 
 Prim VulkanBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {
   const Shape& gs = grad_out->shape();
-  const PoolGeo geo = adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()));
+  check_rank(gs, 0, "adaptive_max_pool_backward");
+  const PoolGeo geo =
+      adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_max_pool_backward");
   return max_backward(*this, x, grad_out, indices, geo, true, "adaptive_max_pool_backward");
 }
 

@@ -63,57 +63,41 @@ struct Sink {
   VkPtr y, y2, y3;
 };
 
-struct Pass {
-  bool first = true, last = true, row = false;
+struct Pass : ReducePassKind {
   int64_t lines = 0, total = 0, correction = 0, chunk = 0, chunks = 1;
   bool index64 = false;
 };
 
 void run_pass(const VulkanBackend& be, const ReduceSpec& s, const Source& src, const Sink& dst, const Pass& p) {
   Context& ctx = be.context();
-  Dispatch dp(ctx, "reduce", s.op);
-  auto opt = [&](const char* name, const VkPtr& t, DType dtype, bool write) {
-    if (t) {
-      dp.tensor(name, *t, write);
-    } else {
-      dp.operand(name, dtype, nullptr, write);
-      dp.push_u64(0);
-    }
-  };
-  dp.tensor("X", *src.x, false);
-  opt("X2", src.x2, s.kind == ReduceKind::Arg ? DType::I64 : s.acc, false);
-  opt("X3", src.x3, s.acc, false);
-  const DType y_dtype = p.last ? s.out : s.acc;
-  opt("Y", dst.y, y_dtype, true);
-  opt("Y2", dst.y2, s.kind == ReduceKind::Arg ? DType::I64 : s.acc, true);
-  opt("Y3", dst.y3, s.acc, true);
   Layout starts = src.starts;
   starts.index64 = starts.index64 || p.index64;
-  dp.layout(starts, {"X"});
+  Dispatch dp(ctx, "reduce", s.op);
+  dp.use(reduce_pass_defines(s, p, starts.mode(0), starts.rank(), src.red_shape.size(), starts.index64,
+                             ctx.profile().features, ctx.profile().name));
+  // Absent operands (partials of other kinds, arg values not wanted) get address 0.
+  auto address = [&](const VkPtr& t, bool write) {
+    if (t)
+      dp.address(*t, write);
+    else
+      dp.push_u64(0);
+  };
+  address(src.x, false);
+  address(src.x2, false);
+  address(src.x3, false);
+  address(dst.y, true);
+  address(dst.y2, true);
+  address(dst.y3, true);
+  dp.layout_block(starts);
   std::vector<int64_t> red = src.red_shape;
   red.insert(red.end(), src.red_strides.begin(), src.red_strides.end());
   dp.args(Dispatch::index_array(red, starts.index64));
   dp.push_i64(src.n).push_i64(p.total).push_i64(src.red_shape.size() == 1 ? src.red_strides[0] : 0);
   dp.push_i64(p.lines * p.chunks).push_i64(p.chunks).push_i64(p.chunk).push_i64(p.correction);
-  dp.define("RED_RANK", std::to_string(src.red_shape.size()));
-  dp.define("ACC", s.acc_glsl);
-  if (p.first) dp.define("FIRST");
-  if (p.last) dp.define("LAST");
-  switch (s.kind) {
-    case ReduceKind::Arg: dp.define("KIND_ARG").define("INIT", s.init).define("BETTER(v, w)", s.better); break;
-    case ReduceKind::Var: dp.define("KIND_VAR"); break;
-    case ReduceKind::Plain:
-      dp.define("INIT", s.init).define("STEP(a, b)", s.step).define("FINISH(a)", s.finish);
-      if (p.first && !s.lift.empty()) dp.define("LIFT(v)", s.lift);
-      break;
-  }
-  if (!p.row) {
+  if (p.row)
+    run_groups(dp, p.lines * p.chunks, kReduceGroup);
+  else
     dp.run_1d(p.lines * p.chunks, kReduceGroup);
-    return;
-  }
-  dp.define("ROW");
-  if (!s.subgroup.empty()) dp.define("HAS_SUBGROUP_ARITH").define("SUBGROUP_OP", s.subgroup);
-  run_groups(dp, p.lines * p.chunks, kReduceGroup);
 }
 
 // A workgroup per chunk for long lines that are contiguous (or few, or not one stride); an invocation
@@ -317,21 +301,21 @@ VkPtr reduce_chunks(const VulkanBackend& be, const ReduceSpec& s, const VkPtr& x
   return part;
 }
 
-ReduceSpec reduce_spec(OpId op, DType d, const Context& ctx, const char* name) {
+ReduceSpec reduce_spec(OpId op, DType d, const DeviceFeatures& f, const std::string& device, const char* name) {
   ReduceSpec s;
   s.op = name;
   s.in = s.out = d;
   const bool any_all = op == OpId::any || op == OpId::all || op == OpId::any_dim || op == OpId::all_dim;
   if (any_all) {
-    if (d == DType::BF16) glsl_type(d, ctx, s.op);  // Unsupported naming the device
+    if (d == DType::BF16) glsl_type(d, f, device, s.op);  // Unsupported naming the device
   } else if (op == OpId::var) {
     if (!is_float_dtype(d)) wrong_dtype(s.op, "float tensor (f32, f64 or f16)", d);
   } else if (!is_numeric(d)) {
     wrong_dtype(s.op, "numeric tensor (f32, f64, f16, i64 or i32)", d);
   }
-  glsl_type(d, ctx, s.op);  // Unsupported for f64/f16 on a device without them
+  glsl_type(d, f, device, s.op);  // Unsupported for f64/f16 on a device without them
   s.acc = accumulator_dtype(op, d);
-  s.acc_glsl = glsl_type(s.acc, ctx, s.op).compute;
+  s.acc_glsl = glsl_type(s.acc, f, device, s.op).compute;
   s.finish = "(a)";
   switch (op) {
     case OpId::sum:
@@ -390,8 +374,49 @@ ReduceSpec reduce_spec(OpId op, DType d, const Context& ctx, const char* name) {
   }
   // Subgroup arithmetic on 32-bit accumulators only (64-bit ones need shaderSubgroupExtendedTypes).
   const bool narrow = s.acc_glsl == "float" || s.acc_glsl == "int" || s.acc_glsl == "uint";
-  if (!ctx.profile().features.subgroup_arithmetic || !narrow || s.kind != ReduceKind::Plain) s.subgroup.clear();
+  if (!f.subgroup_arithmetic || !narrow || s.kind != ReduceKind::Plain) s.subgroup.clear();
   return s;
+}
+
+Defines reduce_pass_defines(const ReduceSpec& s, const ReducePassKind& p, int x_mode, size_t rank, size_t red_rank,
+                            bool index64, const DeviceFeatures& f, const std::string& device) {
+  // X2/Y2 hold the partial indices (arg) or M2 (var), X3/Y3 the partial counts (var); every pass declares
+  // all six operands, the unused ones at address 0.
+  const DType second = s.kind == ReduceKind::Arg ? DType::I64 : s.acc;
+  Defines d;
+  add_operand_defines(d, "X", p.first ? s.in : s.acc, f, device, s.op);
+  add_operand_defines(d, "X2", second, f, device, s.op);
+  add_operand_defines(d, "X3", s.acc, f, device, s.op);
+  add_operand_defines(d, "Y", p.last ? s.out : s.acc, f, device, s.op);
+  add_operand_defines(d, "Y2", second, f, device, s.op);
+  add_operand_defines(d, "Y3", s.acc, f, device, s.op);
+  add_layout_defines(d, {x_mode}, rank, index64, {"X"});
+  d.emplace_back("RED_RANK", std::to_string(red_rank));
+  d.emplace_back("ACC", s.acc_glsl);
+  if (p.first) d.emplace_back("FIRST", "1");
+  if (p.last) d.emplace_back("LAST", "1");
+  switch (s.kind) {
+    case ReduceKind::Arg:
+      d.emplace_back("KIND_ARG", "1");
+      d.emplace_back("INIT", s.init);
+      d.emplace_back("BETTER(v, w)", s.better);
+      break;
+    case ReduceKind::Var: d.emplace_back("KIND_VAR", "1"); break;
+    case ReduceKind::Plain:
+      d.emplace_back("INIT", s.init);
+      d.emplace_back("STEP(a, b)", s.step);
+      d.emplace_back("FINISH(a)", s.finish);
+      if (p.first && !s.lift.empty()) d.emplace_back("LIFT(v)", s.lift);
+      break;
+  }
+  if (p.row) {
+    d.emplace_back("ROW", "1");
+    if (!s.subgroup.empty()) {
+      d.emplace_back("HAS_SUBGROUP_ARITH", "1");
+      d.emplace_back("SUBGROUP_OP", s.subgroup);
+    }
+  }
+  return d;
 }
 
 void run_groups(Dispatch& dp, int64_t groups, uint32_t local) {

@@ -1,6 +1,7 @@
 // What the reduce family's op files (reduce.cpp, scan.cpp, sort.cpp) share: a tensor seen as lines
-// along a dim, the folds' specs, the kernel-mode choice and the reduce kernel's chunk pass (scans reduce
-// their blocks with it). Private to the plugin.
+// along a dim, the folds' specs, the kernel-mode choice, the reduce kernel's chunk pass (scans reduce
+// their blocks with it) and the define builders of the three kernels, which the compile-everything test
+// (kernel_variants.cpp) calls too. Private to the plugin.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "dispatch.hpp"
+#include "runtime/compiler.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
@@ -16,6 +18,11 @@ namespace burn::vulkan {
 // invocations x 16 elements): both must fold the same chunks.
 inline constexpr int64_t kRowChunk = 4096;
 inline constexpr uint32_t kReduceGroup = 256;
+// Invocations per workgroup of the scan kernel's line passes, and of the sort kernel's passes (bitonic
+// networks; runs and merges).
+inline constexpr uint32_t kScanLineGroup = 64;
+inline constexpr uint32_t kSortGroup = 256;
+inline constexpr uint32_t kSortLineGroup = 64;
 
 // Whether reductions, scans and sorts use workgroups with shared memory (GPUs) or an invocation per
 // chunk, block or run (CPU-type devices, where a workgroup's barriers cost more than they save: on
@@ -53,9 +60,49 @@ struct ReduceSpec {
   DType in{}, out{}, acc{};
   std::string acc_glsl, init, step, lift, finish, better, subgroup;
 };
-// The spec of `fold` (a reduce op: sum, prod, max_dim, argmax, var, ...) on `dtype`; errors name `op`:
-// DTypeError for a dtype the op does not take, Unsupported for one the device lacks.
-ReduceSpec reduce_spec(OpId fold, DType dtype, const Context& ctx, const char* op);
+// The spec of `fold` (a reduce op: sum, prod, max_dim, argmax, var, ...) on `dtype` for a device with
+// `features` named `device`; errors name `op`: DTypeError for a dtype the op does not take, Unsupported
+// for one the device lacks.
+ReduceSpec reduce_spec(OpId fold, DType dtype, const DeviceFeatures& features, const std::string& device,
+                       const char* op);
+inline ReduceSpec reduce_spec(OpId fold, DType dtype, const Context& ctx, const char* op) {
+  return reduce_spec(fold, dtype, ctx.profile().features, ctx.profile().name, op);
+}
+
+// The fold a scan applies: sum_dim for cumsum, prod_dim for cumprod, max_dim for cummax, min_dim for
+// cummin; Unsupported for any other op.
+OpId scan_fold(OpId scan);
+
+// Which pass of a reduction a launch of kernels/reduce.comp is: FIRST reads the tensor (else partial
+// states), LAST writes the result (else partial states), ROW runs a workgroup per chunk (else an
+// invocation per chunk).
+struct ReducePassKind {
+  bool first = true, last = true, row = false;
+};
+// Every define of kernels/reduce.comp for one pass of `spec` (the launcher and the compile-everything
+// test): the lines' starts over X in layout mode `x_mode` (0, 1, 2) over `rank` dims, `red_rank`
+// reduced dims (1: one stride), 32- or 64-bit indices.
+Defines reduce_pass_defines(const ReduceSpec& spec, const ReducePassKind& pass, int x_mode, size_t rank,
+                            size_t red_rank, bool index64, const DeviceFeatures& features, const std::string& device);
+
+// Every define of kernels/scan.comp for `spec`'s fold over lines of X into Y (layout modes of X and Y
+// over `rank` dims): BLOCKED for a workgroup per block (GPUs), else an invocation per line or block.
+Defines scan_defines(const ReduceSpec& spec, bool blocked, const std::vector<int>& modes, size_t rank, bool index64,
+                     const DeviceFeatures& features, const std::string& device);
+
+// The passes of kernels/sort.comp: a workgroup's bitonic network in shared memory, an invocation's
+// insertion sort of a run, a merge of sorted runs.
+enum class SortPass { bitonic, runs, merge };
+// Positions a workgroup sorts in shared memory (SORT_CAP): a power of two, keys in their compute type
+// plus an int index each within the device's shared memory, at most 4096.
+uint32_t sort_capacity(const DeviceLimits& limits, DType dtype);
+// DTypeError naming `op` for a dtype a comparison sort does not take (bool, i8, u8), Unsupported for one
+// the device lacks.
+void check_sortable(DType dtype, const DeviceFeatures& features, const std::string& device, const char* op);
+// Every define of kernels/sort.comp for one pass over `dtype` (`cap`: SORT_CAP of a bitonic pass), the
+// lines' starts over X and Y in layout `modes` over `rank` dims; check_sortable's errors.
+Defines sort_defines(DType dtype, SortPass pass, uint32_t cap, const std::vector<int>& modes, size_t rank, bool index64,
+                     const DeviceFeatures& features, const std::string& device, const char* op);
 
 // A workgroup of `local` invocations per item: a grid of up to 65535 x 65535 workgroups, kernels loop
 // over the rest (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, stepping by the grid).

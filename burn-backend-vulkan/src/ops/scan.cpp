@@ -9,6 +9,31 @@
 
 namespace burn::vulkan {
 
+OpId scan_fold(OpId scan) {
+  switch (scan) {
+    case OpId::cumsum: return OpId::sum_dim;
+    case OpId::cumprod: return OpId::prod_dim;
+    case OpId::cummax: return OpId::max_dim;
+    case OpId::cummin: return OpId::min_dim;
+    default: throw Unsupported(op_info(scan).name, "is not a scan of the Vulkan scan kernel");
+  }
+}
+
+Defines scan_defines(const ReduceSpec& spec, bool blocked, const std::vector<int>& modes, size_t rank, bool index64,
+                     const DeviceFeatures& f, const std::string& device) {
+  // Y has X's dtype (the tensor's, or the accumulator's when scanning block totals); P the accumulator's.
+  Defines d;
+  add_operand_defines(d, "X", spec.in, f, device, spec.op);
+  add_operand_defines(d, "Y", spec.in, f, device, spec.op);
+  add_operand_defines(d, "P", spec.acc, f, device, spec.op);
+  add_layout_defines(d, modes, rank, index64, {"X", "Y"});
+  d.emplace_back("ACC", spec.acc_glsl);
+  d.emplace_back("INIT", spec.init);
+  d.emplace_back("STEP(a, b)", spec.step);
+  if (blocked) d.emplace_back("BLOCKED", "1");
+  return d;
+}
+
 namespace {
 
 // y = the inclusive scan of x along dim with `spec`'s fold; y is contiguous, of x's shape.
@@ -28,27 +53,26 @@ void scan_into(const VulkanBackend& be, const ReduceSpec& spec, OpId fold, const
     const VkPtr rows = make_view(totals, Shape{l.count, chunks}, {chunks, 1}, 0);
     scan_into(be, reduce_spec(fold, spec.acc, ctx, spec.op), fold, rows, 1, prefix);
   }
+  const bool tree_blocks = blocked && trees;
   Dispatch dp(ctx, "scan", spec.op);
-  dp.tensor("X", *x, false).tensor("Y", *y, true);
-  if (prefix) {
-    dp.tensor("P", *prefix, false);
-  } else {
-    dp.operand("P", spec.acc, nullptr, false);
+  dp.use(scan_defines(spec, tree_blocks, {l.starts.mode(0), l.starts.mode(1)}, l.starts.rank(), l.starts.index64,
+                      ctx.profile().features, ctx.profile().name));
+  dp.address(*x, false).address(*y, true);
+  if (prefix)
+    dp.address(*prefix, false);
+  else
     dp.push_u64(0);
-  }
-  dp.layout(l.starts, {"X", "Y"});
+  dp.layout_block(l.starts);
   dp.push_i64(l.n).push_i64(l.stride).push_i64(l.out_stride).push_i64(l.count).push_i64(chunks);
   dp.push_i64(blocked ? kRowChunk : l.n);
-  dp.define("ACC", spec.acc_glsl).define("INIT", spec.init).define("STEP(a, b)", spec.step);
-  if (!blocked || !trees) {
-    dp.run_1d(l.count * chunks, 64);
-    return;
-  }
-  dp.define("BLOCKED");
-  run_groups(dp, l.count * chunks, kReduceGroup);
+  if (tree_blocks)
+    run_groups(dp, l.count * chunks, kReduceGroup);
+  else
+    dp.run_1d(l.count * chunks, kScanLineGroup);
 }
 
-Prim scan(const VulkanBackend& be, OpId op, OpId fold, const Prim& xp, size_t dim) {
+Prim scan(const VulkanBackend& be, OpId op, const Prim& xp, size_t dim) {
+  const OpId fold = scan_fold(op);
   const char* name = op_info(op).name;
   const VkPtr x = be.vk(xp, name);
   check_dim(name, x->shape(), dim);
@@ -60,9 +84,9 @@ Prim scan(const VulkanBackend& be, OpId op, OpId fold, const Prim& xp, size_t di
 
 }  // namespace
 
-Prim VulkanBackend::cumsum(Prim x, size_t dim) { return scan(*this, OpId::cumsum, OpId::sum_dim, x, dim); }
-Prim VulkanBackend::cumprod(Prim x, size_t dim) { return scan(*this, OpId::cumprod, OpId::prod_dim, x, dim); }
-Prim VulkanBackend::cummax(Prim x, size_t dim) { return scan(*this, OpId::cummax, OpId::max_dim, x, dim); }
-Prim VulkanBackend::cummin(Prim x, size_t dim) { return scan(*this, OpId::cummin, OpId::min_dim, x, dim); }
+Prim VulkanBackend::cumsum(Prim x, size_t dim) { return scan(*this, OpId::cumsum, x, dim); }
+Prim VulkanBackend::cumprod(Prim x, size_t dim) { return scan(*this, OpId::cumprod, x, dim); }
+Prim VulkanBackend::cummax(Prim x, size_t dim) { return scan(*this, OpId::cummax, x, dim); }
+Prim VulkanBackend::cummin(Prim x, size_t dim) { return scan(*this, OpId::cummin, x, dim); }
 
 }  // namespace burn::vulkan

@@ -14,18 +14,50 @@ namespace burn::vulkan {
 
 namespace {
 
-constexpr uint32_t kSortGroup = 256;
 constexpr int64_t kRun = 32;        // RUNS: positions an invocation sorts (the kernel's RUN_MAX)
 constexpr int64_t kMergeOut = 256;  // MERGE: output positions per invocation (the kernel's MERGE_OUT)
 
-// Positions a workgroup sorts in shared memory: a power of two, keys in their compute type plus an int
-// index each, at most 4096 (each stage of the network is a workgroup barrier).
-uint32_t sort_capacity(const Context& ctx, DType dtype) {
+const char* pass_define(SortPass pass) {
+  switch (pass) {
+    case SortPass::bitonic: return "BITONIC";
+    case SortPass::runs: return "RUNS";
+    case SortPass::merge: return "MERGE";
+  }
+  return "MERGE";
+}
+
+}  // namespace
+
+uint32_t sort_capacity(const DeviceLimits& limits, DType dtype) {
   const uint32_t key = (dtype == DType::F64 || dtype == DType::I64) ? 8 : 4;
   uint32_t cap = 4096;
-  while (cap > 2 * kSortGroup && cap * (key + 4) > ctx.profile().limits.max_shared_memory) cap /= 2;
+  while (cap > 2 * kSortGroup && cap * (key + 4) > limits.max_shared_memory) cap /= 2;
   return cap;
 }
+
+void check_sortable(DType dtype, const DeviceFeatures& f, const std::string& device, const char* op) {
+  reduce_spec(OpId::max_dim, dtype, f, device, op);  // the dtypes a comparison takes
+}
+
+Defines sort_defines(DType dtype, SortPass pass, uint32_t cap, const std::vector<int>& modes, size_t rank, bool index64,
+                     const DeviceFeatures& f, const std::string& device, const char* op) {
+  check_sortable(dtype, f, device, op);
+  // Keys in X's dtype (values Y, scratch S and T), indices as I64 (YI) and as int in the scratch (SI, TI).
+  Defines d;
+  add_operand_defines(d, "X", dtype, f, device, op);
+  add_operand_defines(d, "Y", dtype, f, device, op);
+  add_operand_defines(d, "YI", DType::I64, f, device, op);
+  add_operand_defines(d, "S", dtype, f, device, op);
+  add_operand_defines(d, "SI", DType::I32, f, device, op);
+  add_operand_defines(d, "T", dtype, f, device, op);
+  add_operand_defines(d, "TI", DType::I32, f, device, op);
+  add_layout_defines(d, modes, rank, index64, {"X", "Y"});
+  d.emplace_back(pass_define(pass), "1");
+  if (pass == SortPass::bitonic) d.emplace_back("SORT_CAP", std::to_string(cap));
+  return d;
+}
+
+namespace {
 
 struct SortRun {
   const VulkanBackend& be;
@@ -37,32 +69,24 @@ struct SortRun {
   bool descending = false;
 
   // One pass: `units` work items per line; writes the outputs when `to_output`, else scratch[0].
-  Dispatch launch(const char* variant, uint32_t seg, uint32_t used, int64_t run, int64_t units, bool to_output) const {
-    Dispatch dp(be.context(), "sort", op);
-    dp.tensor("X", *x, false);
-    if (values) {
-      dp.tensor("Y", *values, true);
-    } else {
-      dp.operand("Y", x->dtype(), nullptr, true);
-      dp.push_u64(0);
+  Dispatch launch(SortPass pass, uint32_t cap, uint32_t seg, uint32_t used, int64_t run, int64_t units,
+                  bool to_output) const {
+    Context& ctx = be.context();
+    Dispatch dp(ctx, "sort", op);
+    dp.use(sort_defines(x->dtype(), pass, cap, {lines.starts.mode(0), lines.starts.mode(1)}, lines.starts.rank(),
+                        lines.starts.index64, ctx.profile().features, ctx.profile().name, op));
+    // Absent outputs and scratch (values not wanted, one run per line) get address 0.
+    for (const VkPtr* t : {&x, &values, &indices, &scratch[0], &scratch_idx[0], &scratch[1], &scratch_idx[1]}) {
+      if (*t)
+        dp.address(**t, t != &x);
+      else
+        dp.push_u64(0);
     }
-    dp.tensor("YI", *indices, true);
-    for (int k = 0; k < 2; ++k) {
-      const char* keys = k == 0 ? "S" : "T";
-      const char* idx = k == 0 ? "SI" : "TI";
-      if (scratch[k]) {
-        dp.tensor(keys, *scratch[k], true).tensor(idx, *scratch_idx[k], true);
-      } else {
-        dp.operand(keys, x->dtype(), nullptr, true).operand(idx, DType::I32, nullptr, true);
-        dp.push_u64(0).push_u64(0);
-      }
-    }
-    dp.layout(lines.starts, {"X", "Y"});
+    dp.layout_block(lines.starts);
     dp.push_i64(lines.n).push_i64(lines.stride).push_i64(lines.out_stride).push_i64(lines.count).push_i64(keep);
     const uint32_t flags = (descending ? 1u : 0u) | (to_output ? 2u : 0u);
     for (uint32_t v : {seg, used, static_cast<uint32_t>(run), static_cast<uint32_t>(units), flags})
       dp.push_bytes(&v, 4, 4);
-    dp.define(variant);
     return dp;
   }
 
@@ -73,22 +97,22 @@ struct SortRun {
     // A power of two: the kernel's block arithmetic is shifts (blocks past the last line are skipped).
     const int64_t used =
         std::min<int64_t>(cap, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(blocks * seg))));
-    Dispatch dp = launch("BITONIC", static_cast<uint32_t>(seg), static_cast<uint32_t>(used), 0, per_line, to_output);
-    dp.define("SORT_CAP", std::to_string(cap));
+    Dispatch dp =
+        launch(SortPass::bitonic, cap, static_cast<uint32_t>(seg), static_cast<uint32_t>(used), 0, per_line, to_output);
     run_groups(dp, (blocks + used / seg - 1) / (used / seg), kSortGroup);
   }
 
   // Runs of kRun positions sorted by an invocation each.
   void runs(bool to_output) const {
     const int64_t per_line = (lines.n + kRun - 1) / kRun;
-    launch("RUNS", 0, 0, kRun, per_line, to_output).run_1d(lines.count * per_line, 64);
+    launch(SortPass::runs, 0, 0, 0, kRun, per_line, to_output).run_1d(lines.count * per_line, kSortLineGroup);
   }
 
   // Sorted runs of `run` positions in scratch[0] merged pairwise into scratch[1] or the outputs.
   void merge(int64_t run, bool to_output) const {
     const int64_t out = std::min(kMergeOut, 2 * run);
     const int64_t per_line = (lines.n + out - 1) / out;
-    launch("MERGE", 0, 0, run, per_line, to_output).run_1d(lines.count * per_line, 64);
+    launch(SortPass::merge, 0, 0, 0, run, per_line, to_output).run_1d(lines.count * per_line, kSortLineGroup);
   }
 };
 
@@ -99,7 +123,7 @@ PrimPair sort_lines(const VulkanBackend& be, const char* op, const Prim& xp, siz
                     bool want_values) {
   const VkPtr x = be.vk(xp, op);
   check_dim(op, x->shape(), dim);
-  reduce_spec(OpId::max_dim, x->dtype(), be.context(), op);  // the dtypes a comparison sort takes
+  check_sortable(x->dtype(), be.context().profile().features, be.context().profile().name, op);
   const int64_t n = x->shape()[dim];
   if (keep < 0) keep = n;
   const Shape out = with_dim(x->shape(), dim, keep);
@@ -111,7 +135,7 @@ PrimPair sort_lines(const VulkanBackend& be, const char* op, const Prim& xp, siz
   r.keep = keep;
   r.descending = descending;
   const bool trees = workgroup_trees(be.context());
-  const uint32_t cap = sort_capacity(be.context(), x->dtype());
+  const uint32_t cap = sort_capacity(be.context().profile().limits, x->dtype());
   const int64_t first_run = trees ? cap : kRun;
   if (n <= first_run) {
     trees ? r.bitonic(cap, true) : r.runs(true);
