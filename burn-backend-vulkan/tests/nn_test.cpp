@@ -639,6 +639,8 @@ TEST(VulkanNn, AttentionMatchesTheCpu) {
       {2, 2, 6, 9, 4, 5, {2, 2, 6, 9}, false, std::nullopt},          // a full mask
       {2, 2, 6, 9, 4, 5, {1, 1, 6, 9}, true, std::nullopt},           // a broadcast mask and causal
       {2, 3, 4, 7, 4, 3, {2, 1, 1, 7}, false, 0.3},                   // a key-padding mask, a given scale
+      {2, 2, 6, 9, 4, 5, {6, 9}, false, std::nullopt},                // a rank-2 mask, broadcast from the right
+      {2, 2, 4, 7, 4, 3, {7}, true, std::nullopt},                    // a rank-1 key mask
       {1, 1, 9, 4, 4, 4, {}, true, std::nullopt},                     // causal with Lq > Lk
       {1, 2, 70, 100, 32, 40, {1, 2, 70, 100}, false, std::nullopt},  // several query and key blocks
       {1, 1, 5, 6, 150, 3, {}, false, std::nullopt},                  // a query wider than the registers

@@ -174,6 +174,11 @@ Prim CpuBackend::attention(Prim query, Prim key, Prim value, Prim mask, const At
       shape_rules::attention(query->shape(), key->shape(), value->shape(), mask ? &mask->shape() : nullptr, op);
   const int64_t e = query->shape()[3];
   const double scale = options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(e, 1)));
+  // The api gives rank 4; a direct caller's lower rank broadcasts from the right.
+  if (mask && mask->shape().rank() < 4) {
+    const Shape m4 = shape_rules::attention_mask_4d(mask->shape());
+    mask = reshape(std::move(mask), m4);
+  }
   return dispatch<Dtypes::Float>(dt, op, [&]<typename T>() -> Prim {
     return attention_kernel<T>(query, key, value, mask, options.causal, scale, out);
   });

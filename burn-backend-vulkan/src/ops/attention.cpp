@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "ops/nn.hpp"
 #include "ops/nn_common.hpp"
 
@@ -74,16 +75,16 @@ Prim VulkanBackend::attention(Prim query, Prim key, Prim value, Prim mask, const
                              std::string(dtype_name(k->dtype())) + " and " + std::string(dtype_name(v->dtype())));
   glsl_type(dt, *ctx_, op);
   const Shape &qs = q->shape(), &ks = k->shape(), &vs = v->shape();
-  if (qs.rank() != 4 || ks.rank() != 4 || vs.rank() != 4 || ks[0] != qs[0] || vs[0] != qs[0] || ks[1] != qs[1] ||
-      vs[1] != qs[1] || ks[3] != qs[3] || vs[2] != ks[2])
-    throw ShapeError(op, "expected query [B, H, Lq, E], key [B, H, Lk, E], value [B, H, Lk, Ev], got " +
-                             qs.to_string() + ", " + ks.to_string() + ", " + vs.to_string());
-  VkPtr m = mask ? vk(mask, op) : nullptr;
-  if (m && (m->dtype() != DType::Bool || m->shape().rank() != 4))
-    throw DTypeError(op, "the mask must be a rank-4 bool tensor, got " + std::string(dtype_name(m->dtype())) + " " +
-                             m->shape().to_string());
+  const Shape os = shape_rules::attention(qs, ks, vs, mask ? &mask->shape() : nullptr, op);
+  VkPtr m;
+  if (mask) {
+    if (mask->dtype() != DType::Bool)
+      throw DTypeError(op, "the mask must be a bool tensor, got " + std::string(dtype_name(mask->dtype())));
+    // The api gives rank 4; a direct caller's lower rank broadcasts from the right (strides4: stride 0).
+    m = vk(mask->shape().rank() < 4 ? reshape(mask, shape_rules::attention_mask_4d(mask->shape())) : mask, op);
+  }
   const int64_t nb = qs[0], nh = qs[1], lq = qs[2], e = qs[3], lk = ks[2], ev = vs[3];
-  VkPtr out = alloc(Shape{nb, nh, lq, ev}, dt);
+  VkPtr out = alloc(os, dt);
   if (out->shape().num_elements() == 0) return out;
   const double scale = options.scale ? *options.scale : 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(e, 1)));
 

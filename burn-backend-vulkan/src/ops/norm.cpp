@@ -6,6 +6,7 @@
 // {y, new_running_mean, new_running_var}, the last two only when training with running statistics.
 #include <string>
 
+#include "burn/tensor/shape_rules.hpp"
 #include "ops/nn.hpp"
 #include "ops/nn_common.hpp"
 
@@ -122,7 +123,9 @@ Prims rows_backward(const VulkanBackend& be, Prim xp, const Prim& wp, const Prim
   return {gx, gw, gb};
 }
 
-Rows trailing_rows(const Shape& s, size_t nd) {
+// The rows of a layer or rms norm over the trailing `nd` dims (the rule checks nd).
+Rows trailing_rows(const Shape& s, size_t nd, const char* op) {
+  shape_rules::layer_norm_params(s, nd, op);
   Rows r;
   r.rows = 1;
   r.n = 1;
@@ -131,25 +134,20 @@ Rows trailing_rows(const Shape& s, size_t nd) {
   return r;
 }
 
-Shape trailing_shape(const Shape& s, size_t nd) {
-  return Shape(std::vector<int64_t>(s.end() - static_cast<std::ptrdiff_t>(nd), s.end()));
-}
-
 // [N, C, S] of an NC<spatial> shape.
 struct Ncs {
   int64_t n = 0, c = 0, s = 1;
 };
 Ncs ncs_of(const Shape& sh, const char* op) {
-  if (sh.rank() < 2) throw ShapeError(op, "expected an input of rank >= 2 ([N, C, ...]), got " + sh.to_string());
+  shape_rules::batch_norm_params(sh, op);
   Ncs d{sh[0], sh[1], 1};
   for (size_t i = 2; i < sh.rank(); ++i) d.s *= sh[i];
   return d;
 }
 
-Rows group_rows(const Ncs& d, int64_t groups, const char* op) {
-  if (groups <= 0 || d.c % groups != 0)
-    throw ValueError(op,
-                     "num_groups " + std::to_string(groups) + " does not divide " + std::to_string(d.c) + " channels");
+Rows group_rows(const Shape& sh, int64_t groups, const char* op) {
+  shape_rules::group_norm_params(sh, groups, op);
+  const Ncs d = ncs_of(sh, op);
   Rows r;
   r.rows = d.n * groups;
   r.cg = d.c / groups;
@@ -215,39 +213,40 @@ Defines norm_defines(const NormVariant& v, const DeviceFeatures& features, const
 }
 
 Prim VulkanBackend::layer_norm(Prim x, Prim weight, Prim bias, size_t normalized_dims, double eps) {
-  const Rows r = trailing_rows(x->shape(), normalized_dims);
+  const Rows r = trailing_rows(x->shape(), normalized_dims, "layer_norm");
   return rows_forward(*this, std::move(x), weight, bias, r, eps, false, "layer_norm");
 }
 
 Prim VulkanBackend::rms_norm(Prim x, Prim weight, size_t normalized_dims, double eps) {
-  const Rows r = trailing_rows(x->shape(), normalized_dims);
+  const Rows r = trailing_rows(x->shape(), normalized_dims, "rms_norm");
   return rows_forward(*this, std::move(x), weight, nullptr, r, eps, true, "rms_norm");
 }
 
 Prim VulkanBackend::group_norm(Prim x, Prim weight, Prim bias, int64_t num_groups, double eps) {
-  const Rows r = group_rows(ncs_of(x->shape(), "group_norm"), num_groups, "group_norm");
+  const Rows r = group_rows(x->shape(), num_groups, "group_norm");
   return rows_forward(*this, std::move(x), weight, bias, r, eps, false, "group_norm");
 }
 
 Prims VulkanBackend::layer_norm_backward(Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps) {
   const Shape s = x->shape();
-  const Rows r = trailing_rows(s, normalized_dims);
+  const Rows r = trailing_rows(s, normalized_dims, "layer_norm_backward");
   const int64_t p[5] = {r.n, r.rows, 1, 1, r.n};
-  return rows_backward(*this, std::move(x), weight, grad_out, r, eps, false, trailing_shape(s, normalized_dims), p,
+  return rows_backward(*this, std::move(x), weight, grad_out, r, eps, false,
+                       shape_rules::layer_norm_params(s, normalized_dims, "layer_norm_backward"), p,
                        "layer_norm_backward");
 }
 
 Prims VulkanBackend::rms_norm_backward(Prim x, Prim weight, Prim grad_out, size_t normalized_dims, double eps) {
   const Shape s = x->shape();
-  const Rows r = trailing_rows(s, normalized_dims);
+  const Rows r = trailing_rows(s, normalized_dims, "rms_norm_backward");
   const int64_t p[5] = {r.n, r.rows, 1, 1, r.n};
-  return rows_backward(*this, std::move(x), weight, grad_out, r, eps, true, trailing_shape(s, normalized_dims), p,
-                       "rms_norm_backward");
+  return rows_backward(*this, std::move(x), weight, grad_out, r, eps, true,
+                       shape_rules::layer_norm_params(s, normalized_dims, "rms_norm_backward"), p, "rms_norm_backward");
 }
 
 Prims VulkanBackend::group_norm_backward(Prim x, Prim weight, Prim grad_out, int64_t num_groups, double eps) {
   const Ncs d = ncs_of(x->shape(), "group_norm_backward");
-  const Rows r = group_rows(d, num_groups, "group_norm_backward");
+  const Rows r = group_rows(x->shape(), num_groups, "group_norm_backward");
   const int64_t p[5] = {d.c, d.n, d.s, num_groups, r.cg};
   return rows_backward(*this, std::move(x), weight, grad_out, r, eps, false, Shape{d.c}, p, "group_norm_backward");
 }

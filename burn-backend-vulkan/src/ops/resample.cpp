@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "burn/tensor/detail/sampling_taps.hpp"
+#include "burn/tensor/shape_rules.hpp"
 #include "ops/nn.hpp"
 #include "ops/nn_common.hpp"
 
@@ -77,13 +78,8 @@ Tables backward_tables(const std::vector<module_detail::DimTaps>& t, const char*
 Prim run(const VulkanBackend& be, const VkPtr& x, const VkPtr& g, const Shape& output_size,
          const InterpolateOptions& options, bool backward, const char* op) {
   const Shape& s = x->shape();
-  if (s.rank() < 3 || s.rank() > 5 || output_size.rank() != s.rank() - 2)
-    throw ShapeError(op, "expected an input [N, C, spatial...] with 1 to 3 spatial dims and a size for each, got " +
-                             s.to_string() + " and " + output_size.to_string());
+  const Shape os = shape_rules::interpolate(s, output_size.dims(), options, op);
   const std::vector<module_detail::DimTaps> t = taps3(s, output_size, options);
-  std::vector<int64_t> od{s[0], s[1]};
-  for (int64_t v : output_size) od.push_back(v);
-  const Shape os(od);
   if (backward && g->shape() != os)
     throw ShapeError(op, "grad_out " + g->shape().to_string() + " does not match the output " + os.to_string());
   VkPtr y = be.alloc(backward ? s : os, x->dtype());

@@ -32,11 +32,7 @@ H attention(H query, const H& key, const H& value, const OptH& mask, const Atten
   if (mask) {
     const Shape& ms = shape(*mask);
     m = mask->prim;
-    if (ms.rank() < 4) {  // leading 1s: the backend always sees a rank-4 mask
-      std::vector<int64_t> dims(4 - ms.rank(), 1);
-      dims.insert(dims.end(), ms.begin(), ms.end());
-      m = b.reshape(std::move(m), Shape(std::move(dims)));
-    }
+    if (ms.rank() < 4) m = b.reshape(std::move(m), shape_rules::attention_mask_4d(ms));  // backends see rank 4
   }
   return with(query, b.attention(std::move(query.prim), key.prim, value.prim, std::move(m), opts));
 }

@@ -1,4 +1,5 @@
 // Shape rule of the attention group: scaled dot-product attention over [B, H, L, E] tensors.
+#include <algorithm>
 #include "check.hpp"
 
 namespace burn::shape_rules {
@@ -24,6 +25,12 @@ Shape attention(const Shape& q, const Shape& k, const Shape& v, const Shape* mas
                        "mask " + mask->to_string() + " does not broadcast to [B, H, Lq, Lk] = " + scores.to_string());
   }
   return Shape{q[0], q[1], q[2], v[3]};
+}
+
+Shape attention_mask_4d(const Shape& mask) {
+  std::vector<int64_t> dims(4 - std::min<size_t>(mask.rank(), 4), 1);
+  dims.insert(dims.end(), mask.begin(), mask.end());
+  return Shape(std::move(dims));
 }
 
 }  // namespace burn::shape_rules

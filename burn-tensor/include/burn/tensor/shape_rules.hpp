@@ -165,5 +165,7 @@ BURN_TENSOR_API Shape batch_norm_params(const Shape& x, const char* op = "batch_
 // broadcasting to [B, H, Lq, Lk]; [B, H, Lq, Ev].
 BURN_TENSOR_API Shape attention(const Shape& query, const Shape& key, const Shape& value, const Shape* mask,
                                 const char* op = "attention");
+// A mask of rank < 4 as the rank-4 shape it broadcasts from (leading 1s), which backends read by strides.
+BURN_TENSOR_API Shape attention_mask_4d(const Shape& mask);
 
 }  // namespace burn::shape_rules
