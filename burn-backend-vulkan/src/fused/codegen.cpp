@@ -1,10 +1,13 @@
-// Generating one kernel per fused elementwise program from the expression table.
+// Generating one kernel per fused program from the expression table: the shared instruction emission, the
+// elementwise kernel and the matmul anchor's epilogue (the reduce kernel is codegen_reduce.cpp).
 #include "fused/codegen.hpp"
 
 #include <cstring>
 #include <sstream>
 
 #include "exprs.hpp"
+#include "ops/matmul.hpp"
+#include "ops/reduce.hpp"
 
 namespace burn::vulkan {
 
@@ -30,24 +33,176 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `s` with the identifier `name` (whole tokens only) replaced by `to`: the expressions' A_C, R_C and S_C
+// become concrete types, so a generated body needs no #define and fits a single-line define.
+std::string replace_token(const std::string& s, const std::string& name, const std::string& to) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t at = s.find(name, i);
+    if (at == std::string::npos) break;
+    const bool left = at == 0 || !ident_char(s[at - 1]);
+    const bool right = at + name.size() >= s.size() || !ident_char(s[at + name.size()]);
+    out.append(s, i, at - i);
+    out += left && right ? to : name;
+    i = at + name.size();
+  }
+  out.append(s, i, std::string::npos);
+  return out;
+}
+
+bool gpu_float(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
+bool is_numeric(DType d) { return gpu_float(d) || d == DType::I64 || d == DType::I32; }
+
+// A reduce instruction this generator writes: its operands and result dtypes as the eager op's.
+bool reduce_ok(const FusedProgram& p, const FusedInstr& in, size_t k, const DeviceFeatures& f,
+               const std::string& device) {
+  const bool norm = in.op == OpId::layer_norm || in.op == OpId::rms_norm;
+  if (in.n_args != (in.op == OpId::layer_norm ? 3 : in.op == OpId::rms_norm ? 2 : 1)) return false;
+  if (in.args[0] >= p.num_inputs + k) return false;
+  const DType a = p.reg_dtype[in.args[0]], r = p.reg_dtype[p.num_inputs + k];
+  for (size_t q = 1; norm && q < in.n_args; ++q)
+    if (in.args[q] != kNoRegister && (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != a)) return false;
+  const size_t rank = p.shape.rank();
+  if (norm ? (in.dim == 0 || in.dim > rank) : in.dim >= rank) return false;
+  switch (in.op) {
+    case OpId::sum_dim:
+    case OpId::mean_dim:
+    case OpId::max_dim:
+    case OpId::min_dim:
+      if (!is_numeric(a) || r != a) return false;
+      break;
+    case OpId::argmax:
+    case OpId::argmin:
+      if (!is_numeric(a) || r != DType::I64) return false;
+      break;
+    default:
+      if (!gpu_float(a) || r != a) return false;
+  }
+  if (!fused_reduce_keeps_shape(in.op)) {
+    try {
+      reduce_spec(in.op, a, f, device, "fusion");
+    } catch (const Error&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A matmul anchor: lhs and rhs inputs of the result's float dtype.
+bool anchor_ok(const FusedProgram& p, const FusedInstr& in) {
+  if (in.op != OpId::matmul || in.n_args != 2) return false;
+  const DType r = p.reg_dtype[p.num_inputs];
+  if (!gpu_float(r)) return false;
+  for (size_t q = 0; q < 2; ++q)
+    if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
+  // The kernel's C is an output of the anchor's dtype.
+  for (uint16_t o : p.outputs)
+    if (p.reg_dtype[o] == r) return true;
+  return false;
+}
+
 }  // namespace
 
+namespace codegen {
+
+std::string decode_scalar(DType d, const std::string& bits) { return replace_all(scalar_decoder(d), "bits", bits); }
+
+GlslType type_of(DType d, const DeviceFeatures& features, const std::string& device) {
+  return glsl_type(d, features, device, "fusion");
+}
+
+std::string input_offset(int mode, size_t k, const std::string& rank, const std::string& lay, const std::string& i) {
+  if (mode == 0) return i;
+  if (mode == 1) return "idx_t(0)";
+  return "strided_offset(IdxBuf(" + lay + "), 0, " + std::to_string(k + 1) + " * " + rank + ", " + rank + ", " + i +
+         ")";
+}
+
+std::string load_input(const FusedProgram& p, size_t k, const std::string& offset, const DeviceFeatures& features,
+                       const std::string& device) {
+  const GlslType t = type_of(p.reg_dtype[k], features, device);
+  const std::string at = std::string("AT(") + t.buffer + ", io.v[" + std::to_string(k) + "], " + offset + ", " +
+                         std::to_string(dtype_size(p.reg_dtype[k])) + ")";
+  return std::string("const ") + t.compute + " r" + std::to_string(k) + " = " + t.load(at) + ";";
+}
+
+std::string store_output(const FusedProgram& p, size_t m, const std::string& value, const std::string& i,
+                         const DeviceFeatures& features, const std::string& device) {
+  const DType d = p.reg_dtype[p.outputs[m]];
+  const GlslType t = type_of(d, features, device);
+  return std::string("AT(") + t.buffer + ", io.v[" + std::to_string(p.num_inputs + m) + "], " + i + ", " +
+         std::to_string(dtype_size(d)) + ") = " + t.store(value) + ";";
+}
+
+void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const DeviceFeatures& features,
+                const std::string& device) {
+  auto type = [&](DType d) { return std::string(type_of(d, features, device).compute); };
+  const FusedInstr& in = p.code[j];
+  const size_t r = p.num_inputs + j;
+  const DType a = p.reg_dtype[in.args[0]];
+  const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
+  const DType sd = e->scalar_i64 ? DType::I64 : a;
+  const std::string rt = type(p.reg_dtype[r]), at = type(a), st = type(sd);
+  auto concrete = [&](std::string text) {
+    text = replace_token(text, "S_C", st);
+    text = replace_token(text, "A_C", at);
+    return replace_token(text, "R_C", rt);
+  };
+  s << rt << " r" << r << "; {";
+  static const char* const kNames[] = {"a", "b", "c"};
+  for (uint8_t k = 0; k < in.n_args; ++k)
+    s << " const " << type(p.reg_dtype[in.args[k]]) << " " << kNames[k] << " = r" << in.args[k] << ";";
+  for (int k = 0; k < e->scalars; ++k)
+    s << " const " << st << " s" << k << " = " << st << "("
+      << decode_scalar(sd, "sc.v[" + std::to_string(j * 2 + k) + "]") << ");";
+  s << " r" << r << " = " << rt << "(" << concrete(with_literals(e->text, a)) << "); }";
+}
+
+}  // namespace codegen
+
+size_t special_index(const FusedProgram& p) {
+  for (size_t k = 0; k < p.code.size(); ++k)
+    if (is_fused_reduce(p.code[k].op) || is_fused_anchor(p.code[k].op)) return k;
+  return p.code.size();
+}
+
 bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const std::string& device) {
-  if (p.code.empty()) return false;
+  if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
   try {
     for (DType d : p.reg_dtype) glsl_type(d, features, device, "fusion");
   } catch (const Error&) {
     return false;
   }
-  for (const FusedInstr& in : p.code) {
-    if (is_fused_reduce(in.op) || is_fused_anchor(in.op)) return false;
+  const size_t sk = special_index(p);
+  if (sk < p.code.size()) {
+    const FusedInstr& sp = p.code[sk];
+    if (is_fused_anchor(sp.op) ? (sk != 0 || !anchor_ok(p, sp)) : !reduce_ok(p, sp, sk, features, device)) return false;
+    // The fusion stream runs reductions of empty tensors eagerly, for their errors.
+    if (is_fused_reduce(sp.op) && p.shape.num_elements() == 0) return false;
+    // Outputs are registers computed here (an input stored again has no place in these kernels).
+    for (uint16_t o : p.outputs)
+      if (o < p.num_inputs || o >= p.reg_dtype.size()) return false;
+  }
+  for (size_t k = 0; k < p.code.size(); ++k) {
+    if (k == sk) continue;
+    const FusedInstr& in = p.code[k];
+    if (is_fused_reduce(in.op) || is_fused_anchor(in.op)) return false;  // a second one
+    if (in.n_args == 0 || in.n_args > 3) return false;
+    for (uint8_t q = 0; q < in.n_args; ++q) {
+      if (in.args[q] >= p.num_inputs + k) return false;
+      // The epilogue reads inputs, the reduce's or anchor's result and itself: the prologue's registers are gone.
+      if (k > sk && in.args[q] >= p.num_inputs && in.args[q] < p.num_inputs + sk) return false;
+    }
     const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
     if (!e || e->arity != in.n_args) return false;
-    for (uint8_t k = 0; k < in.n_args; ++k) {
-      const DType want = k == e->bool_operand ? DType::Bool : p.reg_dtype[in.args[0]];
-      if (p.reg_dtype[in.args[k]] != want) return false;
+    for (uint8_t q = 0; q < in.n_args; ++q) {
+      const DType want = q == e->bool_operand ? DType::Bool : p.reg_dtype[in.args[0]];
+      if (p.reg_dtype[in.args[q]] != want) return false;
     }
-    if (e->result != p.reg_dtype[p.num_inputs + (&in - p.code.data())]) return false;
+    if (e->result != p.reg_dtype[p.num_inputs + k]) return false;
   }
   return true;
 }
@@ -57,6 +212,12 @@ std::vector<uint8_t> program_scalars(const FusedProgram& p) {
   for (size_t j = 0; j < p.code.size(); ++j) {
     const FusedInstr& in = p.code[j];
     const DType a = p.reg_dtype[in.args[0]];
+    if (is_fused_anchor(in.op)) continue;
+    if (is_fused_reduce(in.op)) {  // a norm's eps, in its operand's dtype
+      const uint64_t bits = scalar_bits(Scalar(in.params[0]), a);
+      std::memcpy(out.data() + j * 16, &bits, 8);
+      continue;
+    }
     const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
     const DType sd = e && e->scalar_i64 ? DType::I64 : a;
     for (int k = 0; k < 2; ++k) {
@@ -70,7 +231,6 @@ std::vector<uint8_t> program_scalars(const FusedProgram& p) {
 
 std::string generate_elementwise(const FusedProgram& p, const std::vector<int>& input_modes,
                                  const DeviceFeatures& features, const std::string& device) {
-  auto type = [&](DType d) { return glsl_type(d, features, device, "fusion"); };
   std::ostringstream s;
   s << "// generated by burn-backend-vulkan/src/fused/codegen.cpp\n"
        "layout(push_constant) uniform Push { ADDR io; ADDR scal; ADDR faults; int64_t n; ADDR lay; uint tag; } pc;\n"
@@ -86,46 +246,53 @@ std::string generate_elementwise(const FusedProgram& p, const std::vector<int>& 
       if (in.args[k] < p.num_inputs) used[in.args[k]] = true;
   for (uint16_t o : p.outputs)
     if (o < p.num_inputs) used[o] = true;
-  for (size_t k = 0; k < p.num_inputs; ++k) {
-    if (!used[k]) continue;
-    const GlslType t = type(p.reg_dtype[k]);
-    const int mode = input_modes[k];
-    const std::string off = mode == 0 ? "i"
-                            : mode == 1
-                                ? "idx_t(0)"
-                                : "strided_offset(IdxBuf(pc.lay), 0, " + std::to_string((k + 1)) + " * RANK, RANK, i)";
-    const std::string at = std::string("AT(") + t.buffer + ", io.v[" + std::to_string(k) + "], " + off + ", " +
-                           std::to_string(dtype_size(p.reg_dtype[k])) + ")";
-    s << "    const " << t.compute << " r" << k << " = " << t.load(at) << ";\n";
-  }
+  for (size_t k = 0; k < p.num_inputs; ++k)
+    if (used[k])
+      s << "    "
+        << codegen::load_input(p, k, codegen::input_offset(input_modes[k], k, "RANK", "pc.lay", "i"), features, device)
+        << "\n";
   for (size_t j = 0; j < p.code.size(); ++j) {
-    const FusedInstr& in = p.code[j];
-    const size_t r = p.num_inputs + j;
-    const DType a = p.reg_dtype[in.args[0]];
-    const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
-    const DType sd = e->scalar_i64 ? DType::I64 : a;
-    const GlslType rt = type(p.reg_dtype[r]);
-    s << "    " << rt.compute << " r" << r << ";\n    {\n";
-    s << "#define S_C " << type(sd).compute << "\n#define A_C " << type(a).compute << "\n#define R_C " << rt.compute
-      << "\n";
-    static const char* const kNames[] = {"a", "b", "c"};
-    for (uint8_t k = 0; k < in.n_args; ++k)
-      s << "      const " << type(p.reg_dtype[in.args[k]]).compute << " " << kNames[k] << " = r" << in.args[k] << ";\n";
-    for (int k = 0; k < e->scalars; ++k)
-      s << "      const S_C s" << k << " = S_C("
-        << replace_all(scalar_decoder(sd), "bits", "sc.v[" + std::to_string(j * 2 + k) + "]") << ");\n";
-    s << "      r" << r << " = " << rt.compute << "(" << with_literals(e->text, a) << ");\n";
-    s << "#undef S_C\n#undef A_C\n#undef R_C\n    }\n";
+    s << "    ";
+    codegen::emit_instr(s, p, j, features, device);
+    s << "\n";
   }
-  for (size_t m = 0; m < p.outputs.size(); ++m) {
-    const uint16_t o = p.outputs[m];
-    const GlslType t = type(p.reg_dtype[o]);
-    const std::string reg = std::string(1, 'r').append(std::to_string(o));
-    s << "    AT(" << t.buffer << ", io.v[" << (p.num_inputs + m) << "], i, " << dtype_size(p.reg_dtype[o])
-      << ") = " << t.store(reg) << ";\n";
-  }
+  for (size_t m = 0; m < p.outputs.size(); ++m)
+    s << "    " << codegen::store_output(p, m, "r" + std::to_string(p.outputs[m]), "i", features, device) << "\n";
   s << "  }\n}\n";
   return s.str();
+}
+
+AnchorEpilogue matmul_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
+                               const DeviceFeatures& features, const std::string& device) {
+  const uint16_t anchor = static_cast<uint16_t>(p.num_inputs);
+  const GlslType at = codegen::type_of(p.reg_dtype[anchor], features, device);
+  std::vector<bool> used(p.num_inputs, false);
+  for (size_t k = 1; k < p.code.size(); ++k)
+    for (uint8_t q = 0; q < p.code[k].n_args; ++q)
+      if (p.code[k].args[q] < p.num_inputs) used[p.code[k].args[q]] = true;
+  std::ostringstream s;
+  s << "layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Addrs { uint64_t v[]; }; ";
+  s << "C_C fused_epilogue(A_C acc, idx_t i) { Addrs io = Addrs(pc.eio); Addrs sc = Addrs(pc.escal); ";
+  for (size_t k = 0; k < p.num_inputs; ++k)
+    if (used[k])
+      s << codegen::load_input(p, k, codegen::input_offset(input_modes[k], k, std::to_string(rank), "pc.elay", "i"),
+                               features, device)
+        << " ";
+  // The anchor's value as the eager matmul stored it (rounded to f16 for an f16 matmul).
+  s << "const " << at.compute << " r" << anchor << " = " << at.load(at.store("acc")) << "; ";
+  for (size_t j = 1; j < p.code.size(); ++j) {
+    codegen::emit_instr(s, p, j, features, device);
+    s << " ";
+  }
+  for (size_t m = 0; m < p.outputs.size(); ++m)
+    if (m != c_output)
+      s << codegen::store_output(p, m, "r" + std::to_string(p.outputs[m]), "i", features, device) << " ";
+  s << "return C_C(r" << p.outputs[c_output] << "); }";
+  AnchorEpilogue e;
+  e.preamble = s.str();
+  e.push = "ADDR eio; ADDR escal; ADDR elay; ADDR faults; uint tag;";
+  e.expression = "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))";
+  return e;
 }
 
 }  // namespace burn::vulkan

@@ -1,9 +1,13 @@
-// The fusion code generator: a FusedProgram (burn/tensor/fused.hpp) of elementwise instructions becomes one
-// GLSL kernel of the dialect, each instruction the expression exprs.cpp gives the eager op, so a fused chain
-// computes what the ops computed one at a time, in one dispatch, with only the outputs written to memory.
+// The fusion code generator: a FusedProgram (burn/tensor/fused.hpp) becomes one GLSL kernel of the dialect,
+// each elementwise instruction the expression exprs.cpp gives the eager op, so a fused chain computes what
+// the ops computed one at a time, in one dispatch, with only the outputs written to memory. Three shapes of
+// program: elementwise (generate_elementwise), a reduce instruction with its prologue and epilogue
+// (generate_reduce, codegen_reduce.cpp) and a matmul anchor whose epilogue is kernels/matmul.comp's EPILOGUE
+// hook (matmul_epilogue).
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -12,16 +16,65 @@
 
 namespace burn::vulkan {
 
-// Whether every instruction is elementwise with an expression for its dtypes on this device.
+// Whether every instruction has a kernel here for its dtypes on this device: elementwise instructions with
+// an expression, at most one reduce (sum_dim, mean_dim, max_dim, min_dim, argmax, argmin, softmax,
+// log_softmax, layer_norm, rms_norm) or one matmul anchor, with an epilogue that reads no prologue register.
 bool can_generate(const FusedProgram& program, const DeviceFeatures& features, const std::string& device);
 
-// The kernel text for `program` whose inputs have the given layout modes (Layout::mode: 0 contiguous,
-// 1 broadcast scalar, 2 strided); push block: io (input then output addresses), scalars (2 per
+// The index of the program's reduce or anchor instruction, or code.size() when it has none.
+size_t special_index(const FusedProgram& program);
+
+// The kernel text for an elementwise `program` whose inputs have the given layout modes (Layout::mode: 0
+// contiguous, 1 broadcast scalar, 2 strided); push block: io (input then output addresses), scalars (2 per
 // instruction, as bits), faults, n, lay, tag.
 std::string generate_elementwise(const FusedProgram& program, const std::vector<int>& input_modes,
                                  const DeviceFeatures& features, const std::string& device);
 
-// The 2 x 64 bits of scalars of every instruction, in the order the generated kernel reads them.
+// A reduce program's launch: every input's layout mode over the program's shape (layout `lay`, ranks
+// `rank`) and over the reduce's result shape (`elay`, `erank`; reductions to size 1 only), -1 where the
+// input is not read through that layout; `tree`: a workgroup per line with shared-memory trees (GPUs), else
+// an invocation per line (CPU-type devices, short lines).
+struct ReduceLaunch {
+  std::vector<int> modes, emodes;
+  size_t rank = 0, erank = 0;
+  bool tree = false;
+};
+// The workgroup size of a tree launch.
+inline constexpr uint32_t kFusedTreeGroup = 256;
+// The kernel text for a reduce program; push block: io (inputs then outputs), scalars, faults, lay, elay,
+// lines, total (elements per line), inner (the line's stride in the program's flat index), tag.
+std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const DeviceFeatures& features,
+                            const std::string& device);
+
+// A matmul anchor's epilogue for kernels/matmul.comp: EPILOGUE(acc, z, row, col), the EPILOGUE_PUSH fields
+// (eio: inputs then outputs, escal, elay, faults, tag) and the EPILOGUE_PREAMBLE function, every one a single
+// line (they are defines). Output `c_output` is the kernel's C; the function stores the others itself.
+struct AnchorEpilogue {
+  std::string expression, push, preamble;
+};
+AnchorEpilogue matmul_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
+                               size_t rank, const DeviceFeatures& features, const std::string& device);
+
+// The 2 x 64 bits of scalars of every instruction, in the order the generated kernel reads them (a norm's
+// eps as its first).
 std::vector<uint8_t> program_scalars(const FusedProgram& program);
+
+namespace codegen {
+// What codegen_reduce.cpp shares with codegen.cpp.
+// Instruction j as GLSL statements declaring r<out> from the r<args> in scope (scalars from `sc`).
+void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const DeviceFeatures& features,
+                const std::string& device);
+// `const T r<k> = <input k at offset>;` for input k, with its offset expression.
+std::string load_input(const FusedProgram& p, size_t k, const std::string& offset, const DeviceFeatures& features,
+                       const std::string& device);
+// Input k's offset for flat index `i`: its mode over a layout at `lay` of `rank` dims.
+std::string input_offset(int mode, size_t k, const std::string& rank, const std::string& lay, const std::string& i);
+// `AT(...) = store(value)` of output m (io.v[num_inputs + m]) at index i.
+std::string store_output(const FusedProgram& p, size_t m, const std::string& value, const std::string& i,
+                         const DeviceFeatures& features, const std::string& device);
+// The GLSL expression of a scalar of dtype d (its compute type) from the 64 bits at `bits`.
+std::string decode_scalar(DType d, const std::string& bits);
+GlslType type_of(DType d, const DeviceFeatures& features, const std::string& device);
+}  // namespace codegen
 
 }  // namespace burn::vulkan

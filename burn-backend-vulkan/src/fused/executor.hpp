@@ -1,6 +1,7 @@
 // The fused executor burn-fusion asks for through query_interface(kFusedElementwiseInterface).
 #pragma once
 
+#include "burn/tensor/backend.hpp"
 #include "burn/tensor/fused.hpp"
 
 namespace burn::vulkan {
@@ -15,6 +16,8 @@ class VulkanFusedExecutor final : public FusedExecutor {
   Prims run(const FusedProgram& program, const Prims& inputs) override;
 
  private:
+  Prims run_reduce(const FusedProgram& program, const Prims& inputs);
+  Prims run_matmul(const FusedProgram& program, const Prims& inputs);
   VulkanBackend& backend_;
 };
 

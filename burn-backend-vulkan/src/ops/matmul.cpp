@@ -99,6 +99,11 @@ Defines gemm_defines(DType d, GemmKernel kernel, const GemmTiles& t, const std::
   return out;
 }
 
+void add_epilogue_defines(Defines& d, const GemmOptions& o) {
+  if (!o.epilogue_push.empty()) d.emplace_back("EPILOGUE_PUSH", o.epilogue_push);
+  if (!o.epilogue_preamble.empty()) d.emplace_back("EPILOGUE_PREAMBLE", o.epilogue_preamble);
+}
+
 Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options) {
   static constexpr const char* op = "matmul";
   Context& ctx = be.context();
@@ -149,17 +154,20 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
     return total;
   };
   constexpr int64_t k2G = int64_t{1} << 31;
-  l.index64 = l.index64 || batch * m * n >= k2G || (k > 0 && span(a_batch, m, a_rs, k, a_cs) >= k2G) ||
-              (k > 0 && span(b_batch, k, b_rs, n, b_cs) >= k2G);
+  l.index64 = l.index64 || options.index64 || batch * m * n >= k2G ||
+              (k > 0 && span(a_batch, m, a_rs, k, a_cs) >= k2G) || (k > 0 && span(b_batch, k, b_rs, n, b_cs) >= k2G);
 
   const GemmTiles t = gemm_tiles(ctx.profile(), kernel, dtype_size(d) == 8 ? 8 : 4);
   Dispatch dp(ctx, "matmul", op);
-  dp.use(gemm_defines(d, kernel, t, {l.mode(0), l.mode(1)}, l.rank(), l.index64, options.epilogue,
-                      ctx.profile().features, ctx.profile().name));
+  Defines defs = gemm_defines(d, kernel, t, {l.mode(0), l.mode(1)}, l.rank(), l.index64, options.epilogue,
+                              ctx.profile().features, ctx.profile().name);
+  add_epilogue_defines(defs, options);
+  dp.use(defs);
   dp.address(*a, false).address(*b, false).address(*out, true).layout_block(l);
   dp.push_i64(a_rs).push_i64(a_cs).push_i64(b_rs).push_i64(b_cs);
   dp.push_i32(static_cast<int32_t>(m)).push_i32(static_cast<int32_t>(n)).push_i32(static_cast<int32_t>(k));
   dp.push_i32(static_cast<int32_t>(batch));
+  if (options.bind) options.bind(dp);
 
   // One workgroup per tile and batch, up to the device's grid limits; the kernel walks the rest.
   const auto& count = ctx.profile().limits.max_workgroup_count;

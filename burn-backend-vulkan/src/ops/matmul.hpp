@@ -4,9 +4,11 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "dispatch.hpp"
 #include "runtime/compiler.hpp"
 
 #include "vulkan_backend.hpp"
@@ -35,10 +37,17 @@ GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t a
 // What a caller may add to a launch: the body of the kernel's EPILOGUE(acc, z, row, col) hook (a GLSL
 // expression, kernels/matmul.comp; the fusion code generator's entry), and for tests a grid smaller than
 // the device's (0: the device's maxComputeWorkGroupCount), so that walking the rest is tested cheaply.
+// The generator also gives EPILOGUE_PUSH fields and an EPILOGUE_PREAMBLE (single lines), `bind` pushing those
+// fields and recording the epilogue's accesses, and `index64` when its own layout needs 64-bit indices.
 struct GemmOptions {
   std::string epilogue;
+  std::string epilogue_push, epilogue_preamble;
+  std::function<void(Dispatch&)> bind;
+  bool index64 = false;
   std::array<uint32_t, 3> max_groups{};
 };
+// The EPILOGUE_PUSH and EPILOGUE_PREAMBLE defines of `options` (the launcher and the compile-everything test).
+void add_epilogue_defines(Defines& defines, const GemmOptions& options);
 
 // DTypeError for a dtype the GEMM kernels do not take (bool, i8, u8, bf16), Unsupported for one the device
 // lacks.
