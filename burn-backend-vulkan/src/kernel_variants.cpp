@@ -77,6 +77,113 @@ void copies(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
+FusedInstr fused_instr(OpId op, uint16_t a, uint16_t b, uint8_t n, uint32_t dim = 0) {
+  FusedInstr in;
+  in.op = op;
+  in.args[0] = a;
+  in.args[1] = b;
+  in.n_args = n;
+  in.dim = dim;
+  return in;
+}
+
+// Every reduce a fused program may hold, for each dtype it takes, in both kernel modes (an invocation per
+// line, a workgroup per line), as the executor launches them (fused/executor.cpp): a prologue over a
+// strided and a broadcast input, an epilogue reading a broadcast input, every register stored.
+void fused_reduces(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
+  const OpId ops[] = {OpId::sum_dim, OpId::mean_dim, OpId::max_dim,     OpId::min_dim,    OpId::argmax,
+                      OpId::argmin,  OpId::softmax,  OpId::log_softmax, OpId::layer_norm, OpId::rms_norm};
+  for (DType d : {DType::F32, DType::F64, DType::F16, DType::I64, DType::I32}) {
+    if (!supported(d, f)) continue;
+    for (OpId op : ops) {
+      const bool keeps = fused_reduce_keeps_shape(op), norm = op == OpId::layer_norm || op == OpId::rms_norm;
+      const bool arg = op == OpId::argmax || op == OpId::argmin;
+      if (keeps && (d == DType::I64 || d == DType::I32)) continue;
+      FusedProgram p;
+      p.shape = Shape{4, 3, 8};
+      p.num_inputs = norm ? 5 : 3;  // x, a broadcast operand, an epilogue operand (norms: weight, bias)
+      p.reg_dtype.assign(p.num_inputs, d);
+      p.code.push_back(fused_instr(OpId::mul, 0, 1, 2));  // r_n
+      const uint16_t pre = static_cast<uint16_t>(p.num_inputs);
+      FusedInstr r = fused_instr(op, pre, 0, 1, norm ? 2 : 1);
+      if (norm) {
+        r.args[1] = 3;
+        r.args[2] = op == OpId::layer_norm ? 4 : kNoRegister;
+        r.n_args = op == OpId::layer_norm ? 3 : 2;
+        r.params[0] = 1e-5;
+      }
+      p.code.push_back(r);
+      const uint16_t rr = static_cast<uint16_t>(pre + 1);
+      p.reg_dtype.push_back(d);
+      p.reg_dtype.push_back(arg ? DType::I64 : d);
+      p.outputs = {pre, rr};
+      if (!arg) {
+        p.code.push_back(fused_instr(OpId::add, rr, 2, 2));
+        p.reg_dtype.push_back(d);
+        p.outputs.push_back(static_cast<uint16_t>(rr + 1));
+      }
+      for (bool tree : {false, true}) {
+        ReduceLaunch l;
+        l.modes.assign(p.num_inputs, -1);
+        l.modes[0] = 2;
+        l.modes[1] = 1;
+        l.rank = 3;
+        l.tree = tree;
+        if (keeps) {
+          l.modes[2] = 2;
+        } else {
+          l.emodes.assign(p.num_inputs, -1);
+          l.emodes[2] = 2;
+          l.erank = 2;
+        }
+        Defines defs;
+        if (d == DType::F64) defs.emplace_back("HAS_F64", "1");
+        if (d == DType::F16) defs.emplace_back("HAS_F16", "1");
+        if (tree && keeps) defs.emplace_back("WG_REDUCE_T", glsl_type(d, f, kDevice, "fusion").compute);
+        if (tree) defs.emplace_back("INDEX64", "1");
+        out.push_back({"fused", with_workgroup(std::move(defs), tree ? kFusedTreeGroup : 64),
+                       generate_reduce(p, l, f, kDevice)});
+      }
+    }
+  }
+}
+
+// A matmul anchor with an epilogue (+ a broadcast bias, gelu, the product kept as a second output) through
+// matmul.comp's EPILOGUE hook, on both GEMM kernels, for each float dtype.
+void fused_matmuls(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
+  DeviceProfile cpu, gpu;
+  cpu.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  cpu.limits.max_workgroup_invocations = 1024;
+  cpu.limits.max_workgroup_size = {1024, 1024, 64};
+  cpu.limits.max_shared_memory = 32768;
+  gpu = cpu;
+  gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  gpu.limits.max_shared_memory = 49152;
+  for (DType d : {DType::F32, DType::F64, DType::F16}) {
+    if (!supported(d, f)) continue;
+    FusedProgram p;
+    p.shape = Shape{2, 7, 5};
+    p.num_inputs = 3;
+    p.reg_dtype = {d, d, d, d, d, d};
+    p.code = {fused_instr(OpId::matmul, 0, 1, 2), fused_instr(OpId::add, 3, 2, 2), fused_instr(OpId::gelu, 4, 0, 1)};
+    p.outputs = {5, 3};
+    const AnchorEpilogue e = matmul_epilogue(p, 0, {-1, -1, 2}, 2, f, kDevice);
+    GemmOptions o;
+    o.epilogue = e.expression;
+    o.epilogue_push = e.push;
+    o.epilogue_preamble = e.preamble;
+    for (auto [profile, kernel] : {std::pair{&cpu, GemmKernel::register_blocked}, {&gpu, GemmKernel::shared_tiled}}) {
+      const GemmTiles t = gemm_tiles(*profile, kernel, dtype_size(d) == 8 ? 8 : 4);
+      Defines g = gemm_defines(d, kernel, t, {0, 2}, 1, false, o.epilogue, f, kDevice);
+      add_epilogue_defines(g, o);
+      g.emplace_back("WG_X", std::to_string(t.wg_x));
+      g.emplace_back("WG_Y", std::to_string(t.wg_y));
+      g.emplace_back("WG_Z", "1");
+      out.push_back({"matmul", std::move(g), {}});
+    }
+  }
+}
+
 void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   // A chain over two broadcast inputs with a scalar op, a comparison, a mask and a cast: one kernel per
   // float dtype the device has.
@@ -109,6 +216,8 @@ void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     if (d == DType::F16) defs.emplace_back("HAS_F16", "1");
     out.push_back({"fused", with_workgroup(std::move(defs)), generate_elementwise(p, {2, 1}, f, kDevice)});
   }
+  fused_reduces(out, f);
+  fused_matmuls(out, f);
 }
 
 // Whether `f` runs without a burn::Error: a launcher's check accepting a dtype.
