@@ -55,6 +55,22 @@ bool b_isnan(float x) { return isnan(x); }
 bool b_isnan(double x) { return isnan(x); }
 #endif
 
+// A float to an integer type as the cpu backend (convert.hpp's to_integer): truncates toward zero, NaN gives
+// 0, values beyond the i64 range saturate (GLSL leaves those conversions undefined: a driver may give
+// anything, and gives different things in different kernels). Narrower integer types take the low bits.
+// (The bounds are 2^63 exactly in float and double.)
+#define BURN_TO_INT(T)                                                                       \
+  int64_t b_to_int(T x) {                                                                    \
+    if (isnan(x)) return int64_t(0);                                                         \
+    if (x >= T(9.223372036854775807e18)) return int64_t(~(uint64_t(1u) << 63u));             \
+    if (x <= T(-9.223372036854775808e18)) return int64_t(uint64_t(1u) << 63u);               \
+    return int64_t(x);                                                                       \
+  }
+BURN_TO_INT(float)
+#ifdef HAS_F64
+BURN_TO_INT(double)
+#endif
+
 // ---- floats: shared by float and double where GLSL has the builtin for both ----
 #define BURN_FLOAT_OPS(T)                                                                    \
   T b_max(T a, T b) { return (a > b || isnan(a)) ? a : b; }                                  \

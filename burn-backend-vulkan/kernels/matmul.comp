@@ -19,7 +19,8 @@
 // is stored as EPILOGUE(acc, z, row, col) converted to C's type, with acc the sum (A_C), z the flat batch
 // index, row < M, col < N; C's flat index is (z * M + row) * N + col. Default: acc. A generator may also
 // define EPILOGUE_PUSH (fields appended to the Push block after its 80 bytes, e.g. `ADDR E0;`) and
-// EPILOGUE_PREAMBLE (functions the expression calls).
+// EPILOGUE_PREAMBLE (functions the expression calls), and EPILOGUE_ONCE to store through one loop that is not
+// unrolled (one inlined copy of a long epilogue).
 #ifndef EPILOGUE
 #define EPILOGUE(acc, z, row, col) (acc)
 #endif
@@ -118,6 +119,15 @@ void main() {
             UNROLL for (int j = 0; j < TN; ++j) acc[i * TN + j] += a[i] * b[j];
         }
 #endif
+#ifdef EPILOGUE_ONCE
+        // A generated epilogue is one function called in a loop that is not unrolled: the driver inlines
+        // every call, and TM x TN copies of a long epilogue take lavapipe minutes to compile.
+        NO_UNROLL for (int e = 0; e < TM * TN; ++e) {
+          const int row = row0 + ly + (e / TN) * WG_Y, col = col0 + lx + (e % TN) * WG_X;
+          if (row < pc.M && col < pc.N)
+            STORE(C, c0 + idx_t(row) * idx_t(pc.N) + idx_t(col), EPILOGUE(acc[e], z, row, col));
+        }
+#else
         UNROLL for (int i = 0; i < TM; ++i) {
           const int row = row0 + ly + i * WG_Y;
           UNROLL for (int j = 0; j < TN; ++j) {
@@ -126,6 +136,7 @@ void main() {
               STORE(C, c0 + idx_t(row) * idx_t(pc.N) + idx_t(col), EPILOGUE(acc[i * TN + j], z, row, col));
           }
         }
+#endif
       }
     }
   }

@@ -33,6 +33,11 @@ layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = WG_Z) in;
 #define BARRIER() barrier()
 // Before a loop of constant trip count: unrolled, so arrays it indexes stay in registers.
 #define UNROLL [[unroll]]
+// Before a loop whose body must stay one copy (a long generated function the driver inlines at each call).
+#define NO_UNROLL [[dont_unroll]]
+// A variable whose value the compiler computes exactly as written (no x - x = 0, no contraction): a fused
+// program's registers, which the eager ops computed in separate kernels.
+#define PRECISE precise
 
 // Storage buffers by element type; a pointer is ADDR (a uint64_t device address).
 #define ADDR uint64_t

@@ -65,6 +65,7 @@ void copies(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
         add_operand_defines(d, "Y", to, f, kDevice, "cast");
         add_layout_defines(d, {mode, mode}, 2, false, {"X", "Y"});
         if (to == DType::Bool && from != DType::Bool) d.emplace_back("TO_BOOL", "1");
+        if (is_float(from) && is_int(to)) d.emplace_back("TO_INT", "1");
         out.push_back({"copy", with_workgroup(std::move(d)), {}});
       }
     }
@@ -141,8 +142,8 @@ void fused_reduces(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
         if (d == DType::F16) defs.emplace_back("HAS_F16", "1");
         if (tree && keeps) defs.emplace_back("WG_REDUCE_T", glsl_type(d, f, kDevice, "fusion").compute);
         if (tree) defs.emplace_back("INDEX64", "1");
-        out.push_back({"fused", with_workgroup(std::move(defs), tree ? kFusedTreeGroup : 64),
-                       generate_reduce(p, l, f, kDevice)});
+        out.push_back(
+            {"fused", with_workgroup(std::move(defs), tree ? kFusedTreeGroup : 64), generate_reduce(p, l, f, kDevice)});
       }
     }
   }

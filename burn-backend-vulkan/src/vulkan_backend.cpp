@@ -94,6 +94,7 @@ void VulkanBackend::copy_into(const VulkanTensor& src, const VulkanTensor& dst, 
   Dispatch dp(*ctx_, "copy", op);
   dp.tensor("X", src, false).tensor("Y", dst, true).push_i64(n).layout(l, {"X", "Y"});
   if (dst.dtype() == DType::Bool && src.dtype() != DType::Bool) dp.define("TO_BOOL");
+  if (is_float(src.dtype()) && is_int(dst.dtype())) dp.define("TO_INT");
   dp.run_1d(n);
 }
 

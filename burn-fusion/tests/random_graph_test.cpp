@@ -34,7 +34,8 @@ struct Val {
 
 class Graph {
  public:
-  Graph(uint64_t seed, const Device& fus) : rng_(seed), fus_(fus) {
+  // `ref`: the unfused device the graph is compared with (cpu, or vulkan for fusion<vulkan>).
+  Graph(uint64_t seed, const Device& fus, const Device& ref) : rng_(seed), fus_(fus), ref_(ref) {
     const int big = pick(0, 9);
     // Mostly small; sometimes several tiles (1024 elements) or several parallel chunks (32768).
     if (big == 0)
@@ -112,8 +113,7 @@ class Graph {
       }
     }
     const Kind kind = is_float(dt) ? Kind::Float : is_bool(dt) ? Kind::Bool : Kind::Int;
-    Val v{api::from_data(Device::get("cpu"), data, kind), api::from_data(fus_, data, kind),
-          "in" + std::to_string(inputs_++)};
+    Val v{api::from_data(ref_, data, kind), api::from_data(fus_, data, kind), "in" + std::to_string(inputs_++)};
     if (strided) {
       v.ref = api::swap_dims(v.ref, -1, -2);
       v.fus = api::swap_dims(v.fus, -1, -2);
@@ -379,6 +379,7 @@ class Graph {
 
   std::mt19937_64 rng_;
   Device fus_;
+  Device ref_;
   std::vector<int64_t> base_;
   std::vector<Val> live_;
   std::vector<Val> kept_views_;  // views of other shapes than the live values': checked, never mixed
@@ -387,19 +388,31 @@ class Graph {
   int inputs_ = 0;
 };
 
-void run_graphs(bool executor, bool exact) {
-  Device d = Device::get("fusion<cpu>");
+// How many graphs a run builds and checks: at least `min_graphs`, then until `max_graphs` or `seconds`.
+// And what they must have exercised (lower bounds, exclusive): ops recorded, fused programs, graphs with a
+// fused reduction, with a fused matmul epilogue, with a fused view.
+struct Budget {
+  int min_graphs = 60, max_graphs = 400, seconds = 2;
+  uint64_t recorded = 1000, fused_runs = 50;
+  int reductions = 10, matmuls = 5, views = 5;
+};
+
+void run_graphs(bool executor, bool exact, const char* spec = "fusion<cpu>", const char* ref = "cpu",
+                Budget budget = {}) {
+  Device d = Device::get(spec);
+  const Device ref_device = Device::get(ref);
   fusion::Inspector* in = fusion::inspector(d);
   ASSERT_NE(in, nullptr);
   in->set_executor_enabled(executor);
   in->reset_stats();
   const auto start = std::chrono::steady_clock::now();
   int graphs = 0, fused_reductions = 0, fused_matmuls = 0, fused_views = 0;
-  for (uint64_t seed = 1; seed <= 400; ++seed, ++graphs) {
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(budget.max_graphs); ++seed, ++graphs) {
     // Bounded by time, but never below the graph count the checks after the loop need (a loaded
     // machine or a sanitizer build is slower, not less tested).
-    if (graphs >= 60 && std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) break;
-    Graph g(seed, d);
+    if (graphs >= budget.min_graphs && std::chrono::steady_clock::now() - start > std::chrono::seconds(budget.seconds))
+      break;
+    Graph g(seed, d, ref_device);
     std::string why;
     const bool ok = g.run(exact, why);
     ASSERT_TRUE(ok) << "graph seed " << seed << ": " << why << "\n" << g.log();
@@ -419,14 +432,14 @@ void run_graphs(bool executor, bool exact) {
   in->set_executor_enabled(true);
   const fusion::Stats s = in->stats();
   // The graphs must have exercised what they guard: deferral, skipping and (with the executor) fusion.
-  EXPECT_GT(graphs, 50);
-  EXPECT_GT(s.recorded, 1000u);
+  EXPECT_GE(graphs, budget.min_graphs);
+  EXPECT_GT(s.recorded, budget.recorded);
   EXPECT_GT(s.skipped_ops, 0u);
   if (executor) {
-    EXPECT_GT(s.fused_runs, 50u);
-    EXPECT_GT(fused_reductions, 10);
-    EXPECT_GT(fused_matmuls, 5);
-    EXPECT_GT(fused_views, 5);
+    EXPECT_GT(s.fused_runs, budget.fused_runs);
+    EXPECT_GT(fused_reductions, budget.reductions);
+    EXPECT_GT(fused_matmuls, budget.matmuls);
+    EXPECT_GT(fused_views, budget.views);
   } else {
     EXPECT_EQ(fused_reductions, 0);
     EXPECT_EQ(fused_matmuls, 0);
@@ -441,6 +454,18 @@ void run_graphs(bool executor, bool exact) {
 
 TEST(FusionRandomGraphs, FusedMatchesCpu) { run_graphs(true, false); }
 TEST(FusionRandomGraphs, OpByOpMatchesCpuExactly) { run_graphs(false, true); }
+
+// fusion<vulkan> against vulkan op by op (its own ctest, fusion.random_graph_vulkan, labelled vulkan and gpu:
+// disabled in the plain run, skipped without a Vulkan device). Lavapipe compiles each new program's kernel
+// and runs slowly: at least 24 graphs, at most 200, stopping after 40 s.
+TEST(FusionRandomGraphs, DISABLED_FusedVulkanMatchesVulkan) {
+  try {
+    Device::get("vulkan");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no usable Vulkan device: " << e.what();
+  }
+  run_graphs(true, false, "fusion<vulkan>", "vulkan", Budget{24, 200, 40, 300, 20, 2, 2, 2});
+}
 
 }  // namespace
 }  // namespace burn

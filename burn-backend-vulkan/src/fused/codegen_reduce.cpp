@@ -9,8 +9,8 @@
 // compute the prologue again in each pass: it is elementwise, so it gives the same values.
 #include <sstream>
 
-#include "fused/codegen.hpp"
 #include "exprs.hpp"
+#include "fused/codegen.hpp"
 #include "ops/reduce.hpp"
 
 namespace burn::vulkan {
@@ -64,7 +64,8 @@ std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const 
   }
   s << "  if (store) {\n";
   for (size_t m = 0; m < p.outputs.size(); ++m)
-    if (p.outputs[m] < rr) s << "    " << store_output(p, m, "r" + std::to_string(p.outputs[m]), "f", f, device) << "\n";
+    if (p.outputs[m] < rr)
+      s << "    " << store_output(p, m, "r" + std::to_string(p.outputs[m]), "f", f, device) << "\n";
   s << "  }\n  return r" << red.args[0] << ";\n}\n";
 
   // epi(e, v): the reduce's result v at index e of its shape, then the epilogue and the stores.
@@ -160,8 +161,7 @@ std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const 
                        std::to_string(dtype_size(a)) + ")") +
                ")";
       };
-      s << "    const ACC eps = ACC("
-        << decode_scalar(a, "Addrs(pc.scal).v[" + std::to_string(2 * rk) + "]")
+      s << "    const ACC eps = ACC(" << decode_scalar(a, "Addrs(pc.scal).v[" + std::to_string(2 * rk) + "]")
         << ");\n    ACC mean = ACC(0);\n";
       if (!rms)
         s << "    ACC sx = ACC(0);\n"

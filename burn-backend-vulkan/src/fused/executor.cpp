@@ -131,6 +131,9 @@ Prims VulkanFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
   // The lines: a norm's over its last `dim` dims, every other along `dim`.
   int64_t n = 1, inner = 1;
   if (norm) {
+    if (red.dim == 0 || red.dim > rank)
+      throw Error(name, "internal: a fused norm over " + std::to_string(red.dim) + " dims of a program of shape " +
+                            shape.to_string());
     for (size_t d = rank - red.dim; d < rank; ++d) n *= shape[d];
   } else {
     check_dim(name, shape, red.dim);
@@ -138,6 +141,8 @@ Prims VulkanFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
     for (size_t d = red.dim + 1; d < rank; ++d) inner *= shape[d];
   }
   const int64_t total = shape.num_elements();
+  // The fusion stream records no reduction of an empty tensor (it runs them eagerly, for their errors).
+  if (total == 0) throw Error(name, "internal: a fused reduction over an empty tensor of shape " + shape.to_string());
   const int64_t lines = n == 0 ? 0 : total / n;
   const Shape red_shape = keeps ? shape : with_dim(shape, red.dim, 1);
 
@@ -158,7 +163,6 @@ Prims VulkanFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
     out.push_back(backend_.alloc(o < rr ? shape : red_shape, p.reg_dtype[o]));
     outs.push_back(out.back());
   }
-  if (lines == 0 || total == 0) return outs;
 
   std::vector<bool> pro_in = inputs_read(p, 0, rk), epi_in = inputs_read(p, rk + 1, p.code.size());
   if (red.args[0] < p.num_inputs) pro_in[red.args[0]] = true;

@@ -101,7 +101,10 @@ Defines gemm_defines(DType d, GemmKernel kernel, const GemmTiles& t, const std::
 
 void add_epilogue_defines(Defines& d, const GemmOptions& o) {
   if (!o.epilogue_push.empty()) d.emplace_back("EPILOGUE_PUSH", o.epilogue_push);
-  if (!o.epilogue_preamble.empty()) d.emplace_back("EPILOGUE_PREAMBLE", o.epilogue_preamble);
+  if (!o.epilogue_preamble.empty()) {
+    d.emplace_back("EPILOGUE_PREAMBLE", o.epilogue_preamble);
+    d.emplace_back("EPILOGUE_ONCE", "1");
+  }
 }
 
 Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options) {
