@@ -17,6 +17,24 @@
 // (lx, ly) owns rows ly + i * WG_Y and columns lx + j * WG_X of a BM x BN tile.
 // The geometry arrives as ints at pc.geo: in, out, kernel, stride, padding, dilation (three each), then
 // N, C, Cout, groups, Cg, Mo, K (kernel taps), in size, out size, GEMM rows, columns and depth.
+// Epilogue hook (the fusion code generator: conv + bias + activation in one dispatch): FORWARD and GRAD_INPUT
+// (a transposed conv) store EPILOGUE(v, i) with v the sum plus the bias (ACC) and i Y's flat index; with
+// EPILOGUE_PUSH (fields after geo) and EPILOGUE_PREAMBLE (the functions it calls), as kernels/matmul.comp.
+#ifndef EPILOGUE
+#define EPILOGUE(v, i) (v)
+#endif
+#ifndef EPILOGUE_PUSH
+#define EPILOGUE_PUSH
+#endif
+#ifndef EPILOGUE_PREAMBLE
+#define EPILOGUE_PREAMBLE
+#endif
+#ifdef EPILOGUE_ONCE
+#define STORE_LOOP NO_UNROLL for
+#else
+#define STORE_LOOP for
+#endif
+
 layout(push_constant) uniform Push {
   ADDR X;  // the conv's input, read through its geometry (FORWARD, GRAD_WEIGHT)
   ADDR G;  // the gradient of the conv's output (GRAD_INPUT, GRAD_WEIGHT, BIAS_GRAD)
@@ -24,7 +42,10 @@ layout(push_constant) uniform Push {
   ADDR B;  // the bias (HAS_BIAS)
   ADDR Y;
   ADDR geo;
+  EPILOGUE_PUSH
 } pc;
+
+EPILOGUE_PREAMBLE
 
 #define ACC X_C
 
@@ -262,9 +283,9 @@ void main() {
         }
 #endif
 #endif
-        for (int i = 0; i < TM; ++i) {
+        STORE_LOOP (int i = 0; i < TM; ++i) {
           const int m = row0 + ly + i * WG_Y;
-          for (int j = 0; j < TN; ++j) {
+          STORE_LOOP (int j = 0; j < TN; ++j) {
             const int n = col0 + lx + j * WG_X;
             if (m >= GM || n >= GN) continue;
             ACC v = acc[i * TN + j];
@@ -272,12 +293,14 @@ void main() {
 #ifdef HAS_BIAS
             v += ACC(LOAD(B, g * MO + n));
 #endif
-            STORE(Y, (idx_t(m / OUT_SIZE) * idx_t(COUT) + idx_t(g * MO + n)) * idx_t(OUT_SIZE) + idx_t(m % OUT_SIZE), v);
+            const idx_t yi = (idx_t(m / OUT_SIZE) * idx_t(COUT) + idx_t(g * MO + n)) * idx_t(OUT_SIZE) + idx_t(m % OUT_SIZE);
+            STORE(Y, yi, EPILOGUE(v, yi));
 #elif defined(GRAD_INPUT)
 #ifdef HAS_BIAS
             v += ACC(LOAD(B, g * CG + n));
 #endif
-            STORE(Y, (idx_t(m / IN_SIZE) * idx_t(C) + idx_t(g * CG + n)) * idx_t(IN_SIZE) + idx_t(m % IN_SIZE), v);
+            const idx_t yi = (idx_t(m / IN_SIZE) * idx_t(C) + idx_t(g * CG + n)) * idx_t(IN_SIZE) + idx_t(m % IN_SIZE);
+            STORE(Y, yi, EPILOGUE(v, yi));
 #else
             STORE(Y, idx_t(g * MO + m) * idx_t(CG * KS) + idx_t(n), v);
 #endif

@@ -168,7 +168,7 @@ void fused_matmuls(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     p.reg_dtype = {d, d, d, d, d, d};
     p.code = {fused_instr(OpId::matmul, 0, 1, 2), fused_instr(OpId::add, 3, 2, 2), fused_instr(OpId::gelu, 4, 0, 1)};
     p.outputs = {5, 3};
-    const AnchorEpilogue e = matmul_epilogue(p, 0, {-1, -1, 2}, 2, f, kDevice);
+    const AnchorEpilogue e = anchor_epilogue(p, 0, {-1, -1, 2}, 2, f, kDevice);
     GemmOptions o;
     o.epilogue = e.expression;
     o.epilogue_push = e.push;

@@ -108,6 +108,8 @@ Prims op_by_op(Backend& be, const FusedProgram& p, const Prims& inputs) {
       case OpId::sub: y = be.sub(a, b); break;
       case OpId::mul: y = be.mul(a, b); break;
       case OpId::exp: y = be.exp(a); break;
+      case OpId::lower_equal: y = be.lower_equal(a, b); break;
+      case OpId::cast: y = be.cast(a, in.param_dtype); break;
       case OpId::relu: y = be.relu(a); break;
       case OpId::gelu: y = be.gelu(a); break;
       case OpId::mul_scalar: y = be.mul_scalar(a, in.scalars[0]); break;
@@ -123,6 +125,8 @@ Prims op_by_op(Backend& be, const FusedProgram& p, const Prims& inputs) {
       case OpId::layer_norm: y = be.layer_norm(a, b, arg(in, 2), in.dim, in.params[0]); break;
       case OpId::rms_norm: y = be.rms_norm(a, b, in.dim, in.params[0]); break;
       case OpId::matmul: y = be.matmul(a, b); break;
+      case OpId::conv: y = be.conv(a, b, arg(in, 2), in.conv); break;
+      case OpId::conv_transpose: y = be.conv_transpose(a, b, arg(in, 2), in.conv_transpose); break;
       default: ADD_FAILURE() << "op_by_op: add " << op_info(in.op).name; return {};
     }
     r.push_back(y);
@@ -377,9 +381,74 @@ TEST_P(VulkanFusedPrograms, MatmulWithBiasAndGeluIsOneDispatch) {
   check(b);
 }
 
+// A line longer than lavapipe's loop limit lets an invocation walk (65535 iterations, the index
+// arithmetic's inner loops counted): a sum over dim 0 of 40000 rows of a broadcast compare, as the
+// conformance's categorical frequencies (an invocation per line stopped after 16384 rows, silently).
+TEST_P(VulkanFusedPrograms, ALongLineOfABroadcastInputIsFoldedWhole) {
+  Built b;
+  const uint16_t x = b.input(random(DType::F64, Shape{40000, 3, 1}, 18, 0, 4));
+  const uint16_t c = b.input(random(DType::F64, Shape{5}, 19, 0, 4));
+  const uint16_t le = b.op(instr(OpId::lower_equal, x, c, 2), DType::Bool);
+  FusedInstr cast = instr(OpId::cast, le);
+  cast.param_dtype = DType::F64;
+  const uint16_t f = b.op(cast, DType::F64);
+  b.p.outputs = {b.op(red(OpId::sum_dim, f, 0), DType::F64)};
+  b.p.shape = Shape{40000, 3, 5};
+  check(b);
+}
+
+// conv2d + bias + relu and a grouped, strided conv + bias + residual, conv_transpose + bias + gelu: the bias
+// in the conv kernel, the epilogue at its store, one dispatch; f32, f64, f16.
+TEST_P(VulkanFusedPrograms, ConvsWithBiasAndEpilogueAreOneDispatch) {
+  for (DType d : {DType::F32, DType::F64, DType::F16}) {
+    if (!has(d)) continue;
+    SCOPED_TRACE(dtype_name(d));
+    {
+      Built b;
+      const uint16_t x = b.input(random(d, Shape{2, 3, 7, 6}, 20));
+      const uint16_t w = b.input(random(d, Shape{4, 3, 3, 3}, 21));
+      const uint16_t bias = b.input(random(d, Shape{4}, 22));
+      FusedInstr cv = instr(OpId::conv, x, w, 3);
+      cv.args[2] = bias;
+      cv.conv = ConvOptions{{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1};
+      const uint16_t y = b.op(cv, d);
+      b.p.outputs = {b.op(instr(OpId::relu, y), d)};
+      b.p.shape = Shape{2, 4, 7, 6};
+      check(b);
+    }
+    {
+      Built b;
+      const uint16_t x = b.input(random(d, Shape{1, 4, 9, 9}, 23));
+      const uint16_t w = b.input(random(d, Shape{6, 2, 3, 3}, 24));
+      const uint16_t bias = b.input(random(d, Shape{6}, 25));
+      const uint16_t res = b.input(random(d, Shape{6, 1, 1}, 26));
+      FusedInstr cv = instr(OpId::conv, x, w, 3);
+      cv.args[2] = bias;
+      cv.conv = ConvOptions{{2, 2}, {1, 1}, {1, 1}, {1, 1}, 2};
+      const uint16_t y = b.op(cv, d);
+      b.p.outputs = {b.op(instr(OpId::add, y, res, 2), d), y};
+      b.p.shape = Shape{1, 6, 5, 5};
+      check(b);
+    }
+    {
+      Built b;
+      const uint16_t x = b.input(random(d, Shape{2, 4, 5}, 27));
+      const uint16_t w = b.input(random(d, Shape{4, 3, 3}, 28));
+      const uint16_t bias = b.input(random(d, Shape{3}, 29));
+      FusedInstr cv = instr(OpId::conv_transpose, x, w, 3);
+      cv.args[2] = bias;
+      cv.conv_transpose = ConvTransposeOptions{{2}, {1}, {1}, {1}, 1};
+      const uint16_t y = b.op(cv, d);
+      b.p.outputs = {b.op(instr(OpId::gelu, y), d)};
+      b.p.shape = Shape{2, 3, 10};
+      check(b);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, VulkanFusedPrograms, ::testing::Values("lines", "tree"));
 
-TEST(VulkanFused, EmptyReductionsAreRefusedAndConvAnchorsLeftToTheOpByOpPath) {
+TEST(VulkanFused, WhatCanRunAccepts) {
   auto ctx = context_or_null();
   if (!ctx) GTEST_SKIP() << "no usable Vulkan device";
   VulkanBackend be(ctx, "vulkan");
@@ -402,15 +471,17 @@ TEST(VulkanFused, EmptyReductionsAreRefusedAndConvAnchorsLeftToTheOpByOpPath) {
   q.code = {instr(OpId::exp, 0), instr(OpId::sum_dim, 1), instr(OpId::add, 2, 1, 2)};
   q.outputs = {3};
   EXPECT_FALSE(ex->can_run(q));
+  // A conv anchor of an int dtype is not fused.
   FusedProgram c;
-  c.shape = Shape{1, 2, 3, 3};
   c.num_inputs = 2;
-  c.reg_dtype = {DType::F32, DType::F32, DType::F32};
+  c.reg_dtype = {DType::I32, DType::I32, DType::I32};
   FusedInstr conv = instr(OpId::conv, 0, 1, 3);
   conv.args[2] = kNoRegister;
   c.code = {conv};
   c.outputs = {2};
   EXPECT_FALSE(ex->can_run(c));
+  c.reg_dtype = {DType::F32, DType::F32, DType::F32};
+  EXPECT_TRUE(ex->can_run(c));
 }
 
 // A matmul of an empty product: no dispatch, outputs of the right shape.

@@ -92,13 +92,16 @@ bool reduce_ok(const FusedProgram& p, const FusedInstr& in, size_t k, const Devi
   return true;
 }
 
-// A matmul anchor: lhs and rhs inputs of the result's float dtype.
+// A matmul anchor (lhs, rhs) or a conv / conv_transpose (x, weight, bias or none): inputs of the result's
+// float dtype.
 bool anchor_ok(const FusedProgram& p, const FusedInstr& in) {
-  if (in.op != OpId::matmul || in.n_args != 2) return false;
+  if (in.n_args != (in.op == OpId::matmul ? 2 : 3)) return false;
   const DType r = p.reg_dtype[p.num_inputs];
   if (!gpu_float(r)) return false;
-  for (size_t q = 0; q < 2; ++q)
+  for (size_t q = 0; q < in.n_args; ++q) {
+    if (q == 2 && in.args[q] == kNoRegister) continue;
     if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
+  }
   // The kernel's C is an output of the anchor's dtype.
   for (uint16_t o : p.outputs)
     if (p.reg_dtype[o] == r) return true;
@@ -263,8 +266,11 @@ std::string generate_elementwise(const FusedProgram& p, const std::vector<int>& 
   return s.str();
 }
 
-AnchorEpilogue matmul_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
+AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
                                const DeviceFeatures& features, const std::string& device) {
+  const bool mm = p.code[0].op == OpId::matmul;
+  // The kernel's accumulator and output types: matmul.comp's A and C operands, conv.comp's X and Y.
+  const std::string acc_t = mm ? "A_C" : "X_C", out_t = mm ? "C_C" : "Y_C";
   const uint16_t anchor = static_cast<uint16_t>(p.num_inputs);
   const GlslType at = codegen::type_of(p.reg_dtype[anchor], features, device);
   std::vector<bool> used(p.num_inputs, false);
@@ -273,7 +279,7 @@ AnchorEpilogue matmul_epilogue(const FusedProgram& p, size_t c_output, const std
       if (p.code[k].args[q] < p.num_inputs) used[p.code[k].args[q]] = true;
   std::ostringstream s;
   s << "layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Addrs { uint64_t v[]; }; ";
-  s << "C_C fused_epilogue(A_C acc, idx_t i) { Addrs io = Addrs(pc.eio); Addrs sc = Addrs(pc.escal); ";
+  s << out_t << " fused_epilogue(" << acc_t << " acc, idx_t i) { Addrs io = Addrs(pc.eio); Addrs sc = Addrs(pc.escal); ";
   for (size_t k = 0; k < p.num_inputs; ++k)
     if (used[k])
       s << codegen::load_input(p, k, codegen::input_offset(input_modes[k], k, std::to_string(rank), "pc.elay", "i"),
@@ -288,11 +294,12 @@ AnchorEpilogue matmul_epilogue(const FusedProgram& p, size_t c_output, const std
   for (size_t m = 0; m < p.outputs.size(); ++m)
     if (m != c_output)
       s << codegen::store_output(p, m, "r" + std::to_string(p.outputs[m]), "i", features, device) << " ";
-  s << "return C_C(r" << p.outputs[c_output] << "); }";
+  s << "return " << out_t << "(r" << p.outputs[c_output] << "); }";
   AnchorEpilogue e;
   e.preamble = s.str();
   e.push = "ADDR eio; ADDR escal; ADDR elay; ADDR faults; uint tag;";
-  e.expression = "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))";
+  e.expression = mm ? "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))"
+                   : "fused_epilogue(v, i)";
   return e;
 }
 

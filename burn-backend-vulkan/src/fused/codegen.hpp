@@ -2,8 +2,8 @@
 // each elementwise instruction the expression exprs.cpp gives the eager op, so a fused chain computes what
 // the ops computed one at a time, in one dispatch, with only the outputs written to memory. Three shapes of
 // program: elementwise (generate_elementwise), a reduce instruction with its prologue and epilogue
-// (generate_reduce, codegen_reduce.cpp) and a matmul anchor whose epilogue is kernels/matmul.comp's EPILOGUE
-// hook (matmul_epilogue).
+// (generate_reduce, codegen_reduce.cpp) and a matmul, conv or conv_transpose anchor whose epilogue is
+// kernels/matmul.comp's or conv.comp's EPILOGUE hook (anchor_epilogue).
 #pragma once
 
 #include <optional>
@@ -18,7 +18,7 @@ namespace burn::vulkan {
 
 // Whether every instruction has a kernel here for its dtypes on this device: elementwise instructions with
 // an expression, at most one reduce (sum_dim, mean_dim, max_dim, min_dim, argmax, argmin, softmax,
-// log_softmax, layer_norm, rms_norm) or one matmul anchor, with an epilogue that reads no prologue register.
+// log_softmax, layer_norm, rms_norm) or one matmul, conv or conv_transpose anchor, with an epilogue that reads no prologue register.
 bool can_generate(const FusedProgram& program, const DeviceFeatures& features, const std::string& device);
 
 // The index of the program's reduce or anchor instruction, or code.size() when it has none.
@@ -46,13 +46,14 @@ inline constexpr uint32_t kFusedTreeGroup = 256;
 std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const DeviceFeatures& features,
                             const std::string& device);
 
-// A matmul anchor's epilogue for kernels/matmul.comp: EPILOGUE(acc, z, row, col), the EPILOGUE_PUSH fields
-// (eio: inputs then outputs, escal, elay, faults, tag) and the EPILOGUE_PREAMBLE function, every one a single
-// line (they are defines). Output `c_output` is the kernel's C; the function stores the others itself.
+// An anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)) or kernels/conv.comp
+// (EPILOGUE(v, i): conv and conv_transpose): the expression, the EPILOGUE_PUSH fields (eio: inputs then
+// outputs, escal, elay, faults, tag) and the EPILOGUE_PREAMBLE function, every one a single line (they are
+// defines). Output `c_output` is the kernel's C (Y); the function stores the others itself.
 struct AnchorEpilogue {
   std::string expression, push, preamble;
 };
-AnchorEpilogue matmul_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
+AnchorEpilogue anchor_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
                                size_t rank, const DeviceFeatures& features, const std::string& device);
 
 // The 2 x 64 bits of scalars of every instruction, in the order the generated kernel reads them (a norm's

@@ -1,7 +1,7 @@
 // The Vulkan backend's fused executor (burn/tensor/fused.hpp): every program the code generator can write
 // runs as one dispatch: an elementwise chain, a reduce with its prologue and epilogue, a matmul with its
-// epilogue (kernels/matmul.comp's EPILOGUE hook). The rest (conv anchors, ops without an expression) are
-// refused, so burn-fusion runs them op by op on this backend.
+// epilogue (kernels/matmul.comp's EPILOGUE hook), a conv or conv_transpose with its bias and epilogue
+// (kernels/conv.comp's). The rest (ops without an expression) are refused, so burn-fusion runs them op by op.
 #include "fused/executor.hpp"
 
 #include <cstring>
@@ -10,6 +10,7 @@
 #include "burn/tensor/shape_rules.hpp"
 #include "fused/codegen.hpp"
 #include "ops/matmul.hpp"
+#include "ops/nn.hpp"
 #include "ops/reduce.hpp"
 #include "vulkan_backend.hpp"
 
@@ -79,7 +80,7 @@ Prims VulkanFusedExecutor::run(const FusedProgram& program, const Prims& inputs)
                               std::to_string(inputs.size()));
   const size_t sk = special_index(program);
   if (sk < program.code.size()) {
-    if (is_fused_anchor(program.code[sk].op)) return run_matmul(program, inputs);
+    if (is_fused_anchor(program.code[sk].op)) return run_anchor(program, inputs);
     return run_reduce(program, inputs);
   }
   Context& ctx = backend_.context();
@@ -181,8 +182,18 @@ Prims VulkanFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
     launch.emodes = modes_of(elay, epi_in);
     launch.erank = elay.rank();
   }
-  // As the eager reductions choose (ops/reduce.cpp's use_rows): a workgroup per line for long lines on GPUs.
-  launch.tree = workgroup_trees(ctx) && n >= 64 && (inner == 1 || lines < 16);
+  // As the eager reductions choose (ops/reduce.cpp's use_rows): a workgroup per line for long lines on GPUs;
+  // and wherever an invocation's walk of a line would pass the driver's loop limit (lavapipe stops a loop
+  // after 65535 iterations, the inner loops of its index arithmetic counted, and says nothing).
+  const uint32_t max_loop = ctx.profile().limits.max_loop;
+  auto fits = [&](int64_t per_invocation) {
+    return max_loop == 0 || per_invocation * static_cast<int64_t>(lay.rank() + 2) <= static_cast<int64_t>(max_loop / 2);
+  };
+  launch.tree = n >= 64 && ((workgroup_trees(ctx) && (inner == 1 || lines < 16)) || !fits(n));
+  if (!fits((n + kFusedTreeGroup - 1) / kFusedTreeGroup))
+    throw Unsupported(name, "a fused reduction over lines of " + std::to_string(n) +
+                                " elements: more than the loop limit of Vulkan device " + ctx.profile().name +
+                                " lets a workgroup walk");
 
   std::vector<uint8_t> io;
   for (const VkPtr& t : in) append_address(io, t);
@@ -207,7 +218,7 @@ Prims VulkanFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
   return outs;
 }
 
-Prims VulkanFusedExecutor::run_matmul(const FusedProgram& p, const Prims& inputs) {
+Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs) {
   Context& ctx = backend_.context();
   const FusedInstr& an = p.code[0];
   const uint16_t ar = static_cast<uint16_t>(p.num_inputs);
@@ -217,7 +228,7 @@ Prims VulkanFusedExecutor::run_matmul(const FusedProgram& p, const Prims& inputs
   std::vector<VkPtr> in;
   const std::vector<bool> used = inputs_read(p, 1, p.code.size());
   for (size_t k = 0; k < inputs.size(); ++k)
-    in.push_back(k == an.args[0] || k == an.args[1] || used[k] ? backend_.vk(inputs[k], "fusion") : nullptr);
+    in.push_back(used[k] ? backend_.vk(inputs[k], "fusion") : nullptr);
   // The epilogue's operands over the product's shape (the matmul's operands are read whole by the kernel).
   std::vector<std::vector<int64_t>> strides;
   for (size_t k = 0; k < in.size(); ++k)
@@ -229,13 +240,8 @@ Prims VulkanFusedExecutor::run_matmul(const FusedProgram& p, const Prims& inputs
   for (size_t m = 0; m < p.outputs.size(); ++m)
     if (m != c) outs[m] = out[m] = backend_.alloc(p.shape, p.reg_dtype[p.outputs[m]]);
 
-  const AnchorEpilogue e = matmul_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
-  GemmOptions o;
-  o.epilogue = e.expression;
-  o.epilogue_push = e.push;
-  o.epilogue_preamble = e.preamble;
-  o.index64 = l.index64;
-  o.bind = [&](Dispatch& dp) {
+  const AnchorEpilogue e = anchor_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
+  auto bind = [&](Dispatch& dp) {
     std::vector<uint8_t> io;
     for (size_t k = 0; k < in.size(); ++k) {
       if (!used[k]) {
@@ -257,10 +263,24 @@ Prims VulkanFusedExecutor::run_matmul(const FusedProgram& p, const Prims& inputs
     dp.args(std::move(io)).args(program_scalars(p)).layout_block(l).push_u64(ctx.faults_address());
     dp.push_i32(static_cast<int32_t>(ctx.fault_tag("fusion", "a divisor")));
   };
-  outs[c] = matmul_with(backend_, inputs[an.args[0]], inputs[an.args[1]], gemm_kernel(ctx.profile(), d), o);
+  auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
+  const char* name = op_info(an.op).name;
+  if (an.op == OpId::matmul) {
+    GemmOptions o;
+    o.epilogue = e.expression;
+    o.epilogue_push = e.push;
+    o.epilogue_preamble = e.preamble;
+    o.index64 = l.index64;
+    o.bind = bind;
+    outs[c] = matmul_with(backend_, arg(0), arg(1), gemm_kernel(ctx.profile(), d), o);
+  } else {
+    const ConvEpilogue o{e.expression, e.push, e.preamble, bind, l.index64};
+    outs[c] = an.op == OpId::conv ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, o)
+                                  : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, o);
+  }
   if (outs[c]->shape() != p.shape)
-    throw Error("matmul", "internal: the fused matmul's result " + outs[c]->shape().to_string() +
-                              " does not match the program's shape " + p.shape.to_string());
+    throw Error(name, "internal: the fused anchor's result " + outs[c]->shape().to_string() +
+                          " does not match the program's shape " + p.shape.to_string());
   return outs;
 }
 

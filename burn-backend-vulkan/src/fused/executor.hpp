@@ -17,7 +17,7 @@ class VulkanFusedExecutor final : public FusedExecutor {
 
  private:
   Prims run_reduce(const FusedProgram& program, const Prims& inputs);
-  Prims run_matmul(const FusedProgram& program, const Prims& inputs);
+  Prims run_anchor(const FusedProgram& program, const Prims& inputs);
   VulkanBackend& backend_;
 };
 

@@ -92,7 +92,7 @@ std::vector<uint8_t> geo_block(const ConvGeo& g, const Gemm& p, const char* op) 
 
 // One product of kernels/conv.comp into y. Operands absent from the mode are null.
 void launch(const VulkanBackend& be, ConvMode mode, const ConvGeo& g, const VkPtr& x, const VkPtr& gy, const VkPtr& w,
-            const VkPtr& bias, const VkPtr& y, const char* op) {
+            const VkPtr& bias, const VkPtr& y, const char* op, const ConvEpilogue* epilogue = nullptr) {
   if (y->shape().num_elements() == 0) return;
   Context& ctx = be.context();
   const Gemm p = gemm_of(mode, g);
@@ -102,12 +102,14 @@ void launch(const VulkanBackend& be, ConvMode mode, const ConvGeo& g, const VkPt
   int64_t span = y->shape().num_elements();
   for (const VkPtr* t : {&x, &gy, &w})
     if (*t) span = std::max(span, (*t)->shape().num_elements());
-  v.index64 = nn::needs_index64(span);
+  v.index64 = nn::needs_index64(span) || (epilogue && epilogue->index64);
   v.tiles = mode == ConvMode::bias_grad
                 ? ConvTiles{nn::kRowWorkgroup, 1, 1, 1, 0}
                 : conv_tiles(ctx.profile(), v.tiled, p.m, p.n, dtype_size(nn::acc_dtype(v.dtype)));
   Dispatch dp(ctx, "conv", op);
-  dp.use(conv_defines(v, ctx.profile().features, ctx.profile().name));
+  Defines defs = conv_defines(v, ctx.profile().features, ctx.profile().name);
+  if (epilogue) add_conv_epilogue_defines(defs, *epilogue);
+  dp.use(defs);
   for (const VkPtr* t : {&x, &gy, &w, &bias}) {
     if (*t)
       dp.address(**t, false);
@@ -115,6 +117,7 @@ void launch(const VulkanBackend& be, ConvMode mode, const ConvGeo& g, const VkPt
       dp.push_u64(0);
   }
   dp.address(*y, true).args(geo_block(g, p, op));
+  if (epilogue && epilogue->bind) epilogue->bind(dp);
   if (mode == ConvMode::bias_grad) return nn::run_groups(dp, g.cout, nn::kRowWorkgroup);
   const ConvTiles& t = v.tiles;
   const auto& count = ctx.profile().limits.max_workgroup_count;
@@ -183,15 +186,33 @@ Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const
   return d;
 }
 
+void add_conv_epilogue_defines(Defines& d, const ConvEpilogue& e) {
+  if (!e.expression.empty()) d.emplace_back("EPILOGUE(v, i)", e.expression);
+  if (!e.push.empty()) d.emplace_back("EPILOGUE_PUSH", e.push);
+  if (!e.preamble.empty()) {
+    d.emplace_back("EPILOGUE_PREAMBLE", e.preamble);
+    d.emplace_back("EPILOGUE_ONCE", "1");
+  }
+}
+
 Prim VulkanBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
+  return conv_with_epilogue(*this, std::move(x), std::move(weight), std::move(bias), options, {});
+}
+
+Prim VulkanBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
+  return conv_transpose_with_epilogue(*this, std::move(x), std::move(weight), std::move(bias), options, {});
+}
+
+Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,
+                        const ConvEpilogue& e) {
   static constexpr const char* op = "conv";
-  auto [a, w] = operands(*this, x, weight, op);
-  const VkPtr b = nn::optional_operand(*this, bias, a->dtype(), op, "bias");
+  auto [a, w] = operands(be, x, weight, op);
+  const VkPtr b = nn::optional_operand(be, bias, a->dtype(), op, "bias");
   ConvOptions o = options;
   const Shape ys = shape_rules::conv(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = conv_geo(a->shape(), w->shape(), o, ys);
-  VkPtr y = alloc(ys, a->dtype());
-  launch(*this, ConvMode::forward, g, a, nullptr, w, b, y, op);
+  VkPtr y = be.alloc(ys, a->dtype());
+  launch(be, ConvMode::forward, g, a, nullptr, w, b, y, op, e.bind || !e.expression.empty() ? &e : nullptr);
   return y;
 }
 
@@ -209,15 +230,16 @@ Prims VulkanBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const Con
   return {gx, gw, gb};
 }
 
-Prim VulkanBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
+Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
+                                  const ConvTransposeOptions& options, const ConvEpilogue& e) {
   static constexpr const char* op = "conv_transpose";
-  auto [a, w] = operands(*this, x, weight, op);
-  const VkPtr b = nn::optional_operand(*this, bias, a->dtype(), op, "bias");
+  auto [a, w] = operands(be, x, weight, op);
+  const VkPtr b = nn::optional_operand(be, bias, a->dtype(), op, "bias");
   ConvTransposeOptions o = options;
   const Shape ys = shape_rules::conv_transpose(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = transpose_geo(a->shape(), w->shape(), o, ys);
-  VkPtr y = alloc(ys, a->dtype());
-  launch(*this, ConvMode::grad_input, g, nullptr, a, w, b, y, op);
+  VkPtr y = be.alloc(ys, a->dtype());
+  launch(be, ConvMode::grad_input, g, nullptr, a, w, b, y, op, e.bind || !e.expression.empty() ? &e : nullptr);
   return y;
 }
 

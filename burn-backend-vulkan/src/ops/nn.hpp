@@ -3,9 +3,11 @@
 // exactly what the ops run. Private to the plugin.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "burn/tensor/backend.hpp"
+#include "dispatch.hpp"
 #include "runtime/compiler.hpp"
 #include "runtime/profile.hpp"
 
@@ -62,6 +64,22 @@ struct ConvVariant {
   ConvTiles tiles;
 };
 Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const std::string& device);
+// What the fusion code generator adds to a conv or conv_transpose: the EPILOGUE(v, i) body, EPILOGUE_PUSH
+// fields and EPILOGUE_PREAMBLE (single lines), `bind` pushing those fields and recording the epilogue's
+// accesses, `index64` when its own layout needs 64-bit indices.
+class VulkanBackend;
+struct ConvEpilogue {
+  std::string expression, push, preamble;
+  std::function<void(Dispatch&)> bind;
+  bool index64 = false;
+};
+// The EPILOGUE, EPILOGUE_PUSH, EPILOGUE_PREAMBLE and EPILOGUE_ONCE defines of `e` (launcher and compile test).
+void add_conv_epilogue_defines(Defines& defines, const ConvEpilogue& e);
+// conv / conv_transpose as VulkanBackend's, each stored value passed through `e`.
+Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,
+                        const ConvEpilogue& e);
+Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
+                                  const ConvTransposeOptions& options, const ConvEpilogue& e);
 
 // kernels/attention.comp: queries per workgroup, the register capacity D (a power of two >= E and Ev, at
 // most 128; wider value rows take several passes, a wider query is read from memory: q_global) and the
