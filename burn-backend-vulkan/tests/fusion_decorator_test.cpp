@@ -1,0 +1,124 @@
+// fusion<vulkan> through the fusion decorator (burn-fusion): a softmax, a layer_norm, a Linear + bias + gelu
+// and a conv + bias + relu, each with what a model puts around it, run as one fused program (the inspector's
+// plan and stats) in one Vulkan dispatch, where op by op on `vulkan` they take one dispatch per op; the
+// values equal op-by-op `vulkan`'s within the documented tolerance (README.md, "fusion<vulkan>").
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <random>
+
+#include "burn/fusion/fusion.hpp"
+#include "burn/tensor/api.hpp"
+#include "burn/tensor/module.hpp"
+#include "vulkan_backend.hpp"
+
+namespace burn::vulkan {
+namespace {
+
+using H = api::H;
+
+TensorData data_of(const Shape& s, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-2, 2);
+  std::vector<double> v(static_cast<size_t>(s.num_elements()));
+  for (double& x : v) x = u(gen);
+  return TensorData::from_vector(v, s).convert(DType::F32);
+}
+
+// Vulkan dispatches on `d`'s device so far (its stats are per Vulkan context, shared by vulkan and
+// fusion<vulkan> on one physical device).
+uint64_t dispatches(const Device& vk) {
+  auto* s = static_cast<VulkanStatsSource*>(vk.backend()->query_interface("vulkan-stats"));
+  return s ? s->stats().dispatches : 0;
+}
+
+struct Count {
+  uint64_t op_by_op = 0, fused = 0;
+};
+
+// Runs f on the same inputs on `vulkan` and on `fusion<vulkan>`; compares; returns both dispatch counts.
+Count run(const char* what, const std::vector<Shape>& shapes, const std::function<H(const std::vector<H>&)>& f) {
+  Device vk = Device::get("vulkan"), fus = Device::get("fusion<vulkan>");
+  std::vector<H> a, b;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    a.push_back(api::from_data(vk, data_of(shapes[i], 40 + static_cast<uint32_t>(i)), Kind::Float));
+    b.push_back(api::from_data(fus, data_of(shapes[i], 40 + static_cast<uint32_t>(i)), Kind::Float));
+  }
+  vk.sync();
+  fus.sync();
+  fusion::Inspector* in = fusion::inspector(fus);
+  EXPECT_NE(in, nullptr);
+  in->reset_stats();
+  Count c;
+  uint64_t before = dispatches(vk);
+  H ra = f(a);
+  vk.sync();
+  c.op_by_op = dispatches(vk) - before;
+  before = dispatches(vk);
+  H rb = f(b);
+  fus.sync();
+  const TensorData got = api::into_data(rb);
+  c.fused = dispatches(vk) - before;
+  const fusion::Stats s = in->stats();
+  EXPECT_EQ(s.fused_runs, 1u) << what;
+  EXPECT_EQ(s.eager_ops, 0u) << what;
+  std::string plan;
+  for (const std::string& p : in->last_plan()) plan += p + " ";
+  std::cout << "[ dispatches ] " << what << ": op by op " << c.op_by_op << ", fused " << c.fused << " (" << plan
+            << ")\n";
+  const std::vector<double> g = got.convert(DType::F64).to_vec<double>();
+  const std::vector<double> w = api::into_data(ra).convert(DType::F64).to_vec<double>();
+  EXPECT_EQ(g.size(), w.size());
+  for (size_t i = 0; i < g.size() && i < w.size(); ++i)
+    EXPECT_NEAR(g[i], w[i], 2e-6 * (1 + std::abs(w[i]))) << what << " at " << i;
+  return c;
+}
+
+class VulkanFusionDecorator : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      Device::get("fusion<vulkan>");
+    } catch (const std::exception& e) {
+      GTEST_SKIP() << "no usable Vulkan device: " << e.what();
+    }
+  }
+};
+
+TEST_F(VulkanFusionDecorator, ScaledMaskedSoftmaxIsOneDispatch) {
+  const Count c = run("softmax(x * 0.125 + mask)", {Shape{2, 4, 16, 16}, Shape{16, 16}}, [](const std::vector<H>& v) {
+    return api::softmax(api::add(api::mul_scalar(v[0], Scalar(0.125)), v[1]), -1);
+  });
+  EXPECT_EQ(c.fused, 1u);
+  EXPECT_EQ(c.op_by_op, 3u);
+}
+
+TEST_F(VulkanFusionDecorator, ResidualLayerNormIsOneDispatch) {
+  const Count c = run("layer_norm(x + residual, w, b)", {Shape{4, 10, 64}, Shape{4, 10, 64}, Shape{64}, Shape{64}},
+                      [](const std::vector<H>& v) { return api::layer_norm(api::add(v[0], v[1]), v[2], v[3], 1, 1e-5); });
+  EXPECT_EQ(c.fused, 1u);
+  EXPECT_EQ(c.op_by_op, 2u);
+}
+
+TEST_F(VulkanFusionDecorator, LinearWithBiasAndGeluIsOneDispatch) {
+  const Count c =
+      run("gelu(x W^T + b)", {Shape{8, 32}, Shape{24, 32}, Shape{24}}, [](const std::vector<H>& v) {
+        return api::unary(OpId::gelu, api::add(api::matmul(v[0], api::swap_dims(v[1], 0, 1)), v[2]));
+      });
+  EXPECT_EQ(c.fused, 1u);
+  EXPECT_EQ(c.op_by_op, 3u);
+}
+
+TEST_F(VulkanFusionDecorator, ConvWithBiasAndReluIsOneDispatch) {
+  ConvOptions o;
+  o.padding = {1, 1};
+  const Count c = run("relu(conv2d(x, w, b))", {Shape{2, 3, 8, 8}, Shape{4, 3, 3, 3}, Shape{4}},
+                      [&](const std::vector<H>& v) { return api::unary(OpId::relu, api::conv(v[0], v[1], v[2], o)); });
+  EXPECT_EQ(c.fused, 1u);
+  EXPECT_EQ(c.op_by_op, 2u);
+}
+
+}  // namespace
+}  // namespace burn::vulkan
