@@ -489,6 +489,40 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
         add(out, "conv", conv_defines(v, f, kDevice), v.tiles.wg_x, v.tiles.wg_y);
       }
   add(out, "conv", conv_defines(ConvVariant{ConvMode::bias_grad, d}, f, kDevice));
+  // A fused conv (forward) and conv_transpose (grad_input) with an epilogue (+ a broadcast operand, relu,
+  // the conv's value kept as a second output), as the fused executor launches them.
+  for (ConvMode m : {ConvMode::forward, ConvMode::grad_input})
+    for (bool tiled : {false, true}) {
+      FusedProgram p;
+      p.shape = Shape{2, 4, 5, 5};
+      p.num_inputs = 4;
+      p.reg_dtype = {d, d, d, d, d, d, d};
+      FusedInstr c;
+      c.op = m == ConvMode::forward ? OpId::conv : OpId::conv_transpose;
+      c.args[0] = 0;
+      c.args[1] = 1;
+      c.args[2] = 2;
+      c.n_args = 3;
+      FusedInstr add_in;
+      add_in.op = OpId::add;
+      add_in.args[0] = 4;
+      add_in.args[1] = 3;
+      add_in.n_args = 2;
+      FusedInstr relu;
+      relu.op = OpId::relu;
+      relu.args[0] = 5;
+      relu.n_args = 1;
+      p.code = {c, add_in, relu};
+      p.outputs = {6, 4};
+      const AnchorEpilogue e = anchor_epilogue(p, 0, {-1, -1, -1, 2}, 4, f, kDevice);
+      ConvVariant v{m, d};
+      v.tiled = tiled;
+      v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, 1000, 64, acc);
+      v.has_bias = true;
+      Defines defs = conv_defines(v, f, kDevice);
+      add_conv_epilogue_defines(defs, ConvEpilogue{e.expression, e.push, e.preamble, nullptr, false});
+      add(out, "conv", std::move(defs), v.tiles.wg_x, v.tiles.wg_y);
+    }
 }
 
 // kernels/attention.comp: narrow and wide heads, a query wider than the registers, on a GPU-like and a

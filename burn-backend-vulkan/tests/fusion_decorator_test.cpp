@@ -96,17 +96,17 @@ TEST_F(VulkanFusionDecorator, ScaledMaskedSoftmaxIsOneDispatch) {
 }
 
 TEST_F(VulkanFusionDecorator, ResidualLayerNormIsOneDispatch) {
-  const Count c = run("layer_norm(x + residual, w, b)", {Shape{4, 10, 64}, Shape{4, 10, 64}, Shape{64}, Shape{64}},
-                      [](const std::vector<H>& v) { return api::layer_norm(api::add(v[0], v[1]), v[2], v[3], 1, 1e-5); });
+  const Count c =
+      run("layer_norm(x + residual, w, b)", {Shape{4, 10, 64}, Shape{4, 10, 64}, Shape{64}, Shape{64}},
+          [](const std::vector<H>& v) { return api::layer_norm(api::add(v[0], v[1]), v[2], v[3], 1, 1e-5); });
   EXPECT_EQ(c.fused, 1u);
   EXPECT_EQ(c.op_by_op, 2u);
 }
 
 TEST_F(VulkanFusionDecorator, LinearWithBiasAndGeluIsOneDispatch) {
-  const Count c =
-      run("gelu(x W^T + b)", {Shape{8, 32}, Shape{24, 32}, Shape{24}}, [](const std::vector<H>& v) {
-        return api::unary(OpId::gelu, api::add(api::matmul(v[0], api::swap_dims(v[1], 0, 1)), v[2]));
-      });
+  const Count c = run("gelu(x W^T + b)", {Shape{8, 32}, Shape{24, 32}, Shape{24}}, [](const std::vector<H>& v) {
+    return api::unary(OpId::gelu, api::add(api::matmul(v[0], api::swap_dims(v[1], 0, 1)), v[2]));
+  });
   EXPECT_EQ(c.fused, 1u);
   EXPECT_EQ(c.op_by_op, 3u);
 }

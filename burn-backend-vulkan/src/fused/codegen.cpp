@@ -279,7 +279,8 @@ AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std
       if (p.code[k].args[q] < p.num_inputs) used[p.code[k].args[q]] = true;
   std::ostringstream s;
   s << "layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Addrs { uint64_t v[]; }; ";
-  s << out_t << " fused_epilogue(" << acc_t << " acc, idx_t i) { Addrs io = Addrs(pc.eio); Addrs sc = Addrs(pc.escal); ";
+  s << out_t << " fused_epilogue(" << acc_t
+    << " acc, idx_t i) { Addrs io = Addrs(pc.eio); Addrs sc = Addrs(pc.escal); ";
   for (size_t k = 0; k < p.num_inputs; ++k)
     if (used[k])
       s << codegen::load_input(p, k, codegen::input_offset(input_modes[k], k, std::to_string(rank), "pc.elay", "i"),
@@ -299,7 +300,7 @@ AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std
   e.preamble = s.str();
   e.push = "ADDR eio; ADDR escal; ADDR elay; ADDR faults; uint tag;";
   e.expression = mm ? "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))"
-                   : "fused_epilogue(v, i)";
+                    : "fused_epilogue(v, i)";
   return e;
 }
 

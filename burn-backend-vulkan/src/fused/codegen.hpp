@@ -18,7 +18,8 @@ namespace burn::vulkan {
 
 // Whether every instruction has a kernel here for its dtypes on this device: elementwise instructions with
 // an expression, at most one reduce (sum_dim, mean_dim, max_dim, min_dim, argmax, argmin, softmax,
-// log_softmax, layer_norm, rms_norm) or one matmul, conv or conv_transpose anchor, with an epilogue that reads no prologue register.
+// log_softmax, layer_norm, rms_norm) or one matmul, conv or conv_transpose anchor, with an epilogue that reads no
+// prologue register.
 bool can_generate(const FusedProgram& program, const DeviceFeatures& features, const std::string& device);
 
 // The index of the program's reduce or anchor instruction, or code.size() when it has none.

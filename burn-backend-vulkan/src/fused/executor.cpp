@@ -227,8 +227,7 @@ Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
   while (p.reg_dtype[p.outputs[c]] != d) ++c;  // can_run: some output has the anchor's dtype
   std::vector<VkPtr> in;
   const std::vector<bool> used = inputs_read(p, 1, p.code.size());
-  for (size_t k = 0; k < inputs.size(); ++k)
-    in.push_back(used[k] ? backend_.vk(inputs[k], "fusion") : nullptr);
+  for (size_t k = 0; k < inputs.size(); ++k) in.push_back(used[k] ? backend_.vk(inputs[k], "fusion") : nullptr);
   // The epilogue's operands over the product's shape (the matmul's operands are read whole by the kernel).
   std::vector<std::vector<int64_t>> strides;
   for (size_t k = 0; k < in.size(); ++k)
@@ -275,8 +274,9 @@ Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
     outs[c] = matmul_with(backend_, arg(0), arg(1), gemm_kernel(ctx.profile(), d), o);
   } else {
     const ConvEpilogue o{e.expression, e.push, e.preamble, bind, l.index64};
-    outs[c] = an.op == OpId::conv ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, o)
-                                  : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, o);
+    outs[c] = an.op == OpId::conv
+                  ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, o)
+                  : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, o);
   }
   if (outs[c]->shape() != p.shape)
     throw Error(name, "internal: the fused anchor's result " + outs[c]->shape().to_string() +
