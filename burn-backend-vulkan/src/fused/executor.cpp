@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "burn/tensor/error.hpp"
-#include "burn/tensor/shape_rules.hpp"
 #include "fused/codegen.hpp"
 #include "ops/matmul.hpp"
 #include "ops/nn.hpp"
