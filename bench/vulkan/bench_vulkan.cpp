@@ -136,11 +136,12 @@ void count_step(const char* name, const std::string& spec, const Device& vk, con
   step();
   const double ms = ms_since(t0);
   const vulkan::VulkanStats s1 = stats(vk);
-  std::printf("{\"case\": \"steps\", \"step\": \"%s\", \"chain\": \"%s\", \"dispatches\": %llu, \"submits\": %llu, "
-              "\"barriers\": %llu, \"ms\": %.1f}\n",
-              name, spec.c_str(), static_cast<unsigned long long>(s1.dispatches - s0.dispatches),
-              static_cast<unsigned long long>(s1.submits - s0.submits),
-              static_cast<unsigned long long>(s1.barriers - s0.barriers), ms);
+  std::printf(
+      "{\"case\": \"steps\", \"step\": \"%s\", \"chain\": \"%s\", \"dispatches\": %llu, \"submits\": %llu, "
+      "\"barriers\": %llu, \"ms\": %.1f}\n",
+      name, spec.c_str(), static_cast<unsigned long long>(s1.dispatches - s0.dispatches),
+      static_cast<unsigned long long>(s1.submits - s0.submits),
+      static_cast<unsigned long long>(s1.barriers - s0.barriers), ms);
   std::fflush(stdout);
 }
 
@@ -169,8 +170,8 @@ void steps(const Options& o) {
       const nn::TransformerEncoder enc = bench::make_transformer_layer(ad);
       const Tensor<3> x =
           Tensor<3>::random(Shape{tf_batch, tf_seq, 256}, Distribution::uniform(-1.0, 1.0), ad).require_grad();
-      const std::string name = "transformer_layer_fwd_bwd/d256_h4_s" + std::to_string(tf_seq) + "_b" +
-                               std::to_string(tf_batch);
+      const std::string name =
+          "transformer_layer_fwd_bwd/d256_h4_s" + std::to_string(tf_seq) + "_b" + std::to_string(tf_batch);
       count_step(name.c_str(), spec, vk, [&] {
         Gradients g = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
         ad.sync();
@@ -186,15 +187,18 @@ void gemm(const Options& o) {
   const Tensor<2> a = Tensor<2>::random(Shape{n, n}, Distribution::uniform(-1.0, 1.0), d, o.dtype);
   const Tensor<2> b = Tensor<2>::random(Shape{n, n}, Distribution::uniform(-1.0, 1.0), d, o.dtype);
   const int inner = o.smoke ? 1 : 10;
-  const double ms = time_ms(o.reps ? o.reps : 5, [&] {
-    for (int i = 0; i < inner; ++i) (void)a.matmul(b);
-    d.sync();
-  }) / inner;
+  const double ms = time_ms(o.reps ? o.reps : 5,
+                            [&] {
+                              for (int i = 0; i < inner; ++i) (void)a.matmul(b);
+                              d.sync();
+                            }) /
+                    inner;
   const char* disabled = std::getenv("BURN_VULKAN_DISABLE");
-  std::printf("{\"case\": \"gemm\", \"dtype\": \"%s\", \"n\": %lld, \"disabled\": \"%s\", \"ms\": %.4f, "
-              "\"tflops\": %.3f}\n",
-              std::string(dtype_name(o.dtype)).c_str(), static_cast<long long>(n), disabled ? disabled : "", ms,
-              2.0 * n * n * n / (ms * 1e-3) / 1e12);
+  std::printf(
+      "{\"case\": \"gemm\", \"dtype\": \"%s\", \"n\": %lld, \"disabled\": \"%s\", \"ms\": %.4f, "
+      "\"tflops\": %.3f}\n",
+      std::string(dtype_name(o.dtype)).c_str(), static_cast<long long>(n), disabled ? disabled : "", ms,
+      2.0 * n * n * n / (ms * 1e-3) / 1e12);
 }
 
 void bandwidth(const Options& o) {
@@ -211,9 +215,10 @@ void bandwidth(const Options& o) {
     d.sync();
   });
   const double bytes = 8.0 * n;  // read + write, each side (the copy moves 2x the bytes in 2 copies)
-  std::printf("{\"case\": \"bandwidth\", \"mib\": %.1f, \"elementwise_ms\": %.4f, \"elementwise_gbs\": %.1f, "
-              "\"copy_ms\": %.4f, \"copy_gbs\": %.1f}\n",
-              n * 4.0 / (1024 * 1024), ew, bytes / (ew * 1e-3) / 1e9, cp, 2 * bytes / (cp * 1e-3) / 1e9);
+  std::printf(
+      "{\"case\": \"bandwidth\", \"mib\": %.1f, \"elementwise_ms\": %.4f, \"elementwise_gbs\": %.1f, "
+      "\"copy_ms\": %.4f, \"copy_gbs\": %.1f}\n",
+      n * 4.0 / (1024 * 1024), ew, bytes / (ew * 1e-3) / 1e9, cp, 2 * bytes / (cp * 1e-3) / 1e9);
 }
 
 void resnet(const Options& o) {
@@ -229,8 +234,8 @@ void resnet(const Options& o) {
     d.sync();
   });
   std::printf("{\"case\": \"resnet\", \"model\": \"%s\", \"batch\": %lld, \"hw\": %lld, \"ms\": %.3f}\n",
-              o.smoke ? "resnet-10 (smoke)" : "resnet-34", static_cast<long long>(o.batch),
-              static_cast<long long>(hw), ms);
+              o.smoke ? "resnet-10 (smoke)" : "resnet-34", static_cast<long long>(o.batch), static_cast<long long>(hw),
+              ms);
 }
 
 void transformer(const Options& o) {
@@ -241,16 +246,16 @@ void transformer(const Options& o) {
     const Device ad = Device::get(chain(o, decorators));
     Device::get(o.device).seed(5);
     const nn::TransformerEncoder enc = bench::make_transformer_layer(ad);
-    const Tensor<3> x =
-        Tensor<3>::random(Shape{batch, seq, 256}, Distribution::uniform(-1.0, 1.0), ad).require_grad();
+    const Tensor<3> x = Tensor<3>::random(Shape{batch, seq, 256}, Distribution::uniform(-1.0, 1.0), ad).require_grad();
     out[i++] = time_ms(o.reps ? o.reps : (o.smoke ? 1 : 10), [&] {
       Gradients g = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
       ad.sync();
     });
   }
-  std::printf("{\"case\": \"transformer\", \"shape\": \"d256_h4_s%lld_b%lld\", \"unfused_ms\": %.3f, \"fused_ms\": "
-              "%.3f}\n",
-              static_cast<long long>(seq), static_cast<long long>(batch), out[0], out[1]);
+  std::printf(
+      "{\"case\": \"transformer\", \"shape\": \"d256_h4_s%lld_b%lld\", \"unfused_ms\": %.3f, \"fused_ms\": "
+      "%.3f}\n",
+      static_cast<long long>(seq), static_cast<long long>(batch), out[0], out[1]);
 }
 
 int devices(const Options& o) {
@@ -267,9 +272,10 @@ int devices(const Options& o) {
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: burn-bench-vulkan devices|dispatch|steps|gemm|bandwidth|resnet|transformer [--smoke] [--device SPEC]\n"
-               "       [--size N] [--dtype f32|f16] [--mib M] [--batch B] [--reps R] [--ops N]\n");
+  std::fprintf(
+      stderr,
+      "usage: burn-bench-vulkan devices|dispatch|steps|gemm|bandwidth|resnet|transformer [--smoke] [--device SPEC]\n"
+      "       [--size N] [--dtype f32|f16] [--mib M] [--batch B] [--reps R] [--ops N]\n");
   return 2;
 }
 
