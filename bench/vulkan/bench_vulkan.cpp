@@ -2,7 +2,9 @@
 //   dispatch     the fixed cost of one dispatch: a tiny elementwise op (x * 1.0001 on 256 f32) repeated,
 //                recorded into the stream's batches (BURN_VULKAN_BATCH, default 64 dispatches a
 //                submission); the host's recording cost per op (no wait) and the end-to-end cost with the
-//                final sync, in microseconds, and the latency of one op + sync.
+//                final sync, in microseconds (median and minimum of 7 rounds), and the latency of one op +
+//                sync. A batch above --ops records everything before the one submission at the sync: the
+//                recording alone, with no device work beside it.
 //   steps        dispatches and submissions of one training step, autodiff<vulkan> against
 //                autodiff<fusion<vulkan>>: the MLP 784-512-512-10 Adam step and the transformer encoder
 //                layer forward + backward (bench/nn_models.hpp), counted by the plugin (vulkan-stats).
@@ -123,9 +125,11 @@ void dispatch_cost(const Options& o) {
   }
   std::printf(
       "{\"case\": \"dispatch\", \"device\": \"%s\", \"batch\": %d, \"ops\": %d, \"dispatches\": %llu, \"submits\": "
-      "%llu, \"record_us_per_op\": %.3f, \"end_to_end_us_per_op\": %.3f, \"one_op_sync_us\": %.2f}\n",
+      "%llu, \"record_us_per_op\": %.3f, \"end_to_end_us_per_op\": %.3f, \"one_op_sync_us\": %.2f, "
+      "\"record_us_min\": %.3f, \"end_to_end_us_min\": %.3f}\n",
       d.name().c_str(), batch, n, static_cast<unsigned long long>(dispatches), static_cast<unsigned long long>(submits),
-      median(record_us), median(total_us), median(latency_us));
+      median(record_us), median(total_us), median(latency_us), *std::min_element(record_us.begin(), record_us.end()),
+      *std::min_element(total_us.begin(), total_us.end()));
 }
 
 // Dispatches and submissions of the third step (the first two compile and warm the pool).

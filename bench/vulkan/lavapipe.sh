@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The lavapipe measurements of issue 28 point 9 (bash bench/run.sh --vulkan runs this): the fixed cost per
-# dispatch at submission batches of 1, 16, 64 and 256 dispatches (BURN_VULKAN_BATCH) and the dispatches
+# dispatch at submission batches of 1, 16, 64 and 256 dispatches (BURN_VULKAN_BATCH; 100000: all 20000 ops
+# recorded before one submission, the recording alone) and the dispatches
 # fusion saves on the MLP and transformer training steps, counted by the plugin. Builds burn-bench-vulkan
 # into build/release, prints the JSON lines (build/release/bench-vulkan.jsonl) and a markdown table.
 # lavapipe runs on the CPU: a correctness device, its times say what the host side costs, not a GPU's.
@@ -16,17 +17,19 @@ if [ "$rc" -ne 0 ]; then
   echo "bench/vulkan/lavapipe.sh: no Vulkan device (Debian: mesa-vulkan-drivers for lavapipe)" >&2
   exit "$rc"
 fi
-for batch in 1 16 64 256; do BURN_VULKAN_BATCH=$batch "$bin" dispatch >> "$out"; done
+for batch in 1 16 64 256 100000; do BURN_VULKAN_BATCH=$batch "$bin" dispatch >> "$out"; done
 "$bin" steps >> "$out"
 python3 - "$out" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 print("device:", rows[0]["device"])
-print("\n| dispatches per submission | host recording, µs/dispatch | end to end with the sync, µs/dispatch | one op + sync, µs |")
+print("\n| dispatches per submission | host recording, µs/dispatch (median, min) | end to end with the sync, µs/dispatch (median, min) | one op + sync, µs |")
 print("|---|---|---|---|")
 for r in rows:
     if r["case"] == "dispatch":
-        print(f"| {r['batch']} | {r['record_us_per_op']:.1f} | {r['end_to_end_us_per_op']:.1f} | {r['one_op_sync_us']:.0f} |")
+        batch = "all (one submission)" if r["batch"] >= r["ops"] else r["batch"]
+        print(f"| {batch} | {r['record_us_per_op']:.1f}, {r['record_us_min']:.1f} | "
+              f"{r['end_to_end_us_per_op']:.1f}, {r['end_to_end_us_min']:.1f} | {r['one_op_sync_us']:.0f} |")
 steps = {}
 for r in rows:
     if r["case"] == "steps":
