@@ -7,7 +7,8 @@
 //                recording alone, with no device work beside it.
 //   steps        dispatches and submissions of one training step, autodiff<vulkan> against
 //                autodiff<fusion<vulkan>>: the MLP 784-512-512-10 Adam step and the transformer encoder
-//                layer forward + backward (bench/nn_models.hpp), counted by the plugin (vulkan-stats).
+//                layer forward + backward, alone and with its Adam update (bench/nn_models.hpp), counted by
+//                the plugin (vulkan-stats).
 //   gemm         C = A x B, N x N x N, --dtype f32|f16; TFLOP/s (the kernel is the one the device's
 //                profile picks: BURN_VULKAN_DISABLE=cooperative_matrix turns the cooperative-matrix one off).
 //   bandwidth    y = x * 2 over --mib MiB of f32 against a copy of the same bytes (cat of x with itself,
@@ -178,6 +179,16 @@ void steps(const Options& o) {
           "transformer_layer_fwd_bwd/d256_h4_s" + std::to_string(tf_seq) + "_b" + std::to_string(tf_batch);
       count_step(name.c_str(), spec, vk, [&] {
         Gradients g = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
+        ad.sync();
+      });
+      // The same with the Adam update of its parameters: a whole training step.
+      nn::TransformerEncoder trained = enc;
+      optim::Optimizer opt = optim::AdamConfig{}.init();
+      const std::string adam =
+          "transformer_layer_train_adam/d256_h4_s" + std::to_string(tf_seq) + "_b" + std::to_string(tf_batch);
+      count_step(adam.c_str(), spec, vk, [&] {
+        Gradients g = trained.forward({x, std::nullopt, std::nullopt}).mean().backward();
+        trained = opt.step(1e-3, trained, optim::GradientsParams::from_grads(g, trained));
         ad.sync();
       });
     }
