@@ -92,7 +92,7 @@ def main():
     blocks, hw = ([1, 1, 1, 1], 32) if a.smoke else ([3, 4, 6, 3], 224)
     net = ResNet(blocks).to(dev).eval()
     with torch.no_grad():
-        for batch in (1, 32):
+        for batch in (1, 2) if a.smoke else (1, 32):
             img = torch.rand(batch, 3, hw, hw, device=dev) * 2 - 1
             ms = timed(lambda: net(img), 1 if a.smoke else 10)
             emit(case="resnet", model="resnet-10 (smoke)" if a.smoke else "resnet-34", batch=batch, hw=hw, ms=ms)
