@@ -69,6 +69,9 @@ std::string DeviceProfile::describe() const {
   s << "vulkan:" << index << "  " << name << "  (" << type_name() << ", " << gib(device_local_bytes)
     << (unified_memory ? " shared with the host" : "") << ", Vulkan " << api_version_string() << ", "
     << (driver_info.empty() ? driver_name : driver_name + " " + driver_info) << ")";
+  if (features.cooperative_matrix)
+    s << "  [cooperative matrix f16 " << limits.coopmat_f16[0] << "x" << limits.coopmat_f16[1] << "x"
+      << limits.coopmat_f16[2] << "]";
   for (const auto& d : disabled) s << "  [off: " << d << "]";
   if (!usable()) {
     s << "  unusable:";
