@@ -32,8 +32,12 @@ jsonl="$out/results.jsonl"
 
 bench() { "$pack/burn-bench-vulkan" "$@"; }  # the wrapper: the pack's libraries and, where needed, glibc
 
+# The whole run stays under 8 minutes: 460 s of cases, 100 of them kept for PyTorch when it is there.
 start=$SECONDS
-budget=$(( ${#smoke[@]} ? 120 : 450 ))  # 7.5 minutes of cases: the whole run stays under 8
+have_torch=0
+python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null && have_torch=1
+torch_s=$(( have_torch ? (${#smoke[@]} ? 60 : 100) : 0 ))
+budget=$(( (${#smoke[@]} ? 120 : 460) - torch_s ))
 # run LIMIT_S [ENV=V ...] -- ARGS: one case, its JSON lines appended, within its limit and what is left.
 run_case() {
   local limit=$1; shift
@@ -76,12 +80,10 @@ run_case 60 -- transformer
 run_case 30 -- dispatch
 run_case 45 -- steps
 
-if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  left=$(( budget + 20 - (SECONDS - start) ))
-  if [ "$left" -gt 10 ]; then
-    timeout "$left" python3 "$pack/torch_ref.py" "${smoke[@]+"${smoke[@]}"}" | sed 's/^{/{"ref": "torch", /' |
-      tee -a "$jsonl" || echo '{"case": "failed", "args": "torch_ref.py"}' | tee -a "$jsonl"
-  fi
+if [ "$have_torch" = 1 ]; then
+  left=$(( budget + torch_s - (SECONDS - start) ))
+  timeout "$left" python3 "$pack/torch_ref.py" "${smoke[@]+"${smoke[@]}"}" | sed 's/^{/{"ref": "torch", /' |
+    tee -a "$jsonl" || echo '{"case": "failed", "args": "torch_ref.py"}' | tee -a "$jsonl"
 else
   echo '{"case": "torch", "why": "python3 cannot import torch with CUDA here: no cuBLAS / PyTorch column"}' |
     tee -a "$jsonl"
