@@ -5,8 +5,11 @@
 #   bash bench/run.sh                full run (~12 min); rewrites BENCHMARKS.md at the repository root
 #   bash bench/run.sh --quick        fewer sizes and repetitions (~2 min); prints the table only
 #   bash bench/run.sh --only REGEX   the cases whose name matches, full repetitions; prints the table only
+#   bash bench/run.sh --vulkan       the Vulkan plugin on lavapipe: fixed cost per dispatch and the dispatches
+#                                    fusion saves (bench/vulkan/lavapipe.sh, ~2 min); GPUs: bench/gpu/pack.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ "${1:-}" != "--vulkan" ] || exec bash bench/vulkan/lavapipe.sh
 
 quick=()
 only=()
@@ -16,7 +19,7 @@ while [ $# -gt 0 ]; do
     --only)
       [ $# -ge 2 ] || { echo "bench/run.sh: --only needs a regex" >&2; exit 2; }
       only=(--only "$2"); shift ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument '$1' (--quick, --only REGEX)" >&2; exit 2 ;;
   esac
   shift

@@ -7,6 +7,10 @@
 //    CPU-type devices (lavapipe), where a workgroup is one thread and shared memory is plain memory.
 //  - GEMM_TILED: the workgroup stages a BK-deep slice of A (BM x BK) and of B (BK x BN) in shared memory,
 //    then every invocation computes its TM x TN outputs from there. For GPUs.
+//  - GEMM_COOP (f16 only, HAS_COOPMAT_NV): the same staging, as f16, and the products on the device's
+//    cooperative matrices (GL_NV_cooperative_matrix): SG_M x SG_N subgroups, each summing WM x WN
+//    matrices of CM_M x CM_N in f32 over steps of CM_K; the sums go through shared memory to the
+//    EPILOGUE and the edge checks like the other variants. Workgroup: WG_X = SG_M * SG_N * subgroup size.
 // Invocation (lx, ly) owns rows ly + i * WG_Y and columns lx + j * WG_X of its workgroup's BM x BN tile,
 // interleaved so that neighbouring invocations read and write neighbouring columns.
 // Grid: x walks column tiles, y row tiles, z the batch, each in steps of the grid's size, so any M, N and
@@ -50,9 +54,88 @@ layout(push_constant) uniform Push {
 EPILOGUE_PREAMBLE
 
 #define ACC_T A_C
+#ifdef GEMM_COOP
+#define SG_TM (WM * CM_M)
+#define SG_TN (WN * CM_N)
+#define BM (SG_M * SG_TM)
+#define BN (SG_N * SG_TN)
+#else
 #define BM (WG_Y * TM)
 #define BN (WG_X * TN)
+#endif
 
+#ifdef GEMM_COOP
+// Row-major f16 tiles, A [BM][BK] and B [BK][BN] (strides multiples of 8 elements, as the matrix loads
+// want), and each subgroup's f32 sums, SG_TM x SG_TN.
+SHARED float16_t As[BM * BK];
+SHARED float16_t Bs[BK * BN];
+SHARED float Cs[SG_M * SG_N * SG_TM * SG_TN];
+#define CM_AB(R, C) fcoopmatNV<16, gl_ScopeSubgroup, R, C>
+#define CM_ACC fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
+
+void main() {
+  const idx_t ars = idx_t(pc.a_rs), acs = idx_t(pc.a_cs), brs = idx_t(pc.b_rs), bcs = idx_t(pc.b_cs);
+  const int tid = int(gl_LocalInvocationID.x);
+  const int sg = int(gl_SubgroupID), sgm = sg / SG_N, sgn = sg % SG_N;
+  const int tiles_m = (pc.M + BM - 1) / BM, tiles_n = (pc.N + BN - 1) / BN;
+  const bool a_k_fast = abs(pc.a_cs) <= abs(pc.a_rs);
+  const bool b_n_fast = abs(pc.b_cs) <= abs(pc.b_rs);
+  for (int z = int(gl_WorkGroupID.z); z < pc.batch; z += int(gl_NumWorkGroups.z)) {
+    const idx_t a0 = OFFSET(A, idx_t(z));
+    const idx_t b0 = OFFSET(B, idx_t(z));
+    const idx_t c0 = idx_t(z) * idx_t(pc.M) * idx_t(pc.N);
+    for (int tm = int(gl_WorkGroupID.y); tm < tiles_m; tm += int(gl_NumWorkGroups.y)) {
+      for (int tn = int(gl_WorkGroupID.x); tn < tiles_n; tn += int(gl_NumWorkGroups.x)) {
+        const int row0 = tm * BM, col0 = tn * BN;
+        CM_ACC acc[WM * WN];
+        UNROLL for (int i = 0; i < WM * WN; ++i) acc[i] = CM_ACC(0.0);
+        for (int k0 = 0; k0 < pc.K; k0 += BK) {
+          for (int t = tid; t < BM * BK; t += WG_X) {
+            const int m = a_k_fast ? t / BK : t % BM;
+            const int k = a_k_fast ? t % BK : t / BM;
+            const int gm = row0 + m, gk = k0 + k;
+            const A_C v = LOAD(A, a0 + idx_t(min(gm, pc.M - 1)) * ars + idx_t(min(gk, pc.K - 1)) * acs);
+            As[m * BK + k] = float16_t((gm < pc.M && gk < pc.K) ? v : A_C(0));
+          }
+          for (int t = tid; t < BK * BN; t += WG_X) {
+            const int n = b_n_fast ? t % BN : t / BK;
+            const int k = b_n_fast ? t / BN : t % BK;
+            const int gn = col0 + n, gk = k0 + k;
+            const A_C v = LOAD(B, b0 + idx_t(min(gk, pc.K - 1)) * brs + idx_t(min(gn, pc.N - 1)) * bcs);
+            Bs[k * BN + n] = float16_t((gn < pc.N && gk < pc.K) ? v : A_C(0));
+          }
+          BARRIER();
+          UNROLL for (int kk = 0; kk < BK; kk += CM_K) {
+            CM_AB(CM_M, CM_K) a[WM];
+            CM_AB(CM_K, CM_N) b[WN];
+            UNROLL for (int i = 0; i < WM; ++i)
+              coopMatLoadNV(a[i], As, uint((sgm * SG_TM + i * CM_M) * BK + kk), uint(BK), false);
+            UNROLL for (int j = 0; j < WN; ++j)
+              coopMatLoadNV(b[j], Bs, uint(kk * BN + sgn * SG_TN + j * CM_N), uint(BN), false);
+            UNROLL for (int i = 0; i < WM; ++i)
+              UNROLL for (int j = 0; j < WN; ++j) acc[i * WN + j] = coopMatMulAddNV(a[i], b[j], acc[i * WN + j]);
+          }
+          BARRIER();
+        }
+        UNROLL for (int i = 0; i < WM; ++i)
+          UNROLL for (int j = 0; j < WN; ++j)
+            coopMatStoreNV(acc[i * WN + j], Cs, uint(sg * SG_TM * SG_TN + i * CM_M * SG_TN + j * CM_N), uint(SG_TN),
+                           false);
+        BARRIER();
+        for (int t = tid; t < BM * BN; t += WG_X) {
+          const int r = t / BN, c = t % BN;
+          const int row = row0 + r, col = col0 + c;
+          const int owner = (r / SG_TM) * SG_N + c / SG_TN;
+          if (row < pc.M && col < pc.N)
+            STORE(C, c0 + idx_t(row) * idx_t(pc.N) + idx_t(col),
+                  EPILOGUE(Cs[owner * SG_TM * SG_TN + (r % SG_TM) * SG_TN + c % SG_TN], z, row, col));
+        }
+        BARRIER();
+      }
+    }
+  }
+}
+#else
 #ifdef GEMM_TILED
 // K-major tiles, As[k][m] and Bs[k][n], so the inner loop reads along m and n; one element of padding per
 // row, so that staging along K (a row-major A, a transposed B) does not put a warp's stores on one bank.
@@ -141,3 +224,4 @@ void main() {
     }
   }
 }
+#endif  // GEMM_COOP

@@ -376,6 +376,21 @@ void gemm(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
       }
     }
   }
+  // The cooperative-matrix kernel (f16) with the shapes NVIDIA lists for f16 x f16 + f32 (16 x 16 x 16,
+  // 16 x 8 x 16), as the profile would give them.
+  if (!supported(DType::F16, f)) return;
+  DeviceProfile coop = gpu;
+  coop.features = f;
+  coop.features.cooperative_matrix = true;
+  for (const std::array<uint32_t, 3> shape : {std::array<uint32_t, 3>{16, 16, 16}, {16, 8, 16}}) {
+    coop.limits.coopmat_f16 = shape;
+    const GemmTiles t = gemm_tiles(coop, GemmKernel::cooperative_matrix, 4);
+    for (int mode : {0, 2}) {
+      Defines g = gemm_defines(DType::F16, GemmKernel::cooperative_matrix, t, {mode, mode}, 2, mode == 2,
+                               mode == 2 ? "acc + 1" : "", f, kDevice);
+      out.push_back({"matmul", with_workgroup(std::move(g), t.wg_x), {}});
+    }
+  }
 }
 
 void add(std::vector<KernelVariant>& out, const char* kernel, Defines d, uint32_t wg_x = nn::kRowWorkgroup,

@@ -68,7 +68,7 @@ void* VulkanBackend::query_interface(std::string_view name) {
     static Selector selector;
     return &selector;
   }
-  if (name == "vulkan-stats") {
+  if (name == kVulkanStatsInterface) {
     static std::mutex mutex;
     static std::map<Context*, std::unique_ptr<Stats>> stats;
     std::lock_guard lock(mutex);

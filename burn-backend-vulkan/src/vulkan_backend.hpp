@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "burn/backend/vulkan/stats.hpp"
 #include "burn/tensor/backend.hpp"
 #include "fused/executor.hpp"
 #include "runtime/context.hpp"
@@ -72,7 +73,7 @@ class VulkanBackend final : public Backend {
   bool supports(OpId op, DType dtype) const override;
   // "memory": MemoryStats of the device pool; kFusedElementwiseInterface: the fused executor (generated
   // kernels); "vulkan-stats": dispatch, submit and pipeline counters
-  // (VulkanStats below); "device-selector": a DeviceSelector for `vulkan:<n>`; "device-list".
+  // (VulkanStats, burn/backend/vulkan/stats.hpp); "device-selector": a DeviceSelector for `vulkan:<n>`; "device-list".
   void* query_interface(std::string_view name) override;
   void sync() override;
 
@@ -94,16 +95,6 @@ class VulkanBackend final : public Backend {
   VulkanFusedExecutor fused_{*this};
   mutable std::once_flag supports_once_;
   mutable std::vector<uint16_t> supports_;  // per op, bit d set when dtype d is supported
-};
-
-// Counters for tests and the fusion inspector, through query_interface("vulkan-stats").
-struct VulkanStats {
-  uint64_t dispatches = 0, submits = 0, barriers = 0, pipelines = 0, compiled = 0, spirv_from_disk = 0;
-};
-class VulkanStatsSource {
- public:
-  virtual ~VulkanStatsSource() = default;
-  virtual VulkanStats stats() const = 0;
 };
 
 }  // namespace burn::vulkan

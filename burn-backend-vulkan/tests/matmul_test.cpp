@@ -327,6 +327,95 @@ TEST(VulkanMatmul, TilesFitTheDevicesLimits) {
   EXPECT_EQ(gemm_kernel(p, DType::F32), GemmKernel::register_blocked);
 }
 
+// The cooperative-matrix kernel is chosen for f16 only, on a profile with an f16 shape whose tiles fit the
+// device's limits; the shape comes from the properties the device lists (no device needed).
+TEST(VulkanMatmul, CooperativeMatrixIsChosenForF16WithAShapeThatFits) {
+  auto prop = [](VkComponentTypeNV ab, VkComponentTypeNV cd, uint32_t m, uint32_t n, uint32_t k) {
+    VkCooperativeMatrixPropertiesNV c{VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+    c.MSize = m, c.NSize = n, c.KSize = k, c.AType = c.BType = ab, c.CType = c.DType = cd;
+    c.scope = VK_SCOPE_SUBGROUP_NV;
+    return c;
+  };
+  constexpr auto f16 = VK_COMPONENT_TYPE_FLOAT16_NV, f32 = VK_COMPONENT_TYPE_FLOAT32_NV;
+  EXPECT_EQ(choose_coopmat_f16({prop(f16, f16, 16, 16, 16)}), (std::array<uint32_t, 3>{}));  // f16 sums: no
+  EXPECT_EQ(choose_coopmat_f16({prop(f16, f32, 16, 8, 16), prop(f16, f32, 16, 16, 16)}),
+            (std::array<uint32_t, 3>{16, 16, 16}));
+  EXPECT_EQ(choose_coopmat_f16({prop(f16, f32, 16, 8, 8), prop(f16, f32, 16, 8, 16)}),
+            (std::array<uint32_t, 3>{16, 8, 8}));
+
+  DeviceProfile p;
+  p.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  p.limits.max_workgroup_invocations = 1024;
+  p.limits.max_workgroup_size = {1024, 1024, 64};
+  p.limits.max_shared_memory = 49152;
+  p.limits.subgroup_size = 32;
+  p.features.float16 = true;
+  EXPECT_EQ(gemm_kernel(p, DType::F16), GemmKernel::shared_tiled);  // no cooperative matrices
+  p.features.cooperative_matrix = true;
+  p.limits.coopmat_f16 = {16, 8, 16};
+  EXPECT_EQ(gemm_kernel(p, DType::F16), GemmKernel::cooperative_matrix);
+  EXPECT_EQ(gemm_kernel(p, DType::F32), GemmKernel::shared_tiled);
+  const GemmTiles t = gemm_tiles(p, GemmKernel::cooperative_matrix, 4);
+  EXPECT_EQ(t.wg_x, 4u * 32u);
+  EXPECT_EQ(t.block_rows() % 16, 0u);
+  EXPECT_EQ(t.block_cols() % 8, 0u);
+  EXPECT_EQ(t.bk % 16, 0u);
+  EXPECT_LE(t.shared_bytes(4), 49152u);
+  // Less shared memory: smaller tiles, then none (the tiled kernel runs).
+  EXPECT_EQ(t.block_rows(), 128u);
+  p.limits.max_shared_memory = 32768;
+  EXPECT_EQ(gemm_tiles(p, GemmKernel::cooperative_matrix, 4).block_rows(), 64u);
+  EXPECT_LE(gemm_tiles(p, GemmKernel::cooperative_matrix, 4).shared_bytes(4), 32768u);
+  EXPECT_EQ(gemm_kernel(p, DType::F16), GemmKernel::cooperative_matrix);
+  p.limits.max_shared_memory = 16384;
+  EXPECT_EQ(gemm_tiles(p, GemmKernel::cooperative_matrix, 4).wg_x, 0u);
+  EXPECT_EQ(gemm_kernel(p, DType::F16), GemmKernel::shared_tiled);
+  // BURN_VULKAN_DISABLE=cooperative_matrix switches it off.
+  p.limits.max_shared_memory = 49152;
+  EXPECT_EQ(apply_disable_list(p, "cooperative_matrix", "test"), "");
+  EXPECT_EQ(gemm_kernel(p, DType::F16), GemmKernel::shared_tiled);
+}
+
+// The f16 GEMM on cooperative matrices against the cpu, where the device has them (a GPU with
+// VK_NV_cooperative_matrix); elsewhere skipped with the reason. Sizes cross the tile edges on every side.
+TEST(VulkanMatmul, CooperativeMatrixF16MatchesTheCpu) {
+  REQUIRE_DEVICE();
+  (void)vk, (void)cpu;
+  const DeviceProfile& p = bk->ctx->profile();
+  if (gemm_kernel(p, DType::F16) != GemmKernel::cooperative_matrix) {
+    std::string why = p.name + " has ";
+    if (!p.features.float16)
+      why += "no f16";
+    else if (!p.features.cooperative_matrix)
+      why += "no VK_NV_cooperative_matrix with an f16 x f16 + f32 subgroup shape";
+    else
+      why += "no cooperative-matrix tiles within its limits";
+    for (const auto& d : p.disabled) why += "; " + d;
+    GTEST_SKIP() << "the cooperative-matrix GEMM cannot run: " << why;
+  }
+  constexpr GemmKernel k = GemmKernel::cooperative_matrix;
+  const GemmTiles t = gemm_tiles(p, k, 4);
+  const int64_t bm = t.block_rows(), bn = t.block_cols();
+  expect_matmul(k, Shape{1, 1}, Shape{1, 1}, DType::F16);
+  expect_matmul(k, Shape{bm, 2 * t.bk}, Shape{2 * t.bk, bn}, DType::F16);                      // whole tiles
+  expect_matmul(k, Shape{2 * bm + 5, 3 * t.bk + 7}, Shape{3 * t.bk + 7, bn + 3}, DType::F16);  // edges
+  expect_matmul(k, Shape{3, 2, 37, 41}, Shape{1, 2, 41, 29}, DType::F16);                      // broadcast batches
+  expect_matmul(k, random_data(Shape{41, 37}, DType::F16, 3), random_data(Shape{41, 29}, DType::F16, 4), transposed(2),
+                same, "lhs transposed");
+  GemmOptions capped;
+  capped.max_groups = {2, 2, 2};
+  expect_matmul(k, random_data(Shape{3, 3 * bm + 1, 20}, DType::F16, 5),
+                random_data(Shape{3, 20, 3 * bn + 1}, DType::F16, 6), same, same, "grid capped", capped);
+  GemmOptions relu;
+  relu.epilogue = "max(acc, 0.0)";
+  const TensorData a = random_data(Shape{bm + 1, 40}, DType::F16, 7), b = random_data(Shape{40, 9}, DType::F16, 8);
+  const TensorData got = vk.into_data(matmul_with(vk, vk.from_data(a), vk.from_data(b), k, relu));
+  const TensorData want =
+      cpu.into_data(cpu.relu(cpu.matmul(cpu.from_data(a.convert(DType::F32)), cpu.from_data(b.convert(DType::F32)))));
+  const ApproxReport r = got.convert(DType::F64).compare_approx(want.convert(DType::F64), 2e-3, 2e-3);
+  EXPECT_TRUE(r.ok) << "epilogue: " << r.message;
+}
+
 // More tiles or batches than a dispatch may have: the kernel walks the rest (the grid capped at 2 x 2 x 2
 // here, as maxComputeWorkGroupCount caps it for sizes too slow to test on lavapipe).
 TEST(VulkanMatmul, GridsBeyondTheDeviceLimitWalkTheRest) {

@@ -23,19 +23,56 @@ constexpr int64_t kMaxDim = (int64_t{1} << 31) - 4096;
 }  // namespace
 
 const char* gemm_kernel_name(GemmKernel k) {
-  return k == GemmKernel::shared_tiled ? "shared-memory tiled" : "register-blocked";
+  switch (k) {
+    case GemmKernel::shared_tiled: return "shared-memory tiled";
+    case GemmKernel::cooperative_matrix: return "cooperative-matrix";
+    default: return "register-blocked";
+  }
+}
+
+uint64_t GemmTiles::shared_bytes(uint32_t acc_bytes) const {
+  if (cm[0]) return uint64_t{2} * bk * (block_rows() + block_cols()) + uint64_t{4} * block_rows() * block_cols();
+  if (bk) return uint64_t{bk} * (wg_y * tm + 1 + wg_x * tn + 1) * acc_bytes;
+  return 0;
 }
 
 GemmKernel gemm_kernel(const DeviceProfile& profile, DType dtype) {
   if (!profile.features.shared_memory_gemm) return GemmKernel::register_blocked;
-  // Branch point for cooperative matrices (VK_KHR_cooperative_matrix, f16 in, f32 sums): no such kernel
-  // yet, since no device here has them (lavapipe does not), so the tiled kernel runs.
-  if (profile.features.cooperative_matrix && dtype == DType::F16) return GemmKernel::shared_tiled;
+  if (profile.features.cooperative_matrix && dtype == DType::F16 &&
+      gemm_tiles(profile, GemmKernel::cooperative_matrix, 4).wg_x != 0)
+    return GemmKernel::cooperative_matrix;
   return GemmKernel::shared_tiled;
 }
 
+namespace {
+
+// 2 x 2 subgroups, each 64 x 32 of C (else 32 x 32 where shared memory is short), K staged 2 matrices deep.
+GemmTiles coopmat_tiles(const DeviceProfile& profile) {
+  const DeviceLimits& lim = profile.limits;
+  const auto [cm_m, cm_n, cm_k] = lim.coopmat_f16;
+  if (!profile.features.cooperative_matrix || cm_m == 0 || cm_n == 0 || cm_k == 0 || lim.subgroup_size == 0) return {};
+  for (const uint32_t rows : {64u, 32u}) {
+    GemmTiles t;
+    t.cm = lim.coopmat_f16;
+    t.sg_m = 2;
+    t.sg_n = 2;
+    t.wm = std::max<uint32_t>(1, rows / cm_m);
+    t.wn = std::max<uint32_t>(1, 32 / cm_n);
+    t.bk = 2 * cm_k;
+    t.wg_x = t.sg_m * t.sg_n * lim.subgroup_size;
+    t.wg_y = 1;
+    if (t.wg_x <= lim.max_workgroup_invocations && t.wg_x <= lim.max_workgroup_size[0] &&
+        t.shared_bytes(4) <= lim.max_shared_memory)
+      return t;
+  }
+  return {};
+}
+
+}  // namespace
+
 GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t acc_bytes) {
   const DeviceLimits& lim = profile.limits;
+  if (kernel == GemmKernel::cooperative_matrix) return coopmat_tiles(profile);
   GemmTiles t;
   if (kernel == GemmKernel::register_blocked && profile.cpu_type()) {
     // One row of SIMD lanes per workgroup (lavapipe runs a workgroup on one thread, its invocations as the
@@ -60,7 +97,7 @@ GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t a
   }
   if (kernel == GemmKernel::shared_tiled) {
     // Both padded tiles (kernels/matmul.comp: BK rows of BM + 1 and of BN + 1 sums) within the shared memory.
-    auto bytes = [&] { return uint64_t{t.bk} * (t.wg_y * t.tm + 1 + t.wg_x * t.tn + 1) * acc_bytes; };
+    auto bytes = [&] { return t.shared_bytes(acc_bytes); };
     while (bytes() > lim.max_shared_memory && t.bk > 1) t.bk /= 2;
     while (bytes() > lim.max_shared_memory && (t.tm > 1 || t.tn > 1)) {
       if (t.tm >= t.tn) {
@@ -93,6 +130,20 @@ Defines gemm_defines(DType d, GemmKernel kernel, const GemmTiles& t, const std::
   out.emplace_back("TN", std::to_string(t.tn));
   if (kernel == GemmKernel::shared_tiled) {
     out.emplace_back("GEMM_TILED", "1");
+    out.emplace_back("BK", std::to_string(t.bk));
+  } else if (kernel == GemmKernel::cooperative_matrix) {
+    if (d != DType::F16 || t.cm[0] == 0)
+      throw Unsupported("matmul", "the cooperative-matrix GEMM takes f16 on a device with an f16 shape, got " +
+                                      std::string(dtype_name(d)) + " on Vulkan device " + device);
+    out.emplace_back("HAS_COOPMAT_NV", "1");
+    out.emplace_back("GEMM_COOP", "1");
+    out.emplace_back("CM_M", std::to_string(t.cm[0]));
+    out.emplace_back("CM_N", std::to_string(t.cm[1]));
+    out.emplace_back("CM_K", std::to_string(t.cm[2]));
+    out.emplace_back("SG_M", std::to_string(t.sg_m));
+    out.emplace_back("SG_N", std::to_string(t.sg_n));
+    out.emplace_back("WM", std::to_string(t.wm));
+    out.emplace_back("WN", std::to_string(t.wn));
     out.emplace_back("BK", std::to_string(t.bk));
   }
   if (!epilogue.empty()) out.emplace_back("EPILOGUE(acc, z, row, col)", epilogue);
@@ -161,6 +212,9 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
               (k > 0 && span(a_batch, m, a_rs, k, a_cs) >= k2G) || (k > 0 && span(b_batch, k, b_rs, n, b_cs) >= k2G);
 
   const GemmTiles t = gemm_tiles(ctx.profile(), kernel, dtype_size(d) == 8 ? 8 : 4);
+  if (t.wg_x == 0)
+    throw Unsupported(op, std::string("the ") + gemm_kernel_name(kernel) + " GEMM on Vulkan device " +
+                              ctx.profile().name + " (no cooperative-matrix shape that fits its limits)");
   Dispatch dp(ctx, "matmul", op);
   Defines defs = gemm_defines(d, kernel, t, {l.mode(0), l.mode(1)}, l.rank(), l.index64, options.epilogue,
                               ctx.profile().features, ctx.profile().name);
@@ -178,8 +232,8 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
     const uint32_t cap = options.max_groups[axis] ? options.max_groups[axis] : count[axis];
     return static_cast<uint32_t>(std::min<int64_t>(want, std::max<uint32_t>(cap, 1)));
   };
-  const int64_t tiles_n = (n + t.wg_x * t.tn - 1) / (t.wg_x * t.tn);
-  const int64_t tiles_m = (m + t.wg_y * t.tm - 1) / (t.wg_y * t.tm);
+  const int64_t tiles_n = (n + t.block_cols() - 1) / t.block_cols();
+  const int64_t tiles_m = (m + t.block_rows() - 1) / t.block_rows();
   dp.run({groups(tiles_n, 0), groups(tiles_m, 1), groups(batch, 2)}, {t.wg_x, t.wg_y, 1});
   return out;
 }

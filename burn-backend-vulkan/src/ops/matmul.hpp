@@ -16,22 +16,33 @@
 namespace burn::vulkan {
 
 enum class GemmKernel {
-  register_blocked,  // every invocation reads A and B directly (CPU-type devices)
-  shared_tiled,      // the workgroup stages tiles of A and B in shared memory (GPUs)
+  register_blocked,    // every invocation reads A and B directly (CPU-type devices)
+  shared_tiled,        // the workgroup stages tiles of A and B in shared memory (GPUs)
+  cooperative_matrix,  // f16: the staged tiles multiplied on cooperative matrices (VK_NV_cooperative_matrix)
 };
 const char* gemm_kernel_name(GemmKernel k);
 
-// The kernel the profile selects for `dtype`: the tiled one unless the quirk table or BURN_VULKAN_DISABLE
-// switched shared_memory_gemm off.
+// The kernel the profile selects for `dtype`: cooperative matrices for f16 where the device has them with
+// an f16 shape (DeviceLimits::coopmat_f16) and their tiles fit its limits, else the tiled one unless the
+// quirk table or BURN_VULKAN_DISABLE switched shared_memory_gemm off.
 GemmKernel gemm_kernel(const DeviceProfile& profile, DType dtype);
 
 // A kernel's shape: a workgroup of wg_x x wg_y invocations, each computing tm x tn outputs (a tile of
-// wg_y * tm rows by wg_x * tn columns); the tiled kernel steps K by bk.
+// wg_y * tm rows by wg_x * tn columns); the tiled kernels step K by bk. The cooperative-matrix kernel: a
+// workgroup of sg_m x sg_n subgroups (wg_x invocations), each summing wm x wn matrices of cm[0] x cm[1]
+// over steps of cm[2].
 struct GemmTiles {
   uint32_t wg_x = 0, wg_y = 0, tm = 0, tn = 0, bk = 0;
+  std::array<uint32_t, 3> cm{};
+  uint32_t sg_m = 0, sg_n = 0, wm = 0, wn = 0;
+  // The rows and columns of C one workgroup computes.
+  uint32_t block_rows() const { return cm[0] ? sg_m * wm * cm[0] : wg_y * tm; }
+  uint32_t block_cols() const { return cm[0] ? sg_n * wn * cm[1] : wg_x * tn; }
+  // Shared memory the kernel declares, in bytes.
+  uint64_t shared_bytes(uint32_t acc_bytes) const;
 };
 // Sized to the device's limits (invocations per workgroup, workgroup size, shared memory) for sums of
-// `acc_bytes` (4 or 8).
+// `acc_bytes` (4 or 8); for cooperative_matrix, all zeros when the device's shape or limits do not allow it.
 GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t acc_bytes);
 
 // What a caller may add to a launch: the body of the kernel's EPILOGUE(acc, z, row, col) hook (a GLSL

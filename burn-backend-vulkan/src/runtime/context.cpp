@@ -2,6 +2,7 @@
 #include "runtime/context.hpp"
 
 #include <cstring>
+#include <vector>
 
 #include "burn/tensor/error.hpp"
 #include "runtime/vk_error.hpp"
@@ -42,7 +43,17 @@ void Context::init() {
   qi.queueFamilyIndex = profile_.compute_queue_family;
   qi.queueCount = 1;
   qi.pQueuePriorities = &priority;
+  // The f16 GEMM on cooperative matrices (kernels/matmul.comp, GEMM_COOP) when the profile found a shape.
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  std::vector<const char*> extensions;
+  if (f.cooperative_matrix) {
+    cm.cooperativeMatrix = VK_TRUE;
+    f12.pNext = &cm;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
   VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2};
+  di.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  di.ppEnabledExtensionNames = extensions.data();
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
   check_vk(vkCreateDevice(instance_->physical(profile_.index), &di, nullptr, &device_),

@@ -101,7 +101,7 @@ Instance::Instance() {
   physical_.resize(n);
   check_vk(vkEnumeratePhysicalDevices(instance_, &n, physical_.data()), "vkEnumeratePhysicalDevices");
   physical_.resize(n);
-  for (uint32_t i = 0; i < n; ++i) profiles_.push_back(profile_device(physical_[i], i));
+  for (uint32_t i = 0; i < n; ++i) profiles_.push_back(profile_device(instance_, physical_[i], i));
 }
 
 Instance::~Instance() {

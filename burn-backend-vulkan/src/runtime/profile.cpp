@@ -21,6 +21,32 @@ std::string gib(uint64_t bytes) {
   return buf;
 }
 
+// VK_NV_cooperative_matrix: the feature bit and an f16 shape the GEMM can use. A device with only the KHR
+// extension says so in `disabled` (its GLSL needs glslang >= 13; Debian 12 has 12).
+void read_cooperative_matrix(VkInstance instance, VkPhysicalDevice physical,
+                             const std::vector<VkExtensionProperties>& exts, DeviceProfile& p) {
+  if (!has_extension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    if (has_extension(exts, "VK_KHR_cooperative_matrix"))
+      p.disabled.push_back(
+          "cooperative_matrix: the device has VK_KHR_cooperative_matrix only, and the plugin's glslang compiles "
+          "GL_NV_cooperative_matrix only (KHR needs glslang >= 13)");
+    return;
+  }
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &cm};
+  vkGetPhysicalDeviceFeatures2(physical, &f2);
+  auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!cm.cooperativeMatrix || !get) return;
+  uint32_t n = 0;
+  if (get(physical, &n, nullptr) != VK_SUCCESS) return;
+  std::vector<VkCooperativeMatrixPropertiesNV> props(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  if (get(physical, &n, props.data()) != VK_SUCCESS) return;
+  props.resize(n);
+  p.limits.coopmat_f16 = choose_coopmat_f16(props);
+  p.features.cooperative_matrix = p.limits.coopmat_f16[0] != 0;
+}
+
 }  // namespace
 
 const char* DeviceProfile::type_name() const {
@@ -43,6 +69,9 @@ std::string DeviceProfile::describe() const {
   s << "vulkan:" << index << "  " << name << "  (" << type_name() << ", " << gib(device_local_bytes)
     << (unified_memory ? " shared with the host" : "") << ", Vulkan " << api_version_string() << ", "
     << (driver_info.empty() ? driver_name : driver_name + " " + driver_info) << ")";
+  if (features.cooperative_matrix)
+    s << "  [cooperative matrix f16 " << limits.coopmat_f16[0] << "x" << limits.coopmat_f16[1] << "x"
+      << limits.coopmat_f16[2] << "]";
   for (const auto& d : disabled) s << "  [off: " << d << "]";
   if (!usable()) {
     s << "  unusable:";
@@ -51,7 +80,20 @@ std::string DeviceProfile::describe() const {
   return s.str();
 }
 
-DeviceProfile profile_device(VkPhysicalDevice physical, uint32_t index) {
+std::array<uint32_t, 3> choose_coopmat_f16(const std::vector<VkCooperativeMatrixPropertiesNV>& props) {
+  std::array<uint32_t, 3> found{};
+  for (const auto& c : props) {
+    if (c.AType != VK_COMPONENT_TYPE_FLOAT16_NV || c.BType != VK_COMPONENT_TYPE_FLOAT16_NV ||
+        c.CType != VK_COMPONENT_TYPE_FLOAT32_NV || c.DType != VK_COMPONENT_TYPE_FLOAT32_NV ||
+        c.scope != VK_SCOPE_SUBGROUP_NV)
+      continue;
+    if (c.MSize == 16 && c.NSize == 16 && c.KSize == 16) return {16, 16, 16};
+    if (found[0] == 0) found = {c.MSize, c.NSize, c.KSize};
+  }
+  return found;
+}
+
+DeviceProfile profile_device(VkInstance instance, VkPhysicalDevice physical, uint32_t index) {
   DeviceProfile p;
   p.index = index;
 
@@ -112,8 +154,7 @@ DeviceProfile profile_device(VkPhysicalDevice physical, uint32_t index) {
     p.features.int8 = f12.shaderInt8 && f12.storageBuffer8BitAccess;
     p.features.buffer_device_address = f12.bufferDeviceAddress;
     p.features.timeline_semaphore = f12.timelineSemaphore;
-    p.features.cooperative_matrix =
-        has_extension(exts, "VK_NV_cooperative_matrix") || has_extension(exts, "VK_KHR_cooperative_matrix");
+    read_cooperative_matrix(instance, physical, exts, p);
   }
 
   VkPhysicalDeviceMemoryProperties mem{};

@@ -24,8 +24,10 @@ struct DeviceFeatures {
   bool timeline_semaphore = false;     // submission serials (required)
   bool subgroup_arithmetic = false;    // subgroupAdd/Max in compute shaders (reductions)
   bool subgroup_shuffle = false;
-  bool cooperative_matrix = false;  // VK_KHR_cooperative_matrix (f16 GEMM)
-  bool shared_memory_gemm = true;   // the shared-memory tiled GEMM, else the register-blocked one
+  // VK_NV_cooperative_matrix with an f16 x f16 + f32 subgroup shape (DeviceLimits::coopmat_f16): the f16
+  // GEMM on cooperative matrices. VK_KHR_cooperative_matrix needs glslang >= 13 (docs/decisions.md).
+  bool cooperative_matrix = false;
+  bool shared_memory_gemm = true;  // the shared-memory tiled GEMM, else the register-blocked one
 };
 
 struct DeviceLimits {
@@ -42,6 +44,9 @@ struct DeviceLimits {
   // Iterations one loop of an invocation may run before the driver stops it (0: no limit). lavapipe
   // ends any shader loop after 65535 iterations, silently; launchers split longer walks into dispatches.
   uint32_t max_loop = 0;
+  // The cooperative-matrix shape M x N x K the f16 GEMM uses (A f16 M x K, B f16 K x N, sums f32, subgroup
+  // scope), from vkGetPhysicalDeviceCooperativeMatrixPropertiesNV; zeros when the device lists none.
+  std::array<uint32_t, 3> coopmat_f16{};
 };
 
 struct DeviceProfile {
@@ -73,7 +78,12 @@ struct DeviceProfile {
 };
 
 // Reads everything, applies the quirk table and BURN_VULKAN_DISABLE (a comma list of feature names).
-DeviceProfile profile_device(VkPhysicalDevice physical, uint32_t index);
+// `instance` resolves the extension queries (cooperative-matrix properties).
+DeviceProfile profile_device(VkInstance instance, VkPhysicalDevice physical, uint32_t index);
+
+// The cooperative-matrix shape for the f16 GEMM among a device's properties: f16 A and B, f32 C and D,
+// subgroup scope; 16 x 16 x 16 when listed, else the first such; zeros when none.
+std::array<uint32_t, 3> choose_coopmat_f16(const std::vector<VkCooperativeMatrixPropertiesNV>& props);
 
 // 0: cannot run here; low for CPU-type devices; high for discrete GPUs.
 int32_t device_score(const DeviceProfile& p);

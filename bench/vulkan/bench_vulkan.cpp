@@ -1,0 +1,359 @@
+// The Vulkan measurements: burn-bench-vulkan CASE [options], one JSON line per result on stdout.
+//   dispatch     the fixed cost of one dispatch: a tiny elementwise op (x * 1.0001 on 256 f32) repeated,
+//                recorded into the stream's batches (BURN_VULKAN_BATCH, default 64 dispatches a
+//                submission); the host's recording cost per op (no wait) and the end-to-end cost with the
+//                final sync, in microseconds (median and minimum of 7 rounds), and the latency of one op +
+//                sync. A batch above --ops records everything before the one submission at the sync: the
+//                recording alone, with no device work beside it.
+//   steps        dispatches and submissions of one training step, autodiff<vulkan> against
+//                autodiff<fusion<vulkan>>: the MLP 784-512-512-10 Adam step and the transformer encoder
+//                layer forward + backward, alone and with its Adam update (bench/nn_models.hpp), counted by
+//                the plugin (vulkan-stats).
+//   gemm         C = A x B, N x N x N, --dtype f32|f16; TFLOP/s (the kernel is the one the device's
+//                profile picks: BURN_VULKAN_DISABLE=cooperative_matrix turns the cooperative-matrix one off).
+//   bandwidth    y = x * 2 over --mib MiB of f32 against a copy of the same bytes (cat of x with itself,
+//                the copy kernel), GB/s read + written.
+//   resnet       inference of examples/models/resnet.hpp (ResNet-34, its deepest: no ResNet-50 there) at
+//                --batch B, 224 x 224, batch norms folded; ms per batch.
+//   transformer  the transformer layer forward + backward, autodiff<vulkan> against autodiff<fusion<vulkan>>,
+//                ms per step.
+//   devices      the Vulkan devices, one line each (as `burn devices`); exit 77 when there is none.
+// --smoke: tiny sizes, so that every case runs in seconds on lavapipe (bench/gpu/run.sh --smoke).
+// --device SPEC: the Vulkan device ("vulkan", "vulkan:1"); the decorators are put around it.
+#include <burn/backend/vulkan/stats.hpp>
+#include <burn/nn.hpp>
+#include <burn/nn/loss.hpp>
+#include <burn/optim.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../nn_models.hpp"
+#include "resnet.hpp"
+
+using namespace burn;
+
+namespace {
+
+struct Options {
+  std::string device = "vulkan";
+  bool smoke = false;
+  int64_t size = 4096;
+  double mib = 256;
+  int64_t batch = 1;
+  int reps = 0;  // 0: the case's default
+  int ops = 20000;
+  DType dtype = DType::F32;
+};
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The median time of `reps` calls of `step` (each ending with a sync), after one warm-up call that also
+// compiles the pipelines.
+double time_ms(int reps, const std::function<void()>& step) {
+  step();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = Clock::now();
+    step();
+    t.push_back(ms_since(t0));
+  }
+  return median(t);
+}
+
+vulkan::VulkanStats stats(const Device& d) {
+  auto* s = static_cast<vulkan::VulkanStatsSource*>(d.backend()->query_interface(vulkan::kVulkanStatsInterface));
+  if (!s) {
+    std::fprintf(stderr, "burn-bench-vulkan: %s has no Vulkan counters (not a Vulkan chain)\n", d.name().c_str());
+    std::exit(1);
+  }
+  return s->stats();
+}
+
+std::string chain(const Options& o, const char* decorators) {
+  const std::string d = decorators;
+  if (d.empty()) return o.device;
+  std::string open = d, close;
+  for (char c : d)
+    if (c == '<') close += '>';
+  return open + o.device + close;
+}
+
+void dispatch_cost(const Options& o) {
+  const Device d = Device::get(o.device);
+  const char* batch_env = std::getenv("BURN_VULKAN_BATCH");
+  const int batch = batch_env && *batch_env ? std::atoi(batch_env) : 64;
+  const int n = o.smoke ? 500 : o.ops;
+  Tensor<1> x = Tensor<1>::ones(Shape{256}, d);
+  // Warm-up: the pipeline compiled, the pool holding the few slices the loop cycles through.
+  for (int i = 0; i < 200; ++i) x = x.mul_scalar(1.0001);
+  d.sync();
+  const int rounds = o.smoke ? 2 : 7;
+  std::vector<double> record_us, total_us, latency_us;
+  uint64_t dispatches = 0, submits = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const vulkan::VulkanStats s0 = stats(d);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) x = x.mul_scalar(1.0001);
+    const double rec = ms_since(t0);
+    d.sync();
+    const double tot = ms_since(t0);
+    const vulkan::VulkanStats s1 = stats(d);
+    dispatches = s1.dispatches - s0.dispatches;
+    submits = s1.submits - s0.submits;
+    record_us.push_back(rec * 1e3 / n);
+    total_us.push_back(tot * 1e3 / n);
+    std::vector<double> lat;
+    for (int i = 0; i < 50; ++i) {
+      const auto t1 = Clock::now();
+      x = x.mul_scalar(1.0001);
+      d.sync();
+      lat.push_back(ms_since(t1) * 1e3);
+    }
+    latency_us.push_back(median(lat));
+  }
+  std::printf(
+      "{\"case\": \"dispatch\", \"device\": \"%s\", \"batch\": %d, \"ops\": %d, \"dispatches\": %llu, \"submits\": "
+      "%llu, \"record_us_per_op\": %.3f, \"end_to_end_us_per_op\": %.3f, \"one_op_sync_us\": %.2f, "
+      "\"record_us_min\": %.3f, \"end_to_end_us_min\": %.3f}\n",
+      d.name().c_str(), batch, n, static_cast<unsigned long long>(dispatches), static_cast<unsigned long long>(submits),
+      median(record_us), median(total_us), median(latency_us), *std::min_element(record_us.begin(), record_us.end()),
+      *std::min_element(total_us.begin(), total_us.end()));
+}
+
+// Dispatches and submissions of the third step (the first two compile and warm the pool).
+void count_step(const char* name, const std::string& spec, const Device& vk, const std::function<void()>& step) {
+  for (int i = 0; i < 2; ++i) step();
+  const vulkan::VulkanStats s0 = stats(vk);
+  const auto t0 = Clock::now();
+  step();
+  const double ms = ms_since(t0);
+  const vulkan::VulkanStats s1 = stats(vk);
+  std::printf(
+      "{\"case\": \"steps\", \"step\": \"%s\", \"chain\": \"%s\", \"dispatches\": %llu, \"submits\": %llu, "
+      "\"barriers\": %llu, \"ms\": %.1f}\n",
+      name, spec.c_str(), static_cast<unsigned long long>(s1.dispatches - s0.dispatches),
+      static_cast<unsigned long long>(s1.submits - s0.submits),
+      static_cast<unsigned long long>(s1.barriers - s0.barriers), ms);
+  std::fflush(stdout);
+}
+
+void steps(const Options& o) {
+  const Device vk = Device::get(o.device);
+  const int64_t mlp_batch = o.smoke ? 8 : 128;
+  const int64_t tf_batch = o.smoke ? 1 : 4, tf_seq = o.smoke ? 8 : 64;
+  for (const char* decorators : {"autodiff<", "autodiff<fusion<"}) {
+    const std::string spec = chain(o, decorators);
+    const Device ad = Device::get(spec);
+    vk.seed(1234);
+    {
+      const Tensor<2> x = Tensor<2>::random(Shape{mlp_batch, 784}, Distribution::uniform(-1.0, 1.0), ad);
+      const Tensor<1, Int> y =
+          Tensor<2>::random(Shape{mlp_batch, 1}, Distribution::uniform(0, 10), vk).to_int().squeeze<1>(1).to_device(ad);
+      bench::Mlp m = bench::make_mlp(ad);
+      optim::Optimizer opt = optim::AdamConfig{}.init();
+      const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad);
+      count_step(("mlp_adam/784-512-512-10_b" + std::to_string(mlp_batch)).c_str(), spec, vk, [&] {
+        Gradients g = loss.forward(m.forward(x), y).backward();
+        m = opt.step(1e-3, m, optim::GradientsParams::from_grads(g, m));
+        ad.sync();
+      });
+    }
+    {
+      const nn::TransformerEncoder enc = bench::make_transformer_layer(ad);
+      const Tensor<3> x =
+          Tensor<3>::random(Shape{tf_batch, tf_seq, 256}, Distribution::uniform(-1.0, 1.0), ad).require_grad();
+      const std::string name =
+          "transformer_layer_fwd_bwd/d256_h4_s" + std::to_string(tf_seq) + "_b" + std::to_string(tf_batch);
+      count_step(name.c_str(), spec, vk, [&] {
+        Gradients g = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
+        ad.sync();
+      });
+      // The same with the Adam update of its parameters: a whole training step.
+      nn::TransformerEncoder trained = enc;
+      optim::Optimizer opt = optim::AdamConfig{}.init();
+      const std::string adam =
+          "transformer_layer_train_adam/d256_h4_s" + std::to_string(tf_seq) + "_b" + std::to_string(tf_batch);
+      count_step(adam.c_str(), spec, vk, [&] {
+        Gradients g = trained.forward({x, std::nullopt, std::nullopt}).mean().backward();
+        trained = opt.step(1e-3, trained, optim::GradientsParams::from_grads(g, trained));
+        ad.sync();
+      });
+    }
+  }
+}
+
+void gemm(const Options& o) {
+  const Device d = Device::get(o.device);
+  const int64_t n = o.smoke ? 64 : o.size;
+  d.seed(7);
+  const Tensor<2> a = Tensor<2>::random(Shape{n, n}, Distribution::uniform(-1.0, 1.0), d, o.dtype);
+  const Tensor<2> b = Tensor<2>::random(Shape{n, n}, Distribution::uniform(-1.0, 1.0), d, o.dtype);
+  const int inner = o.smoke ? 1 : 10;
+  const double ms = time_ms(o.reps ? o.reps : 5,
+                            [&] {
+                              for (int i = 0; i < inner; ++i) (void)a.matmul(b);
+                              d.sync();
+                            }) /
+                    inner;
+  const char* disabled = std::getenv("BURN_VULKAN_DISABLE");
+  std::printf(
+      "{\"case\": \"gemm\", \"dtype\": \"%s\", \"n\": %lld, \"disabled\": \"%s\", \"ms\": %.4f, "
+      "\"tflops\": %.3f}\n",
+      std::string(dtype_name(o.dtype)).c_str(), static_cast<long long>(n), disabled ? disabled : "", ms,
+      2.0 * n * n * n / (ms * 1e-3) / 1e12);
+}
+
+void bandwidth(const Options& o) {
+  const Device d = Device::get(o.device);
+  const int64_t n = static_cast<int64_t>((o.smoke ? 1.0 : o.mib) * 1024 * 1024 / 4);
+  const Tensor<1> x = Tensor<1>::ones(Shape{n}, d);
+  const int reps = o.reps ? o.reps : (o.smoke ? 2 : 20);
+  const double ew = time_ms(reps, [&] {
+    (void)x.mul_scalar(2.0);
+    d.sync();
+  });
+  const double cp = time_ms(reps, [&] {
+    (void)Tensor<1>::cat({x, x}, 0);
+    d.sync();
+  });
+  const double bytes = 8.0 * n;  // read + write, each side (the copy moves 2x the bytes in 2 copies)
+  std::printf(
+      "{\"case\": \"bandwidth\", \"mib\": %.1f, \"elementwise_ms\": %.4f, \"elementwise_gbs\": %.1f, "
+      "\"copy_ms\": %.4f, \"copy_gbs\": %.1f}\n",
+      n * 4.0 / (1024 * 1024), ew, bytes / (ew * 1e-3) / 1e9, cp, 2 * bytes / (cp * 1e-3) / 1e9);
+}
+
+void resnet(const Options& o) {
+  const Device d = Device::get(o.device);
+  d.seed(3);
+  models::ResNetConfig cfg;
+  cfg.blocks = o.smoke ? std::array<int64_t, 4>{1, 1, 1, 1} : std::array<int64_t, 4>{3, 4, 6, 3};
+  const models::FoldedResNet net = cfg.init(d).fold_batch_norms();
+  const int64_t hw = o.smoke ? 32 : 224;
+  const int64_t batch = o.smoke ? std::min<int64_t>(o.batch, 2) : o.batch;  // --smoke: a few seconds on lavapipe
+  const Tensor<4> x = Tensor<4>::random(Shape{batch, 3, hw, hw}, Distribution::uniform(-1.0, 1.0), d);
+  const double ms = time_ms(o.reps ? o.reps : (o.smoke ? 1 : 10), [&] {
+    (void)net.forward(x);
+    d.sync();
+  });
+  std::printf("{\"case\": \"resnet\", \"model\": \"%s\", \"batch\": %lld, \"hw\": %lld, \"ms\": %.3f}\n",
+              o.smoke ? "resnet-10 (smoke)" : "resnet-34", static_cast<long long>(batch), static_cast<long long>(hw),
+              ms);
+}
+
+void transformer(const Options& o) {
+  const int64_t batch = o.smoke ? 1 : 16, seq = o.smoke ? 8 : 128;
+  double out[2];
+  int i = 0;
+  for (const char* decorators : {"autodiff<", "autodiff<fusion<"}) {
+    const Device ad = Device::get(chain(o, decorators));
+    Device::get(o.device).seed(5);
+    const nn::TransformerEncoder enc = bench::make_transformer_layer(ad);
+    const Tensor<3> x = Tensor<3>::random(Shape{batch, seq, 256}, Distribution::uniform(-1.0, 1.0), ad).require_grad();
+    out[i++] = time_ms(o.reps ? o.reps : (o.smoke ? 1 : 10), [&] {
+      Gradients g = enc.forward({x, std::nullopt, std::nullopt}).mean().backward();
+      ad.sync();
+    });
+  }
+  std::printf(
+      "{\"case\": \"transformer\", \"shape\": \"d256_h4_s%lld_b%lld\", \"unfused_ms\": %.3f, \"fused_ms\": "
+      "%.3f}\n",
+      static_cast<long long>(seq), static_cast<long long>(batch), out[0], out[1]);
+}
+
+int devices(const Options& o) {
+  try {
+    const Device d = Device::get(o.device);
+    auto* sel = static_cast<DeviceSelector*>(d.backend()->query_interface(kDeviceSelectorInterface));
+    for (const std::string& line : sel ? sel->list() : std::vector<std::string>{d.name()})
+      std::printf("{\"case\": \"devices\", \"device\": \"%s\"}\n", line.c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "burn-bench-vulkan: no Vulkan device: %s\n", e.what());
+    return 77;
+  }
+}
+
+int usage() {
+  std::fprintf(
+      stderr,
+      "usage: burn-bench-vulkan devices|dispatch|steps|gemm|bandwidth|resnet|transformer [--smoke] [--device SPEC]\n"
+      "       [--size N] [--dtype f32|f16] [--mib M] [--batch B] [--reps R] [--ops N]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string which = argv[1];
+  Options o;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "burn-bench-vulkan: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--smoke") {
+      o.smoke = true;
+    } else if (a == "--device") {
+      o.device = value();
+    } else if (a == "--size") {
+      o.size = std::atoll(value().c_str());
+    } else if (a == "--mib") {
+      o.mib = std::atof(value().c_str());
+    } else if (a == "--batch") {
+      o.batch = std::atoll(value().c_str());
+    } else if (a == "--reps") {
+      o.reps = std::atoi(value().c_str());
+    } else if (a == "--ops") {
+      o.ops = std::atoi(value().c_str());
+    } else if (a == "--dtype") {
+      const std::string t = value();
+      if (t != "f32" && t != "f16") return usage();
+      o.dtype = t == "f16" ? DType::F16 : DType::F32;
+    } else {
+      std::fprintf(stderr, "burn-bench-vulkan: unknown argument '%s'\n", a.c_str());
+      return usage();
+    }
+  }
+  if (o.size < 1 || o.batch < 1 || o.mib <= 0 || o.ops < 1 || o.reps < 0) return usage();
+  try {
+    if (which == "devices") return devices(o);
+    if (which == "dispatch") {
+      dispatch_cost(o);
+    } else if (which == "steps") {
+      steps(o);
+    } else if (which == "gemm") {
+      gemm(o);
+    } else if (which == "bandwidth") {
+      bandwidth(o);
+    } else if (which == "resnet") {
+      resnet(o);
+    } else if (which == "transformer") {
+      transformer(o);
+    } else {
+      return usage();
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "burn-bench-vulkan %s: %s\n", which.c_str(), e.what());
+    return 1;
+  }
+  return 0;
+}
