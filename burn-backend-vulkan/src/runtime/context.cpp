@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "burn/tensor/error.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/vk_error.hpp"
 
 namespace burn::vulkan {
@@ -45,8 +46,14 @@ void Context::init() {
   VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2};
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
-  check_vk(vkCreateDevice(instance_->physical(profile_.index), &di, nullptr, &device_),
-           ("vkCreateDevice on " + profile_.name).c_str());
+  const bool injected = fault_injected(Fault::device);
+  const VkResult r = injected ? VK_ERROR_INITIALIZATION_FAILED
+                              : vkCreateDevice(instance_->physical(profile_.index), &di, nullptr, &device_);
+  // The driver lists the device but will not open it (reset, in use exclusively, a broken driver).
+  if (r < 0)
+    throw DeviceError(op_name(), "the Vulkan driver refused to open vulkan:" + std::to_string(profile_.index) + " (" +
+                                     profile_.name + ")" + ": vkCreateDevice failed: " + result_name(r) + " (" +
+                                     std::to_string(static_cast<int>(r)) + ")" + (injected ? injected_note() : ""));
   vkGetDeviceQueue(device_, profile_.compute_queue_family, 0, &queue_);
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushBytes};
