@@ -43,7 +43,9 @@ Device own_device(const std::shared_ptr<Instance>& inst) {
 
 std::vector<float> values(const TensorHandle& h) { return api::into_data(h).to_vec<float>(); }
 
-TensorHandle small(const Device& d) { return api::from_data(d, TensorData::from_vector<float>({1, 2, 3}, Shape{3}), Kind::Float); }
+TensorHandle small(const Device& d) {
+  return api::from_data(d, TensorData::from_vector<float>({1, 2, 3}, Shape{3}), Kind::Float);
+}
 
 #define EXPECT_CONTAINS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
@@ -109,6 +111,7 @@ TEST(VulkanFaults, ADriverThatRefusesTheDeviceIsADeviceErrorNamingIt) {
     Context::create(inst, p);
     FAIL() << "the injected vkCreateDevice failure was ignored";
   } catch (const DeviceError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("[vulkan] ", 0), 0u) << e.what();  // not a stale op's name
     EXPECT_CONTAINS(e.what(), "refused to open vulkan:" + std::to_string(p.index) + " (" + p.name + ")");
     EXPECT_CONTAINS(e.what(), "vkCreateDevice failed: VK_ERROR_INITIALIZATION_FAILED");
   }

@@ -51,9 +51,9 @@ void Context::init() {
                               : vkCreateDevice(instance_->physical(profile_.index), &di, nullptr, &device_);
   // The driver lists the device but will not open it (reset, in use exclusively, a broken driver).
   if (r < 0)
-    throw DeviceError(op_name(), "the Vulkan driver refused to open vulkan:" + std::to_string(profile_.index) + " (" +
-                                     profile_.name + ")" + ": vkCreateDevice failed: " + result_name(r) + " (" +
-                                     std::to_string(static_cast<int>(r)) + ")" + (injected ? injected_note() : ""));
+    throw DeviceError("vulkan", "the Vulkan driver refused to open vulkan:" + std::to_string(profile_.index) + " (" +
+                                    profile_.name + ")" + ": vkCreateDevice failed: " + result_name(r) + " (" +
+                                    std::to_string(static_cast<int>(r)) + ")" + (injected ? injected_note() : ""));
   vkGetDeviceQueue(device_, profile_.compute_queue_family, 0, &queue_);
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushBytes};
