@@ -2,8 +2,8 @@
 // ResNet-18 (torchvision's topology: 7x7 stem, max pool, four stages of two basic blocks with 1x1
 // downsampling, global average pool, a linear head; channel width a parameter) and a transformer encoder
 // (token embedding by Gather, learned positions, causal multi-head attention through Reshape/Transpose/
-// MatMul/Where/Softmax, a reshape to a shape computed by Shape/Gather/Concat, LayerNormalization, an erf GELU feed-forward, mean pooling and a linear head), in the ops and
-// layout torch.onnx.export gives them (opset 17).
+// MatMul/Where/Softmax, a reshape to a shape computed by Shape/Gather/Concat, LayerNormalization, an erf GELU
+// feed-forward, mean pooling and a linear head), in the ops and layout torch.onnx.export gives them (opset 17).
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -126,10 +126,10 @@ inline std::string conv_bn(GraphBuilder& g, const std::string& x, const std::str
   GraphBuilder::attr(conv, "kernel_shape", std::vector<int64_t>{k, k});
   GraphBuilder::attr(conv, "strides", std::vector<int64_t>{stride, stride});
   GraphBuilder::attr(conv, "pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
-  auto& bn = g.node("BatchNormalization",
-                    {conv.output(0), g.uniform(name + ".bn.weight", {cout}, 0.5f, 1.5f),
-                     g.normal(name + ".bn.bias", {cout}, 0.1f), g.normal(name + ".bn.running_mean", {cout}, 0.1f),
-                     g.uniform(name + ".bn.running_var", {cout}, 0.5f, 1.5f)});
+  auto& bn = g.node(
+      "BatchNormalization",
+      {conv.output(0), g.uniform(name + ".bn.weight", {cout}, 0.5f, 1.5f), g.normal(name + ".bn.bias", {cout}, 0.1f),
+       g.normal(name + ".bn.running_mean", {cout}, 0.1f), g.uniform(name + ".bn.running_var", {cout}, 0.5f, 1.5f)});
   GraphBuilder::attr(bn, "epsilon", 1e-5f);
   return relu ? g.op("Relu", {bn.output(0)}) : bn.output(0);
 }
@@ -163,8 +163,9 @@ inline std::string resnet18(int64_t width, int64_t batch, int64_t size, int64_t 
   auto& flat = g.node("Flatten", {x});
   GraphBuilder::attr(flat, "axis", int64_t{1});
   const float bound = 1.0f / std::sqrt(static_cast<float>(cin));
-  auto& fc = g.node("Gemm", {flat.output(0), g.uniform("fc.weight", {classes, cin}, -bound, bound),
-                             g.uniform("fc.bias", {classes}, -bound, bound)},
+  auto& fc = g.node("Gemm",
+                    {flat.output(0), g.uniform("fc.weight", {classes, cin}, -bound, bound),
+                     g.uniform("fc.bias", {classes}, -bound, bound)},
                     "logits");
   GraphBuilder::attr(fc, "transB", int64_t{1});
   g.output("logits", ::onnx::TensorProto::FLOAT, {batch, classes});
@@ -180,7 +181,8 @@ inline std::string linear(GraphBuilder& g, const std::string& x, const std::stri
 }
 
 inline std::string layer_norm(GraphBuilder& g, const std::string& x, const std::string& name, int64_t d) {
-  auto& ln = g.node("LayerNormalization", {x, g.uniform(name + ".weight", {d}, 0.8f, 1.2f), g.normal(name + ".bias", {d}, 0.1f)});
+  auto& ln = g.node("LayerNormalization",
+                    {x, g.uniform(name + ".weight", {d}, 0.8f, 1.2f), g.normal(name + ".bias", {d}, 0.1f)});
   GraphBuilder::attr(ln, "axis", int64_t{-1});
   GraphBuilder::attr(ln, "epsilon", 1e-5f);
   return ln.output(0);
@@ -200,7 +202,8 @@ inline std::string transformer(int64_t vocab, int64_t d, int64_t heads, int64_t 
   const std::string first_two = g.ints("first_two", {0, 1});
   const std::string minus_one = g.ints("minus_one", {-1});
   // A causal mask (bool, lower triangle) applied with Where, as torch exports masked_fill.
-  auto& tri = g.node("Trilu", {g.floats("ones_ss", {seq, seq}, std::vector<float>(static_cast<size_t>(seq * seq), 1.0f))});
+  auto& tri =
+      g.node("Trilu", {g.floats("ones_ss", {seq, seq}, std::vector<float>(static_cast<size_t>(seq * seq), 1.0f))});
   GraphBuilder::attr(tri, "upper", int64_t{0});
   auto& cast = g.node("Cast", {tri.output(0)});
   GraphBuilder::attr(cast, "to", int64_t{::onnx::TensorProto::BOOL});
@@ -243,8 +246,9 @@ inline std::string transformer(int64_t vocab, int64_t d, int64_t heads, int64_t 
   GraphBuilder::attr(pooled, "axes", std::vector<int64_t>{1});
   GraphBuilder::attr(pooled, "keepdims", int64_t{0});
   const float bound = 1.0f / std::sqrt(static_cast<float>(d));
-  auto& head = g.node("Gemm", {pooled.output(0), g.uniform("head.weight", {classes, d}, -bound, bound),
-                               g.uniform("head.bias", {classes}, -bound, bound)},
+  auto& head = g.node("Gemm",
+                      {pooled.output(0), g.uniform("head.weight", {classes, d}, -bound, bound),
+                       g.uniform("head.bias", {classes}, -bound, bound)},
                       "logits");
   GraphBuilder::attr(head, "transB", int64_t{1});
   g.output("logits", ::onnx::TensorProto::FLOAT, {batch, classes});

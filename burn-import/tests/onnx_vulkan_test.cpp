@@ -34,8 +34,8 @@ std::optional<Device> vulkan_or_null() {
   }
 }
 
-#define REQUIRE_VULKAN()                   \
-  auto vk = vulkan_or_null();              \
+#define REQUIRE_VULKAN()      \
+  auto vk = vulkan_or_null(); \
   if (!vk) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"
 
 TensorData run(const std::string& bytes, const std::string& name, const Device& d, const TensorData& input) {
