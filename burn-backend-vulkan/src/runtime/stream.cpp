@@ -61,13 +61,20 @@ constexpr const char* kLostAdvice =
 }
 
 void Stream::throw_if_lost() const {
-  if (lost_) throw DeviceError(op_name(), lost_what_ + kLostAdvice);
+  if (!lost_) return;
+  std::lock_guard lock(lost_mutex_);
+  throw DeviceError(op_name(), lost_what_ + kLostAdvice);
 }
 
 void Stream::lose(const char* call, bool injected) {
-  lost_what_ = "the Vulkan device " + ctx_.profile().name + " was lost (" + call + ": VK_ERROR_DEVICE_LOST, in op '" +
-               op_name() + "')" + (injected ? injected_note() : "");
+  {
+    std::lock_guard lock(lost_mutex_);
+    if (lost_what_.empty())  // another thread may have lost it first: its cause stands
+      lost_what_ = "the Vulkan device " + ctx_.profile().name + " was lost (" + call +
+                   ": VK_ERROR_DEVICE_LOST, in op '" + op_name() + "')" + (injected ? injected_note() : "");
+  }
   lost_ = true;
+  std::lock_guard lock(lost_mutex_);
   throw DeviceError(op_name(), lost_what_ + kLostAdvice);
 }
 

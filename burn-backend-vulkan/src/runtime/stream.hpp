@@ -79,7 +79,8 @@ class Stream {
   std::unordered_set<uint64_t> written_, read_;  // slices (device addresses) since the last barrier
   uint64_t dispatches_ = 0, submits_ = 0, barriers_ = 0;
   std::atomic<bool> lost_{false};
-  std::string lost_what_;  // where and in which op the device was lost, repeated by every later error
+  mutable std::mutex lost_mutex_;
+  std::string lost_what_;  // where and in which op the device was first lost, repeated by every later error
 };
 
 }  // namespace burn::vulkan
