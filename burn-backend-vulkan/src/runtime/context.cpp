@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "burn/tensor/error.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/vk_error.hpp"
 
 namespace burn::vulkan {
@@ -56,8 +57,14 @@ void Context::init() {
   di.ppEnabledExtensionNames = extensions.data();
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
-  check_vk(vkCreateDevice(instance_->physical(profile_.index), &di, nullptr, &device_),
-           ("vkCreateDevice on " + profile_.name).c_str());
+  const bool injected = fault_injected(Fault::device);
+  const VkResult r = injected ? VK_ERROR_INITIALIZATION_FAILED
+                              : vkCreateDevice(instance_->physical(profile_.index), &di, nullptr, &device_);
+  // The driver lists the device but will not open it (reset, in use exclusively, a broken driver).
+  if (r < 0)
+    throw DeviceError("vulkan", "the Vulkan driver refused to open vulkan:" + std::to_string(profile_.index) + " (" +
+                                    profile_.name + ")" + ": vkCreateDevice failed: " + result_name(r) + " (" +
+                                    std::to_string(static_cast<int>(r)) + ")" + (injected ? injected_note() : ""));
   vkGetDeviceQueue(device_, profile_.compute_queue_family, 0, &queue_);
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushBytes};

@@ -9,6 +9,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/log.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/vk_error.hpp"
 
 namespace burn::vulkan {
@@ -76,13 +77,19 @@ Instance::Instance() {
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
-  const VkResult r = vkCreateInstance(&info, nullptr, &instance_);
+  const bool injected = fault_injected(Fault::instance);
+  const VkResult r = injected ? VK_ERROR_INITIALIZATION_FAILED : vkCreateInstance(&info, nullptr, &instance_);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
     throw Unsupported("vulkan",
                       "no Vulkan driver: the loader found no installable client driver (install a GPU "
                       "driver, or mesa-vulkan-drivers for lavapipe on the CPU; VK_ICD_FILENAMES may point "
                       "elsewhere)");
-  check_vk(r, "vkCreateInstance");
+  // A driver that is installed but refuses to start (a broken install, a GPU the driver gave up on).
+  if (r < 0)
+    throw DeviceError("vulkan",
+                      std::string("the Vulkan driver refused to create an instance: vkCreateInstance failed: ") +
+                          result_name(r) + " (" + std::to_string(static_cast<int>(r)) + ")" +
+                          (injected ? injected_note() : std::string()));
 
   if (!layers.empty()) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(

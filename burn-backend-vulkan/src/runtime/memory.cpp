@@ -7,6 +7,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "runtime/context.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/vk_error.hpp"
 
 namespace burn::vulkan {
@@ -49,7 +50,9 @@ MemoryPool::MemoryPool(Context& ctx, VkPhysicalDevice physical) : ctx_(ctx) {
   auto pick = [&](std::initializer_list<std::pair<VkMemoryPropertyFlags, VkMemoryPropertyFlags>> prefs) {
     for (auto [want, avoid] : prefs) {
       const uint32_t t = find_type(mem, want, avoid);
-      if (t != UINT32_MAX) return MemoryType{t, (mem.memoryTypes[t].propertyFlags & hv) == hv};
+      if (t != UINT32_MAX)
+        return MemoryType{t, (mem.memoryTypes[t].propertyFlags & hv) == hv,
+                          mem.memoryHeaps[mem.memoryTypes[t].heapIndex].size};
     }
     return MemoryType{};
   };
@@ -83,6 +86,9 @@ Block* MemoryPool::new_block(uint64_t bytes, MemoryKind kind, bool dedicated) {
     throw OutOfMemory(op_name(), "a buffer of " + std::to_string(bytes) + " bytes is larger than one allocation of " +
                                      ctx_.profile().name + " can be (maxMemoryAllocationSize " + std::to_string(limit) +
                                      " bytes)");
+  if (type.heap_bytes && bytes > type.heap_bytes)
+    throw OutOfMemory(op_name(), "a buffer of " + std::to_string(bytes) + " bytes is larger than the memory heap of " +
+                                     ctx_.profile().name + " (" + std::to_string(type.heap_bytes) + " bytes)");
   auto b = std::make_unique<Block>();
   b->size = bytes;
   b->kind = kind;
@@ -101,12 +107,21 @@ Block* MemoryPool::new_block(uint64_t bytes, MemoryKind kind, bool dedicated) {
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = type.index;
-  VkResult r = vkAllocateMemory(dev, &ai, nullptr, &b->memory);
+  const bool injected = dedicated && fault_injected(Fault::alloc);
+  auto allocate_memory = [&] {
+    return injected ? VK_ERROR_OUT_OF_DEVICE_MEMORY : vkAllocateMemory(dev, &ai, nullptr, &b->memory);
+  };
+  VkResult r = allocate_memory();
   if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-    if (trim()) r = vkAllocateMemory(dev, &ai, nullptr, &b->memory);
+    if (trim()) r = allocate_memory();
   }
   if (r != VK_SUCCESS) {
     vkDestroyBuffer(dev, b->buffer, nullptr);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+      throw OutOfMemory(op_name(), ctx_.profile().name + " cannot give " + std::to_string(bytes) +
+                                       " bytes (vkAllocateMemory: " + result_name(r) + "; burn holds " +
+                                       std::to_string(reserved_) + " bytes of its " + std::to_string(type.heap_bytes) +
+                                       "-byte heap)" + (injected ? injected_note() : ""));
     throw_vk(r, "vkAllocateMemory", bytes);
   }
   r = vkBindBufferMemory(dev, b->buffer, b->memory, 0);

@@ -92,6 +92,7 @@ class MemoryPool final : public MemoryStats {
   struct MemoryType {
     uint32_t index = UINT32_MAX;
     bool host_visible = false;
+    uint64_t heap_bytes = 0;  // the size of the heap it draws from
   };
   struct Pending {
     Block* block;

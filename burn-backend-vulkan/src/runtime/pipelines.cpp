@@ -14,6 +14,7 @@
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/log.hpp"
 #include "runtime/context.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/vk_error.hpp"
 
 namespace burn::vulkan {
@@ -177,7 +178,9 @@ const Pipeline& Pipelines::get_locked(std::string_view kernel, std::string key, 
   all.emplace_back("WG_Y", std::to_string(local[1]));
   all.emplace_back("WG_Z", std::to_string(local[2]));
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string source = assemble_source(kernel, all, text);
+  std::string source = assemble_source(kernel, all, text);
+  // A line glslang rejects, so that the error path is the real one (the log, the kernel, its defines).
+  if (fault_injected(Fault::compile)) source += "\nfloat burn_injected_fault = injected_by_BURN_VULKAN_FAULT;\n";
   const std::vector<uint32_t> spirv = spirv_for(kernel, source, all);
   const auto t1 = std::chrono::steady_clock::now();
 

@@ -6,6 +6,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "runtime/context.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/memory.hpp"
 #include "runtime/pipelines.hpp"
 #include "runtime/vk_error.hpp"
@@ -53,9 +54,28 @@ Stream::~Stream() {
   if (pool_) vkDestroyCommandPool(dev, pool_, nullptr);
 }
 
+namespace {
+constexpr const char* kLostAdvice =
+    "; the device runs nothing more and its tensors are gone (restart the process; other devices and backends "
+    "keep working)";
+}
+
 void Stream::throw_if_lost() const {
-  if (lost_)
-    throw DeviceError(op_name(), "the Vulkan device " + ctx_.profile().name + " was lost earlier; create a new device");
+  if (!lost_) return;
+  std::lock_guard lock(lost_mutex_);
+  throw DeviceError(op_name(), lost_what_ + kLostAdvice);
+}
+
+void Stream::lose(const char* call, bool injected) {
+  {
+    std::lock_guard lock(lost_mutex_);
+    if (lost_what_.empty())  // another thread may have lost it first: its cause stands
+      lost_what_ = "the Vulkan device " + ctx_.profile().name + " was lost (" + call +
+                   ": VK_ERROR_DEVICE_LOST, in op '" + op_name() + "')" + (injected ? injected_note() : "");
+  }
+  lost_ = true;
+  std::lock_guard lock(lost_mutex_);
+  throw DeviceError(op_name(), lost_what_ + kLostAdvice);
 }
 
 uint64_t Stream::completed() const {
@@ -174,27 +194,33 @@ uint64_t Stream::flush() {
   si.pCommandBuffers = &open_;
   si.signalSemaphoreCount = 1;
   si.pSignalSemaphores = &timeline_;
-  const VkResult r = vkQueueSubmit(ctx_.queue(), 1, &si, VK_NULL_HANDLE);
+  const bool injected = fault_injected(Fault::device_lost);
+  const VkResult r = injected ? VK_ERROR_DEVICE_LOST : vkQueueSubmit(ctx_.queue(), 1, &si, VK_NULL_HANDLE);
   open_ = VK_NULL_HANDLE;
-  if (r == VK_ERROR_DEVICE_LOST) lost_ = true;
+  if (r == VK_ERROR_DEVICE_LOST) lose("vkQueueSubmit", injected);
   check_vk(r, "vkQueueSubmit");
   ++submits_;
   return recording_++;
 }
 
 void Stream::wait(uint64_t serial) {
-  if (serial == 0 || completed() >= serial) return;
+  if (serial == 0) return;
+  const bool inject = fault_injected(Fault::device_lost_wait);
+  if (completed() >= serial && !inject) return;
   throw_if_lost();
   VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   wi.semaphoreCount = 1;
   wi.pSemaphores = &timeline_;
   wi.pValues = &serial;
-  const VkResult r = vkWaitSemaphores(ctx_.device(), &wi, timeout_ns_);
+  VkResult r = vkWaitSemaphores(ctx_.device(), &wi, timeout_ns_);
+  // Injected after the real wait, so that nothing is still running when the device is torn down.
+  const bool injected = r == VK_SUCCESS && inject;
+  if (injected) r = VK_ERROR_DEVICE_LOST;
   if (r == VK_TIMEOUT)
     throw DeviceError(op_name(), "a Vulkan submission did not complete within " +
                                      std::to_string(timeout_ns_ / 1000000000ull) + " s (BURN_VULKAN_TIMEOUT_S) on " +
                                      ctx_.profile().name);
-  if (r == VK_ERROR_DEVICE_LOST) lost_ = true;
+  if (r == VK_ERROR_DEVICE_LOST) lose("vkWaitSemaphores", injected);
   check_vk(r, "vkWaitSemaphores");
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <mutex>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -58,6 +59,8 @@ class Stream {
   void track(const Access* begin, const Access* end);
   void after_record();
   void throw_if_lost() const;
+  // Marks the device lost at `call` (the op that was running is named by the error) and throws.
+  [[noreturn]] void lose(const char* call, bool injected);
 
   Context& ctx_;
   std::mutex mutex_;
@@ -76,6 +79,8 @@ class Stream {
   std::unordered_set<uint64_t> written_, read_;  // slices (device addresses) since the last barrier
   uint64_t dispatches_ = 0, submits_ = 0, barriers_ = 0;
   std::atomic<bool> lost_{false};
+  mutable std::mutex lost_mutex_;
+  std::string lost_what_;  // where and in which op the device was first lost, repeated by every later error
 };
 
 }  // namespace burn::vulkan

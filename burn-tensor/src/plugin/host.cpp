@@ -107,6 +107,18 @@ long version_major(const std::string& v) {
   return std::strtol(v.c_str(), nullptr, 10);
 }
 
+// What a system library the in-tree plugins link is, and its Debian package, for the message that it is
+// missing ("" for others): a user who lacks libvulkan.so.1 learns it is the Vulkan loader.
+std::string what_library_is(const std::string& soname) {
+  static const std::pair<const char*, const char*> known[] = {
+      {"libvulkan.so", " (the Vulkan loader; Debian: libvulkan1)"},
+      {"libOpenCL.so", " (the OpenCL ICD loader; Debian: ocl-icd-libopencl1)"},
+  };
+  for (const auto& [prefix, what] : known)
+    if (soname.rfind(prefix, 0) == 0) return what;
+  return "";
+}
+
 // Why dlopen(path) just failed, from dlerror(). Boost's own error code for it is always EBADF ("Bad
 // file descriptor"), which is not the cause, so it is not shown.
 std::string dlopen_reason(const std::string& path) {
@@ -118,7 +130,8 @@ std::string dlopen_reason(const std::string& path) {
   // directory", which looks as if the plugin itself were missing: name the dependency instead.
   const std::string cannot_open = ": cannot open shared object file: ";
   if (const size_t pos = why.find(cannot_open); pos != std::string::npos) {
-    return "needs " + why.substr(0, pos) + ", which cannot be opened: " + why.substr(pos + cannot_open.size());
+    const std::string dep = why.substr(0, pos);
+    return "needs " + dep + what_library_is(dep) + ", which cannot be opened: " + why.substr(pos + cannot_open.size());
   }
   const std::string undefined = "undefined symbol: ";
   if (why.rfind(undefined, 0) == 0) {
