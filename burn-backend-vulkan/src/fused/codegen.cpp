@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "exprs.hpp"
+#include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
 
@@ -175,6 +176,26 @@ size_t special_index(const FusedProgram& p) {
   return p.code.size();
 }
 
+namespace {
+
+bool is_compare_elem(OpId op) {
+  return op == OpId::equal_elem || op == OpId::not_equal_elem || op == OpId::greater_elem ||
+         op == OpId::greater_equal_elem || op == OpId::lower_elem || op == OpId::lower_equal_elem;
+}
+
+// The scalar k of instruction `in` as its kernel reads it: an int compare against a float scalar takes the
+// exact int threshold of the eager compare (nullopt: an answer constant for every int, left to the eager op).
+std::optional<Scalar> kernel_scalar(const FusedInstr& in, DType a, int k) {
+  const Scalar s = takes_params(in.op) ? Scalar(in.params[k]) : in.scalars[k];
+  if (k != 0 || !is_compare_elem(in.op) || !is_int(a) || s.kind != Scalar::Kind::Float) return s;
+  bool constant = false;
+  const std::optional<int64_t> v = int_compare_scalar(in.op, s.f, constant);
+  if (!v) return std::nullopt;
+  return Scalar(*v);
+}
+
+}  // namespace
+
 bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const std::string& device) {
   if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
   try {
@@ -207,6 +228,7 @@ bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const s
       if (p.reg_dtype[in.args[q]] != want) return false;
     }
     if (e->result != p.reg_dtype[p.num_inputs + k]) return false;
+    if (!kernel_scalar(in, p.reg_dtype[in.args[0]], 0)) return false;
   }
   return true;
 }
@@ -225,7 +247,7 @@ std::vector<uint8_t> program_scalars(const FusedProgram& p) {
     const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
     const DType sd = e && e->scalar_i64 ? DType::I64 : a;
     for (int k = 0; k < 2; ++k) {
-      const Scalar s = takes_params(in.op) ? Scalar(in.params[k]) : in.scalars[k];
+      const Scalar s = kernel_scalar(in, a, k).value_or(Scalar());
       const uint64_t bits = scalar_bits(s, sd);
       std::memcpy(out.data() + j * 16 + k * 8, &bits, 8);
     }

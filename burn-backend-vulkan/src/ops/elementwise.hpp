@@ -2,8 +2,9 @@
 // numeric, compare, boolean and float_math op files. Private to the plugin.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
-
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,11 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
 // above and the compile-everything test use it).
 Defines elementwise_defines(OpId op, DType dtype, const std::vector<int>& modes, size_t rank, bool index64,
                             const DeviceFeatures& features, const std::string& device);
+
+// An int tensor compared (op: one of the *_elem compares) with a float scalar c compares exactly, as the cpu
+// backend does in double: the int64 scalar that keeps every answer (x > 2.5 is x > 2, x >= 2.5 is x >= 3);
+// nullopt when the answer is the same for every int (c NaN or beyond int64, == or != a non-integer), which
+// `constant` then holds. Eager compares and the fused code generator both use it.
+std::optional<int64_t> int_compare_scalar(OpId op, double c, bool& constant);
 
 }  // namespace burn::vulkan
