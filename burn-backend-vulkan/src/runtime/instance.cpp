@@ -1,11 +1,16 @@
 // Creating the instance, listing and profiling devices, choosing one.
 #include "runtime/instance.hpp"
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/log.hpp"
@@ -34,6 +39,26 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+// The shared objects mapped into the process now (by path).
+std::set<std::string> loaded_modules() {
+  std::set<std::string> out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        if (info->dlpi_name && info->dlpi_name[0]) static_cast<std::set<std::string>*>(data)->insert(info->dlpi_name);
+        return 0;
+      },
+      &out);
+  return out;
+}
+
+// The drivers the loader opened for this instance stay mapped until the process exits: Mesa's keep
+// per-process state past vkDestroyInstance that unloading leaks, and a leak report of theirs needs their
+// symbols (the asan preset suppresses lavapipe's own by module name, which an unloaded module has not).
+void keep_mapped(const std::set<std::string>& before) {
+  for (const std::string& m : loaded_modules())
+    if (!before.count(m)) dlopen(m.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 }  // namespace
@@ -77,6 +102,7 @@ Instance::Instance() {
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
+  const std::set<std::string> modules_before = loaded_modules();
   const bool injected = fault_injected(Fault::instance);
   const VkResult r = injected ? VK_ERROR_INITIALIZATION_FAILED : vkCreateInstance(&info, nullptr, &instance_);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
@@ -109,6 +135,7 @@ Instance::Instance() {
   check_vk(vkEnumeratePhysicalDevices(instance_, &n, physical_.data()), "vkEnumeratePhysicalDevices");
   physical_.resize(n);
   for (uint32_t i = 0; i < n; ++i) profiles_.push_back(profile_device(instance_, physical_[i], i));
+  keep_mapped(modules_before);
 }
 
 Instance::~Instance() {
