@@ -11,6 +11,9 @@ bash scripts/install-deps.sh
 # runs on the same machine (paths are relative to CCACHE_BASEDIR); a new machine builds cold.
 export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/burn-cpp/ccache}"
 export CCACHE_BASEDIR="$PWD"
+# The asan build has -g, for which ccache hashes the build folder's absolute path: without this a clone at
+# another path (CI's) missed every asan object (only the debug info's compile dir is then not the clone's).
+export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 mkdir -p "$CCACHE_DIR"
 jobs="${BURN_TEST_JOBS:-2}"

@@ -397,6 +397,29 @@ TEST_P(VulkanFusedPrograms, ALongLineOfABroadcastInputIsFoldedWhole) {
   check(b);
 }
 
+// A line longer than a workgroup may walk under the driver's loop limit (lavapipe: 2^22 elements of a
+// rank-1 sum) does not fit, so burn-fusion runs it op by op, whose eager sum splits the line.
+TEST_P(VulkanFusedPrograms, ALineLongerThanAWorkgroupMayWalkRunsOpByOp) {
+  const int64_t n = int64_t{1} << 22;
+  Built b;
+  const uint16_t x = b.input(TensorData::from_vector(std::vector<float>(static_cast<size_t>(n), 0.5f), Shape{n}));
+  FusedInstr twice = instr(OpId::mul_scalar, x);
+  twice.scalars[0] = Scalar(2.0);
+  const uint16_t y = b.op(twice, DType::F32);
+  b.p.outputs = {b.op(red(OpId::sum_dim, y, 0), DType::F32)};
+  b.p.shape = Shape{n};
+  auto* ex = static_cast<FusedExecutor*>(vk_->query_interface(kFusedElementwiseInterface));
+  if (vk_->context().profile().limits.max_loop == 0) {
+    EXPECT_TRUE(ex->fits(b.p)) << "a device without a loop limit fuses any line";
+    check(b);
+    return;
+  }
+  EXPECT_TRUE(ex->can_run(b.p));
+  EXPECT_FALSE(ex->fits(b.p));
+  const Prims out = op_by_op(*vk_, b.p, {vk_->from_data(b.data[0])});
+  EXPECT_EQ(vk_->into_data(out[0]).to_vec<float>(), std::vector<float>{static_cast<float>(n)});
+}
+
 // conv2d + bias + relu and a grouped, strided conv + bias + residual, conv_transpose + bias + gelu: the bias
 // in the conv kernel, the epilogue at its store, one dispatch; f32, f64, f16.
 TEST_P(VulkanFusedPrograms, ConvsWithBiasAndEpilogueAreOneDispatch) {

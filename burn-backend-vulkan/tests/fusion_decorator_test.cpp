@@ -120,5 +120,27 @@ TEST_F(VulkanFusionDecorator, ConvWithBiasAndReluIsOneDispatch) {
   EXPECT_EQ(c.op_by_op, 2u);
 }
 
+// A reduction over a line longer than the device lets one kernel walk (lavapipe: 2^22 elements) is planned
+// as fused, declined by the executor's fits() at run time and run op by op, with op-by-op values.
+TEST_F(VulkanFusionDecorator, AReductionTooLongForOneKernelRunsOpByOp) {
+  Device vk = Device::get("vulkan"), fus = Device::get("fusion<vulkan>");
+  const Shape s{int64_t{1} << 22};
+  for (const char* what : {"sum_dim(x * 0.5)", "softmax(x * 0.5)"}) {
+    SCOPED_TRACE(what);
+    auto f = [&](const H& x) {
+      const H y = api::mul_scalar(x, Scalar(0.5));
+      return std::string_view(what).starts_with("sum") ? api::reduce_dim(OpId::sum_dim, y, 0) : api::softmax(y, 0);
+    };
+    const H a = f(api::from_data(vk, data_of(s, 7), Kind::Float));
+    const H b = f(api::from_data(fus, data_of(s, 7), Kind::Float));
+    const std::vector<double> w = api::into_data(a).convert(DType::F64).to_vec<double>();
+    const std::vector<double> g = api::into_data(b).convert(DType::F64).to_vec<double>();
+    ASSERT_EQ(g.size(), w.size());
+    size_t off = 0;
+    for (size_t i = 0; i < g.size(); ++i) off += std::abs(g[i] - w[i]) > 1e-5 * (1 + std::abs(w[i]));
+    EXPECT_EQ(off, 0u);
+  }
+}
+
 }  // namespace
 }  // namespace burn::vulkan

@@ -141,7 +141,7 @@ void FusionState::execute(std::vector<ir::PendingOp>& ops) {
         inputs.push_back(src.slot < 0 ? vals[src.op] : ops[src.op].in[src.slot].external);
         owned = owned && executor->owns(*inputs.back());
       }
-      if (owned) {
+      if (owned && executor->fits(p)) {
         // After a view the program indexes by the iteration shape: same element count, same order.
         for (uint16_t r : run.view_inputs)
           if (inputs[r]->shape() != p.shape) inputs[r] = b.reshape(inputs[r], p.shape);

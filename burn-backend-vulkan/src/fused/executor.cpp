@@ -61,11 +61,45 @@ std::vector<int> modes_of(const Layout& l, const std::vector<bool>& used) {
   return m;
 }
 
+// Whether an invocation walking `per_invocation` elements of a line in a layout of `rank` dims stays under
+// the driver's loop limit (lavapipe stops a loop after 65535 iterations, the inner loops of its index
+// arithmetic counted, and says nothing); 0 is no limit.
+bool walk_fits(uint32_t max_loop, int64_t per_invocation, size_t rank) {
+  return max_loop == 0 || per_invocation * static_cast<int64_t>(rank + 2) <= static_cast<int64_t>(max_loop / 2);
+}
+
+// The length of the lines a fused reduce walks: a norm's over its last `dim` dims, every other along `dim`.
+int64_t reduce_line_length(const FusedProgram& p, const FusedInstr& red) {
+  const char* name = op_info(red.op).name;
+  const Shape& shape = p.shape;
+  const size_t rank = shape.rank();
+  if (red.op == OpId::layer_norm || red.op == OpId::rms_norm) {
+    if (red.dim == 0 || red.dim > rank)
+      throw Error(name, "internal: a fused norm over " + std::to_string(red.dim) + " dims of a program of shape " +
+                            shape.to_string());
+    int64_t n = 1;
+    for (size_t d = rank - red.dim; d < rank; ++d) n *= shape[d];
+    return n;
+  }
+  check_dim(name, shape, red.dim);
+  return shape[red.dim];
+}
+
 }  // namespace
 
 bool VulkanFusedExecutor::can_run(const FusedProgram& program) const {
   const DeviceProfile& p = backend_.context().profile();
   return can_generate(program, p.features, p.name);
+}
+
+// A reduction whose lines are too long for the driver's loop limit runs op by op (the eager reductions
+// split such lines over several dispatches); the program's rank bounds the collapsed layout's.
+bool VulkanFusedExecutor::fits(const FusedProgram& program) const {
+  const size_t sk = special_index(program);
+  if (sk >= program.code.size() || is_fused_anchor(program.code[sk].op)) return true;
+  const int64_t n = reduce_line_length(program, program.code[sk]);
+  const uint32_t max_loop = backend_.context().profile().limits.max_loop;
+  return walk_fits(max_loop, (n + kFusedTreeGroup - 1) / kFusedTreeGroup, program.shape.rank());
 }
 
 bool VulkanFusedExecutor::owns(const Primitive& p) const {
@@ -128,18 +162,9 @@ Prims VulkanFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
   const bool norm = red.op == OpId::layer_norm || red.op == OpId::rms_norm;
   const Shape& shape = p.shape;
   const size_t rank = shape.rank();
-  // The lines: a norm's over its last `dim` dims, every other along `dim`.
-  int64_t n = 1, inner = 1;
-  if (norm) {
-    if (red.dim == 0 || red.dim > rank)
-      throw Error(name, "internal: a fused norm over " + std::to_string(red.dim) + " dims of a program of shape " +
-                            shape.to_string());
-    for (size_t d = rank - red.dim; d < rank; ++d) n *= shape[d];
-  } else {
-    check_dim(name, shape, red.dim);
-    n = shape[red.dim];
-    for (size_t d = red.dim + 1; d < rank; ++d) inner *= shape[d];
-  }
+  const int64_t n = reduce_line_length(p, red);
+  int64_t inner = 1;
+  for (size_t d = red.dim + 1; !norm && d < rank; ++d) inner *= shape[d];
   const int64_t total = shape.num_elements();
   // The fusion stream records no reduction of an empty tensor (it runs them eagerly, for their errors).
   if (total == 0) throw Error(name, "internal: a fused reduction over an empty tensor of shape " + shape.to_string());
@@ -181,18 +206,15 @@ Prims VulkanFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
     launch.emodes = modes_of(elay, epi_in);
     launch.erank = elay.rank();
   }
-  // As the eager reductions choose (ops/reduce.cpp's use_rows): a workgroup per line for long lines on GPUs;
-  // and wherever an invocation's walk of a line would pass the driver's loop limit (lavapipe stops a loop
-  // after 65535 iterations, the inner loops of its index arithmetic counted, and says nothing).
+  // As the eager reductions choose (ops/reduce.cpp's use_rows): a workgroup per line for long lines on GPUs
+  // and wherever an invocation's walk of a line would pass the driver's loop limit.
   const uint32_t max_loop = ctx.profile().limits.max_loop;
-  auto fits = [&](int64_t per_invocation) {
-    return max_loop == 0 || per_invocation * static_cast<int64_t>(lay.rank() + 2) <= static_cast<int64_t>(max_loop / 2);
-  };
-  launch.tree = n >= 64 && ((workgroup_trees(ctx) && (inner == 1 || lines < 16)) || !fits(n));
-  if (!fits((n + kFusedTreeGroup - 1) / kFusedTreeGroup))
-    throw Unsupported(name, "a fused reduction over lines of " + std::to_string(n) +
-                                " elements: more than the loop limit of Vulkan device " + ctx.profile().name +
-                                " lets a workgroup walk");
+  launch.tree =
+      n >= 64 && ((workgroup_trees(ctx) && (inner == 1 || lines < 16)) || !walk_fits(max_loop, n, lay.rank()));
+  if (!walk_fits(max_loop, (n + kFusedTreeGroup - 1) / kFusedTreeGroup, lay.rank()))
+    throw Error(name, "internal: a fused reduction over lines of " + std::to_string(n) +
+                          " elements passed fits() but is longer than the loop limit of Vulkan device " +
+                          ctx.profile().name + " lets a workgroup walk");
 
   std::vector<uint8_t> io;
   for (const VkPtr& t : in) append_address(io, t);

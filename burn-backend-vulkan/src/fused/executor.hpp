@@ -12,6 +12,7 @@ class VulkanFusedExecutor final : public FusedExecutor {
  public:
   explicit VulkanFusedExecutor(VulkanBackend& backend) : backend_(backend) {}
   bool can_run(const FusedProgram& program) const override;
+  bool fits(const FusedProgram& program) const override;
   bool owns(const Primitive& p) const override;
   Prims run(const FusedProgram& program, const Prims& inputs) override;
 

@@ -36,7 +36,7 @@
 
 namespace burn {
 
-inline constexpr std::string_view kFusedElementwiseInterface = "fused-elementwise-3";
+inline constexpr std::string_view kFusedElementwiseInterface = "fused-elementwise-4";
 
 // The ops a reduce instruction may be (version 2).
 constexpr bool is_fused_reduce(OpId op) {
@@ -81,8 +81,11 @@ class BURN_TENSOR_API FusedExecutor {
  public:
   virtual ~FusedExecutor();
   // Whether every op of the program runs here on its register dtypes; the caller runs the program op
-  // by op otherwise.
+  // by op otherwise. Asked while planning, where the program has no shape yet (plans are shape-free).
   virtual bool can_run(const FusedProgram& program) const = 0;
+  // Whether the program, its shape now set, fits the device's limits (a reduction line longer than the
+  // driver lets a kernel walk); asked before each run, the caller runs the program op by op otherwise.
+  virtual bool fits(const FusedProgram& program) const = 0;
   // Whether `p` is a primitive of this backend (a decorator in between may wrap primitives).
   virtual bool owns(const Primitive& p) const = 0;
   // Runs the program; inputs[i] has dtype reg_dtype[i] and a shape that broadcasts to program.shape.
