@@ -107,6 +107,7 @@ with open(os.path.join(here, "fixture_resnet50.json"), "w") as f:
                "num_params": sum(p.numel() for p in m.parameters()), "state_dict": names(m), "logits": logits(y)}, f)
 print("reduced ResNet-50 logits:", y)
 
+torch.set_default_dtype(torch.float32)  # the names list gives torchvision's own dtypes
 m = torchvision.models.resnet50()
 with open(os.path.join(here, "resnet50_names.json"), "w") as f:
     json.dump({"num_params": sum(p.numel() for p in m.parameters()), "state_dict": names(m)}, f)
