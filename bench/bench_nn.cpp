@@ -1,7 +1,8 @@
 // burn-nn workloads as a user writes them (modules, losses, optimizers) on autodiff<cpu>, against
 // PyTorch's nn modules and torch.optim in the same run (bench/torch/bench_torch.py) and, for ResNet-18
 // inference, ONNX Runtime (bench/onnxruntime): an MLP and a small CNN train step with Adam, a
-// transformer encoder layer forward + backward, ResNet-18 inference at batch 1 and 8; the same ResNet-18
+// transformer encoder layer forward + backward, ResNet-18 and ResNet-50 inference at batch 1 and 8 (cpu
+// and fusion<cpu>); the same ResNet-18
 // imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin.
 #include <burn/import/importer.hpp>
 #include <burn/nn.hpp>
@@ -54,8 +55,10 @@ void transformer_loop(benchmark::State& st, const Device& device, const Device& 
 // (PyTorch's eager side does not fold); on fusion<cpu> each conv and its relu / residual add / relu tail
 // run as one fused program, the tail inside the conv kernel (the _fused case; 1-2% faster than cpu,
 // BENCHMARKS.md).
+// ResNet-50 (BottleneckResNetConfig) the same way.
+template <class Config>
 void resnet_infer_loop(benchmark::State& st, const Device& device, int64_t batch) {
-  const models::FoldedResNet net = models::ResNetConfig{}.init(device).fold_batch_norms();
+  const auto net = Config{}.init(device).fold_batch_norms();
   const Tensor<4> x = input<4>({batch, 3, 224, 224}).to_device(device);
   for (auto _ : st) benchmark::DoNotOptimize(net.forward(x).into_data());
 }
@@ -79,14 +82,21 @@ void register_cases() {
     transformer_loop(st, Device::get("autodiff<fusion<cpu>>"), Device::get("fusion<cpu>"));
   });
   for (int64_t batch : {1, 8}) {
-    add_case("nn_resnet18_infer/b" + std::to_string(batch) + "_224",
-             [batch](benchmark::State& st) { resnet_infer_loop(st, cpu(), batch); });
-    add_case("nn_resnet18_infer_fused/b" + std::to_string(batch) + "_224",
-             [batch](benchmark::State& st) { resnet_infer_loop(st, Device::get("fusion<cpu>"), batch); });
+    const std::string b = "/b" + std::to_string(batch) + "_224";
+    add_case("nn_resnet18_infer" + b,
+             [batch](benchmark::State& st) { resnet_infer_loop<models::ResNetConfig>(st, cpu(), batch); });
+    add_case("nn_resnet18_infer_fused" + b, [batch](benchmark::State& st) {
+      resnet_infer_loop<models::ResNetConfig>(st, Device::get("fusion<cpu>"), batch);
+    });
+    add_case("nn_resnet50_infer" + b,
+             [batch](benchmark::State& st) { resnet_infer_loop<models::BottleneckResNetConfig>(st, cpu(), batch); });
+    add_case("nn_resnet50_infer_fused" + b, [batch](benchmark::State& st) {
+      resnet_infer_loop<models::BottleneckResNetConfig>(st, Device::get("fusion<cpu>"), batch);
+    });
     add_case("nn_resnet18_onnx_infer/b" + std::to_string(batch) + "_224", [batch](benchmark::State& st) {
       const char* path = std::getenv("BURN_BENCH_RESNET18_ONNX");
       if (!path) {
-        st.SkipWithError("BURN_BENCH_RESNET18_ONNX is not set (bench/onnxruntime/export_resnet18.py OUT.onnx)");
+        st.SkipWithError("BURN_BENCH_RESNET18_ONNX is not set (bench/onnxruntime/export_torchvision.py OUT.onnx)");
         return;
       }
       const auto model = import::load_model(path, {.device = cpu(), .trainable = false});

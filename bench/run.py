@@ -32,10 +32,11 @@ class Case:
     """One workload: its name (shared with the torch side), program, limit kind and work, target group."""
 
     def __init__(self, name, program, kind, work, group, quick=True, cpp_peer=False, ort_batch=None,
-                 durable_peer=None):
+                 durable_peer=None, ort_model="resnet18"):
         self.name, self.program, self.kind, self.work, self.group, self.quick = name, program, kind, work, group, quick
         self.cpp_peer = cpp_peer  # also run by burn-bench-libtorch under the same name
         self.ort_batch = ort_batch  # also run by ONNX Runtime (bench/onnxruntime) at this batch size
+        self.ort_model = ort_model  # the torchvision model ONNX Runtime runs (bench/onnxruntime/export_torchvision.py)
         # A second torch case, reported beside the first but never the target: for the record saves,
         # torch.save made durable as burn's saves are (temporary file, fsync, rename, folder fsync).
         self.durable_peer = durable_peer
@@ -115,6 +116,12 @@ def cases():
         Case("nn_resnet18_onnx_infer/b1_224", "nn", "gemm", 2 * 1.82e9, "resnet18 onnx inference"),
         Case("nn_resnet18_onnx_infer/b8_224", "nn", "gemm", 8 * 2 * 1.82e9, "resnet18 onnx inference"),
     ]
+    # ResNet-50 (4.09 GMACs at 224x224) folded, on cpu and fusion<cpu>, against PyTorch's eager
+    # torchvision resnet50 and ONNX Runtime on its export
+    for batch in (1, 8):
+        for name in ("nn_resnet50_infer", "nn_resnet50_infer_fused"):
+            out.append(Case(f"{name}/b{batch}_224", "nn", "gemm", batch * 2 * 4.09e9, "resnet50 inference",
+                            quick=batch == 1, ort_batch=batch, ort_model="resnet50"))
     # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
@@ -134,17 +141,19 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
            "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
            "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8,
-           "resnet18 onnx inference": None, "pytorch load": 1.0}  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
+           "resnet18 onnx inference": None, "pytorch load": 1.0, "resnet50 inference": 0.6}  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
 # Issue 9: the fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
+# burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).
+ORT_TARGETS = {"resnet18 inference": 1.2, "resnet50 inference": 1.0}
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
 
 
-def resnet18_onnx():
-    """torchvision's ResNet-18 exported to ONNX once per machine (the ORT peer and the onnx import cases)."""
-    model = os.path.join(os.environ.get("BURN_BENCH_TMP", "/tmp"), "burn-bench-resnet18.onnx")
+def torchvision_onnx(arch="resnet18"):
+    """A torchvision model exported to ONNX once per machine (the ORT peer and the onnx import cases)."""
+    model = os.path.join(os.environ.get("BURN_BENCH_TMP", "/tmp"), f"burn-bench-{arch}.onnx")
     if not os.path.exists(model):
-        subprocess.run(["/usr/bin/python3", os.path.join(ORT_DIR, "export_resnet18.py"), model], check=True,
+        subprocess.run(["/usr/bin/python3", os.path.join(ORT_DIR, "export_torchvision.py"), model, arch], check=True,
                        capture_output=True)
     return model
 
@@ -171,11 +180,11 @@ ORT_DIR = os.path.join(HERE, "onnxruntime")
 
 
 def run_ort(case, iters, reps):
-    """The ONNX Runtime peer (npm onnxruntime-node in bench/onnxruntime/node_modules): ResNet-18 exported
-    from torchvision once per run, the same iterations and repetitions as the burn side."""
+    """The ONNX Runtime peer (npm onnxruntime-node in bench/onnxruntime/node_modules): the case's torchvision
+    model exported once per machine, the same iterations and repetitions as the burn side."""
     if not os.path.isdir(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
         return {"error": "no bench/onnxruntime/node_modules (ONNXRUNTIME_NODE_INSTALL=skip npm install there)"}
-    model = resnet18_onnx()
+    model = torchvision_onnx(case.ort_model)
     out = subprocess.run(["node", os.path.join(ORT_DIR, "bench_ort.mjs"), model, str(case.ort_batch), str(THREADS),
                           str(max(iters, 1)), str(reps)], capture_output=True, text=True, env=env())
     if out.returncode != 0:
@@ -193,7 +202,7 @@ def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
            "--benchmark_format=json", "--benchmark_enable_random_interleaving=false"]
     e = env()
     if "onnx" in case.name:
-        e["BURN_BENCH_RESNET18_ONNX"] = resnet18_onnx()
+        e["BURN_BENCH_RESNET18_ONNX"] = torchvision_onnx("resnet18")
     if case.program == "import":
         resnet18_pt_files()
     out = subprocess.run(cmd, capture_output=True, text=True, env=e)
@@ -283,6 +292,23 @@ def table(rows, limits):
     return "\n".join(lines)
 
 
+def ort_table(rows, ort):
+    """The cases with an ONNX Runtime peer: burn against ONNX Runtime (ort: case name -> its result)."""
+    head = ["case", "burn-cpp median", "ONNX Runtime median", "burn/ORT", "target", "met"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, b, _, _ in rows:
+        if case.name not in ort:
+            continue
+        bn, on = b.get("median_ns"), ort[case.name].get("median_ns")
+        ratio = bn / on if bn and on else None
+        target = ORT_TARGETS.get(case.group)
+        ort_time = fmt_time(on) if on else "error: " + str(ort[case.name].get("error"))
+        lines.append("| " + " | ".join([
+            case.name, fmt_time(bn) if bn else "error", ort_time, "n/a" if ratio is None else f"{ratio:.2f}",
+            "—" if target is None else f"≤ {target}", met(ratio, target)]) + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def durable_table(rows, durable):
     """The record saves against torch.save made durable (a reference: the target stays plain torch.save)."""
     head = ["case", "burn-cpp median", "torch.save median", "burn/torch.save (target)",
@@ -356,6 +382,10 @@ def markdown(path, rows, limits, meta, cmd, durable=None):
                 "triad bandwidth for the rest. The last three columns compare the fixed-cost cases with libtorch, "
                 "the same ops through torch 1.13's C++ API (`bench/libtorch/bench_libtorch.cpp`).\n\n")
         f.write(table(rows, limits) + "\n\n")
+        ot = ort_table(rows, meta.get("onnxruntime", {}))
+        if ot:
+            f.write(f"Against ONNX Runtime (npm `onnxruntime-node`, `intraOpNumThreads` {THREADS}, the same iterations "
+                    "and repetitions, run right after PyTorch):\n\n" + ot + "\n\n")
         dt = durable_table(rows, durable or {})
         if dt:
             f.write("Record saves against a durable torch.save (temporary file in the same folder, flush, "
@@ -385,6 +415,9 @@ def main():
         rows = [(by_name[r["name"]], r["burn"], r["torch"], r.get("libtorch")) for r in saved["cases"]]
         durable = {r["name"]: r["torch_durable"] for r in saved["cases"] if r.get("torch_durable")}
         print(table(rows, saved["limits"]))
+        ot = ort_table(rows, saved["meta"].get("onnxruntime", {}))
+        if ot:
+            print("\n" + ot)
         if durable:
             print("\n" + durable_table(rows, durable))
         if a.markdown:
@@ -451,6 +484,9 @@ def main():
 
     print()
     print(table(rows, limits))
+    ot = ort_table(rows, meta.get("onnxruntime", {}))
+    if ot:
+        print("\n" + ot)
     if durable:
         print("\n" + durable_table(rows, durable))
     print(f"\n{len(rows)} cases in {time.time() - t_start:.0f} s; compiler processes at start/end: "

@@ -7,8 +7,8 @@
 #     --device SPEC  the Vulkan device (default "vulkan": the best one; "vulkan:1" for the second)
 # Measures f32 and f16 GEMM 4096^3 (f16 with and without cooperative matrices) against cuBLAS through
 # PyTorch when `python3 -c 'import torch'` works and sees CUDA, elementwise bandwidth against a copy,
-# ResNet-34 inference at batch 1 and 32 against PyTorch CUDA (examples/models has no ResNet-50), the
-# transformer layer fused against unfused, and the fixed cost per dispatch; prints one table.
+# ResNet-50 inference at batch 1 and 32 against PyTorch CUDA, the transformer layer fused against unfused,
+# and the fixed cost per dispatch; prints one table.
 # Exit 77 when there is no Vulkan device, 1 when a case failed or ran out of time. The program runs through
 # the pack's wrapper (burn-bench-vulkan beside this script: the host's glibc when new enough, else the pack's).
 set -uo pipefail

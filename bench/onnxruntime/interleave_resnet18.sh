@@ -3,7 +3,7 @@
 # BATCH ROUNDS [MODEL.onnx]. Each round runs burn-bench-nn (5 repetitions) and then bench_ort.mjs
 # (5 repetitions, 2 threads) and prints their medians and ratio; at the end, the median of the per-round
 # ratios. On a host whose speed drifts, pairing rounds is what makes the ratio comparable. Needs a
-# release build with -DBURN_BUILD_BENCH=ON and the model from export_resnet18.py. BURN_R18_CASE picks
+# release build with -DBURN_BUILD_BENCH=ON and the model from export_torchvision.py. BURN_R18_CASE picks
 # burn's case: nn_resnet18_infer (cpu, the default) or nn_resnet18_infer_fused (fusion<cpu>).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

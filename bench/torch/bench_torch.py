@@ -239,6 +239,17 @@ def nn_resnet18(batch):
     return lambda: model(x)
 
 
+def nn_resnet50(batch):
+    import torchvision
+    model = torchvision.models.resnet50().eval()
+    x = uniform(batch, 3, 224, 224)
+
+    def run():
+        with torch.inference_mode():
+            return model(x)
+    return run
+
+
 CASES["nn_mlp_train_adam/784-512-512-10_b128"] = nn_mlp_train
 CASES["nn_cnn_train_adam/b64_28x28"] = nn_cnn_train
 CASES["nn_transformer_layer_fwd_bwd/d256_h4_s128_b16"] = nn_transformer_layer
@@ -247,6 +258,10 @@ CASES["nn_resnet18_infer/b8_224"] = lambda: nn_resnet18(8)
 # The ONNX-imported ResNet-18 is the same network: PyTorch's side is the same module.
 CASES["nn_resnet18_onnx_infer/b1_224"] = lambda: nn_resnet18(1)
 CASES["nn_resnet18_onnx_infer/b8_224"] = lambda: nn_resnet18(8)
+# ResNet-50: burn's cpu and fusion<cpu> rows both against PyTorch's eager module.
+for _batch in (1, 8):
+    for _case in ("nn_resnet50_infer", "nn_resnet50_infer_fused"):
+        CASES[f"{_case}/b{_batch}_224"] = lambda batch=_batch: nn_resnet50(batch)
 
 
 # Records (issue 10): torch.save / torch.load of the ResNet-50 state dict whose shapes are in

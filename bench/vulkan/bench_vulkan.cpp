@@ -13,8 +13,8 @@
 //                profile picks: BURN_VULKAN_DISABLE=cooperative_matrix turns the cooperative-matrix one off).
 //   bandwidth    y = x * 2 over --mib MiB of f32 against a copy of the same bytes (cat of x with itself,
 //                the copy kernel), GB/s read + written.
-//   resnet       inference of examples/models/resnet.hpp (ResNet-34, its deepest: no ResNet-50 there) at
-//                --batch B, 224 x 224, batch norms folded; ms per batch.
+//   resnet       inference of examples/models/resnet.hpp's ResNet-50 (torchvision's Bottleneck network) at
+//                --batch B, 224 x 224, batch norms folded; ms per batch (--smoke: one block a layer, width 16).
 //   transformer  the transformer layer forward + backward, autodiff<vulkan> against autodiff<fusion<vulkan>>,
 //                ms per step.
 //   devices      the Vulkan devices, one line each (as `burn devices`); exit 77 when there is none.
@@ -239,9 +239,9 @@ void bandwidth(const Options& o) {
 void resnet(const Options& o) {
   const Device d = Device::get(o.device);
   d.seed(3);
-  models::ResNetConfig cfg;
-  cfg.blocks = o.smoke ? std::array<int64_t, 4>{1, 1, 1, 1} : std::array<int64_t, 4>{3, 4, 6, 3};
-  const models::FoldedResNet net = cfg.init(d).fold_batch_norms();
+  models::BottleneckResNetConfig cfg;  // ResNet-50
+  if (o.smoke) cfg.blocks = {1, 1, 1, 1}, cfg.width = 16;
+  const models::FoldedBottleneckResNet net = cfg.init(d).fold_batch_norms();
   const int64_t hw = o.smoke ? 32 : 224;
   const int64_t batch = o.smoke ? std::min<int64_t>(o.batch, 2) : o.batch;  // --smoke: a few seconds on lavapipe
   const Tensor<4> x = Tensor<4>::random(Shape{batch, 3, hw, hw}, Distribution::uniform(-1.0, 1.0), d);
@@ -250,7 +250,7 @@ void resnet(const Options& o) {
     d.sync();
   });
   std::printf("{\"case\": \"resnet\", \"model\": \"%s\", \"batch\": %lld, \"hw\": %lld, \"ms\": %.3f}\n",
-              o.smoke ? "resnet-10 (smoke)" : "resnet-34", static_cast<long long>(batch), static_cast<long long>(hw),
+              o.smoke ? "resnet-14 (smoke)" : "resnet-50", static_cast<long long>(batch), static_cast<long long>(hw),
               ms);
 }
 

@@ -1,5 +1,6 @@
 // burn::import::load and load_into: remapping, selection, top-level keys over every kind of file,
-// and the PyTorch adapter, ending with torchvision's ResNet-18 state dict giving PyTorch's logits.
+// and the PyTorch adapter, ending with torchvision's ResNet-18 and (reduced-width) ResNet-50 state dicts
+// giving PyTorch's logits, and torchvision's full-size ResNet-50 names and shapes loading strictly.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "burn/nn.hpp"
 #include "burn/tensor/error.hpp"
 #include "resnet.hpp"
+#include "resnet_fixture.hpp"
 #include "safetensors_writer.hpp"
 
 namespace {
@@ -280,6 +282,96 @@ TEST(LoadInto, TorchvisionResNet18GivesPyTorchsLogits) {
   std::printf("ResNet-18 import, f32: max |logit - PyTorch's| = %.3g (%.3g of the largest logit)\n", worst32,
               worst32 / scale);
   fs::remove(p);
+}
+
+nlohmann::json examples_json(const std::string& name) {
+  std::ifstream in(std::string(BURN_EXAMPLES_DIR) + "/models/" + name);
+  return nlohmann::json::parse(in);
+}
+
+// examples/models/fixture_resnet50.json's reduced ResNet-50 (torchvision's Bottleneck network at a
+// width of 8) as a torchvision state dict file: its names, shapes and order, values from the formula
+// of resnet_fixture.hpp, f64.
+std::string reduced_resnet50_file(const nlohmann::json& fx) {
+  std::vector<std::pair<std::string, TensorData>> tensors;
+  int64_t k = 0;
+  for (const auto& e : fx["state_dict"]) {
+    const std::string name = e["name"];
+    const auto shape = e["shape"].get<std::vector<int64_t>>();
+    if (name.ends_with("num_batches_tracked")) {
+      tensors.emplace_back(name, TensorData::from_vector(std::vector<int64_t>{3}, Shape{}));
+      continue;
+    }
+    const Shape s(shape);
+    const int64_t fan_in = shape.size() >= 2 ? s.num_elements() / shape[0] : 1;
+    tensors.emplace_back(name, TensorData::from_vector(models::fixture::resnet50_param(
+                                                           models::fixture::torch_param_kind(name, shape.size()), k++,
+                                                           s.num_elements(), fan_in),
+                                                       s));
+  }
+  const std::string p = temp("resnet50_w8.safetensors");
+  test::write_safetensors(p, tensors, {{"format", "pt"}});
+  return p;
+}
+
+TEST(LoadInto, TorchvisionResNet50GivesPyTorchsLogits) {
+  const nlohmann::json fx = examples_json("fixture_resnet50.json");
+  const std::string p = reduced_resnet50_file(fx);
+  models::BottleneckResNet net =
+      nn::cast(models::BottleneckResNetConfig{.num_classes = 10, .width = 8}.init(cpu()), DType::F64);
+  import::ModuleImportOptions o;
+  o.adapter = import::Adapter::PyTorch;
+  o.strict = true;
+  const import::ImportReport r = import::load_into(net, p, o);
+  EXPECT_TRUE(r.ok()) << r.to_string();
+  EXPECT_EQ(r.loaded.size(), fx["params"].get<size_t>());
+  EXPECT_EQ(r.ignored.size(), 53u);  // one num_batches_tracked per BatchNorm
+  const Tensor<4> x(api::from_data(
+      cpu(), TensorData::from_vector(models::fixture::resnet50_images(), Shape{2, 3, 64, 64}), Kind::Float));
+  const std::vector<double> want = fx["logits"]["values"].get<std::vector<double>>();
+  // f64 as the generator: the import is judged, not rounding; the folded network from the loaded one too.
+  const std::vector<double> got = net.forward(x).into_data().to_f64_vec();
+  const std::vector<double> folded = net.fold_batch_norms().forward(x).into_data().to_f64_vec();
+  ASSERT_EQ(got.size(), want.size());
+  ASSERT_EQ(folded.size(), want.size());
+  double worst = 0, worst_folded = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+    worst_folded = std::max(worst_folded, std::abs(folded[i] - want[i]));
+  }
+  EXPECT_LT(worst, 1e-4);
+  EXPECT_LT(worst_folded, 1e-4);
+  std::printf("reduced ResNet-50 import, f64: max |logit - PyTorch's| = %.3g, folded %.3g\n", worst, worst_folded);
+  fs::remove(p);
+}
+
+// The full-size network takes torchvision resnet50()'s state dict (names, shapes, order of
+// examples/models/resnet50_names.json; zeros: the 100 MB of weights are not the point) strictly.
+TEST(LoadInto, TorchvisionResNet50NamesAndShapesLoadStrictly) {
+  const nlohmann::json names = examples_json("resnet50_names.json");
+  record::Record rec;
+  size_t float_entries = 0;
+  for (const auto& e : names["state_dict"]) {
+    const std::string name = e["name"], dtype = e["dtype"];
+    const Shape s(e["shape"].get<std::vector<int64_t>>());
+    if (dtype == "int64") {
+      rec.set(name, TensorData::from_vector(std::vector<int64_t>(static_cast<size_t>(s.num_elements())), s));
+    } else {
+      ASSERT_EQ(dtype, "float32") << name;
+      rec.set(name, TensorData::from_vector(std::vector<float>(static_cast<size_t>(s.num_elements())), s));
+      ++float_entries;
+    }
+  }
+  models::BottleneckResNet net = models::BottleneckResNetConfig{}.init(cpu());
+  EXPECT_EQ(net.num_params(), names["num_params"].get<int64_t>());
+  import::ModuleImportOptions o;
+  o.adapter = import::Adapter::PyTorch;
+  o.strict = true;
+  const import::ImportReport r = import::load_record_into(net, std::move(rec), o);
+  EXPECT_TRUE(r.ok()) << r.to_string();
+  EXPECT_EQ(r.loaded.size(), float_entries);
+  EXPECT_EQ(r.loaded.size(), nn::named_params(net).size());
+  EXPECT_EQ(r.ignored.size(), 53u);
 }
 
 }  // namespace
