@@ -1,0 +1,58 @@
+# ctest docs.environment: every BURN_* environment variable the C++ code reads (a "BURN_X" string
+# literal: getenv and the env_* helpers take them that way) has a row in docs/environment.md, and every
+# row names a variable some code still reads. Run: cmake -DROOT=<repository> -P check_environment.cmake
+cmake_minimum_required(VERSION 3.25)
+if(NOT ROOT)
+  message(FATAL_ERROR "check_environment.cmake: pass -DROOT=<repository root>")
+endif()
+
+# String literals that are not environment variables (an error's context name).
+set(not_variables BURN_MODULE)
+
+file(GLOB_RECURSE sources LIST_DIRECTORIES false
+     "${ROOT}/*.cpp" "${ROOT}/*.hpp" "${ROOT}/*.h" "${ROOT}/*.mjs")
+set(read "")
+foreach(f IN LISTS sources)
+  file(RELATIVE_PATH rel "${ROOT}" "${f}")
+  if(rel MATCHES "^build/" OR rel MATCHES "/node_modules/")
+    continue()
+  endif()
+  file(STRINGS "${f}" lines REGEX "\"BURN_[A-Z0-9_]+\"")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCHALL "\"BURN_[A-Z0-9_]+\"" found "${line}")
+    foreach(q IN LISTS found)
+      string(REPLACE "\"" "" v "${q}")
+      if(NOT v IN_LIST not_variables AND NOT v IN_LIST read)
+        list(APPEND read "${v}")
+        set(where_${v} "${rel}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+# The documented ones: a table row's first cell, one or more `BURN_X` names.
+file(STRINGS "${ROOT}/docs/environment.md" rows REGEX "^\\| `BURN_")
+set(documented "")
+foreach(row IN LISTS rows)
+  string(REGEX REPLACE "^\\| ([^|]*)\\|.*" "\\1" cell "${row}")
+  string(REGEX MATCHALL "BURN_[A-Z0-9_]+" names "${cell}")
+  list(APPEND documented ${names})
+endforeach()
+
+set(problems "")
+list(SORT read)
+foreach(v IN LISTS read)
+  if(NOT v IN_LIST documented)
+    string(APPEND problems "\n  ${v} is read by ${where_${v}} but has no row in docs/environment.md")
+  endif()
+endforeach()
+foreach(v IN LISTS documented)
+  if(NOT v IN_LIST read)
+    string(APPEND problems "\n  ${v} has a row in docs/environment.md but no code reads it")
+  endif()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "docs.environment:${problems}")
+endif()
+list(LENGTH read n)
+message(STATUS "docs.environment: ${n} variables read, each documented")
