@@ -1,0 +1,201 @@
+// The distributed suite: 2 and 3 ranks on 127.0.0.1, started by burn::collective::launch with a time
+// limit (a hang fails the test instead of blocking ctest), each rank's output in its own log.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "burn/collective/communicator.hpp"
+#include "burn/collective/launcher.hpp"
+
+namespace fs = std::filesystem;
+using namespace burn;
+using namespace burn::collective;
+
+namespace {
+
+struct Job {
+  LaunchResult result;
+  std::vector<std::string> logs;  // by rank
+};
+
+class Distributed : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "burn-collective-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  Job run(const std::string& scenario, int nproc, bool stop_on_failure = true) {
+    LaunchOptions o;
+    o.command = {BURN_COLLECTIVE_TEST_RANK, scenario};
+    o.nproc = nproc;
+    o.output_dir = dir_.string();
+    o.timeout = std::chrono::seconds(90);  // far above what every scenario needs: reaching it is a hang
+    o.grace = std::chrono::milliseconds(500);
+    o.forward_signals = false;
+    o.stop_on_failure = stop_on_failure;
+    o.env = {{"BURN_COLLECTIVE_TIMEOUT_S", "60"}, {"BURN_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}};
+    Job job;
+    job.result = launch(o);
+    for (int r = 0; r < nproc; ++r) {
+      std::ifstream in(dir_ / ("rank-" + std::to_string(r) + ".log"));
+      std::stringstream text;
+      text << in.rdbuf();
+      job.logs.push_back(text.str());
+    }
+    // No rank and nothing a rank started is left.
+    for (const auto& s : job.result.ranks) {
+      EXPECT_EQ(::kill(s.pid, 0), -1) << "rank " << s.rank << " (pid " << s.pid << ") is still there";
+      EXPECT_EQ(::kill(-s.pid, 0), -1) << "rank " << s.rank << "'s process group is still there";
+    }
+    return job;
+  }
+
+  fs::path dir_;
+};
+
+std::string all_logs(const Job& job) {
+  std::string s = job.result.summary + "\n";
+  for (size_t r = 0; r < job.logs.size(); ++r) s += "--- rank " + std::to_string(r) + ":\n" + job.logs[r];
+  return s;
+}
+
+TEST_F(Distributed, ValuesOfEveryCollectiveAndDTypeOnTwoRanks) {
+  const Job job = run("values", 2);
+  ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
+  for (int r = 0; r < 2; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
+}
+
+TEST_F(Distributed, ValuesOfEveryCollectiveAndDTypeOnThreeRanks) {
+  const Job job = run("values", 3);
+  ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
+  for (int r = 0; r < 3; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
+}
+
+// Rank 1 is SIGKILLed between two collectives: the others fail at once (their op timeout is 60 s and
+// the job's limit 90 s), naming rank 1, and a second call repeats the error.
+void expect_peer_death_reported(const Job& job, int nproc) {
+  ASSERT_FALSE(job.result.timed_out) << all_logs(job);
+  ASSERT_EQ(job.result.failed_rank, 1) << all_logs(job);
+  EXPECT_EQ(job.result.ranks[1].signal, SIGKILL) << all_logs(job);
+  for (int r = 0; r < nproc; ++r) {
+    if (r == 1) continue;
+    EXPECT_EQ(job.result.ranks[static_cast<size_t>(r)].exit_code, 3) << all_logs(job);
+    EXPECT_NE(job.logs[static_cast<size_t>(r)].find("error: [collective.all_reduce] rank " + std::to_string(r) +
+                                                    " of " + std::to_string(nproc) + ": peer rank 1 (pid "),
+              std::string::npos)
+        << all_logs(job);
+    EXPECT_NE(job.logs[static_cast<size_t>(r)].find("then: [collective.barrier]"), std::string::npos) << all_logs(job);
+    EXPECT_NE(job.logs[static_cast<size_t>(r)].find("broken by an earlier error"), std::string::npos) << all_logs(job);
+  }
+}
+
+TEST_F(Distributed, AKilledRankIsNamedByTheOthersOnTwoRanks) { expect_peer_death_reported(run("kill", 2, false), 2); }
+
+TEST_F(Distributed, AKilledRankIsNamedByTheOthersOnThreeRanks) { expect_peer_death_reported(run("kill", 3, false), 3); }
+
+// Rank 1 freezes (SIGSTOP): only the op's timeout (1.5 s) can end rank 0's all_reduce; then the
+// launcher stops the frozen rank.
+TEST_F(Distributed, AFrozenRankEndsTheOthersCollectiveAtItsTimeout) {
+  const Job job = run("stop", 2);
+  ASSERT_FALSE(job.result.timed_out) << all_logs(job);
+  ASSERT_EQ(job.result.failed_rank, 0) << all_logs(job);
+  EXPECT_EQ(job.result.exit_code, 3) << all_logs(job);
+  EXPECT_NE(job.logs[0].find("error: [collective.all_reduce] rank 0 of 2: timed out after 1.5 s"), std::string::npos)
+      << all_logs(job);
+  EXPECT_TRUE(job.result.ranks[1].stopped) << all_logs(job);
+}
+
+TEST_F(Distributed, RanksWithDifferentWorldSizesFailAtTheRendezvous) {
+  const Job job = run("world", 2, false);
+  ASSERT_FALSE(job.result.timed_out) << all_logs(job);
+  EXPECT_EQ(job.result.ranks[0].exit_code, 3) << all_logs(job);
+  EXPECT_EQ(job.result.ranks[1].exit_code, 3) << all_logs(job);
+  EXPECT_NE(job.logs[0].find("rank 0 of 2: rank 1 (pid"), std::string::npos) << all_logs(job);
+  EXPECT_NE(job.logs[0].find("has world size 3, this rank 2"), std::string::npos) << all_logs(job);
+  EXPECT_NE(job.logs[1].find("rank 1 of 3: rank 0 (pid"), std::string::npos) << all_logs(job);
+  EXPECT_NE(job.logs[1].find("has world size 2, this rank 3"), std::string::npos) << all_logs(job);
+}
+
+// In process: the environment's errors, and a job of one rank (no plugin, no rendezvous).
+class Environment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* v : kVars) ::unsetenv(v);
+  }
+  void TearDown() override { SetUp(); }
+  static constexpr const char* kVars[] = {"RANK",
+                                          "WORLD_SIZE",
+                                          "LOCAL_RANK",
+                                          "BURN_RENDEZVOUS",
+                                          "BURN_COLLECTIVE",
+                                          "BURN_COLLECTIVE_TIMEOUT_S",
+                                          "BURN_SOCKET_IFNAME",
+                                          "BURN_RUN_ID"};
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST_F(Environment, BadValuesAreNamed) {
+  ::setenv("WORLD_SIZE", "2", 1);
+  EXPECT_NE(error_of([] { CommunicatorConfig::from_environment(); }).find("WORLD_SIZE is 2 but RANK is not set"),
+            std::string::npos);
+  ::setenv("RANK", "2", 1);
+  EXPECT_NE(error_of([] { CommunicatorConfig::from_environment(); }).find("RANK='2': expected a rank in [0, 1]"),
+            std::string::npos);
+  ::setenv("RANK", "1", 1);
+  EXPECT_NE(error_of([] { CommunicatorConfig::from_environment(); }).find("BURN_RENDEZVOUS is not set"),
+            std::string::npos);
+  ::setenv("BURN_RENDEZVOUS", "tcp://host:29500", 1);
+  ::setenv("BURN_COLLECTIVE_TIMEOUT_S", "0", 1);
+  EXPECT_NE(error_of([] { CommunicatorConfig::from_environment(); }).find("BURN_COLLECTIVE_TIMEOUT_S='0'"),
+            std::string::npos);
+  ::setenv("BURN_COLLECTIVE_TIMEOUT_S", "2.5", 1);
+  const CommunicatorConfig c = CommunicatorConfig::from_environment();
+  EXPECT_EQ(c.connect.rank, 1);
+  EXPECT_EQ(c.connect.world_size, 2);
+  EXPECT_EQ(c.local_rank, 1);
+  EXPECT_EQ(c.connect.timeout, std::chrono::milliseconds(2500));
+  EXPECT_NE(error_of([] { Communicator::from_environment(); }).find("the gloo engine meets through a directory"),
+            std::string::npos);
+  ::setenv("BURN_COLLECTIVE", "nosuch", 1);
+  EXPECT_NE(error_of([] { Communicator::from_environment(); }).find("no collective plugin named 'nosuch'"),
+            std::string::npos);
+}
+
+TEST_F(Environment, OneRankNeedsNoPluginAndReturnsItsOwnValues) {
+  Communicator c = Communicator::from_environment();
+  EXPECT_EQ(c.world_size(), 1);
+  EXPECT_EQ(c.engine_name(), "local");
+  const Device dev = Device::get("cpu");
+  const auto t = Tensor<2>::from_data(TensorData::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{3, 2}), dev);
+  EXPECT_EQ(c.all_reduce(t, ReduceOp::Mean).into_data(), t.into_data());
+  EXPECT_EQ(c.all_gather(t).into_data(), t.into_data());
+  EXPECT_EQ(c.reduce_scatter(t).into_data(), t.into_data());
+  EXPECT_EQ(c.broadcast(t, 0).into_data(), t.into_data());
+  EXPECT_NE(error_of([&] { c.broadcast(t, 1); }).find("root 1 is outside [0, 1)"), std::string::npos);
+  const auto h = Tensor<1>::from_data(TensorData::from_vector<float>({1, 2}, Shape{2}), dev).cast(DType::F16);
+  EXPECT_EQ(c.all_reduce(h, ReduceOp::Max).into_data(), h.into_data());
+  const auto i = Tensor<1, Int>::from_data(TensorData::from_vector<int64_t>({1, 2}, Shape{2}), dev);
+  EXPECT_NE(error_of([&] { c.all_reduce(i, ReduceOp::Mean); }).find("mean of a i64 tensor"), std::string::npos);
+  c.barrier();
+}
+
+}  // namespace
