@@ -198,4 +198,19 @@ TEST_F(Environment, OneRankNeedsNoPluginAndReturnsItsOwnValues) {
   c.barrier();
 }
 
+// The example of burn-collective/README.md, on a job of one rank.
+TEST_F(Environment, ReadmeExample) {
+  Communicator comm = Communicator::from_environment();
+  auto g = Tensor<2>::ones({3, 4}, Device::get("cpu"));
+  auto mean = comm.all_reduce(g, ReduceOp::Mean);
+  auto w = comm.broadcast(g, /*root=*/0);
+  auto all = comm.all_gather(g);
+  auto part = comm.reduce_scatter(Tensor<2>::ones({2 * comm.world_size(), 4}, Device::get("cpu")));
+  comm.barrier(std::chrono::seconds(10));
+  EXPECT_EQ(mean.into_data(), g.into_data());
+  EXPECT_EQ(w.into_data(), g.into_data());
+  EXPECT_EQ(all.shape(), Shape({3, 4}));
+  EXPECT_EQ(part.shape(), Shape({2, 4}));
+}
+
 }  // namespace
