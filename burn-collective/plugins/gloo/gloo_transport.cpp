@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "sigpipe.hpp"
+
 namespace burn::collective::gloo_engine {
 
 namespace {
@@ -156,6 +158,7 @@ class GlooTransport final : public Transport {
 
   template <typename F>
   void run(const char* name, milliseconds timeout, F&& f) {
+    const SigpipeBlocked blocked;
     try {
       f();
     } catch (const Error&) {
@@ -172,12 +175,15 @@ class GlooTransport final : public Transport {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     do {
       std::string gone;
+      int count = 0;
       for (int p = 0; p < world_; ++p) {
         const PeerRecord& rec = peers_[static_cast<size_t>(p)];
         if (p == rank_ || rec.host != host_ || !process_gone(rec.pid)) continue;
         gone += (gone.empty() ? "" : ", ") + ("rank " + std::to_string(p) + " (pid " + std::to_string(rec.pid) + ")");
+        ++count;
       }
-      if (!gone.empty()) return me + ": peer " + gone + " has exited (gloo: " + what + ")";
+      if (count == 1) return me + ": peer " + gone + " has exited (gloo: " + what + ")";
+      if (count > 1) return me + ": peers " + gone + " have exited (gloo: " + what + ")";
       std::this_thread::sleep_for(milliseconds(20));
     } while (std::chrono::steady_clock::now() < until);
     if (what.find("imed out") != std::string::npos || what.find("imeout") != std::string::npos) {

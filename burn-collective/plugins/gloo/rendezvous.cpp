@@ -12,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include "sigpipe.hpp"
+
 namespace burn::collective::gloo_engine {
 
 namespace {
@@ -170,6 +172,7 @@ Joined join(const ConnectOptions& o) {
 
   // 3. Gloo's own keys under rank 0's nonce, so that keys of an earlier run are never read.
   ::gloo::rendezvous::PrefixStore mesh_store(run + "-" + nonce0, *file_store);
+  const SigpipeBlocked blocked;  // Gloo's I/O thread, started here, keeps SIGPIPE blocked
   auto device = make_device(o);
   auto context = std::make_shared<::gloo::rendezvous::Context>(o.rank, o.world_size);
   context->setTimeout(std::max(std::chrono::duration_cast<milliseconds>(deadline - Clock::now()), milliseconds(1)));
