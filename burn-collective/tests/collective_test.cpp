@@ -36,9 +36,9 @@ class Distributed : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
-  Job run(const std::string& scenario, int nproc, bool stop_on_failure = true) {
+  Job run(const std::string& scenario, int nproc, bool stop_on_failure = true, const std::string& device = "cpu") {
     LaunchOptions o;
-    o.command = {BURN_COLLECTIVE_TEST_RANK, scenario};
+    o.command = {BURN_COLLECTIVE_TEST_RANK, scenario, device};
     o.nproc = nproc;
     o.output_dir = dir_.string();
     o.timeout = std::chrono::seconds(90);  // far above what every scenario needs: reaching it is a hang
@@ -81,6 +81,13 @@ TEST_F(Distributed, ValuesOfEveryCollectiveAndDTypeOnThreeRanks) {
   const Job job = run("values", 3);
   ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
   for (int r = 0; r < 3; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
+}
+
+// A decorated device: results are made on the input's device (the rank checks it), here trace<cpu>.
+TEST_F(Distributed, ValuesOnADecoratedDevice) {
+  const Job job = run("values", 2, true, "trace<cpu>");
+  ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
+  for (int r = 0; r < 2; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
 }
 
 // Rank 1 is SIGKILLed between two collectives: the others fail at once (their op timeout is 60 s and
@@ -198,6 +205,33 @@ TEST_F(Environment, OneRankNeedsNoPluginAndReturnsItsOwnValues) {
   const auto i = Tensor<1, Int>::from_data(TensorData::from_vector<int64_t>({1, 2}, Shape{2}), dev);
   EXPECT_NE(error_of([&] { c.all_reduce(i, ReduceOp::Mean); }).find("mean of a i64 tensor"), std::string::npos);
   c.barrier();
+}
+
+// A rank alone at the rendezvous fails after the timeout naming the missing rank; its record stays,
+// so a second try in the same directory under the same run id is refused.
+TEST_F(Environment, AMissingRankAndAReusedDirectoryAreNamed) {
+  std::string tmpl = (fs::temp_directory_path() / "burn-collective-rdzv-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  CommunicatorConfig config;
+  config.connect.rank = 0;
+  config.connect.world_size = 2;
+  config.connect.rendezvous = "file://" + tmpl;
+  config.connect.timeout = std::chrono::milliseconds(300);
+  EXPECT_NE(error_of([&] { Communicator::connect(config); })
+                .find("[collective.connect] rank 0 of 2: rank(s) 1 did not arrive at the rendezvous 'file://" + tmpl +
+                      "' within 0.3 s"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              Communicator::connect(config);
+            }).find("a rank 0 of this run id is already there (an earlier run, or two processes with RANK=0)"),
+            std::string::npos);
+  config.connect.rendezvous = "file://" + tmpl + "/x";
+  ASSERT_TRUE(std::ofstream(tmpl + "/x").good());
+  EXPECT_NE(
+      error_of([&] { Communicator::connect(config); }).find("rendezvous directory '" + tmpl + "/x' cannot be created"),
+      std::string::npos);
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
 }
 
 // The example of burn-collective/README.md, on a job of one rank.

@@ -19,6 +19,7 @@ namespace {
 
 int g_checks = 0;
 int g_failures = 0;
+std::string g_device = "cpu";  // the device the tensors live on (argv[2])
 
 // Small integers: exact in every float dtype and in sums of a few ranks.
 double value(int rank, int64_t i) { return static_cast<double>((i * 7 + rank * 3) % 11) - 5.0; }
@@ -73,7 +74,7 @@ void check(const TensorData& got, const TensorData& want, const std::string& wha
 
 template <typename K>
 void check_dtype(Communicator& c, DType d) {
-  const Device dev = Device::get("cpu");
+  const Device dev = Device::get(g_device);
   const int w = c.world_size(), me = c.rank();
   const std::string dn(dtype_name(d));
   for (int64_t n : {0, 1, 7, 1031}) {
@@ -91,7 +92,13 @@ void check_dtype(Communicator& c, DType d) {
         }
         continue;
       }
-      check(c.all_reduce(t, op).into_data(), expected_reduce(d, op, w, s, 0), what);
+      const auto got = c.all_reduce(t, op);
+      ++g_checks;
+      if (!(got.device() == dev)) {
+        ++g_failures;
+        std::cerr << "WRONG DEVICE " << what << ": " << got.device().name() << "\n";
+      }
+      check(got.into_data(), expected_reduce(d, op, w, s, 0), what);
     }
     check(c.broadcast(t, w - 1).into_data(), make(d, s, w - 1), "broadcast " + dn + " n=" + std::to_string(n));
     // all_gather: the ranks' tensors one after the other.
@@ -171,12 +178,13 @@ int run_world() {
 
 int main(int argc, char** argv) {
   const std::string scenario = argc > 1 ? argv[1] : "";
+  if (argc > 2) g_device = argv[2];
   try {
     if (scenario == "values") return run_values();
     if (scenario == "kill") return run_fault(SIGKILL, std::chrono::seconds(60));
     if (scenario == "stop") return run_fault(SIGSTOP, std::chrono::milliseconds(1500));
     if (scenario == "world") return run_world();
-    std::cerr << "usage: burn-collective-test-rank values|kill|stop|world\n";
+    std::cerr << "usage: burn-collective-test-rank values|kill|stop|world [DEVICE_SPEC]\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "unexpected error: " << e.what() << "\n";
