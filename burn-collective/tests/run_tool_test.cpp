@@ -157,6 +157,10 @@ TEST_F(BurnRun, BadUseIsExplained) {
   r = burn_run({"--nproc-per-node", "2"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("burn run: no program given"), std::string::npos) << r.output;
+  r = burn_run({"--timeout", "-1", "true"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("burn run: --timeout -1: expected a number of seconds, at least 0"), std::string::npos)
+      << r.output;
   r = burn_run({"--nproc-per-node", "2", "/nonexistent/program"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("cannot start rank 0 ('/nonexistent/program'): No such file or directory"), std::string::npos)

@@ -75,6 +75,13 @@ int main(int argc, char** argv) {
                                               std::to_string(vm["node-rank"].as<int>()) +
                                               ": jobs across machines are not supported yet (one machine: --nnodes 1)");
     }
+    for (const char* name : {"timeout", "grace"}) {
+      const double v = vm[name].as<double>();
+      if (!(v >= 0 && v < 1e9)) {
+        std::cerr << "burn run: --" << name << " " << v << ": expected a number of seconds, at least 0\n" << kUsage;
+        return kUsageError;
+      }
+    }
     burn::collective::LaunchOptions o;
     o.command = command;
     o.nproc = vm["nproc-per-node"].as<int>();
