@@ -1,10 +1,10 @@
-// launch(): posix_spawn one process group per rank, watch them, stop them all when one fails, when
+// launch(): fork and exec one process group per rank, watch them, stop them all when one fails, when
 // the job times out or when the launcher is signalled, and kill whatever a rank left behind.
 #include "burn/collective/launcher.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,33 +88,62 @@ pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
   std::string log;
   if (!o.output_dir.empty()) {
     log = (std::filesystem::path(o.output_dir) / ("rank-" + std::to_string(rank) + ".log")).string();
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   }
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group: stopping a rank stops what it started, and a terminal's Ctrl-C reaches the
-  // launcher only, which forwards it once.
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t none, defaults;
+  sigset_t none;
   sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int s : kForwarded) sigaddset(&defaults, s);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0)
-    throw Error(kOp, "cannot start rank " + std::to_string(rank) + " ('" + o.command[0] + "'): " + std::strerror(rc));
+  // The child reports a failed exec through this pipe (closed by a successful one).
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) throw Error(kOp, std::string("cannot make a pipe: ") + std::strerror(errno));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int e = errno;
+    ::close(report[0]);
+    ::close(report[1]);
+    throw Error(kOp, "cannot start rank " + std::to_string(rank) + ": fork: " + std::strerror(e));
+  }
+  if (pid == 0) {
+    // Only async-signal-safe calls from here. Its own process group: stopping a rank stops what it
+    // started, and a terminal's Ctrl-C reaches the launcher only, which forwards it once. SIGKILL when
+    // the launcher dies, even by SIGKILL, so no rank outlives it.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : kForwarded) ::sigaction(sig, &dfl, nullptr);
+    ::sigaction(SIGPIPE, &dfl, nullptr);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (!log.empty()) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0) {
+        const int e = errno;
+        [[maybe_unused]] const ssize_t n = ::write(report[1], &e, sizeof(e));
+        ::_exit(127);
+      }
+      ::close(fd);
+    }
+    ::execvpe(argv[0], argv.data(), envp.data());
+    const int e = errno;
+    [[maybe_unused]] const ssize_t n = ::write(report[1], &e, sizeof(e));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also here, so that it is a group before the launcher signals it
+  ::close(report[1]);
+  int child_errno = 0;
+  ssize_t got;
+  do {
+    got = ::read(report[0], &child_errno, sizeof(child_errno));
+  } while (got < 0 && errno == EINTR);
+  ::close(report[0]);
+  if (got > 0) {
+    ::waitpid(pid, nullptr, 0);
+    throw Error(kOp, "cannot start rank " + std::to_string(rank) + " ('" + o.command[0] + "'" +
+                         (log.empty() ? "" : ", output to '" + log + "'") + "): " + std::strerror(child_errno));
+  }
   return pid;
 }
 

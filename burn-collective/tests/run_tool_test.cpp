@@ -150,6 +150,46 @@ TEST_F(BurnRun, SignalsAreForwardedToEveryRank) {
   EXPECT_TRUE(fs::exists(dir_ / "term-1")) << r.output;
 }
 
+// Whether a process is gone: no such pid, or a zombie nobody has reaped yet.
+bool gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// `burn run` killed by SIGKILL (it can forward nothing) takes its ranks along: none is orphaned.
+TEST_F(BurnRun, AKilledLauncherLeavesNoRankBehind) {
+  const std::string d = dir_.string();
+  std::vector<pid_t> ranks;
+  const Ran r =
+      burn_run({"--nproc-per-node", "2", "--", "sh", "-c",
+                "echo $$ > " + d + "/pid-$RANK.tmp && mv " + d + "/pid-$RANK.tmp " + d + "/pid-$RANK; exec sleep 50"},
+               [&](pid_t pid) {
+                 if (!fs::exists(dir_ / "pid-0") || !fs::exists(dir_ / "pid-1")) return true;
+                 for (const char* f : {"pid-0", "pid-1"}) {
+                   std::ifstream in(dir_ / f);
+                   pid_t p = 0;
+                   in >> p;
+                   ranks.push_back(p);
+                 }
+                 ::kill(pid, SIGKILL);
+                 return false;
+               });
+  EXPECT_EQ(r.signal, SIGKILL) << r.output;
+  ASSERT_EQ(ranks.size(), 2u) << r.output;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (pid_t p : ranks) {
+    ASSERT_GT(p, 0);
+    while (!gone(p) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(gone(p)) << "rank pid " << p << " outlived its launcher";
+    if (!gone(p)) ::kill(p, SIGKILL);
+  }
+}
+
 TEST_F(BurnRun, BadUseIsExplained) {
   Ran r = burn_run({"--nproc-per-node", "2", "--nnodes", "2", "--", "true"});
   EXPECT_EQ(r.exit_code, 1) << r.output;

@@ -45,6 +45,9 @@ struct LaunchResult {
 };
 
 // Runs the job to its end. Throws ValueError for bad options and Error when a rank cannot start.
+// Each rank gets SIGKILL if the thread that called launch() ends (Linux's parent-death signal), so call
+// it from a thread that lives as long as the job; with forward_signals, the other threads of the
+// program should block SIGINT, SIGTERM and SIGHUP, which this thread takes.
 BURN_COLLECTIVE_API LaunchResult launch(const LaunchOptions& options);
 
 }  // namespace burn::collective
