@@ -29,7 +29,8 @@ constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
 
 // Variables the launcher sets for each rank: taken out of the inherited environment.
 bool launcher_sets(const std::string& kv) {
-  for (const char* k : {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=", "BURN_RENDEZVOUS=", "BURN_RUN_ID="})
+  for (const char* k :
+       {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=", "GROUP_RANK=", "BURN_RENDEZVOUS=", "BURN_RUN_ID="})
     if (kv.rfind(k, 0) == 0) return true;
   return false;
 }
@@ -74,10 +75,11 @@ struct Rank {
 pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string>& base_env, const std::string& url,
                  const std::string& run_id) {
   std::vector<std::string> env = base_env;
-  env.push_back("RANK=" + std::to_string(rank));
+  env.push_back("RANK=" + std::to_string(o.node_rank * o.nproc + rank));
   env.push_back("LOCAL_RANK=" + std::to_string(rank));
-  env.push_back("WORLD_SIZE=" + std::to_string(o.nproc));
+  env.push_back("WORLD_SIZE=" + std::to_string(o.nnodes * o.nproc));
   env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(o.nproc));
+  env.push_back("GROUP_RANK=" + std::to_string(o.node_rank));
   env.push_back("BURN_RENDEZVOUS=" + url);
   env.push_back("BURN_RUN_ID=" + run_id);
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
@@ -157,6 +159,16 @@ std::string how_it_ended(const RankStatus& s) {
 LaunchResult launch(const LaunchOptions& o) {
   if (o.command.empty()) throw ValueError(kOp, "no program to run");
   if (o.nproc < 1 || o.nproc > 4096) throw ValueError(kOp, "nproc " + std::to_string(o.nproc) + ": expected 1 to 4096");
+  if (o.nnodes < 1 || o.nnodes > 65536 || o.node_rank < 0 || o.node_rank >= o.nnodes) {
+    throw ValueError(kOp, "node rank " + std::to_string(o.node_rank) + " of " + std::to_string(o.nnodes) +
+                              " machines: expected 0 <= node rank < machines");
+  }
+  // The launchers of the machines meet only through the directory and the run id they are given.
+  if (o.nnodes > 1 && (o.rendezvous.empty() || o.run_id.empty())) {
+    throw ValueError(kOp, "a job on " + std::to_string(o.nnodes) +
+                              " machines needs a rendezvous every machine reaches (a shared directory, "
+                              "file:///shared/dir) and a run id, the same on every machine");
+  }
 
   // The rendezvous directory, fresh unless given; the run id keeps runs in one directory apart.
   namespace fs = std::filesystem;
@@ -172,7 +184,7 @@ LaunchResult launch(const LaunchOptions& o) {
     own_dir = true;
     url = "file://" + dir;
   }
-  const std::string run_id = "run-" + random_hex();
+  const std::string run_id = o.run_id.empty() ? "run-" + random_hex() : o.run_id;
   std::vector<std::string> base_env;
   for (char** e = environ; *e; ++e)
     if (!launcher_sets(*e)) base_env.emplace_back(*e);

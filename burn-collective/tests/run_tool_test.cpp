@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -42,9 +43,10 @@ class BurnRun : public ::testing::Test {
   }
 
   // Runs `burn run ARGS...`; `while_running` is called every few ms with the pid until it returns false.
-  Ran burn_run(std::vector<std::string> args, const std::function<bool(pid_t)>& while_running = {}) {
+  Ran burn_run(std::vector<std::string> args, const std::function<bool(pid_t)>& while_running = {},
+               const std::string& output = "output") {
     args.insert(args.begin(), {BURN_CLI, "run"});
-    const std::string out = (dir_ / "output").string();
+    const std::string out = (dir_ / output).string();
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -150,6 +152,40 @@ TEST_F(BurnRun, SignalsAreForwardedToEveryRank) {
   EXPECT_TRUE(fs::exists(dir_ / "term-1")) << r.output;
 }
 
+// Two "machines" (two launchers here) meet through a shared directory under one run id: 4 ranks, the
+// second launcher's ranks numbered 2 and 3.
+TEST_F(BurnRun, TwoMachinesMeetThroughASharedDirectory) {
+  const std::string rdzv = "file://" + (dir_ / "shared").string();
+  auto node = [&](int n) {
+    return burn_run({"--nnodes", "2", "--node-rank", std::to_string(n), "--nproc-per-node", "2", "--rendezvous", rdzv,
+                     "--run-id", "job1", "--", BURN_COLLECTIVE_TEST_RANK, "values"},
+                    {}, "node-" + std::to_string(n));
+  };
+  Ran second;
+  std::thread other([&] { second = node(1); });
+  const Ran first = node(0);
+  other.join();
+  ASSERT_FALSE(first.timed_out || second.timed_out) << first.output << second.output;
+  EXPECT_EQ(first.exit_code, 0) << first.output << second.output;
+  EXPECT_EQ(second.exit_code, 0) << first.output << second.output;
+  for (const char* r : {"rank 0: ", "rank 1: "}) EXPECT_NE(first.output.find(r), std::string::npos) << first.output;
+  for (const char* r : {"rank 2: ", "rank 3: "}) EXPECT_NE(second.output.find(r), std::string::npos) << second.output;
+  EXPECT_EQ(count(first.output + second.output, " 0 failures"), 4u) << first.output << second.output;
+}
+
+// A machine that never comes: the ranks of the other one fail at the rendezvous, naming the missing ranks.
+TEST_F(BurnRun, AMissingMachineIsNamedAtTheRendezvous) {
+  ::setenv("BURN_COLLECTIVE_TIMEOUT_S", "1", 1);
+  const Ran r = burn_run({"--nnodes", "2", "--nproc-per-node", "2", "--rendezvous", "file://" + dir_.string() + "/r",
+                          "--run-id", "job2", BURN_COLLECTIVE_TEST_RANK, "values"});
+  ::unsetenv("BURN_COLLECTIVE_TIMEOUT_S");
+  ASSERT_FALSE(r.timed_out) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("rank(s) 2, 3 did not arrive at the rendezvous 'file://" + dir_.string() + "/r' within 1 s"),
+            std::string::npos)
+      << r.output;
+}
+
 // Whether a process is gone: no such pid, or a zombie nobody has reaped yet.
 bool gone(pid_t pid) {
   if (::kill(pid, 0) != 0) return true;
@@ -193,7 +229,12 @@ TEST_F(BurnRun, AKilledLauncherLeavesNoRankBehind) {
 TEST_F(BurnRun, BadUseIsExplained) {
   Ran r = burn_run({"--nproc-per-node", "2", "--nnodes", "2", "--", "true"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("jobs across machines are not supported yet"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("a job on 2 machines needs a rendezvous every machine reaches"), std::string::npos)
+      << r.output;
+  r = burn_run({"--nnodes", "2", "--node-rank", "2", "--", "true"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("node rank 2 of 2 machines: expected 0 <= node rank < machines"), std::string::npos)
+      << r.output;
   r = burn_run({"--nproc-per-node", "2"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("burn run: no program given"), std::string::npos) << r.output;

@@ -9,7 +9,6 @@
 #include <boost/program_options.hpp>
 
 #include "burn/collective/launcher.hpp"
-#include "burn/tensor/error.hpp"
 
 namespace po = boost::program_options;
 
@@ -37,10 +36,13 @@ int main(int argc, char** argv) {
   po::options_description opts("burn run options");
   opts.add_options()("help,h", "show this help")("nproc-per-node", po::value<int>()->default_value(1),
                                                  "ranks to start on this machine")(
-      "nnodes", po::value<int>()->default_value(1), "machines in the job (only 1 for now)")(
-      "node-rank", po::value<int>()->default_value(0), "this machine's index (only 0 for now)")(
+      "nnodes", po::value<int>()->default_value(1), "machines in the job (one `burn run` on each)")(
+      "node-rank", po::value<int>()->default_value(0), "this machine's index in [0, nnodes)")(
       "rendezvous", po::value<std::string>()->default_value(""),
-      "where the ranks meet, file:///dir (default: a fresh directory under $TMPDIR, removed at the end)")(
+      "where the ranks meet, file:///dir (default: a fresh directory under $TMPDIR, removed at the end; "
+      "several machines: a directory they share)")(
+      "run-id", po::value<std::string>()->default_value(""),
+      "the job's name in the rendezvous, the same on every machine (default: a random one)")(
       "timeout", po::value<double>()->default_value(0),
       "seconds the whole job may run, then it is stopped (0: no limit)")(
       "grace", po::value<double>()->default_value(5), "seconds a rank asked to stop has before it is killed")(
@@ -61,19 +63,15 @@ int main(int argc, char** argv) {
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << kUsage << "\n"
-                << "Every rank gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, BURN_RENDEZVOUS and BURN_RUN_ID\n"
-                << "(docs/environment.md); burn::collective::Communicator::from_environment() reads them.\n\n"
+                << "Every rank gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, BURN_RENDEZVOUS and\n"
+                << "BURN_RUN_ID"
+                << " (docs/environment.md); burn::collective::Communicator::from_environment() reads them.\n\n"
                 << opts;
       return 0;
     }
     if (command.empty()) {
       std::cerr << "burn run: no program given\n" << kUsage;
       return kUsageError;
-    }
-    if (vm["nnodes"].as<int>() != 1 || vm["node-rank"].as<int>() != 0) {
-      throw burn::Unsupported("burn run", "--nnodes " + std::to_string(vm["nnodes"].as<int>()) + " --node-rank " +
-                                              std::to_string(vm["node-rank"].as<int>()) +
-                                              ": jobs across machines are not supported yet (one machine: --nnodes 1)");
     }
     for (const char* name : {"timeout", "grace"}) {
       const double v = vm[name].as<double>();
@@ -85,7 +83,10 @@ int main(int argc, char** argv) {
     burn::collective::LaunchOptions o;
     o.command = command;
     o.nproc = vm["nproc-per-node"].as<int>();
+    o.nnodes = vm["nnodes"].as<int>();
+    o.node_rank = vm["node-rank"].as<int>();
     o.rendezvous = vm["rendezvous"].as<std::string>();
+    o.run_id = vm["run-id"].as<std::string>();
     o.timeout = std::chrono::milliseconds(static_cast<long long>(vm["timeout"].as<double>() * 1000));
     o.grace = std::chrono::milliseconds(static_cast<long long>(vm["grace"].as<double>() * 1000));
     o.output_dir = vm["log-dir"].as<std::string>();

@@ -1,5 +1,5 @@
 // Starting the ranks of a job on this machine with torchrun's conventions (RANK, LOCAL_RANK,
-// WORLD_SIZE, LOCAL_WORLD_SIZE) and burn's rendezvous (BURN_RENDEZVOUS, BURN_RUN_ID): every rank is
+// WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK) and burn's rendezvous (BURN_RENDEZVOUS, BURN_RUN_ID): every rank is
 // watched, one that fails stops the others, and nothing is left running. `burn run` is this.
 #pragma once
 
@@ -15,6 +15,11 @@ namespace burn::collective {
 struct LaunchOptions {
   std::vector<std::string> command;  // the program (searched in PATH without a '/') and its arguments
   int nproc = 1;                     // ranks started here
+  // A job on several machines: one launcher per machine, each with its node_rank; the ranks here are
+  // node_rank * nproc + local rank, of nnodes * nproc. They need a shared rendezvous and one run_id.
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string run_id;  // the job's keys in the rendezvous; empty: a random one (one machine only)
   // Where the ranks meet: empty makes a fresh directory under $TMPDIR (removed at the end).
   std::string rendezvous;
   std::vector<std::pair<std::string, std::string>> env;  // set for every rank, after the launcher's
