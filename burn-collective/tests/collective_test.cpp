@@ -36,7 +36,8 @@ class Distributed : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
-  Job run(const std::string& scenario, int nproc, bool stop_on_failure = true, const std::string& device = "cpu") {
+  Job run(const std::string& scenario, int nproc, bool stop_on_failure = true, const std::string& device = "cpu",
+          const std::string& ifname = "") {
     LaunchOptions o;
     o.command = {BURN_COLLECTIVE_TEST_RANK, scenario, device};
     o.nproc = nproc;
@@ -46,6 +47,7 @@ class Distributed : public ::testing::Test {
     o.forward_signals = false;
     o.stop_on_failure = stop_on_failure;
     o.env = {{"BURN_COLLECTIVE_TIMEOUT_S", "60"}, {"BURN_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}};
+    if (!ifname.empty()) o.env.emplace_back("BURN_SOCKET_IFNAME", ifname);
     Job job;
     job.result = launch(o);
     for (int r = 0; r < nproc; ++r) {
@@ -86,6 +88,13 @@ TEST_F(Distributed, ValuesOfEveryCollectiveAndDTypeOnThreeRanks) {
 // A decorated device: results are made on the input's device (the rank checks it), here trace<cpu>.
 TEST_F(Distributed, ValuesOnADecoratedDevice) {
   const Job job = run("values", 2, true, "trace<cpu>");
+  ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
+  for (int r = 0; r < 2; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
+}
+
+// The transport on a named interface (loopback's, the one every machine has).
+TEST_F(Distributed, ValuesOverANamedInterface) {
+  const Job job = run("values", 2, true, "cpu", "lo");
   ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
   for (int r = 0; r < 2; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
 }
@@ -225,6 +234,12 @@ TEST_F(Environment, AMissingRankAndAReusedDirectoryAreNamed) {
               Communicator::connect(config);
             }).find("a rank 0 of this run id is already there (an earlier run, or two processes with RANK=0)"),
             std::string::npos);
+  config.connect.socket_ifname = "nosuchif0";
+  EXPECT_NE(error_of([&] {
+              Communicator::connect(config);
+            }).find("rank 0 of 2: cannot open a TCP device on interface 'nosuchif0' (BURN_SOCKET_IFNAME): "),
+            std::string::npos);
+  config.connect.socket_ifname.clear();
   config.connect.rendezvous = "file://" + tmpl + "/x";
   ASSERT_TRUE(std::ofstream(tmpl + "/x").good());
   EXPECT_NE(

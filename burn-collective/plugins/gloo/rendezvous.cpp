@@ -122,6 +122,8 @@ std::string host_name() {
 
 Joined join(const ConnectOptions& o) {
   const std::string dir = store_directory(o);
+  const SigpipeBlocked blocked;  // Gloo's I/O thread, started with the device, keeps SIGPIPE blocked
+  auto device = make_device(o);  // first: a wrong interface fails at once, not after the rendezvous
   const std::string run = o.run_id.empty() ? "burn" : o.run_id;
   auto file_store = std::make_unique<::gloo::rendezvous::FileStore>(dir);
   ::gloo::rendezvous::PrefixStore store(run, *file_store);
@@ -172,8 +174,6 @@ Joined join(const ConnectOptions& o) {
 
   // 3. Gloo's own keys under rank 0's nonce, so that keys of an earlier run are never read.
   ::gloo::rendezvous::PrefixStore mesh_store(run + "-" + nonce0, *file_store);
-  const SigpipeBlocked blocked;  // Gloo's I/O thread, started here, keeps SIGPIPE blocked
-  auto device = make_device(o);
   auto context = std::make_shared<::gloo::rendezvous::Context>(o.rank, o.world_size);
   context->setTimeout(std::max(std::chrono::duration_cast<milliseconds>(deadline - Clock::now()), milliseconds(1)));
   try {
