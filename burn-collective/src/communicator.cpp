@@ -2,6 +2,8 @@
 // the engine's Transport, one collective at a time, each with its timeout.
 #include "burn/collective/communicator.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -17,8 +19,9 @@ struct Communicator::State {
   int world_size = 1;
   int local_rank = 0;
   Timeout timeout{0};
-  std::mutex mutex;    // one collective at a time
-  std::string broken;  // the first collective error; every later call repeats it
+  bool check_calls = true;  // exchange each call first (CommunicatorConfig::check_calls)
+  std::mutex mutex;         // one collective at a time
+  std::string broken;       // the first collective error; every later call repeats it
 };
 
 namespace {
@@ -89,6 +92,7 @@ Communicator Communicator::connect(const CommunicatorConfig& config) {
   s->world_size = o.world_size;
   s->local_rank = config.local_rank;
   s->timeout = o.timeout;
+  s->check_calls = config.check_calls;
   if (o.world_size == 1) {
     s->engine_name = "local";  // nothing to exchange: no plugin, no rendezvous
   } else {
@@ -109,16 +113,79 @@ Timeout Communicator::default_timeout() const { return s_->timeout; }
 
 namespace {
 
-// Runs one collective under the communicator's lock; a CollectiveError breaks the communicator.
+// What a rank is about to do, exchanged (one small all_gather) before every collective: ranks that
+// disagree get an error naming every rank's call, instead of Gloo overflowing a buffer (an abort in
+// its I/O thread) or waiting for the timeout. Plain int64 fields: the same bytes on every machine.
+struct OpCall {
+  int64_t kind = 0;  // 1 all_reduce, 2 broadcast, 3 all_gather, 4 reduce_scatter, 5 barrier
+  int64_t reduce = -1;
+  int64_t dtype = -1;
+  int64_t root = -1;
+  int64_t rank = 0;  // dims
+  int64_t dims[8] = {};
+};
+constexpr const char* kKindNames[] = {"?", "all_reduce", "broadcast", "all_gather", "reduce_scatter", "barrier"};
+
+OpCall op_call(int64_t kind, const TensorData* d, int64_t reduce = -1, int64_t root = -1) {
+  OpCall c;
+  c.kind = kind;
+  c.reduce = reduce;
+  c.root = root;
+  if (d) {
+    c.dtype = static_cast<int64_t>(d->dtype());
+    c.rank = static_cast<int64_t>(d->shape().rank());
+    for (size_t i = 0; i < d->shape().rank() && i < 8; ++i) c.dims[i] = d->shape()[i];
+  }
+  return c;
+}
+
+std::string describe(const OpCall& c) {
+  std::string s = c.kind >= 1 && c.kind <= 5 ? kKindNames[c.kind] : "unknown op " + std::to_string(c.kind);
+  if (c.reduce >= 0) s += std::string("(") + reduce_op_name(static_cast<ReduceOp>(c.reduce)) + ")";
+  if (c.root >= 0) s += "(root " + std::to_string(c.root) + ")";
+  if (c.dtype >= 0 && c.dtype < static_cast<int64_t>(std::size(kAllDTypes))) {
+    s += " " + std::string(dtype_name(static_cast<DType>(c.dtype))) + " [";
+    for (int64_t i = 0; i < c.rank && i < 8; ++i) s += (i ? ", " : "") + std::to_string(c.dims[i]);
+    s += c.rank > 8 ? ", ...]" : "]";
+  }
+  return s;
+}
+
+bool same(const OpCall& a, const OpCall& b) { return std::memcmp(&a, &b, sizeof(OpCall)) == 0; }
+
+// Runs one collective under the communicator's lock, after the ranks have agreed on the call; a
+// CollectiveError breaks the communicator.
 template <typename F>
-void run_collective(Communicator::State& s, const char* name, F&& f) {
+void run_collective(Communicator::State& s, const char* name, const OpCall& call, Timeout timeout, F&& f) {
   std::lock_guard lock(s.mutex);
+  const std::string me = "rank " + std::to_string(s.rank) + " of " + std::to_string(s.world_size);
   if (!s.broken.empty()) {
-    throw CollectiveError(name, "rank " + std::to_string(s.rank) + " of " + std::to_string(s.world_size) +
-                                    ": the communicator is broken by an earlier error: " + s.broken);
+    throw CollectiveError(name, me + ": the communicator is broken by an earlier error: " + s.broken);
   }
   try {
-    f();
+    const auto start = std::chrono::steady_clock::now();
+    if (s.check_calls) {
+      std::vector<OpCall> all(static_cast<size_t>(s.world_size));
+      try {
+        s.transport->all_gather(&call, all.data(), sizeof(OpCall), timeout);
+      } catch (const CollectiveError& e) {
+        // The exchange is part of the caller's collective: its failure carries the caller's op.
+        const std::string what = e.what();
+        const size_t at = what.find("] ");
+        throw CollectiveError(name, at == std::string::npos ? what : what.substr(at + 2));
+      }
+      bool agree = true;
+      for (const OpCall& c : all) agree = agree && same(c, call);
+      if (!agree) {
+        std::string calls;
+        for (size_t r = 0; r < all.size(); ++r)
+          calls += (r ? ", rank " : "rank ") + std::to_string(r) + " " + describe(all[r]);
+        throw CollectiveError(name, me + ": the ranks called different collectives: " + calls);
+      }
+    }
+    // The timeout bounds the exchange and the collective together.
+    const auto spent = std::chrono::duration_cast<Timeout>(std::chrono::steady_clock::now() - start);
+    f(std::max(timeout - spent, Timeout(1)));
   } catch (const CollectiveError& e) {
     s.broken = e.what();
     throw;
@@ -136,9 +203,11 @@ TensorHandle Communicator::all_reduce(const TensorHandle& t, ReduceOp op, Timeou
   const ReduceOp eop = engine_op(op, original, kName);
   Staged s = stage_for_reduce(data);
   const size_t n = static_cast<size_t>(s.data.num_elements());
-  if (n > 0 && s_->transport) {
-    run_collective(*s_, kName,
-                   [&] { s_->transport->all_reduce(s.data.raw(), n, s.dtype, eop, or_default(timeout, *s_)); });
+  if (s_->transport) {
+    const Timeout to = or_default(timeout, *s_);
+    run_collective(*s_, kName, op_call(1, &data, static_cast<int64_t>(op)), to, [&](Timeout left) {
+      if (n > 0) s_->transport->all_reduce(s.data.raw(), n, s.dtype, eop, left);
+    });
   }
   if (op == ReduceOp::Mean) divide(s.data, s_->world_size);
   return to_device(t, unstage(std::move(s), original));
@@ -152,8 +221,11 @@ TensorHandle Communicator::broadcast(const TensorHandle& t, int root, Timeout ti
   }
   TensorData data = checked_data(t, kName);
   const size_t bytes = data.bytes().size();
-  if (bytes > 0 && s_->transport) {
-    run_collective(*s_, kName, [&] { s_->transport->broadcast(data.raw(), bytes, root, or_default(timeout, *s_)); });
+  if (s_->transport) {
+    const Timeout to = or_default(timeout, *s_);
+    run_collective(*s_, kName, op_call(2, &data, -1, root), to, [&](Timeout left) {
+      if (bytes > 0) s_->transport->broadcast(data.raw(), bytes, root, left);
+    });
   }
   return to_device(t, data);
 }
@@ -165,13 +237,13 @@ TensorHandle Communicator::all_gather(const TensorHandle& t, Timeout timeout) {
   dims.at(0) *= s_->world_size;
   TensorData out = TensorData::uninitialized(Shape(dims), data.dtype());
   const size_t bytes = data.bytes().size();
-  if (bytes > 0) {
-    if (s_->transport) {
-      run_collective(*s_, kName,
-                     [&] { s_->transport->all_gather(data.raw(), out.raw(), bytes, or_default(timeout, *s_)); });
-    } else {
-      std::memcpy(out.raw(), data.raw(), bytes);
-    }
+  if (s_->transport) {
+    const Timeout to = or_default(timeout, *s_);
+    run_collective(*s_, kName, op_call(3, &data), to, [&](Timeout left) {
+      if (bytes > 0) s_->transport->all_gather(data.raw(), out.raw(), bytes, left);
+    });
+  } else if (bytes > 0) {
+    std::memcpy(out.raw(), data.raw(), bytes);
   }
   return to_device(t, out);
 }
@@ -190,14 +262,13 @@ TensorHandle Communicator::reduce_scatter(const TensorHandle& t, ReduceOp op, Ti
   Staged in = stage_for_reduce(data);
   Staged out{TensorData::uninitialized(Shape(dims), in.data.dtype()), in.dtype};
   const size_t count = static_cast<size_t>(out.data.num_elements());
-  if (count > 0) {
-    if (s_->transport) {
-      run_collective(*s_, kName, [&] {
-        s_->transport->reduce_scatter(in.data.raw(), out.data.raw(), count, in.dtype, eop, or_default(timeout, *s_));
-      });
-    } else {
-      std::memcpy(out.data.raw(), in.data.raw(), out.data.bytes().size());
-    }
+  if (s_->transport) {
+    const Timeout to = or_default(timeout, *s_);
+    run_collective(*s_, kName, op_call(4, &data, static_cast<int64_t>(op)), to, [&](Timeout left) {
+      if (count > 0) s_->transport->reduce_scatter(in.data.raw(), out.data.raw(), count, in.dtype, eop, left);
+    });
+  } else if (count > 0) {
+    std::memcpy(out.data.raw(), in.data.raw(), out.data.bytes().size());
   }
   if (op == ReduceOp::Mean) divide(out.data, s_->world_size);
   return to_device(t, unstage(std::move(out), original));
@@ -205,7 +276,9 @@ TensorHandle Communicator::reduce_scatter(const TensorHandle& t, ReduceOp op, Ti
 
 void Communicator::barrier(Timeout timeout) {
   if (!s_->transport) return;
-  run_collective(*s_, "collective.barrier", [&] { s_->transport->barrier(or_default(timeout, *s_)); });
+  const Timeout to = or_default(timeout, *s_);
+  run_collective(*s_, "collective.barrier", op_call(5, nullptr), to,
+                 [&](Timeout left) { s_->transport->barrier(left); });
 }
 
 }  // namespace burn::collective

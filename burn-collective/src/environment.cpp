@@ -53,6 +53,14 @@ CommunicatorConfig CommunicatorConfig::from_environment() {
   }
   if (const char* i = env("BURN_SOCKET_IFNAME")) o.socket_ifname = i;
   if (const char* id = env("BURN_RUN_ID")) o.run_id = id;
+  if (const char* v = env("BURN_COLLECTIVE_CHECK")) {
+    const std::string check = v;
+    if (check == "off" || check == "0") {
+      c.check_calls = false;
+    } else if (check != "on" && check != "1") {
+      throw ValueError(kOp, "BURN_COLLECTIVE_CHECK='" + check + "': expected on, off, 1 or 0");
+    }
+  }
   if (const char* t = env("BURN_COLLECTIVE_TIMEOUT_S")) {
     char* end = nullptr;
     const double s = std::strtod(t, &end);

@@ -134,6 +134,28 @@ TEST_F(Distributed, AFrozenRankEndsTheOthersCollectiveAtItsTimeout) {
   EXPECT_TRUE(job.result.ranks[1].stopped) << all_logs(job);
 }
 
+// Ranks that call different collectives (a size, an op) all fail with every rank's call, at once.
+TEST_F(Distributed, RanksCallingDifferentCollectivesAreToldWhatEachCalled) {
+  Job job = run("mismatch-size", 2, false);
+  ASSERT_FALSE(job.result.timed_out) << all_logs(job);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(job.result.ranks[static_cast<size_t>(r)].exit_code, 3) << all_logs(job);
+    EXPECT_NE(job.logs[static_cast<size_t>(r)].find(
+                  "error: [collective.all_reduce] rank " + std::to_string(r) +
+                  " of 2: the ranks called different collectives: rank 0 all_reduce(sum) f32 [1000], rank 1 "
+                  "all_reduce(sum) f32 [2000]"),
+              std::string::npos)
+        << all_logs(job);
+  }
+  job = run("mismatch-op", 2, false);
+  ASSERT_FALSE(job.result.timed_out) << all_logs(job);
+  EXPECT_NE(job.logs[0].find("error: [collective.all_reduce] rank 0 of 2: the ranks called different collectives: "
+                             "rank 0 all_reduce(sum) f32 [1000], rank 1 barrier"),
+            std::string::npos)
+      << all_logs(job);
+  EXPECT_NE(job.logs[1].find("error: [collective.barrier] rank 1 of 2"), std::string::npos) << all_logs(job);
+}
+
 TEST_F(Distributed, RanksWithDifferentWorldSizesFailAtTheRendezvous) {
   const Job job = run("world", 2, false);
   ASSERT_FALSE(job.result.timed_out) << all_logs(job);
@@ -159,7 +181,8 @@ class Environment : public ::testing::Test {
                                           "BURN_COLLECTIVE",
                                           "BURN_COLLECTIVE_TIMEOUT_S",
                                           "BURN_SOCKET_IFNAME",
-                                          "BURN_RUN_ID"};
+                                          "BURN_RUN_ID",
+                                          "BURN_COLLECTIVE_CHECK"};
 };
 
 std::string error_of(const std::function<void()>& f) {
@@ -186,6 +209,13 @@ TEST_F(Environment, BadValuesAreNamed) {
   EXPECT_NE(error_of([] { CommunicatorConfig::from_environment(); }).find("BURN_COLLECTIVE_TIMEOUT_S='0'"),
             std::string::npos);
   ::setenv("BURN_COLLECTIVE_TIMEOUT_S", "2.5", 1);
+  ::setenv("BURN_COLLECTIVE_CHECK", "maybe", 1);
+  EXPECT_NE(error_of([] { CommunicatorConfig::from_environment(); }).find("BURN_COLLECTIVE_CHECK='maybe'"),
+            std::string::npos);
+  ::setenv("BURN_COLLECTIVE_CHECK", "off", 1);
+  EXPECT_FALSE(CommunicatorConfig::from_environment().check_calls);
+  ::unsetenv("BURN_COLLECTIVE_CHECK");
+  EXPECT_TRUE(CommunicatorConfig::from_environment().check_calls);
   const CommunicatorConfig c = CommunicatorConfig::from_environment();
   EXPECT_EQ(c.connect.rank, 1);
   EXPECT_EQ(c.connect.world_size, 2);

@@ -174,6 +174,26 @@ int run_world() {
   return 3;
 }
 
+// The ranks disagree: rank 1 reduces twice as many elements (`size`) or calls a barrier instead
+// (`op`); every rank must get an error within the op's timeout (2 s), none may hang or crash.
+int run_mismatch(const std::string& what) {
+  Communicator c = Communicator::from_environment();
+  const int64_t n = c.rank() == 1 && what == "size" ? 2000 : 1000;
+  const auto t = Tensor<1>::from_data(make(DType::F32, Shape{n}, c.rank()), Device::get("cpu"));
+  try {
+    if (c.rank() == 1 && what == "op") {
+      c.barrier(std::chrono::seconds(2));
+    } else {
+      c.all_reduce(t, ReduceOp::Sum, std::chrono::seconds(2));
+    }
+    std::cerr << "rank " << c.rank() << ": no error although the ranks disagree\n";
+    return 1;
+  } catch (const CollectiveError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  }
+  return 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,6 +204,8 @@ int main(int argc, char** argv) {
     if (scenario == "kill") return run_fault(SIGKILL, std::chrono::seconds(60));
     if (scenario == "stop") return run_fault(SIGSTOP, std::chrono::milliseconds(1500));
     if (scenario == "world") return run_world();
+    if (scenario == "mismatch-size") return run_mismatch("size");
+    if (scenario == "mismatch-op") return run_mismatch("op");
     std::cerr << "usage: burn-collective-test-rank values|kill|stop|world [DEVICE_SPEC]\n";
     return 2;
   } catch (const std::exception& e) {

@@ -21,14 +21,19 @@ namespace burn::collective {
 struct BURN_COLLECTIVE_API CommunicatorConfig {
   std::string engine = "gloo";  // the collective plugin's name
   int local_rank = 0;           // rank on this machine (informational: choosing a device, threads)
+  // Before each collective the ranks exchange what they are about to call (op, reduction, root, dtype,
+  // shape: one all_gather of 104 bytes per rank) and fail with every rank's call when they differ. Off
+  // (BURN_COLLECTIVE_CHECK=off) saves that round trip; ranks that disagree may then wait for the timeout,
+  // or abort inside Gloo when a message is larger than the receiver's buffer.
+  bool check_calls = true;
   ConnectOptions connect;
   static CommunicatorConfig from_environment();
 };
 
 // A connected rank. Cheap to copy (shared); one collective runs at a time per communicator (calls
 // from several threads are serialised, and every rank must issue the same collectives in the same
-// order). A timeout of zero means the configured default. After an error the communicator is broken:
-// every later call throws the first error again.
+// order; they are checked to agree, see check_calls). A timeout of zero means the configured default.
+// After an error the communicator is broken: every later call throws the first error again.
 class BURN_COLLECTIVE_API Communicator {
  public:
   using Timeout = std::chrono::milliseconds;
