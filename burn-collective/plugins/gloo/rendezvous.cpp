@@ -5,6 +5,7 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <net/if.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -99,6 +100,12 @@ std::shared_ptr<::gloo::transport::Device> make_device(const ConnectOptions& o) 
   if (o.socket_ifname.empty()) {
     attr.hostname = "127.0.0.1";
   } else {
+    // Checked here first: Gloo's own lookup throws without freeing getifaddrs' list.
+    if (::if_nametoindex(o.socket_ifname.c_str()) == 0) {
+      throw CollectiveError(kOp, who(o) + ": cannot open a TCP device on interface '" + o.socket_ifname +
+                                     "' (BURN_SOCKET_IFNAME): no such interface on " + host_name() +
+                                     " (`ip -brief addr` lists them)");
+    }
     attr.iface = o.socket_ifname;
   }
   try {
