@@ -196,12 +196,13 @@ bool gone(pid_t pid) {
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
 }
 
-// `burn run` killed by SIGKILL (it can forward nothing) takes its ranks along: none is orphaned.
+// `burn run` killed by SIGKILL (it can forward nothing) takes its ranks along: none is orphaned. The
+// rendezvous is in the test's folder: a killed launcher cannot remove a directory it made.
 TEST_F(BurnRun, AKilledLauncherLeavesNoRankBehind) {
   const std::string d = dir_.string();
   std::vector<pid_t> ranks;
   const Ran r =
-      burn_run({"--nproc-per-node", "2", "--", "sh", "-c",
+      burn_run({"--nproc-per-node", "2", "--rendezvous", "file://" + d + "/rdzv", "--", "sh", "-c",
                 "echo $$ > " + d + "/pid-$RANK.tmp && mv " + d + "/pid-$RANK.tmp " + d + "/pid-$RANK; exec sleep 50"},
                [&](pid_t pid) {
                  if (!fs::exists(dir_ / "pid-0") || !fs::exists(dir_ / "pid-1")) return true;
