@@ -27,7 +27,7 @@
 # when the folder is done, so every call of the component has contributed to it. More targets
 # (a tool) join the export set with install(TARGETS ... EXPORT burn-<c>-targets).
 #
-# burn_add_plugin_component(KIND backend|recorder|importer NAME <n> SOURCES <file>...
+# burn_add_plugin_component(KIND backend|recorder|importer|collective NAME <n> SOURCES <file>...
 #                           [PRIVATE_LIBS <lib>...])
 #
 # The same for a component that is a plugin (project burn-<kind>-<n>, e.g. burn-backend-cpu): the

@@ -1,7 +1,7 @@
-# burn_add_plugin(NAME name KIND backend|recorder|importer SOURCES ...): builds a plugin as a
-# MODULE library named burn-<kind>-<name> in the plugin folder, linked to burn::tensor (and to
-# burn::record for a recorder, burn::import for an importer). Installed with the package, so a
-# third party builds its plugin exactly as the in-tree ones are built.
+# burn_add_plugin(NAME name KIND backend|recorder|importer|collective SOURCES ...): builds a plugin as
+# a MODULE library named burn-<kind>-<name> in the plugin folder, linked to burn::tensor (and to
+# burn::record for a recorder, burn::import for an importer, burn::collective for a collective).
+# Installed with the package, so a third party builds its plugin exactly as the in-tree ones are built.
 #
 # In the monorepo BURN_PLUGIN_OUTPUT_DIR is the build tree's lib/burn/plugins, so tests find the
 # plugin with no environment. Outside it (after find_package(burn)) the plugin lands in the
@@ -64,6 +64,13 @@ function(burn_add_plugin)
       message(FATAL_ERROR "burn_add_plugin(KIND importer): burn::import is not defined; call find_package(burn REQUIRED COMPONENTS import) first")
     endif()
     target_link_libraries(${target} PRIVATE burn::import)
+  endif()
+  # A collective engine implements burn-collective's Engine and Transport interfaces.
+  if(ARG_KIND STREQUAL "collective")
+    if(NOT TARGET burn::collective)
+      message(FATAL_ERROR "burn_add_plugin(KIND collective): burn::collective is not defined; call find_package(burn REQUIRED COMPONENTS collective) first")
+    endif()
+    target_link_libraries(${target} PRIVATE burn::collective)
   endif()
   set_target_properties(${target} PROPERTIES
     PREFIX "lib" CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON

@@ -29,6 +29,10 @@ BURN_DEB_PACKAGES+=(libonnx-dev libprotobuf-dev libonnx-testdata)
 # kernel test; lavapipe (mesa-vulkan-drivers) is the CI device, the validation layer checks it once.
 BURN_DEB_PACKAGES+=(libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools)
 
+# burn-collective's gloo plugin: Gloo (the engine PyTorch uses on CPUs) with its TCP transport; the
+# shared libgloo.so.0 pulls in libhiredis and libibverbs. No redis-server: the rendezvous is a file store.
+BURN_DEB_PACKAGES+=(libgloo-dev)
+
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)

@@ -46,6 +46,7 @@ const char* kind_name(uint32_t kind) {
     case BURN_PLUGIN_BACKEND: return "backend";
     case BURN_PLUGIN_RECORDER: return "recorder";
     case BURN_PLUGIN_IMPORTER: return "importer";
+    case BURN_PLUGIN_COLLECTIVE: return "collective";
     default: return "unknown";
   }
 }
@@ -94,7 +95,7 @@ std::string name_from_filename(const fs::path& p) {
     return {};
   }
   const std::string rest = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
-  for (const char* kind : {"backend-", "recorder-", "importer-"}) {
+  for (const char* kind : {"backend-", "recorder-", "importer-", "collective-"}) {
     const std::string k(kind);
     if (rest.rfind(k, 0) == 0 && rest.size() > k.size()) return rest.substr(k.size());
   }
@@ -409,7 +410,8 @@ class Host {
                            BURN_TENSOR_VERSION + " (major " + std::to_string(BURN_TENSOR_VERSION_MAJOR) + ")");
     }
     if (e.record.kind == "unknown") {
-      return reject(e, "kind " + std::to_string(d->kind) + ", host expects 1 (backend), 2 (recorder) or 3 (importer)");
+      return reject(e, "kind " + std::to_string(d->kind) +
+                           ", host expects 1 (backend), 2 (recorder), 3 (importer) or 4 (collective)");
     }
     if (d->kind == BURN_PLUGIN_BACKEND && d->op_table_hash != kOpTableHash) {
       return reject(e, "op table fingerprint " + std::to_string(d->op_table_hash) + ", host expects " +

@@ -34,7 +34,12 @@
 
 extern "C" {
 
-enum BurnPluginKind : uint32_t { BURN_PLUGIN_BACKEND = 1, BURN_PLUGIN_RECORDER = 2, BURN_PLUGIN_IMPORTER = 3 };
+enum BurnPluginKind : uint32_t {
+  BURN_PLUGIN_BACKEND = 1,
+  BURN_PLUGIN_RECORDER = 2,
+  BURN_PLUGIN_IMPORTER = 3,
+  BURN_PLUGIN_COLLECTIVE = 4  // burn-collective's Engine (collective communication: gloo)
+};
 
 struct BurnPluginDescriptor {
   uint32_t struct_size;             // sizeof(BurnPluginDescriptor) when built
@@ -62,7 +67,7 @@ namespace burn::plugins {
 struct PluginRecord {
   std::string path;
   std::string name;  // empty when the descriptor could not be read
-  std::string kind;  // "backend", "recorder", "importer"
+  std::string kind;  // "backend", "recorder", "importer", "collective"
   std::string version;
   int32_t score = 0;
   bool loaded = false;    // accepted; may still lose to a higher-scored plugin of the same name
@@ -155,7 +160,8 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
   }
 
 // The make and free of a plugin kind whose create() returns a struct {struct_size, version the plugin
-// was built against, owned object} (BurnRecorderObject, BurnImporterObject), then the entry point.
+// was built against, owned object} (BurnRecorderObject, BurnImporterObject, BurnCollectiveObject), then the
+// entry point.
 #define BURN_WRAPPED_OBJECT_PLUGIN_(KIND, NAME, VERSION, FACTORY, SCORE, OBJECT, INTERFACE, FIELD, BUILT_VERSION) \
   namespace {                                                                                                     \
   void* burn_plugin_make_() {                                                                                     \

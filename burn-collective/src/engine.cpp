@@ -1,0 +1,82 @@
+// Finding a collective engine plugin by name, as burn-import finds importers.
+#include "burn/collective/engine.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace burn::collective {
+
+Transport::~Transport() = default;
+Engine::~Engine() = default;
+
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Mean: return "mean";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+  }
+  return "unknown";
+}
+
+namespace {
+
+long version_major(const char* v) {
+  if (!v || *v < '0' || *v > '9') return -1;
+  return std::strtol(v, nullptr, 10);
+}
+
+// Vets what a collective plugin's create() returned before anything is called through it.
+std::string check_engine_object(void* object, std::string_view name) {
+  const auto* o = static_cast<const BurnCollectiveObject*>(object);
+  if (o->struct_size < sizeof(BurnCollectiveObject)) {
+    return "collective object of " + std::to_string(o->struct_size) + " bytes, host expects at least " +
+           std::to_string(sizeof(BurnCollectiveObject)) + " (not made by BURN_COLLECTIVE_PLUGIN?)";
+  }
+  const std::string built = o->burn_collective_version ? o->burn_collective_version : "";
+  if (version_major(o->burn_collective_version) != BURN_COLLECTIVE_VERSION_MAJOR) {
+    return "built against burn-collective " + built + ", host is burn-collective " + BURN_COLLECTIVE_VERSION +
+           " (the majors must match)";
+  }
+  if (!o->engine) return "create() returned no engine";
+  const std::string made = o->engine->name();
+  if (made != name) return "the plugin named '" + std::string(name) + "' made an engine named '" + made + "'";
+  return {};
+}
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const Engine>, std::less<>> engines;  // created so far
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: plugin objects outlive static destruction
+  return *r;
+}
+
+}  // namespace
+
+std::shared_ptr<const Engine> engine(std::string_view name) {
+  Registry& reg = registry();
+  {
+    std::lock_guard lock(reg.mutex);
+    if (const auto it = reg.engines.find(name); it != reg.engines.end()) return it->second;
+  }
+  // Created without the lock: the host calls factories unlocked, and one may use burn-collective.
+  const std::shared_ptr<void> object =
+      plugins::create_object(BURN_PLUGIN_COLLECTIVE, name, [name](void* o) { return check_engine_object(o, name); });
+  // Aliasing: the Engine pointer shares ownership of the plugin object (and so of its library).
+  std::shared_ptr<const Engine> e(object, static_cast<const BurnCollectiveObject*>(object.get())->engine);
+  std::lock_guard lock(reg.mutex);
+  return reg.engines.emplace(std::string(name), std::move(e)).first->second;
+}
+
+std::vector<std::string> engine_names() {
+  std::vector<std::string> names = plugins::plugin_names(BURN_PLUGIN_COLLECTIVE);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace burn::collective
