@@ -1,0 +1,154 @@
+// burn's RobertaModel against a plain-PyTorch twin of Hugging Face's (gen_fixture_roberta.py): a small
+// config's state dict (the generator's names, shapes and formula) loaded through the PyTorch adapter
+// gives the twin's last hidden state and pooler output, padded positions included; the full-size
+// roberta-base state dict's names and shapes load strictly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "burn/import/load.hpp"
+#include "roberta.hpp"
+
+using namespace burn;
+
+namespace {
+
+nlohmann::json examples_json(const std::string& name) {
+  std::ifstream in(std::string(BURN_EXAMPLES_DIR) + "/models/" + name);
+  return nlohmann::json::parse(in);
+}
+
+// Parameter k of the state dict, its n elements in PyTorch's layout (gen_fixture_roberta.py's value()).
+std::vector<float> roberta_param(const std::string& name, const std::vector<int64_t>& shape, int64_t k) {
+  const Shape s(shape);
+  std::vector<float> v(static_cast<size_t>(s.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double j = static_cast<double>(i);
+    const double x = std::sin(2.1 * j + 0.001 * j * j + 0.7 * static_cast<double>(k) + 0.3);
+    const double scaled = name.ends_with("embeddings.weight")  ? x
+                          : shape.size() == 2                  ? x * 1.5 / std::sqrt(double(shape[1]))
+                          : name.ends_with("LayerNorm.weight") ? 1 + 0.5 * x
+                                                               : 0.05 * x;
+    v[i] = static_cast<float>(scaled);
+  }
+  return v;
+}
+
+// The fixture's state dict as PyTorch would save it, loaded strictly through the PyTorch adapter.
+import::ImportReport load_fixture(models::RobertaModel& net, const nlohmann::json& fx){record::Record rec;
+int64_t k = 0;
+for (const auto& e : fx["state_dict"]) {
+  const std::string name = e["name"];
+  const auto shape = e["shape"].get<std::vector<int64_t>>();
+  rec.set(name, TensorData::from_vector(roberta_param(name, shape, k++), Shape(shape)));
+}
+import::ModuleImportOptions o;
+o.adapter = import::Adapter::PyTorch;
+o.strict = true;
+return import::load_record_into(net, std::move(rec), o);
+}  // namespace
+
+models::RobertaConfig small_config(const nlohmann::json& fx) {
+  const nlohmann::json& c = fx["config"];
+  return {.vocab_size = c["vocab_size"],
+          .hidden_size = c["hidden_size"],
+          .num_hidden_layers = c["num_hidden_layers"],
+          .num_attention_heads = c["num_attention_heads"],
+          .intermediate_size = c["intermediate_size"],
+          .max_position_embeddings = c["max_position_embeddings"],
+          .type_vocab_size = c["type_vocab_size"]};
+}
+
+Tensor<2, Int> ints(const nlohmann::json& t, const Device& d) {
+  return Tensor<2, Int>::from_vector(t["values"].get<std::vector<int64_t>>(),
+                                     Shape(t["shape"].get<std::vector<int64_t>>()), d);
+}
+
+double max_diff(const std::vector<float>& got, const nlohmann::json& want) {
+  const std::vector<double> w = want["values"].get<std::vector<double>>();
+  EXPECT_EQ(got.size(), w.size());
+  double worst = 0;
+  for (size_t i = 0; i < std::min(got.size(), w.size()); ++i) worst = std::max(worst, std::abs(got[i] - w[i]));
+  return worst;
+}
+
+}  // namespace
+
+TEST(Roberta, PositionIdsCountNonPadTokensFromPaddingIdxPlusOne) {
+  const nlohmann::json fx = examples_json("fixture_roberta.json");
+  const Device cpu = Device::get("cpu");
+  const std::vector<int64_t> got = models::roberta_position_ids(ints(fx["input_ids"], cpu), 1).to_vec<int64_t>();
+  EXPECT_EQ(got, fx["position_ids"]["values"].get<std::vector<int64_t>>());
+  // The padded row: 2, 3, 4, 5 for its four tokens, padding_idx 1 for its three pads.
+  EXPECT_EQ(std::vector<int64_t>(got.begin() + 7, got.end()), (std::vector<int64_t>{2, 3, 4, 5, 1, 1, 1}));
+}
+
+// Hidden 32, 2 layers, 4 heads, f32 against the twin's f64: every position of both sequences (the
+// pads' rows too) and the pooled <s> within 1e-4.
+TEST(Roberta, SmallConfigMatchesPyTorch) {
+  const nlohmann::json fx = examples_json("fixture_roberta.json");
+  const Device cpu = Device::get("cpu");
+  models::RobertaModel net = small_config(fx).init(cpu);
+  const import::ImportReport r = load_fixture(net, fx);
+  EXPECT_TRUE(r.ok()) << r.to_string();
+  EXPECT_EQ(r.loaded.size(), fx["state_dict"].size());
+  EXPECT_EQ(net.num_params(), fx["num_params"].get<int64_t>());
+  const Tensor<2, Int> ids = ints(fx["input_ids"], cpu);
+  const Tensor<2, Bool> mask = models::roberta_padding_mask(ids);
+  EXPECT_EQ(mask.to_int().to_vec<int64_t>(),
+            (ints(fx["attention_mask"], cpu).equal_elem(0).to_int().to_vec<int64_t>()));
+  const models::RobertaModelOutput out = net.forward(ids, mask);
+  ASSERT_TRUE(out.pooler_output.has_value());
+  EXPECT_EQ(out.last_hidden_state.shape(), (Shape{2, 7, 32}));
+  const double hidden = max_diff(out.last_hidden_state.to_vec<float>(), fx["last_hidden_state"]);
+  const double pooled = max_diff(out.pooler_output->to_vec<float>(), fx["pooler_output"]);
+  EXPECT_LT(hidden, 1e-4);
+  EXPECT_LT(pooled, 1e-4);
+  std::printf("small RoBERTa, f32: max |last hidden - PyTorch's| = %.3g, |pooled - PyTorch's| = %.3g\n", hidden,
+              pooled);
+  // The mask is what makes the padded row right: without it the pads are attended and it moves.
+  const double unmasked = max_diff(net.forward(ids).last_hidden_state.to_vec<float>(), fx["last_hidden_state"]);
+  EXPECT_GT(unmasked, 1e-2);
+}
+
+TEST(Roberta, RejectsASequenceLongerThanThePositionTable) {
+  const nlohmann::json fx = examples_json("fixture_roberta.json");
+  const Device cpu = Device::get("cpu");
+  models::RobertaModel net = small_config(fx).init(cpu);  // 16 positions: 14 tokens after padding_idx + 1
+  const Tensor<2, Int> ids = Tensor<2, Int>::ones({1, 15}, cpu) * int64_t{5};
+  try {
+    net.forward(ids);
+    FAIL() << "a 15-token sequence was accepted";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("(14)"), std::string::npos) << e.what();
+  }
+}
+
+// roberta-base's 124,645,632 parameters in 199 tensors (5 embedding, 16 a layer, 2 pooler): the twin's names, shapes
+// and order (roberta_base_names.json; zeros: the 500 MB of weights are not the point) load strictly.
+TEST(Roberta, BaseStateDictNamesAndShapesLoadStrictly) {
+  const nlohmann::json names = examples_json("roberta_base_names.json");
+  record::Record rec;
+  for (const auto& e : names["state_dict"]) {
+    const std::string name = e["name"];
+    ASSERT_EQ(e["dtype"], "float32") << name;
+    const Shape s(e["shape"].get<std::vector<int64_t>>());
+    rec.set(name, TensorData::from_vector(std::vector<float>(static_cast<size_t>(s.num_elements())), s));
+  }
+  models::RobertaModel net = models::RobertaConfig{}.init(Device::get("cpu"));
+  EXPECT_EQ(net.num_params(), names["num_params"].get<int64_t>());
+  EXPECT_EQ(net.num_params(), 124645632);
+  import::ModuleImportOptions o;
+  o.adapter = import::Adapter::PyTorch;
+  o.strict = true;
+  const import::ImportReport r = import::load_record_into(net, std::move(rec), o);
+  EXPECT_TRUE(r.ok()) << r.to_string();
+  EXPECT_EQ(r.loaded.size(), names["state_dict"].size());
+  EXPECT_EQ(r.loaded.size(), nn::named_params(net).size());
+  EXPECT_EQ(r.loaded.size(), 199u);
+  EXPECT_EQ(net.encoder.layer[11].intermediate.dense.weight.shape(), (Shape{768, 3072}));  // burn's [in, out]
+}
