@@ -2,7 +2,8 @@
 // PyTorch's nn modules and torch.optim in the same run (bench/torch/bench_torch.py) and, for ResNet-18
 // inference, ONNX Runtime (bench/onnxruntime): an MLP and a small CNN train step with Adam, a
 // transformer encoder layer forward + backward, ResNet-18 and ResNet-50 inference at batch 1 and 8 (cpu
-// and fusion<cpu>); the same ResNet-18
+// and fusion<cpu>), RoBERTa-base inference at batch 1 and 8, sequence 128 (cpu and fusion<cpu>); the
+// same ResNet-18
 // imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin.
 #include <burn/import/importer.hpp>
 #include <burn/nn.hpp>
@@ -12,6 +13,7 @@
 #include "common.hpp"
 #include "nn_models.hpp"
 #include "resnet.hpp"
+#include "roberta.hpp"
 
 namespace {
 
@@ -63,6 +65,21 @@ void resnet_infer_loop(benchmark::State& st, const Device& device, int64_t batch
   for (auto _ : st) benchmark::DoNotOptimize(net.forward(x).into_data());
 }
 
+// RoBERTa-base (examples/models/roberta.hpp) on `device`: [batch, 128] token ids (fixed, none a pad:
+// PyTorch's twin gets an all-ones attention mask, burn an all-false pad mask), last hidden state and
+// pooler output read back.
+void roberta_infer_loop(benchmark::State& st, const Device& device, int64_t batch) {
+  const models::RobertaModel net = models::RobertaConfig{}.init(device);
+  const Tensor<2, Int> ids =
+      Tensor<2>::random(Shape{batch, 128}, Distribution::uniform(3, 50000), cpu()).to_int().to_device(device);
+  const Tensor<2, Bool> mask = models::roberta_padding_mask(ids);
+  for (auto _ : st) {
+    const models::RobertaModelOutput out = net.forward(ids, mask);
+    benchmark::DoNotOptimize(out.last_hidden_state.into_data());
+    benchmark::DoNotOptimize(out.pooler_output->into_data());
+  }
+}
+
 void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
     train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
@@ -81,6 +98,12 @@ void register_cases() {
   add_case("nn_transformer_layer_fwd_bwd_fused/d256_h4_s128_b16", [](benchmark::State& st) {
     transformer_loop(st, Device::get("autodiff<fusion<cpu>>"), Device::get("fusion<cpu>"));
   });
+  for (int64_t batch : {1, 8}) {
+    const std::string s = "/b" + std::to_string(batch) + "_s128";
+    add_case("nn_roberta_base_infer" + s, [batch](benchmark::State& st) { roberta_infer_loop(st, cpu(), batch); });
+    add_case("nn_roberta_base_infer_fused" + s,
+             [batch](benchmark::State& st) { roberta_infer_loop(st, Device::get("fusion<cpu>"), batch); });
+  }
   for (int64_t batch : {1, 8}) {
     const std::string b = "/b" + std::to_string(batch) + "_224";
     add_case("nn_resnet18_infer" + b,

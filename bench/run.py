@@ -122,6 +122,14 @@ def cases():
         for name in ("nn_resnet50_infer", "nn_resnet50_infer_fused"):
             out.append(Case(f"{name}/b{batch}_224", "nn", "gemm", batch * 2 * 4.09e9, "resnet50 inference",
                             quick=batch == 1, ort_batch=batch, ort_model="resnet50"))
+    # RoBERTa-base at sequence 128 (per token 12 layers of 2 * (4 * 768^2 + 2 * 768 * 3072) flops in the
+    # dense layers and 4 * 128 * 768 in attention, the pooler apart), on cpu and fusion<cpu>, against the
+    # plain-PyTorch twin of transformers' RobertaModel (examples/models/gen_fixture_roberta.py)
+    roberta_flops = 128 * 12 * (2 * (4 * 768 * 768 + 2 * 768 * 3072) + 4 * 128 * 768)
+    for batch in (1, 8):
+        for name in ("nn_roberta_base_infer", "nn_roberta_base_infer_fused"):
+            out.append(Case(f"{name}/b{batch}_s128", "nn", "gemm", batch * roberta_flops, "roberta inference",
+                            quick=batch == 1))
     # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
@@ -141,7 +149,7 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
            "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
            "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8,
-           "resnet18 onnx inference": None, "pytorch load": 1.0, "resnet50 inference": 0.6}  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
+           "resnet18 onnx inference": None, "pytorch load": 1.0, "resnet50 inference": 0.6, "roberta inference": 0.6}  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
 # Issue 9: the fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 # burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).

@@ -264,6 +264,26 @@ for _batch in (1, 8):
         CASES[f"{_case}/b{_batch}_224"] = lambda batch=_batch: nn_resnet50(batch)
 
 
+def nn_roberta_base(batch):
+    """RoBERTa-base: examples/models/gen_fixture_roberta.py's plain-PyTorch twin of transformers'
+    RobertaModel (Debian has no transformers), eval, [batch, 128] token ids, an all-ones attention mask."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "models"))
+    from gen_fixture_roberta import Config, RobertaModel
+    model = RobertaModel(Config()).eval()
+    ids = torch.randint(3, 50000, (batch, 128))
+    mask = torch.ones_like(ids)
+
+    def run():
+        with torch.inference_mode():
+            return model(ids, mask)
+    return run
+
+
+for _batch in (1, 8):
+    for _case in ("nn_roberta_base_infer", "nn_roberta_base_infer_fused"):
+        CASES[f"{_case}/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base(batch)
+
+
 # Records (issue 10): torch.save / torch.load of the ResNet-50 state dict whose shapes are in
 # bench/record_resnet50_shapes.txt, floats normal(0, 0.02), int64 counters 0: the workload of
 # burn-bench-record. The same torch case serves each recorder's case name.
