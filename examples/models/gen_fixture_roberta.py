@@ -16,7 +16,8 @@ order), element j in PyTorch's layout, with s = sin(2.1 * j + 0.001 * j^2 + 0.7 
 term keeps a weight matrix from being rank 2): embedding tables s, Linear weights s * 1.5 / sqrt(in),
 LayerNorm weights 1 + 0.5 * s, biases 0.05 * s. Two sequences of 7 tokens, the second padded with
 pad id 1 after 4 tokens, attention mask = ids != 1 (given, as a tokenizer gives it). It holds the
-state dict's names and shapes, the position ids, and the eval-mode last hidden state and pooler output.
+state dict's names and shapes, the position ids, the eval-mode last hidden state and pooler output,
+and the gradients of a fixed loss for layer 0's query weight and the word and position tables.
 
 roberta_base_names.json: the full-size roberta-base twin's state dict names, dtypes and shapes in
 order (its 500 MB of weights are never committed), for the test that burn's RoBERTa-base has them.
@@ -180,11 +181,20 @@ if __name__ == "__main__":
     mask = ids.ne(1).long()
     with torch.no_grad():
         h, pooled = m(ids, mask)
+    # The gradient of sum(h * cos(0.1 * j)) + sum(pooled) (j: the element of h in row-major order) for
+    # layer 0's query weight and the word and position tables (no gradient in their padding rows), dropout
+    # off as in eval.
+    h2, pooled2 = m(ids, mask)
+    loss = (h2 * torch.cos(0.1 * torch.arange(h2.numel(), dtype=torch.float64)).reshape(h2.shape)).sum() + pooled2.sum()
+    loss.backward()
+    grads = {"encoder.layer.0.attention.self.query.weight": values(m.encoder.layer[0].attention.self.query.weight.grad),
+             "embeddings.word_embeddings.weight": values(m.embeddings.word_embeddings.weight.grad),
+             "embeddings.position_embeddings.weight": values(m.embeddings.position_embeddings.weight.grad)}
     with open(os.path.join(here, "fixture_roberta.json"), "w") as f:
         json.dump({"config": small, "input_ids": values(ids), "attention_mask": values(mask),
                    "position_ids": values(position_ids_of(ids, 1)), "state_dict": names(m),
                    "num_params": sum(p.numel() for p in m.parameters()), "last_hidden_state": values(h),
-                   "pooler_output": values(pooled)}, f)
+                   "pooler_output": values(pooled), "loss": loss.item(), "grads": grads}, f)
     print("small RoBERTa: last hidden state", h[1, 4, :4].tolist(), "pooled", pooled[:, :4].tolist())
 
     m = RobertaModel(Config())

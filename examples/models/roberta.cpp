@@ -16,10 +16,29 @@ Tensor<2, Int> roberta_position_ids(const Tensor<2, Int>& input_ids, int64_t pad
   return not_pad.cumsum(1) * not_pad + padding_idx;
 }
 
+namespace {
+
+bool training(const Device& d) { return autodiff_of(d) && grad_enabled(); }
+
+// PyTorch's Embedding(padding_idx=...): the padding row takes no gradient. nn::Embedding has no
+// padding_idx (nor has Burn's), so in training the rows looked up at pad tokens come from the
+// detached table; elsewhere the plain lookup is the same value.
+Tensor<3> lookup_sparing_padding(const nn::Embedding& table, const Tensor<2, Int>& ids, const Tensor<2, Bool>& pad) {
+  const Tensor<3> e = table.forward(ids);
+  if (!training(ids.device())) return e;
+  const Shape s = e.shape();
+  return e.mask_where(pad.reshape<3>({s[0], s[1], 1}).expand<3>({s[0], s[1], s[2]}),
+                      module::embedding(table.weight.val().detach(), ids));
+}
+
+}  // namespace
+
 Tensor<3> RobertaEmbeddings::forward(const Tensor<2, Int>& input_ids) const {
   const Tensor<2, Int> token_types = Tensor<2, Int>::zeros(input_ids.shape(), input_ids.device());
-  const Tensor<3> e = word_embeddings.forward(input_ids) + token_type_embeddings.forward(token_types) +
-                      position_embeddings.forward(roberta_position_ids(input_ids, padding_idx));
+  const Tensor<2, Bool> pad = roberta_padding_mask(input_ids, padding_idx);  // position id padding_idx there too
+  const Tensor<3> e = lookup_sparing_padding(word_embeddings, input_ids, pad) +
+                      token_type_embeddings.forward(token_types) +
+                      lookup_sparing_padding(position_embeddings, roberta_position_ids(input_ids, padding_idx), pad);
   return dropout.forward(LayerNorm.forward(e));
 }
 
@@ -33,7 +52,7 @@ Tensor<3> RobertaSelfAttention::forward(const Tensor<3>& x, const std::optional<
   Tensor<4> context;
   // The attention op has no dropout on its weights: training (an autodiff device with grad enabled,
   // as nn::Dropout decides) takes the unfused path that has.
-  if (dropout.prob == 0.0 || !autodiff_of(x.device()) || !grad_enabled()) {
+  if (dropout.prob == 0.0 || !training(x.device())) {
     context = module::attention(q, k, v, mask);
   } else {
     Tensor<4> scores = q.matmul(k.transpose()) * (1.0 / std::sqrt(static_cast<double>(head)));

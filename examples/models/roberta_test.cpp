@@ -152,3 +152,60 @@ TEST(Roberta, BaseStateDictNamesAndShapesLoadStrictly) {
   EXPECT_EQ(r.loaded.size(), 199u);
   EXPECT_EQ(net.encoder.layer[11].intermediate.dense.weight.shape(), (Shape{768, 3072}));  // burn's [in, out]
 }
+
+namespace {
+
+void expect_grad(const Tensor<2>& weight, const Gradients& grads, const nlohmann::json& want, bool transpose,
+                 const char* what) {
+  const std::optional<Tensor<2>> g = weight.grad(grads);
+  ASSERT_TRUE(g.has_value()) << what;
+  const double d = max_diff((transpose ? g->transpose() : *g).to_vec<float>(), want);
+  EXPECT_LT(d, 1e-4) << what;
+  std::printf("small RoBERTa, f32: max |grad %s - PyTorch's| = %.3g\n", what, d);
+}
+
+}  // namespace
+
+// The training path (an autodiff device, grad enabled, attention dropout on: scores, softmax, dropout
+// and matmul unfused) with every dropout at 1e-9, so that it keeps all but runs: PyTorch's outputs,
+// and the gradients of the generator's loss for layer 0's query weight and the word and position tables
+// (PyTorch's padding_idx: none in their padding rows).
+TEST(Roberta, TrainingPathForwardAndGradientsMatchPyTorch) {
+  const nlohmann::json fx = examples_json("fixture_roberta.json");
+  const Device ad = Device::get("autodiff<cpu>");
+  ad.seed(7);
+  models::RobertaModel net = small_config(fx).init(ad);
+  ASSERT_TRUE(load_fixture(net, fx).ok());
+  net.embeddings.dropout.prob = 1e-9;
+  for (models::RobertaLayer& l : net.encoder.layer)
+    l.attention.self.dropout.prob = l.attention.output.dropout.prob = l.output.dropout.prob = 1e-9;
+  const Tensor<2, Int> ids = ints(fx["input_ids"], ad);
+  const models::RobertaModelOutput out = net.forward(ids, models::roberta_padding_mask(ids));
+  EXPECT_LT(max_diff(out.last_hidden_state.to_vec<float>(), fx["last_hidden_state"]), 1e-4);
+  EXPECT_LT(max_diff(out.pooler_output->to_vec<float>(), fx["pooler_output"]), 1e-4);
+  const int64_t n = out.last_hidden_state.shape().num_elements();
+  std::vector<float> c(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) c[j] = static_cast<float>(std::cos(0.1 * static_cast<double>(j)));
+  const Tensor<3> weights = Tensor<3>::from_vector(c, out.last_hidden_state.shape(), ad);
+  const Tensor<1> loss = (out.last_hidden_state * weights).sum() + out.pooler_output->sum();
+  EXPECT_NEAR(loss.item<float>(), fx["loss"].get<double>(), 1e-3);
+  const Gradients grads = loss.backward();
+  expect_grad(net.encoder.layer[0].attention.self.query.weight.val(), grads,
+              fx["grads"]["encoder.layer.0.attention.self.query.weight"], true, "layer 0 query weight");
+  expect_grad(net.embeddings.word_embeddings.weight.val(), grads, fx["grads"]["embeddings.word_embeddings.weight"],
+              false, "word embeddings");
+  expect_grad(net.embeddings.position_embeddings.weight.val(), grads,
+              fx["grads"]["embeddings.position_embeddings.weight"], false, "position embeddings");
+}
+
+// fusion<cpu> (the benchmark's _fused rows) gives the same outputs.
+TEST(Roberta, SmallConfigMatchesPyTorchOnFusion) {
+  const nlohmann::json fx = examples_json("fixture_roberta.json");
+  const Device fusion = Device::get("fusion<cpu>");
+  models::RobertaModel net = small_config(fx).init(fusion);
+  ASSERT_TRUE(load_fixture(net, fx).ok());
+  const Tensor<2, Int> ids = ints(fx["input_ids"], fusion);
+  const models::RobertaModelOutput out = net.forward(ids, models::roberta_padding_mask(ids));
+  EXPECT_LT(max_diff(out.last_hidden_state.to_vec<float>(), fx["last_hidden_state"]), 1e-4);
+  EXPECT_LT(max_diff(out.pooler_output->to_vec<float>(), fx["pooler_output"]), 1e-4);
+}
