@@ -3,7 +3,8 @@
 // inference, ONNX Runtime (bench/onnxruntime): an MLP and a small CNN train step with Adam, a
 // transformer encoder layer forward + backward, ResNet-18 and ResNet-50 inference at batch 1 and 8 (cpu
 // and fusion<cpu>), RoBERTa-base inference at batch 1 and 8, sequence 128, and its AdamW train step at
-// batch 8 (cpu and fusion<cpu>); the same ResNet-18
+// batch 8 (cpu and fusion<cpu>), and RoBERTa-base imported from ONNX ($BURN_BENCH_ROBERTA_ONNX,
+// bench/onnxruntime/export_roberta.py); the same ResNet-18
 // imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin.
 #include <burn/import/importer.hpp>
 #include <burn/nn.hpp>
@@ -130,6 +131,22 @@ void register_cases() {
     add_case("nn_roberta_base_infer" + s, [batch](benchmark::State& st) { roberta_infer_loop(st, cpu(), batch); });
     add_case("nn_roberta_base_infer_fused" + s,
              [batch](benchmark::State& st) { roberta_infer_loop(st, Device::get("fusion<cpu>"), batch); });
+    // The same network imported from ONNX (the twin's export) through the onnx importer plugin.
+    add_case("nn_roberta_base_onnx_infer" + s, [batch](benchmark::State& st) {
+      const char* path = std::getenv("BURN_BENCH_ROBERTA_ONNX");
+      if (!path) {
+        st.SkipWithError("BURN_BENCH_ROBERTA_ONNX is not set (bench/onnxruntime/export_roberta.py OUT.onnx)");
+        return;
+      }
+      const auto model = import::load_model(path, {.device = cpu(), .trainable = false});
+      const Tensor<2, Int> ids = Tensor<2>::random(Shape{batch, 128}, Distribution::uniform(3, 50000), cpu()).to_int();
+      const std::vector<TensorHandle> x = {ids.handle(), Tensor<2, Int>::ones({batch, 128}, cpu()).handle()};
+      for (auto _ : st) {
+        const std::vector<TensorHandle> out = model->forward(x);
+        benchmark::DoNotOptimize(api::into_data(out.at(0)));
+        benchmark::DoNotOptimize(api::into_data(out.at(1)));
+      }
+    });
   }
   for (int64_t batch : {1, 8}) {
     const std::string b = "/b" + std::to_string(batch) + "_224";

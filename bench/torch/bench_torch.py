@@ -301,8 +301,9 @@ def nn_roberta_base_train():
 
 CASES["nn_roberta_base_train_adamw/b8_s128"] = nn_roberta_base_train
 CASES["nn_roberta_base_train_adamw_fused/b8_s128"] = nn_roberta_base_train
+# The ONNX-imported RoBERTa-base is the same network: PyTorch's side is the same module.
 for _batch in (1, 8):
-    for _case in ("nn_roberta_base_infer", "nn_roberta_base_infer_fused"):
+    for _case in ("nn_roberta_base_infer", "nn_roberta_base_infer_fused", "nn_roberta_base_onnx_infer"):
         CASES[f"{_case}/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base(batch)
 
 
