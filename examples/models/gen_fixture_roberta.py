@@ -19,6 +19,10 @@ pad id 1 after 4 tokens, attention mask = ids != 1 (given, as a tokenizer gives 
 state dict's names and shapes, the position ids, the eval-mode last hidden state and pooler output,
 and the gradients of a fixed loss for layer 0's query weight and the word and position tables.
 
+fixture_roberta_graph.onnx: that small network exported by torch.onnx.export (opset 13) without its
+weights: every parameter is a graph input named as in the state dict (the test feeds the formula's
+values), so the file holds the graph only (about 40 KB).
+
 roberta_base_names.json: the full-size roberta-base twin's state dict names, dtypes and shapes in
 order (its 500 MB of weights are never committed), for the test that burn's RoBERTa-base has them.
 
@@ -196,6 +200,13 @@ if __name__ == "__main__":
                    "num_params": sum(p.numel() for p in m.parameters()), "last_hidden_state": values(h),
                    "pooler_output": values(pooled), "loss": loss.item(), "grads": grads}, f)
     print("small RoBERTa: last hidden state", h[1, 4, :4].tolist(), "pooled", pooled[:, :4].tolist())
+
+    # The same network as ONNX without its weights (export_params=False: each parameter a graph input
+    # named as in the state dict; exported after the fill, since torch merges inputs of equal values).
+    torch.onnx.export(m.float(), (ids, mask), os.path.join(here, "fixture_roberta_graph.onnx"),
+                      input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state", "pooler_output"],
+                      dynamic_axes={"input_ids": {0: "batch", 1: "length"}, "attention_mask": {0: "batch", 1: "length"}},
+                      opset_version=13, export_params=False, do_constant_folding=False)
 
     m = RobertaModel(Config())
     with open(os.path.join(here, "roberta_base_names.json"), "w") as f:

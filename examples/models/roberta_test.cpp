@@ -1,16 +1,19 @@
 // burn's RobertaModel against a plain-PyTorch twin of Hugging Face's (gen_fixture_roberta.py): a small
 // config's state dict (the generator's names, shapes and formula) loaded through the PyTorch adapter
 // gives the twin's last hidden state and pooler output, padded positions included; the full-size
-// roberta-base state dict's names and shapes load strictly.
+// roberta-base state dict's names and shapes load strictly; the twin's ONNX export runs through the onnx importer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "burn/import/importer.hpp"
 #include "burn/import/load.hpp"
+#include "burn/import/model.hpp"
 #include "roberta.hpp"
 
 using namespace burn;
@@ -208,4 +211,39 @@ TEST(Roberta, SmallConfigMatchesPyTorchOnFusion) {
   const models::RobertaModelOutput out = net.forward(ids, models::roberta_padding_mask(ids));
   EXPECT_LT(max_diff(out.last_hidden_state.to_vec<float>(), fx["last_hidden_state"]), 1e-4);
   EXPECT_LT(max_diff(out.pooler_output->to_vec<float>(), fx["pooler_output"]), 1e-4);
+}
+
+// The same network through the ONNX importer: torch.onnx.export's graph of the twin
+// (fixture_roberta_graph.onnx, its parameters graph inputs named as in the state dict, PyTorch's
+// layouts), fed the formula's values, gives PyTorch's outputs too.
+TEST(Roberta, OnnxExportOfTheTwinMatchesPyTorch) {
+  const nlohmann::json fx = examples_json("fixture_roberta.json");
+  const Device cpu = Device::get("cpu");
+  const auto model = import::load_model(std::string(BURN_EXAMPLES_DIR) + "/models/fixture_roberta_graph.onnx",
+                                        {.device = cpu, .trainable = false});
+  std::map<std::string, std::pair<int64_t, std::vector<int64_t>>> params;  // name -> (k, PyTorch's shape)
+  int64_t k = 0;
+  for (const auto& e : fx["state_dict"]) params[e["name"]] = {k++, e["shape"].get<std::vector<int64_t>>()};
+  std::vector<TensorHandle> inputs;
+  for (const std::string& name : model->input_names()) {
+    if (name == "input_ids") {
+      inputs.push_back(ints(fx["input_ids"], cpu).handle());
+    } else if (name == "attention_mask") {
+      inputs.push_back(ints(fx["attention_mask"], cpu).handle());
+    } else {
+      ASSERT_TRUE(params.contains(name)) << "graph input " << name << " is no state dict entry";
+      const auto& [index, shape] = params.at(name);
+      inputs.push_back(
+          api::from_data(cpu, TensorData::from_vector(roberta_param(name, shape, index), Shape(shape)), Kind::Float));
+    }
+  }
+  EXPECT_EQ(inputs.size(), params.size() + 2);
+  const std::vector<TensorHandle> out = model->forward(inputs);
+  ASSERT_EQ(out.size(), 2u);
+  const double hidden = max_diff(Tensor<3>(out[0]).to_vec<float>(), fx["last_hidden_state"]);
+  const double pooled = max_diff(Tensor<2>(out[1]).to_vec<float>(), fx["pooler_output"]);
+  EXPECT_LT(hidden, 1e-4);
+  EXPECT_LT(pooled, 1e-4);
+  std::printf("small RoBERTa from ONNX, f32: max |last hidden - PyTorch's| = %.3g, |pooled - PyTorch's| = %.3g\n",
+              hidden, pooled);
 }
