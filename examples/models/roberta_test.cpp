@@ -41,19 +41,26 @@ std::vector<float> roberta_param(const std::string& name, const std::vector<int6
   return v;
 }
 
-// The fixture's state dict as PyTorch would save it, loaded strictly through the PyTorch adapter.
-import::ImportReport load_fixture(models::RobertaModel& net, const nlohmann::json& fx){record::Record rec;
-int64_t k = 0;
-for (const auto& e : fx["state_dict"]) {
-  const std::string name = e["name"];
-  const auto shape = e["shape"].get<std::vector<int64_t>>();
-  rec.set(name, TensorData::from_vector(roberta_param(name, shape, k++), Shape(shape)));
+record::Record fixture_record(const nlohmann::json& fx) {
+  record::Record rec;
+  int64_t k = 0;
+  for (const auto& e : fx["state_dict"]) {
+    const std::string name = e["name"];
+    const auto shape = e["shape"].get<std::vector<int64_t>>();
+    rec.set(name, TensorData::from_vector(roberta_param(name, shape, k++), Shape(shape)));
+  }
+  return rec;
 }
-import::ModuleImportOptions o;
-o.adapter = import::Adapter::PyTorch;
-o.strict = true;
-return import::load_record_into(net, std::move(rec), o);
-}  // namespace
+
+// The fixture's state dict as PyTorch would save it, loaded through the PyTorch adapter (strictly by
+// default). (burn:: spelled out: a line starting with `import` reads as a module import to clang-format.)
+burn::import::ImportReport load_fixture(models::RobertaModel& net, const nlohmann::json& fx, bool strict = true,
+                                        std::optional<record::Record> rec = std::nullopt) {
+  burn::import::ModuleImportOptions o;
+  o.adapter = burn::import::Adapter::PyTorch;
+  o.strict = strict;
+  return burn::import::load_record_into(net, rec ? std::move(*rec) : fixture_record(fx), o);
+}
 
 models::RobertaConfig small_config(const nlohmann::json& fx) {
   const nlohmann::json& c = fx["config"];
@@ -246,4 +253,31 @@ TEST(Roberta, OnnxExportOfTheTwinMatchesPyTorch) {
   EXPECT_LT(pooled, 1e-4);
   std::printf("small RoBERTa from ONNX, f32: max |last hidden - PyTorch's| = %.3g, |pooled - PyTorch's| = %.3g\n",
               hidden, pooled);
+}
+
+// A checkpoint of transformers before 4.31 also holds the buffer embeddings.position_ids ([1, max
+// positions], int64): strict loading names it, non-strict loading reports it unexpected and loads the rest.
+TEST(Roberta, OlderCheckpointsPositionIdsBufferIsReportedUnexpected) {
+  const nlohmann::json fx = examples_json("fixture_roberta.json");
+  const Device cpu = Device::get("cpu");
+  const auto with_buffer = [&] {
+    record::Record rec = fixture_record(fx);
+    std::vector<int64_t> ids(16);
+    for (int64_t i = 0; i < 16; ++i) ids[i] = i;
+    rec.set("embeddings.position_ids", TensorData::from_vector(ids, Shape{1, 16}));
+    return rec;
+  };
+  models::RobertaModel net = small_config(fx).init(cpu);
+  try {
+    load_fixture(net, fx, true, with_buffer());
+    FAIL() << "a strict load accepted embeddings.position_ids";
+  } catch (const RecordError& e) {
+    EXPECT_NE(std::string(e.what()).find("embeddings.position_ids"), std::string::npos) << e.what();
+  }
+  const auto r = load_fixture(net, fx, false, with_buffer());
+  EXPECT_EQ(r.unexpected, std::vector<std::string>{"embeddings.position_ids"});
+  EXPECT_EQ(r.loaded.size(), fx["state_dict"].size());
+  const Tensor<2, Int> ids = ints(fx["input_ids"], cpu);
+  const models::RobertaModelOutput out = net.forward(ids, models::roberta_padding_mask(ids));
+  EXPECT_LT(max_diff(out.last_hidden_state.to_vec<float>(), fx["last_hidden_state"]), 1e-4);
 }
