@@ -2,7 +2,9 @@
 // PyTorch's nn modules and torch.optim in the same run (bench/torch/bench_torch.py) and, for ResNet-18
 // inference, ONNX Runtime (bench/onnxruntime): an MLP and a small CNN train step with Adam, a
 // transformer encoder layer forward + backward, ResNet-18 and ResNet-50 inference at batch 1 and 8 (cpu
-// and fusion<cpu>); the same ResNet-18
+// and fusion<cpu>), RoBERTa-base inference at batch 1 and 8, sequence 128, and its AdamW train step at
+// batch 8 (cpu and fusion<cpu>), and RoBERTa-base imported from ONNX ($BURN_BENCH_ROBERTA_ONNX,
+// bench/onnxruntime/export_roberta.py); the same ResNet-18
 // imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin.
 #include <burn/import/importer.hpp>
 #include <burn/nn.hpp>
@@ -12,6 +14,7 @@
 #include "common.hpp"
 #include "nn_models.hpp"
 #include "resnet.hpp"
+#include "roberta.hpp"
 
 namespace {
 
@@ -63,6 +66,45 @@ void resnet_infer_loop(benchmark::State& st, const Device& device, int64_t batch
   for (auto _ : st) benchmark::DoNotOptimize(net.forward(x).into_data());
 }
 
+// RoBERTa-base (examples/models/roberta.hpp) on `device`: [batch, 128] token ids (fixed, none a pad:
+// PyTorch's twin gets an all-ones attention mask, burn an all-false pad mask), last hidden state and
+// pooler output read back.
+void roberta_infer_loop(benchmark::State& st, const Device& device, int64_t batch) {
+  const models::RobertaModel net = models::RobertaConfig{}.init(device);
+  const Tensor<2, Int> ids =
+      Tensor<2>::random(Shape{batch, 128}, Distribution::uniform(3, 50000), cpu()).to_int().to_device(device);
+  const Tensor<2, Bool> mask = models::roberta_padding_mask(ids);
+  for (auto _ : st) {
+    const models::RobertaModelOutput out = net.forward(ids, mask);
+    benchmark::DoNotOptimize(out.last_hidden_state.into_data());
+    benchmark::DoNotOptimize(out.pooler_output->into_data());
+  }
+}
+
+// RoBERTa-base with a 2-class head on the pooled <s> (a sentence classifier), for the train step.
+struct RobertaClassifier {
+  models::RobertaModel roberta;
+  nn::Linear classifier;
+  BURN_MODULE(roberta, classifier)
+  Tensor<2> forward(const Tensor<2, Int>& ids) const { return classifier.forward(*roberta.forward(ids).pooler_output); }
+};
+
+// One AdamW step (PyTorch's defaults: eps 1e-8, weight decay 0.01) of that classifier on [8, 128] token
+// ids, dropout on (0.1), on an autodiff device.
+void roberta_train_loop(benchmark::State& st, const Device& device) {
+  RobertaClassifier model{models::RobertaConfig{}.init(device), nn::LinearConfig{768, 2}.init(device)};
+  const Tensor<2, Int> ids =
+      Tensor<2>::random(Shape{8, 128}, Distribution::uniform(3, 50000), cpu()).to_int().to_device(device);
+  optim::Optimizer opt = optim::AdamWConfig{.epsilon = 1e-8, .weight_decay = 0.01}.init();
+  const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(device);
+  const Tensor<1, Int> y = labels(8, 2).to_device(device);
+  for (auto _ : st) {
+    Gradients grads = loss.forward(model.forward(ids), y).backward();
+    model = opt.step(1e-5, model, optim::GradientsParams::from_grads(grads, model));
+    device.sync();  // on fusion, the update's recorded ops run now, inside this step
+  }
+}
+
 void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
     train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
@@ -81,6 +123,31 @@ void register_cases() {
   add_case("nn_transformer_layer_fwd_bwd_fused/d256_h4_s128_b16", [](benchmark::State& st) {
     transformer_loop(st, Device::get("autodiff<fusion<cpu>>"), Device::get("fusion<cpu>"));
   });
+  add_case("nn_roberta_base_train_adamw/b8_s128", [](benchmark::State& st) { roberta_train_loop(st, ad()); });
+  add_case("nn_roberta_base_train_adamw_fused/b8_s128",
+           [](benchmark::State& st) { roberta_train_loop(st, Device::get("autodiff<fusion<cpu>>")); });
+  for (int64_t batch : {1, 8}) {
+    const std::string s = "/b" + std::to_string(batch) + "_s128";
+    add_case("nn_roberta_base_infer" + s, [batch](benchmark::State& st) { roberta_infer_loop(st, cpu(), batch); });
+    add_case("nn_roberta_base_infer_fused" + s,
+             [batch](benchmark::State& st) { roberta_infer_loop(st, Device::get("fusion<cpu>"), batch); });
+    // The same network imported from ONNX (the twin's export) through the onnx importer plugin.
+    add_case("nn_roberta_base_onnx_infer" + s, [batch](benchmark::State& st) {
+      const char* path = std::getenv("BURN_BENCH_ROBERTA_ONNX");
+      if (!path) {
+        st.SkipWithError("BURN_BENCH_ROBERTA_ONNX is not set (bench/onnxruntime/export_roberta.py OUT.onnx)");
+        return;
+      }
+      const auto model = import::load_model(path, {.device = cpu(), .trainable = false});
+      const Tensor<2, Int> ids = Tensor<2>::random(Shape{batch, 128}, Distribution::uniform(3, 50000), cpu()).to_int();
+      const std::vector<TensorHandle> x = {ids.handle(), Tensor<2, Int>::ones({batch, 128}, cpu()).handle()};
+      for (auto _ : st) {
+        const std::vector<TensorHandle> out = model->forward(x);
+        benchmark::DoNotOptimize(api::into_data(out.at(0)));
+        benchmark::DoNotOptimize(api::into_data(out.at(1)));
+      }
+    });
+  }
   for (int64_t batch : {1, 8}) {
     const std::string b = "/b" + std::to_string(batch) + "_224";
     add_case("nn_resnet18_infer" + b,

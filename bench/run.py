@@ -36,7 +36,9 @@ class Case:
         self.name, self.program, self.kind, self.work, self.group, self.quick = name, program, kind, work, group, quick
         self.cpp_peer = cpp_peer  # also run by burn-bench-libtorch under the same name
         self.ort_batch = ort_batch  # also run by ONNX Runtime (bench/onnxruntime) at this batch size
-        self.ort_model = ort_model  # the torchvision model ONNX Runtime runs (bench/onnxruntime/export_torchvision.py)
+        # the model ONNX Runtime runs: a torchvision one (bench/onnxruntime/export_torchvision.py) or
+        # "roberta-base" (export_roberta.py)
+        self.ort_model = ort_model
         # A second torch case, reported beside the first but never the target: for the record saves,
         # torch.save made durable as burn's saves are (temporary file, fsync, rename, folder fsync).
         self.durable_peer = durable_peer
@@ -122,6 +124,19 @@ def cases():
         for name in ("nn_resnet50_infer", "nn_resnet50_infer_fused"):
             out.append(Case(f"{name}/b{batch}_224", "nn", "gemm", batch * 2 * 4.09e9, "resnet50 inference",
                             quick=batch == 1, ort_batch=batch, ort_model="resnet50"))
+    # RoBERTa-base at sequence 128 (per token 12 layers of 2 * (4 * 768^2 + 2 * 768 * 3072) flops in the
+    # dense layers and 4 * 128 * 768 in attention, the pooler apart), on cpu and fusion<cpu>, against the
+    # plain-PyTorch twin of transformers' RobertaModel (examples/models/gen_fixture_roberta.py)
+    roberta_flops = 128 * 12 * (2 * (4 * 768 * 768 + 2 * 768 * 3072) + 4 * 128 * 768)
+    for batch in (1, 8):
+        for name in ("nn_roberta_base_infer", "nn_roberta_base_infer_fused"):
+            out.append(Case(f"{name}/b{batch}_s128", "nn", "gemm", batch * roberta_flops, "roberta inference",
+                            quick=batch == 1, ort_batch=batch, ort_model="roberta-base"))
+        out.append(Case(f"nn_roberta_base_onnx_infer/b{batch}_s128", "nn", "gemm", batch * roberta_flops,
+                        "roberta onnx inference", quick=batch == 1))
+    # its AdamW train step at batch 8 with a 2-class head on the pooled <s>: three times the forward's flops
+    for name in ("nn_roberta_base_train_adamw", "nn_roberta_base_train_adamw_fused"):
+        out.append(Case(f"{name}/b8_s128", "nn", "gemm", 3 * 8 * roberta_flops, "roberta train step", quick=False))
     # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
@@ -141,12 +156,23 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
            "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
            "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8,
-           "resnet18 onnx inference": None, "pytorch load": 1.0, "resnet50 inference": 0.6}  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
+           "resnet18 onnx inference": None,  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
+           "pytorch load": 1.0, "resnet50 inference": 0.6, "roberta inference": 0.6, "roberta train step": 0.7,
+           "roberta onnx inference": None}
 # Issue 9: the fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 # burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).
-ORT_TARGETS = {"resnet18 inference": 1.2, "resnet50 inference": 1.0}
+ORT_TARGETS = {"resnet18 inference": 1.2, "resnet50 inference": 1.0, "roberta inference": 1.0}
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
+
+
+def roberta_onnx():
+    """RoBERTa-base (the plain-PyTorch twin) exported to ONNX once per machine (the onnx import cases)."""
+    model = os.path.join(os.environ.get("BURN_BENCH_TMP", "/tmp"), "burn-bench-roberta-base.onnx")
+    if not os.path.exists(model):
+        subprocess.run(["/usr/bin/python3", os.path.join(ORT_DIR, "export_roberta.py"), model], check=True,
+                       capture_output=True)
+    return model
 
 
 def torchvision_onnx(arch="resnet18"):
@@ -184,7 +210,7 @@ def run_ort(case, iters, reps):
     model exported once per machine, the same iterations and repetitions as the burn side."""
     if not os.path.isdir(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
         return {"error": "no bench/onnxruntime/node_modules (ONNXRUNTIME_NODE_INSTALL=skip npm install there)"}
-    model = torchvision_onnx(case.ort_model)
+    model = roberta_onnx() if case.ort_model == "roberta-base" else torchvision_onnx(case.ort_model)
     out = subprocess.run(["node", os.path.join(ORT_DIR, "bench_ort.mjs"), model, str(case.ort_batch), str(THREADS),
                           str(max(iters, 1)), str(reps)], capture_output=True, text=True, env=env())
     if out.returncode != 0:
@@ -201,7 +227,9 @@ def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
            f"--benchmark_min_time={min_time}", f"--benchmark_min_warmup_time={warmup}",
            "--benchmark_format=json", "--benchmark_enable_random_interleaving=false"]
     e = env()
-    if "onnx" in case.name:
+    if "roberta" in case.name and "onnx" in case.name:
+        e["BURN_BENCH_ROBERTA_ONNX"] = roberta_onnx()
+    elif "onnx" in case.name:
         e["BURN_BENCH_RESNET18_ONNX"] = torchvision_onnx("resnet18")
     if case.program == "import":
         resnet18_pt_files()

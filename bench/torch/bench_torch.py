@@ -264,6 +264,49 @@ for _batch in (1, 8):
         CASES[f"{_case}/b{_batch}_224"] = lambda batch=_batch: nn_resnet50(batch)
 
 
+def roberta_twin():
+    """examples/models/gen_fixture_roberta.py's plain-PyTorch twin of transformers' RobertaModel (Debian
+    has no transformers), roberta-base's config."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "models"))
+    from gen_fixture_roberta import Config, RobertaModel
+    return RobertaModel(Config())
+
+
+def nn_roberta_base(batch):
+    """RoBERTa-base inference: eval, [batch, 128] token ids, an all-ones attention mask."""
+    model = roberta_twin().eval()
+    ids = torch.randint(3, 50000, (batch, 128))
+    mask = torch.ones_like(ids)
+
+    def run():
+        with torch.inference_mode():
+            return model(ids, mask)
+    return run
+
+
+def nn_roberta_base_train():
+    """One AdamW step (eps 1e-8, weight decay 0.01) of RoBERTa-base with a 2-class Linear on the pooled <s>,
+    train mode (dropout 0.1), [8, 128] token ids, as bench_nn.cpp's RobertaClassifier."""
+    roberta, classifier = roberta_twin().train(), torch.nn.Linear(768, 2)
+    ids, y = torch.randint(3, 50000, (8, 128)), (torch.rand(8) * 2).long()
+    opt = torch.optim.AdamW(list(roberta.parameters()) + list(classifier.parameters()), lr=1e-5, eps=1e-8,
+                            weight_decay=0.01)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        F.cross_entropy(classifier(roberta(ids)[1]), y).backward()
+        opt.step()
+    return with_grad(step)
+
+
+CASES["nn_roberta_base_train_adamw/b8_s128"] = nn_roberta_base_train
+CASES["nn_roberta_base_train_adamw_fused/b8_s128"] = nn_roberta_base_train
+# The ONNX-imported RoBERTa-base is the same network: PyTorch's side is the same module.
+for _batch in (1, 8):
+    for _case in ("nn_roberta_base_infer", "nn_roberta_base_infer_fused", "nn_roberta_base_onnx_infer"):
+        CASES[f"{_case}/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base(batch)
+
+
 # Records (issue 10): torch.save / torch.load of the ResNet-50 state dict whose shapes are in
 # bench/record_resnet50_shapes.txt, floats normal(0, 0.02), int64 counters 0: the workload of
 # burn-bench-record. The same torch case serves each recorder's case name.
