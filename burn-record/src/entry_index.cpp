@@ -28,9 +28,8 @@ size_t EntryIndex::add(EntryInfo leaf) {
   ensure_groups(leaf.path);
   const auto [it, added] = kinds_.emplace(leaf.path, leaf.kind);
   if (!added) {
-    throw record_error(
-        op_, file_, leaf.path,
-        it->second == EntryKind::Group ? "is both a value and a group of values" : "appears twice");
+    throw record_error(op_, file_, leaf.path,
+                       it->second == EntryKind::Group ? "is both a value and a group of values" : "appears twice");
   }
   entries_.push_back(std::move(leaf));
   return entries_.size() - 1;

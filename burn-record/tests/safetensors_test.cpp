@@ -163,9 +163,10 @@ TEST_F(Safetensors, CraftedMetadataIsRefusedNamingTheEntry) {
       {"short_item", values("[[\"a\",\"int\",1]]"), "not [path, kind, value, position]"},
       {"negative_position", values("[[\"a\",\"int\",1,-1]]"), "not [path, kind, value, position]"},
       {"position_past_tensors", values("[[\"a\",\"int\",1,1]]"), "entry 'a': position 1 is not between"},
-      {"position_back", craft("{\"t\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},\"__metadata__\":{\"burn."
-                              "values\":\"[[\\\"a\\\",\\\"int\\\",1,1],[\\\"b\\\",\\\"int\\\",1,0]]\"}}",
-                              "x"),
+      {"position_back",
+       craft("{\"t\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},\"__metadata__\":{\"burn."
+             "values\":\"[[\\\"a\\\",\\\"int\\\",1,1],[\\\"b\\\",\\\"int\\\",1,0]]\"}}",
+             "x"),
        "entry 'b': position 0 is not between the previous value's (1)"},
       {"int_too_big", values("[[\"a\",\"int\",9223372036854775808,0]]"), "entry 'a': the int value is a JSON number"},
       {"float_text", values("[[\"a\",\"float\",\"1.5x\",0]]"), "entry 'a': float value '1.5x' is not a number"},
