@@ -91,6 +91,18 @@ TEST_F(PyTorchExport, ResNet18ReadsBackBitForBitInPyTorchsNamesAndLayouts) {
   }
 }
 
+TEST_F(PyTorchExport, ModelSaveWritesPtAndLoadsBackWithItsIds) {
+  const Device cpu = Device::get("cpu");
+  nn::Linear a = nn::LinearConfig{3, 4}.init(cpu);
+  a.save(file("m.pt"));  // burn's own names and ids, through the extension's recorder
+  nn::Linear b = nn::LinearConfig{3, 4}.init(cpu);
+  const nn::LoadReport r = b.load(file("m.pt"));
+  EXPECT_TRUE(r.ok()) << r.to_string();
+  EXPECT_TRUE(a.weight.val().into_data() == b.weight.val().into_data());
+  EXPECT_TRUE(a.bias->val().into_data() == b.bias->val().into_data());
+  EXPECT_EQ(a.weight.id(), b.weight.id());
+}
+
 TEST_F(PyTorchExport, TheSameRecordGivesTheSameBytes) {
   ::setenv("TZ", "UTC", 1);
   ::tzset();
