@@ -1,7 +1,7 @@
 // fuzz-safetensors: the safetensors reader.
 #include "fuzz_open.hpp"
-#include "safetensors_reader.hpp"
+#include "safetensors_format.hpp"
 
 std::unique_ptr<burn::record::RecordReader> open_for_fuzz(const std::string& path) {
-  return burn::import::safetensors::open_file(path);
+  return burn::record::safetensors::open_file(path, "import.safetensors");
 }

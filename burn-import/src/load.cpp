@@ -4,14 +4,12 @@
 
 #include <cstring>
 #include <regex>
-#include <typeinfo>
 #include <unordered_map>
 
 #include "burn/import/reader.hpp"
-#include "burn/nn/linear.hpp"
-#include "burn/nn/norm.hpp"
 #include "burn/record/file.hpp"
 #include "burn/tensor/error.hpp"
+#include "pytorch_adapter.hpp"
 
 namespace burn::import {
 
@@ -68,80 +66,6 @@ std::string nothing_selected(const std::string& where, const std::string& patter
   for (size_t i = 0; i < keys.size() && i < kShown; ++i) msg += (i ? ", '" : "; they include '") + keys[i] + "'";
   if (keys.size() > kShown) msg += ", ...";
   return msg;
-}
-
-// A 2-d tensor transposed (any dtype: elements are moved as bytes).
-TensorData transpose2(const TensorData& t) {
-  const int64_t rows = t.shape()[0], cols = t.shape()[1];
-  TensorData out = TensorData::uninitialized(Shape{cols, rows}, t.dtype());
-  const size_t es = dtype_size(t.dtype());
-  const auto* src = static_cast<const uint8_t*>(t.raw());
-  auto* dst = static_cast<uint8_t*>(out.raw());
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) std::memcpy(dst + (c * rows + r) * es, src + (r * cols + c) * es, es);
-  }
-  return out;
-}
-
-// Each parameter's path with the module holding it (its path and type) and its field name.
-struct ParamSite {
-  std::string path, module_path, field;
-  const std::type_info* module_type;
-};
-
-class SiteCollector final : public nn::ModuleVisitor {
- public:
-  void enter(std::string_view name, const nn::ModuleInfo& info) override { stack_.push_back({join(name), info.type}); }
-  void leave() override { stack_.pop_back(); }
-  void param(std::string_view name, nn::ParamBase&) override {
-    sites.push_back({join(name), stack_.back().path, std::string(name), stack_.back().type});
-  }
-  std::vector<ParamSite> sites;
-
- private:
-  std::string join(std::string_view name) const {
-    if (stack_.empty() || stack_.back().path.empty()) return std::string(name);
-    return name.empty() ? stack_.back().path : stack_.back().path + "." + std::string(name);
-  }
-  struct Frame {
-    std::string path;
-    const std::type_info* type;
-  };
-  std::vector<Frame> stack_;
-};
-
-bool is_norm(const std::type_info* t) {
-  return t && (*t == typeid(nn::BatchNorm) || *t == typeid(nn::LayerNorm) || *t == typeid(nn::GroupNorm) ||
-               *t == typeid(nn::InstanceNorm) || *t == typeid(nn::RmsNorm));
-}
-
-// torch.nn's names and layouts as burn-nn's, in place; returns the entries dropped on purpose.
-std::vector<std::string> adapt_pytorch(nn::ModuleRef m, Record& rec) {
-  SiteCollector c;
-  m.walk(c);
-  std::vector<std::string> ignored;
-  for (const ParamSite& s : c.sites) {
-    const std::string prefix = s.module_path.empty() ? "" : s.module_path + ".";
-    if (s.module_type && *s.module_type == typeid(nn::Linear) && s.field == "weight") {
-      const record::Value* v = rec.find(s.path);
-      if (v && v->kind() == EntryKind::Tensor && v->tensor().shape().rank() == 2) {
-        rec.at(s.path).tensor() = transpose2(v->tensor());
-      }
-    } else if (is_norm(s.module_type) && (s.field == "gamma" || s.field == "beta") && !rec.contains(s.path)) {
-      const std::string torch_name = prefix + (s.field == "gamma" ? "weight" : "bias");
-      if (const record::Value* v = rec.find(torch_name)) {
-        record::Value moved = *v;
-        rec.erase(torch_name);
-        rec.set(s.path, std::move(moved));
-      }
-    }
-    if (s.module_type && *s.module_type == typeid(nn::BatchNorm) && s.field == "running_mean") {
-      // PyTorch counts batches for momentum=None (cumulative averages); burn's BatchNorm has no such mode.
-      const std::string counter = prefix + "num_batches_tracked";
-      if (rec.erase(counter)) ignored.push_back(counter);
-    }
-  }
-  return ignored;
 }
 
 }  // namespace
@@ -245,7 +169,7 @@ ImportReport load_record_into(nn::ModuleRef m, Record rec, const ModuleImportOpt
     rec = std::move(out);
   }
   ImportReport report;
-  if (options.adapter == Adapter::PyTorch) report.ignored = adapt_pytorch(m, rec);
+  if (options.adapter == Adapter::PyTorch) report.ignored = adapt_from_pytorch(m, rec);
   nn::ModuleLoadOptions lo;
   lo.strict = options.strict;
   lo.keep_ids = options.keep_ids;

@@ -9,7 +9,7 @@
 #include "burn/import/importer.hpp"
 #include "burn/import/load.hpp"
 #include "burn/tensor/error.hpp"
-#include "safetensors_reader.hpp"
+#include "safetensors_format.hpp"
 
 namespace {
 
@@ -34,7 +34,7 @@ burn::DType read_as(const std::string& d) {
 
 TEST(Safetensors, EveryDTypeWithItsValues) {
   const auto want = expected();
-  auto reader = burn::import::safetensors::open_file(fixture("all_dtypes.safetensors"));
+  auto reader = burn::record::safetensors::open_file(fixture("all_dtypes.safetensors"));
   size_t tensors = 0;
   for (const auto& e : reader->entries()) tensors += e.kind == EntryKind::Tensor;
   EXPECT_EQ(tensors, want["tensors"].size());
@@ -51,7 +51,7 @@ TEST(Safetensors, EveryDTypeWithItsValues) {
 }
 
 TEST(Safetensors, ZeroDimAndEmptyTensors) {
-  auto reader = burn::import::safetensors::open_file(fixture("all_dtypes.safetensors"));
+  auto reader = burn::record::safetensors::open_file(fixture("all_dtypes.safetensors"));
   const auto scalar = reader->read_tensor("scalar");
   EXPECT_EQ(scalar.shape().rank(), 0u);
   EXPECT_EQ(scalar.to_f64_vec(), std::vector<double>{3.5});
@@ -61,7 +61,7 @@ TEST(Safetensors, ZeroDimAndEmptyTensors) {
 }
 
 TEST(Safetensors, DottedNamesAreGroupsAndMetadataIsKept) {
-  auto reader = burn::import::safetensors::open_file(fixture("all_dtypes.safetensors"));
+  auto reader = burn::record::safetensors::open_file(fixture("all_dtypes.safetensors"));
   const auto* g = reader->find("layer.0");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->kind, EntryKind::Group);
@@ -88,7 +88,7 @@ TEST(Safetensors, ReadsLazilyOneTensorAtATime) {
   // still read, which they could not if open() had read everything.
   const fs::path p = fs::temp_directory_path() / "burn_import_lazy.safetensors";
   fs::copy_file(fixture("all_dtypes.safetensors"), p, fs::copy_options::overwrite_existing);
-  auto reader = burn::import::safetensors::open_file(p.string());
+  auto reader = burn::record::safetensors::open_file(p.string());
   const auto want = expected();
   {
     std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
@@ -130,7 +130,7 @@ class SafetensorsCorrupt : public ::testing::TestWithParam<Corrupt> {};
 TEST_P(SafetensorsCorrupt, IsARecordErrorNamingTheFileAndTheProblem) {
   const Corrupt c = GetParam();
   try {
-    auto reader = burn::import::safetensors::open_file(fixture(c.file));
+    auto reader = burn::record::safetensors::open_file(fixture(c.file));
     (void)reader->read_all();
     FAIL() << "expected an error for " << c.file;
   } catch (const burn::RecordError& e) {
@@ -164,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Safetensors, MissingFileNamesIt) {
   try {
-    burn::import::safetensors::open_file("/nonexistent/x.safetensors");
+    burn::record::safetensors::open_file("/nonexistent/x.safetensors");
     FAIL();
   } catch (const burn::RecordError& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/x.safetensors"), std::string::npos) << e.what();

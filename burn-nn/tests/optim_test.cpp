@@ -447,7 +447,7 @@ TEST_P(OptimRecorders, StateRoundTripsThroughEachRecorder) {
       EXPECT_TRUE(*e.value == b.at(e.path)) << e.path;
 }
 
-INSTANTIATE_TEST_SUITE_P(Optim, OptimRecorders, ::testing::Values(".bpz", ".h5", ".json"));
+INSTANTIATE_TEST_SUITE_P(Optim, OptimRecorders, ::testing::Values(".bpz", ".h5", ".json", ".safetensors"));
 
 TEST(Lbfgs, Float32FollowsTheFloat64Reference) {
   // The usual precision: the same iterates within float32's reach (no tolerance test fires early).

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000) * 0.001f;
   big.set("w", TensorData::from_vector<float>(v, {300, 1000}));
   big.set("i", TensorData::from_vector<int64_t>({1, 2, 3}, {3}));
-  for (const auto& [name, ext] : {std::pair{"zstd", ".bpz"}, {"hdf5", ".h5"}, {"json", ".json"}}) {
+  for (const auto& [name, ext] :
+       {std::pair{"zstd", ".bpz"}, {"hdf5", ".h5"}, {"json", ".json"}, {"safetensors", ".safetensors"}}) {
     std::filesystem::create_directories(dir / name);
     save((dir / name / (std::string("sample") + ext)).string(), test::sample_record(), {.recorder = name});
     if (std::string(name) != "json") save((dir / name / (std::string("big") + ext)).string(), big, {.recorder = name});

@@ -118,7 +118,8 @@ TEST_P(PrecisionTest, KeepStoresEachDTypeAsItIs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorders, PrecisionTest,
-                         ::testing::Values(Format{"zstd", ".bpz"}, Format{"hdf5", ".h5"}, Format{"json", ".json"}),
+                         ::testing::Values(Format{"zstd", ".bpz"}, Format{"hdf5", ".h5"}, Format{"json", ".json"},
+                                           Format{"safetensors", ".safetensors"}),
                          [](const auto& info) { return std::string(info.param.recorder); });
 
 }  // namespace

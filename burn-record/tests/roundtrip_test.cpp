@@ -93,7 +93,8 @@ TEST_P(RoundTrip, WhatNoReaderAcceptsIsRefusedOnSave) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorders, RoundTrip,
-                         ::testing::Values(Format{"zstd", ".bpz"}, Format{"hdf5", ".h5"}, Format{"json", ".json"}),
+                         ::testing::Values(Format{"zstd", ".bpz"}, Format{"hdf5", ".h5"}, Format{"json", ".json"},
+                                           Format{"safetensors", ".safetensors"}),
                          [](const auto& info) { return std::string(info.param.recorder); });
 
 }  // namespace

@@ -115,7 +115,7 @@ TEST_P(SigKill, TargetIsAlwaysTheOldOrTheNewCompleteFile) {
 
 INSTANTIATE_TEST_SUITE_P(Recorders, SigKill,
                          ::testing::Values(Format{"zstd", ".bpz", 24}, Format{"hdf5", ".h5", 24},
-                                           Format{"json", ".json", 2}),
+                                           Format{"json", ".json", 2}, Format{"safetensors", ".safetensors", 24}),
                          [](const auto& info) { return std::string(info.param.recorder); });
 
 }  // namespace

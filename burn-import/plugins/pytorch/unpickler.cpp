@@ -71,6 +71,18 @@ constexpr Allowed kAllowed[] = {
     {"torch.storage.UntypedStorage", Callable::StorageType, TorchDType::U8},
 };
 
+}  // namespace
+
+std::string_view torch_storage_name(TorchDType d) {
+  for (const Allowed& a : kAllowed) {
+    if (a.callable == Callable::StorageType && a.dtype == d && a.name.find("Untyped") == std::string_view::npos)
+      return a.name;
+  }
+  return {};
+}
+
+namespace {
+
 class Machine {
  public:
   Machine(std::span<const uint8_t> data, const std::string& file, const std::string& entry, bool* truncated)

@@ -9,6 +9,7 @@
 #include <deque>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace burn::import::pytorch {
@@ -17,6 +18,9 @@ namespace burn::import::pytorch {
 enum class TorchDType : uint8_t { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
 size_t torch_dtype_size(TorchDType d);
 const char* torch_dtype_name(TorchDType d);
+// The typed storage class of `d` as a pickle names it ("torch.FloatStorage"), from the allow-list the
+// unpickler resolves (the writer uses it, so what it writes is what the reader accepts).
+std::string_view torch_storage_name(TorchDType d);
 
 enum class PyKind : uint8_t { None, Bool, Int, Float, String, Bytes, List, Tuple, Dict, Global, Storage, Tensor };
 const char* py_kind_name(PyKind k);

@@ -1,9 +1,8 @@
-// The `safetensors` importer plugin: .safetensors files (Hugging Face) as burn records.
-#include <cstring>
-
+// The `safetensors` importer plugin: .safetensors files (Hugging Face) as burn records, through the
+// reader burn-record's safetensors recorder uses (safetensors_format.hpp), found by content as well.
 #include "burn/import/importer.hpp"
 #include "burn/import/reader.hpp"
-#include "safetensors_reader.hpp"
+#include "safetensors_format.hpp"
 
 namespace {
 
@@ -13,14 +12,11 @@ class SafetensorsImporter final : public burn::import::Importer {
   std::vector<std::string> extensions() const override { return {".safetensors"}; }
   // A small little-endian length followed by the JSON object's '{'.
   bool sniff(std::span<const uint8_t> head) const override {
-    if (head.size() < 10 || head[8] != '{') return false;
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | head[static_cast<size_t>(i)];
-    return n >= 2 && n <= burn::import::safetensors::kMaxHeaderBytes && (head[9] == '"' || head[9] == '}');
+    return burn::record::safetensors::looks_like_safetensors(head);
   }
   std::unique_ptr<burn::record::RecordReader> open(const std::string& path,
                                                    const burn::import::ImportOptions& options) const override {
-    auto reader = burn::import::safetensors::open_file(path);
+    auto reader = burn::record::safetensors::open_file(path, "import.safetensors");
     if (options.top_level_key.empty()) return reader;
     return burn::import::select_group(std::move(reader), options.top_level_key);
   }

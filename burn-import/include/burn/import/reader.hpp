@@ -1,5 +1,5 @@
-// Helpers for importers' readers: an index of dotted names that makes the groups a RecordReader
-// lists, and readers over another reader (one group of it; renamed or selected entries).
+// Helpers for importers' readers: EntryIndex (from burn-record) and readers over another reader (one group of it;
+// renamed or selected entries).
 #pragma once
 
 #include <memory>
@@ -9,30 +9,13 @@
 #include <vector>
 
 #include "burn/import/export.hpp"
+#include "burn/record/entry_index.hpp"
 #include "burn/record/recorder.hpp"
 
 namespace burn::import {
 
-// Builds RecordReader::entries() from leaves named by dotted paths ("layer.0.weight"), adding each
-// group ("layer", "layer.0") before its first child. Checks every path (record::check_path) and
-// that no path is both a leaf and a group or given twice; errors are RecordError(op) naming the
-// file and the entry.
-class BURN_IMPORT_API EntryIndex {
- public:
-  EntryIndex(std::string op, std::string file);
-  // Adds a leaf; returns its position in entries().
-  size_t add(record::EntryInfo leaf);
-  // Adds an empty group (for files that hold empty mappings).
-  void add_group(std::string_view path);
-  const std::vector<record::EntryInfo>& entries() const { return entries_; }
-  std::vector<record::EntryInfo>& entries() { return entries_; }
-
- private:
-  void ensure_groups(std::string_view path);
-  std::string op_, file_;
-  std::vector<record::EntryInfo> entries_;
-  std::unordered_map<std::string, record::EntryKind> kinds_;
-};
+// EntryIndex moved to burn-record (the safetensors recorder uses it too); the old name stays.
+using record::EntryIndex;
 
 // A reader over the group `key` of `inner` (paths below it, the prefix removed). RecordError naming
 // the file and listing the top-level keys when there is no such group.
