@@ -9,7 +9,7 @@ using namespace burn::bench;
 
 void register_cases() {
   add_case("tiny_add/1x8", [](benchmark::State& st) { time_add(st, input<2>({1, 8}), input<2>({1, 8})); });
-  // Recording one op on fusion<cpu> (issue 14: at most 1 us): `a + b` is recorded and its result dropped,
+  // Recording one op on fusion<cpu> (target: at most 1 us): `a + b` is recorded and its result dropped,
   // so the flush every 256 ops skips it; what is timed is recording plus that amortised flush.
   add_case("tiny_add_recorded/1x8", [](benchmark::State& st) {
     const Device fused = Device::get("fusion<cpu>");

@@ -1,4 +1,4 @@
-"""Issue 14's speed table: each fusion case next to its unfused twin on cpu, one memory pass (the triad
+"""The fusion speed table: each fusion case next to its unfused twin on cpu, one memory pass (the triad
 limit) and PyTorch, in one run. Prints a markdown table for BENCHMARKS.md.
 
   /usr/bin/python3 bench/fusion_table.py [--build-dir build/release] [--reps 6] [--rounds 5]

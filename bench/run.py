@@ -68,7 +68,7 @@ def cases():
         Case("log_softmax/4096x1024", "softmax", "mem", 2 * 4096 * 1024 * F32, "softmax"),
         Case("tiny_add/1x8", "overhead", "none", 0, "fixed cost", cpp_peer=True),
     ]
-    # module ops (issue 4)
+    # module ops
     body, stem = 2.0 * 16 * 64 * 56 * 56 * 64 * 9, 2.0 * 64 * 112 * 112 * 3 * 49
     out += [
         Case("conv2d/n16_c64_56x56_k3_p1", "conv", "gemm", body, "conv"),
@@ -99,7 +99,7 @@ def cases():
         Case("attention/b2h8l1024e64", "norm", "gemm", attn, "norm, attention"),
         Case("attention_causal/b2h8l1024e64", "norm", "gemm", attn / 2, "norm, attention"),
     ]
-    # autodiff (issue 5): a training step's forward + backward, and the cost of recording one op
+    # autodiff: a training step's forward + backward, and the cost of recording one op
     mlp = 2.0 * 128 * (784 * 512 + 512 * 512 + 512 * 10) * 3
     block = 2.0 * 8 * 32 * 32 * 32 * 32 * 9 * 2 * 3
     out += [
@@ -107,14 +107,14 @@ def cases():
         Case("conv_block_step/n8_c32_32x32", "autodiff", "gemm", block, "conv block step"),
         Case("autodiff_tiny_add/1x8", "autodiff", "none", 0, "autodiff fixed cost", cpp_peer=True),
     ]
-    # nn (issue 11): what users write, modules + loss + optimizer, against PyTorch's nn and torch.optim
+    # nn: what users write, modules + loss + optimizer, against PyTorch's nn and torch.optim
     out += [
         Case("nn_mlp_train_adam/784-512-512-10_b128", "nn", "gemm", mlp, "nn train step"),
         Case("nn_cnn_train_adam/b64_28x28", "nn", "none", 0, "nn train step"),
         Case("nn_transformer_layer_fwd_bwd/d256_h4_s128_b16", "nn", "none", 0, "nn train step"),
         Case("nn_resnet18_infer/b1_224", "nn", "gemm", 2 * 1.82e9, "resnet18 inference", ort_batch=1),
         Case("nn_resnet18_infer/b8_224", "nn", "gemm", 8 * 2 * 1.82e9, "resnet18 inference", ort_batch=8),
-        # import (issue 13): the same network imported from ONNX (torchvision's export) by the onnx plugin
+        # import: the same network imported from ONNX (torchvision's export) by the onnx plugin
         Case("nn_resnet18_onnx_infer/b1_224", "nn", "gemm", 2 * 1.82e9, "resnet18 onnx inference"),
         Case("nn_resnet18_onnx_infer/b8_224", "nn", "gemm", 8 * 2 * 1.82e9, "resnet18 onnx inference"),
     ]
@@ -137,20 +137,20 @@ def cases():
     # its AdamW train step at batch 8 with a 2-class head on the pooled <s>: three times the forward's flops
     for name in ("nn_roberta_base_train_adamw", "nn_roberta_base_train_adamw_fused"):
         out.append(Case(f"{name}/b8_s128", "nn", "gemm", 3 * 8 * roberta_flops, "roberta train step", quick=False))
-    # records (issue 10): a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
+    # records: a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
             Case(f"record_save/{recorder}/resnet50", "record", "none", 0, "record save",
                  durable_peer=f"record_save_durable/{recorder}/resnet50"),
             Case(f"record_load/{recorder}/resnet50", "record", "none", 0, "record load"),
         ]
-    # import (issue 13): a torchvision ResNet-18 state dict (47 MB) loaded from torch.save's two layouts
+    # import: a torchvision ResNet-18 state dict (47 MB) loaded from torch.save's two layouts
     for layout in ("zip", "legacy"):
         out.append(Case(f"import_pytorch_load/resnet18_{layout}", "import", "none", 0, "pytorch load"))
     return out
 
 
-# Targets of issues 3, 4, 5 and 10 (None: reported, no target set).
+# Targets of the op, module, autodiff and record rows (None: reported, no target set).
 TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0, "fixed cost": 0.5,
            "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": None,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
@@ -159,7 +159,7 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "resnet18 onnx inference": None,  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
            "pytorch load": 1.0, "resnet50 inference": 0.6, "roberta inference": 0.6, "roberta train step": 0.7,
            "roberta onnx inference": None}
-# Issue 9: the fixed cost against libtorch, C++ to C++.
+# The fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 # burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).
 ORT_TARGETS = {"resnet18 inference": 1.2, "resnet50 inference": 1.0, "roberta inference": 1.0}
@@ -452,7 +452,7 @@ def main():
             markdown(a.markdown, rows, saved["limits"], saved["meta"], a.command or "bash bench/run.sh", durable)
         return 0
 
-    # Full: 7 x 0.3 s took 15 min 9 s for the issue 3 and 4 cases; 6 x 0.25 s aims under 15 minutes.
+    # Full: 7 x 0.3 s took 15 min 9 s for the op and module cases; 6 x 0.25 s aims under 15 minutes.
     reps, min_time, warmup = (3, 0.1, 0.05) if a.quick else (6, 0.25, 0.1)
     bin_dir = os.path.join(a.build_dir, "bin")
     todo = [c for c in cases() if (c.quick or not a.quick) and (not a.only or re.search(a.only, c.name))]

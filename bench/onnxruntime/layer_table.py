@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The per-layer table of ResNet-18 (issue 11): burn's per-op times against ONNX Runtime's per-node profile.
+"""The per-layer table of ResNet-18: burn's per-op times against ONNX Runtime's per-node profile.
 
   layer_table.py ORT_PROFILE.json... -- BURN_LAYERS.txt...
 

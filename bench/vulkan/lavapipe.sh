@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lavapipe measurements of issue 28 point 9 (bash bench/run.sh --vulkan runs this): the fixed cost per
+# The lavapipe measurements (bash bench/run.sh --vulkan runs this): the fixed cost per
 # dispatch at submission batches of 1, 16, 64 and 256 dispatches (BURN_VULKAN_BATCH; 100000: all 20000 ops
 # recorded before one submission, the recording alone) and the dispatches
 # fusion saves on the MLP and transformer training steps, counted by the plugin. Builds burn-bench-vulkan

@@ -1,4 +1,4 @@
-// Faults of the Vulkan runtime (issue 28 point 8) through the tensor api: an allocation the device cannot
+// Faults of the Vulkan runtime through the tensor api: an allocation the device cannot
 // give (too large for one allocation, or refused by the driver), a driver that refuses the device, a device
 // lost at submit or at wait, a kernel that does not compile. Each is a clear burn::Error naming the op, and
 // whatever was not lost keeps working. The driver's failures are injected by BURN_VULKAN_FAULT (tests only),

@@ -1,4 +1,4 @@
-// Damaged checkpoints through the importers (issue 34): safetensors, PyTorch (zip and legacy) and
+// Damaged checkpoints through the importers: safetensors, PyTorch (zip and legacy) and
 // Burn's .mpk/.mpk.gz/.bpk files cut at every length (or 400 spread lengths of a larger file) are
 // refused with a RecordError naming the file; a seeded sample of bit flips loads (these formats have
 // no checksums) or gives a burn::Error naming the file, never another exception or a crash.

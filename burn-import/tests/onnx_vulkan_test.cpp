@@ -1,4 +1,4 @@
-// ONNX models on the vulkan backend against the cpu backend (issue 28 point 7): a ResNet-18 and a
+// ONNX models on the vulkan backend against the cpu backend: a ResNet-18 and a
 // transformer encoder (onnx_test_models.hpp, seeded random weights, built at test time) run on `vulkan`
 // and on `cpu` with the same inputs, in process and through `burn run-onnx --device` as a user runs it.
 // Outputs agree within |vulkan - cpu| <= kAtol + kRtol * |cpu| per element (f32; the two backends sum

@@ -117,7 +117,7 @@ TEST(Module, ToDeviceTracksTrainableParamsAndValidUntracks) {
 }
 
 // valid() peels every autodiff layer: on autodiff<autodiff<cpu>> one inner() still left dropout training
-// (issue 34: validation metrics computed with dropout active).
+// (validation metrics were once computed with dropout active).
 TEST(Module, ValidReachesTheInnermostDeviceWhateverTheNesting) {
   const Device twice = Device::get("autodiff<autodiff<cpu>>");
   EXPECT_EQ(nn::valid_device(twice), cpu());

@@ -1,4 +1,4 @@
-// Damaged checkpoints of every recorder (issue 34): truncations at many offsets and bit flips give
+// Damaged checkpoints of every recorder: truncations at many offsets and bit flips give
 // one RecordError naming the file, never a crash or a different record. In .bpz and .h5 files every
 // single-bit flip in a small record's tensor data is caught by the checksums; header and index bits
 // are flipped in a seeded sample. Damaged .h5 files leave stderr clean (libhdf5 prints its error

@@ -1,5 +1,5 @@
 // Absurd sizes and indices through the public api: each case crashed or gave a silently wrong result
-// before sizes were overflow-checked (issue 9); now each raises a burn::Error naming the op, or is right.
+// before sizes were overflow-checked; now each raises a burn::Error naming the op, or is right.
 #include <gtest/gtest.h>
 
 #include <algorithm>

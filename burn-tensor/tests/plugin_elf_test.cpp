@@ -1,6 +1,6 @@
 // Truncated and foreign plugin files are refused before dlopen, with a reason naming the check, the
 // offsets and the file size, and the real plugins still load. A partial copy used to kill every
-// program at start-up with SIGBUS inside dlopen (issue 34). Every in-tree plugin of the build tree's
+// program at start-up with SIGBUS inside dlopen. Every in-tree plugin of the build tree's
 // plugin folder (backends, recorders, importers) is cut at many offsets: the usual sizes, every
 // header boundary and 30 spread offsets.
 #include <gtest/gtest.h>

@@ -123,7 +123,7 @@ TEST(TensorApi, RandomIsSeededAndReproducible) {
   for (float v : a) EXPECT_TRUE(v >= -1 && v < 1);
 }
 
-// The issue-9 composites through the typed API (values from PyTorch; the fixtures cover the rest).
+// The composite ops through the typed API (values from PyTorch; the fixtures cover the rest).
 TEST(TensorApi, EinsumAndProducts) {
   auto a = Tensor<2>::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3}, cpu());
   auto b = Tensor<1>::from_list({1.0f, 0.0f, -1.0f}, cpu());
@@ -230,7 +230,7 @@ TEST(TensorApi, TraceDecoratorCountsForwardedOps) {
   EXPECT_EQ(dev.name(), "trace<cpu>");
 }
 
-// Every Tensor method added for issue 9 point 5's elementwise ops, once each, so the thin forwards are
+// Every Tensor method added for the composite elementwise ops, once each, so the thin forwards are
 // instantiated and checked end to end on the cpu device (values printed by PyTorch 1.13).
 TEST(TensorApi, ElementwiseExtensionMethodsMatchTorch) {
   auto x = Tensor<2>::from_vector(std::vector<float>{-2.5f, 0.5f, 3.0f, -0.25f}, {2, 2}, cpu());

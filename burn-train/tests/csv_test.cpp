@@ -76,7 +76,7 @@ TEST(CsvDataset, MalformedInputNamesFileAndLine) {
   EXPECT_THAT(error_of([&] { ds.get(0)->str("b"); }), HasSubstr("'n.csv': no column named 'b'"));
   EXPECT_THAT(error_of([&] { ds.get(0)->str(1); }),
               HasSubstr("'n.csv' line 2 (item 0), column 2: the row has only 1 columns"));
-  // The item is the row's index in the dataset, past the header and empty lines (issue 34).
+  // The item is the row's index in the dataset, past the header and empty lines.
   EXPECT_THAT(error_of([] { CsvDataset::from_string("a,b\n1,2\n\n3,4\n5\n", {}, "e.csv"); }),
               HasSubstr("'e.csv' line 5 (item 2): 1 fields, expected 2"));
   EXPECT_THAT(error_of([] { CsvDataset::from_string("\"a,b\n1,2\n", {}, "h.csv"); }),

@@ -117,7 +117,7 @@ TEST(ImageFolderDataset, UnreadableImageNamesFileAndItem) {
   EXPECT_THAT(error_of([&] { load_image(dir.file("missing.png")); }), HasSubstr("missing.png': cannot open"));
 }
 
-// Issue 34: every cut of a PNG (an interrupted copy) is a DataError naming the item, its class, the
+// Every cut of a PNG (an interrupted copy) is a DataError naming the item, its class, the
 // file and the problem, or (a cut only through the trailing IEND chunk) the exact pixels.
 TEST(ImageFolderDataset, EveryCutOfAPngNamesTheItemFileAndProblem) {
   TmpDir dir;

@@ -196,7 +196,7 @@ std::string resume_error(const RunSpec& r) {
   return "";
 }
 
-// Issue 34: a fresh run in a folder holding an older, longer run's checkpoints lost its own to the
+// A fresh run in a folder holding an older, longer run's checkpoints lost its own to the
 // keep-last policy (the old steps counted as newer), and a later resume continued the old run.
 TEST(LearnerRuns, AFreshRunMovesAnOlderRunAsideAndResumesOnlyItself) {
   const fs::path dir = fresh_dir("two_runs");
@@ -295,7 +295,7 @@ TEST(LearnerRuns, AnotherRunsCheckpointIsNeitherResumedNorDeleted) {
   fs::remove_all(other);
 }
 
-// Issue 34: a stray step-...-epoch-<20 digits> file ended training with "stoll".
+// A stray step-...-epoch-<20 digits> file ended training with "stoll".
 TEST(LearnerRuns, CheckpointNamesThatDoNotParseAreSkippedWithAWarning) {
   const fs::path dir = fresh_dir("bad_names");
   fs::create_directories(dir / "checkpoints");
@@ -365,7 +365,7 @@ TEST(LearnerRuns, ResumeRefusesWhatItCannotMatchAndWritesNothing) {
   fs::remove_all(dir);
 }
 
-// Issue 34 (resume with a changed batch size named the loader's 0-based epoch): through LearnerCore
+// A resume with a changed batch size once named the loader's 0-based epoch; through LearnerCore
 // with no data settings, the error names the learner's epoch, batch and step.
 TEST(LearnerRuns, AResumePastTheDataNamesTheRightEpoch) {
   const fs::path dir = fresh_dir("epoch_named");

@@ -109,7 +109,7 @@ TEST(MnistDataset, CorruptFilesNameTheFileAndItem) {
   EXPECT_THAT(error_of([&] { read_idx(dir.file("huge")); }), HasSubstr("header says [2147483652, 28, 28]"));
 
   // Dims whose product (zero dims counted as 1, as Shape counts them) passes 2^63: a data error about
-  // the file, not a ShapeError out of TensorData, even with a zero dim and no data (issue 34).
+  // the file, not a ShapeError out of TensorData, even with a zero dim and no data.
   const std::vector<uint8_t> forged = {0,    0,    0x08, 4,    0,    0,    0,    0,    0xff, 0xff,
                                        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
   write_bytes(dir.file("forged"), forged);

@@ -1,4 +1,4 @@
-// burn-demo as a careless user drives it (issue 34), on a small Fashion-MNIST look-alike written
+// burn-demo as a careless user drives it, on a small Fashion-MNIST look-alike written
 // here: runs in a folder holding another run, resumes with other settings, bad arguments and
 // config files, stray checkpoint names, and SIGKILLs at exact points of the saves and during
 // training, after which every resume must end bit for bit where an uninterrupted run ends.
@@ -142,7 +142,7 @@ std::string run_id(const fs::path& dir) {
 
 bool killed(const ProcessResult& r) { return r.signal == SIGKILL; }
 
-// Issue 34, point 2: a fresh run in a folder holding an older, longer run lost its own step
+// A fresh run in a folder holding an older, longer run lost its own step
 // checkpoints to the keep-last policy, and a resume then continued the old run.
 TEST_F(Demo, AFreshRunMovesTheOlderRunAsideAndResumeContinuesOnlyItself) {
   const fs::path a = dir("a");
@@ -189,7 +189,7 @@ TEST_F(Demo, AFreshRunMovesTheOlderRunAsideAndResumeContinuesOnlyItself) {
   EXPECT_EQ(model_tensors(a / "model.bpz"), model_tensors(dir("straight") / "model.bpz"));
 }
 
-// Issue 34, point 3: a resume wrote the default config.json before opening the checkpoint, so a
+// A resume wrote the default config.json before opening the checkpoint, so a
 // folder made with another config lost its model (infer no longer loaded model.bpz).
 TEST_F(Demo, AResumeWithAnotherConfigIsRefusedAndChangesNothing) {
   const fs::path a = dir("a");
@@ -211,7 +211,7 @@ TEST_F(Demo, AResumeWithAnotherConfigIsRefusedAndChangesNothing) {
   EXPECT_NE(infer.output.find("test accuracy of the loaded model"), std::string::npos) << infer.output;
 }
 
-// Issue 34, point 5: a resume with another batch size or data size; a stray checkpoint name.
+// A resume with another batch size or data size; a stray checkpoint name.
 TEST_F(Demo, AResumeWithOtherDataIsRefusedAndStrayNamesAreSkipped) {
   const fs::path a = dir("a");
   ASSERT_TRUE(killed(train(a, {}, "4:renamed")));
@@ -236,7 +236,7 @@ TEST_F(Demo, AResumeWithOtherDataIsRefusedAndStrayNamesAreSkipped) {
   EXPECT_TRUE(fs::exists(stray));
 }
 
-// Issue 34, point 5: negative sizes wrapped around and ran; --display took anything.
+// Negative sizes wrapped around and ran; --display took anything.
 TEST_F(Demo, BadArgumentsAreRefusedNamingTheFlagAndTheValue) {
   const fs::path a = dir("never");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -263,7 +263,7 @@ TEST_F(Demo, BadArgumentsAreRefusedNamingTheFlagAndTheValue) {
   EXPECT_NE(count.output.find("--count must be in 0..10000, got -3"), std::string::npos) << count.output;
 }
 
-// Issue 34, point 5: config.json errors name the file and the key.
+// Config.json errors name the file and the key.
 TEST_F(Demo, ConfigJsonErrorsNameTheFileAndTheKey) {
   const fs::path a = dir("a");
   fs::create_directories(a);
@@ -290,7 +290,7 @@ TEST_F(Demo, ConfigJsonErrorsNameTheFileAndTheKey) {
   }
 }
 
-// Issue 34, point 4: with autodiff<autodiff<cpu>> the test metrics were computed with dropout active.
+// With autodiff<autodiff<cpu>> the test metrics were computed with dropout active.
 // The test accuracy the run reports must be the one of its saved model, loaded again on cpu.
 TEST_F(Demo, NestedAutodiffEvaluatesWithoutDropout) {
   const fs::path a = dir("a");

@@ -1,4 +1,4 @@
-// Modules as plain classes whose fields are listed once, in BURN_MODULE (DESIGN §8):
+// Modules as plain classes whose fields are listed once, in BURN_MODULE (docs/architecture.md §8):
 //
 //   struct Mlp {
 //     nn::Linear fc1, fc2;

@@ -1,5 +1,5 @@
 // Gradient clipping and accumulation: wrappers over GradientsParams, so every optimizer gets them
-// without a copy of its own (DESIGN §8).
+// without a copy of its own (docs/architecture.md §8).
 #pragma once
 
 #include <limits>

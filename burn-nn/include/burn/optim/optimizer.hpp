@@ -1,4 +1,4 @@
-// Optimizers as Burn builds them (DESIGN §8): a per-tensor Rule (Burn's SimpleOptimizer) and one
+// Optimizers as Burn builds them (docs/architecture.md §8): a per-tensor Rule (Burn's SimpleOptimizer) and one
 // Optimizer adaptor that walks a module by ParamId, applies the rule on the inner device, and holds
 // the per-parameter state. Weight decay, parameter groups and gradient clipping are settings of the
 // adaptor, so no rule repeats them.

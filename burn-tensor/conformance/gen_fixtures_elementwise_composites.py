@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-# Writes fixtures/elementwise_ext.json (group elementwise_ext): the PyTorch references of the elementwise
-# ops added by issue 9 point 5: hypot, fmod / fmod_scalar, deg2rad / rad2deg, asinh / acosh / atanh,
+# Writes fixtures/elementwise_composites.json (group elementwise_composites): the PyTorch references of the elementwise
+# ops built from the core table: hypot, fmod / fmod_scalar, deg2rad / rad2deg, asinh / acosh / atanh,
 # sign of Int tensors, maximum / minimum (max_pair / min_pair) with NaN, max_abs / max_abs_dim,
 # is_close / all_close, and the composite activations (celu, glu, hard_shrink, soft_shrink, hard_swish,
 # hardtanh, relu6, prelu, softsign, tanhshrink, threshold, quiet_softmax).
-# Run with Debian's python3-torch: /usr/bin/python3 burn-tensor/conformance/gen_fixtures_elementwise_ext.py
+# Run with Debian's python3-torch: /usr/bin/python3 burn-tensor/conformance/gen_fixtures_elementwise_composites.py
 #
 # References that torch cannot give: fmod(INT64_MIN, -1) traps in torch (SIGFPE); C's answer 0 is used.
 # quiet_softmax (Burn's, no torch op) is computed by its formula in float64.
@@ -436,7 +436,7 @@ def gen_activations(g):
 
 
 def main():
-    g = Group("elementwise_ext")
+    g = Group("elementwise_composites")
     gen_hypot(g)
     gen_fmod(g)
     gen_unary_float(g)

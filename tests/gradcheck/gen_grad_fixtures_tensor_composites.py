@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-# Writes the PyTorch gradient fixtures of the issue-9 composites median, cov, take, gather_nd,
+# Writes the PyTorch gradient fixtures of the composites median, cov, take, gather_nd,
 # scatter_nd, mask_select, meshgrid, unfold(dim, size, step), movedim, iter_dim, einsum, cross and dot:
-# fixtures/index_ext.json. Same format and checks as gen_grad_fixtures.py (whose helpers it uses):
-#   /usr/bin/python3 tests/gradcheck/gen_grad_fixtures_index_ext.py [--no-fd]
+# fixtures/tensor_composites.json. Same format and checks as gen_grad_fixtures.py (whose helpers it uses):
+#   /usr/bin/python3 tests/gradcheck/gen_grad_fixtures_tensor_composites.py [--no-fd]
 # torch's 0-d results are [1] here; gather_nd / scatter_nd are written with torch indexing (ONNX
 # GatherND / ScatterND, batch_dims 0), index_put for the "none" reduction.
 import argparse
@@ -110,13 +110,13 @@ def gen(g):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Writes the gradient fixtures of the index_ext composites.")
+    ap = argparse.ArgumentParser(description="Writes the gradient fixtures of the tensor_composites composites.")
     ap.add_argument("--no-fd", action="store_true", help="skip the central-difference check of every gradient")
     ggf.DO_FD = not ap.parse_args().no_fd
-    g = Group("index_ext")
+    g = Group("tensor_composites")
     gen(g)
     g.write()
-    print(f"{ggf.check_files(['index_ext'])} cases checked")
+    print(f"{ggf.check_files(['tensor_composites'])} cases checked")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-# Writes the PyTorch/NumPy reference fixtures of the issue-9 ops median, cov, take, gather_nd,
+# Writes the PyTorch/NumPy reference fixtures of the composite ops median, cov, take, gather_nd,
 # scatter_nd, mask_select, cartesian_grid, meshgrid, categorical, unfold(dim, size, step), movedim,
-# iter_dim, split_with_sizes, einsum, cross and dot: fixtures/index_ext.json. Run with Debian's
+# iter_dim, split_with_sizes, einsum, cross and dot: fixtures/tensor_composites.json. Run with Debian's
 # python3-torch:
-#   /usr/bin/python3 burn-tensor/conformance/gen_fixtures_index_ext.py
+#   /usr/bin/python3 burn-tensor/conformance/gen_fixtures_tensor_composites.py
 # Burn conventions encoded here: torch's 0-d results are shape [1]; median and reductions over an empty
 # tensor or a size-0 dim raise ValueError (torch returns NaN or raises IndexError); gather_nd and
 # scatter_nd follow ONNX (batch_dims 0), with NumPy as the reference; categorical has no reference
@@ -572,7 +572,7 @@ def gen_numeric(g):
 
 
 def main():
-    g = Group("index_ext")
+    g = Group("tensor_composites")
     gen_median(g)
     gen_cov(g)
     gen_indexing(g)

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-# Writes tests/gradcheck/fixtures/elementwise_ext.json: the PyTorch gradients of the differentiable ops
-# added by issue 9 point 5 (hypot, fmod, fmod_scalar, asinh/acosh/atanh, deg2rad/rad2deg, max_abs,
+# Writes tests/gradcheck/fixtures/elementwise_composites.json: the PyTorch gradients of the differentiable ops
+# built from the core table (hypot, fmod, fmod_scalar, asinh/acosh/atanh, deg2rad/rad2deg, max_abs,
 # max_abs_dim and the composite activations). Same case format, helpers and central-difference checks as
 # gen_grad_fixtures.py. Run with Debian's python3-torch:
-#   /usr/bin/python3 tests/gradcheck/gen_grad_fixtures_elementwise_ext.py [--no-fd]
+#   /usr/bin/python3 tests/gradcheck/gen_grad_fixtures_elementwise_composites.py [--no-fd]
 #
 # Inputs stay away from every kink and jump: fmod's at integer a / b, the shrinks' at +-lambda,
 # hardtanh/relu6/threshold at their bounds, hard_swish at +-3, prelu/celu/softsign at 0 (second order).
@@ -30,7 +30,7 @@ def quiet_softmax(x, d):
 
 
 def gen():
-    g = Group("elementwise_ext")
+    g = Group("elementwise_composites")
     shapes = [("same", [3, 4], [3, 4]), ("row", [3, 4], [4]), ("outer", [3, 1], [1, 4])]
     # hypot: operands away from 0 (the gradient a / h is 0 / 0 at the origin)
     for sn, sa, sb in shapes:
@@ -115,7 +115,7 @@ def gen():
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Writes the gradient fixtures of the elementwise_ext ops.")
+    ap = argparse.ArgumentParser(description="Writes the gradient fixtures of the elementwise_composites ops.")
     ap.add_argument("--no-fd", action="store_true", help="skip the central-difference check of every gradient")
     base.DO_FD = not ap.parse_args().no_fd
     g = gen()
