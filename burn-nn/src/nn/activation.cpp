@@ -1,3 +1,4 @@
+// Activation modules and their configs' JSON: each forwards to the tensor op of the same name.
 #include "burn/nn/activation.hpp"
 
 #include "layer_common.hpp"

@@ -1,3 +1,4 @@
+// MultiHeadAttention: shape checks, the packed projections, masks and the incremental decoding cache.
 #include "burn/nn/attention.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// JSON of the types every config shares (Initializer), for BURN_CONFIG_JSON.
 #include "config_json.hpp"
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// Conv1d/2d/3d and ConvTranspose1d/2d/3d: configs, PaddingConfig resolution, init and forward.
 #include "burn/nn/conv.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// DeformConv2d: checks of the offset and mask shapes, then the deform_conv2d tensor op.
 #include "burn/nn/deform_conv.hpp"
 
 #include "burn/tensor/module.hpp"

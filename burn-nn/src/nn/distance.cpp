@@ -1,3 +1,4 @@
+// CosineSimilarity and PairwiseDistance as PyTorch computes them (eps, norms over one dim).
 #include "burn/nn/distance.hpp"
 
 #include <cmath>

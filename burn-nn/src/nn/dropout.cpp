@@ -1,3 +1,4 @@
+// Dropout: active only while training (an autodiff device with grad enabled), as in Burn.
 #include "burn/nn/dropout.hpp"
 
 #include "config_json.hpp"

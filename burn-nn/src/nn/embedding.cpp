@@ -1,3 +1,4 @@
+// Embedding: the lookup table, N(0, 1) init as PyTorch.
 #include "burn/nn/embedding.hpp"
 
 #include "config_json.hpp"

@@ -1,3 +1,4 @@
+// fold_batch_norm: a convolution that computes bn(conv(x)) with the running statistics, for inference.
 #include "burn/nn/fold.hpp"
 
 #include "burn/tensor/autodiff.hpp"

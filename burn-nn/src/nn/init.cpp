@@ -1,3 +1,4 @@
+// Initializers with PyTorch's fan rules (kaiming, xavier, orthogonal, ...) and their names in configs.
 #include "burn/nn/init.hpp"
 
 #include <cmath>

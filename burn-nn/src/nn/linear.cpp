@@ -1,3 +1,4 @@
+// Linear: weight [d_input, d_output] (Burn's layout), any input rank.
 #include "burn/nn/linear.hpp"
 
 #include "config_json.hpp"

@@ -1,3 +1,4 @@
+// BatchNorm, LayerNorm, GroupNorm, InstanceNorm, RmsNorm and LocalResponseNorm; running statistics as buffers.
 #include "burn/nn/norm.hpp"
 
 #include "burn/tensor/autodiff.hpp"

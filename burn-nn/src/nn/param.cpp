@@ -1,3 +1,4 @@
+// Param ids: unique per process and across the processes that save and load a checkpoint.
 #include "burn/nn/param.hpp"
 
 #include <atomic>

@@ -1,3 +1,4 @@
+// Pooling modules (max, avg, adaptive; 1-D to 3-D): configs and forwards onto the module ops.
 #include "burn/nn/pool.hpp"
 
 #include "burn/tensor/module.hpp"

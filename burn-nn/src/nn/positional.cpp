@@ -1,3 +1,4 @@
+// PositionalEncoding (sinusoids) and RotaryEncoding (RoPE): angle tables made exactly on the host.
 #include "burn/nn/positional.hpp"
 
 #include <cmath>

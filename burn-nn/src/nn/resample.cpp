@@ -1,3 +1,4 @@
+// Interpolate1d/2d and their modes' names in configs.
 #include "burn/nn/resample.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Lstm, Gru, Rnn and their bidirectional forms: the input projections of all steps at once, then the steps.
 #include "burn/nn/rnn.hpp"
 
 #include "config_json.hpp"

@@ -1,3 +1,4 @@
+// TransformerEncoder/Decoder and PositionWiseFeedForward: post-norm or norm_first, masks as attention's.
 #include "burn/nn/transformer.hpp"
 
 #include "config_json.hpp"

@@ -1,3 +1,4 @@
+// Gradient clipping by value and by total norm, and GradientsAccumulator.
 #include "burn/optim/clipping.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// GradientsParams: a module's gradients taken out of Gradients, keyed by ParamId.
 #include "burn/optim/grads.hpp"
 
 namespace burn::optim {

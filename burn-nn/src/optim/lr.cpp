@@ -1,3 +1,4 @@
+// LR schedulers: each a closed form of its iteration count, which is its whole record.
 #include "burn/optim/lr.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Input checks and reductions shared by every loss.
 #include "common.hpp"
 
 #include <sstream>
