@@ -26,8 +26,8 @@
 #include "../pool.hpp"
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
-#include "hdf5_index.hpp"
 #include "hdf5_common.hpp"
+#include "hdf5_index.hpp"
 
 namespace burn::record::hdf5_detail {
 
@@ -69,7 +69,6 @@ void after_failed_read() {
   static std::once_flag once;
   std::call_once(once, [] { std::atexit(quiet_hdf5_shutdown); });
 }
-
 
 hid_t make_f16() {
   // IEEE half as h5py makes it: sign bit 15, exponent 10..14 (bias 15), mantissa 0..9.

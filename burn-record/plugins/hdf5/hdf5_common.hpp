@@ -17,7 +17,6 @@
 
 namespace burn::record::hdf5_detail {
 
-
 constexpr const char* kFormat = "burn-record-hdf5";
 constexpr int64_t kLayoutVersion = 1;
 constexpr uint64_t kChunkBytes = 1u << 20;  // target bytes per HDF5 chunk
@@ -25,7 +24,6 @@ constexpr uint64_t kChunkBytes = 1u << 20;  // target bytes per HDF5 chunk
 constexpr uint64_t kPieceBytes = 512u << 10;
 // Datasets with more chunks are read by HDF5 (256 chunks cost about 1 ms to locate; 1024, 10-30 ms).
 constexpr uint64_t kMaxDirectChunks = 256;
-
 
 // Silences HDF5's printing of its error stack for the life of the object (our errors say it).
 class QuietErrors {
@@ -105,7 +103,6 @@ std::string scalar_bytes(const Value& v);
 // A dataset access list without a chunk cache: whole chunks then go straight between the file and
 // our buffer instead of through HDF5's cache (a copy each way; a third of a load's time).
 Handle no_chunk_cache();
-
 
 // The file places of an unfiltered dataset of `bytes` bytes stored as it is in memory: a contiguous
 // dataset, or chunks that are each one run of the tensor (every dim of the chunk 1 before some dim

@@ -27,8 +27,8 @@
 #include "../pool.hpp"
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
-#include "hdf5_index.hpp"
 #include "hdf5_common.hpp"
+#include "hdf5_index.hpp"
 
 namespace {
 
@@ -36,7 +36,6 @@ using namespace burn;
 using namespace burn::record;
 using namespace burn::record::plugin_detail;
 using namespace burn::record::hdf5_detail;
-
 
 class Writer {
  public:
