@@ -30,14 +30,15 @@ Tensor<4> as_input(const bench::SmallCnn&, const Tensor<3>& images) {
 }
 
 template <class M>
-int run(M model, const std::string& name, int epochs, size_t batch_size, size_t workers) {
+int run(M model, const std::string& name, int epochs, size_t batch_size, size_t workers, double epsilon,
+        uint64_t seed) {
   const Device ad = Device::get("autodiff<cpu>");
   const Device cpu = Device::get("cpu");
   auto train = std::make_shared<data::MnistDataset>(data::MnistDataset::train());
   data::DataLoader<data::MnistItem, data::MnistBatch> loader(
       train, std::make_shared<data::MnistBatcher>(ad, kMean, kStd),
-      {.batch_size = batch_size, .shuffle = true, .seed = 1, .num_workers = workers});
-  optim::Optimizer opt = optim::AdamConfig{}.init();
+      {.batch_size = batch_size, .shuffle = true, .seed = seed, .num_workers = workers});
+  optim::Optimizer opt = optim::AdamConfig{.epsilon = epsilon}.init();
   const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad);
   std::string epoch_s, wait_s;
   for (int e = 0; e < epochs; ++e) {
@@ -82,6 +83,8 @@ int main(int argc, char** argv) {
   std::string model = "cnn";
   int epochs = 1;
   size_t batch = 64, workers = 2;
+  double epsilon = optim::AdamConfig{}.epsilon;
+  uint64_t seed = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--model"))
       model = argv[i + 1];
@@ -91,15 +94,23 @@ int main(int argc, char** argv) {
       batch = std::strtoul(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--workers"))
       workers = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--epsilon"))
+      epsilon = std::strtod(argv[i + 1], nullptr);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
     else {
-      std::fprintf(stderr, "usage: %s [--model mlp|cnn] [--epochs N] [--batch-size B] [--workers W]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--model mlp|cnn] [--epochs N] [--batch-size B] [--workers W] [--epsilon E] [--seed S]\n",
+                   argv[0]);
       return 2;
     }
   }
-  Device::get("autodiff<cpu>").seed(1);
+  Device::get("autodiff<cpu>").seed(seed);
   try {
-    if (model == "mlp") return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers);
-    if (model == "cnn") return run(bench::make_small_cnn(Device::get("autodiff<cpu>")), model, epochs, batch, workers);
+    if (model == "mlp")
+      return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed);
+    if (model == "cnn")
+      return run(bench::make_small_cnn(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed);
     std::fprintf(stderr, "unknown model '%s' (mlp or cnn)\n", model.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -49,10 +49,12 @@ def main():
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--epsilon", type=float, default=1e-8)  # torch.optim.Adam's default
+    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    torch.manual_seed(1)
+    torch.manual_seed(a.seed)
     model = bench_torch.make_mlp() if a.model == "mlp" else bench_torch.make_small_cnn()
-    opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr, eps=a.epsilon)
     train = torch.utils.data.DataLoader(dataset("train", a.model), batch_size=a.batch_size, shuffle=True,
                                         num_workers=a.workers, persistent_workers=a.workers > 0)
     epochs, waits = [], []
