@@ -60,10 +60,10 @@ def cases():
         ]
     n, rows = 4096 * 4096, 4096
     out += [
-        Case("sum/4096x4096", "reduce", "mem", n * F32 + F32, "reduction"),
-        Case("sum_dim_last/4096x4096", "reduce", "mem", n * F32 + rows * F32, "reduction"),
-        Case("sum_dim_first/4096x4096", "reduce", "mem", n * F32 + rows * F32, "reduction"),
-        Case("argmax_last/4096x4096", "reduce", "mem", n * F32 + rows * 8, "reduction"),
+        Case("sum/4096x4096", "reduce", "read", n * F32 + F32, "reduction"),
+        Case("sum_dim_last/4096x4096", "reduce", "read", n * F32 + rows * F32, "reduction"),
+        Case("sum_dim_first/4096x4096", "reduce", "read", n * F32 + rows * F32, "reduction"),
+        Case("argmax_last/4096x4096", "reduce", "read", n * F32 + rows * 8, "reduction"),
         Case("softmax/4096x1024", "softmax", "mem", 2 * 4096 * 1024 * F32, "softmax"),
         Case("log_softmax/4096x1024", "softmax", "mem", 2 * 4096 * 1024 * F32, "softmax"),
         Case("tiny_add/1x8", "overhead", "none", 0, "fixed cost", cpp_peer=True),
@@ -285,6 +285,8 @@ def fraction(case, ns, limits):
         return None
     if case.kind == "gemm":
         return case.work / (ns * 1e-9) / (limits["gemm_gflops"] * 1e9)
+    if case.kind == "read" and "read_gbs" in limits:  # a reduction: against the read-only stream
+        return case.work / (ns * 1e-9) / (limits["read_gbs"] * 1e9)
     return case.work / (ns * 1e-9) / (limits["triad_gbs"] * 1e9)
 
 
@@ -403,11 +405,15 @@ def markdown(path, rows, limits, meta, cmd, durable=None):
         f.write(f"- GEMM limit: {limits['gemm_gflops']:.1f} GFLOP/s (raw OpenBLAS SGEMM {limits['gemm_n']}², "
                 f"{THREADS} threads, best of 10; `bench/limits/sgemm_peak.cpp`)\n")
         f.write(f"- Memory limit: {limits['triad_gbs']:.2f} GB/s (triad on 3 x 64M floats, {THREADS} threads, "
-                f"best of 10, write-allocate not counted; `bench/limits/triad.cpp`)\n\n")
+                f"best of 10, write-allocate not counted; `bench/limits/triad.cpp`)\n")
+        if "read_gbs" in limits:
+            f.write(f"- Read limit: {limits['read_gbs']:.2f} GB/s (sum of 64M floats, {THREADS} threads, best of 10; "
+                    f"`bench/limits/read.cpp`), the limit of the reductions\n")
+        f.write("\n")
         f.write("## Results\n\n")
         f.write("Ratios are times burn/PyTorch (lower is better). '% of limit' is achieved FLOP/s over the SGEMM "
                 "limit for matmul, and bytes moved (inputs read once + output written once) per second over the "
-                "triad bandwidth for the rest. The last three columns compare the fixed-cost cases with libtorch, "
+                "triad bandwidth for the rest (the read bandwidth for the reductions). The last three columns compare the fixed-cost cases with libtorch, "
                 "the same ops through torch 1.13's C++ API (`bench/libtorch/bench_libtorch.cpp`).\n\n")
         f.write(table(rows, limits) + "\n\n")
         ot = ort_table(rows, meta.get("onnxruntime", {}))
@@ -464,9 +470,11 @@ def main():
     t_start = time.time()
     gemm = run_limit(os.path.join(bin_dir, "burn-limit-sgemm"), [2048, THREADS, 10 if not a.quick else 4])
     triad = run_limit(os.path.join(bin_dir, "burn-limit-triad"), [M64, THREADS, 10 if not a.quick else 4])
-    limits = {"gemm_gflops": gemm["best_gflops"], "gemm_n": gemm["n"], "triad_gbs": triad["best_gbs"]}
-    print(f"limits: SGEMM {limits['gemm_gflops']:.1f} GFLOP/s, triad {limits['triad_gbs']:.2f} GB/s "
-          f"({THREADS} threads)", flush=True)
+    read = run_limit(os.path.join(bin_dir, "burn-limit-read"), [M64, THREADS, 10 if not a.quick else 4])
+    limits = {"gemm_gflops": gemm["best_gflops"], "gemm_n": gemm["n"], "triad_gbs": triad["best_gbs"],
+              "read_gbs": read["best_gbs"]}
+    print(f"limits: SGEMM {limits['gemm_gflops']:.1f} GFLOP/s, triad {limits['triad_gbs']:.2f} GB/s, "
+          f"read {limits['read_gbs']:.2f} GB/s ({THREADS} threads)", flush=True)
 
     torch = Torch()
     meta["torch"] = torch.version()
