@@ -96,15 +96,16 @@ class LearningCurve : public ::testing::Test {
       const double got = l.template item<double>();
       const double rel = std::abs(got - expected[s]) / std::abs(expected[s]);
       worst = std::max(worst, rel);
-      EXPECT_LE(rel, s < close_steps ? rtol : later_rtol) << kind << " step " << s << ": burn " << got << ", PyTorch " << expected[s];
+      EXPECT_LE(rel, s < close_steps ? rtol : later_rtol)
+          << kind << " step " << s << ": burn " << got << ", PyTorch " << expected[s];
       Gradients grads = l.backward();
       model = opt.step(fixture_["lr"].get<double>(), model, optim::GradientsParams::from_grads(grads, model));
     }
     const M eval = nn::valid(model);
     const Device cpu = Device::get("cpu");
-    const data::MnistBatch t =
-        first_items(data::MnistDataset::test(), 0, fixture_["test_items"].get<size_t>(), cpu);
-    const auto pred = eval.forward(as_input(eval, t.images)).argmax(1).template squeeze<1>(1).template to_vec<int64_t>();
+    const data::MnistBatch t = first_items(data::MnistDataset::test(), 0, fixture_["test_items"].get<size_t>(), cpu);
+    const auto pred =
+        eval.forward(as_input(eval, t.images)).argmax(1).template squeeze<1>(1).template to_vec<int64_t>();
     const auto truth = t.targets.to_vec<int64_t>();
     int64_t right = 0;
     for (size_t i = 0; i < pred.size(); ++i) right += pred[i] == truth[i];
