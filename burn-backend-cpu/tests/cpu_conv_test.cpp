@@ -83,7 +83,7 @@ std::vector<double> reference(const Case& c, const std::vector<float>& x, const 
   return y;
 }
 
-class CpuConvBlockedTest : public CpuBackendTest, public ::testing::WithParamInterface<Case> {
+class CpuConvBlocked : public CpuBackendTest, public ::testing::WithParamInterface<Case> {
  protected:
   std::vector<float> run(const Case& c, const std::vector<float>& x, const std::vector<float>& w,
                          const std::vector<float>& bias, const char* path = nullptr) {
@@ -98,7 +98,7 @@ class CpuConvBlockedTest : public CpuBackendTest, public ::testing::WithParamInt
   }
 };
 
-TEST_P(CpuConvBlockedTest, MatchesReferenceAndGemmPath) {
+TEST_P(CpuConvBlocked, MatchesReferenceAndGemmPath) {
   const Case& c = GetParam();
   const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);
   std::vector<int64_t> out;
@@ -122,7 +122,7 @@ TEST_P(CpuConvBlockedTest, MatchesReferenceAndGemmPath) {
 // The input and weight gradients on the default paths (the Winograd forward of gy for stride-1 input
 // gradients it takes, else the blocked kernels) against im2col + OpenBLAS, and the input gradient of
 // the Winograd shapes also against the blocked direct kernel; values as in the forward test.
-TEST_P(CpuConvBlockedTest, GradientsMatchTheGemmPath) {
+TEST_P(CpuConvBlocked, GradientsMatchTheGemmPath) {
   const Case& c = GetParam();
   const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2);
   const ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
@@ -154,7 +154,7 @@ TEST_P(CpuConvBlockedTest, GradientsMatchTheGemmPath) {
 
 // The Winograd forward takes exactly the shapes marked for it, so none of them is silently tested on
 // the direct kernel instead (and the direct-kernel shapes stay there).
-TEST_P(CpuConvBlockedTest, WinogradTakesTheShapesMarkedForIt) {
+TEST_P(CpuConvBlocked, WinogradTakesTheShapesMarkedForIt) {
   const Case& c = GetParam();
   std::vector<int64_t> in(c.x.begin() + 2, c.x.end()), k(c.w.begin() + 2, c.w.end()), out;
   for (size_t i = 0; i < in.size(); ++i)
@@ -173,7 +173,7 @@ TEST_P(CpuConvBlockedTest, WinogradTakesTheShapesMarkedForIt) {
 // (panels stored in place and panels copied out past junk columns), dense tiles with thin panels, tiles
 // that are pieces of a row, 1x1 GEMMs, K in chunks and weights in panels. The residual's values are as
 // large as the conv's, so the relu clips about half of the sums.
-TEST_P(CpuConvBlockedTest, EpilogueInTheKernelEqualsTheSeparateOps) {
+TEST_P(CpuConvBlocked, EpilogueInTheKernelEqualsTheSeparateOps) {
   const Case& c = GetParam();
   const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);
   ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
@@ -202,7 +202,7 @@ TEST_P(CpuConvBlockedTest, EpilogueInTheKernelEqualsTheSeparateOps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Branches, CpuConvBlockedTest,
+    Branches, CpuConvBlocked,
     ::testing::Values(
         // 3x3, Mo x Kc = 300 x 360 floats > 192 KiB: three panels of 128 output channels, the last
         // of 44; a 9x11 plane takes the 6 x 16 micro-kernel.

@@ -19,7 +19,7 @@ using namespace burn;
 using namespace burn::record;
 using test::Format;
 
-class PrecisionTest : public test::RecorderTest {};
+class RecorderPrecision : public test::RecorderTest {};
 
 // Floats of every dtype with values that round differently in each target, plus ints and bools.
 Record mixed() {
@@ -44,7 +44,7 @@ Record mixed() {
   return r;
 }
 
-TEST_P(PrecisionTest, EachPolicyConvertsFloatsOnly) {
+TEST_P(RecorderPrecision, EachPolicyConvertsFloatsOnly) {
   const Record r = mixed();
   for (Precision p : {Precision::F32, Precision::F16, Precision::BF16, Precision::F64}) {
     const DType to = p == Precision::F32    ? DType::F32
@@ -73,7 +73,7 @@ TEST_P(PrecisionTest, EachPolicyConvertsFloatsOnly) {
   EXPECT_EQ(r.at("w32").tensor().dtype(), DType::F32);
 }
 
-TEST_P(PrecisionTest, HalfValuesRoundToNearestEven) {
+TEST_P(RecorderPrecision, HalfValuesRoundToNearestEven) {
   Record r;
   // 1 + 2^-11 is halfway between two f16 values: it rounds to the even one, 1.0; 1 + 3 * 2^-11 rounds up.
   r.set("w", TensorData::from_vector<float>({1.0f + 1.0f / 2048, 1.0f + 3.0f / 2048, 65520.f, -0.0f}, {4}));
@@ -89,7 +89,7 @@ TEST_P(PrecisionTest, HalfValuesRoundToNearestEven) {
   EXPECT_EQ(b[2].bits, 0x4780);  // 65520 -> 65536 in bf16
 }
 
-TEST_P(PrecisionTest, LoadCastsFloatsToTheRequestedDType) {
+TEST_P(RecorderPrecision, LoadCastsFloatsToTheRequestedDType) {
   const Record r = mixed();
   save(file("half"), r, {.precision = Precision::F16});
   const Record back = load(file("half"), {.float_dtype = DType::F32});
@@ -109,7 +109,7 @@ TEST_P(PrecisionTest, LoadCastsFloatsToTheRequestedDType) {
   EXPECT_EQ(reader->read_tensor("ids", DType::F32).to_vec<int64_t>()[2], 1LL << 60);
 }
 
-TEST_P(PrecisionTest, KeepStoresEachDTypeAsItIs) {
+TEST_P(RecorderPrecision, KeepStoresEachDTypeAsItIs) {
   const Record r = mixed();
   save(file("k"), r);
   const Record back = load(file("k"));
@@ -117,7 +117,7 @@ TEST_P(PrecisionTest, KeepStoresEachDTypeAsItIs) {
   EXPECT_EQ(test::first_difference(back, r), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Recorders, PrecisionTest,
+INSTANTIATE_TEST_SUITE_P(Recorders, RecorderPrecision,
                          ::testing::Values(Format{"zstd", ".bpz"}, Format{"hdf5", ".h5"}, Format{"json", ".json"},
                                            Format{"safetensors", ".safetensors"}),
                          [](const auto& info) { return std::string(info.param.recorder); });

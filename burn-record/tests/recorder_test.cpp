@@ -27,7 +27,7 @@ using namespace burn;
 using namespace burn::record;
 
 // A fresh folder per test, removed at the end.
-class RecorderTest : public ::testing::Test {
+class RecorderApi : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("burn-record-test-" + std::to_string(::getpid()) + "-" +
@@ -50,7 +50,7 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-TEST_F(RecorderTest, InTreeRecordersArePluginsOfKindRecorder) {
+TEST_F(RecorderApi, InTreeRecordersArePluginsOfKindRecorder) {
   const auto names = recorder_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "json"), names.end());
   const auto r = recorder("json");
@@ -64,7 +64,7 @@ TEST_F(RecorderTest, InTreeRecordersArePluginsOfKindRecorder) {
   EXPECT_TRUE(listed);
 }
 
-TEST_F(RecorderTest, ExtensionPicksTheRecorder) {
+TEST_F(RecorderApi, ExtensionPicksTheRecorder) {
   EXPECT_EQ(recorder_for_path(file("m.json"))->name(), "json");
   EXPECT_EQ(recorder_for_path(file("M.JSON"))->name(), "json");
   const std::string e = error_of([&] { recorder_for_path(file("m.weird")); });
@@ -74,7 +74,7 @@ TEST_F(RecorderTest, ExtensionPicksTheRecorder) {
   EXPECT_NE(error_of([&] { recorder_for_path(file(".json")); }), "");
 }
 
-TEST_F(RecorderTest, JsonRoundTripsEveryKindAndDType) {
+TEST_F(RecorderApi, JsonRoundTripsEveryKindAndDType) {
   const Record r = test::sample_record();
   save(file("m.json"), r);
   const Record back = load(file("m.json"));
@@ -92,7 +92,7 @@ TEST_F(RecorderTest, JsonRoundTripsEveryKindAndDType) {
   EXPECT_EQ(files_in_dir(), 1u);  // no temporary file left
 }
 
-TEST_F(RecorderTest, OpenListsEntriesFromTheIndexAndReadsOne) {
+TEST_F(RecorderApi, OpenListsEntriesFromTheIndexAndReadsOne) {
   save(file("m.json"), test::sample_record());
   auto reader = open(file("m.json"));
   const auto& entries = reader->entries();
@@ -116,7 +116,7 @@ TEST_F(RecorderTest, OpenListsEntriesFromTheIndexAndReadsOne) {
             "[record.read] " + file("m.json") + ": entry 'optim.missing': no such entry in the file");
 }
 
-TEST_F(RecorderTest, SaveReplacesTheTargetAtomically) {
+TEST_F(RecorderApi, SaveReplacesTheTargetAtomically) {
   Record a, b;
   a.set("v", Value(int64_t{1}));
   b.set("v", Value(int64_t{2}));
@@ -132,7 +132,7 @@ TEST_F(RecorderTest, SaveReplacesTheTargetAtomically) {
   EXPECT_EQ(files_in_dir(), 1u);
 }
 
-TEST_F(RecorderTest, FailedSaveLeavesTheTargetAndNoTemporaryFile) {
+TEST_F(RecorderApi, FailedSaveLeavesTheTargetAndNoTemporaryFile) {
   Record good, bad;
   good.set("v", Value(int64_t{7}));
   bad.set("s", Value(std::string("\xff\xfe not utf-8")));
@@ -145,7 +145,7 @@ TEST_F(RecorderTest, FailedSaveLeavesTheTargetAndNoTemporaryFile) {
             std::string::npos);
 }
 
-TEST_F(RecorderTest, RecorderByNameOverridesTheExtension) {
+TEST_F(RecorderApi, RecorderByNameOverridesTheExtension) {
   Record r;
   r.set("x", Value(1.25));
   save(file("m.dat"), r, {.recorder = "json"});
@@ -165,7 +165,7 @@ class MemoryRecorder final : public Recorder {
   std::unique_ptr<RecordReader> open(const std::string&) const override { return nullptr; }
 };
 
-TEST_F(RecorderTest, RegisteredRecorderJoinsTheChoice) {
+TEST_F(RecorderApi, RegisteredRecorderJoinsTheChoice) {
   register_recorder(std::make_shared<MemoryRecorder>());
   EXPECT_EQ(recorder_for_path(file("a.mem"))->name(), "memtest");
   EXPECT_EQ(recorder_for_path(file("a.json.mem"))->name(), "memtest");  // the longest suffix wins
@@ -180,7 +180,7 @@ TEST_F(RecorderTest, RegisteredRecorderJoinsTheChoice) {
 }
 
 // The example at the top of burn-record/README.md, with its file in the test's folder.
-TEST_F(RecorderTest, ReadmeExample) {
+TEST_F(RecorderApi, ReadmeExample) {
   const std::string model = file("model.bpz");
   Record r;
   r.set("blocks.0.attn.q.weight", TensorData::from_vector<float>({1, 2, 3, 4}, {2, 2}));
@@ -249,7 +249,7 @@ void record_at_rename(SavePhase p) {
 // 1 MiB of allocated blocks); smaller ones are freed inside the rename.
 const std::string kBig(1u << 21, 'o');
 
-TEST_F(RecorderTest, ReplacedTargetIsHeldAcrossTheRenameThenClosed) {
+TEST_F(RecorderApi, ReplacedTargetIsHeldAcrossTheRenameThenClosed) {
   const std::string target = file("t.bin");
   commit_text(target, kBig);
   record::detail::drain_deferred_closes();
@@ -271,7 +271,7 @@ TEST_F(RecorderTest, ReplacedTargetIsHeldAcrossTheRenameThenClosed) {
   EXPECT_EQ(files_in_dir(), 1u);
 }
 
-TEST_F(RecorderTest, SavesOverExistingTargetsLeaveNoDescriptorsOpen) {
+TEST_F(RecorderApi, SavesOverExistingTargetsLeaveNoDescriptorsOpen) {
   // More saves in a row than the closer queues: the rest close synchronously.
   const std::string target = file("t.bpz");
   save(target, test::sample_record());
@@ -286,7 +286,7 @@ TEST_F(RecorderTest, SavesOverExistingTargetsLeaveNoDescriptorsOpen) {
   EXPECT_EQ(files_in_dir(), 2u);
 }
 
-TEST_F(RecorderTest, SaveOverAMissingOrNonRegularTargetHoldsNothing) {
+TEST_F(RecorderApi, SaveOverAMissingOrNonRegularTargetHoldsNothing) {
   record::detail::drain_deferred_closes();
   const size_t before = open_descriptors();
   // Missing.
@@ -313,7 +313,7 @@ TEST_F(RecorderTest, SaveOverAMissingOrNonRegularTargetHoldsNothing) {
   EXPECT_EQ(files_in_dir(), 5u);
 }
 
-TEST_F(RecorderTest, ForkedChildSavesWithItsOwnCloser) {
+TEST_F(RecorderApi, ForkedChildSavesWithItsOwnCloser) {
   const std::string a = file("a.bin"), b = file("b.bin");
   commit_text(a, kBig);
   commit_text(b, kBig);
@@ -337,7 +337,7 @@ TEST_F(RecorderTest, ForkedChildSavesWithItsOwnCloser) {
   EXPECT_EQ(test::read_bytes(b), "b6");
 }
 
-TEST_F(RecorderTest, SmallReplacedFilesAreNotHeld) {
+TEST_F(RecorderApi, SmallReplacedFilesAreNotHeld) {
   // A config-sized file is freed inside the rename (cheap): no descriptor is held, no thread needed.
   const std::string target = file("small.json");
   commit_text(target, std::string(100000, 's'));
@@ -369,7 +369,7 @@ int wait_bounded(pid_t pid, int seconds) {
 // forked process saves at once, starting its own worker. Many rounds, about 2.5 s; a hang fails the
 // round after 10 s instead of blocking ctest. The files live in /dev/shm when it is tmpfs (no disk:
 // fsync costs nothing, so more rounds fit).
-TEST_F(RecorderTest, ForkRightAfterTheCloserStartsDoesNotHang) {
+TEST_F(RecorderApi, ForkRightAfterTheCloserStartsDoesNotHang) {
   fs::path where = dir_;
   struct statfs shm {};
   if (::statfs("/dev/shm", &shm) == 0 && shm.f_type == TMPFS_MAGIC && ::access("/dev/shm", W_OK) == 0) {

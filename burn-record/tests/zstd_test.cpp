@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 using namespace burn;
 using namespace burn::record;
 
-class ZstdTest : public ::testing::Test {
+class Zstd : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("burn-zstd-test-" + std::to_string(::getpid()));
@@ -47,7 +47,7 @@ Record weights(size_t n) {
   return r;
 }
 
-TEST_F(ZstdTest, LevelsAndThreadsGiveTheSameRecord) {
+TEST_F(Zstd, LevelsAndThreadsGiveTheSameRecord) {
   const Record r = weights(3'000'000);  // several chunks per tensor
   uintmax_t raw_size = 0, l1_size = 0;
   for (int level : {0, 1, 9}) {
@@ -67,7 +67,7 @@ TEST_F(ZstdTest, LevelsAndThreadsGiveTheSameRecord) {
   EXPECT_LT(static_cast<double>(l1_size), 0.85 * static_cast<double>(r.tensor_bytes()));
 }
 
-TEST_F(ZstdTest, ZerosCompressToAlmostNothing) {
+TEST_F(Zstd, ZerosCompressToAlmostNothing) {
   Record r;
   r.set("zeros", TensorData(Shape{2048, 1024}, DType::F32));  // 8 MiB
   r.set("mask", TensorData(Shape{1 << 20}, DType::Bool));
@@ -77,7 +77,7 @@ TEST_F(ZstdTest, ZerosCompressToAlmostNothing) {
   EXPECT_EQ(test::first_difference(back, r), "");
 }
 
-TEST_F(ZstdTest, LevelAboveZstdMaximumIsRefused) {
+TEST_F(Zstd, LevelAboveZstdMaximumIsRefused) {
   try {
     save(file("x.bpz"), weights(16), {.compression_level = 99});
     FAIL() << "level 99 accepted";
@@ -90,7 +90,7 @@ TEST_F(ZstdTest, LevelAboveZstdMaximumIsRefused) {
 // Reading in entry order reads the following tensors ahead, 16 MiB at a time: values stay exact across
 // batches, scalars and out-of-order reads; a damaged tensor is reported when it is read, naming it,
 // and the tensors before it still read.
-TEST_F(ZstdTest, ReadingInOrderReadsAheadAndStillNamesTheDamagedEntry) {
+TEST_F(Zstd, ReadingInOrderReadsAheadAndStillNamesTheDamagedEntry) {
   std::mt19937 g(3);
   Record r;
   std::vector<std::vector<float>> values;

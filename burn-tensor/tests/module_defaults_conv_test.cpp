@@ -16,7 +16,7 @@ namespace {
 
 using namespace burn;
 
-class ConvDefaultsTest : public ::testing::Test {
+class ConvDefaults : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     cpu_ = plugins::create_backend("cpu");
@@ -56,10 +56,10 @@ class ConvDefaultsTest : public ::testing::Test {
   static BackendPtr cpu_, def_;
   std::mt19937_64 rng_{1234};
 };
-BackendPtr ConvDefaultsTest::cpu_;
-BackendPtr ConvDefaultsTest::def_;
+BackendPtr ConvDefaults::cpu_;
+BackendPtr ConvDefaults::def_;
 
-TEST_F(ConvDefaultsTest, ConvAndBackwardMatchCpuKernels) {
+TEST_F(ConvDefaults, ConvAndBackwardMatchCpuKernels) {
   int cases = 0;
   for (size_t sd = 1; sd <= 3; ++sd)
     for (int64_t stride : {1, 2})
@@ -99,7 +99,7 @@ TEST_F(ConvDefaultsTest, ConvAndBackwardMatchCpuKernels) {
   EXPECT_GT(cases, 60);
 }
 
-TEST_F(ConvDefaultsTest, ConvTransposeAndBackwardMatchCpuKernels) {
+TEST_F(ConvDefaults, ConvTransposeAndBackwardMatchCpuKernels) {
   int cases = 0;
   for (size_t sd = 1; sd <= 3; ++sd)
     for (int64_t stride : {1, 2, 3})
@@ -138,7 +138,7 @@ TEST_F(ConvDefaultsTest, ConvTransposeAndBackwardMatchCpuKernels) {
   EXPECT_GT(cases, 60);
 }
 
-TEST_F(ConvDefaultsTest, DeformConv2dMatchesCpuKernel) {
+TEST_F(ConvDefaults, DeformConv2dMatchesCpuKernel) {
   int cases = 0;
   for (int64_t stride : {1, 2})
     for (int64_t pad : {0, 1})
@@ -166,7 +166,7 @@ TEST_F(ConvDefaultsTest, DeformConv2dMatchesCpuKernel) {
             }
 }
 
-TEST_F(ConvDefaultsTest, UnfoldFoldMatchCpuKernels) {
+TEST_F(ConvDefaults, UnfoldFoldMatchCpuKernels) {
   int cases = 0;
   for (int64_t kh : {1, 2, 3})
     for (int64_t stride : {1, 2, 3})
