@@ -1,6 +1,7 @@
 // Runs the libFuzzer target fuzz_session.cpp without libFuzzer (the gcc build): the typical batch and
 // seeded mutations of it (bytes flipped, cut, repeated, sizes set to extremes), a bounded number of runs
-// and seconds. Usage: burn-remote-fuzz-driver [RUNS [SECONDS]].
+// and seconds. Usage: burn-remote-fuzz-driver [RUNS [SECONDS]]; `--write-seed FILE` writes the seed
+// (for a libFuzzer corpus) and exits.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +52,12 @@ void mutate(std::vector<uint8_t>& v, std::mt19937_64& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--write-seed") == 0) {
+    const auto seed = framed({burn::remote::samples::typical()});
+    std::FILE* f = std::fopen(argv[2], "wb");
+    if (!f || std::fwrite(seed.data(), 1, seed.size(), f) != seed.size() || std::fclose(f) != 0) return 1;
+    return 0;
+  }
   const long runs = argc > 1 ? std::atol(argv[1]) : 20000;
   const double seconds = argc > 2 ? std::atof(argv[2]) : 60;
   const auto seed = framed({burn::remote::samples::typical(), burn::remote::samples::typical()});
