@@ -60,12 +60,13 @@ void Channel::shutdown() noexcept {
 }
 
 void Channel::send(const uint8_t* bytes, size_t n, std::chrono::milliseconds timeout) {
-  const auto deadline = deadline_after(timeout);
+  auto deadline = deadline_after(timeout);
   while (n > 0) {
     const ssize_t k = ::send(fd_, bytes, n, MSG_NOSIGNAL);
     if (k > 0) {
       bytes += k;
       n -= static_cast<size_t>(k);
+      deadline = deadline_after(timeout);  // the limit is on a stall, not on a large tensor's transfer
       continue;
     }
     if (k < 0 && errno == EINTR) continue;

@@ -21,7 +21,7 @@ class Channel {
   const std::string& peer() const { return peer_; }
   int fd() const { return fd_; }
 
-  // Writes all of `bytes`; DeviceError naming the peer when it fails or `timeout` passes.
+  // Writes all of `bytes`; DeviceError naming the peer when it fails or makes no progress for `timeout`.
   void send(const uint8_t* bytes, size_t n, std::chrono::milliseconds timeout);
   // Reads one frame's body (after its u32 length) into `body`. `idle` bounds the wait for the frame
   // to start (negative: forever), `timeout` the rest of it. Returns false on a clean end of stream

@@ -16,9 +16,9 @@ namespace burn::remote {
 
 struct ClientSettings {
   std::chrono::milliseconds timeout{30000};  // BURN_REMOTE_TIMEOUT (seconds): connect and every wait
-  size_t batch_ops = 256;                     // BURN_REMOTE_BATCH_OPS: records per batch
-  size_t batch_bytes = 1 << 20;               // BURN_REMOTE_BATCH_BYTES: bytes per batch
-  std::string token;                          // BURN_REMOTE_TOKEN
+  size_t batch_ops = 256;                    // BURN_REMOTE_BATCH_OPS: records per batch
+  size_t batch_bytes = 1 << 20;              // BURN_REMOTE_BATCH_BYTES: bytes per batch
+  std::string token;                         // BURN_REMOTE_TOKEN
   static ClientSettings from_environment();
 };
 

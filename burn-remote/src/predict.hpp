@@ -40,7 +40,7 @@ namespace table {
 constexpr OpBound MEMORY = OpBound::Memory, COMPUTE = OpBound::Compute;
 // Elementwise over broadcast operands: memory-bound, an elementwise group, tensors and scalars in, one out.
 #define BURN_REMOTE_ELEMENTWISE(group, name, tier, grad, bound, ret, ...) \
-  (bound == MEMORY && elementwise_group(OpGroup::group, OpId::name) &&   \
+  (bound == MEMORY && elementwise_group(OpGroup::group, OpId::name) &&    \
    elementwise_signature<ret, BURN_PP_MAP(BURN_PP_TYPE, __VA_ARGS__)>()),
 inline constexpr bool kElementwise[kOpCount] = {BURN_OP_TABLE(BURN_REMOTE_ELEMENTWISE)};
 #undef BURN_REMOTE_ELEMENTWISE
@@ -94,7 +94,7 @@ template <OpId Op, typename... A>
 std::optional<std::vector<Meta>> outputs(const A&... args) {
   const auto t = std::forward_as_tuple(args...);
   // The first tensor; a template so that ops whose first parameter is no tensor never instantiate it.
-  auto x = [&]<int N = 0>() -> const Primitive& { return *std::get<N>(t); };
+  auto x = [&]<int N = 0>()->const Primitive& { return *std::get<N>(t); };
   try {
     if constexpr (table::kElementwise[size_t(Op)]) {
       return elementwise<Op>(t);
@@ -129,8 +129,8 @@ std::optional<std::vector<Meta>> outputs(const A&... args) {
       return one(shape_rules::gather(x().shape(), std::get<1>(t), std::get<2>(t)->shape()), x().dtype());
     } else if constexpr (Op == OpId::select) {
       return one(shape_rules::select(x().shape(), std::get<1>(t), std::get<2>(t)->shape()), x().dtype());
-    } else if constexpr (Op == OpId::sum_dim || Op == OpId::mean_dim || Op == OpId::prod_dim ||
-                         Op == OpId::max_dim || Op == OpId::min_dim) {
+    } else if constexpr (Op == OpId::sum_dim || Op == OpId::mean_dim || Op == OpId::prod_dim || Op == OpId::max_dim ||
+                         Op == OpId::min_dim) {
       if (!is_float(x().dtype())) return std::nullopt;
       return one(shape_rules::reduce_dim(x().shape(), std::get<1>(t), Op != OpId::sum_dim && Op != OpId::prod_dim,
                                          op_info(Op).name),

@@ -118,10 +118,12 @@ class RemoteBackend final : public Backend {
         for (auto& m : *metas) m = get_meta(r);
       }
       if constexpr (std::is_same_v<Ret, Prim>) {
-        if (metas->size() != 1) throw Error(op, "remote: the server answered " + std::to_string(metas->size()) + " outputs");
+        if (metas->size() != 1)
+          throw Error(op, "remote: the server answered " + std::to_string(metas->size()) + " outputs");
         return make((*metas)[0], first);
       } else if constexpr (std::is_same_v<Ret, PrimPair>) {
-        if (metas->size() != 2) throw Error(op, "remote: the server answered " + std::to_string(metas->size()) + " outputs");
+        if (metas->size() != 2)
+          throw Error(op, "remote: the server answered " + std::to_string(metas->size()) + " outputs");
         return {make((*metas)[0], first), make((*metas)[1], first + 1)};
       } else {
         Prims out;
@@ -134,8 +136,10 @@ class RemoteBackend final : public Backend {
   std::shared_ptr<Connection> c_;
 };
 
-#define BURN_REMOTE_FWD(group, name, tier, grad, bound, ret, ...) \
-  ret RemoteBackend::name BURN_OP_PARAMS(__VA_ARGS__) { return call<OpId::name, ret>(BURN_PP_MAP(BURN_PP_NAME, __VA_ARGS__)); }
+#define BURN_REMOTE_FWD(group, name, tier, grad, bound, ret, ...)         \
+  ret RemoteBackend::name BURN_OP_PARAMS(__VA_ARGS__) {                   \
+    return call<OpId::name, ret>(BURN_PP_MAP(BURN_PP_NAME, __VA_ARGS__)); \
+  }
 BURN_OP_TABLE(BURN_REMOTE_FWD)
 #undef BURN_REMOTE_FWD
 

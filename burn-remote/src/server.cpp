@@ -20,9 +20,9 @@ namespace {
 using namespace std::chrono_literals;
 namespace ip = boost::asio::ip;
 
-constexpr auto kHelloTimeout = 10s;   // a connection that says nothing is dropped
-constexpr auto kFrameTimeout = 60s;   // the rest of a frame, once its first byte came
-constexpr auto kReplyTimeout = 60s;   // a client that does not read its replies is dropped
+constexpr auto kHelloTimeout = 10s;  // a connection that says nothing is dropped
+constexpr auto kFrameTimeout = 60s;  // the rest of a frame, once its first byte came
+constexpr auto kReplyTimeout = 60s;  // a client that does not read its replies is dropped
 constexpr size_t kMaxHelloBytes = 1 << 16;
 
 std::mutex log_mutex;
@@ -139,7 +139,8 @@ void serve(const ServerOptions& o, const std::atomic<bool>& stop, void (*on_list
     acceptor.accept(socket, ec);
     if (ec) continue;  // would block, or a connection that went away before it was accepted
     const auto remote = socket.remote_endpoint(ec);
-    const std::string peer = ec ? "tcp://?" : "tcp://" + remote.address().to_string() + ":" + std::to_string(remote.port());
+    const std::string peer =
+        ec ? "tcp://?" : "tcp://" + remote.address().to_string() + ":" + std::to_string(remote.port());
     auto channel = std::make_unique<Channel>(socket.release(), peer);
     if (clients.size() >= o.max_clients) {
       log_line(o, peer + ": refused: the server has its " + std::to_string(o.max_clients) + " clients");

@@ -30,7 +30,8 @@ std::optional<std::string> Session::check_hello(const std::vector<uint8_t>& body
   const std::string given = r.str("token");
   if (version != kProtocolVersion) {
     return "protocol version " + std::to_string(version) + " of the client differs from the server's " +
-           std::to_string(kProtocolVersion) + ": client and server are different builds of burn (their op tables differ)";
+           std::to_string(kProtocolVersion) +
+           ": client and server are different builds of burn (their op tables differ)";
   }
   if (!token.empty()) {
     // Constant time in the token's contents: every byte of the longer one is looked at.
@@ -146,8 +147,7 @@ namespace {
 // and running statistics (the op table's comment). Backends dereference every other one unchecked.
 bool may_be_null(OpId op, std::string_view name) {
   if (name == "bias" || name == "mask") return true;
-  return op_info(op).group == OpGroup::norm &&
-         (name == "weight" || name == "running_mean" || name == "running_var");
+  return op_info(op).group == OpGroup::norm && (name == "weight" || name == "running_mean" || name == "running_var");
 }
 
 // The argument checks of the tensor API that backends rely on and that a shape rule does not repeat:
@@ -175,7 +175,7 @@ void check_arguments(OpId op, const Tuple& args, const char* const* names) {
   if constexpr (std::tuple_size_v<Tuple> >= 6) {
     if constexpr (std::is_same_v<std::decay_t<std::tuple_element_t<5, Tuple>>, bool>)
       if (op == OpId::batch_norm && !std::get<5>(args) && (!std::get<3>(args) || !std::get<4>(args)))
-      throw ValueError("batch_norm", "eval mode needs the running mean and variance");
+        throw ValueError("batch_norm", "eval mode needs the running mean and variance");
   }
   if (op == OpId::cat) {
     if constexpr (std::is_same_v<std::decay_t<std::tuple_element_t<0, Tuple>>, Prims>) {
@@ -200,7 +200,8 @@ T Session::decode(Reader& r, OpId op, const char* name) {
     Prims xs(n);
     for (auto& x : xs) {
       x = lookup(r.u64());
-      if (!x && !input_poison_) throw ProtocolError(std::string(op_info(op).name) + ": a null tensor in '" + name + "'");
+      if (!x && !input_poison_)
+        throw ProtocolError(std::string(op_info(op).name) + ": a null tensor in '" + name + "'");
     }
     return xs;
   } else if constexpr (std::is_same_v<T, TensorData>) {
@@ -234,8 +235,8 @@ std::vector<Prim> Session::execute(OpId op, R (Backend::*fn)(P...), Reader& r, c
     } else {
       static_assert(std::is_same_v<R, Prims>);
       if (result.size() > kMaxOutputs)
-        throw Unsupported(op_info(op).name, "returns " + std::to_string(result.size()) + " tensors, the protocol carries "
-                                                + std::to_string(kMaxOutputs));
+        throw Unsupported(op_info(op).name, "returns " + std::to_string(result.size()) +
+                                                " tensors, the protocol carries " + std::to_string(kMaxOutputs));
       return result;
     }
   }
@@ -243,9 +244,8 @@ std::vector<Prim> Session::execute(OpId op, R (Backend::*fn)(P...), Reader& r, c
 
 namespace {
 // How many handles an op's outputs take: one per Prim, two for a pair, kMaxOutputs reserved for Prims.
-#define BURN_REMOTE_OUTPUTS(group, name, tier, grad, bound, ret, ...)                                \
-  std::is_same_v<ret, PrimPair> ? 2u : std::is_same_v<ret, Prims> ? kMaxOutputs : std::is_same_v<ret, Prim> ? 1u \
-                                                                                                           : 0u,
+#define BURN_REMOTE_OUTPUTS(group, name, tier, grad, bound, ret, ...) \
+  std::is_same_v<ret, PrimPair> ? 2u : std::is_same_v<ret, Prims> ? kMaxOutputs : std::is_same_v<ret, Prim> ? 1u : 0u,
 constexpr uint32_t kOutputHandles[kOpCount] = {BURN_OP_TABLE(BURN_REMOTE_OUTPUTS)};
 #undef BURN_REMOTE_OUTPUTS
 }  // namespace
@@ -275,11 +275,11 @@ void Session::run_op(Reader& r, Writer& out) {
   try {
     switch (op) {
 #define BURN_REMOTE_PARAM_NAME(type, name) #name
-#define BURN_REMOTE_RUN(group, name, tier, grad, bound, ret, ...)                                 \
-  case OpId::name: {                                                                              \
+#define BURN_REMOTE_RUN(group, name, tier, grad, bound, ret, ...)                              \
+  case OpId::name: {                                                                           \
     static constexpr const char* names[] = {BURN_PP_MAP(BURN_REMOTE_PARAM_NAME, __VA_ARGS__)}; \
-    results = execute(op, &Backend::name, r, names);                                              \
-    break;                                                                                        \
+    results = execute(op, &Backend::name, r, names);                                           \
+    break;                                                                                     \
   }
       BURN_OP_TABLE(BURN_REMOTE_RUN)
 #undef BURN_REMOTE_RUN
@@ -305,8 +305,9 @@ void Session::run_op(Reader& r, Writer& out) {
           same = m == predicted[i];
         }
         if (!same)
-          throw Error(op_info(op).name, "remote: the client predicted other output shapes or dtypes than the server's "
-                                        "backend produced (a bug of burn-remote's shape prediction)");
+          throw Error(op_info(op).name,
+                      "remote: the client predicted other output shapes or dtypes than the server's "
+                      "backend produced (a bug of burn-remote's shape prediction)");
       }
     }
   } catch (const ProtocolError&) {

@@ -22,7 +22,7 @@ class ProtocolError : public ValueError {
 };
 
 // Caps a reader applies beyond "no more than the bytes left", so that no count is trusted.
-inline constexpr size_t kMaxRank = 16;            // dims of one shape
+inline constexpr size_t kMaxRank = 16;             // dims of one shape
 inline constexpr size_t kMaxListLength = 1 << 16;  // entries of an axes, slices, prims or option list
 inline constexpr size_t kMaxStringBytes = 1 << 16;
 

@@ -134,7 +134,8 @@ TEST(RemoteProtocol, RefusesShapesOfAbsurdRankOrSize) {
   EXPECT_NE(refusal(from_data_with(std::vector<int64_t>(17, 1), 4)).find("at most 16"), std::string::npos);
   EXPECT_NE(refusal(from_data_with({1ll << 40, 1ll << 40}, 0)).find("more elements than int64"), std::string::npos);
   EXPECT_NE(refusal(from_data_with({-2, 3}, 0)).find("negative dim"), std::string::npos);
-  EXPECT_NE(refusal(from_data_with({1 << 20, 1 << 10}, 1ull << 32)).find("tensor data needs 4294967296 bytes"), std::string::npos);
+  EXPECT_NE(refusal(from_data_with({1 << 20, 1 << 10}, 1ull << 32)).find("tensor data needs 4294967296 bytes"),
+            std::string::npos);
   EXPECT_NE(refusal(from_data_with({2, 3}, 20)).find("has 20 bytes, expected 24"), std::string::npos);
 }
 
@@ -166,15 +167,16 @@ TEST(RemoteProtocol, RefusesUnknownHandlesAndReusedOutputs) {
 TEST(RemoteProtocol, BackendErrorsAreRepliesWithTheirClass) {
   Session s(cpu(), {});
   const auto frames = run(s, batch([](Writer& w) {
-                        samples::from_data(w, 1, 0, TensorData::from_vector<float>({1, 2, 3}, Shape{3}));
-                        samples::from_data(w, 2, 0, TensorData::from_vector<float>({1, 2}, Shape{2}));
-                        samples::binary(w, OpId::add, 3, 0, 1, 2);  // fire and forget: fails on the server
-                        samples::binary(w, OpId::mul, 4, 0, 3, 3);  // over a failed output: fails the same way
-                        samples::sync(w, 5);
-                        samples::sync(w, 6);
-                        samples::read(w, 7, 4);
-                        return 7u;
-                      })).frames();
+                            samples::from_data(w, 1, 0, TensorData::from_vector<float>({1, 2, 3}, Shape{3}));
+                            samples::from_data(w, 2, 0, TensorData::from_vector<float>({1, 2}, Shape{2}));
+                            samples::binary(w, OpId::add, 3, 0, 1, 2);  // fire and forget: fails on the server
+                            samples::binary(w, OpId::mul, 4, 0, 3, 3);  // over a failed output: fails the same way
+                            samples::sync(w, 5);
+                            samples::sync(w, 6);
+                            samples::read(w, 7, 4);
+                            return 7u;
+                          }))
+                          .frames();
   ASSERT_EQ(frames.size(), 3u);
   for (int i : {0, 2}) {
     EXPECT_EQ(frames[i].first, 1);
@@ -192,12 +194,13 @@ TEST(RemoteProtocol, MemoryAndTensorLimitsFailTheOpNotTheConnection) {
   limits.max_tensors = 2;
   Session s(cpu(), limits);
   const auto frames = run(s, batch([](Writer& w) {
-                        samples::from_data(w, 1, 2, TensorData(Shape{100}, DType::F32));  // 400 bytes
-                        samples::from_data(w, 3, 0, TensorData(Shape{4}, DType::F32));
-                        samples::from_data(w, 4, 0, TensorData(Shape{4}, DType::F32));
-                        samples::from_data(w, 5, 6, TensorData(Shape{1}, DType::F32));  // a third tensor
-                        return 4u;
-                      })).frames();
+                            samples::from_data(w, 1, 2, TensorData(Shape{100}, DType::F32));  // 400 bytes
+                            samples::from_data(w, 3, 0, TensorData(Shape{4}, DType::F32));
+                            samples::from_data(w, 4, 0, TensorData(Shape{4}, DType::F32));
+                            samples::from_data(w, 5, 6, TensorData(Shape{1}, DType::F32));  // a third tensor
+                            return 4u;
+                          }))
+                          .frames();
   ASSERT_EQ(frames.size(), 2u);
   for (const auto& f : frames) {
     EXPECT_EQ(f.first, 1);

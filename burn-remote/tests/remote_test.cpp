@@ -40,7 +40,8 @@ class LocalServer {
     o_.token = std::move(token);
     thread_ = std::thread([this] {
       try {
-        serve(o_, stop_, [](uint16_t p, void* self) { static_cast<LocalServer*>(self)->port_ = p; }, this);
+        serve(
+            o_, stop_, [](uint16_t p, void* self) { static_cast<LocalServer*>(self)->port_ = p; }, this);
       } catch (const std::exception& e) {
         error_ = e.what();
         port_ = 1;
@@ -87,7 +88,7 @@ TEST(Remote, OpsGiveTheServerDevicesResults) {
     auto w = Tensor<2>::from_vector(std::vector<float>{0.5f, 1, -1, 2, 0.25f, 3}, Shape{3, 2}, d);
     auto y = (x.matmul(w) + 1.0f).relu() * x.slice({{0, 2}, {0, 2}}).exp();
     auto s = y.softmax(1).sum_dim(0);
-    auto idx = x.argmax(1);          // the server answers the dtype of an int result
+    auto idx = x.argmax(1);         // the server answers the dtype of an int result
     auto sorted = x.sort(1, true);  // a pair
     return std::make_tuple(vec(y), s.to_vec<float>(), idx.to_vec<int64_t>(), vec(sorted));
   };

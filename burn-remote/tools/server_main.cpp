@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
       "largest message a client may send, in MiB")(
       "max-tensors", po::value<uint64_t>()->default_value(o.limits.max_tensors), "live tensors per client")(
       "max-memory-mib", po::value<uint64_t>()->default_value(o.limits.max_bytes >> 20),
-      "bytes of tensors per client, in MiB (also the largest single tensor)")(
-      "quiet", po::bool_switch(), "no log line per connection");
+      "bytes of tensors per client, in MiB (also the largest single tensor)")("quiet", po::bool_switch(),
+                                                                              "no log line per connection");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);

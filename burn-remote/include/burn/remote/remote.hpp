@@ -28,7 +28,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   std::string port = "7000";  // "0": any free port (see on_listening)
   std::string device = "cpu";
-  std::string token;         // empty: no authentication
+  std::string token;          // empty: no authentication
   uint32_t max_clients = 64;  // connections at once; more are refused with a message
   ServerLimits limits;
   ServerStats* stats = nullptr;  // optional, filled while serving
