@@ -267,7 +267,9 @@ TEST(Remote, AKilledServerFailsTheNextCallWithinTheTimeoutNamingTheAddress) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
+  const int spawned = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ASSERT_EQ(spawned, 0);
   ::close(out[1]);
   // "burn server: listening on tcp://127.0.0.1:PORT ..."
   std::string line;
