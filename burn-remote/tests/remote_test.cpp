@@ -165,6 +165,35 @@ TEST(Remote, TrainingThroughAutodiffRemoteEqualsLocal) {
   EXPECT_EQ(remote, local);
 }
 
+// Issue 33's load test, bounded: 16 clients, each on its own connection, train at once against one
+// server; each gets the local parameters, and the server holds nothing once they are gone.
+TEST(Remote, SixteenClientsTrainAtOnce) {
+  LocalServer server;
+  const auto local = train(Device::get("autodiff<cpu>"), 4);
+  std::vector<std::vector<std::vector<float>>> results(16);
+  std::vector<std::string> errors(16);
+  {
+    std::vector<std::thread> clients;
+    for (size_t i = 0; i < results.size(); ++i) {
+      clients.emplace_back([&, i] {
+        try {
+          results[i] = train(connect(server.address()).autodiff(), 4);
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      });
+    }
+    for (auto& c : clients) c.join();
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << "client " << i;
+    EXPECT_EQ(results[i], local) << "client " << i;
+  }
+  EXPECT_TRUE(LocalServer::eventually([&] { return server.stats.clients == 0; }));
+  EXPECT_EQ(server.stats.tensors.load(), 0u);
+  EXPECT_EQ(server.stats.bytes.load(), 0u);
+}
+
 TEST(Remote, ADisconnectedClientsTensorsAreFreed) {
   LocalServer server;
   {
