@@ -159,8 +159,7 @@ Device connect(const std::string& address) { return Device::from_backend(make_re
 
 void register_remote_decorator() {
   register_address_decorator("remote", make_remote_backend,
-                             "runs every op on a burn server over the network: remote<tcp://HOST:PORT> "
-                             "(burn-remote)");
+                             "runs every op on a burn server over the network (burn-remote)");
 }
 
 }  // namespace burn::remote
