@@ -81,7 +81,10 @@ void Connection::check_alive(const char* op) const {
   if (!dead_.empty()) throw DeviceError(op, address_ + ": " + dead_);
 }
 
-void Connection::fail(const char* op, const std::string& why) {
+void Connection::fail(const char* op, std::string why) {
+  // The channel's errors already name the address: "[remote] tcp://...: why".
+  const std::string prefix = "[remote] " + address_ + ": ";
+  if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
   dead_ = why + " (the connection is closed; its tensors are lost)";
   if (channel_) channel_->shutdown();
   throw DeviceError(op, address_ + ": " + why);
@@ -109,7 +112,20 @@ void Connection::drain_releases() {
   }
 }
 
-void Connection::record_done(const char* op) {
+void Connection::record_done(const char* op, size_t record_start) {
+  const size_t record = batch_.size() - record_start;
+  if (batch_.size() - batch_start_ - 4 > max_message_bytes_) {
+    // Too large for the server, which would close the connection: refused here, the connection kept.
+    std::vector<uint8_t> bytes(batch_.bytes().begin() + static_cast<std::ptrdiff_t>(record_start),
+                               batch_.bytes().end());
+    batch_.bytes().resize(record_start);
+    if (record + 9 > max_message_bytes_) {
+      throw ValueError(op, "a message of " + std::to_string(record) + " bytes exceeds " + address_ + "'s limit of " +
+                               std::to_string(max_message_bytes_) + " bytes (burn server --max-message-mib)");
+    }
+    flush(op);  // the records before it, then it alone
+    batch_.raw(bytes.data(), bytes.size());
+  }
   ++records_;
   if (records_ >= settings_.batch_ops || batch_.size() >= settings_.batch_bytes) flush(op);
 }
@@ -118,16 +134,6 @@ void Connection::flush(const char* op) {
   check_alive(op);
   drain_releases();
   if (records_ == 0) return;
-  if (batch_.size() - batch_start_ - 4 > max_message_bytes_) {
-    // One record alone is too large for the server: it would close the connection.
-    const std::string why = "a message of " + std::to_string(batch_.size()) + " bytes exceeds the server's limit of " +
-                            std::to_string(max_message_bytes_);
-    batch_.clear();
-    records_ = 0;
-    batch_start_ = begin_frame(batch_, Frame::Batch);
-    batch_.u32(0);
-    fail(op, why);
-  }
   batch_.patch_u32(batch_start_ + 5, records_);
   end_frame(batch_, batch_start_);
   try {

@@ -43,7 +43,9 @@ class Connection {
     return first;
   }
   uint64_t next_request() { return next_request_++; }
-  void record_done(const char* op);  // counts a record; sends the batch when it is full
+  // Counts the record written from `record_start`; sends the batch when it is full. A record the
+  // server's message limit cannot carry is taken back and refused with a ValueError.
+  void record_done(const char* op, size_t record_start);
   // Sends the batch and waits for the reply to `request`: its payload reader, or the server's error
   // rethrown as the same burn::Error subclass.
   std::vector<uint8_t> await(uint64_t request, const char* op);
@@ -52,7 +54,7 @@ class Connection {
   void release(uint64_t handle) noexcept;
 
  private:
-  [[noreturn]] void fail(const char* op, const std::string& why);
+  [[noreturn]] void fail(const char* op, std::string why);
   void drain_releases();
 
   std::string address_;

@@ -21,19 +21,21 @@ class RemoteBackend final : public Backend {
     std::lock_guard lock(c_->mutex);
     c_->check_alive("sync");
     const uint64_t request = c_->next_request();
+    const size_t start = c_->batch().size();
     const size_t rec = begin_record(c_->batch(), Record::Sync);
     c_->batch().u64(request);
     end_record(c_->batch(), rec);
-    c_->record_done("sync");  // counted, then sent with the await below
+    c_->record_done("sync", start);  // counted, then sent with the await below
     c_->await(request, "sync");
   }
   void seed(uint64_t seed) override {
     std::lock_guard lock(c_->mutex);
     c_->check_alive("seed");
+    const size_t start = c_->batch().size();
     const size_t rec = begin_record(c_->batch(), Record::Seed);
     c_->batch().u64(seed);
     end_record(c_->batch(), rec);
-    c_->record_done("seed");
+    c_->record_done("seed", start);
   }
 
 #define BURN_X_DECL(group, name, tier, grad, bound, ret, ...) ret name BURN_OP_PARAMS(__VA_ARGS__) override;
@@ -69,11 +71,13 @@ class RemoteBackend final : public Backend {
     std::lock_guard lock(c_->mutex);
     c_->check_alive("into_data");
     const uint64_t request = c_->next_request();
+    const uint64_t handle = handle_of(x, "into_data");
+    const size_t start = c_->batch().size();
     const size_t rec = begin_record(c_->batch(), Record::Read);
     c_->batch().u64(request);
-    c_->batch().u64(handle_of(x, "into_data"));
+    c_->batch().u64(handle);
     end_record(c_->batch(), rec);
-    c_->record_done("into_data");
+    c_->record_done("into_data", start);
     const auto payload = c_->await(request, "into_data");
     Reader r(payload.data(), payload.size());
     return get_data(r, SIZE_MAX);
@@ -93,6 +97,7 @@ class RemoteBackend final : public Backend {
       Writer& w = c_->batch();
       const uint64_t first = c_->reserve(handles);
       const uint64_t request = metas ? 0 : c_->next_request();
+      const size_t start = w.size();
       const size_t rec = begin_record(w, Record::Op);
       w.u16(static_cast<uint16_t>(Op));
       w.u64(first);
@@ -100,9 +105,14 @@ class RemoteBackend final : public Backend {
       w.u32(metas ? static_cast<uint32_t>(metas->size()) : 0);
       if (metas)
         for (const auto& m : *metas) put(w, m);
-      (encode(w, args, op), ...);
+      try {
+        (encode(w, args, op), ...);
+      } catch (...) {
+        w.bytes().resize(start);  // a tensor of another device: the record is taken back
+        throw;
+      }
       end_record(w, rec);
-      c_->record_done(op);
+      c_->record_done(op, start);
       if (!metas) {
         std::vector<uint8_t> payload;
         try {

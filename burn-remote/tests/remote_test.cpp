@@ -121,6 +121,27 @@ TEST(Remote, ServerErrorsComeBackAsTheSameClass) {
   EXPECT_EQ(d->into_data(d->add(a, a)).to_vec<float>(), (std::vector<float>{2, 4, 6}));
 }
 
+TEST(Remote, ATensorPastTheMessageLimitIsRefusedAndTheConnectionKept) {
+  ServerLimits limits;
+  limits.max_message_bytes = 1 << 20;
+  LocalServer server(limits);
+  const Device d = connect(server.address());
+  const auto small = Tensor<1>::ones(Shape{1000}, d);
+  try {
+    Tensor<1>::from_data(TensorData(Shape{1 << 19}, DType::F32), d);  // 2 MiB
+    ADD_FAILURE() << "a 2 MiB tensor went into a 1 MiB message";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-message-mib"), std::string::npos) << e.what();
+  }
+  // Several tensors that fit one by one but not together go in several messages.
+  std::vector<Tensor<1>> parts;
+  for (int i = 0; i < 6; ++i) parts.push_back(Tensor<1>::from_data(TensorData(Shape{1 << 16}, DType::F32), d));
+  EXPECT_EQ((small.sum() + parts[5].sum()).to_vec<float>(), (std::vector<float>{1000}));
+  // A tensor of another device is refused before anything is sent.
+  EXPECT_THROW(small.to_device(d) + Tensor<1>::ones(Shape{1000}, Device::get("cpu")), DeviceError);
+  EXPECT_EQ(small.sum().to_vec<float>(), (std::vector<float>{1000}));
+}
+
 TEST(Remote, ToDeviceMovesTensorsBothWays) {
   LocalServer server;
   const Device remote = connect(server.address());
