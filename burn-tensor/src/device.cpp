@@ -25,6 +25,13 @@ bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
+// The characters of an address after "scheme://": host names, IPv4, bracketed IPv6, port, path.
+bool is_address_char(char c) {
+  return is_name_char(c) || c == '.' || c == ':' || c == '[' || c == ']' || c == '/' || c == '@' || c == '%';
+}
+
+bool is_address(std::string_view name) { return name.find("://") != std::string_view::npos; }
+
 bool is_valid_name(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_name_char); }
 
 class SpecParser {
@@ -55,6 +62,17 @@ class SpecParser {
     while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
     if (pos_ == start) fail("a backend or decorator name");
     DeviceSpec d{std::string(s_.substr(start, pos_ - start)), {}};
+    // "tcp://host:port": an address, the leaf of a decorator that takes one (remote<...>); it runs to
+    // the closing '>' and keeps its own characters.
+    if (s_.substr(pos_, 3) == "://") {
+      pos_ += 3;
+      const size_t body = pos_;
+      while (pos_ < s_.size() && is_address_char(s_[pos_])) ++pos_;
+      if (pos_ == body) fail("a host and port after '://'");
+      d.name = std::string(s_.substr(start, pos_ - start));
+      skip_ws();
+      return d;
+    }
     // "vulkan:1": a device of a multi-device backend; the argument stays part of the leaf's name.
     if (pos_ < s_.size() && s_[pos_] == ':') {
       const size_t colon = pos_++;
@@ -94,6 +112,7 @@ struct DecoratorRegistry {
   }
   std::mutex mutex;
   std::map<std::string, DecoratorFactory> factories;
+  std::map<std::string, AddressDecoratorFactory> address_factories;
   std::map<std::string, std::string> summaries;
 };
 
@@ -124,6 +143,21 @@ DecoratorFactory require_decorator(const std::string& name, std::string_view spe
   const std::string why = lib.loaded ? lib.path + " is loaded but registers no decorator '" + name + "'" : lib.error;
   throw PluginError(kOp, "unknown decorator '" + name + "' in '" + std::string(spec) +
                              "'; registered: " + join(registered_decorators()) + "; " + why);
+}
+
+// A decorator over an address ("remote" of remote<tcp://...>), loading its component when needed.
+AddressDecoratorFactory require_address_decorator(const std::string& name, std::string_view spec) {
+  auto find = [&]() -> AddressDecoratorFactory {
+    auto& reg = decorator_registry();
+    std::lock_guard lock(reg.mutex);
+    const auto it = reg.address_factories.find(name);
+    return it == reg.address_factories.end() ? AddressDecoratorFactory{} : it->second;
+  };
+  if (AddressDecoratorFactory f = find()) return f;
+  const detail::DecoratorLibrary lib = detail::load_decorator_library(name);
+  if (AddressDecoratorFactory f = find()) return f;
+  const std::string why = lib.loaded ? lib.path + " registers no decorator '" + name + "' over an address" : lib.error;
+  throw PluginError(kOp, "'" + name + "' in '" + std::string(spec) + "' takes no address; " + why);
 }
 
 BackendPtr apply_decorator(const DecoratorFactory& f, const std::string& name, BackendPtr inner) {
@@ -191,7 +225,12 @@ BackendPtr backend_for(const DeviceSpec& spec) {
   } done{canonical};
 
   BackendPtr b;
-  if (spec.inner.empty() && spec.name.find(':') != std::string::npos) {
+  if (spec.inner.empty() && is_address(spec.name)) {
+    throw DeviceError(kOp, "'" + spec.name +
+                               "' is an address, not a backend: give it to a decorator that takes one, "
+                               "e.g. 'remote<" +
+                               spec.name + ">'");
+  } else if (spec.inner.empty() && spec.name.find(':') != std::string::npos) {
     b = select_device(spec.name);
   } else if (spec.inner.empty()) {
     try {
@@ -203,6 +242,9 @@ BackendPtr backend_for(const DeviceSpec& spec) {
       }
       throw;
     }
+  } else if (spec.inner.front().inner.empty() && is_address(spec.inner.front().name)) {
+    b = require_address_decorator(spec.name, canonical)(spec.inner.front().name);
+    if (!b) throw PluginError(kOp, "decorator '" + spec.name + "' returned no backend");
   } else {
     const DecoratorFactory f = require_decorator(spec.name, canonical);
     b = apply_decorator(f, spec.name, backend_for(spec.inner.front()));
@@ -267,6 +309,25 @@ void register_decorator(const std::string& name, DecoratorFactory factory, std::
   std::lock_guard lock(reg.mutex);
   reg.factories[name] = std::move(factory);  // re-registering replaces: the last one linked wins
   reg.summaries[name] = std::move(summary);
+}
+
+void register_address_decorator(const std::string& name, AddressDecoratorFactory factory, std::string summary) {
+  if (!is_valid_name(name)) {
+    throw ValueError("register_address_decorator", "malformed decorator name '" + name + "': expected [A-Za-z0-9_-]+");
+  }
+  if (!factory) throw ValueError("register_address_decorator", "empty factory for decorator '" + name + "'");
+  auto& reg = decorator_registry();
+  std::lock_guard lock(reg.mutex);
+  reg.address_factories[name] = std::move(factory);
+  reg.summaries[name] = std::move(summary);
+}
+
+std::vector<std::string> registered_address_decorators() {
+  auto& reg = decorator_registry();
+  std::lock_guard lock(reg.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, f] : reg.address_factories) names.push_back(name);
+  return names;
 }
 
 std::string decorator_summary(const std::string& name) {

@@ -181,3 +181,38 @@ TEST(Device, RegisteredDecoratorIsUsedBySpec) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DeviceSpec, AnAddressLeafRunsToTheClosingBracket) {
+  const burn::DeviceSpec s = burn::parse_device_spec("autodiff< remote<tcp://127.0.0.1:7000> >");
+  ASSERT_EQ(s.inner.size(), 1u);
+  ASSERT_EQ(s.inner[0].inner.size(), 1u);
+  EXPECT_EQ(s.inner[0].inner[0].name, "tcp://127.0.0.1:7000");
+  EXPECT_EQ(s.to_string(), "autodiff<remote<tcp://127.0.0.1:7000>>");
+  EXPECT_EQ(burn::parse_device_spec("remote<tcp://[::1]:7000>").inner[0].name, "tcp://[::1]:7000");
+  EXPECT_NE(parse_error("remote<tcp://>").find("expected a host and port after '://' at position 13"),
+            std::string::npos);
+  EXPECT_NE(parse_error("remote<tcp://a b>").find("expected '>' at position 15 (found 'b')"), std::string::npos);
+}
+
+TEST(Device, AnAddressIsGivenToTheDecoratorRegisteredForIt) {
+  static std::string seen;
+  burn::register_address_decorator("testaddr", [](const std::string& address) {
+    seen = address;
+    return burn::Device::get("cpu").backend();
+  });
+  EXPECT_TRUE(contains(burn::registered_address_decorators(), "testaddr"));
+  EXPECT_EQ(burn::Device::get("testaddr<tcp://h:1>"), burn::Device::get("cpu"));
+  EXPECT_EQ(seen, "tcp://h:1");
+  try {
+    burn::Device::get("tcp://h:1");
+    ADD_FAILURE() << "an address alone made a device";
+  } catch (const burn::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("is an address, not a backend"), std::string::npos) << e.what();
+  }
+  // A decorator of backends takes no address.
+  EXPECT_THROW(burn::Device::get("trace<tcp://h:1>"), burn::PluginError);
+}
+
+}  // namespace

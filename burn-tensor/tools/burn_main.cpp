@@ -160,6 +160,15 @@ int cmd_devices(const std::vector<std::string>& args) {
       std::cout << ", " << decorators.front() << "<" << decorators.back() << "<" << leaf << ">>";
     std::cout << "\n";
   }
+  // Decorators over an address instead of a backend (remote<tcp://HOST:PORT>).
+  const auto address_decorators = burn::registered_address_decorators();
+  if (!address_decorators.empty()) {
+    std::cout << "\ndecorators over an address (the other end runs the ops):\n";
+    rows.clear();
+    for (const auto& d : address_decorators)
+      rows.push_back({"  " + d + "<tcp://HOST:PORT>", or_dash(burn::decorator_summary(d))});
+    print_table(rows);
+  }
   const char* env = std::getenv("BURN_DEVICE");
   std::cout << "\ndefault device: " << (env && *env ? env : "cpu") << (env && *env ? " (from BURN_DEVICE)" : "")
             << "\n";

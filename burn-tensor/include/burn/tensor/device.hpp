@@ -67,4 +67,12 @@ BURN_TENSOR_API void register_decorator(const std::string& name, DecoratorFactor
 BURN_TENSOR_API std::vector<std::string> registered_decorators();
 BURN_TENSOR_API std::string decorator_summary(const std::string& name);  // "" if none or unregistered
 
+// A decorator over an address instead of a backend: "remote<tcp://host:port>" calls the factory
+// registered as "remote" with "tcp://host:port". A spec leaf "scheme://..." is an address; it runs to
+// the closing '>'. Loaded on demand like the other decorators (libburn-<name>.so).
+using AddressDecoratorFactory = std::function<BackendPtr(const std::string& address)>;
+BURN_TENSOR_API void register_address_decorator(const std::string& name, AddressDecoratorFactory factory,
+                                                std::string summary = {});
+BURN_TENSOR_API std::vector<std::string> registered_address_decorators();
+
 }  // namespace burn

@@ -1,0 +1,155 @@
+// What the client knows of an op's outputs before the server runs it: their shapes and dtypes from
+// burn-tensor's shape rules, for the ops a training loop is made of, so those are sent without waiting.
+// Any other op (or one whose rule refuses its arguments) asks the server for its outputs' metas. The
+// server checks every prediction against what its backend produced, so a wrong one is an error, never
+// a silently wrong shape.
+#pragma once
+
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "burn/tensor/shape_rules.hpp"
+#include "protocol.hpp"
+
+namespace burn::remote::predict {
+
+template <typename T>
+constexpr bool kElementwiseParam =
+    std::is_same_v<T, Prim> || std::is_same_v<T, Scalar> || std::is_same_v<T, double> || std::is_same_v<T, DType>;
+
+template <typename Ret, typename... P>
+constexpr bool elementwise_signature() {
+  return std::is_same_v<Ret, Prim> && (kElementwiseParam<P> && ...) && (std::is_same_v<P, Prim> || ...);
+}
+
+constexpr bool elementwise_group(OpGroup g, OpId op) {
+  switch (g) {
+    case OpGroup::numeric:
+    case OpGroup::compare:
+    case OpGroup::boolean:
+    case OpGroup::bitwise:
+    case OpGroup::float_math:
+    case OpGroup::activation: return true;
+    default: return op == OpId::mask_where || op == OpId::mask_fill || op == OpId::cast;
+  }
+}
+
+namespace table {
+constexpr OpBound MEMORY = OpBound::Memory, COMPUTE = OpBound::Compute;
+// Elementwise over broadcast operands: memory-bound, an elementwise group, tensors and scalars in, one out.
+#define BURN_REMOTE_ELEMENTWISE(group, name, tier, grad, bound, ret, ...) \
+  (bound == MEMORY && elementwise_group(OpGroup::group, OpId::name) &&    \
+   elementwise_signature<ret, BURN_PP_MAP(BURN_PP_TYPE, __VA_ARGS__)>()),
+inline constexpr bool kElementwise[kOpCount] = {BURN_OP_TABLE(BURN_REMOTE_ELEMENTWISE)};
+#undef BURN_REMOTE_ELEMENTWISE
+}  // namespace table
+
+static_assert(table::kElementwise[size_t(OpId::add)] && table::kElementwise[size_t(OpId::relu)] &&
+              table::kElementwise[size_t(OpId::cast)] && table::kElementwise[size_t(OpId::mask_fill)] &&
+              !table::kElementwise[size_t(OpId::matmul)] && !table::kElementwise[size_t(OpId::sum)] &&
+              !table::kElementwise[size_t(OpId::softmax)] && !table::kElementwise[size_t(OpId::argwhere)]);
+
+inline std::vector<Meta> one(Shape s, DType d) { return {Meta{true, std::move(s), d}}; }
+
+template <OpId Op, typename Tuple>
+std::optional<std::vector<Meta>> elementwise(const Tuple& t) {
+  std::optional<Shape> shape;
+  DType first = DType::F32, cast_to = DType::F32;
+  bool any = false;
+  std::apply(
+      [&](const auto&... a) {
+        auto visit = [&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, Prim>) {
+            if (!x) return;
+            if (!any) {
+              shape = x->shape();
+              first = x->dtype();
+              any = true;
+            } else if (shape) {
+              shape = shape_rules::try_broadcast(*shape, x->shape());
+            }
+          } else if constexpr (std::is_same_v<T, DType>) {
+            cast_to = x;
+          }
+        };
+        (visit(a), ...);
+      },
+      t);
+  if (!any || !shape) return std::nullopt;
+  const OpGroup g = op_info(Op).group;
+  DType out = first;
+  if (Op == OpId::cast) out = cast_to;
+  if (g == OpGroup::compare || g == OpGroup::boolean || Op == OpId::is_nan || Op == OpId::is_inf ||
+      Op == OpId::is_finite)
+    out = DType::Bool;
+  return one(std::move(*shape), out);
+}
+
+// The metas of Op's outputs, or nullopt to ask the server. The rules may throw for arguments they
+// refuse: that is nullopt too, and the server's backend then reports the error with its own message.
+template <OpId Op, typename... A>
+std::optional<std::vector<Meta>> outputs(const A&... args) {
+  const auto t = std::forward_as_tuple(args...);
+  // The first tensor; a template so that ops whose first parameter is no tensor never instantiate it.
+  auto x = [&]<int N = 0>()->const Primitive& { return *std::get<N>(t); };
+  try {
+    if constexpr (table::kElementwise[size_t(Op)]) {
+      return elementwise<Op>(t);
+    } else if constexpr (Op == OpId::empty || Op == OpId::full) {
+      return one(std::get<0>(t), std::get<sizeof...(A) - 1>(t));
+    } else if constexpr (Op == OpId::random) {
+      return one(std::get<0>(t), std::get<2>(t));
+    } else if constexpr (Op == OpId::from_data) {
+      return one(std::get<0>(t).shape(), std::get<0>(t).dtype());
+    } else if constexpr (Op == OpId::matmul) {
+      auto s = shape_rules::try_matmul(x().shape(), std::get<1>(t)->shape());
+      if (!s || std::get<1>(t)->dtype() != x().dtype()) return std::nullopt;
+      return one(std::move(*s), x().dtype());
+    } else if constexpr (Op == OpId::reshape) {
+      auto s = shape_rules::try_reshape(x().shape(), std::get<1>(t));
+      if (!s) return std::nullopt;
+      return one(std::move(*s), x().dtype());
+    } else if constexpr (Op == OpId::permute) {
+      return one(shape_rules::permute(x().shape(), std::get<1>(t)), x().dtype());
+    } else if constexpr (Op == OpId::expand) {
+      return one(shape_rules::expand(x().shape(), std::get<1>(t)), x().dtype());
+    } else if constexpr (Op == OpId::flip) {
+      return one(shape_rules::flip(x().shape(), std::get<1>(t)), x().dtype());
+    } else if constexpr (Op == OpId::slice) {
+      return one(shape_rules::slice(x().shape(), std::get<1>(t)), x().dtype());
+    } else if constexpr (Op == OpId::slice_assign) {
+      if (std::get<2>(t)->dtype() != x().dtype()) return std::nullopt;
+      return one(shape_rules::slice_assign(x().shape(), std::get<1>(t), std::get<2>(t)->shape()), x().dtype());
+    } else if constexpr (Op == OpId::repeat_dim) {
+      return one(shape_rules::repeat_dim(x().shape(), std::get<1>(t), std::get<2>(t)), x().dtype());
+    } else if constexpr (Op == OpId::gather) {
+      return one(shape_rules::gather(x().shape(), std::get<1>(t), std::get<2>(t)->shape()), x().dtype());
+    } else if constexpr (Op == OpId::select) {
+      return one(shape_rules::select(x().shape(), std::get<1>(t), std::get<2>(t)->shape()), x().dtype());
+    } else if constexpr (Op == OpId::sum_dim || Op == OpId::mean_dim || Op == OpId::prod_dim || Op == OpId::max_dim ||
+                         Op == OpId::min_dim) {
+      if (!is_float(x().dtype())) return std::nullopt;
+      return one(shape_rules::reduce_dim(x().shape(), std::get<1>(t), Op != OpId::sum_dim && Op != OpId::prod_dim,
+                                         op_info(Op).name),
+                 x().dtype());
+    } else if constexpr (Op == OpId::sum || Op == OpId::mean) {
+      if (!is_float(x().dtype())) return std::nullopt;
+      return one(shape_rules::reduce_all(x().shape(), Op == OpId::mean, op_info(Op).name), x().dtype());
+    } else if constexpr (Op == OpId::softmax || Op == OpId::log_softmax) {
+      return one(shape_rules::along_dim(x().shape(), std::get<1>(t), op_info(Op).name), x().dtype());
+    } else if constexpr (Op == OpId::embedding) {
+      return one(shape_rules::embedding(x().shape(), std::get<1>(t)->shape()), x().dtype());
+    } else if constexpr (Op == OpId::layer_norm || Op == OpId::rms_norm) {
+      return one(x().shape(), x().dtype());
+    } else {
+      return std::nullopt;
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace burn::remote::predict
