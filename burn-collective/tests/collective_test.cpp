@@ -1,5 +1,6 @@
 // The distributed suite: 2 and 3 ranks on 127.0.0.1, started by burn::collective::launch with a time
-// limit (a hang fails the test instead of blocking ctest), each rank's output in its own log.
+// limit (a hang fails the test instead of blocking ctest), each rank's output in its own log
+// (launch_job.hpp).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "burn/collective/communicator.hpp"
 #include "burn/collective/launcher.hpp"
+#include "launch_job.hpp"
 
 namespace fs = std::filesystem;
 using namespace burn;
@@ -19,59 +21,21 @@ using namespace burn::collective;
 
 namespace {
 
-struct Job {
-  LaunchResult result;
-  std::vector<std::string> logs;  // by rank
-};
+using burn::collective::testing::all_logs;
+using burn::collective::testing::Job;
 
-class Distributed : public ::testing::Test {
+class Distributed : public burn::collective::testing::JobTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "burn-collective-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   Job run(const std::string& scenario, int nproc, bool stop_on_failure = true, const std::string& device = "cpu",
           const std::string& ifname = "") {
-    LaunchOptions o;
+    burn::collective::testing::JobOptions o;
     o.command = {BURN_COLLECTIVE_TEST_RANK, scenario, device};
     o.nproc = nproc;
-    o.output_dir = dir_.string();
-    o.timeout = std::chrono::seconds(90);  // far above what every scenario needs: reaching it is a hang
-    o.grace = std::chrono::milliseconds(500);
-    o.forward_signals = false;
     o.stop_on_failure = stop_on_failure;
-    o.env = {{"BURN_COLLECTIVE_TIMEOUT_S", "60"}, {"BURN_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}};
     if (!ifname.empty()) o.env.emplace_back("BURN_SOCKET_IFNAME", ifname);
-    Job job;
-    job.result = launch(o);
-    for (int r = 0; r < nproc; ++r) {
-      std::ifstream in(dir_ / ("rank-" + std::to_string(r) + ".log"));
-      std::stringstream text;
-      text << in.rdbuf();
-      job.logs.push_back(text.str());
-    }
-    // No rank and nothing a rank started is left.
-    for (const auto& s : job.result.ranks) {
-      EXPECT_EQ(::kill(s.pid, 0), -1) << "rank " << s.rank << " (pid " << s.pid << ") is still there";
-      EXPECT_EQ(::kill(-s.pid, 0), -1) << "rank " << s.rank << "'s process group is still there";
-    }
-    return job;
+    return run_job(o);
   }
-
-  fs::path dir_;
 };
-
-std::string all_logs(const Job& job) {
-  std::string s = job.result.summary + "\n";
-  for (size_t r = 0; r < job.logs.size(); ++r) s += "--- rank " + std::to_string(r) + ":\n" + job.logs[r];
-  return s;
-}
 
 TEST_F(Distributed, ValuesOfEveryCollectiveAndDTypeOnTwoRanks) {
   const Job job = run("values", 2);
