@@ -124,7 +124,8 @@ optim::Optimizer make_optimizer(const std::string& kind) {
 // 5 steps of `kind` with data parallelism (bucket size `bucket`) on this rank's shard.
 std::vector<float> train_dp(collective::Communicator& c, const std::string& kind, size_t bucket, int steps,
                             std::vector<std::vector<std::vector<std::string>>>* layouts = nullptr,
-                            std::vector<float>* after_first = nullptr) {
+                            std::vector<float>* after_first = nullptr,
+                            train::DataParallel::StepStats* stats = nullptr) {
   const Device ad = Device::get("autodiff<cpu>");
   train::DataParallel dp(c, {.bucket_bytes = bucket});
   Net net = dp.broadcast(make_net(ad, 0));
@@ -142,6 +143,7 @@ std::vector<float> train_dp(collective::Communicator& c, const std::string& kind
     if (layouts) layouts->push_back(dp.bucket_layout());
     if (s == 0 && after_first) *after_first = flat(net);
   }
+  if (stats) *stats = dp.last_step();
   return flat(net);
 }
 
@@ -184,7 +186,11 @@ int run_steps() {
     // Per-parameter buckets: the same values (bit for bit where a sum of the ranks' values does not
     // depend on the order, as with two ranks), and a layout fixed after the first step.
     std::vector<std::vector<std::vector<std::string>>> small;
-    const auto per_param = train_dp(c, kind, 1, 5, &small);
+    train::DataParallel::StepStats stats;
+    const auto per_param = train_dp(c, kind, 1, 5, &small, nullptr, &stats);
+    expect(stats.buckets == 4 && stats.sent_during_backward == 4,
+           kind + ": every bucket handed to the communication thread while backward ran (" +
+               std::to_string(stats.sent_during_backward) + " of " + std::to_string(stats.buckets) + ")");
     if (w == 2) {
       expect(bitwise(per_param, dp), kind + ": per-parameter buckets bitwise equal to one bucket");
     } else {

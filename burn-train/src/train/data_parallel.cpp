@@ -58,6 +58,7 @@ struct DataParallel::Impl {
   std::vector<size_t> bucket_of;                              // per param
   std::unordered_map<uint64_t, size_t> by_key;                // gradient key -> param
   std::unordered_map<nn::ParamId, TensorHandle> accumulated;  // no_sync sums, by parameter id
+  size_t sent_during_backward = 0;                            // this step's buckets the hook queued
 
   // The communication thread.
   std::mutex mu;
@@ -201,6 +202,7 @@ std::unique_ptr<GradReadyScope> DataParallel::begin_step(nn::ModuleRef model) {
     im.cv.wait(lock, [&] { return !im.busy; });  // a step that threw may have left a bucket in flight
     if (im.error) std::rethrow_exception(im.error);
     im.make_buckets(order);
+    im.sent_during_backward = 0;
     for (Bucket& b : im.buckets) b.data = TensorData(Shape{b.elements}, b.dtype);
     im.next_bucket = 0;
   }
@@ -221,7 +223,10 @@ std::unique_ptr<GradReadyScope> DataParallel::begin_step(nn::ModuleRef model) {
     const size_t width = dtype_size(b.dtype);
     std::memcpy(static_cast<uint8_t*>(b.data.raw()) + static_cast<size_t>(b.offsets[slot]) * width, data.raw(),
                 data.bytes().size());
-    if (++b.filled == b.params.size()) im.queue(b);
+    if (++b.filled == b.params.size()) {
+      im.queue(b);
+      ++im.sent_during_backward;
+    }
   });
 }
 
@@ -340,6 +345,8 @@ StepOutput DataParallel::gather(const StepOutput& out) {
   if (out.targets) g.targets = c.all_gather(*out.targets, timeout);
   return g;
 }
+
+DataParallel::StepStats DataParallel::last_step() const { return {impl_->buckets.size(), impl_->sent_during_backward}; }
 
 std::vector<std::vector<std::string>> DataParallel::bucket_layout() const {
   std::vector<std::vector<std::string>> out;

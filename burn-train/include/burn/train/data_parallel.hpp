@@ -99,6 +99,14 @@ class BURN_TRAIN_API DataParallel {
   // all-reduced: the first step's are the fields in reverse; from the second step on, the order in
   // which the first step's gradients became final (rank 0's), fixed. Empty before the first step.
   std::vector<std::vector<std::string>> bucket_layout() const;
+  // The last synchronised step: its buckets, and how many of them backward's hook handed to the
+  // communication thread while backward still ran (the rest were sent by finish_step: parameters
+  // without a gradient).
+  struct StepStats {
+    size_t buckets = 0;
+    size_t sent_during_backward = 0;
+  };
+  StepStats last_step() const;
 
  private:
   struct Impl;
