@@ -29,6 +29,8 @@ struct JobOptions {
   bool stop_on_failure = true;
   std::chrono::milliseconds timeout = std::chrono::seconds(90);  // far above what a job needs: reaching it is a hang
   std::vector<std::pair<std::string, std::string>> env;          // after the defaults below
+  std::string rendezvous;                                        // empty: a fresh directory
+  std::string run_id;                                            // empty: a random one
 };
 
 // The summary and every rank's log, for a failed expectation's message.
@@ -62,6 +64,8 @@ class JobTest : public ::testing::Test {
     o.grace = std::chrono::milliseconds(500);
     o.forward_signals = false;
     o.stop_on_failure = options.stop_on_failure;
+    o.rendezvous = options.rendezvous;
+    o.run_id = options.run_id;
     o.env = {{"BURN_COLLECTIVE_TIMEOUT_S", "60"}, {"BURN_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}};
     o.env.insert(o.env.end(), options.env.begin(), options.env.end());
     Job job;
