@@ -1,13 +1,12 @@
 // Data-parallel training on 2 and 3 ranks of burn-train-data-parallel-rank (data_parallel_rank.cpp),
 // started by the launcher with one thread each and a time limit; each rank checks its own values
-// and prints "ok:" or "FAIL:" lines. In process: the sharded sampler and the gradient hook.
+// and prints "ok:" or "FAIL:" lines. In process: the sharded sampler.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <regex>
 
 #include "burn/data/dataloader.hpp"
-#include "burn/tensor/grad_ready.hpp"
 #include "burn/tensor/tensor.hpp"
 #include "launch_job.hpp"
 
@@ -148,29 +147,6 @@ TEST(ShardedLoader, ShardsAreDisjointAndMakeTheWholeBatch) {
   } catch (const data::DataError& e) {
     EXPECT_NE(std::string(e.what()).find("shard_index 2 of num_shards 2"), std::string::npos) << e.what();
   }
-}
-
-// The autodiff hook: each parameter's gradient once, final (equal to what backward returns), the
-// last layer's first.
-TEST(GradReadyHook, TellsEachGradientOnceWhenFinal) {
-  const Device ad = Device::get("autodiff<cpu>");
-  const auto w1 = Tensor<2>::from_vector<float>({1, 2, 3, 4}, Shape{2, 2}, ad).require_grad();
-  const auto w2 = Tensor<2>::from_vector<float>({0.5f, -1}, Shape{2, 1}, ad).require_grad();
-  const auto x = Tensor<2>::from_vector<float>({1, -1, 2, 0.5f}, Shape{2, 2}, ad);
-  std::vector<std::pair<uint64_t, TensorData>> told;
-  Gradients g;
-  {
-    GradReadyScope scope([&](uint64_t key, const TensorHandle& grad) { told.emplace_back(key, api::into_data(grad)); });
-    // w1 is read twice: its gradient is final only after both uses have contributed.
-    const auto h = x.matmul(w1) + x.matmul(w1);
-    g = h.matmul(w2).sum().backward();
-  }
-  ASSERT_EQ(told.size(), 2u);
-  EXPECT_EQ(told[0].second, w2.grad(g)->into_data()) << "the last layer's gradient first";
-  EXPECT_EQ(told[1].second, w1.grad(g)->into_data());
-  // Outside the scope nothing is told.
-  x.matmul(w1).sum().backward();
-  EXPECT_EQ(told.size(), 2u);
 }
 
 }  // namespace
