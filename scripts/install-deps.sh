@@ -30,8 +30,9 @@ BURN_DEB_PACKAGES+=(libonnx-dev libprotobuf-dev libonnx-testdata)
 BURN_DEB_PACKAGES+=(libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools)
 
 # burn-collective's gloo plugin: Gloo (the engine PyTorch uses on CPUs) with its TCP transport; the
-# shared libgloo.so.0 pulls in libhiredis and libibverbs. No redis-server: the rendezvous is a file store.
-BURN_DEB_PACKAGES+=(libgloo-dev)
+# shared libgloo.so.0 pulls in libhiredis and libibverbs. redis-server: the rendezvous on a Redis server
+# (redis://host:port) for machines without a shared file system; its test is skipped without it.
+BURN_DEB_PACKAGES+=(libgloo-dev redis-server)
 
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do

@@ -1,12 +1,14 @@
 // The backward pass: walks the graph from the root in reverse creation order, runs each node's
 // backward once all of its consumers have contributed, accumulates the gradients of tensors used
-// more than once, keeps those of the tensors that require grad, and frees the graph afterwards.
+// more than once, keeps those of the tensors that require grad (telling the thread's GradReadyScope
+// as each one is final), and frees the graph afterwards.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "autodiff_backend.hpp"
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/grad_ready.hpp"
 
 namespace burn::autodiff {
 
@@ -56,6 +58,7 @@ Gradients AutodiffBackend::backward(const Prim& root_prim, const BackwardOptions
   pending.reserve(order.size());
   pending[root.node().get()] = api::full(device, root.shape(), 1, root.dtype());
   Gradients grads;
+  const GradReadyHook* ready = current_grad_ready_hook();
 
   // A backward that throws must not leave recomputed tensors cached in the graph.
   struct ClearRecomputed {
@@ -76,7 +79,11 @@ Gradients AutodiffBackend::backward(const Prim& root_prim, const BackwardOptions
     if (it == pending.end()) continue;  // no path from the root carries a gradient here
     H grad = std::move(it->second);
     pending.erase(it);
-    if (node->keep_grad) grads.set(node->id, grad);
+    // Every consumer has contributed (they come earlier in the order): this gradient is final.
+    if (node->keep_grad) {
+      grads.set(node->id, grad);
+      if (ready) (*ready)(node->id, grad);
+    }
     if (node->is_leaf()) continue;
 
     Step step(*this, node, device, graph);

@@ -1,12 +1,13 @@
 // The autodiff API on autodiff<cpu>: require_grad, backward, accumulation, detach, the no-grad scope,
-// inner/from_inner, Int/Bool pass-through, graph freeing and its errors. Expected values are the
-// closed-form derivatives of each expression.
+// inner/from_inner, Int/Bool pass-through, graph freeing and its errors, the gradient-ready hook.
+// Expected values are the closed-form derivatives of each expression.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <thread>
 
 #include "burn/autodiff/autodiff.hpp"
+#include "burn/tensor/grad_ready.hpp"
 
 namespace burn {
 namespace {
@@ -212,4 +213,27 @@ TEST(AutodiffApi, DeepChainsDoNotOverflowTheStack) {
 }
 
 }  // namespace
+// The autodiff hook: each parameter's gradient once, final (equal to what backward returns), the
+// last layer's first.
+TEST(AutodiffApi, GradReadyHookTellsEachGradientOnceWhenFinal) {
+  const auto w1 = Tensor<2>::from_vector<float>({1, 2, 3, 4}, Shape{2, 2}, ad()).require_grad();
+  const auto w2 = Tensor<2>::from_vector<float>({0.5f, -1}, Shape{2, 1}, ad()).require_grad();
+  const auto x = Tensor<2>::from_vector<float>({1, -1, 2, 0.5f}, Shape{2, 2}, ad());
+  std::vector<std::pair<uint64_t, TensorData>> told;
+  Gradients g;
+  {
+    GradReadyScope scope([&](uint64_t key, const TensorHandle& grad) { told.emplace_back(key, api::into_data(grad)); });
+    // w1 is read twice: its gradient is final only after both uses have contributed.
+    const auto h = x.matmul(w1) + x.matmul(w1);
+    g = h.matmul(w2).sum().backward();
+  }
+  ASSERT_EQ(told.size(), 2u);
+  EXPECT_EQ(told[0].second, w2.grad(g)->into_data()) << "the last layer's gradient first";
+  EXPECT_EQ(told[1].second, w1.grad(g)->into_data());
+  EXPECT_EQ(api::into_data(*g.get(told[0].first)), told[0].second) << "the key is the gradient's in Gradients";
+  // Outside the scope nothing is told.
+  x.matmul(w1).sum().backward();
+  EXPECT_EQ(told.size(), 2u);
+}
+
 }  // namespace burn

@@ -196,9 +196,8 @@ Timeout or_default(Timeout t, const Communicator::State& s) { return t.count() >
 
 }  // namespace
 
-TensorHandle Communicator::all_reduce(const TensorHandle& t, ReduceOp op, Timeout timeout) {
+void Communicator::all_reduce(TensorData& data, ReduceOp op, Timeout timeout) {
   constexpr const char* kName = "collective.all_reduce";
-  const TensorData data = checked_data(t, kName);
   const DType original = data.dtype();
   const ReduceOp eop = engine_op(op, original, kName);
   Staged s = stage_for_reduce(data);
@@ -210,7 +209,13 @@ TensorHandle Communicator::all_reduce(const TensorHandle& t, ReduceOp op, Timeou
     });
   }
   if (op == ReduceOp::Mean) divide(s.data, s_->world_size);
-  return to_device(t, unstage(std::move(s), original));
+  data = unstage(std::move(s), original);
+}
+
+TensorHandle Communicator::all_reduce(const TensorHandle& t, ReduceOp op, Timeout timeout) {
+  TensorData data = checked_data(t, "collective.all_reduce");
+  all_reduce(data, op, timeout);
+  return to_device(t, data);
 }
 
 TensorHandle Communicator::broadcast(const TensorHandle& t, int root, Timeout timeout) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -33,6 +34,24 @@ bool launcher_sets(const std::string& kv) {
        {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=", "GROUP_RANK=", "BURN_RENDEZVOUS=", "BURN_RUN_ID="})
     if (kv.rfind(k, 0) == 0) return true;
   return false;
+}
+
+bool has_variable(const std::vector<std::string>& env, const std::string& name) {
+  for (const auto& kv : env)
+    if (kv.rfind(name + "=", 0) == 0) return true;
+  return false;
+}
+bool has_option(const LaunchOptions& o, const std::string& name) {
+  for (const auto& kv : o.env)
+    if (kv.first == name) return true;
+  return false;
+}
+
+// The ranks of one machine share its cores: each rank's cpu backend gets cores / ranks threads
+// (at least 1) unless BURN_NUM_THREADS says otherwise, so N ranks do not start N pools of all cores.
+int default_threads(int nproc) {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return std::max(1, static_cast<int>(hw == 0 ? 1 : hw) / std::max(1, nproc));
 }
 
 std::string random_hex() {
@@ -82,6 +101,9 @@ pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string
   env.push_back("GROUP_RANK=" + std::to_string(o.node_rank));
   env.push_back("BURN_RENDEZVOUS=" + url);
   env.push_back("BURN_RUN_ID=" + run_id);
+  if (!has_variable(base_env, "BURN_NUM_THREADS") && !has_option(o, "BURN_NUM_THREADS")) {
+    env.push_back("BURN_NUM_THREADS=" + std::to_string(default_threads(o.nproc)));
+  }
   for (const auto& [k, v] : o.env) env.push_back(k + "=" + v);
   std::vector<char*> envp, argv;
   for (auto& s : env) envp.push_back(s.data());

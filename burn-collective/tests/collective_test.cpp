@@ -1,17 +1,28 @@
 // The distributed suite: 2 and 3 ranks on 127.0.0.1, started by burn::collective::launch with a time
-// limit (a hang fails the test instead of blocking ctest), each rank's output in its own log.
+// limit (a hang fails the test instead of blocking ctest), each rank's output in its own log
+// (launch_job.hpp).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "burn/collective/communicator.hpp"
 #include "burn/collective/launcher.hpp"
+#include "launch_job.hpp"
+
+extern char** environ;
 
 namespace fs = std::filesystem;
 using namespace burn;
@@ -19,59 +30,52 @@ using namespace burn::collective;
 
 namespace {
 
-struct Job {
-  LaunchResult result;
-  std::vector<std::string> logs;  // by rank
-};
+using burn::collective::testing::all_logs;
+using burn::collective::testing::Job;
 
-class Distributed : public ::testing::Test {
+// A TCP port of 127.0.0.1 that nothing listens on now (the kernel's choice).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  int port = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+bool wait_for_port(int port, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    ::close(fd);
+    if (ok) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+class Distributed : public burn::collective::testing::JobTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "burn-collective-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   Job run(const std::string& scenario, int nproc, bool stop_on_failure = true, const std::string& device = "cpu",
           const std::string& ifname = "") {
-    LaunchOptions o;
+    burn::collective::testing::JobOptions o;
     o.command = {BURN_COLLECTIVE_TEST_RANK, scenario, device};
     o.nproc = nproc;
-    o.output_dir = dir_.string();
-    o.timeout = std::chrono::seconds(90);  // far above what every scenario needs: reaching it is a hang
-    o.grace = std::chrono::milliseconds(500);
-    o.forward_signals = false;
     o.stop_on_failure = stop_on_failure;
-    o.env = {{"BURN_COLLECTIVE_TIMEOUT_S", "60"}, {"BURN_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}};
     if (!ifname.empty()) o.env.emplace_back("BURN_SOCKET_IFNAME", ifname);
-    Job job;
-    job.result = launch(o);
-    for (int r = 0; r < nproc; ++r) {
-      std::ifstream in(dir_ / ("rank-" + std::to_string(r) + ".log"));
-      std::stringstream text;
-      text << in.rdbuf();
-      job.logs.push_back(text.str());
-    }
-    // No rank and nothing a rank started is left.
-    for (const auto& s : job.result.ranks) {
-      EXPECT_EQ(::kill(s.pid, 0), -1) << "rank " << s.rank << " (pid " << s.pid << ") is still there";
-      EXPECT_EQ(::kill(-s.pid, 0), -1) << "rank " << s.rank << "'s process group is still there";
-    }
-    return job;
+    return run_job(o);
   }
-
-  fs::path dir_;
 };
-
-std::string all_logs(const Job& job) {
-  std::string s = job.result.summary + "\n";
-  for (size_t r = 0; r < job.logs.size(); ++r) s += "--- rank " + std::to_string(r) + ":\n" + job.logs[r];
-  return s;
-}
 
 TEST_F(Distributed, ValuesOfEveryCollectiveAndDTypeOnTwoRanks) {
   const Job job = run("values", 2);
@@ -97,6 +101,53 @@ TEST_F(Distributed, ValuesOverANamedInterface) {
   const Job job = run("values", 2, true, "cpu", "lo");
   ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
   for (int r = 0; r < 2; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
+}
+
+// The ranks meet on a Redis server (redis://host:port, Gloo's RedisStore) instead of a directory: one
+// started here on a free port of 127.0.0.1; skipped where Debian's redis-server is not installed.
+TEST_F(Distributed, ValuesThroughARedisRendezvous) {
+  const std::string server = "/usr/bin/redis-server";
+  if (::access(server.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << server << " (apt-get install redis-server)";
+  const int port = free_port();
+  ASSERT_GT(port, 0);
+  const std::string port_text = std::to_string(port);
+  std::vector<std::string> args = {server,
+                                   "--port",
+                                   port_text,
+                                   "--bind",
+                                   "127.0.0.1",
+                                   "--save",
+                                   "",
+                                   "--appendonly",
+                                   "no",
+                                   "--dir",
+                                   dir_.string(),
+                                   "--logfile",
+                                   (dir_ / "redis.log").string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t redis = 0;
+  ASSERT_EQ(::posix_spawn(&redis, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  struct Stop {
+    pid_t pid;
+    ~Stop() {
+      ::kill(pid, SIGTERM);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } stop{redis};
+  ASSERT_TRUE(wait_for_port(port, std::chrono::seconds(10))) << "redis-server did not listen on " << port;
+  burn::collective::testing::JobOptions o;
+  o.command = {BURN_COLLECTIVE_TEST_RANK, "values", "cpu"};
+  o.nproc = 2;
+  o.rendezvous = "redis://127.0.0.1:" + port_text;
+  o.run_id = "redis-test";
+  const Job job = run_job(o);
+  ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
+  for (int r = 0; r < 2; ++r) EXPECT_NE(job.logs[r].find(" 0 failures"), std::string::npos) << all_logs(job);
+  // The run id's records stay on the server: the same id again is refused, as in a directory.
+  const Job again = run_job(o);
+  EXPECT_NE(all_logs(again).find("of this run id is already there"), std::string::npos) << all_logs(again);
 }
 
 // Rank 1 is SIGKILLed between two collectives: the others fail at once (their op timeout is 60 s and
@@ -270,6 +321,15 @@ TEST_F(Environment, AMissingRankAndAReusedDirectoryAreNamed) {
             }).find("rank 0 of 2: cannot open a TCP device on interface 'nosuchif0' (BURN_SOCKET_IFNAME): "),
             std::string::npos);
   config.connect.socket_ifname.clear();
+  // A Redis rendezvous whose server is not there (nothing listens on a port just freed).
+  config.connect.rendezvous = "redis://127.0.0.1:" + std::to_string(free_port());
+  EXPECT_NE(error_of([&] {
+              Communicator::connect(config);
+            }).find("rank 0 of 2: cannot reach the Redis server of the rendezvous 'redis://127.0.0.1:"),
+            std::string::npos);
+  config.connect.rendezvous = "redis://127.0.0.1:99999";
+  EXPECT_NE(error_of([&] { Communicator::connect(config); }).find("port '99999' is not in 1..65535"),
+            std::string::npos);
   config.connect.rendezvous = "file://" + tmpl + "/x";
   ASSERT_TRUE(std::ofstream(tmpl + "/x").good());
   EXPECT_NE(

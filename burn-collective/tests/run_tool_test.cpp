@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -104,6 +105,26 @@ TEST_F(BurnRun, EveryRankGetsTorchrunsEnvironment) {
       << r.output;
   EXPECT_NE(r.output.find("rank=1 local=1 world=2 local_world=2 rdzv=" + tmp + " id=run"), std::string::npos)
       << r.output;
+}
+
+// The ranks of a machine share its cores: cores / ranks cpu threads each, unless BURN_NUM_THREADS is set.
+TEST_F(BurnRun, EachRankGetsItsShareOfTheCores) {
+  const char* before = std::getenv("BURN_NUM_THREADS");
+  const std::string saved = before ? before : "";
+  ::unsetenv("BURN_NUM_THREADS");
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  Ran r = burn_run({"--nproc-per-node", "2", "--", "sh", "-c", "echo \"rank=$RANK threads=$BURN_NUM_THREADS\""});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string share = std::to_string(std::max(1u, hw / 2));
+  EXPECT_NE(r.output.find("rank=0 threads=" + share), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank=1 threads=" + share), std::string::npos) << r.output;
+  ::setenv("BURN_NUM_THREADS", "3", 1);
+  r = burn_run({"--nproc-per-node", "2", "--", "sh", "-c", "echo \"rank=$RANK threads=$BURN_NUM_THREADS\""});
+  EXPECT_NE(r.output.find("rank=1 threads=3"), std::string::npos) << r.output;
+  if (before)
+    ::setenv("BURN_NUM_THREADS", saved.c_str(), 1);
+  else
+    ::unsetenv("BURN_NUM_THREADS");
 }
 
 TEST_F(BurnRun, RanksCommunicate) {

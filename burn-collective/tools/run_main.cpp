@@ -39,8 +39,8 @@ int main(int argc, char** argv) {
       "nnodes", po::value<int>()->default_value(1), "machines in the job (one `burn run` on each)")(
       "node-rank", po::value<int>()->default_value(0), "this machine's index in [0, nnodes)")(
       "rendezvous", po::value<std::string>()->default_value(""),
-      "where the ranks meet, file:///dir (default: a fresh directory under $TMPDIR, removed at the end; "
-      "several machines: a directory they share)")(
+      "where the ranks meet, file:///dir or redis://host[:port] (default: a fresh directory under $TMPDIR, "
+      "removed at the end; several machines: a directory they share, or a Redis server they reach)")(
       "run-id", po::value<std::string>()->default_value(""),
       "the job's name in the rendezvous, the same on every machine (default: a random one)")(
       "timeout", po::value<double>()->default_value(0),

@@ -71,7 +71,8 @@ struct Run {
   int64_t stop_after_steps = 0;  // > 0: the interrupter fires after this many steps of this run
   size_t train_items = 96;
   size_t batch_size = 16;
-  std::vector<std::string>* messages = nullptr;  // when set, the learner's messages are appended
+  std::vector<std::string>* messages = nullptr;        // when set, the learner's messages are appended
+  std::shared_ptr<train::DataParallel> data_parallel;  // set: the loaders read this rank's shard
 };
 
 // Trains the Net with Adam and a cosine schedule (2 loader workers, shuffled) and returns the learner's
@@ -115,10 +116,17 @@ inline Outcome run(const Run& r) {
   Net net{nn::LinearConfig{8, 16}.init(ad), nn::LinearConfig{16, 3}.init(ad), nn::DropoutConfig{0.2}.init()};
   auto train_ds = std::make_shared<data::InMemDataset<Item>>(make_items(r.train_items, 1));
   auto valid_ds = std::make_shared<data::InMemDataset<Item>>(make_items(48, 2));
-  data::DataLoader<Item, Batch> train_loader(
-      train_ds, std::make_shared<NetBatcher>(ad),
-      {.batch_size = r.batch_size, .shuffle = true, .seed = 9, .num_workers = 2});
-  data::DataLoader<Item, Batch> valid_loader(valid_ds, std::make_shared<NetBatcher>(cpu), {.batch_size = 16});
+  const size_t shards = r.data_parallel ? static_cast<size_t>(r.data_parallel->world_size()) : 1;
+  const size_t shard = r.data_parallel ? static_cast<size_t>(r.data_parallel->rank()) : 0;
+  data::DataLoader<Item, Batch> train_loader(train_ds, std::make_shared<NetBatcher>(ad),
+                                             {.batch_size = r.batch_size,
+                                              .shuffle = true,
+                                              .seed = 9,
+                                              .num_workers = 2,
+                                              .num_shards = shards,
+                                              .shard_index = shard});
+  data::DataLoader<Item, Batch> valid_loader(valid_ds, std::make_shared<NetBatcher>(cpu),
+                                             {.batch_size = 16, .num_shards = shards, .shard_index = shard});
   // Fixed, not from r.epochs: the first half of a resumed run must schedule as the whole run does.
   const int64_t total_steps = 24 / r.grad_accumulation;
   auto sched = std::make_shared<optim::CosineAnnealingLrScheduler>(
@@ -135,6 +143,7 @@ inline Outcome run(const Run& r) {
   config.early_stopping = r.early_stopping;
   config.display = train::Display::None;
   config.run_config = {{"lr", std::to_string(r.lr)}};
+  config.data_parallel = r.data_parallel;
   train::Learner<Net, Batch> learner(
       net, optim::AdamConfig{}.init(), sched,
       [&](const Net& m, const Batch& b) {

@@ -1,9 +1,12 @@
-// The gloo engine's rendezvous: a FileStore under a prefix per run, a record per rank, then Gloo's
+// The gloo engine's rendezvous: a store (Gloo's FileStore in a shared directory, or its RedisStore on
+// a Redis server every machine reaches) under a prefix per run, a record per rank, then Gloo's
 // full-mesh connection over TCP.
 #include "rendezvous.hpp"
 
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
+#define HIREDIS_NESTED_INCLUDE  // Debian's libhiredis-dev puts hiredis.h in /usr/include/hiredis
+#include <gloo/rendezvous/redis_store.h>
 #include <gloo/transport/tcp/device.h>
 #include <net/if.h>
 #include <unistd.h>
@@ -33,15 +36,9 @@ std::string seconds_text(milliseconds t) {
   return s.str();
 }
 
-// file:///abs/dir -> /abs/dir; other schemes are for later engines and stores.
-std::string store_directory(const ConnectOptions& o) {
+// file:///abs/dir: a FileStore in that directory (created when missing).
+std::unique_ptr<::gloo::rendezvous::Store> file_store(const ConnectOptions& o) {
   const std::string prefix = "file://";
-  if (o.rendezvous.rfind(prefix, 0) != 0 || o.rendezvous.size() <= prefix.size() ||
-      o.rendezvous[prefix.size()] != '/') {
-    throw Unsupported(kOp, who(o) + ": rendezvous '" + o.rendezvous +
-                               "': the gloo engine meets through a directory, file:///absolute/path (a shared "
-                               "folder for ranks on several machines)");
-  }
   const std::string dir = o.rendezvous.substr(prefix.size());
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -49,7 +46,45 @@ std::string store_directory(const ConnectOptions& o) {
     throw CollectiveError(kOp, who(o) + ": rendezvous directory '" + dir +
                                    "' cannot be created: " + (ec ? ec.message() : "not a directory"));
   }
-  return dir;
+  return std::make_unique<::gloo::rendezvous::FileStore>(dir);
+}
+
+// redis://host[:port]: a RedisStore on that server (port 6379 by default), for machines without a
+// shared file system.
+std::unique_ptr<::gloo::rendezvous::Store> redis_store(const ConnectOptions& o) {
+  const std::string rest = o.rendezvous.substr(std::string("redis://").size());
+  const size_t colon = rest.rfind(':');
+  const std::string host = rest.substr(0, colon == std::string::npos ? rest.size() : colon);
+  int port = 6379;
+  if (colon != std::string::npos) {
+    const std::string p = rest.substr(colon + 1);
+    char* end = nullptr;
+    const long v = std::strtol(p.c_str(), &end, 10);
+    if (p.empty() || *end != '\0' || v < 1 || v > 65535) {
+      throw ValueError(kOp, who(o) + ": rendezvous '" + o.rendezvous + "': port '" + p + "' is not in 1..65535");
+    }
+    port = static_cast<int>(v);
+  }
+  if (host.empty() || host.find('/') != std::string::npos) {
+    throw ValueError(kOp, who(o) + ": rendezvous '" + o.rendezvous + "': expected redis://host or redis://host:port");
+  }
+  try {
+    return std::make_unique<::gloo::rendezvous::RedisStore>(host, port);
+  } catch (const std::exception& e) {
+    throw CollectiveError(kOp, who(o) + ": cannot reach the Redis server of the rendezvous '" + o.rendezvous +
+                                   "' (is redis-server running there, and port " + std::to_string(port) +
+                                   " open?): " + e.what());
+  }
+}
+
+// The store the rendezvous URL names.
+std::unique_ptr<::gloo::rendezvous::Store> make_store(const ConnectOptions& o) {
+  const std::string& url = o.rendezvous;
+  if (url.rfind("file:///", 0) == 0 && url.size() > 8) return file_store(o);
+  if (url.rfind("redis://", 0) == 0) return redis_store(o);
+  throw Unsupported(kOp, who(o) + ": rendezvous '" + url +
+                             "': the gloo engine meets through a directory, file:///absolute/path (a shared "
+                             "folder for ranks on several machines), or a Redis server, redis://host[:port]");
 }
 
 std::string encode(const PeerRecord& r, const std::string& nonce) {
@@ -128,12 +163,11 @@ std::string host_name() {
 }
 
 Joined join(const ConnectOptions& o) {
-  const std::string dir = store_directory(o);
+  auto base_store = make_store(o);
   const SigpipeBlocked blocked;  // Gloo's I/O thread, started with the device, keeps SIGPIPE blocked
   auto device = make_device(o);  // first: a wrong interface fails at once, not after the rendezvous
   const std::string run = o.run_id.empty() ? "burn" : o.run_id;
-  auto file_store = std::make_unique<::gloo::rendezvous::FileStore>(dir);
-  ::gloo::rendezvous::PrefixStore store(run, *file_store);
+  ::gloo::rendezvous::PrefixStore store(run, *base_store);
   const auto deadline = Clock::now() + o.timeout;
 
   // 1. This rank's record. FileStore refuses to overwrite a key: one left by an earlier run is an error.
@@ -143,8 +177,8 @@ Joined join(const ConnectOptions& o) {
     const std::string text = encode(self, nonce);
     store.set(record_key(o.rank), std::vector<char>(text.begin(), text.end()));
   } catch (const std::exception& e) {
-    throw CollectiveError(kOp, who(o) + ": cannot write its record in the rendezvous directory '" + dir +
-                                   "' (run id '" + run + "'): a rank " + std::to_string(o.rank) +
+    throw CollectiveError(kOp, who(o) + ": cannot write its record in the rendezvous '" + o.rendezvous + "' (run id '" +
+                                   run + "'): a rank " + std::to_string(o.rank) +
                                    " of this run id is already there (an earlier run, or two processes with RANK=" +
                                    std::to_string(o.rank) + "); give each run a fresh directory or BURN_RUN_ID (" +
                                    e.what() + ")");
@@ -180,7 +214,7 @@ Joined join(const ConnectOptions& o) {
   }
 
   // 3. Gloo's own keys under rank 0's nonce, so that keys of an earlier run are never read.
-  ::gloo::rendezvous::PrefixStore mesh_store(run + "-" + nonce0, *file_store);
+  ::gloo::rendezvous::PrefixStore mesh_store(run + "-" + nonce0, *base_store);
   auto context = std::make_shared<::gloo::rendezvous::Context>(o.rank, o.world_size);
   context->setTimeout(std::max(std::chrono::duration_cast<milliseconds>(deadline - Clock::now()), milliseconds(1)));
   try {

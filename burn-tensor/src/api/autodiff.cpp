@@ -3,6 +3,8 @@
 // they say so instead of silently doing nothing.
 #include "burn/tensor/autodiff.hpp"
 
+#include "burn/tensor/grad_ready.hpp"
+
 #include "checks.hpp"
 
 namespace burn {
@@ -38,6 +40,16 @@ bool grad_enabled() { return t_grad_enabled; }
 
 NoGradGuard::NoGradGuard() : previous_(t_grad_enabled) { t_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { t_grad_enabled = previous_; }
+
+namespace {
+thread_local const GradReadyHook* t_grad_ready = nullptr;  // the innermost GradReadyScope's hook
+}  // namespace
+
+GradReadyScope::GradReadyScope(GradReadyHook hook) : hook_(std::move(hook)), previous_(t_grad_ready) {
+  t_grad_ready = hook_ ? &hook_ : nullptr;
+}
+GradReadyScope::~GradReadyScope() { t_grad_ready = previous_; }
+const GradReadyHook* current_grad_ready_hook() { return t_grad_ready; }
 
 namespace api {
 using namespace detail;

@@ -67,26 +67,42 @@ size_t LoaderEngine::count_batches(size_t n, size_t batch_size, bool drop_last) 
 }
 
 std::vector<size_t> LoaderEngine::epoch_indices(size_t n, const LoaderOptions& o, uint64_t epoch) {
-  if (o.shuffle) return permutation(n, derive_seed(o.seed, epoch));
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), size_t{0});
-  return idx;
+  std::vector<size_t> idx;
+  if (o.shuffle) {
+    idx = permutation(n, derive_seed(o.seed, epoch));
+  } else {
+    idx.resize(n);
+    std::iota(idx.begin(), idx.end(), size_t{0});
+  }
+  if (o.num_shards <= 1) return idx;
+  // Strided, so that batch k of every shard together is batch k of one loader with num_shards times
+  // the batch size.
+  std::vector<size_t> shard(shard_size(n, o));
+  for (size_t i = 0; i < shard.size(); ++i) shard[i] = idx[i * o.num_shards + o.shard_index];
+  return shard;
 }
+
+size_t LoaderEngine::shard_size(size_t n, const LoaderOptions& o) { return o.num_shards <= 1 ? n : n / o.num_shards; }
 
 LoaderEngine::LoaderEngine(size_t n, const LoaderOptions& o, uint64_t epoch, size_t start_batch, Work work)
     : options_(o), s_(std::make_unique<State>()) {
   if (o.batch_size == 0) throw DataError("data::DataLoader", "batch_size must be at least 1, got 0");
+  if (o.num_shards == 0 || o.shard_index >= o.num_shards) {
+    throw DataError("data::DataLoader", "shard_index " + std::to_string(o.shard_index) + " of num_shards " +
+                                            std::to_string(o.num_shards) + ": expected 0 <= shard_index < num_shards");
+  }
+  const size_t items = shard_size(n, o);
   State& s = *s_;
   s.work = std::move(work);
   s.batch_size = o.batch_size;
-  s.num_batches = count_batches(n, o.batch_size, o.drop_last);
+  s.num_batches = count_batches(items, o.batch_size, o.drop_last);
   if (start_batch > s.num_batches) {
     throw DataError("data::DataLoader", "cannot start epoch " + std::to_string(epoch) + " (0-based) at batch " +
                                             std::to_string(start_batch) + ": it has " + std::to_string(s.num_batches) +
                                             " batches");
   }
   s.indices = epoch_indices(n, o, epoch);
-  s.indices.resize(std::min(n, s.num_batches * o.batch_size));  // drop_last: the tail is never read
+  s.indices.resize(std::min(items, s.num_batches * o.batch_size));  // drop_last: the tail is never read
   s.items_total = s.indices.size();
   s.start_batch = s.assigned = s.consumed = s.released = start_batch;
   s.items_done = std::min(s.items_total, start_batch * o.batch_size);

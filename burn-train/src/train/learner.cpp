@@ -12,6 +12,7 @@
 #include "burn/optim/clipping.hpp"
 #include "burn/optim/grads.hpp"
 #include "burn/record/recorder.hpp"
+#include "burn/tensor/grad_ready.hpp"
 #include "burn/train/dashboard.hpp"
 
 namespace burn::train {
@@ -26,6 +27,7 @@ struct RegisteredMetric {
 };
 
 std::shared_ptr<Renderer> default_renderer(const LearnerConfig& c) {
+  if (c.data_parallel && c.data_parallel->rank() != 0) return nullptr;  // rank 0 speaks for the job
   Display d = c.display;
   if (d == Display::Auto) d = isatty(STDOUT_FILENO) ? Display::Dashboard : Display::Log;
   switch (d) {
@@ -46,6 +48,7 @@ Device model_device(nn::ModuleRef model) {
 }  // namespace
 
 struct LearnerCore::Impl {
+  DataParallel* dp = nullptr;  // LearnerConfig::data_parallel
   std::vector<RegisteredMetric> metrics;
   std::shared_ptr<Renderer> renderer;
   bool renderer_set = false;
@@ -103,14 +106,18 @@ struct LearnerCore::Impl {
       ctx.epoch = epoch;
       ctx.epochs = epochs;
       ctx.iteration = it;
-      ctx.items = static_cast<int64_t>(progress.items_processed);
-      ctx.items_total = static_cast<int64_t>(progress.items_total);
+      ctx.items = static_cast<int64_t>(progress.items_processed) * ranks();
+      ctx.items_total = static_cast<int64_t>(progress.items_total) * ranks();
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      step(history, *out, ctx,
+      step(history, dp ? dp->gather(*out) : *out, ctx,
            {split, epoch, epochs, it, static_cast<int64_t>(e.batches), ctx.items, ctx.items_total, elapsed});
     }
     end_epoch(history, split, epoch);
   }
+
+  // Data parallel: the ranks' shards together (loaders are sharded alike); rank 0 writes the files.
+  int64_t ranks() const { return dp ? dp->world_size() : 1; }
+  bool writes() const { return !dp || dp->rank() == 0; }
 
   std::map<const Metric*, MetricValue> last_values;
   std::optional<RunStart> run;  // open_run's result, until fit() ends
@@ -120,6 +127,7 @@ struct LearnerCore::Impl {
 
 LearnerCore::LearnerCore(LearnerConfig config, optim::Optimizer& optimizer, optim::LrScheduler& scheduler)
     : config_(std::move(config)), optimizer_(optimizer), scheduler_(scheduler), impl_(std::make_unique<Impl>()) {
+  impl_->dp = config_.data_parallel.get();
   if (config_.epochs < 1) throw ValueError(kOp, "epochs must be at least 1, got " + std::to_string(config_.epochs));
   if (config_.grad_accumulation < 1) {
     throw ValueError(kOp, "grad_accumulation must be at least 1, got " + std::to_string(config_.grad_accumulation));
@@ -170,6 +178,16 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& data) {
   Impl& im = *impl_;
+  // Data parallel: rank 0's run id on every rank (as its characters).
+  auto agree_on_run_id = [&im](const std::string& id) {
+    if (!im.dp) return id;
+    if (id.size() > 64) throw ValueError(kOp, "run id '" + id + "' is longer than 64 characters");
+    std::vector<int64_t> chars(id.begin(), id.end());
+    chars.insert(chars.begin(), static_cast<int64_t>(id.size()));
+    chars.resize(65, 0);
+    chars = im.dp->broadcast_values(chars);
+    return std::string(chars.begin() + 1, chars.begin() + 1 + chars[0]);
+  };
   if (im.run) {
     if (data != im.run_data)
       throw ValueError(kOp, "the run is already open with other train data: " + config_differences(im.run_data, data));
@@ -194,7 +212,7 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
   im.checkpointer.reset();
   const std::string& dir = config_.artifact_dir;
   if (dir.empty()) {
-    start.run.id = new_run_id();
+    start.run.id = agree_on_run_id(new_run_id());
     im.run_data = data;
     guard.started = true;
     return im.run.emplace(std::move(start));
@@ -279,7 +297,7 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
       }
     }
   }
-  if (fresh) {
+  if (fresh && im.writes()) {
     // The learner's own files and the program's: what a previous run left here goes to previous/.
     std::vector<std::string> names = {"checkpoints", split_name(Split::Train), split_name(Split::Valid),
                                       split_name(Split::Test), "metrics.png"};
@@ -293,8 +311,24 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
     write_run_file(dir, start.run);
     im.message("run " + start.run.id + " in '" + dir + "'");
   }
-  im.checkpointer.emplace(ckpt_dir, config_.checkpoints, start.run.id);
-  im.checkpointer->set_warning_sink([&im](const std::string& m) { im.message(m); });
+  if (im.dp) {
+    // Every rank continues rank 0's run from the same place: its id, and the same checkpoint.
+    start.run.id = agree_on_run_id(start.run.id);
+    const std::vector<int64_t> mine = {start.position.epoch, start.position.batch, start.position.global_step};
+    const std::vector<int64_t> root = im.dp->broadcast_values(mine);
+    if (root != mine) {
+      throw ValueError(kOp, "rank " + std::to_string(im.dp->rank()) + " resumes at step " +
+                                std::to_string(start.position.global_step) + " (epoch " +
+                                std::to_string(start.position.epoch) + ", batch " +
+                                std::to_string(start.position.batch) + ") but rank 0 at step " +
+                                std::to_string(root[2]) + " (epoch " + std::to_string(root[0]) + ", batch " +
+                                std::to_string(root[1]) + "): every rank must see the same '" + dir + "'");
+    }
+  }
+  if (im.writes()) {
+    im.checkpointer.emplace(ckpt_dir, config_.checkpoints, start.run.id);
+    im.checkpointer->set_warning_sink([&im](const std::string& m) { im.message(m); });
+  }
   im.run_data = data;
   guard.started = true;
   return im.run.emplace(std::move(start));
@@ -306,7 +340,9 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
   const RunStart& start = open_run(model, data);
   im.declare(history_);  // metrics added after open_run
   const Device device = config_.device ? *config_.device : model_device(model);
-  const bool artifacts = !config_.artifact_dir.empty();
+  const bool artifacts = !config_.artifact_dir.empty() && im.writes();
+  DataParallel* dp = im.dp;
+  if (dp) dp->broadcast_module(model);  // every rank starts from rank 0's parameters and buffers
   std::optional<Checkpointer>& checkpointer = im.checkpointer;
   TrainingPosition pos = start.position;
   const record::Record run_group = run_record(start.run);
@@ -334,6 +370,7 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
   result.epochs_done = pos.epoch - 1;
   optim::GradientsAccumulator accumulator;
   const auto k = static_cast<size_t>(config_.grad_accumulation);
+  size_t pending = 0;  // data parallel: micro-batches kept by no_sync since the last optimizer step
 
   for (int64_t epoch = pos.epoch; epoch <= config_.epochs; ++epoch) {
     const auto started = std::chrono::steady_clock::now();
@@ -351,34 +388,61 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
     int64_t iteration = pos.batch;
     bool stop = false;
     while (true) {
-      device.seed(data::derive_seed(config_.seed, static_cast<uint64_t>(pos.global_step)));
+      uint64_t seed = data::derive_seed(config_.seed, static_cast<uint64_t>(pos.global_step));
+      // Each rank draws its own dropout masks for its own items.
+      if (dp) seed = data::derive_seed(seed, static_cast<uint64_t>(dp->rank()));
+      device.seed(seed);
+      // Data parallel: a micro-batch that does not close its group keeps its gradients (no_sync);
+      // the one that does sends them all while its backward runs.
+      const bool closes = pending + 1 >= k || static_cast<size_t>(iteration) + 1 >= te.batches;
+      std::optional<DataParallel::NoSync> keep;
+      std::unique_ptr<GradReadyScope> sending;
+      if (dp) {
+        if (!closes) keep.emplace(*dp);
+        sending = dp->begin_step(model);
+      }
       std::optional<TrainOutput> out = te.next();
+      sending.reset();
       if (!out) break;
       ++iteration;
       ++pos.global_step;
-      accumulator.accumulate(optim::GradientsParams::from_grads(out->grads, model));
       const bool last = static_cast<size_t>(iteration) >= te.batches;
       double lr = scheduler_.lr_at(scheduler_.iteration());
-      if (accumulator.steps() >= k || last) {
-        lr = scheduler_.step();
-        optim::GradientsParams grads = accumulator.grads();
-        optimizer_.step_module(lr, model, grads);
+      if (dp) {
+        optim::GradientsParams grads = dp->finish_step(out->grads, model);
+        keep.reset();
+        if (closes) {
+          lr = scheduler_.step();
+          optimizer_.step_module(lr, model, grads);
+          pending = 0;
+        } else {
+          ++pending;
+        }
+        out->output = dp->gather(out->output);
+      } else {
+        accumulator.accumulate(optim::GradientsParams::from_grads(out->grads, model));
+        if (accumulator.steps() >= k || last) {
+          lr = scheduler_.step();
+          optim::GradientsParams grads = accumulator.grads();
+          optimizer_.step_module(lr, model, grads);
+        }
       }
       const data::Progress progress = te.progress();
       MetricContext ctx;
       ctx.epoch = epoch;
       ctx.epochs = config_.epochs;
       ctx.iteration = iteration;
-      ctx.items = static_cast<int64_t>(progress.items_processed);
-      ctx.items_total = static_cast<int64_t>(progress.items_total);
+      ctx.items = static_cast<int64_t>(progress.items_processed) * im.ranks();
+      ctx.items_total = static_cast<int64_t>(progress.items_total) * im.ranks();
       ctx.lr = lr;
       im.step(history_, out->output, ctx,
               {Split::Train, epoch, config_.epochs, iteration, static_cast<int64_t>(te.batches), ctx.items,
-               ctx.items_total, seconds_since(started), items_start});
+               ctx.items_total, seconds_since(started), items_start * im.ranks()});
       pos.batch = iteration;
       result.global_step = pos.global_step;
-      const bool boundary = accumulator.steps() == 0;
+      const bool boundary = dp ? pending == 0 : accumulator.steps() == 0;
       stop = interrupter_.should_stop() || (im.renderer && im.renderer->stop_requested());
+      if (dp) stop = dp->any(stop);  // a stop on one rank stops every rank at this step
       if (boundary && !last &&
           (stop || (config_.checkpoint_every && pos.global_step % *config_.checkpoint_every == 0))) {
         save_checkpoint(pos, 0);
@@ -433,7 +497,7 @@ std::vector<MetricSummary> LearnerCore::evaluate(const std::function<EvalEpoch()
   if (!im.renderer_set && !im.renderer) im.renderer = default_renderer(config_);
   im.declare(history_);
   im.eval_epoch(history_, Split::Test, 1, 1, test());
-  if (!config_.artifact_dir.empty()) write_metric_csv(history_, config_.artifact_dir, Split::Test, 1);
+  if (!config_.artifact_dir.empty() && im.writes()) write_metric_csv(history_, config_.artifact_dir, Split::Test, 1);
   std::vector<MetricSummary> out;
   for (const auto& s : history_.summary()) {
     if (s.split == split_name(Split::Test)) out.push_back(s);

@@ -76,6 +76,8 @@ class BURN_COLLECTIVE_API Communicator {
   TensorHandle broadcast(const TensorHandle& t, int root, Timeout timeout);
   TensorHandle all_gather(const TensorHandle& t, Timeout timeout);
   TensorHandle reduce_scatter(const TensorHandle& t, ReduceOp op, Timeout timeout);
+  // all_reduce on host data, in place: what a communication thread calls without touching a device.
+  void all_reduce(TensorData& data, ReduceOp op, Timeout timeout = Timeout{0});
 
   struct State;
 

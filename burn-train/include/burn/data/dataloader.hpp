@@ -48,6 +48,13 @@ struct LoaderOptions {
   size_t num_workers = 0;  // 0: batches are built on the consumer's thread when asked for
   size_t prefetch = 0;     // batches built ahead (ready or in flight) at most; 0: 2 per worker
   bool drop_last = false;  // drop the last batch when it is shorter than batch_size
+  // Data-parallel sampling: this loader reads shard `shard_index` of `num_shards` (a rank of a job),
+  // the items at positions shard_index, shard_index + num_shards, ... of the epoch's order (one seeded
+  // permutation, the same on every rank), so the shards are disjoint and, batch for batch, together
+  // make the batch of num_shards * batch_size a single loader would give. The order's last
+  // n mod num_shards items are left out so that every shard has n / num_shards items.
+  size_t num_shards = 1;
+  size_t shard_index = 0;
 };
 
 // Items handed to the consumer so far in this epoch, and in the whole epoch.
@@ -84,8 +91,10 @@ class BURN_DATA_API LoaderEngine {
 
   // The batches of an epoch and its items, as the engine counts them.
   static size_t count_batches(size_t dataset_size, size_t batch_size, bool drop_last);
-  // The dataset indices of the epoch, in order (iota or the epoch's permutation).
+  // The dataset indices of the epoch, in order (iota or the epoch's permutation), of this shard.
   static std::vector<size_t> epoch_indices(size_t dataset_size, const LoaderOptions& options, uint64_t epoch);
+  // The items of one shard's epoch: dataset_size / num_shards (dataset_size for one shard).
+  static size_t shard_size(size_t dataset_size, const LoaderOptions& options);
 
  private:
   struct State;
@@ -174,7 +183,9 @@ class DataLoader {
   void set_epoch(uint64_t e) { epoch_ = e; }
   const LoaderOptions& options() const { return opt_; }
   size_t num_items() const { return ds_->size(); }
-  size_t num_batches() const { return LoaderEngine::count_batches(ds_->size(), opt_.batch_size, opt_.drop_last); }
+  size_t num_batches() const {
+    return LoaderEngine::count_batches(LoaderEngine::shard_size(ds_->size(), opt_), opt_.batch_size, opt_.drop_last);
+  }
 
  private:
   DatasetPtr<I> ds_;

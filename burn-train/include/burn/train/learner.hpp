@@ -25,6 +25,7 @@
 #include "burn/optim/lr.hpp"
 #include "burn/optim/optimizer.hpp"
 #include "burn/train/checkpoint.hpp"
+#include "burn/train/data_parallel.hpp"
 #include "burn/train/history.hpp"
 #include "burn/train/metric/metric.hpp"
 #include "burn/train/renderer.hpp"
@@ -67,6 +68,11 @@ struct LearnerConfig {
   Display display = Display::Auto;
   double log_every_seconds = 5.0;  // Display::Log: a step line at most this often
   std::optional<Device> device;    // seeded before steps; default: the device of the model's first param
+  // Data-parallel training across the ranks of a job: the model is broadcast from rank 0 at the start,
+  // gradients are averaged over the ranks while backward runs (accumulation uses no_sync), metrics
+  // see the global batch, rank 0 alone writes the artifacts and checkpoints, every rank resumes from
+  // them, and a stop asked on one rank stops all. Shard the loaders by rank (LoaderOptions::num_shards).
+  std::shared_ptr<DataParallel> data_parallel;
 };
 
 // Stops a run after the current step (and its checkpoint); safe to call from any thread or a
@@ -205,10 +211,13 @@ class Learner {
   template <class TI>
   static RunSettings data_settings(const data::DataLoader<TI, TB>& train) {
     const data::LoaderOptions& o = train.options();
-    return {{"train items", std::to_string(train.num_items())},
-            {"batch size", std::to_string(o.batch_size)},
-            {"train order", o.shuffle ? "shuffled, seed " + std::to_string(o.seed) : "in order"},
-            {"drop last", o.drop_last ? "yes" : "no"}};
+    RunSettings s = {{"train items", std::to_string(train.num_items())},
+                     {"batch size", std::to_string(o.batch_size)},
+                     {"train order", o.shuffle ? "shuffled, seed " + std::to_string(o.seed) : "in order"},
+                     {"drop last", o.drop_last ? "yes" : "no"}};
+    // A data-parallel run resumes on as many ranks (each rank's shard is a function of their number).
+    if (o.num_shards > 1) s.push_back({"train shards", std::to_string(o.num_shards)});
+    return s;
   }
 
   template <class I>
