@@ -93,8 +93,8 @@ void check_float_arg(const T& a, DType h, const char* op) {
   using U = std::decay_t<T>;
   if constexpr (std::is_same_v<U, Prim>) {
     if (a && is_float(a->dtype()) && a->dtype() != h)
-      throw DTypeError(op, "operands mix " + std::string(dtype_name(h)) + " and " + std::string(dtype_name(a->dtype())) +
-                               ": float operands must have one dtype");
+      throw DTypeError(op, "operands mix " + std::string(dtype_name(h)) + " and " +
+                               std::string(dtype_name(a->dtype())) + ": float operands must have one dtype");
   } else if constexpr (std::is_same_v<U, Prims>) {
     for (const Prim& p : a) check_float_arg(p, h, op);
   }
@@ -119,11 +119,11 @@ class CpuHalfBackend final : public ForwardingBackend {
     return inner()->supports(op, DType::F32);
   }
 
-#define BURN_X_HALF(group, name, tier, grad, bound, ret, ...)                                                    \
-  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                                                                \
-    return route<ret>(                                                                                           \
+#define BURN_X_HALF(group, name, tier, grad, bound, ret, ...)                                              \
+  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                                                          \
+    return route<ret>(                                                                                     \
         OpId::name, [this](auto&&... a) -> ret { return inner()->name(std::forward<decltype(a)>(a)...); }, \
-        BURN_OP_ARG_LIST(__VA_ARGS__));                                                                          \
+        BURN_OP_ARG_LIST(__VA_ARGS__));                                                                    \
   }
   BURN_OP_TABLE(BURN_X_HALF)
 #undef BURN_X_HALF
@@ -166,9 +166,7 @@ class CpuHalfBackend final : public ForwardingBackend {
   }
 
   // The f32 call's float outputs rounded to `h`.
-  Prim narrow(Prim r, DType h) {
-    return r && r->dtype() == DType::F32 ? inner()->cast(std::move(r), h) : r;
-  }
+  Prim narrow(Prim r, DType h) { return r && r->dtype() == DType::F32 ? inner()->cast(std::move(r), h) : r; }
   PrimPair narrow(PrimPair r, DType h) { return {narrow(std::move(r.first), h), narrow(std::move(r.second), h)}; }
   Prims narrow(Prims r, DType h) {
     for (Prim& p : r) p = narrow(std::move(p), h);
@@ -240,8 +238,7 @@ class CpuHalfBackend final : public ForwardingBackend {
         single[k] = one;
       }
     const OpGroup group = op_info(op).group;
-    const bool to_bool =
-        group == OpGroup::compare || op == OpId::is_nan || op == OpId::is_inf || op == OpId::is_finite;
+    const bool to_bool = group == OpGroup::compare || op == OpId::is_nan || op == OpId::is_inf || op == OpId::is_finite;
     const DType out_dtype = to_bool ? DType::Bool : h;
     CpuPtr out = alloc(out_shape, out_dtype);
     if (n == 0) return out;
@@ -290,8 +287,6 @@ class CpuHalfBackend final : public ForwardingBackend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() {
-  return std::make_unique<CpuHalfBackend>(std::make_shared<CpuBackend>());
-}
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuHalfBackend>(std::make_shared<CpuBackend>()); }
 
 }  // namespace burn::cpu

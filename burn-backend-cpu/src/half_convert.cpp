@@ -193,7 +193,8 @@ HalfIsa isa_from_env() {
                                              (isa == HalfIsa::Avx2 ? "AVX2 and F16C" : "AVX512F") + ")");
     return isa;
   }
-  throw ValueError("BURN_CPU_HALF", std::string("unknown conversion path '") + env + "'; expected scalar, avx2 or avx512");
+  throw ValueError("BURN_CPU_HALF",
+                   std::string("unknown conversion path '") + env + "'; expected scalar, avx2 or avx512");
 }
 
 // The path in use: -1 until the first conversion reads BURN_CPU_HALF.
