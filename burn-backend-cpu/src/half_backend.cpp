@@ -243,7 +243,13 @@ class CpuHalfBackend final : public ForwardingBackend {
     CpuPtr out = alloc(out_shape, out_dtype);
     if (n == 0) return out;
     const int64_t tiles = (n + kTile - 1) / kTile;
+    // The first operand that is not a single element is moved into the op, which may then write its result
+    // there; that result, or the buffer the op allocated, is the operand's buffer for the next tile.
+    size_t owned = kPrims;
+    for (size_t k = 0; k < kPrims && owned == kPrims; ++k)
+      if (!single[k]) owned = k;
     parallel_for(tiles, kTilesPerTask, [&](int64_t t0, int64_t t1) {
+      std::array<CpuPtr, kPrims> bufs{};  // this task's f32 buffers, one per operand, reused tile after tile
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t begin = t * kTile, len = std::min(kTile, n - begin);
         std::array<Prim, kPrims> tile;
@@ -252,12 +258,16 @@ class CpuHalfBackend final : public ForwardingBackend {
             tile[k] = single[k];
             continue;
           }
-          CpuPtr buf = alloc(Shape{len}, DType::F32);
-          widen_to_f32(h, src[k]->template data<uint16_t>() + begin, buf->template data<float>(), len);
-          tile[k] = std::move(buf);
+          if (!bufs[k] || bufs[k]->shape().num_elements() != len) bufs[k] = alloc(Shape{len}, DType::F32);
+          widen_to_f32(h, src[k]->template data<uint16_t>() + begin, bufs[k]->template data<float>(), len);
+          if (k == owned)
+            tile[k] = std::move(bufs[k]);
+          else
+            tile[k] = bufs[k];
         }
-        const Prim r = call_tile(call, tile, std::index_sequence_for<A...>{}, args...);
-        const CpuPtr rt = as_cpu(r, op_info(op).name);
+        Prim r = call_tile(call, tile, std::index_sequence_for<A...>{}, args...);
+        CpuPtr rt = as_cpu(r, op_info(op).name);
+        r.reset();
         const DType rd = rt->dtype();
         if (rt->shape().num_elements() != len || !rt->is_contiguous() || (rd != DType::F32 && rd != out_dtype))
           throw Error(op_info(op).name, "internal: the f32 op's tile result does not match the half output");
@@ -266,6 +276,14 @@ class CpuHalfBackend final : public ForwardingBackend {
         else
           std::memcpy(out->template data<uint8_t>() + begin * static_cast<int64_t>(dtype_size(rd)), rt->raw(),
                       static_cast<size_t>(len) * dtype_size(rd));
+        // Adopt the result as the owned operand's next buffer unless it shares storage with another one.
+        bool distinct = rd == DType::F32 && owned < kPrims;
+        for (size_t k = 0; k < kPrims && distinct; ++k) {
+          if (k == owned) continue;
+          const CpuPtr other = bufs[k] ? bufs[k] : std::static_pointer_cast<CpuTensor>(single[k]);
+          if (other && other->storage() == rt->storage()) distinct = false;
+        }
+        if (distinct) bufs[owned] = std::move(rt);
       }
     });
     return out;
