@@ -3,7 +3,8 @@
 // (round to nearest even, NaN kept and quiet); reductions, GEMM and convolution accumulate in f32
 // because they are the f32 kernels. The plugin's backend is this decorator around CpuBackend, routing
 // each op of the table one of three ways:
-//   native:  the kernel copies element bits (creation, layout, gather, mask_where, ...): straight through;
+//   native:  the kernel copies element bits (creation, layout, gather, mask_where, embedding, ...): straight
+//            through;
 //   tile:    elementwise ops (numeric, compare, float_math, activation) over contiguous operands: tiles of
 //            kTile elements are widened into f32 buffers, the f32 op runs on them and its result is
 //            narrowed into the output, so the data crosses memory once, in its 16-bit form;
@@ -57,7 +58,8 @@ HalfRoute route_of(OpId op) {
         case OpId::select:
         case OpId::mask_where:
         case OpId::mask_fill:
-        case OpId::argwhere: r = HalfRoute::Native; break;
+        case OpId::argwhere:
+        case OpId::embedding: r = HalfRoute::Native; break;
         // Not elementwise: a row (softmax) or the whole operands (matmul) make each output.
         case OpId::matmul:
         case OpId::softmax:

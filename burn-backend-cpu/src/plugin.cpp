@@ -24,7 +24,8 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
     case OpId::select:
     case OpId::mask_where:
     case OpId::mask_fill:
-    case OpId::argwhere: return true;
+    case OpId::argwhere:
+    case OpId::embedding: return true;
     case OpId::random: return computing;
     case OpId::arange: return num;
     case OpId::scatter_add:

@@ -242,6 +242,9 @@ TEST_P(CpuHalf, ReductionsGemmAndConvAccumulateInF32) {
   expect_rounded(be->conv(img, k, nullptr, opt), f32.conv(wide(img), wide(k), nullptr, opt), "conv");
   expect_rounded(be->layer_norm(y, nullptr, nullptr, 1, 1e-5), f32.layer_norm(wy, nullptr, nullptr, 1, 1e-5),
                  "layer_norm");
+  // embedding copies rows of 16-bit values (the native route): the same bits as the f32 rows rounded.
+  const Prim idx = be->from_data(TensorData::from_vector(std::vector<int64_t>{7, 0, 7, 3}, Shape{4}));
+  expect_rounded(be->embedding(y, idx), f32.embedding(wy, idx), "embedding");
 }
 
 TEST_P(CpuHalf, SupportsAnswersForTheF32Route) {
@@ -252,6 +255,7 @@ TEST_P(CpuHalf, SupportsAnswersForTheF32Route) {
   EXPECT_TRUE(be->supports(OpId::sum_dim, h));
   EXPECT_TRUE(be->supports(OpId::random, h));
   EXPECT_TRUE(be->supports(OpId::slice, h));
+  EXPECT_TRUE(be->supports(OpId::embedding, h));
   EXPECT_FALSE(be->supports(OpId::bitwise_and, h));
   EXPECT_FALSE(be->supports(OpId::bool_not, h));
   // The kernels alone still refuse the format, and say where it is computed.
