@@ -46,6 +46,22 @@ void register_cases() {
     add_binary("mul/" + sz, s.n, [](const T& a, const T& b) { return a * b; });
     add_unary("exp/" + sz, s.n, [](const T& x) { return x.exp(); });
     add_unary("gelu/" + sz, s.n, [](const T& x) { return x.gelu(); });
+    // bf16 storage, f32 math in tiles (the cpu plugin's half route): half the bytes of add/ and exp/.
+    add_case("add_bf16/" + sz, [n = s.n](benchmark::State& st) {
+      auto a = input<1>({n}).cast(DType::BF16);
+      auto b = input<1>({n}).cast(DType::BF16);
+      for (auto _ : st) {
+        auto y = a + b;
+        benchmark::DoNotOptimize(y);
+      }
+    });
+    add_case("exp_bf16/" + sz, [n = s.n](benchmark::State& st) {
+      auto x = input<1>({n}).cast(DType::BF16);
+      for (auto _ : st) {
+        auto y = x.exp();
+        benchmark::DoNotOptimize(y);
+      }
+    });
     // `x * 2.0f` copies x's handle, so the first op cannot reuse x; the rest may reuse temporaries.
     add_unary("chain_exp_relu_affine/" + sz, s.n, [](const T& x) { return (x * 2.0f + 1.0f).relu().exp(); });
     add_case("chain_exp_relu_affine_fused/" + sz, [n = s.n](benchmark::State& st) {

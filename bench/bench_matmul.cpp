@@ -19,6 +19,15 @@ void register_cases() {
       }
     });
   }
+  // bf16 operands: the cpu plugin widens them to f32, runs the f32 GEMM and rounds the product once.
+  add_case("matmul_bf16/1024", [](benchmark::State& st) {
+    auto a = input<2>({1024, 1024}).cast(DType::BF16);
+    auto b = input<2>({1024, 1024}).cast(DType::BF16);
+    for (auto _ : st) {
+      auto c = a.matmul(b);
+      benchmark::DoNotOptimize(c);
+    }
+  });
   add_case("linear_bias_relu/512x1024@1024x1024", [](benchmark::State& st) {
     auto x = input<2>({512, 1024});
     auto w = input<2>({1024, 1024});

@@ -30,12 +30,14 @@ inline I to_integer(V v) {
 }
 
 // Inline IEEE half conversions (round to nearest even; NaN stays NaN, overflow goes to inf): the same
-// results as burn's f16_to_f32/f32_to_f16, but branch-light and inlinable so cast loops run fast.
+// results as burn's f16_to_f32/f32_to_f16 but for NaN payloads, which follow F16C (see half_convert.hpp);
+// branch-light and inlinable so cast loops run fast. The scalar path of half_convert.cpp.
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
   const uint32_t em = h & 0x7fff;
-  const uint32_t infnan = 0x7f800000u | ((em & 0x3ff) << 13);  // payload kept
-  const uint32_t normal = (em << 13) + 0x38000000u;            // rebias the exponent by 127 - 15
+  // Payload kept; a signalling NaN comes out quiet, as F16C's vcvtph2ps does.
+  const uint32_t infnan = 0x7f800000u | ((em & 0x3ff) << 13) | (em > 0x7c00 ? 0x00400000u : 0u);
+  const uint32_t normal = (em << 13) + 0x38000000u;  // rebias the exponent by 127 - 15
   const uint32_t sub = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(em)) * 5.9604644775390625e-8f);
   const uint32_t r = em >= 0x7c00 ? infnan : (em >= 0x400 ? normal : sub);
   return std::bit_cast<float>(sign | r);
@@ -46,7 +48,7 @@ inline uint16_t float_to_half(float f) {
   uint32_t u = std::bit_cast<uint32_t>(f);
   const uint32_t sign = (u >> 16) & 0x8000;
   u &= 0x7fffffffu;
-  const uint32_t infnan = u > 0x7f800000u ? 0x7e00u : 0x7c00u;
+  const uint32_t infnan = u > 0x7f800000u ? 0x7e00u | ((u >> 13) & 0x3ffu) : 0x7c00u;  // NaN: quiet, top payload kept
   // Below 2^-14 the result is subnormal: adding 0.5 lines the half's ulp up with the float's, so
   // the FPU does the round-to-nearest-even.
   const uint32_t sub = std::bit_cast<uint32_t>(std::bit_cast<float>(u) + 0.5f) - 0x3f000000u;
@@ -147,7 +149,8 @@ decltype(auto) visit_dtype(DType d, F&& f) {
   return f.template operator()<DType::Bool>();
 }
 
-// The dtype sets a kernel accepts. f16/bf16 are storage-only on this backend: no set computes on them.
+// The dtype sets a kernel accepts. No set holds f16/bf16: the plugin computes them through the f32 kernels
+// (half_backend.cpp).
 enum class Dtypes : uint8_t {
   Float,      // f32, f64: float math, activations, conv, norm
   Numeric,    // f32, f64, i64, i32: arithmetic and reductions
@@ -181,11 +184,13 @@ constexpr const char* dtypes_name(Dtypes s) {
   return "";
 }
 
-// Unsupported for f16/bf16 (storage-only here), DTypeError naming the op and the accepted set otherwise.
+// Unsupported for f16/bf16 (the kernels take f32; make_cpu_backend's decorator widens them), DTypeError naming the op
+// and the accepted set otherwise.
 [[noreturn]] inline void throw_dtype(const char* op, const char* want, DType got) {
   if (got == DType::F16 || got == DType::BF16)
     throw Unsupported(
-        op, "dtype " + std::string(dtype_name(got)) + " is storage-only on the cpu backend; cast it to f32 first");
+        op, "dtype " + std::string(dtype_name(got)) +
+                " reaches the cpu kernels only through the plugin's f32 route (make_cpu_backend, half_backend.cpp)");
   throw DTypeError(op, std::string("expected a ") + want + ", got " + std::string(dtype_name(got)));
 }
 

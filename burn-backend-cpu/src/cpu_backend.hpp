@@ -69,6 +69,10 @@ FusedExecutor& fused_executor();
 Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options,
                         const Prim& residual, bool relu);
 
+// The plugin's backend: a CpuBackend inside the decorator that computes f16 and bf16 through the f32
+// kernels (src/half_backend.cpp). CpuBackend alone refuses them, as storage-only.
+std::unique_ptr<Backend> make_cpu_backend();
+
 class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }

@@ -66,7 +66,7 @@ inline T scalar_as(const Scalar& s) {
 }
 
 // DTypeError naming `op` unless `dtype` is f32 or f64 (the float_math/activation dtypes); Unsupported for
-// the storage-only f16/bf16.
+// f16/bf16 (the kernels take f32; half_backend.cpp widens them first).
 inline void require_float(DType dtype, const char* op) {
   if (!accepts<Dtypes::Float>(dtype)) throw_dtype(op, dtypes_name(Dtypes::Float), dtype);
 }

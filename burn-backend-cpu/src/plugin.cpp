@@ -1,4 +1,4 @@
-// The cpu plugin's entry point and its dtype support table.
+// The cpu plugin's entry point and its kernels' dtype support table (f16/bf16: see half_backend.cpp).
 #include <cstdio>
 #include <memory>
 
@@ -24,7 +24,8 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
     case OpId::select:
     case OpId::mask_where:
     case OpId::mask_fill:
-    case OpId::argwhere: return true;
+    case OpId::argwhere:
+    case OpId::embedding: return true;
     case OpId::random: return computing;
     case OpId::arange: return num;
     case OpId::scatter_add:
@@ -57,9 +58,10 @@ void* CpuBackend::query_interface(std::string_view name) {
 
 namespace {
 
-std::unique_ptr<burn::Backend> make_cpu_backend() { return std::make_unique<burn::cpu::CpuBackend>(); }
+// CpuBackend inside the decorator that runs f16/bf16 ops through the f32 kernels (half_backend.cpp).
+std::unique_ptr<burn::Backend> make_plugin_backend() { return burn::cpu::make_cpu_backend(); }
 int32_t cpu_score() { return 100; }
 
 }  // namespace
 
-BURN_BACKEND_PLUGIN("cpu", "0.1.0", make_cpu_backend, cpu_score)
+BURN_BACKEND_PLUGIN("cpu", "0.1.0", make_plugin_backend, cpu_score)

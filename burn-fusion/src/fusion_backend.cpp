@@ -243,7 +243,8 @@ bool FusionBackend::recordable(const Call& c, Shape& shape, DType& dtype) const 
   for (size_t k = 0; k < c.n_prims; ++k) {
     fusion_prim(*c.prims[k], name);  // DeviceError for a foreign tensor, as the eager path would raise
     const DType d = (*c.prims[k])->dtype();
-    if (d == DType::F16 || d == DType::BF16) return false;  // storage-only: the inner kernels refuse them
+    if (d == DType::F16 || d == DType::BF16)
+      return false;  // each op rounds once; a fused chain would round once at its end
   }
   if (op == OpId::cast && (c.param_dtype == DType::F16 || c.param_dtype == DType::BF16)) return false;
   if (!inner()->supports(op, dt0)) return false;

@@ -18,6 +18,9 @@ namespace burn::conformance {
 namespace {
 
 std::string g_backend = "cpu";
+// --dtype f16|bf16: every case with f32 inputs runs on them rounded to that format, against the same call
+// on the rounded values in f32, rounded once (DESIGN.md section 15).
+std::optional<DType> g_half;
 std::optional<Device> g_device;
 std::string g_device_error;  // why the device could not be made; every case fails with it
 std::vector<Case> g_cases;
@@ -43,6 +46,58 @@ std::string describe(const Case& c) {
   return os.str();
 }
 
+// A case the --dtype run takes: an op of the table (an api composite runs several ops, each rounding once,
+// so its result is not the f32 run rounded once), values to compare (no error, no statistics) and f32
+// inputs, no f64 or 16-bit ones.
+bool half_eligible(const Case& c) {
+  if (c.op.rfind("api:", 0) == 0 || !c.error.empty() || !c.check.is_null()) return false;
+  bool any_f32 = false;
+  for (const json& j : c.inputs) {
+    const DType d = dtype_from_json(j.at("dtype"));
+    if (d == DType::F64 || d == DType::F16 || d == DType::BF16) return false;
+    any_f32 = any_f32 || d == DType::F32;
+  }
+  return any_f32;
+}
+
+// The case's inputs with every f32 one rounded to the --dtype format, kept in it (`widen` false) or
+// widened back to f32 exactly (`widen` true: the reference's inputs).
+std::vector<TensorHandle> half_inputs(const Device& dev, const Case& c, bool widen) {
+  std::vector<TensorHandle> hs;
+  for (const json& j : c.inputs) {
+    TensorData d = tensor_from_json(j);
+    TensorHandle h = api::from_data(dev, d, api::kind_of(d.dtype()));
+    if (d.dtype() == DType::F32) {
+      h = api::cast(h, *g_half);
+      if (widen) h = api::cast(h, DType::F32);
+    }
+    hs.push_back(std::move(h));
+  }
+  apply_pre(hs, c.attrs);
+  return hs;
+}
+
+// A --dtype output against the reference's: float results within one unit in the last place of the
+// format of the reference rounded to it (the format's epsilon relative, its smallest subnormal absolute),
+// integer and bool results equal.
+std::string compare_half(const TensorData& got, const TensorData& ref) {
+  std::ostringstream err;
+  const DType want_dt = ref.dtype() == DType::F32 ? *g_half : ref.dtype();
+  if (got.dtype() != want_dt)
+    err << "dtype: got " << dtype_name(got.dtype()) << ", expected " << dtype_name(want_dt) << "; ";
+  if (got.shape() != ref.shape())
+    err << "shape: got " << got.shape().to_string() << ", expected " << ref.shape().to_string() << "; ";
+  if (!err.str().empty()) return err.str();
+  if (ref.dtype() != DType::F32) return got == ref ? "" : "differs from the f32 run: " + got.to_string(20);
+  const bool f16 = *g_half == DType::F16;
+  const double rtol = f16 ? 0x1p-10 : 0x1p-7, atol = f16 ? 0x1p-24 : 0x1p-133;
+  const ApproxReport r = got.convert(DType::F32).compare_approx(ref.convert(*g_half).convert(DType::F32), rtol, atol);
+  if (r.ok) return "";
+  err << "flat element " << r.worst_index << ": got " << r.worst_actual << ", the f32 run rounded gives "
+      << r.worst_expected << " (rtol " << rtol << ", atol " << atol << "); " << r.message;
+  return err.str();
+}
+
 class CaseTest : public testing::Test {
  public:
   explicit CaseTest(const Case* c) : c_(c) {}
@@ -51,6 +106,10 @@ class CaseTest : public testing::Test {
     const Case& c = *c_;
     auto it = call_table().find(c.call);
     ASSERT_NE(it, call_table().end()) << "unknown call '" << c.call << "' in " << describe(c);
+    if (g_half) {
+      run_half(it->second);
+      return;
+    }
     if (!c.error.empty()) {
       std::vector<TensorHandle> inputs;
       ASSERT_TRUE(inputs_ok(inputs));
@@ -107,6 +166,41 @@ class CaseTest : public testing::Test {
     }
   }
 
+  // The --dtype run: twice, as the f32 run (inputs kept and unmodified; inputs moved).
+  void run_half(const CallFn& fn) {
+    const Case& c = *c_;
+    std::vector<TensorData> ref;
+    try {
+      std::vector<TensorHandle> in = half_inputs(device(), c, /*widen=*/true);
+      for (const TensorHandle& h : fn(device(), in, c.attrs)) ref.push_back(api::into_data(h));
+    } catch (const std::exception& e) {
+      FAIL() << "the f32 reference run threw: " << e.what() << "\n  " << describe(c);
+    }
+    for (const char* pass : {"inputs shared", "inputs moved"}) {
+      std::vector<TensorHandle> kept, in;
+      std::vector<TensorData> before, outs;
+      try {
+        kept = half_inputs(device(), c, /*widen=*/false);
+        if (pass[7] == 's')
+          for (const TensorHandle& h : kept) before.push_back(api::into_data(h));
+        in = kept;
+        if (pass[7] == 'm') kept.clear();
+        for (const TensorHandle& h : fn(device(), in, c.attrs)) outs.push_back(api::into_data(h));
+      } catch (const std::exception& e) {
+        FAIL() << "[" << pass << "] " << dtype_name(*g_half) << " run threw: " << e.what() << "\n  " << describe(c);
+      }
+      for (size_t i = 0; i < before.size(); ++i)
+        EXPECT_TRUE(api::into_data(kept[i]) == before[i])
+            << "input " << i << " was modified by the op\n  " << describe(c);
+      ASSERT_EQ(outs.size(), ref.size()) << "[" << pass << "] number of outputs differs\n  " << describe(c);
+      for (size_t i = 0; i < outs.size(); ++i) {
+        const std::string msg = compare_half(outs[i], ref[i]);
+        EXPECT_TRUE(msg.empty()) << "[" << pass << "] " << dtype_name(*g_half) << " output " << i << ": " << msg
+                                 << "\n  " << describe(c);
+      }
+    }
+  }
+
   void run_error_case(const CallFn& fn, std::vector<TensorHandle>& inputs) {
     const Case& c = *c_;
     try {
@@ -126,6 +220,7 @@ class CaseTest : public testing::Test {
 
 void register_cases() {
   for (const Case& c : g_cases) {
+    if (g_half && !half_eligible(c)) continue;
     testing::RegisterTest(c.group.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                           [&c]() -> testing::Test* { return new CaseTest(&c); });
   }
@@ -191,6 +286,8 @@ void usage(std::ostream& os) {
         "  --fixtures DIR   fixture folder (default <exe>/../share/burn/conformance/fixtures)\n"
         "  --list           print the cases (group/name, op, call) and exit; with --filter, the matching ones\n"
         "  --skip-unavailable  exit 77 (ctest: skipped) when the backend's plugin cannot run here\n"
+        "  --dtype f16|bf16 run the cases with f32 inputs on them rounded to that format, against the same call\n"
+        "                   on the rounded values in f32, rounded once (within one unit in the last place)\n"
         "A --filter that matches no case is an error (exit 1).\n";
 }
 
@@ -249,6 +346,12 @@ int main(int argc, char** argv) {
       filter = *v2;
     } else if (auto v3 = value_of(i, "--fixtures")) {
       fixtures = *v3;
+    } else if (auto v4 = value_of(i, "--dtype")) {
+      if (*v4 != "f16" && *v4 != "bf16") {
+        std::cerr << "burn-conformance: --dtype takes f16 or bf16, got '" << *v4 << "'\n";
+        return 2;
+      }
+      g_half = burn::parse_dtype(*v4);
     } else if (std::strcmp(argv[i], "--list") == 0) {
       list = true;
     } else if (std::strcmp(argv[i], "--skip-unavailable") == 0) {
@@ -315,7 +418,11 @@ int main(int argc, char** argv) {
   args.push_back(nullptr);
   testing::InitGoogleTest(&n, args.data());
   register_cases();
-  std::cout << "burn-conformance: backend " << g_backend << ", " << g_cases.size() << " cases from " << fixtures
-            << "\n";
+  std::cout << "burn-conformance: backend " << g_backend << ", " << g_cases.size() << " cases from " << fixtures;
+  if (g_half)
+    std::cout << "; in " << burn::dtype_name(*g_half) << ": the "
+              << std::count_if(g_cases.begin(), g_cases.end(), half_eligible)
+              << " cases of table ops with f32 inputs and values to compare";
+  std::cout << "\n";
   return RUN_ALL_TESTS();
 }

@@ -1,4 +1,5 @@
-// CPU creation ops: empty, full, from_data, into_data, cast (every dtype, f16/bf16 included),
+// CPU creation ops: empty, full, from_data, into_data, cast (every dtype, f16/bf16 included, their
+// conversions to and from f32 vectorised),
 // random (the default body), arange.
 #include <cstring>
 #include <string>
@@ -7,6 +8,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "half_convert.hpp"
 
 namespace burn::cpu {
 
@@ -58,8 +60,24 @@ TensorData CpuBackend::into_data(const Prim& x) {
 }
 
 Prim CpuBackend::cast(Prim x, DType dtype) {
-  const DType from = as_cpu(x, "cast")->dtype();
+  const CpuPtr src = as_cpu(x, "cast");
+  const DType from = src->dtype();
   if (from == dtype) return x;
+  // f16/bf16 <-> f32 of a contiguous tensor: the run-time chosen vector conversions (half_convert.hpp).
+  if (src->is_contiguous() && ((is_half(from) && dtype == DType::F32) || (from == DType::F32 && is_half(dtype)))) {
+    CpuPtr out = alloc(src->shape(), dtype);
+    const int64_t n = src->shape().num_elements();
+    if (dtype == DType::F32) {
+      const uint16_t* in = src->data<uint16_t>();
+      float* o = out->data<float>();
+      parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) { widen_to_f32(from, in + b, o + b, e - b); });
+    } else {
+      const float* in = src->data<float>();
+      uint16_t* o = out->data<uint16_t>();
+      parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) { narrow_from_f32(dtype, in + b, o + b, e - b); });
+    }
+    return out;
+  }
   return visit_dtype(from, [&]<DType S>() -> Prim {
     return visit_dtype(dtype, [&]<DType D>() -> Prim {
       using SS = typename Conv<S>::Storage;
