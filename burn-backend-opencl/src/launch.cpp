@@ -83,10 +83,13 @@ void Launch::run_1d(int64_t n) {
   }
   const int end = 0;  // KERNEL_MAIN's closing parameter
   cl_check(clSetKernelArg(k, i, sizeof end, &end), op_, "clSetKernelArg");
-  // Up to 64K work-items; the kernels' grid-stride loops cover the rest.
-  const size_t global = static_cast<size_t>(std::min<int64_t>((n + 63) / 64 * 64, int64_t{1} << 16));
+  // Work-groups of one fixed size (drivers such as PoCL compile a kernel per work-group size), up to 64K
+  // work-items; the kernels' grid-stride loops cover the rest.
+  const size_t local = std::min<size_t>(64, ctx_.profile().max_work_group);
+  const auto items = static_cast<size_t>(std::min<int64_t>(n, int64_t{1} << 16));
+  const size_t global = (items + local - 1) / local * local;
   cl_event e = nullptr;
-  const cl_int err = clEnqueueNDRangeKernel(ctx_.queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, &e);
+  const cl_int err = clEnqueueNDRangeKernel(ctx_.queue(), k, 1, nullptr, &global, &local, 0, nullptr, &e);
   if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
     throw OutOfMemory(op_, "the OpenCL device " + ctx_.profile().name + " could not run kernel '" + kernel_ +
                                "': " + cl_error_name(err));
