@@ -80,8 +80,8 @@ TEST(OpenClRuntime, ProfilesEveryDevice) {
     EXPECT_GT(p.max_alloc, 0u);
     EXPECT_GE(p.global_mem, p.max_alloc);
     EXPECT_GT(p.compute_units, 0u);
-    if (p.is_cpu()) EXPECT_EQ(p.score(), 10);
-    if (p.is_gpu()) EXPECT_EQ(p.score(), 100);
+    if (p.is_cpu()) EXPECT_EQ(p.score(), 5);
+    if (p.is_gpu()) EXPECT_GE(p.score(), 60);
   }
 }
 

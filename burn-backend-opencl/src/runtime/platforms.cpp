@@ -66,6 +66,7 @@ DeviceProfile profile_of(cl_platform_id p, cl_device_id d, uint32_t index) {
   f.extensions = device_string(d, CL_DEVICE_EXTENSIONS);
   f.fp64 = f.has_extension("cl_khr_fp64");
   f.fp16 = f.has_extension("cl_khr_fp16");
+  f.unified_memory = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0;
   // What the kernels need: a compiler, 64-bit integers in kernels (every full profile), 32-bit global
   // atomics for the fault block, byte stores for bool and int8 tensors.
   if (!device_value<cl_bool>(d, CL_DEVICE_AVAILABLE))
@@ -100,9 +101,10 @@ bool DeviceProfile::has_extension(std::string_view ext) const {
 
 int32_t DeviceProfile::score() const {
   if (!unusable.empty()) return 0;
-  if (is_gpu()) return 100;
-  if (is_cpu()) return 10;
-  return 50;
+  if (is_gpu()) return unified_memory ? 60 : 100;
+  if (is_cpu()) return 5;
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return 40;
+  return 20;
 }
 
 std::string DeviceProfile::describe() const {

@@ -26,13 +26,15 @@ struct DeviceProfile {
   uint32_t base_align_bits = 0;
   std::string extensions;
   bool fp64 = false, fp16 = false;
+  bool unified_memory = false;  // CL_DEVICE_HOST_UNIFIED_MEMORY: an integrated GPU shares the host's memory
   std::string unusable;  // why burn cannot run on it (empty: usable)
 
   bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
   bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
   const char* type_name() const;
   bool has_extension(std::string_view ext) const;
-  // 0 when unusable; 10 for CPU-type devices (PoCL), 100 for GPUs, 50 for accelerators and the rest.
+  // As the vulkan plugin scores: 0 when unusable; 100 for a GPU with its own memory, 60 for one sharing the
+  // host's, 40 for accelerators, 20 for the rest, 5 for CPU-type devices (PoCL).
   int32_t score() const;
   // "opencl:0 pthread-haswell-AMD EPYC (CPU, Portable Computing Language, OpenCL 3.0 PoCL, driver 3.1, 12.7 GiB,
   // fp64)".
