@@ -27,7 +27,7 @@ struct DeviceProfile {
   std::string extensions;
   bool fp64 = false, fp16 = false;
   bool unified_memory = false;  // CL_DEVICE_HOST_UNIFIED_MEMORY: an integrated GPU shares the host's memory
-  std::string unusable;  // why burn cannot run on it (empty: usable)
+  std::string unusable;         // why burn cannot run on it (empty: usable)
 
   bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
   bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
