@@ -96,12 +96,12 @@ AllocationPtr Context::allocate(size_t bytes, const char* op) {
   }
   // A class as large as the request when it alone would pass the device's limit.
   const size_t size = cap > profile_.max_alloc ? bytes : cap;
+  std::lock_guard lock(pool_mutex_);  // the counters and the pool's emptying below
   cl_int err = CL_SUCCESS;
   cl_mem m = nullptr;
   if (stats_.bytes_held + size <= profile_.global_mem) m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
   if (!m) {
     // Give the pooled buffers back and try once more.
-    std::lock_guard lock(pool_mutex_);
     for (auto& [c, mems] : free_) {
       for (cl_mem f : mems) clReleaseMemObject(f);
       stats_.bytes_held -= c * mems.size();
@@ -137,8 +137,12 @@ void Context::write(Allocation& dst, size_t offset, const void* data, size_t byt
     delete copy;
     cl_check(err, op, "clEnqueueWriteBuffer");
   }
-  clSetEventCallback(
-      e, CL_COMPLETE, [](cl_event, cl_int, void* p) { delete static_cast<std::vector<uint8_t>*>(p); }, copy);
+  if (clSetEventCallback(
+          e, CL_COMPLETE, [](cl_event, cl_int, void* p) { delete static_cast<std::vector<uint8_t>*>(p); }, copy) !=
+      CL_SUCCESS) {
+    clWaitForEvents(1, &e);  // no callback: the bytes are freed once the write is done
+    delete copy;
+  }
   dst.set_last_write(e);
   clReleaseEvent(e);
 }
