@@ -29,6 +29,10 @@ BURN_DEB_PACKAGES+=(libonnx-dev libprotobuf-dev libonnx-testdata)
 # kernel test; lavapipe (mesa-vulkan-drivers) is the CI device, the validation layer checks it once.
 BURN_DEB_PACKAGES+=(libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools)
 
+# burn-backend-opencl: the ICD loader (libOpenCL.so.1, which finds drivers through /etc/OpenCL/vendors) and the
+# C headers; PoCL (OpenCL on the CPU) is the CI device, clinfo lists devices by hand; CLBlast for GEMM.
+BURN_DEB_PACKAGES+=(ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev clinfo)
+
 # burn-collective's gloo plugin: Gloo (the engine PyTorch uses on CPUs) with its TCP transport; the
 # shared libgloo.so.0 pulls in libhiredis and libibverbs. redis-server: the rendezvous on a Redis server
 # (redis://host:port) for machines without a shared file system; its test is skipped without it.

@@ -81,13 +81,29 @@ uint16_t b_f32_to_bf16(float f) {
 #define AT(B, addr, i, size) B(addr).v[i]
 #endif
 
-// Element access through an operand's defines: X_BUF is its buffer type and pc.X its address, X_SIZE its
+// Element access through an operand's defines: X_BUF is its buffer type and ARG(X) its address, X_SIZE its
 // element size, X_FROM and X_TO convert between its storage and compute types (constructors, or the bf16
 // bit conversions).
-#define LOAD(X, i) X##_FROM(AT(X##_BUF, pc.X, i, X##_SIZE))
-#define STORE(X, i, val) AT(X##_BUF, pc.X, i, X##_SIZE) = X##_TO(val)
+#define LOAD(X, i) X##_FROM(AT(X##_BUF, ARG(X), i, X##_SIZE))
+#define STORE(X, i, val) AT(X##_BUF, ARG(X), i, X##_SIZE) = X##_TO(val)
 // A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
 #define CVT(T, x) T(x)
+// Bit casts of the scalars kernels receive as 64 bits.
+#define b_as_f32(u) uintBitsToFloat(u)
+#define b_as_f64(u) uint64BitsToDouble(u)
+// abs of any scalar type (OpenCL C spells it fabs for floats).
+#define b_abs(x) abs(x)
+
+// A kernel's arguments (burn-gpu/README.md): push constants in declaration order, so the host pushes them
+// in that order with std430 alignment. KERNEL_PARAMS opens the list, KERNEL_MAIN closes it and names the
+// entry point, and the body reads argument x as ARG(x).
+#define KERNEL_PARAMS layout(push_constant) uniform Push {
+#define PARAM_TENSOR(X) ADDR X;
+#define PARAM_FAULTS(X) ADDR X;
+#define PARAM_INDEX(X) ADDR X;
+#define PARAM(T, X) T X;
+#define KERNEL_MAIN } pc; void main()
+#define ARG(x) pc.x
 
 // Index arithmetic: 32-bit unless a tensor of the dispatch spans 2^31 elements or more (INDEX64).
 #ifdef INDEX64
@@ -149,6 +165,6 @@ void raise_fault(ADDR faults, uint tag, uint code, int64_t value, int64_t limit)
 #define RANK 1
 #endif
 // The element offset of operand X for flat index i, by its mode (0 contiguous, 1 broadcast scalar,
-// 2 strided): the kernel's Push block holds the layout's address as `lay`.
+// 2 strided): the kernel's arguments hold the layout's address as `lay`.
 #define OFFSET(X, i) \
-  ((X##_MODE) == 0 ? (i) : (X##_MODE) == 1 ? idx_t(0) : strided_offset(IdxBuf(pc.lay), 0, X##_STRIDES, RANK, (i)))
+  ((X##_MODE) == 0 ? (i) : (X##_MODE) == 1 ? idx_t(0) : strided_offset(IdxBuf(ARG(lay)), 0, X##_STRIDES, RANK, (i)))

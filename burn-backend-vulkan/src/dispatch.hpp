@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "burn/gpu/layout.hpp"
 #include "runtime/compiler.hpp"
 #include "runtime/context.hpp"
 #include "vulkan_tensor.hpp"
@@ -39,22 +40,12 @@ inline GlslType glsl_type(DType dtype, const Context& ctx, const char* op) {
 // operand's name_MODE and name_STRIDES.
 void add_operand_defines(Defines& d, const std::string& name, DType dtype, const DeviceFeatures& features,
                          const std::string& device, const char* op);
-void add_layout_defines(Defines& d, const std::vector<int>& modes, size_t rank, bool index64,
-                        const std::vector<std::string>& names);
 
-// The strides of a set of views over one iteration shape, with dims merged where every operand allows
-// it and size-1 dims dropped, so most launches index with one dim or none.
-struct Layout {
-  std::vector<int64_t> shape;                 // collapsed iteration shape (empty: one element)
-  std::vector<std::vector<int64_t>> strides;  // per operand, over `shape`
-  bool index64 = false;                       // some offset or count needs 64-bit indices
-  size_t rank() const { return shape.size(); }
-  // Operand k's mode: 0 = contiguous (offset i), 1 = broadcast scalar (offset 0), 2 = strided.
-  int mode(size_t k) const;
-};
-// `strides[k]` are operand k's strides over `shape` (0 where it broadcasts).
-Layout collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides);
-// Operand x's strides over `shape` (broadcast: leading dims added, size-1 dims given stride 0).
+// Layouts of strided views (burn-gpu, shared with the opencl plugin).
+using gpu::add_layout_defines;
+using gpu::collapse;
+using gpu::Layout;
+// Operand x's strides over `shape` (gpu::broadcast_strides of its view).
 std::vector<int64_t> broadcast_strides(const VulkanTensor& x, const Shape& shape);
 
 class Dispatch {
@@ -107,7 +98,9 @@ class Dispatch {
   // (8 bytes): tensor addresses or scalars of a generated kernel, index tables.
   Dispatch& args(std::vector<uint8_t> bytes);
   // `values` as an array of idx_t (int64 when `index64`, else int32), for args().
-  static std::vector<uint8_t> index_array(const std::vector<int64_t>& values, bool index64);
+  static std::vector<uint8_t> index_array(const std::vector<int64_t>& values, bool index64) {
+    return gpu::index_array(values, index64);
+  }
   // Every invocation of a 1-D grid covering n elements (gid()/gstride() in the prelude).
   void run_1d(int64_t n, uint32_t workgroup = 256);
   // An explicit grid of workgroups.

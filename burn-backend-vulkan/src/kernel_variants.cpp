@@ -4,9 +4,9 @@
 #include <set>
 #include <string_view>
 
+#include "burn/gpu/exprs.hpp"
 #include "burn/tensor/fused.hpp"
 #include "dispatch.hpp"
-#include "exprs.hpp"
 #include "fused/codegen.hpp"
 #include "ops/creation.hpp"
 #include "ops/elementwise.hpp"
@@ -16,6 +16,11 @@
 #include "ops/reduce.hpp"
 
 namespace burn::vulkan {
+
+using gpu::elementwise_expr;
+using gpu::Expr;
+using gpu::scalar_bits;
+using gpu::scalar_decoder;
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/exprs.hpp"
 #include "burn/tensor/error.hpp"
 #include "dispatch.hpp"
-#include "exprs.hpp"
 #include "ops/creation.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/indexing.hpp"
@@ -23,6 +23,11 @@
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
+
+using gpu::elementwise_expr;
+using gpu::Expr;
+using gpu::scalar_bits;
+using gpu::scalar_decoder;
 
 namespace {
 

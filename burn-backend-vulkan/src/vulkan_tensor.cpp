@@ -1,24 +1,14 @@
 // VulkanTensor: views and ownership checks.
 #include "vulkan_tensor.hpp"
 
+#include "burn/gpu/layout.hpp"
 #include "burn/tensor/error.hpp"
 
 namespace burn::vulkan {
 
-namespace {
-bool strides_contiguous(const Shape& shape, const std::vector<int64_t>& strides) {
-  int64_t acc = 1;
-  for (size_t d = shape.rank(); d-- > 0;) {
-    if (shape[d] != 1 && strides[d] != acc) return false;
-    acc *= shape[d];
-  }
-  return true;
-}
-}  // namespace
-
 VulkanTensor::VulkanTensor(Shape shape, DType dtype, AllocationPtr alloc, std::vector<int64_t> strides, int64_t offset)
     : Primitive(std::move(shape), dtype), alloc_(std::move(alloc)), strides_(std::move(strides)), offset_(offset) {
-  contiguous_ = strides_contiguous(this->shape(), strides_);
+  contiguous_ = gpu::is_row_major(this->shape(), strides_);
 }
 
 VkPtr as_vk(const Prim& p, const char* op, const Context& ctx) {

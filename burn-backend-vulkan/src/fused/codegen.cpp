@@ -5,12 +5,17 @@
 #include <cstring>
 #include <sstream>
 
-#include "exprs.hpp"
+#include "burn/gpu/exprs.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
 
 namespace burn::vulkan {
+
+using gpu::elementwise_expr;
+using gpu::Expr;
+using gpu::scalar_bits;
+using gpu::scalar_decoder;
 
 namespace {
 
@@ -165,7 +170,7 @@ void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const DeviceFe
   for (int k = 0; k < e->scalars; ++k)
     s << " const " << st << " s" << k << " = " << st << "("
       << decode_scalar(sd, "sc.v[" + std::to_string(j * 2 + k) + "]") << ");";
-  s << " r" << r << " = " << rt << "(" << concrete(with_literals(e->text, a)) << "); }";
+  s << " r" << r << " = " << rt << "(" << concrete(gpu::with_literals(e->text, a, gpu::Dialect::Glsl)) << "); }";
 }
 
 }  // namespace codegen

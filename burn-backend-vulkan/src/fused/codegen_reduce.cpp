@@ -9,11 +9,16 @@
 // compute the prologue again in each pass: it is elementwise, so it gives the same values.
 #include <sstream>
 
-#include "exprs.hpp"
+#include "burn/gpu/exprs.hpp"
 #include "fused/codegen.hpp"
 #include "ops/reduce.hpp"
 
 namespace burn::vulkan {
+
+using gpu::elementwise_expr;
+using gpu::Expr;
+using gpu::scalar_bits;
+using gpu::scalar_decoder;
 
 std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const DeviceFeatures& f,
                             const std::string& device) {

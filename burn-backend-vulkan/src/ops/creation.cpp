@@ -6,13 +6,18 @@
 #include <limits>
 #include <mutex>
 
+#include "burn/gpu/exprs.hpp"
 #include "burn/tensor/error.hpp"
 #include "dispatch.hpp"
-#include "exprs.hpp"
 #include "ops/creation.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
+
+using gpu::elementwise_expr;
+using gpu::Expr;
+using gpu::scalar_bits;
+using gpu::scalar_decoder;
 
 Prim VulkanBackend::empty(const Shape& shape, DType dtype) { return alloc(shape, dtype); }
 

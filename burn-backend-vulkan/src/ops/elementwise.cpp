@@ -4,12 +4,17 @@
 #include <algorithm>
 #include <vector>
 
+#include "burn/gpu/exprs.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
-#include "exprs.hpp"
 
 namespace burn::vulkan {
+
+using gpu::elementwise_expr;
+using gpu::Expr;
+using gpu::scalar_bits;
+using gpu::scalar_decoder;
 
 Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0, Scalar s1) {
   const char* name = op_info(op).name;
@@ -85,7 +90,7 @@ Defines elementwise_defines(OpId op, DType d, const std::vector<int>& modes, siz
   add_operand_defines(out, "Y", e->result, features, device, name);
   add_layout_defines(out, modes, rank, index64, std::vector<std::string>(kNames, kNames + modes.size()));
   const DType sd = e->scalar_i64 ? DType::I64 : d;
-  out.emplace_back("OP", with_literals(e->text, d));
+  out.emplace_back("OP", gpu::with_literals(e->text, d, gpu::Dialect::Glsl));
   out.emplace_back("ARITY", std::to_string(modes.size()));
   out.emplace_back("S_C", glsl_type(sd, features, device, name).compute);
   if (e->scalars > 0) out.emplace_back("SCALAR0(bits)", scalar_decoder(sd));

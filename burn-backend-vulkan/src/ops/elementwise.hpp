@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/exprs.hpp"
 #include "runtime/compiler.hpp"
 #include "vulkan_backend.hpp"
 
@@ -23,10 +24,7 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
 Defines elementwise_defines(OpId op, DType dtype, const std::vector<int>& modes, size_t rank, bool index64,
                             const DeviceFeatures& features, const std::string& device);
 
-// An int tensor compared (op: one of the *_elem compares) with a float scalar c compares exactly, as the cpu
-// backend does in double: the int64 scalar that keeps every answer (x > 2.5 is x > 2, x >= 2.5 is x >= 3);
-// nullopt when the answer is the same for every int (c NaN or beyond int64, == or != a non-integer), which
-// `constant` then holds. Eager compares and the fused code generator both use it.
-std::optional<int64_t> int_compare_scalar(OpId op, double c, bool& constant);
+// Exact comparisons of int tensors with float scalars (burn-gpu, shared with the opencl plugin).
+using gpu::int_compare_scalar;
 
 }  // namespace burn::vulkan

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/elementwise_ops.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
@@ -219,13 +220,7 @@ Prim VulkanBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   return out;
 }
 
-Prim VulkanBackend::mask_where(Prim x, Prim mask, Prim value) {
-  return elementwise(*this, OpId::mask_where, {std::move(x), std::move(mask), std::move(value)});
-}
-
-Prim VulkanBackend::mask_fill(Prim x, Prim mask, Scalar value) {
-  return elementwise(*this, OpId::mask_fill, {std::move(x), std::move(mask)}, value);
-}
+BURN_GPU_MASK_OPS(VulkanBackend)
 
 Prim VulkanBackend::argwhere(Prim x) {
   const VkPtr t = vk(x, "argwhere");

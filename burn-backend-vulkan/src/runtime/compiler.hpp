@@ -7,9 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "burn/gpu/layout.hpp"
+
 namespace burn::vulkan {
 
-using Defines = std::vector<std::pair<std::string, std::string>>;
+using Defines = gpu::Defines;
 
 // The text glslang compiles: "#version 460", the defines, the dialect (prelude and math), then the kernel:
 // kernels/<kernel_name>.comp, or `kernel_text` when given (a generated kernel).

@@ -1,16 +1,12 @@
 // Pipeline creation and the two disk caches (SPIR-V by source hash, the driver's VkPipelineCache).
 #include "runtime/pipelines.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "burn/gpu/disk_cache.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/log.hpp"
 #include "runtime/context.hpp"
@@ -19,61 +15,12 @@
 
 namespace burn::vulkan {
 
-namespace {
+using gpu::fnv1a;
+using gpu::hex;
+using gpu::read_file;
+using gpu::write_file_atomically;
 
-uint64_t fnv1a(std::string_view s, uint64_t h = 14695981039346656037ull) {
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
-
-std::string hex(uint64_t v, int digits = 16) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string default_cache_dir() {
-  if (const char* d = std::getenv("BURN_VULKAN_CACHE_DIR"); d && *d) {
-    if (std::strcmp(d, "off") == 0 || std::strcmp(d, "0") == 0) return {};
-    return d;
-  }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/burn-cpp/vulkan";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/burn-cpp/vulkan";
-  return {};
-}
-
-std::vector<char> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-}  // namespace
-
-bool write_file_atomically(const std::string& path, const void* bytes, size_t size) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  const auto* p = static_cast<const uint8_t*>(bytes);
-  size_t left = size;
-  bool ok = true;
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n <= 0) {
-      ok = false;
-      break;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  ok = ok && ::fsync(fd) == 0;
-  ok = ::close(fd) == 0 && ok;
-  if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) std::remove(tmp.c_str());
-  return ok;
-}
-
-Pipelines::Pipelines(Context& ctx) : ctx_(ctx), dir_(default_cache_dir()) {
+Pipelines::Pipelines(Context& ctx) : ctx_(ctx), dir_(gpu::cache_dir("BURN_VULKAN_CACHE_DIR", "vulkan")) {
   if (!dir_.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir_ + "/spirv", ec);

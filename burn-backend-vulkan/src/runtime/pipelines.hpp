@@ -15,6 +15,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "burn/gpu/disk_cache.hpp"
 #include "runtime/compiler.hpp"
 
 namespace burn::vulkan {
@@ -65,8 +66,7 @@ class Pipelines {
   uint64_t compiled_ = 0, spirv_hits_ = 0;
 };
 
-// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed, fsynced, renamed.
-// False (nothing changed) when it cannot.
-bool write_file_atomically(const std::string& path, const void* bytes, size_t size);
+// Writes `bytes` to `path` atomically (burn-gpu's disk cache helpers).
+using gpu::write_file_atomically;
 
 }  // namespace burn::vulkan

@@ -1,11 +1,13 @@
-// The elementwise expression table. Float ops call the dialect's b_* math (kernels/math.glsl) so that f32
-// and f64 share a spelling; comparisons and predicates give bool as 0u/1u.
-#include "exprs.hpp"
+// The elementwise expression table in the kernel dialect (README.md): float ops call the dialect's b_*
+// math so that f32 and f64 share a spelling, conversions are CVT(T, x), kernel arguments ARG(name);
+// comparisons and predicates give bool as 0u/1u.
+#include "burn/gpu/exprs.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 
-namespace burn::vulkan {
+namespace burn::gpu {
 
 namespace {
 
@@ -23,7 +25,7 @@ Expr e(std::string text, DType result, int arity, int scalars = 0, bool faults =
 // that the comparison stays exact, see compare.cpp).
 std::optional<Expr> elem_compare(const char* cmp, DType d) {
   if (integer(d)) {
-    Expr x = e(std::string("(int64_t(a) ") + cmp + " s0) ? 1u : 0u", DType::Bool, 1, 1);
+    Expr x = e(std::string("(CVT(int64_t, a) ") + cmp + " s0) ? 1u : 0u", DType::Bool, 1, 1);
     x.scalar_i64 = true;
     return x;
   }
@@ -50,15 +52,15 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       break;
     case OpId::div:
       if (f) return e("a / b", d, 2);
-      if (i) return e("b_idiv(a, b, pc.faults, pc.tag)", d, 2, 0, true);
+      if (i) return e("b_idiv(a, b, ARG(faults), ARG(tag))", d, 2, 0, true);
       break;
     case OpId::remainder:
       if (f) return e("b_remainder(a, b)", d, 2);
-      if (i) return e("b_iremainder(a, b, pc.faults, pc.tag)", d, 2, 0, true);
+      if (i) return e("b_iremainder(a, b, ARG(faults), ARG(tag))", d, 2, 0, true);
       break;
     case OpId::fmod:
       if (f) return e("b_fmod(a, b)", d, 2);
-      if (i) return e("b_ifmod(a, b, pc.faults, pc.tag)", d, 2, 0, true);
+      if (i) return e("b_ifmod(a, b, ARG(faults), ARG(tag))", d, 2, 0, true);
       break;
     case OpId::powf:
       if (n) return e("b_pow(a, b)", d, 2);
@@ -74,15 +76,15 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       break;
     case OpId::div_scalar:
       if (f) return e("a / s0", d, 1, 1);
-      if (i) return e("b_idiv(a, s0, pc.faults, pc.tag)", d, 1, 1, true);
+      if (i) return e("b_idiv(a, s0, ARG(faults), ARG(tag))", d, 1, 1, true);
       break;
     case OpId::remainder_scalar:
       if (f) return e("b_remainder(a, s0)", d, 1, 1);
-      if (i) return e("b_iremainder(a, s0, pc.faults, pc.tag)", d, 1, 1, true);
+      if (i) return e("b_iremainder(a, s0, ARG(faults), ARG(tag))", d, 1, 1, true);
       break;
     case OpId::fmod_scalar:
       if (f) return e("b_fmod(a, s0)", d, 1, 1);
-      if (i) return e("b_ifmod(a, s0, pc.faults, pc.tag)", d, 1, 1, true);
+      if (i) return e("b_ifmod(a, s0, ARG(faults), ARG(tag))", d, 1, 1, true);
       break;
     case OpId::powf_scalar:
       if (n) return e("b_pow(a, s0)", d, 1, 1);
@@ -97,7 +99,7 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       if (n) return e("-a", d, 1);
       break;
     case OpId::abs:
-      if (n) return e("abs(a)", d, 1);
+      if (n) return e("b_abs(a)", d, 1);
       break;
     case OpId::sign:
       if (n) return e("b_sign(a)", d, 1);
@@ -174,11 +176,11 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       if (bitwise(d)) return e("~a", d, 1);
       break;
     case OpId::bitwise_left_shift:
-      if (d == DType::I64) return e("a << (b & int64_t(63))", d, 2);
+      if (d == DType::I64) return e("a << (b & CVT(int64_t, 63))", d, 2);
       if (bitwise(d)) return e("a << (b & 31)", d, 2);
       break;
     case OpId::bitwise_right_shift:
-      if (d == DType::I64) return e("a >> (b & int64_t(63))", d, 2);
+      if (d == DType::I64) return e("a >> (b & CVT(int64_t, 63))", d, 2);
       if (bitwise(d)) return e("a >> (b & 31)", d, 2);
       break;
     // float math
@@ -240,7 +242,7 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       if (f) return e("b_atan2(a, b)", d, 2);
       break;
     case OpId::recip:
-      if (f) return e("1.0 / a", d, 1);
+      if (f) return e("CVT(S_C, 1) / a", d, 1);
       break;
     case OpId::square:
       if (n) return e("a * a", d, 1);
@@ -257,25 +259,25 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
     // activations, as the cpu backend computes them (burn-backend-cpu/src/ops/activation.cpp); their double
     // parameters arrive as s0, s1; LIT(x) is a literal of the expression's precision
     case OpId::relu:
-      if (f) return e("(a < S_C(0)) ? S_C(0) : a", d, 1);
+      if (f) return e("(a < CVT(S_C, 0)) ? CVT(S_C, 0) : a", d, 1);
       break;
     case OpId::leaky_relu:
-      if (f) return e("(a > S_C(0)) ? a : a * s0", d, 1, 1);
+      if (f) return e("(a > CVT(S_C, 0)) ? a : a * s0", d, 1, 1);
       break;
     case OpId::gelu:
-      if (f) return e("LIT(0.5) * a * (S_C(1) + b_erf(a * LIT(0.70710678118654752440)))", d, 1);
+      if (f) return e("LIT(0.5) * a * (CVT(S_C, 1) + b_erf(a * LIT(0.70710678118654752440)))", d, 1);
       break;
     case OpId::gelu_tanh:
       if (f) return e("b_gelu_tanh(a)", d, 1);
       break;
     case OpId::sigmoid:
-      if (f) return e("S_C(1) / (S_C(1) + b_exp(-a))", d, 1);
+      if (f) return e("CVT(S_C, 1) / (CVT(S_C, 1) + b_exp(-a))", d, 1);
       break;
     case OpId::log_sigmoid:
-      if (f) return e("((a < S_C(0)) ? a : S_C(0)) - b_log1p(b_exp(-abs(a)))", d, 1);
+      if (f) return e("((a < CVT(S_C, 0)) ? a : CVT(S_C, 0)) - b_log1p(b_exp(-b_abs(a)))", d, 1);
       break;
     case OpId::silu:
-      if (f) return e("a / (S_C(1) + b_exp(-a))", d, 1);
+      if (f) return e("a / (CVT(S_C, 1) + b_exp(-a))", d, 1);
       break;
     case OpId::mish:
       if (f) return e("b_mish(a)", d, 1);
@@ -284,15 +286,16 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
       if (f) return e("(a * s0 > s1) ? a : b_log1p(b_exp(a * s0)) / s0", d, 1, 2);
       break;
     case OpId::hard_sigmoid:
-      if (f) return e("b_min(b_max(s0 * a + s1, S_C(0)), S_C(1))", d, 1, 2);
+      if (f) return e("b_min(b_max(s0 * a + s1, CVT(S_C, 0)), CVT(S_C, 1))", d, 1, 2);
       break;
     case OpId::elu:
-      if (f) return e("(a > S_C(0)) ? a : s0 * b_expm1(a)", d, 1, 1);
+      if (f) return e("(a > CVT(S_C, 0)) ? a : s0 * b_expm1(a)", d, 1, 1);
       break;
     case OpId::selu:
       if (f)
         return e(
-            "LIT(1.0507009873554804934193349852946) * ((a > S_C(0)) ? a : LIT(1.6732632423543772848170429916717) * "
+            "LIT(1.0507009873554804934193349852946) * ((a > CVT(S_C, 0)) ? a : LIT(1.6732632423543772848170429916717) "
+            "* "
             "b_expm1(a))",
             d, 1);
       break;
@@ -301,11 +304,13 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
   return std::nullopt;
 }
 
-std::string with_literals(std::string text, DType d) {
+std::string with_literals(std::string text, DType d, Dialect dialect) {
   for (size_t at = text.find("LIT("); at != std::string::npos; at = text.find("LIT(", at)) {
     const size_t close = text.find(')', at);
     std::string lit = text.substr(at + 4, close - at - 4);
-    if (d == DType::F64) lit += "lf";
+    // GLSL: unsuffixed is float, lf double; OpenCL C: unsuffixed is double, f float.
+    if (dialect == Dialect::Glsl && d == DType::F64) lit += "lf";
+    if (dialect == Dialect::OpenCl && d != DType::F64) lit += "f";
     text.replace(at, close - at + 1, lit);
     at += lit.size();
   }
@@ -316,13 +321,13 @@ std::string scalar_decoder(DType d) {
   switch (d) {
     case DType::F32:
     case DType::F16:
-    case DType::BF16: return "uintBitsToFloat(uint(bits))";
-    case DType::F64: return "uint64BitsToDouble(bits)";
-    case DType::I64: return "int64_t(bits)";
+    case DType::BF16: return "b_as_f32(CVT(uint, bits))";
+    case DType::F64: return "b_as_f64(bits)";
+    case DType::I64: return "CVT(int64_t, bits)";
     case DType::I32:
     case DType::I8:
-    case DType::U8: return "int(int64_t(bits))";
-    default: return "uint(bits)";
+    case DType::U8: return "CVT(int, CVT(int64_t, bits))";
+    default: return "CVT(uint, bits)";
   }
 }
 
@@ -337,4 +342,33 @@ uint64_t scalar_bits(const Scalar& s, DType d) {
   }
 }
 
-}  // namespace burn::vulkan
+std::optional<int64_t> int_compare_scalar(OpId op, double c, bool& constant) {
+  constexpr double kTop = 9223372036854775808.0;  // 2^63
+  const bool eq = op == OpId::equal_elem, ne = op == OpId::not_equal_elem;
+  const bool gt = op == OpId::greater_elem || op == OpId::greater_equal_elem;
+  if (std::isnan(c)) {
+    constant = ne;
+    return std::nullopt;
+  }
+  if (c >= kTop) {
+    constant = !gt && !eq;  // every int is below c
+    return std::nullopt;
+  }
+  if (c < -kTop) {
+    constant = gt || ne;  // every int is above c
+    return std::nullopt;
+  }
+  if ((eq || ne) && c != std::floor(c)) {
+    constant = ne;
+    return std::nullopt;
+  }
+  switch (op) {
+    case OpId::greater_elem:
+    case OpId::lower_equal_elem: return static_cast<int64_t>(std::floor(c));
+    case OpId::greater_equal_elem:
+    case OpId::lower_elem: return static_cast<int64_t>(std::ceil(c));
+    default: return static_cast<int64_t>(c);
+  }
+}
+
+}  // namespace burn::gpu

@@ -1,0 +1,103 @@
+// Launching kernels: dtype defines, arguments, layouts, grids.
+#include "launch.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include "burn/tensor/error.hpp"
+
+namespace burn::opencl {
+
+ClType cl_type(DType dtype, const DeviceProfile& p, const char* op) {
+  auto unsupported = [&](const char* why) -> ClType {
+    throw Unsupported(
+        op, std::string("dtype ") + std::string(dtype_name(dtype)) + " on OpenCL device " + p.name + ": " + why);
+  };
+  switch (dtype) {
+    case DType::F32: return {"float", "float"};
+    case DType::F64:
+      if (!p.fp64) return unsupported("no cl_khr_fp64");
+      return {"double", "double"};
+    case DType::I64: return {"long", "long"};
+    case DType::I32: return {"int", "int"};
+    case DType::I8: return {"char", "int"};
+    case DType::U8: return {"uchar", "int"};
+    case DType::Bool: return {"uchar", "uint"};
+    case DType::F16:
+    case DType::BF16: return unsupported("not implemented yet on the opencl backend");
+  }
+  return unsupported("unknown dtype");
+}
+
+void add_operand_defines(Defines& d, const std::string& name, DType dtype, const DeviceProfile& p, const char* op) {
+  const ClType t = cl_type(dtype, p, op);
+  d.emplace_back(name + "_T", t.storage);
+  d.emplace_back(name + "_C", t.compute);
+  d.emplace_back(name + "_FROM(v)", std::string("((") + t.compute + ")(v))");
+  d.emplace_back(name + "_TO(v)", std::string("((") + t.storage + ")(v))");
+  if (dtype == DType::F64 && std::none_of(d.begin(), d.end(), [](const auto& kv) { return kv.first == "HAS_F64"; }))
+    d.emplace_back("HAS_F64", "1");
+}
+
+Launch& Launch::buffer(const OpenClTensor& t, bool write) {
+  mem(t.allocation().mem(), write);
+  if (write) writes_.push_back(&t.allocation());
+  return i64(t.offset());
+}
+
+Launch& Launch::faults(bool used) {
+  faults_ = used;
+  mem(used ? ctx_.faults() : nullptr, true);
+  return *this;
+}
+
+Launch& Launch::layout(const Layout& l, const std::vector<std::string>& names) {
+  std::vector<int> modes;
+  for (size_t k = 0; k < names.size(); ++k) modes.push_back(l.mode(k));
+  gpu::add_layout_defines(defines_, modes, l.rank(), l.index64, names);
+  return layout_block(l);
+}
+
+Launch& Launch::layout_block(const Layout& l) {
+  std::vector<uint8_t> block = gpu::layout_block(l);
+  if (block.empty()) block.resize(8);  // a valid buffer even for a rank-0 layout
+  AllocationPtr a = ctx_.allocate(block.size(), op_);
+  ctx_.write(*a, 0, block.data(), block.size(), op_);
+  mem(a->mem(), false);
+  keep_.push_back(std::move(a));
+  return *this;
+}
+
+void Launch::run_1d(int64_t n) {
+  if (n <= 0) return;
+  std::lock_guard lock(ctx_.launch_mutex());
+  cl_kernel k = ctx_.programs().get(kernel_, defines_, op_);
+  cl_uint i = 0;
+  for (const Arg& a : args_) {
+    const cl_int err = a.is_mem ? clSetKernelArg(k, i, sizeof(cl_mem), a.mem ? &a.mem : nullptr)
+                                : clSetKernelArg(k, i, a.bytes.size(), a.bytes.data());
+    if (err != CL_SUCCESS)
+      throw DeviceError(op_, "kernel '" + kernel_ + "' argument " + std::to_string(i) +
+                                 ": clSetKernelArg failed: " + cl_error_name(err));
+    ++i;
+  }
+  const int end = 0;  // KERNEL_MAIN's closing parameter
+  cl_check(clSetKernelArg(k, i, sizeof end, &end), op_, "clSetKernelArg");
+  // Work-groups of one fixed size (drivers such as PoCL compile a kernel per work-group size), up to 64K
+  // work-items; the kernels' grid-stride loops cover the rest.
+  const size_t local = std::min<size_t>(64, ctx_.profile().max_work_group);
+  const auto items = static_cast<size_t>(std::min<int64_t>(n, int64_t{1} << 16));
+  const size_t global = (items + local - 1) / local * local;
+  cl_event e = nullptr;
+  const cl_int err = clEnqueueNDRangeKernel(ctx_.queue(), k, 1, nullptr, &global, &local, 0, nullptr, &e);
+  if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
+    throw OutOfMemory(op_, "the OpenCL device " + ctx_.profile().name + " could not run kernel '" + kernel_ +
+                               "': " + cl_error_name(err));
+  cl_check(err, op_, "clEnqueueNDRangeKernel");
+  for (Allocation* w : writes_) w->set_last_write(e);
+  if (faults_) ctx_.faulting_kernel(e);
+  ++ctx_.counters().launches;
+  clReleaseEvent(e);
+}
+
+}  // namespace burn::opencl

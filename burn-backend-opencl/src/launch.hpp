@@ -1,0 +1,97 @@
+// One kernel launch: the kernel's name, its defines (operand dtypes, the op, the index width) and its
+// arguments in the order the kernel declares them (KERNEL_PARAMS ... KERNEL_MAIN), then the grid. Every op
+// file launches through it, so none talks to the queue or the programs itself.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "burn/gpu/layout.hpp"
+#include "opencl_tensor.hpp"
+#include "runtime/programs.hpp"
+
+namespace burn::opencl {
+
+using gpu::Layout;
+
+// The OpenCL C spelling of a dtype's storage and compute types ("uchar", "uint" for bool); Unsupported
+// naming the op, dtype and device when the device lacks it (f64 without cl_khr_fp64; f16 and bf16 are
+// not implemented yet).
+struct ClType {
+  const char* storage;
+  const char* compute;
+};
+ClType cl_type(DType dtype, const DeviceProfile& profile, const char* op);
+
+// Operand `name`'s name_T, name_C, name_FROM(v), name_TO(v) and the HAS_F64 switch.
+void add_operand_defines(Defines& d, const std::string& name, DType dtype, const DeviceProfile& profile,
+                         const char* op);
+
+class Launch {
+ public:
+  Launch(Context& ctx, std::string_view kernel, const char* op) : ctx_(ctx), kernel_(kernel), op_(op) {}
+  Launch& define(std::string name, std::string value = "1") {
+    defines_.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
+  Launch& use(const Defines& d) {
+    defines_.insert(defines_.end(), d.begin(), d.end());
+    return *this;
+  }
+  // PARAM_TENSOR(name): the defines of t's dtype, its buffer and element offset.
+  Launch& tensor(const std::string& name, const OpenClTensor& t, bool write) {
+    add_operand_defines(defines_, name, t.dtype(), ctx_.profile(), op_);
+    return buffer(t, write);
+  }
+  // PARAM_TENSOR without defines (they came with use()).
+  Launch& buffer(const OpenClTensor& t, bool write);
+  // PARAM_TENSOR of an operand the kernel does not read (a null buffer).
+  Launch& no_tensor() {
+    mem(nullptr, false);
+    return i64(0);
+  }
+  // PARAM_FAULTS: the context's fault block, or none.
+  Launch& faults(bool used);
+  Launch& i64(int64_t v) { return value(&v, sizeof v); }
+  Launch& u64(uint64_t v) { return value(&v, sizeof v); }
+  Launch& u32(uint32_t v) { return value(&v, sizeof v); }
+  // PARAM_INDEX: the layout's block ([shape | strides...] as idx_t) uploaded for this launch; layout() also
+  // adds its defines.
+  Launch& layout(const Layout& l, const std::vector<std::string>& names);
+  Launch& layout_block(const Layout& l);
+  // Every work-item of a 1-D grid covering n elements (gid()/gstride() in the prelude).
+  void run_1d(int64_t n);
+
+ private:
+  struct Arg {
+    std::vector<uint8_t> bytes;
+    cl_mem mem = nullptr;
+    bool is_mem = false;
+  };
+  Launch& value(const void* p, size_t n) {
+    Arg a;
+    a.bytes.assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
+    args_.push_back(std::move(a));
+    return *this;
+  }
+  void mem(cl_mem m, bool) {
+    Arg a;
+    a.mem = m;
+    a.is_mem = true;
+    args_.push_back(std::move(a));
+  }
+
+  Context& ctx_;
+  std::string kernel_;
+  const char* op_;
+  Defines defines_;
+  std::vector<Arg> args_;
+  std::vector<Allocation*> writes_;
+  std::vector<AllocationPtr> keep_;  // uploaded blocks, alive until enqueued
+  bool faults_ = false;
+};
+
+}  // namespace burn::opencl

@@ -1,0 +1,43 @@
+// The OpenCL backend's tensor: a strided view (shape, strides in elements, offset) over a pooled buffer.
+// permute, expand, slice and flip make views; kernels read any view through its layout and write
+// contiguous results.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "burn/tensor/backend.hpp"
+#include "runtime/context.hpp"
+
+namespace burn::opencl {
+
+class OpenClTensor final : public Primitive {
+ public:
+  OpenClTensor(Shape shape, DType dtype, AllocationPtr alloc, std::vector<int64_t> strides, int64_t offset);
+
+  const AllocationPtr& alloc() const { return alloc_; }
+  Allocation& allocation() const { return *alloc_; }
+  const std::vector<int64_t>& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  bool is_contiguous() const { return contiguous_; }
+  Context& context() const { return alloc_->context(); }
+
+ private:
+  AllocationPtr alloc_;
+  std::vector<int64_t> strides_;
+  int64_t offset_;
+  bool contiguous_;
+};
+using ClPtr = std::shared_ptr<OpenClTensor>;
+
+// The OpenClTensor behind a primitive; DeviceError naming `op` when it belongs to another backend or
+// another OpenCL device.
+ClPtr as_cl(const Prim& p, const char* op, const Context& ctx);
+// A view with new shape, strides and offset over x's buffer.
+ClPtr make_view(const ClPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset);
+// Whether `p` is the caller's only handle to a contiguous buffer of this shape and dtype that nothing
+// else views, so an elementwise op may write its result there.
+bool reusable(const Prim& p, const Shape& shape, DType dtype);
+
+}  // namespace burn::opencl

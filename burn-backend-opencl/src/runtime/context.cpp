@@ -1,0 +1,216 @@
+// The device's context, queues, pool, reads and writes, and faults (context.hpp).
+#include "runtime/context.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "burn/tensor/error.hpp"
+#include "runtime/programs.hpp"
+
+namespace burn::opencl {
+
+namespace {
+constexpr uint32_t kFaultIndex = 1, kFaultDivZero = 2;
+struct FaultBlock {
+  uint32_t code;
+  uint32_t tag;
+  int64_t value;
+  int64_t limit;
+};
+}  // namespace
+
+size_t size_class(size_t bytes) {
+  size_t c = 256;
+  while (c < bytes) {
+    const size_t mid = c + c / 2;
+    if (mid >= bytes) return mid;
+    c *= 2;
+  }
+  return c;
+}
+
+Allocation::~Allocation() {
+  if (last_write_) clReleaseEvent(last_write_);
+  ctx_->release(mem_, capacity_);
+}
+
+void Allocation::set_last_write(cl_event e) {
+  clRetainEvent(e);
+  if (last_write_) clReleaseEvent(last_write_);
+  last_write_ = e;
+}
+
+std::shared_ptr<Context> Context::create(const DeviceProfile& profile) {
+  return std::shared_ptr<Context>(new Context(profile));
+}
+
+Context::Context(const DeviceProfile& profile) : profile_(profile) {
+  const std::string what = "the OpenCL driver refused to open " + profile_.describe();
+  cl_int err = CL_SUCCESS;
+  const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         reinterpret_cast<cl_context_properties>(profile_.platform), 0};
+  ctx_ = clCreateContext(props, 1, &profile_.device, nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) throw DeviceError("opencl", what + ": clCreateContext: " + cl_error_name(err));
+  queue_ = clCreateCommandQueue(ctx_, profile_.device, 0, &err);  // in order
+  if (err == CL_SUCCESS) read_queue_ = clCreateCommandQueue(ctx_, profile_.device, 0, &err);
+  if (err == CL_SUCCESS) faults_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, sizeof(FaultBlock), nullptr, &err);
+  if (err != CL_SUCCESS) {
+    if (faults_) clReleaseMemObject(faults_);
+    if (read_queue_) clReleaseCommandQueue(read_queue_);
+    if (queue_) clReleaseCommandQueue(queue_);
+    clReleaseContext(ctx_);
+    throw DeviceError("opencl", what + ": " + cl_error_name(err));
+  }
+  const FaultBlock zero{};
+  clEnqueueWriteBuffer(queue_, faults_, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr);
+  programs_ = std::make_unique<Programs>(*this);
+}
+
+Context::~Context() {
+  clFinish(queue_);
+  programs_.reset();
+  for (auto& [cap, mems] : free_)
+    for (cl_mem m : mems) clReleaseMemObject(m);
+  if (fault_event_) clReleaseEvent(fault_event_);
+  clReleaseMemObject(faults_);
+  clReleaseCommandQueue(read_queue_);
+  clReleaseCommandQueue(queue_);
+  clReleaseContext(ctx_);
+}
+
+AllocationPtr Context::allocate(size_t bytes, const char* op) {
+  const size_t cap = size_class(bytes == 0 ? 1 : bytes);
+  if (bytes > profile_.max_alloc)
+    throw OutOfMemory(op, "a buffer of " + std::to_string(bytes) + " bytes is larger than one allocation of " +
+                              profile_.name + " can be (CL_DEVICE_MAX_MEM_ALLOC_SIZE " +
+                              std::to_string(profile_.max_alloc) + " bytes)");
+  {
+    std::lock_guard lock(pool_mutex_);
+    auto it = free_.find(cap);
+    if (it != free_.end() && !it->second.empty()) {
+      cl_mem m = it->second.back();
+      it->second.pop_back();
+      ++stats_.pool_hits;
+      return std::make_shared<Allocation>(shared_from_this(), m, cap);
+    }
+  }
+  // A class as large as the request when it alone would pass the device's limit.
+  const size_t size = cap > profile_.max_alloc ? bytes : cap;
+  std::lock_guard lock(pool_mutex_);  // the counters and the pool's emptying below
+  cl_int err = CL_SUCCESS;
+  cl_mem m = nullptr;
+  if (stats_.bytes_held + size <= profile_.global_mem) m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+  if (!m) {
+    // Give the pooled buffers back and try once more.
+    for (auto& [c, mems] : free_) {
+      for (cl_mem f : mems) clReleaseMemObject(f);
+      stats_.bytes_held -= c * mems.size();
+      mems.clear();
+    }
+    err = CL_SUCCESS;
+    if (stats_.bytes_held + size <= profile_.global_mem)
+      m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+    if (!m)
+      throw OutOfMemory(op, profile_.name + " cannot give " + std::to_string(bytes) + " bytes (" +
+                                (err != CL_SUCCESS ? "clCreateBuffer: " + cl_error_name(err)
+                                                   : std::string("beyond CL_DEVICE_GLOBAL_MEM_SIZE")) +
+                                "; burn holds " + std::to_string(stats_.bytes_held) + " bytes of its " +
+                                std::to_string(profile_.global_mem) + ")");
+  }
+  ++stats_.buffers;
+  stats_.bytes_held += size;
+  return std::make_shared<Allocation>(shared_from_this(), m, size);
+}
+
+void Context::release(cl_mem mem, size_t capacity) {
+  std::lock_guard lock(pool_mutex_);
+  free_[capacity].push_back(mem);
+}
+
+void Context::write(Allocation& dst, size_t offset, const void* data, size_t bytes, const char* op) {
+  if (bytes == 0) return;
+  auto* copy = new std::vector<uint8_t>(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+  cl_event e = nullptr;
+  std::lock_guard lock(launch_mutex_);
+  const cl_int err = clEnqueueWriteBuffer(queue_, dst.mem(), CL_FALSE, offset, bytes, copy->data(), 0, nullptr, &e);
+  if (err != CL_SUCCESS) {
+    delete copy;
+    cl_check(err, op, "clEnqueueWriteBuffer");
+  }
+  if (clSetEventCallback(
+          e, CL_COMPLETE, [](cl_event, cl_int, void* p) { delete static_cast<std::vector<uint8_t>*>(p); }, copy) !=
+      CL_SUCCESS) {
+    clWaitForEvents(1, &e);  // no callback: the bytes are freed once the write is done
+    delete copy;
+  }
+  dst.set_last_write(e);
+  clReleaseEvent(e);
+}
+
+void Context::read(const Allocation& src, size_t offset, void* out, size_t bytes, const char* op) {
+  if (bytes > 0) {
+    cl_event wait = src.last_write();
+    // The read queue waits on an event of the kernel queue: that queue must have been flushed.
+    if (wait) cl_check(clFlush(queue_), op, "clFlush");
+    cl_check(clEnqueueReadBuffer(read_queue_, src.mem(), CL_TRUE, offset, bytes, out, wait ? 1 : 0,
+                                 wait ? &wait : nullptr, nullptr),
+             op, "clEnqueueReadBuffer");
+  }
+  check_faults(op);
+}
+
+void Context::finish(const char* op) {
+  cl_check(clFinish(queue_), op, "clFinish");
+  check_faults(op);
+}
+
+uint32_t Context::fault_tag(const char* op, const char* operand) {
+  std::lock_guard lock(fault_mutex_);
+  for (size_t i = 0; i < fault_tags_.size(); ++i)
+    if (fault_tags_[i].first == op && fault_tags_[i].second == operand) return static_cast<uint32_t>(i);
+  fault_tags_.emplace_back(op, operand);
+  return static_cast<uint32_t>(fault_tags_.size() - 1);
+}
+
+void Context::faulting_kernel(cl_event e) {
+  std::lock_guard lock(fault_mutex_);
+  clRetainEvent(e);
+  if (fault_event_) clReleaseEvent(fault_event_);
+  fault_event_ = e;
+}
+
+void Context::check_faults(const char* op) {
+  cl_event wait = nullptr;
+  {
+    std::lock_guard lock(fault_mutex_);
+    if (!fault_event_) return;  // no kernel that can fault ran since the last check
+    wait = fault_event_;
+    fault_event_ = nullptr;
+  }
+  FaultBlock f{};
+  clFlush(queue_);
+  const cl_int err = clEnqueueReadBuffer(read_queue_, faults_, CL_TRUE, 0, sizeof f, &f, 1, &wait, nullptr);
+  clReleaseEvent(wait);
+  cl_check(err, op, "clEnqueueReadBuffer (fault block)");
+  if (f.code == 0) return;
+  const FaultBlock zero{};
+  {
+    std::lock_guard lock(launch_mutex_);
+    clEnqueueWriteBuffer(queue_, faults_, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr);
+  }
+  std::string fop = "opencl", operand = "an operand";
+  {
+    std::lock_guard lock(fault_mutex_);
+    if (f.tag < fault_tags_.size()) std::tie(fop, operand) = fault_tags_[f.tag];
+  }
+  if (f.code == kFaultDivZero)
+    throw ValueError(fop, "integer division by zero: " + operand + " is 0 (dividend " + std::to_string(f.value) + ")");
+  if (f.code == kFaultIndex)
+    throw IndexError(fop, "index " + std::to_string(f.value) + " is out of range for " + operand + " of size " +
+                              std::to_string(f.limit));
+  throw DeviceError(fop, "a kernel reported fault code " + std::to_string(f.code));
+}
+
+OpenClStats Context::stats() const { return stats_; }
+
+}  // namespace burn::opencl

@@ -1,0 +1,117 @@
+// One OpenCL device opened: its context, an in-order queue for kernels and writes, a second queue for
+// reads (so a read waits only for the last write of what it reads), the memory pool, the programs and the
+// fault block. Shared by every backend object naming the device.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/cl.hpp"
+#include "runtime/platforms.hpp"
+
+namespace burn::opencl {
+
+class Context;
+class Programs;
+
+// A pooled buffer. Its last writer's event orders reads; it returns to the pool when the last handle
+// goes (the in-order queue runs every later command after the earlier ones, so reuse needs no wait).
+class Allocation {
+ public:
+  Allocation(std::shared_ptr<Context> ctx, cl_mem mem, size_t capacity)
+      : ctx_(std::move(ctx)), mem_(mem), capacity_(capacity) {}
+  ~Allocation();
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+
+  cl_mem mem() const { return mem_; }
+  size_t capacity() const { return capacity_; }
+  Context& context() const { return *ctx_; }
+  // The event of the last command that writes this buffer (retained), or null.
+  void set_last_write(cl_event e);
+  cl_event last_write() const { return last_write_; }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  cl_mem mem_;
+  size_t capacity_;
+  cl_event last_write_ = nullptr;
+};
+using AllocationPtr = std::shared_ptr<Allocation>;
+
+// Counters for tests, through query_interface(kOpenClStatsInterface).
+struct OpenClStats {
+  uint64_t launches = 0;    // kernels enqueued
+  uint64_t compiled = 0;    // programs built from source
+  uint64_t from_disk = 0;   // programs loaded from the disk cache
+  uint64_t pool_hits = 0;   // allocations served from the pool
+  uint64_t buffers = 0;     // buffers created
+  uint64_t bytes_held = 0;  // bytes of every buffer burn holds (in use or pooled)
+};
+inline constexpr std::string_view kOpenClStatsInterface = "opencl-stats";
+
+class Context : public std::enable_shared_from_this<Context> {
+ public:
+  // Opens the device: DeviceError naming it when the driver refuses.
+  static std::shared_ptr<Context> create(const DeviceProfile& profile);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const DeviceProfile& profile() const { return profile_; }
+  cl_context cl() const { return ctx_; }
+  cl_command_queue queue() const { return queue_; }
+  Programs& programs() { return *programs_; }
+  // Kernel objects carry their arguments: a launch sets them and enqueues under this lock.
+  std::mutex& launch_mutex() { return launch_mutex_; }
+
+  // A buffer of at least `bytes` from the pool; OutOfMemory naming `op` and the bytes when the device
+  // cannot give it (larger than one allocation may be, or refused after the pool was emptied).
+  AllocationPtr allocate(size_t bytes, const char* op);
+  // Back to the pool (Allocation's destructor).
+  void release(cl_mem mem, size_t capacity);
+  // Enqueues a copy of `bytes` host bytes into `dst` at `offset` without waiting: the bytes are copied
+  // first and freed when the write completes.
+  void write(Allocation& dst, size_t offset, const void* data, size_t bytes, const char* op);
+  // Reads `bytes` at `offset` of `src` into `out`, waiting only for the last write of `src`; raises a
+  // fault a kernel reported.
+  void read(const Allocation& src, size_t offset, void* out, size_t bytes, const char* op);
+  // Waits for everything enqueued; raises a fault a kernel reported.
+  void finish(const char* op);
+
+  // The fault block for kernels that may report one; fault_tag() names the op and operand for the message.
+  cl_mem faults() const { return faults_; }
+  uint32_t fault_tag(const char* op, const char* operand);
+  // Records the event of a kernel given the fault block.
+  void faulting_kernel(cl_event e);
+  OpenClStats stats() const;
+  OpenClStats& counters() { return stats_; }
+
+ private:
+  explicit Context(const DeviceProfile& profile);
+  void check_faults(const char* op);
+
+  DeviceProfile profile_;
+  cl_context ctx_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_command_queue read_queue_ = nullptr;
+  std::unique_ptr<Programs> programs_;
+  std::mutex launch_mutex_;
+  std::mutex pool_mutex_;
+  std::map<size_t, std::vector<cl_mem>> free_;  // by capacity
+  cl_mem faults_ = nullptr;
+  std::mutex fault_mutex_;
+  cl_event fault_event_ = nullptr;
+  std::vector<std::pair<std::string, std::string>> fault_tags_;
+  OpenClStats stats_;
+};
+
+// The size class of a request: powers of two and 1.5x between, at least 256 bytes.
+size_t size_class(size_t bytes);
+
+}  // namespace burn::opencl

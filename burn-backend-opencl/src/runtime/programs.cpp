@@ -1,0 +1,128 @@
+// Program builds and the two caches (programs.hpp).
+#include "runtime/programs.hpp"
+
+#include <filesystem>
+#include <vector>
+
+#include "burn/gpu/disk_cache.hpp"
+#include "burn/tensor/error.hpp"
+#include "burn/tensor/log.hpp"
+#include "runtime/context.hpp"
+#include "runtime/kernel_sources.hpp"
+
+namespace burn::opencl {
+
+namespace {
+
+// No fast-math switches: results as the cpu backend's, nothing contracted or regrouped.
+constexpr const char* kBuildOptions = "-cl-std=CL1.2";
+
+std::string describe(const Defines& defines) {
+  std::string s;
+  for (const auto& [k, v] : defines) {
+    if (k == "OP") continue;  // long; its source line is in the log when it fails
+    s += (s.empty() ? "" : " ") + k + "=" + v;
+  }
+  return s;
+}
+
+std::string build_log(cl_program p, cl_device_id d) {
+  size_t n = 0;
+  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+  std::string log(n, '\0');
+  if (n > 0) clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+}  // namespace
+
+std::string assemble_source(std::string_view name, const Defines& defines, std::string_view text) {
+  const std::string_view kernel = text.empty() ? kernel_source(name) : text;
+  if (kernel.empty()) throw Unsupported("opencl", "no OpenCL kernel named '" + std::string(name) + "'");
+  std::string src;
+  for (const auto& [k, v] : defines) src += "#define " + k + " " + v + "\n";
+  for (const char* part : {"prelude", "math"}) {
+    src += kernel_source(part);
+    src += "\n";
+  }
+  src += kernel;
+  return src;
+}
+
+Programs::Programs(Context& ctx) : ctx_(ctx), dir_(gpu::cache_dir("BURN_OPENCL_CACHE_DIR", "opencl")) {}
+
+Programs::~Programs() {
+  for (auto& [src, pk] : cache_) {
+    clReleaseKernel(pk.second);
+    clReleaseProgram(pk.first);
+  }
+}
+
+cl_program Programs::build(const std::string& source, std::string_view name, const Defines& defines, const char* op) {
+  const DeviceProfile& p = ctx_.profile();
+  cl_device_id dev = p.device;
+  const std::string path =
+      dir_.empty()
+          ? std::string()
+          : dir_ + "/" + gpu::hex(gpu::fnv1a(source, gpu::fnv1a(p.cache_key() + "|" + kBuildOptions))) + ".bin";
+  cl_int err = CL_SUCCESS;
+  if (!path.empty()) {
+    const std::vector<char> bin = gpu::read_file(path);
+    if (!bin.empty()) {
+      const size_t size = bin.size();
+      const auto* bytes = reinterpret_cast<const unsigned char*>(bin.data());
+      cl_int status = CL_SUCCESS;
+      cl_program prog = clCreateProgramWithBinary(ctx_.cl(), 1, &dev, &size, &bytes, &status, &err);
+      if (prog && err == CL_SUCCESS && status == CL_SUCCESS &&
+          clBuildProgram(prog, 1, &dev, kBuildOptions, nullptr, nullptr) == CL_SUCCESS) {
+        ++ctx_.counters().from_disk;
+        return prog;
+      }
+      if (prog) clReleaseProgram(prog);
+      log::warn("opencl: the cached binary " + path + " does not load; building from source");
+    }
+  }
+  const char* text = source.c_str();
+  const size_t len = source.size();
+  cl_program prog = clCreateProgramWithSource(ctx_.cl(), 1, &text, &len, &err);
+  cl_check(err, op, "clCreateProgramWithSource");
+  err = clBuildProgram(prog, 1, &dev, kBuildOptions, nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    const std::string log = build_log(prog, dev);
+    clReleaseProgram(prog);
+    throw DeviceError(op, "OpenCL kernel '" + std::string(name) + "' [" + describe(defines) + "] does not build on " +
+                              p.name + " (" + cl_error_name(err) + "); build log:\n" + log);
+  }
+  ++ctx_.counters().compiled;
+  if (!path.empty()) {
+    size_t size = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) == CL_SUCCESS && size > 0) {
+      std::vector<unsigned char> bin(size);
+      unsigned char* ptr = bin.data();
+      if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) == CL_SUCCESS) {
+        std::error_code ec;
+        std::filesystem::create_directories(dir_, ec);
+        if (!gpu::write_file_atomically(path, bin.data(), bin.size()))
+          log::warn("opencl: cannot write the program cache " + path);
+      }
+    }
+  }
+  return prog;
+}
+
+cl_kernel Programs::get(std::string_view name, const Defines& defines, const char* op, std::string_view text) {
+  std::string source = assemble_source(name, defines, text);
+  if (auto it = cache_.find(source); it != cache_.end()) return it->second.second;
+  cl_program prog = build(source, name, defines, op);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(prog, "burn_main", &err);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(prog);
+    cl_check(err, op, "clCreateKernel");
+  }
+  cache_.emplace(std::move(source), std::make_pair(prog, k));
+  return k;
+}
+
+}  // namespace burn::opencl
