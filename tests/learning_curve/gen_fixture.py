@@ -6,15 +6,20 @@
 # PyTorch's layout, scaled to PyTorch's default U(+-1/sqrt(fan_in))), so no weight file is stored; the
 # batches are the first ones of the training set in file order, normalised as burn's MnistBatcher does.
 #   /usr/bin/python3 tests/learning_curve/gen_fixture.py
-import gzip
 import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "torch"))
+from train_epoch import idx  # noqa: E402  (the epoch benchmark's IDX reader)
+
+torch.set_grad_enabled(True)  # bench_torch, imported with it, turns autograd off
+
 DATA = "/usr/share/datasets/fashion-mnist"
 MEAN, STD = 0.2860, 0.3530
 BATCH, LR, EPS = 64, 1e-3, 1e-8
@@ -53,14 +58,6 @@ def make(kind):
             layer.weight.copy_(formula(2 * i, layer.weight.shape, fan_in))
             layer.bias.copy_(formula(2 * i + 1, layer.bias.shape, fan_in))
     return m
-
-
-def idx(path):
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    dims = raw[3]
-    shape = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
 def images(split, n, kind):
