@@ -36,7 +36,7 @@ BURN_DEB_PACKAGES+=(ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclbla
 # burn-collective's gloo plugin: Gloo (the engine PyTorch uses on CPUs) with its TCP transport; the
 # shared libgloo.so.0 pulls in libhiredis and libibverbs. redis-server: the rendezvous on a Redis server
 # (redis://host:port) for machines without a shared file system; its test is skipped without it.
-BURN_DEB_PACKAGES+=(libgloo-dev redis-server)
+BURN_DEB_PACKAGES+=(libgloo-dev libhiredis-dev redis-server)
 
 missing=()
 for pkg in "${BURN_DEB_PACKAGES[@]}"; do

@@ -68,12 +68,22 @@ std::unique_ptr<::gloo::rendezvous::Store> redis_store(const ConnectOptions& o) 
   if (host.empty() || host.find('/') != std::string::npos) {
     throw ValueError(kOp, who(o) + ": rendezvous '" + o.rendezvous + "': expected redis://host or redis://host:port");
   }
+  auto unreachable = [&](const std::string& why) {
+    return CollectiveError(kOp, who(o) + ": cannot reach the Redis server of the rendezvous '" + o.rendezvous +
+                                    "' (is redis-server running there, and port " + std::to_string(port) +
+                                    " open?): " + why);
+  };
+  // Gloo's RedisStore throws on a refused connection without freeing hiredis' context: a probe of our
+  // own, freed either way, keeps an unreachable server from leaking one per attempt.
+  const timeval connect_timeout{2, 0};
+  redisContext* probe = redisConnectWithTimeout(host.c_str(), port, connect_timeout);
+  const std::string probe_error = !probe ? "out of memory" : probe->err ? probe->errstr : "";
+  if (probe) redisFree(probe);
+  if (!probe_error.empty()) throw unreachable(probe_error);
   try {
     return std::make_unique<::gloo::rendezvous::RedisStore>(host, port);
   } catch (const std::exception& e) {
-    throw CollectiveError(kOp, who(o) + ": cannot reach the Redis server of the rendezvous '" + o.rendezvous +
-                                   "' (is redis-server running there, and port " + std::to_string(port) +
-                                   " open?): " + e.what());
+    throw unreachable(e.what());
   }
 }
 
