@@ -10,12 +10,16 @@ shift 2
 case "$action" in
 start)
   mkdir -p "$dir"
-  rm -f "$dir/address" "$dir/out" "$dir/pid"
-  "$@" --listen 127.0.0.1:0 --quiet </dev/null >"$dir/out" 2>"$dir/err" &
+  rm -f "$dir/address" "$dir/pid"
+  # The files exist before the server starts: the background job opens them only after the fork, and
+  # the first read below may come before it does.
+  : >"$dir/out"
+  : >"$dir/err"
+  "$@" --listen 127.0.0.1:0 --quiet </dev/null >>"$dir/out" 2>>"$dir/err" &
   echo $! >"$dir/pid"
   i=0
   while [ $i -lt 200 ]; do
-    address=$(sed -n 's/^burn server: listening on \(tcp:\/\/[^ ]*\).*/\1/p' "$dir/out")
+    address=$(sed -n 's/^burn server: listening on \(tcp:\/\/[^ ]*\).*/\1/p' "$dir/out" || true)
     if [ -n "$address" ]; then
       echo "$address" >"$dir/address"
       echo "burn server at $address (pid $(cat "$dir/pid"))"
