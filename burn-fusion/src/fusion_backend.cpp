@@ -264,7 +264,7 @@ bool FusionBackend::recordable(const Call& c, Shape& shape, DType& dtype) const 
     if (!joint) return false;
     shape = std::move(*joint);
   }
-  dtype = ir::result_dtype(op, dt0, c.param_dtype);
+  dtype = elementwise_result_dtype(op, dt0, c.param_dtype);
   // A result too large to allocate raises at the call (the inner backend's OutOfMemory, naming the op).
   try {
     checked_bytes(shape, dtype_size(dtype), name);

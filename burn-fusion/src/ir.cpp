@@ -1,4 +1,4 @@
-// The IR's runtime side: result dtypes and running one recorded op on the inner backend, generated
+// The IR's runtime side: running one recorded op on the inner backend, generated
 // from the op table.
 #include "ir.hpp"
 
@@ -8,14 +8,6 @@
 #include "burn/tensor/error.hpp"
 
 namespace burn::fusion::ir {
-
-DType result_dtype(OpId op, DType first, DType cast_to) {
-  if (op == OpId::cast) return cast_to;
-  const OpGroup g = op_info(op).group;
-  if (g == OpGroup::compare || g == OpGroup::boolean) return DType::Bool;
-  if (op == OpId::is_nan || op == OpId::is_inf || op == OpId::is_finite) return DType::Bool;
-  return first;
-}
 
 namespace {
 

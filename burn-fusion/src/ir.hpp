@@ -5,10 +5,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <type_traits>
 
 #include "burn/tensor/backend.hpp"
 #include "burn/tensor/fused.hpp"
+#include "burn/tensor/op_kinds.hpp"
 
 namespace burn::fusion {
 
@@ -16,47 +16,8 @@ class FusionPrim;
 
 namespace ir {
 
-template <typename T>
-constexpr bool kElementwiseParam =
-    std::is_same_v<T, Prim> || std::is_same_v<T, Scalar> || std::is_same_v<T, double> || std::is_same_v<T, DType>;
-
-template <typename Ret, typename... P>
-constexpr bool elementwise_signature() {
-  return std::is_same_v<Ret, Prim> && (kElementwiseParam<P> && ...) && (std::is_same_v<P, Prim> || ...);
-}
-
-// Groups whose ops are elementwise over broadcast operands; the other groups' rows with such a
-// signature are the masks (mask_where/mask_fill) and cast. Reductions (sum(Prim x)) and argwhere
-// share the signature but not the semantics, hence the group test.
-constexpr bool elementwise_group(OpGroup g, OpId op) {
-  switch (g) {
-    case OpGroup::numeric:
-    case OpGroup::compare:
-    case OpGroup::boolean:
-    case OpGroup::bitwise:
-    case OpGroup::float_math:
-    case OpGroup::activation: return true;
-    default: return op == OpId::mask_where || op == OpId::mask_fill || op == OpId::cast;
-  }
-}
-
-namespace table {
-constexpr OpBound MEMORY = OpBound::Memory, COMPUTE = OpBound::Compute;
-// An op kind of the IR: memory-bound, elementwise group, Prim result of tensor/scalar parameters
-// (which leaves out softmax's dim, matmul's compute bound, reductions).
-#define BURN_FUSION_KIND(group, name, tier, grad, bound, ret, ...)     \
-  (bound == MEMORY && elementwise_group(OpGroup::group, OpId::name) && \
-   elementwise_signature<ret, BURN_PP_MAP(BURN_PP_TYPE, __VA_ARGS__)>()),
-inline constexpr std::array<bool, kOpCount> kFusable = {BURN_OP_TABLE(BURN_FUSION_KIND)};
-#undef BURN_FUSION_KIND
-}  // namespace table
-
-constexpr bool fusable(OpId op) { return table::kFusable[static_cast<size_t>(op)]; }
-
-static_assert(fusable(OpId::add) && fusable(OpId::exp) && fusable(OpId::relu) && fusable(OpId::mask_where) &&
-              fusable(OpId::cast) && fusable(OpId::greater_elem) && fusable(OpId::bool_and));
-static_assert(!fusable(OpId::matmul) && !fusable(OpId::sum) && !fusable(OpId::softmax) && !fusable(OpId::argwhere) &&
-              !fusable(OpId::reshape) && !fusable(OpId::into_data));
+// An op kind of the IR: the table's elementwise ops (burn/tensor/op_kinds.hpp).
+constexpr bool fusable(OpId op) { return is_elementwise(op); }
 
 // The reductions over one dim and the row norms the stream also records (when their input is pending
 // in the segment), so that a plan can end a run with them: the executor's reduce instructions
@@ -83,10 +44,6 @@ static_assert(anchor(OpId::matmul) && anchor(OpId::conv) && anchor(OpId::conv_tr
 constexpr bool view(OpId op) { return op == OpId::reshape; }
 
 static_assert(view(OpId::reshape) && !view(OpId::permute) && !view(OpId::expand));
-
-// The output dtype of a recorded op: comparisons and predicates give Bool, cast its target, the rest
-// the dtype of their first tensor.
-DType result_dtype(OpId op, DType first, DType cast_to);
 
 // An input of a recorded op: the value of an earlier op of the same segment, or a materialised
 // primitive of the inner backend.

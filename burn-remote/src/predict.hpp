@@ -10,46 +10,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "burn/tensor/op_kinds.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "protocol.hpp"
 
 namespace burn::remote::predict {
-
-template <typename T>
-constexpr bool kElementwiseParam =
-    std::is_same_v<T, Prim> || std::is_same_v<T, Scalar> || std::is_same_v<T, double> || std::is_same_v<T, DType>;
-
-template <typename Ret, typename... P>
-constexpr bool elementwise_signature() {
-  return std::is_same_v<Ret, Prim> && (kElementwiseParam<P> && ...) && (std::is_same_v<P, Prim> || ...);
-}
-
-constexpr bool elementwise_group(OpGroup g, OpId op) {
-  switch (g) {
-    case OpGroup::numeric:
-    case OpGroup::compare:
-    case OpGroup::boolean:
-    case OpGroup::bitwise:
-    case OpGroup::float_math:
-    case OpGroup::activation: return true;
-    default: return op == OpId::mask_where || op == OpId::mask_fill || op == OpId::cast;
-  }
-}
-
-namespace table {
-constexpr OpBound MEMORY = OpBound::Memory, COMPUTE = OpBound::Compute;
-// Elementwise over broadcast operands: memory-bound, an elementwise group, tensors and scalars in, one out.
-#define BURN_REMOTE_ELEMENTWISE(group, name, tier, grad, bound, ret, ...) \
-  (bound == MEMORY && elementwise_group(OpGroup::group, OpId::name) &&    \
-   elementwise_signature<ret, BURN_PP_MAP(BURN_PP_TYPE, __VA_ARGS__)>()),
-inline constexpr bool kElementwise[kOpCount] = {BURN_OP_TABLE(BURN_REMOTE_ELEMENTWISE)};
-#undef BURN_REMOTE_ELEMENTWISE
-}  // namespace table
-
-static_assert(table::kElementwise[size_t(OpId::add)] && table::kElementwise[size_t(OpId::relu)] &&
-              table::kElementwise[size_t(OpId::cast)] && table::kElementwise[size_t(OpId::mask_fill)] &&
-              !table::kElementwise[size_t(OpId::matmul)] && !table::kElementwise[size_t(OpId::sum)] &&
-              !table::kElementwise[size_t(OpId::softmax)] && !table::kElementwise[size_t(OpId::argwhere)]);
 
 inline std::vector<Meta> one(Shape s, DType d) { return {Meta{true, std::move(s), d}}; }
 
@@ -79,13 +44,7 @@ std::optional<std::vector<Meta>> elementwise(const Tuple& t) {
       },
       t);
   if (!any || !shape) return std::nullopt;
-  const OpGroup g = op_info(Op).group;
-  DType out = first;
-  if (Op == OpId::cast) out = cast_to;
-  if (g == OpGroup::compare || g == OpGroup::boolean || Op == OpId::is_nan || Op == OpId::is_inf ||
-      Op == OpId::is_finite)
-    out = DType::Bool;
-  return one(std::move(*shape), out);
+  return one(std::move(*shape), elementwise_result_dtype(Op, first, cast_to));
 }
 
 // The metas of Op's outputs, or nullopt to ask the server. The rules may throw for arguments they
@@ -96,7 +55,7 @@ std::optional<std::vector<Meta>> outputs(const A&... args) {
   // The first tensor; a template so that ops whose first parameter is no tensor never instantiate it.
   auto x = [&]<int N = 0>()->const Primitive& { return *std::get<N>(t); };
   try {
-    if constexpr (table::kElementwise[size_t(Op)]) {
+    if constexpr (is_elementwise(Op)) {
       return elementwise<Op>(t);
     } else if constexpr (Op == OpId::empty || Op == OpId::full) {
       return one(std::get<0>(t), std::get<sizeof...(A) - 1>(t));
