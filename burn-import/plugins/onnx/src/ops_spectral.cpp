@@ -52,10 +52,12 @@ std::pair<H, std::optional<H>> parts(OpContext& c, const H& x) {
 Hs dft(OpContext& c) {
   auto [re, im] = parts(c, c.in(0));
   size_t r = shape_of(re).rank();
-  int64_t axis = c.attr_i("axis", 1);
+  // Opset 20 moved axis from an attribute (default 1) to input 2 (default -2); negative counts from the
+  // back of the input, its trailing complex dim included.
+  const int64_t given = c.opset() >= 20 ? (c.has(2) ? c.ints(2).at(0) : -2) : c.attr_i("axis", 1);
+  int64_t axis = given;
   if (axis < 0) axis += static_cast<int64_t>(r) + 1;
-  if (axis < 0 || axis >= static_cast<int64_t>(r))
-    c.invalid("axis " + std::to_string(c.attr_i("axis", 1)) + " is not a signal dim");
+  if (axis < 0 || axis >= static_cast<int64_t>(r)) c.invalid("axis " + std::to_string(given) + " is not a signal dim");
   bool inverse = c.attr_i("inverse", 0) != 0, onesided = c.attr_i("onesided", 0) != 0;
   int64_t last = static_cast<int64_t>(r) - 1;
   re = api::movedim(re, {axis}, {last});
