@@ -112,9 +112,9 @@ std::string run_case(const fs::path& dir, const Device& device) {
   }
 }
 
-void run_set(const std::string& set) {
-  fs::path root = fs::path(data_root()) / set;
-  ASSERT_TRUE(fs::is_directory(root)) << root << " is missing: install libonnx-testdata";
+// The cases under `root` (a libonnx-testdata set, or the committed opset 18-22 cases), keyed "set/case".
+void run_cases(const fs::path& root, const std::string& set) {
+  ASSERT_TRUE(fs::is_directory(root)) << root << " is missing";
   std::vector<fs::path> cases;
   for (const auto& e : fs::directory_iterator(root))
     if (e.is_directory() && fs::exists(e.path() / "model.onnx")) cases.push_back(e.path());
@@ -153,7 +153,12 @@ void run_set(const std::string& set) {
   }
 }
 
+void run_set(const std::string& set) { run_cases(fs::path(data_root()) / set, set); }
+
 TEST(OnnxBackend, Node) { run_set("node"); }
+// Opsets 18 to 22 (newer than libonnx-testdata's): models from gen_onnx_opset_fixtures.py, outputs
+// from ONNX Runtime; none may fail.
+TEST(OnnxBackend, Opsets18To22) { run_cases(BURN_ONNX_OPSET_FIXTURES, "opsets"); }
 TEST(OnnxBackend, Simple) { run_set("simple"); }
 TEST(OnnxBackend, PytorchOperator) { run_set("pytorch-operator"); }
 TEST(OnnxBackend, PytorchConverted) { run_set("pytorch-converted"); }
