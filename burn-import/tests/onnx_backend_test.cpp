@@ -3,6 +3,7 @@
 // expected outputs (rtol 1e-3, atol 1e-5 as ONNX's backend tests; exact for ints and bools). A case
 // that fails must be listed in onnx_expected_failures.txt with its reason, and a listed case must
 // fail, so the list stays honest. BURN_ONNX_WRITE_EXPECTED=FILE writes the current failures instead.
+// The opset 18-22 cases of fixtures/onnx/opsets (gen_onnx_opset_fixtures.py) run the same way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
