@@ -212,12 +212,14 @@ def build(c):
 
 
 def main():
-    if os.path.isdir(out_root):
-        shutil.rmtree(out_root)
-    os.makedirs(out_root)
+    # Written beside the committed cases and swapped in only when every case ran in ONNX Runtime.
+    staging = out_root + ".new"
+    if os.path.isdir(staging):
+        shutil.rmtree(staging)
+    os.makedirs(staging)
     request = []
     for c in cases:
-        d = os.path.join(out_root, c["name"])
+        d = os.path.join(staging, c["name"])
         os.makedirs(os.path.join(d, "test_data_set_0"))
         with open(os.path.join(d, "model.onnx"), "wb") as f:
             f.write(build(c).SerializeToString())
@@ -236,11 +238,14 @@ def main():
         with open(res) as f:
             results = json.load(f)
     for c in cases:
-        d = os.path.join(out_root, c["name"], "test_data_set_0")
+        d = os.path.join(staging, c["name"], "test_data_set_0")
         for i, o in enumerate(results[c["name"]]):
             a = np.array(o["data"], dtype=o["dtype"]).reshape(o["dims"])
             with open(os.path.join(d, f"output_{i}.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(a, c["outputs"][i]).SerializeToString())
+    if os.path.isdir(out_root):
+        shutil.rmtree(out_root)
+    os.rename(staging, out_root)
     print("wrote", len(cases), "cases to", out_root)
 
 
