@@ -200,6 +200,16 @@ case("convnet_op22", 22,
                    numpy_helper.from_array(rand(5, 12), "fw"), numpy_helper.from_array(rand(5), "fb"),
                    numpy_helper.from_array(i64(0), "k0"), numpy_helper.from_array(i64(1), "k1")])
 
+# ---- added later: appended so the earlier cases keep their random inputs ----
+# GridSample cubic (bicubic before 20), each padding mode.
+gs_x, gs_grid = rand(2, 2, 4, 5), rng.uniform(-1.4, 1.4, (2, 3, 4, 2)).astype(np.float32)
+case("grid_sample_cubic_op20", 20,
+     [N("GridSample", ["x", "grid"], ["zeros"], mode="cubic"),
+      N("GridSample", ["x", "grid"], ["border"], mode="cubic", padding_mode="border", align_corners=1),
+      N("GridSample", ["x", "grid"], ["reflection"], mode="cubic", padding_mode="reflection"),
+      N("GridSample", ["x", "grid"], ["reflection_ac"], mode="cubic", padding_mode="reflection", align_corners=1)],
+     [("x", gs_x), ("grid", gs_grid)], ["zeros", "border", "reflection", "reflection_ac"])
+
 
 def build(c):
     inputs = [helper.make_tensor_value_info(n, NP_TO_ONNX[a.dtype], list(a.shape)) for n, a in c["inputs"]]

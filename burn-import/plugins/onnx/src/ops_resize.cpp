@@ -3,6 +3,7 @@
 // cubic) with host-computed coefficients, so every coordinate transformation and nearest mode is exact
 // and the result is differentiable through the gathers.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "burn/tensor/module.hpp"
@@ -243,6 +244,86 @@ Hs upsample(OpContext& c) {
   return resize_with(c, s, scales, {}, {});
 }
 
+// Weighted sums of pixels of x [N, C, H, W]: per cell, `taps` (flat N*H*W position, weight) pairs made
+// on the host, the pixels gathered on the device (differentiable in x). Returns [cells, C].
+H gather_taps(OpContext& c, const H& x, const std::vector<int64_t>& idx, const std::vector<float>& w, int64_t taps) {
+  const Shape& xs = shape_of(x);
+  int64_t C = xs[1], cells = static_cast<int64_t>(idx.size()) / taps;
+  H rows = api::reshape(api::permute(x, {0, 2, 3, 1}), {xs[0] * xs[2] * xs[3], C});
+  H g = api::select(rows, 0, ints_tensor(c.device(), idx));  // [cells * taps, C]
+  H wt = api::cast(api::from_data(c.device(), TensorData::from_vector(w, Shape{cells * taps, 1}), Kind::Float),
+                   x.prim->dtype());
+  return api::reshape(api::reduce_dim(OpId::sum_dim, api::reshape(api::mul(g, wt), {cells, taps, C}), 1), {cells, C});
+}
+
+// GridSample's bicubic mode (cubic from opset 20), 2-D, as ONNX Runtime and PyTorch compute it: 4 x 4
+// taps around the unnormalised sample point with the cubic convolution coefficients (A = -0.75), each
+// tap padded by the mode (zeros: 0; border: clamped; reflection: reflected, then clamped); the point
+// itself is not clamped first as in the linear and nearest modes.
+H grid_sample_cubic(OpContext& c, const std::string& pad, bool align) {
+  const Shape& xs = c.shape(0);
+  const Shape& gs = c.shape(1);
+  if (gs.rank() != 4 || gs[0] != xs[0] || gs[3] != 2)
+    c.invalid("grid " + gs.to_string() + " must be [N, H_out, W_out, 2] for the input " + xs.to_string());
+  int64_t N = xs[0], Hh = xs[2], W = xs[3], Ho = gs[1], Wo = gs[2];
+  std::vector<double> grid = api::into_data(c.in(1)).to_f64_vec();
+  auto denorm = [&](double v, int64_t len) {
+    return align ? (v + 1) / 2.0 * static_cast<double>(len - 1) : ((v + 1) * static_cast<double>(len) - 1) / 2.0;
+  };
+  auto reflect = [](double v, double lo, double hi) {
+    double range = hi - lo;
+    if (range <= 0) return lo;
+    if (v < lo) {
+      double d = lo - v;
+      auto n = static_cast<int64_t>(d / range);
+      double r = d - static_cast<double>(n) * range;
+      return n % 2 == 0 ? lo + r : hi - r;
+    }
+    if (v > hi) {
+      double d = v - hi;
+      auto n = static_cast<int64_t>(d / range);
+      double r = d - static_cast<double>(n) * range;
+      return n % 2 == 0 ? hi - r : lo + r;
+    }
+    return v;
+  };
+  auto coeffs = [](double t) {
+    const double A = -0.75;
+    return std::array<double, 4>{((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
+                                 ((A + 2) * t - (A + 3)) * t * t + 1,
+                                 ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
+                                 ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A};
+  };
+  const double xlo = align ? 0.0 : -0.5, xhi = align ? static_cast<double>(W - 1) : static_cast<double>(W) - 0.5;
+  const double ylo = align ? 0.0 : -0.5, yhi = align ? static_cast<double>(Hh - 1) : static_cast<double>(Hh) - 0.5;
+  // A tap's pixel index along one axis, or -1 for a zero (zeros padding outside).
+  auto tap = [&](int64_t i, int64_t len, double lo, double hi) -> int64_t {
+    if (pad == "zeros") return i >= 0 && i < len ? i : -1;
+    if (pad == "border") return std::clamp<int64_t>(i, 0, len - 1);
+    return std::clamp<int64_t>(static_cast<int64_t>(reflect(static_cast<double>(i), lo, hi)), 0, len - 1);
+  };
+  const int64_t cells = N * Ho * Wo;
+  std::vector<int64_t> idx(static_cast<size_t>(cells * 16), 0);
+  std::vector<float> w(static_cast<size_t>(cells * 16), 0.0f);
+  for (int64_t q = 0; q < cells; ++q) {
+    int64_t n = q / (Ho * Wo);
+    double x = denorm(grid[static_cast<size_t>(2 * q)], W), y = denorm(grid[static_cast<size_t>(2 * q + 1)], Hh);
+    double fx = std::floor(x), fy = std::floor(y);
+    auto cx = coeffs(x - fx), cy = coeffs(y - fy);
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 4; ++j) {
+        int64_t yy = tap(static_cast<int64_t>(fy) - 1 + i, Hh, ylo, yhi);
+        int64_t xx = tap(static_cast<int64_t>(fx) - 1 + j, W, xlo, xhi);
+        if (yy < 0 || xx < 0) continue;
+        auto k = static_cast<size_t>(q * 16 + i * 4 + j);
+        idx[k] = (n * Hh + yy) * W + xx;
+        w[k] = static_cast<float>(cy[static_cast<size_t>(i)] * cx[static_cast<size_t>(j)]);
+      }
+  }
+  H y = gather_taps(c, c.in(0), idx, w, 16);  // [cells, C]
+  return api::permute(api::reshape(y, {N, Ho, Wo, xs[1]}), {0, 3, 1, 2});
+}
+
 Hs grid_sample(OpContext& c) {
   if (c.rank(0) != 4) c.unsupported("GridSample on a " + std::to_string(c.rank(0)) + "-D input (4-D only)");
   GridSampleOptions o;
@@ -254,7 +335,7 @@ Hs grid_sample(OpContext& c) {
     o.mode = GridSampleMode::Bilinear;
   else if (mode == "nearest")
     o.mode = GridSampleMode::Nearest;
-  else
+  else if (mode != "bicubic")
     c.unsupported("mode '" + mode + "'");
   if (pad == "zeros")
     o.padding = GridSamplePadding::Zeros;
@@ -265,6 +346,7 @@ Hs grid_sample(OpContext& c) {
   else
     c.unsupported("padding_mode '" + pad + "'");
   o.align_corners = c.attr_i("align_corners", 0) != 0;
+  if (mode == "bicubic") return {grid_sample_cubic(c, pad, o.align_corners)};
   return {api::grid_sample_2d(c.in(0), c.in(1), o)};
 }
 
@@ -336,12 +418,7 @@ Hs roi_align(OpContext& c) {
       idx[i * taps + k] = cells[i][k].first;
       w[i * taps + k] = static_cast<float>(cells[i][k].second);
     }
-  int64_t T = static_cast<int64_t>(taps), cellsn = static_cast<int64_t>(cells.size());
-  H rows = api::reshape(api::permute(c.in(0), {0, 2, 3, 1}), {N * Hh * W, C});
-  H g = api::select(rows, 0, ints_tensor(c.device(), idx));  // [cells * taps, C]
-  H wt =
-      api::cast(api::from_data(c.device(), TensorData::from_vector(w, Shape{cellsn * T, 1}), Kind::Float), c.dtype(0));
-  H y = api::reduce_dim(OpId::sum_dim, api::reshape(api::mul(g, wt), {cellsn, T, C}), 1);  // [cells, 1, C]
+  H y = gather_taps(c, c.in(0), idx, w, static_cast<int64_t>(taps));  // [cells, C]
   return {api::permute(api::reshape(y, {R, oh, ow, C}), {0, 3, 1, 2})};
 }
 
