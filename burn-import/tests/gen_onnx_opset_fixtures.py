@@ -210,6 +210,16 @@ case("grid_sample_cubic_op20", 20,
       N("GridSample", ["x", "grid"], ["reflection_ac"], mode="cubic", padding_mode="reflection", align_corners=1)],
      [("x", gs_x), ("grid", gs_grid)], ["zeros", "border", "reflection", "reflection_ac"])
 
+# Scan at opset 8 (batch dim 0, sequence_lens, a reversed scan input): not a new opset, but the one
+# Scan version libonnx-testdata covers only without sequence_lens and directions.
+scan_body = helper.make_graph(
+    [N("Add", ["s_in", "a"], ["s_out"]), N("Mul", ["s_out", "b"], ["y"])], "scan_body",
+    [helper.make_tensor_value_info(n, F, [2]) for n in ("s_in", "a", "b")],
+    [helper.make_tensor_value_info(n, F, [2]) for n in ("s_out", "y")])
+case("scan_sequence_lens_op8", 8,
+     [N("Scan", ["lens", "init", "xa", "xb"], ["final", "ys"], body=scan_body, num_scan_inputs=2, directions=[0, 1])],
+     [("lens", i64(3, 1)), ("init", rand(2, 2)), ("xa", rand(2, 3, 2)), ("xb", rand(2, 3, 2))], ["final", "ys"])
+
 
 def build(c):
     inputs = [helper.make_tensor_value_info(n, NP_TO_ONNX[a.dtype], list(a.shape)) for n, a in c["inputs"]]
