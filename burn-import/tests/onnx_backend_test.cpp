@@ -3,6 +3,7 @@
 // expected outputs (rtol 1e-3, atol 1e-5 as ONNX's backend tests; exact for ints and bools). A case
 // that fails must be listed in onnx_expected_failures.txt with its reason, and a listed case must
 // fail, so the list stays honest. BURN_ONNX_WRITE_EXPECTED=FILE writes the current failures instead.
+// The opset 18-22 cases of fixtures/onnx/opsets (gen_onnx_opset_fixtures.py) run the same way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -112,9 +113,9 @@ std::string run_case(const fs::path& dir, const Device& device) {
   }
 }
 
-void run_set(const std::string& set) {
-  fs::path root = fs::path(data_root()) / set;
-  ASSERT_TRUE(fs::is_directory(root)) << root << " is missing: install libonnx-testdata";
+// The cases under `root` (a libonnx-testdata set, or the committed opset 18-22 cases), keyed "set/case".
+void run_cases(const fs::path& root, const std::string& set) {
+  ASSERT_TRUE(fs::is_directory(root)) << root << " is missing";
   std::vector<fs::path> cases;
   for (const auto& e : fs::directory_iterator(root))
     if (e.is_directory() && fs::exists(e.path() / "model.onnx")) cases.push_back(e.path());
@@ -153,7 +154,12 @@ void run_set(const std::string& set) {
   }
 }
 
+void run_set(const std::string& set) { run_cases(fs::path(data_root()) / set, set); }
+
 TEST(OnnxBackend, Node) { run_set("node"); }
+// Opsets 18 to 22 (newer than libonnx-testdata's): models from gen_onnx_opset_fixtures.py, outputs
+// from ONNX Runtime; none may fail.
+TEST(OnnxBackend, Opsets18To22) { run_cases(BURN_ONNX_OPSET_FIXTURES, "opsets"); }
 TEST(OnnxBackend, Simple) { run_set("simple"); }
 TEST(OnnxBackend, PytorchOperator) { run_set("pytorch-operator"); }
 TEST(OnnxBackend, PytorchConverted) { run_set("pytorch-converted"); }

@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -101,7 +102,15 @@ TEST(OnnxEngine, UnsupportedNodeNamesTheNodeTheOpAndTheOpset) {
     EXPECT_NE(m.find("FancyOp"), std::string::npos) << m;
     EXPECT_NE(m.find("opset 13"), std::string::npos) << m;
   }
-  EXPECT_THROW(burn::onnx::OnnxModel::parse(one_node_model("Relu", 18).SerializeAsString(), "new.onnx"), Unsupported);
+  // An opset newer than the engine knows: the node, the op and both opsets named.
+  try {
+    burn::onnx::OnnxModel::parse(one_node_model("Relu", 23).SerializeAsString(), "new.onnx");
+    FAIL() << "no error";
+  } catch (const Unsupported& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "[onnx] 'new.onnx' node 'my_node' (Relu, opset 23): the model imports opset 23, newer than the engine "
+              "knows (opsets 1 to 22)");
+  }
   // A supported node runs.
   auto m =
       burn::onnx::OnnxModel::parse(one_node_model("Relu", 13).SerializeAsString(), "relu.onnx", {Device::get("cpu")});
@@ -109,6 +118,221 @@ TEST(OnnxEngine, UnsupportedNodeNamesTheNodeTheOpAndTheOpset) {
       api::from_data(Device::get("cpu"), TensorData::from_vector(std::vector<float>{-1, 2}, Shape{2}), Kind::Float);
   std::vector<float> y = api::into_data(m->forward({x})[0]).to_vec<float>();
   EXPECT_EQ(y, (std::vector<float>{0, 2}));
+}
+
+// ImageDecoder is refused at load with the reason; float8 types (opset 19) name the type.
+TEST(OnnxEngine, ImageDecoderAndFloat8AreRefusedClearly) {
+  try {
+    burn::onnx::OnnxModel::parse(one_node_model("ImageDecoder", 20).SerializeAsString(), "img.onnx");
+    FAIL() << "no error";
+  } catch (const Unsupported& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("node 'my_node' (ImageDecoder, opset 20): ImageDecoder is refused: decoding encoded images"),
+              std::string::npos)
+        << m;
+  }
+  ::onnx::ModelProto proto = one_node_model("Cast", 19);
+  auto* to = proto.mutable_graph()->mutable_node(0)->add_attribute();
+  to->set_name("to");
+  to->set_type(::onnx::AttributeProto::INT);
+  to->set_i(17);  // FLOAT8E4M3FN
+  const Device cpu = Device::get("cpu");
+  auto m = burn::onnx::OnnxModel::parse(proto.SerializeAsString(), "f8.onnx", {cpu});
+  auto x = api::from_data(cpu, TensorData::from_vector(std::vector<float>{1, 2}, Shape{2}), Kind::Float);
+  try {
+    m->forward({x});
+    FAIL() << "no error";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("(Cast, opset 19): element type FLOAT8E4M3FN (17) has no burn dtype"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Builds a graph of `nodes` at `opset` whose inputs and outputs are float tensors.
+struct GraphBuilder {
+  ::onnx::ModelProto m;
+  explicit GraphBuilder(int opset) {
+    m.set_ir_version(8);
+    auto* o = m.add_opset_import();
+    o->set_version(opset);
+  }
+  ::onnx::NodeProto* node(const std::string& op, std::vector<std::string> ins, const std::string& out) {
+    auto* n = m.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(out);
+    for (auto& i : ins) n->add_input(i);
+    n->add_output(out);
+    m.mutable_graph()->add_output()->set_name(out);
+    return n;
+  }
+  void input(const std::string& name) { m.mutable_graph()->add_input()->set_name(name); }
+  static void f(::onnx::NodeProto* n, const char* name, float v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  static void i(::onnx::NodeProto* n, const char* name, int64_t v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  static void ints(::onnx::NodeProto* n, const char* name, std::vector<int64_t> v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  }
+};
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+double std_of(const std::vector<double>& v) {
+  double m = mean_of(v), s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(v.size()));
+}
+
+// The Random* ops, Bernoulli and Multinomial draw from the device's generator; a node's seed re-seeds
+// it first (the float's bit pattern), so seeded nodes repeat exactly and differ between seeds.
+TEST(OnnxEngine, RandomOpsAreSeededAndDrawTheirDistributions) {
+  GraphBuilder g(22);
+  g.input("p");
+  g.input("logits");
+  auto* normal = g.node("RandomNormal", {}, "normal");
+  GraphBuilder::ints(normal, "shape", {4000});
+  GraphBuilder::f(normal, "mean", 2.0f);
+  GraphBuilder::f(normal, "scale", 0.5f);
+  GraphBuilder::f(normal, "seed", 3.0f);
+  auto* uni = g.node("RandomUniform", {}, "uniform");
+  GraphBuilder::ints(uni, "shape", {4000});
+  GraphBuilder::f(uni, "low", -1.0f);
+  GraphBuilder::f(uni, "high", 3.0f);
+  GraphBuilder::f(uni, "seed", 4.0f);
+  GraphBuilder::i(uni, "dtype", ::onnx::TensorProto::DOUBLE);
+  auto* like = g.node("RandomUniformLike", {"p"}, "like");
+  GraphBuilder::f(like, "seed", 4.0f);
+  auto* bern = g.node("Bernoulli", {"p"}, "bernoulli");
+  GraphBuilder::f(bern, "seed", 5.0f);
+  auto* multi = g.node("Multinomial", {"logits"}, "multinomial");
+  GraphBuilder::i(multi, "sample_size", 50);
+  GraphBuilder::i(multi, "dtype", ::onnx::TensorProto::INT64);
+  GraphBuilder::f(multi, "seed", 6.0f);
+  g.node("RandomNormalLike", {"p"}, "unseeded");
+  const Device cpu = Device::get("cpu");
+  auto model = burn::onnx::OnnxModel::parse(g.m.SerializeAsString(), "random.onnx", {cpu});
+  std::vector<float> pv(4000);
+  for (size_t k = 0; k < pv.size(); ++k) pv[k] = k < 1000 ? 0.f : k < 2000 ? 1.f : 0.25f;
+  TensorHandle p = api::from_data(cpu, TensorData::from_vector(pv, Shape{4000}), Kind::Float);
+  TensorHandle logits =
+      api::from_data(cpu, TensorData::from_vector(std::vector<float>{10, -10, -10, 10}, Shape{2, 2}), Kind::Float);
+  auto a = model->forward({p, logits}), b = model->forward({p, logits});
+  ASSERT_EQ(a.size(), 6u);
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(api::into_data(a[k]), api::into_data(b[k])) << "output " << k;
+
+  std::vector<double> n = api::into_data(a[0]).to_f64_vec(), u = api::into_data(a[1]).to_f64_vec();
+  EXPECT_EQ(api::into_data(a[0]).dtype(), DType::F32);
+  EXPECT_NEAR(mean_of(n), 2.0, 0.05);
+  EXPECT_NEAR(std_of(n), 0.5, 0.05);
+  EXPECT_EQ(api::into_data(a[1]).dtype(), DType::F64);
+  EXPECT_NEAR(mean_of(u), 1.0, 0.1);
+  EXPECT_GE(*std::min_element(u.begin(), u.end()), -1.0);
+  EXPECT_LT(*std::max_element(u.begin(), u.end()), 3.0);
+  // The same seed gives the same draws: RandomUniformLike with seed 4 is RandomUniform's with seed 4
+  // mapped from [-1, 3) back to [0, 1).
+  std::vector<double> l = api::into_data(a[2]).to_f64_vec();
+  for (size_t k = 0; k < 10; ++k) EXPECT_NEAR(l[k], (u[k] + 1.0) / 4.0, 1e-6);
+  std::vector<double> bern_v = api::into_data(a[3]).to_f64_vec();
+  EXPECT_EQ(std::count(bern_v.begin(), bern_v.begin() + 1000, 1.0), 0);            // p = 0
+  EXPECT_EQ(std::count(bern_v.begin() + 1000, bern_v.begin() + 2000, 1.0), 1000);  // p = 1
+  EXPECT_NEAR(mean_of(std::vector<double>(bern_v.begin() + 2000, bern_v.end())), 0.25, 0.04);
+  TensorData mv = api::into_data(a[4]);
+  EXPECT_EQ(mv.dtype(), DType::I64);
+  EXPECT_EQ(mv.shape(), (Shape{2, 50}));
+  std::vector<int64_t> mi = mv.to_vec<int64_t>();
+  EXPECT_EQ(std::count(mi.begin(), mi.begin() + 50, 0), 50);  // p(class 0) = 1 - 2e-9
+  EXPECT_EQ(std::count(mi.begin() + 50, mi.end(), 1), 50);
+  EXPECT_EQ(api::into_data(a[5]).shape(), Shape{4000});
+
+  // Another seed, other values.
+  normal->mutable_attribute(3)->set_f(7.0f);
+  auto other = burn::onnx::OnnxModel::parse(g.m.SerializeAsString(), "random2.onnx", {cpu})->forward({p, logits});
+  EXPECT_NE(api::into_data(other[0]), api::into_data(a[0]));
+}
+
+// What the opset 18-22 ops refuse, each a clear error naming the node and the value.
+TEST(OnnxEngine, NewerOpsRefuseBadValuesClearly) {
+  const Device cpu = Device::get("cpu");
+  auto tensor = [&](std::vector<float> v, Shape s) {
+    return api::from_data(cpu, TensorData::from_vector(v, std::move(s)), Kind::Float);
+  };
+  auto ints = [&](std::vector<int64_t> v) {
+    Shape s{static_cast<int64_t>(v.size())};
+    return api::from_data(cpu, TensorData::from_vector(v, s), Kind::Int);
+  };
+  auto error_of = [&](GraphBuilder& g, const std::vector<TensorHandle>& in) -> std::string {
+    try {
+      burn::onnx::OnnxModel::parse(g.m.SerializeAsString(), "bad.onnx", {cpu})->forward(in);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  {
+    GraphBuilder g(18);
+    for (const char* n : {"x", "i", "u"}) g.input(n);
+    auto* n = g.node("ScatterElements", {"x", "i", "u"}, "y");
+    n->add_attribute()->set_name("reduction");
+    n->mutable_attribute(0)->set_type(::onnx::AttributeProto::STRING);
+    n->mutable_attribute(0)->set_s("max");
+    auto idx = api::from_data(cpu, TensorData::from_vector(std::vector<int64_t>{0, 5}, Shape{1, 2}), Kind::Int);
+    EXPECT_EQ(error_of(g, {tensor({1, 2, 3, 4}, Shape{2, 2}), idx, tensor({1, 1}, Shape{1, 2})}),
+              "[onnx] node 'y' (ScatterElements, opset 18): index 5 outside [0, 2)");
+  }
+  {
+    GraphBuilder g(19);
+    g.input("x");
+    g.input("pads");
+    auto* n = g.node("Pad", {"x", "pads"}, "y");
+    n->add_attribute()->set_name("mode");
+    n->mutable_attribute(0)->set_type(::onnx::AttributeProto::STRING);
+    n->mutable_attribute(0)->set_s("wrap");
+    EXPECT_EQ(error_of(g, {tensor({}, Shape{0}), ints({1, 1})}),
+              "[onnx] node 'y' (Pad, opset 19): wrap padding of the empty dim 0");
+  }
+  {
+    GraphBuilder g(18);
+    g.input("x");
+    g.input("scales");
+    auto* n = g.node("Resize", {"x", "", "scales"}, "y");
+    n->add_attribute()->set_name("mode");
+    n->mutable_attribute(0)->set_type(::onnx::AttributeProto::STRING);
+    n->mutable_attribute(0)->set_s("linear");
+    GraphBuilder::i(n, "antialias", 1);
+    std::string e = error_of(g, {tensor({1, 2, 3, 4}, Shape{1, 4}), tensor({1.0f, 0.5f}, Shape{2})});
+    EXPECT_EQ(e, "[onnx] node 'y' (Resize, opset 18): antialias=1 when downsampling with mode 'linear'");
+  }
+  {
+    GraphBuilder g(21);
+    g.input("x");
+    g.input("s");
+    GraphBuilder::i(g.node("DequantizeLinear", {"x", "s"}, "y"), "block_size", 2);
+    auto q = api::from_data(cpu, TensorData::from_vector(std::vector<int64_t>{1, 2}, Shape{2}), Kind::Int);
+    EXPECT_EQ(error_of(g, {api::cast(q, DType::U8), tensor({0.5f}, Shape{1})}),
+              "[onnx] node 'y' (DequantizeLinear, opset 21): block_size 2");
+  }
+  {
+    GraphBuilder g(18);
+    for (const char* n : {"x", "image", "block"}) g.input(n);
+    g.node("Col2Im", {"x", "image", "block"}, "y");
+    EXPECT_EQ(error_of(g, {tensor(std::vector<float>(8), Shape{1, 8, 1}), ints({2, 2, 2}), ints({2, 2, 2})}),
+              "[onnx] node 'y' (Col2Im, opset 18): Col2Im with 3 spatial dims (2 only)");
+  }
 }
 
 // Inputs are checked against the graph's declaration before any node runs: a wrong dtype, rank or
@@ -237,6 +461,11 @@ TEST(OnnxEngine, OpTableRangesAreWithinTheOpsetsAndDoNotOverlap) {
   EXPECT_TRUE(has("Conv", 17));
   EXPECT_TRUE(has("LayerNormalization", 17));
   EXPECT_FALSE(has("LayerNormalization", 16));  // introduced in opset 17
+  EXPECT_TRUE(has("Conv", 22));
+  EXPECT_TRUE(has("Gelu", 20));
+  EXPECT_FALSE(has("Gelu", 19));  // introduced in opset 20
+  EXPECT_TRUE(has("GroupNormalization", 21));
+  EXPECT_FALSE(has("Relu", 23));
 }
 
 // Damaged copies of a real model (bytes flipped, truncated) load, run or fail with a burn::Error:

@@ -100,6 +100,7 @@ void add_host_ops(std::vector<OpRow>& rows);
 void add_rnn_ops(std::vector<OpRow>& rows);
 void add_spectral_ops(std::vector<OpRow>& rows);
 void add_sequence_ops(std::vector<OpRow>& rows);
+void add_random_ops(std::vector<OpRow>& rows);
 // The implementation of `op` at `opset`, or nullptr.
 const OpRow* find_op(const std::string& op, int opset);
 

@@ -217,6 +217,7 @@ const std::vector<OpRow>& table() {
     add_rnn_ops(r);
     add_spectral_ops(r);
     add_sequence_ops(r);
+    add_random_ops(r);
     return r;
   }();
   return rows;
@@ -269,6 +270,17 @@ class MapEnv final : public Env {
   const Env* parent_;
   std::unordered_map<std::string, Value> vals_;  // node-based: pointers stay valid
 };
+
+// Ops of the default domain the engine knows and refuses on purpose, with the reason.
+const char* refused_op(const std::string& op, bool default_domain) {
+  if (!default_domain) return nullptr;
+  if (op == "ImageDecoder")
+    return "decoding encoded images (JPEG, PNG...) is outside the engine; decode them before the model and feed "
+           "the pixels as a uint8 tensor";
+  if (op == "StringConcat" || op == "StringSplit" || op == "RegexFullMatch" || op == "StringNormalizer")
+    return "string tensors have no burn dtype";
+  return nullptr;
+}
 
 // Every op of a graph and its subgraphs has an implementation; Unsupported naming the first without.
 void check_graph(const ::onnx::GraphProto& g, int opset, const std::string& file) {
@@ -421,9 +433,15 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
     int opset = default_domain ? I.opset : domain_opsets.count(n.domain()) ? domain_opsets.at(n.domain()) : 1;
     std::string where =
         "'" + name + "' node '" + n.name() + "' (" + n.op_type() + ", opset " + std::to_string(opset) + ")";
-    if (default_domain && (opset < kMinOpset || opset > kMaxOpset))
+    if (default_domain && opset > kMaxOpset)
+      throw Unsupported("onnx", where + ": the model imports opset " + std::to_string(opset) +
+                                    ", newer than the engine knows (opsets " + std::to_string(kMinOpset) + " to " +
+                                    std::to_string(kMaxOpset) + ")");
+    if (default_domain && opset < kMinOpset)
       throw Unsupported("onnx", where + ": opset " + std::to_string(opset) + " outside the supported " +
                                     std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset));
+    if (const char* why = refused_op(n.op_type(), default_domain))
+      throw Unsupported("onnx", where + ": " + n.op_type() + " is refused: " + why);
     // Other domains' ops are table rows named "domain/Op".
     const OpRow* fn = find_op(default_domain ? n.op_type() : n.domain() + "/" + n.op_type(), opset);
     if (!fn) {

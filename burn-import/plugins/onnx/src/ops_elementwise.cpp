@@ -75,6 +75,19 @@ Hs softplus(OpContext& c) {
   // log(1 + exp(x)); beyond 30 the correction is below f32/f64 resolution of x.
   return {api::softplus(c.in(0), 1.0, 30.0)};
 }
+// Gelu (20): approximate "none" (erf) or "tanh".
+Hs gelu(OpContext& c) {
+  std::string a = c.attr_s("approximate", "none");
+  if (a != "none" && a != "tanh") c.invalid("approximate '" + a + "'");
+  return {api::unary(a == "tanh" ? OpId::gelu_tanh : OpId::gelu, c.in(0))};
+}
+// BitwiseNot: ~x is -x - 1 for the signed types, 255 - x for uint8 (computed in i32).
+Hs bitwise_not(OpContext& c) {
+  DType dt = c.dtype(0);
+  if (!is_int(dt)) c.invalid("bitwise ops take integer tensors");
+  if (dt == DType::U8) return {api::cast(api::rsub_scalar(api::cast(c.in(0), DType::I32), Scalar(int64_t{255})), dt)};
+  return {api::unary(OpId::bitwise_not, c.in(0))};
+}
 Hs softsign(OpContext& c) { return {api::softsign(c.in(0))}; }
 Hs thresholded_relu(OpContext& c) { return {api::threshold(c.in(0), c.attr_f("alpha", 1.0), 0.0)}; }
 Hs shrink(OpContext& c) {
@@ -231,6 +244,12 @@ void add_elementwise_ops(std::vector<OpRow>& r) {
                         {"HardSwish", 14, k, hard_swish},
                         {"Softplus", 1, k, softplus},
                         {"Softsign", 1, k, softsign},
+                        {"Gelu", 20, k, gelu},
+                        {"Mish", 18, k, unary<OpId::mish>},
+                        {"BitwiseAnd", 18, k, binary<api::bitwise_and>},
+                        {"BitwiseOr", 18, k, binary<api::bitwise_or>},
+                        {"BitwiseXor", 18, k, binary<api::bitwise_xor>},
+                        {"BitwiseNot", 18, k, bitwise_not},
                         {"ThresholdedRelu", 10, k, thresholded_relu},
                         {"Shrink", 9, k, shrink},
                         {"PRelu", 1, k, prelu},

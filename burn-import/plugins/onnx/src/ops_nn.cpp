@@ -1,4 +1,5 @@
 // Neural-network ops: Conv, ConvTranspose, pooling, normalisations, Dropout, LRN.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -194,8 +195,61 @@ Hs max_pool(OpContext& c) {
   return {y, api::add(idx, base)};
 }
 
+// Sums of each pooling window of x as a depthwise conv with a ones kernel: explicit pads (with
+// `pad_value` cells), dilations, and ceil_mode's extra end cells, which count as nothing (zeros; a
+// window starting past the begin pad and the input is dropped, as the reference).
+H window_sum(OpContext& c, const H& x, const Window& w, bool ceil_mode, double pad_value) {
+  const Shape& xs = shape_of(x);
+  size_t n = w.kernel.size();
+  std::vector<int64_t> pads, extra;
+  for (size_t i = 0; i < n; ++i) {
+    if (w.kernel[i] <= 0 || w.stride[i] <= 0 || w.dilation[i] <= 0 || w.pad_begin[i] < 0 || w.pad_end[i] < 0)
+      c.invalid("kernel_shape, strides and dilations must be positive and pads not negative");
+    int64_t span = w.dilation[i] * (w.kernel[i] - 1) + 1, total = xs[i + 2] + w.pad_begin[i] + w.pad_end[i];
+    if (total < span) c.invalid("the pooling window is larger than the padded input");
+    int64_t out = (total - span) / w.stride[i] + 1;
+    if (ceil_mode && (total - span) % w.stride[i] != 0) {
+      ++out;
+      if ((out - 1) * w.stride[i] >= xs[i + 2] + w.pad_begin[i]) --out;
+    }
+    extra.push_back(std::max<int64_t>(0, (out - 1) * w.stride[i] + span - total));
+  }
+  for (size_t i = n; i-- > 0;) {
+    pads.push_back(w.pad_begin[i]);
+    pads.push_back(w.pad_end[i]);
+  }
+  H y = api::pad(x, pads, PadMode::Constant, Scalar(pad_value));
+  std::vector<int64_t> ex;
+  for (size_t i = n; i-- > 0;) {
+    ex.push_back(0);
+    ex.push_back(extra[i]);
+  }
+  y = api::pad(y, ex, PadMode::Constant, Scalar(0.0));
+  int64_t ch = xs[1];
+  std::vector<int64_t> ws{ch, 1};
+  ws.insert(ws.end(), w.kernel.begin(), w.kernel.end());
+  ConvOptions o;
+  o.stride = w.stride;
+  o.dilation = w.dilation;
+  o.padding.assign(n, 0);
+  o.groups = ch;
+  return api::conv(y, api::full(c.device(), Shape(ws), Scalar(1.0), x.prim->dtype()), std::nullopt, o);
+}
+
+bool dilated(const Window& w) {
+  return std::any_of(w.dilation.begin(), w.dilation.end(), [](int64_t d) { return d != 1; });
+}
+
 Hs avg_pool(OpContext& c) {
   Window w = window(c, c.shape(0), {});
+  if (c.opset() < 19) w.dilation.assign(w.kernel.size(), 1);
+  bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
+  if (dilated(w)) {  // opset 19: the pools have no dilated average, so window sums over window counts
+    H sum = window_sum(c, c.in(0), w, ceil_mode, 0.0);
+    bool include = c.attr_i("count_include_pad", 0) != 0;
+    H ones = api::full(c.device(), c.shape(0), Scalar(1.0), c.dtype(0));
+    return {api::div(sum, window_sum(c, ones, w, ceil_mode, include ? 1.0 : 0.0))};
+  }
   PoolOptions o = pool_options(c, w);
   o.dilation.clear();
   o.count_include_pad = c.attr_i("count_include_pad", 0) != 0;
@@ -215,6 +269,107 @@ Hs global_pool(OpContext& c) {
   std::vector<int64_t> axes;
   for (size_t i = 2; i < c.rank(0); ++i) axes.push_back(static_cast<int64_t>(i));
   return {reduce_axes(Op, c.in(0), axes)};
+}
+
+// LpPool: (sum of |x|^p over the window)^(1/p), pads counting as zeros; ceil_mode and dilations
+// from opset 18.
+Hs lp_pool(OpContext& c) {
+  Window w = window(c, c.shape(0), {});
+  if (c.opset() < 18) w.dilation.assign(w.kernel.size(), 1);
+  const auto* pa = c.attr("p");  // a float at opset 1, an int from 2
+  double p = !pa ? 2.0 : pa->type() == ::onnx::AttributeProto::FLOAT ? pa->f() : static_cast<double>(pa->i());
+  bool ceil_mode = c.opset() >= 18 && c.attr_i("ceil_mode", 0) != 0;
+  H sum = window_sum(c, api::powf_scalar(api::unary(OpId::abs, c.in(0)), Scalar(p)), w, ceil_mode, 0.0);
+  return {api::powf_scalar(sum, Scalar(1.0 / p))};
+}
+
+Hs global_lp_pool(OpContext& c) {
+  double p = static_cast<double>(c.attr_i("p", 2));
+  std::vector<int64_t> axes;
+  for (size_t i = 2; i < c.rank(0); ++i) axes.push_back(static_cast<int64_t>(i));
+  H sum = reduce_axes(OpId::sum_dim, api::powf_scalar(api::unary(OpId::abs, c.in(0)), Scalar(p)), axes);
+  return {api::powf_scalar(sum, Scalar(1.0 / p))};
+}
+
+// LpNormalization: x over its p-norm (p 1 or 2) along axis.
+Hs lp_norm(OpContext& c) {
+  int64_t axis = c.axis(c.attr_i("axis", -1), c.rank(0)), p = c.attr_i("p", 2);
+  H x = c.in(0);
+  H norm;
+  if (p == 1)
+    norm = api::reduce_dim(OpId::sum_dim, api::unary(OpId::abs, x), axis);
+  else if (p == 2)
+    norm = api::unary(OpId::sqrt, api::reduce_dim(OpId::sum_dim, api::mul(x, x), axis));
+  else
+    c.invalid("p must be 1 or 2, got " + std::to_string(p));
+  return {api::div(x, norm)};
+}
+
+// GroupNormalization: scale and bias are per group at opset 18 (repeated over each group's
+// channels here), per channel from opset 21.
+Hs group_norm(OpContext& c) {
+  if (c.rank(0) < 2) c.invalid("input must have a channel dim");
+  int64_t groups = c.attr_i("num_groups", 0), ch = c.shape(0)[1];
+  if (groups <= 0 || ch % groups)
+    c.invalid("num_groups " + std::to_string(groups) + " for " + std::to_string(ch) + " channels");
+  double eps = c.attr_f("epsilon", 1e-5);
+  H scale = api::reshape(c.in(1), {-1}), bias = api::reshape(c.in(2), {-1});
+  int64_t want = c.opset() >= 21 ? ch : groups;
+  if (shape_of(scale)[0] != want || shape_of(bias)[0] != want)
+    c.invalid("scale and bias must have " + std::to_string(want) + " values (opset " + std::to_string(c.opset()) + ")");
+  if (c.opset() < 21) {
+    auto per_channel = [&](const H& g) {
+      return api::reshape(api::expand(api::reshape(g, {groups, 1}), {groups, ch / groups}), {ch});
+    };
+    scale = per_channel(scale);
+    bias = per_channel(bias);
+  }
+  // stash_type (21) 1 computes in f32, as the default here; the input's own type otherwise.
+  H x = c.in(0);
+  DType dt = c.dtype(0);
+  bool widen = c.attr_i("stash_type", 1) == 1 && dt != DType::F32 && dt != DType::F64;
+  if (widen) x = api::cast(x, DType::F32), scale = api::cast(scale, DType::F32), bias = api::cast(bias, DType::F32);
+  H y = api::group_norm(x, scale, bias, groups, eps);
+  return {widen ? api::cast(y, dt) : y};
+}
+
+// DeformConv (19), 2-D: torchvision's layout of offsets (y, x pairs per kernel tap and offset group)
+// and mask, which burn's deform_conv2d takes; asymmetric pads are applied to the input first.
+Hs deform_conv(OpContext& c) {
+  if (c.rank(0) != 4) c.unsupported("DeformConv on a " + std::to_string(c.rank(0)) + "-D input (2-D images only)");
+  Window w = window(c, c.shape(0), weight_kernel(c.shape(1)));
+  H x = c.in(0);
+  DeformConvOptions o;
+  o.stride = w.stride;
+  o.dilation = w.dilation;
+  o.padding = w.pad_begin;
+  if (w.pad_begin != w.pad_end) {
+    x = api::pad(x, {w.pad_begin[1], w.pad_end[1], w.pad_begin[0], w.pad_end[0]}, PadMode::Constant, Scalar(0.0));
+    o.padding = {0, 0};
+  }
+  o.weight_groups = c.attr_i("group", 1);
+  o.offset_groups = c.attr_i("offset_group", 1);
+  api::OptH bias = c.has(3) ? api::OptH(c.in(3)) : std::nullopt, mask = c.has(4) ? api::OptH(c.in(4)) : std::nullopt;
+  return {api::deform_conv2d(x, c.in(2), c.in(1), mask, bias, o)};
+}
+
+// Col2Im (18), 2-D: burn's fold to the padded image, then the pads cropped (they may be asymmetric).
+Hs col2im(OpContext& c) {
+  std::vector<int64_t> image = c.ints(1), block = c.ints(2);
+  if (image.size() != 2 || block.size() != 2)
+    c.unsupported("Col2Im with " + std::to_string(image.size()) + " spatial dims (2 only)");
+  std::vector<int64_t> pads = c.attr_ints("pads", {0, 0, 0, 0});
+  UnfoldOptions o;
+  o.kernel = block;
+  o.stride = c.attr_ints("strides", {1, 1});
+  o.dilation = c.attr_ints("dilations", {1, 1});
+  o.padding = {0, 0};
+  if (pads.size() != 4 || o.stride.size() != 2 || o.dilation.size() != 2)
+    c.invalid("pads, strides or dilations do not match 2 spatial dims");
+  std::vector<int64_t> padded{image[0] + pads[0] + pads[2], image[1] + pads[1] + pads[3]};
+  H y = api::fold(c.in(0), padded, o);
+  return {api::slice(y, {Slice::all(), Slice::all(), Slice::range(pads[0], pads[0] + image[0]),
+                         Slice::range(pads[1], pads[1] + image[1])})};
 }
 
 Hs batch_norm(OpContext& c) {
@@ -329,6 +484,12 @@ void add_nn_ops(std::vector<OpRow>& r) {
                         {"Dropout", 1, k, dropout},
                         {"MeanVarianceNormalization", 9, k, mean_variance_norm},
                         {"LRN", 1, k, lrn},
+                        {"LpPool", 1, k, lp_pool},
+                        {"GlobalLpPool", 1, k, global_lp_pool},
+                        {"LpNormalization", 1, k, lp_norm},
+                        {"GroupNormalization", 18, k, group_norm},
+                        {"DeformConv", 19, k, deform_conv},
+                        {"Col2Im", 18, k, col2im},
                     });
 }
 

@@ -45,19 +45,35 @@ int64_t param_axis(OpContext& c) {
   return per_axis ? c.axis(c.attr_i("axis", 1), r) : 0;
 }
 
+// Opset 21's blocked quantization (scales per block of an axis) is not implemented.
+void refuse_blocks(OpContext& c) {
+  if (c.attr_i("block_size", 0) != 0) c.unsupported("block_size " + std::to_string(c.attr_i("block_size", 0)));
+}
+
 Hs quantize_linear(OpContext& c) {
+  refuse_blocks(c);
   size_t r = c.rank(0);
   int64_t axis = param_axis(c);
   DType out = c.has(2) ? c.dtype(2) : DType::U8;
+  if (!c.has(2) && c.has_attr("output_dtype")) {  // opset 21: the type when no zero point gives it
+    int64_t t = c.attr_i("output_dtype", 0);
+    if (t == ::onnx::TensorProto::INT8)
+      out = DType::I8;
+    else if (t != ::onnx::TensorProto::UINT8 && t != 0)
+      c.unsupported("output_dtype " + std::to_string(t) + " (uint8 and int8 only)");
+  }
   std::optional<H> zp = c.has(2) ? std::optional<H>(along(c.in(2), r, axis)) : std::nullopt;
   return {quantize(c.in(0), along(c.in(1), r, axis), zp, out)};
 }
 
 Hs dequantize_linear(OpContext& c) {
+  refuse_blocks(c);
   size_t r = c.rank(0);
   int64_t axis = param_axis(c);
   std::optional<H> zp = c.has(2) ? std::optional<H>(along(c.in(2), r, axis)) : std::nullopt;
-  return {api::cast(dequantize(c.in(0), along(c.in(1), r, axis), zp), DType::F32)};
+  // The output takes the scale's float type from opset 19 (f32 before).
+  DType out = c.opset() >= 19 && is_float(c.dtype(1)) ? c.dtype(1) : DType::F32;
+  return {api::cast(dequantize(c.in(0), along(c.in(1), r, axis), zp), out)};
 }
 
 Hs dynamic_quantize_linear(OpContext& c) {

@@ -15,7 +15,8 @@ Hs reduce(OpContext& c) {
   H x = c.in(0);
   size_t rank = c.rank(0);
   std::vector<int64_t> axes;
-  bool from_input = R == Red::Sum && c.opset() >= 13;
+  // Axes became an input at opset 13 for ReduceSum, at 18 for the others.
+  bool from_input = (R == Red::Sum && c.opset() >= 13) || c.opset() >= 18;
   if (from_input) {
     if (c.has(1)) axes = c.ints(1);
   } else {
@@ -28,6 +29,12 @@ Hs reduce(OpContext& c) {
   for (auto& a : axes) a = c.axis(a, rank);
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  // ReduceMax/ReduceMin take bools from opset 20: any/all as the max/min of 0/1.
+  DType dt = c.dtype(0);
+  if (is_bool(dt)) {
+    if (R != Red::Max && R != Red::Min) c.invalid("bool input");
+    x = api::cast(x, DType::I32);
+  }
   H y;
   switch (R) {
     case Red::Sum: y = reduce_axes(OpId::sum_dim, x, axes); break;
@@ -38,7 +45,6 @@ Hs reduce(OpContext& c) {
     case Red::SumSquare: y = reduce_axes(OpId::sum_dim, api::mul(x, x), axes); break;
     case Red::L1: y = reduce_axes(OpId::sum_dim, api::unary(OpId::abs, x), axes); break;
     case Red::L2: {
-      DType dt = c.dtype(0);
       H xf = is_float(dt) ? x : api::cast(x, DType::F64);
       y = api::unary(OpId::sqrt, reduce_axes(OpId::sum_dim, api::mul(xf, xf), axes));
       if (!is_float(dt)) y = api::cast(api::unary(OpId::round, y), dt);
@@ -53,6 +59,7 @@ Hs reduce(OpContext& c) {
       break;
     }
   }
+  if (is_bool(dt)) y = api::cast(y, dt);
   if (!c.attr_i("keepdims", 1)) y = api::squeeze_dims(y, axes);
   return {y};
 }

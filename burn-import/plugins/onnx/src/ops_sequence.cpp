@@ -191,6 +191,75 @@ Values scan(OpContext& c) {
   return result;
 }
 
+// Scan at opset 8: input 0 is the optional sequence_lens [batch]; states and scan inputs carry a
+// batch dim 0 (scan inputs run along dim 1, `directions` per scan input). Each batch element is scanned
+// on its own over its length; scan outputs are stacked along dim 1 and zero-padded to the longest.
+Values scan8(OpContext& c) {
+  const auto& body = graph_attr(c, "body");
+  int64_t m_attr = c.attr_i("num_scan_inputs", 0);
+  if (c.num_inputs() < 2 || m_attr < 1 || static_cast<size_t>(m_attr) > c.num_inputs() - 1)
+    c.invalid("num_scan_inputs outside [1, inputs - 1]");
+  size_t m = static_cast<size_t>(m_attr), n_state = c.num_inputs() - 1 - m;
+  if (static_cast<size_t>(body.input_size()) != n_state + m || static_cast<size_t>(body.output_size()) < n_state)
+    c.invalid("the body's inputs and outputs do not match the states and scan inputs");
+  std::vector<int64_t> dirs = c.attr_ints("directions", std::vector<int64_t>(m, 0));
+  if (dirs.size() != m) c.invalid("directions must have one value per scan input");
+  size_t n_out = static_cast<size_t>(body.output_size()) - n_state;
+  int64_t B = -1, T = -1;
+  for (size_t i = 1; i < c.num_inputs(); ++i) {
+    if (c.rank(i) < (i > n_state ? 2u : 1u))
+      c.invalid("input " + std::to_string(i) + " lacks the batch (and sequence) dims");
+    if (B >= 0 && c.shape(i)[0] != B) c.invalid("inputs differ in batch size");
+    B = c.shape(i)[0];
+    if (i > n_state) {
+      if (T >= 0 && c.shape(i)[1] != T) c.invalid("scan inputs differ in length");
+      T = c.shape(i)[1];
+    }
+  }
+  std::vector<int64_t> lens(static_cast<size_t>(B), T);
+  if (c.has(0)) {
+    lens = c.ints(0);
+    if (static_cast<int64_t>(lens.size()) != B)
+      c.invalid("sequence_lens has " + std::to_string(lens.size()) + " values for batch " + std::to_string(B));
+    for (int64_t l : lens)
+      if (l < 0 || l > T) c.invalid("sequence length " + std::to_string(l) + " outside [0, " + std::to_string(T) + "]");
+  }
+  auto row = [&](size_t i, int64_t b) { return api::squeeze_dims(api::narrow(c.in(i), 0, b, 1), {0}); };
+  std::vector<std::vector<H>> final_states(n_state), scan_outs(n_out);
+  for (int64_t b = 0; b < B; ++b) {
+    Values state;
+    for (size_t i = 0; i < n_state; ++i) state.push_back(Value::of(row(1 + i, b)));
+    int64_t len = lens[static_cast<size_t>(b)];
+    std::vector<std::vector<H>> outs(n_out);
+    for (int64_t t = 0; t < len; ++t) {
+      Values in = state;
+      for (size_t j = 0; j < m; ++j) {
+        int64_t at = dirs[j] ? len - 1 - t : t;
+        in.push_back(Value::of(api::squeeze_dims(api::narrow(row(1 + n_state + j, b), 0, at, 1), {0})));
+      }
+      Values out = c.run_graph(body, in);
+      for (size_t i = 0; i < n_state; ++i) state[i] = out[i];
+      for (size_t j = 0; j < n_out; ++j) outs[j].push_back(out[n_state + j].tensor);
+    }
+    for (size_t i = 0; i < n_state; ++i) final_states[i].push_back(state[i].tensor);
+    for (size_t j = 0; j < n_out; ++j) {
+      if (outs[j].empty()) c.unsupported("a scan over zero steps");
+      H y = api::stack(outs[j], 0);
+      if (len < T) {
+        const Shape ys = shape_of(y);
+        std::vector<int64_t> pads(2 * ys.rank(), 0);
+        pads[pads.size() - 1] = T - len;  // after, along dim 0 (torch order: the last pair)
+        y = api::pad(y, pads, PadMode::Constant, is_float(y.prim->dtype()) ? Scalar(0.0) : Scalar(int64_t{0}));
+      }
+      scan_outs[j].push_back(y);
+    }
+  }
+  Values result;
+  for (auto& s : final_states) result.push_back(Value::of(api::stack(s, 0)));
+  for (auto& s : scan_outs) result.push_back(Value::of(api::stack(s, 0)));
+  return result;
+}
+
 Values sequence_map(OpContext& c) {
   const auto& body = graph_attr(c, "body");
   size_t n = seq_in(c, 0).size();
@@ -234,6 +303,7 @@ void add_sequence_ops(std::vector<OpRow>& r) {
                         {"OptionalGetElement", 15, k, nullptr, optional_get_element},
                         {"If", 1, k, nullptr, if_op},
                         {"Loop", 1, k, nullptr, loop},
+                        {"Scan", 8, 8, nullptr, scan8},
                         {"Scan", 9, k, nullptr, scan},
                         {"SequenceMap", 17, k, nullptr, sequence_map},
                     });

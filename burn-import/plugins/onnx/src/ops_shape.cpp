@@ -77,8 +77,17 @@ Hs concat(OpContext& c) {
 Hs split(OpContext& c) {
   int64_t axis = c.axis(c.attr_i("axis", 0), c.rank(0));
   std::vector<int64_t> sizes = c.opset() >= 13 ? (c.has(1) ? c.ints(1) : std::vector<int64_t>{}) : c.attr_ints("split");
+  int64_t n = c.shape(0)[static_cast<size_t>(axis)];
+  if (sizes.empty() && c.opset() >= 18 && c.has_attr("num_outputs")) {
+    // Opset 18: num_outputs parts of ceil(n / num_outputs), the last one smaller when it does not divide.
+    int64_t parts = c.attr_i("num_outputs", 0);
+    if (parts <= 0 || parts != static_cast<int64_t>(c.num_outputs()))
+      c.invalid("num_outputs " + std::to_string(parts) + " for " + std::to_string(c.num_outputs()) + " outputs");
+    int64_t chunk = (n + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, n - i * chunk)));
+  }
   if (sizes.empty()) {
-    int64_t n = c.shape(0)[static_cast<size_t>(axis)], parts = static_cast<int64_t>(c.num_outputs());
+    int64_t parts = static_cast<int64_t>(c.num_outputs());
     if (n % parts)
       c.invalid("dim " + std::to_string(n) + " does not split into " + std::to_string(parts) + " equal parts");
     sizes.assign(static_cast<size_t>(parts), n / parts);
@@ -175,13 +184,56 @@ Hs gather_nd(OpContext& c) {
   return {api::reshape(y, out)};
 }
 
+// Scatter with reduction mul (16), max or min (18) on the host: `targets[i]` is the flat position of
+// data that update i combines into, in order (duplicates combine, as the reference).
+H scatter_reduce_host(OpContext& c, const H& data, const std::vector<int64_t>& targets, const H& updates,
+                      const std::string& red) {
+  TensorData d = api::into_data(data), u = api::into_data(updates);
+  DType dt = d.dtype();
+  std::vector<double> x = d.to_f64_vec(), v = u.to_f64_vec();
+  if (v.size() != targets.size()) c.invalid("updates and indices disagree in size");
+  for (size_t i = 0; i < targets.size(); ++i) {
+    double& t = x[static_cast<size_t>(targets[i])];
+    if (red == "mul")
+      t *= v[i];
+    else if (red == "max")
+      t = std::max(t, v[i]);
+    else
+      t = std::min(t, v[i]);
+  }
+  TensorData out = TensorData::from_vector(x, d.shape()).convert(dt);
+  return api::from_data(c.device(), out, api::kind_of(dt));
+}
+
+bool host_reduction(OpContext& c, const std::string& red) {
+  if (red == "mul" || ((red == "max" || red == "min") && c.opset() >= 18)) return true;
+  if (red != "none" && red != "add") c.unsupported("reduction '" + red + "'");
+  return false;
+}
+
 Hs scatter_nd(OpContext& c) {
   std::string red = c.attr_s("reduction", "none");
-  ScatterReduction r = ScatterReduction::None;
-  if (red == "add")
-    r = ScatterReduction::Add;
-  else if (red != "none")
-    c.unsupported("reduction '" + red + "'");
+  if (host_reduction(c, red)) {
+    const Shape& ds = c.shape(0);
+    std::vector<int64_t> idx = c.ints(1);
+    const Shape& is = c.shape(1);
+    size_t k = static_cast<size_t>(is[is.rank() - 1]);
+    if (k > ds.rank()) c.invalid("index depth " + std::to_string(k) + " exceeds the data rank");
+    int64_t inner = 1;
+    for (size_t i = k; i < ds.rank(); ++i) inner *= ds[i];
+    std::vector<int64_t> targets;
+    for (size_t q = 0; q < idx.size() / std::max<size_t>(k, 1); ++q) {
+      int64_t base = 0;
+      for (size_t j = 0; j < k; ++j) {
+        int64_t i = idx[q * k + j], dim = ds[j];
+        if (i < -dim || i >= dim) c.invalid("index " + std::to_string(i) + " outside dim " + std::to_string(j));
+        base = base * dim + (i < 0 ? i + dim : i);
+      }
+      for (int64_t e = 0; e < inner; ++e) targets.push_back(base * inner + e);
+    }
+    return {scatter_reduce_host(c, c.in(0), targets, c.in(2), red)};
+  }
+  ScatterReduction r = red == "add" ? ScatterReduction::Add : ScatterReduction::None;
   return {api::scatter_nd(c.in(0), api::cast(c.in(1), DType::I64), c.in(2), r)};
 }
 
@@ -190,8 +242,34 @@ Hs scatter_elements(OpContext& c) {
   std::string red = c.attr_s("reduction", "none");
   H x = c.in(0), upd = c.in(2);
   H idx = wrap_indices(c.in(1), c.shape(0)[static_cast<size_t>(axis)]);
+  if (host_reduction(c, red)) {
+    // The flat data position of each update: its own index with the axis coordinate replaced.
+    const Shape& ds = c.shape(0);
+    const Shape us = shape_of(upd);
+    if (us != c.shape(1) || us.rank() != ds.rank())
+      c.invalid("indices " + c.shape(1).to_string() + " and updates " + us.to_string() +
+                " must have one shape, of the data's rank " + std::to_string(ds.rank()));
+    for (size_t d = 0; d < us.rank(); ++d)
+      if (static_cast<int64_t>(d) != axis && us[d] > ds[d])
+        c.invalid("updates " + us.to_string() + " exceed the data " + ds.to_string() + " in dim " + std::to_string(d));
+    std::vector<int64_t> iv = api::into_data(api::cast(idx, DType::I64)).to_vec<int64_t>(), targets(iv.size());
+    const int64_t extent = ds[static_cast<size_t>(axis)];
+    for (int64_t i : iv)
+      if (i < 0 || i >= extent)
+        c.invalid("index " + std::to_string(i) + " outside [0, " + std::to_string(extent) + ")");
+    std::vector<int64_t> pos(us.rank(), 0);
+    for (size_t f = 0; f < iv.size(); ++f) {
+      int64_t flat = 0;
+      for (size_t d = 0; d < us.rank(); ++d) flat = flat * ds[d] + (static_cast<int64_t>(d) == axis ? iv[f] : pos[d]);
+      targets[f] = flat;
+      for (size_t d = us.rank(); d-- > 0;) {
+        if (++pos[d] < us[d]) break;
+        pos[d] = 0;
+      }
+    }
+    return {scatter_reduce_host(c, x, targets, upd, red)};
+  }
   if (red == "add") return {api::scatter_add(x, axis, idx, upd)};
-  if (red != "none") c.unsupported("reduction '" + red + "'");
   // Replacement as masking then adding: the positions written are cleared, then the updates added
   // (ONNX leaves duplicate indices undefined for reduction none).
   H zeros = api::full(c.device(), shape_of(x), Scalar(0), x.prim->dtype());
@@ -227,6 +305,25 @@ Hs expand(OpContext& c) {
 
 Hs tile(OpContext& c) { return {api::repeat(c.in(0), c.ints(1))}; }
 
+// Pad's wrap mode (opset 19): each axis extended with copies of its other end; negative pads crop.
+H pad_wrap(OpContext& c, H x, const std::vector<int64_t>& pads) {
+  size_t r = shape_of(x).rank();
+  for (size_t a = 0; a < r; ++a) {
+    int64_t b = pads[a], e = pads[a + r], n = shape_of(x)[a];
+    auto ax = static_cast<int64_t>(a);
+    if (n + std::min<int64_t>(b, 0) + std::min<int64_t>(e, 0) < 0)
+      c.invalid("negative pads crop more than dim " + std::to_string(a) + " holds");
+    if (b < 0) x = api::narrow(x, ax, -b, n + b), n += b, b = 0;
+    if (e < 0) x = api::narrow(x, ax, 0, n + e), n += e, e = 0;
+    if (b == 0 && e == 0) continue;
+    if (n == 0) c.invalid("wrap padding of the empty dim " + std::to_string(a));
+    std::vector<int64_t> idx;
+    for (int64_t i = -b; i < n + e; ++i) idx.push_back(((i % n) + n) % n);
+    x = api::select(x, ax, ints_tensor(x.device, idx));
+  }
+  return x;
+}
+
 Hs pad(OpContext& c) {
   std::string mode = c.attr_s("mode", "constant");
   std::vector<int64_t> pads;
@@ -239,6 +336,19 @@ Hs pad(OpContext& c) {
     if (c.has(2)) value = c.scalar(2);
   }
   size_t r = c.rank(0);
+  if (c.opset() >= 18 && c.has(3)) {
+    // Opset 18: pads for the listed axes only (begins then ends), the others unpadded.
+    std::vector<int64_t> axes = c.ints(3);
+    if (pads.size() != 2 * axes.size())
+      c.invalid("pads has " + std::to_string(pads.size()) + " values for " + std::to_string(axes.size()) + " axes");
+    std::vector<int64_t> full(2 * r, 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      size_t a = static_cast<size_t>(c.axis(axes[i], r));
+      full[a] = pads[i];
+      full[a + r] = pads[i + axes.size()];
+    }
+    pads = full;
+  }
   if (pads.size() != 2 * r)
     c.invalid("pads has " + std::to_string(pads.size()) + " values for rank " + std::to_string(r));
   std::vector<int64_t> bp;  // (left, right) from the last dim, torch style
@@ -246,6 +356,7 @@ Hs pad(OpContext& c) {
     bp.push_back(pads[i]);
     bp.push_back(pads[i + r]);
   }
+  if (mode == "wrap" && c.opset() >= 19) return {pad_wrap(c, c.in(0), pads)};
   PadMode m = mode == "constant" ? PadMode::Constant : mode == "reflect" ? PadMode::Reflect : PadMode::Replicate;
   if (mode != "constant" && mode != "reflect" && mode != "edge") c.unsupported("mode '" + mode + "'");
   DType dt = c.dtype(0);

@@ -52,10 +52,12 @@ std::pair<H, std::optional<H>> parts(OpContext& c, const H& x) {
 Hs dft(OpContext& c) {
   auto [re, im] = parts(c, c.in(0));
   size_t r = shape_of(re).rank();
-  int64_t axis = c.attr_i("axis", 1);
+  // Opset 20 moved axis from an attribute (default 1) to input 2 (default -2); negative counts from the
+  // back of the input, its trailing complex dim included.
+  const int64_t given = c.opset() >= 20 ? (c.has(2) ? c.ints(2).at(0) : -2) : c.attr_i("axis", 1);
+  int64_t axis = given;
   if (axis < 0) axis += static_cast<int64_t>(r) + 1;
-  if (axis < 0 || axis >= static_cast<int64_t>(r))
-    c.invalid("axis " + std::to_string(c.attr_i("axis", 1)) + " is not a signal dim");
+  if (axis < 0 || axis >= static_cast<int64_t>(r)) c.invalid("axis " + std::to_string(given) + " is not a signal dim");
   bool inverse = c.attr_i("inverse", 0) != 0, onesided = c.attr_i("onesided", 0) != 0;
   int64_t last = static_cast<int64_t>(r) - 1;
   re = api::movedim(re, {axis}, {last});
@@ -95,6 +97,55 @@ Hs stft(OpContext& c) {
   return {api::stack({yr, yi}, 3)};
 }
 
+// MelWeightMatrix (17): triangular filters of peak 1 whose edges are num_mel_bins + 2 points spaced
+// evenly on the mel scale mel(f) = 2595 log10(1 + f / 700) and mapped to onesided DFT bins as the
+// reference maps them (the mel step divides the range by num_mel_bins + 2; bins floor((n + 1) f / rate)).
+// The mel range and step are computed in the edges' float type, the points in double, as NumPy does in
+// the reference.
+Hs mel_weight_matrix(OpContext& c) {
+  int64_t mels = c.ints(0).at(0), n = c.ints(1).at(0), rate = c.ints(2).at(0);
+  if (mels <= 0 || n <= 0 || rate <= 0) c.invalid("num_mel_bins, dft_length and sample_rate must be positive");
+  double lo, step;
+  if (c.dtype(3) == DType::F32) {
+    auto mel = [](double hz) { return 2595.0f * std::log10(1.0f + static_cast<float>(hz) / 700.0f); };
+    float l = mel(c.scalar(3)), h = mel(c.scalar(4));
+    lo = l;
+    step = (h - l) / static_cast<float>(mels + 2);
+  } else {
+    auto mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
+    lo = mel(c.scalar(3));
+    step = (mel(c.scalar(4)) - lo) / static_cast<double>(mels + 2);
+  }
+  std::vector<int64_t> edge(static_cast<size_t>(mels + 2));
+  for (int64_t i = 0; i < mels + 2; ++i) {
+    double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * step + lo) / 2595.0) - 1.0);
+    edge[static_cast<size_t>(i)] =
+        static_cast<int64_t>(std::floor(static_cast<double>(n + 1) * hz / static_cast<double>(rate)));
+  }
+  const int64_t bins = n / 2 + 1;
+  std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
+  auto at = [&](int64_t j, int64_t i) -> double& {
+    if (j < 0 || j >= bins)
+      c.invalid("the band edges reach DFT bin " + std::to_string(j) + ", outside the " + std::to_string(bins) +
+                " onesided bins (upper_edge_hertz above sample_rate / 2?)");
+    return w[static_cast<size_t>(j * mels + i)];
+  };
+  for (int64_t i = 0; i < mels; ++i) {
+    int64_t left = edge[static_cast<size_t>(i)], center = edge[static_cast<size_t>(i + 1)],
+            right = edge[static_cast<size_t>(i + 2)];
+    if (center == left)
+      at(center, i) = 1.0;
+    else
+      for (int64_t j = left; j <= center; ++j)
+        at(j, i) = static_cast<double>(j - left) / static_cast<double>(center - left);
+    for (int64_t j = center; j < right; ++j)
+      at(j, i) = static_cast<double>(right - j) / static_cast<double>(right - center);
+  }
+  DType dt = dtype_from_onnx(static_cast<int32_t>(c.attr_i("output_datatype", 1)), c.where());
+  TensorData d = TensorData::from_vector(w, Shape{bins, mels}).convert(dt);
+  return {api::from_data(c.device(), d, api::kind_of(dt))};
+}
+
 }  // namespace
 
 void add_spectral_ops(std::vector<OpRow>& r) {
@@ -102,6 +153,7 @@ void add_spectral_ops(std::vector<OpRow>& r) {
   r.insert(r.end(), {
                         {"DFT", 17, k, dft},
                         {"STFT", 17, k, stft},
+                        {"MelWeightMatrix", 17, k, mel_weight_matrix},
                     });
 }
 

@@ -47,9 +47,13 @@ DType dtype_from_onnx(int32_t t, const std::string& where) {
     case TP::BOOL: return DType::Bool;
     default: break;
   }
-  const char* name = TP::DataType_IsValid(t) ? TP::DataType_Name(static_cast<TP::DataType>(t)).c_str() : "?";
-  throw Unsupported("onnx",
-                    where + ": element type " + std::string(name) + " (" + std::to_string(t) + ") has no burn dtype");
+  // The float8 (opset 19) and 4-bit (opset 21) types are newer than Debian's onnx.proto: named here.
+  static const char* const kNewer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+                                       "UINT4",        "INT4",           "FLOAT4E2M1"};
+  std::string name = TP::DataType_IsValid(t) ? TP::DataType_Name(static_cast<TP::DataType>(t))
+                     : t >= 17 && t <= 23    ? kNewer[t - 17]
+                                             : "?";
+  throw Unsupported("onnx", where + ": element type " + name + " (" + std::to_string(t) + ") has no burn dtype");
 }
 
 TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& where) {

@@ -16,7 +16,7 @@ namespace burn::onnx {
 
 // The opsets of the default domain the engine runs.
 inline constexpr int kMinOpset = 1;
-inline constexpr int kMaxOpset = 17;
+inline constexpr int kMaxOpset = 22;
 
 // A value of an ONNX graph: a tensor, a sequence of tensors, or an empty optional (None; also what a
 // node sees for an omitted optional input).

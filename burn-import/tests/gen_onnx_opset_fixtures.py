@@ -1,0 +1,272 @@
+# Makes burn-import/tests/fixtures/onnx/opsets/: one-node (or few-node) models at opsets 18 to 22,
+# laid out as the ONNX backend test cases (model.onnx, test_data_set_0/input_N.pb and output_N.pb), with
+# the outputs computed by ONNX Runtime (npm onnxruntime-node, which runs opset 22) through
+# run_ort_fixtures.mjs. Debian's onnx (1.12) knows schemas only to opset 17, so the models are built with
+# its helper and not checked. Run with /usr/bin/python3 after
+#   cd bench/onnxruntime && ONNXRUNTIME_NODE_INSTALL=skip npm install
+# burn_import_onnx_backend_test runs every case (OnnxBackend.Opsets18To22); CI needs neither Python nor npm.
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+here = os.path.dirname(os.path.abspath(__file__))
+out_root = os.path.join(here, "fixtures", "onnx", "opsets")
+rng = np.random.default_rng(0)
+
+F = TensorProto.FLOAT
+NP_TO_ONNX = {np.dtype(np.float32): F, np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32,
+              np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8,
+              np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.float64): TensorProto.DOUBLE}
+
+cases = []
+
+
+def case(name, opset, nodes, inputs, outputs, initializers=()):
+    """inputs: [(name, array)]; outputs: [name]. Output types and shapes are left to the runtime."""
+    cases.append(dict(name=name, opset=opset, nodes=nodes, inputs=inputs, outputs=outputs,
+                      initializers=list(initializers)))
+
+
+def rand(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def i64(*v):
+    return np.array(v, dtype=np.int64)
+
+
+N = helper.make_node
+
+# ---- opset 18: Reduce* take axes as an input ----
+x = rand(2, 3, 4)
+case("reduce_axes_input_op18", 18,
+     [N("ReduceMean", ["x", "axes"], ["mean"], keepdims=0),
+      N("ReduceMax", ["x", "axes"], ["max"]),
+      N("ReduceMin", ["x", "axes"], ["min"], keepdims=0),
+      N("ReduceProd", ["x", "axes"], ["prod"]),
+      N("ReduceSumSquare", ["x", "axes"], ["sumsq"]),
+      N("ReduceL1", ["x", "axes"], ["l1"]),
+      N("ReduceL2", ["x", "axes"], ["l2"], keepdims=0),
+      N("ReduceLogSumExp", ["x", "axes"], ["lse"]),
+      N("ReduceLogSum", ["ax", "axes"], ["ls"]),
+      N("ReduceSum", ["x", "axes"], ["sum"])],
+     [("x", x), ("ax", np.abs(x) + 0.1), ("axes", i64(1, -1))],
+     ["mean", "max", "min", "prod", "sumsq", "l1", "l2", "lse", "ls", "sum"])
+case("reduce_empty_axes_op18", 18,
+     [N("ReduceMean", ["x"], ["all"], keepdims=1),
+      N("ReduceMax", ["x", "none"], ["same"], noop_with_empty_axes=1)],
+     [("x", rand(3, 4)), ("none", np.zeros((0,), dtype=np.int64))], ["all", "same"])
+case("reduce_max_bool_op20", 20,
+     [N("ReduceMax", ["b", "axes"], ["any"], keepdims=0), N("ReduceMin", ["b", "axes"], ["all"], keepdims=0)],
+     [("b", rng.integers(0, 2, (3, 4)).astype(np.bool_)), ("axes", i64(1))], ["any", "all"])
+
+# ---- Split num_outputs (18), Pad axes (18) and wrap (19) ----
+case("split_num_outputs_op18", 18, [N("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=3)],
+     [("x", rand(7, 2))], ["a", "b", "c"])
+case("pad_axes_op18", 18, [N("Pad", ["x", "pads", "value", "axes"], ["y"], mode="constant")],
+     [("x", rand(2, 3, 4)), ("pads", i64(1, 0, 2, 3)), ("value", np.array(1.5, dtype=np.float32)),
+      ("axes", i64(-1, 1))], ["y"])
+case("pad_axes_edge_op18", 18, [N("Pad", ["x", "pads", "", "axes"], ["y"], mode="edge")],
+     [("x", rand(2, 3, 4)), ("pads", i64(2, 1)), ("axes", i64(0))], ["y"])
+case("pad_wrap_op19", 19, [N("Pad", ["x", "pads"], ["y"], mode="wrap")],
+     [("x", rand(3, 4)), ("pads", i64(2, 1, 1, 3))], ["y"])
+
+# ---- ScatterND and ScatterElements reduction max/min (18) and mul (16) ----
+data = rand(4, 3)
+for red in ["max", "min", "mul"]:
+    case(f"scatternd_{red}_op18", 18, [N("ScatterND", ["data", "idx", "upd"], ["y"], reduction=red)],
+         [("data", data), ("idx", i64(1, 3, 1).reshape(3, 1)), ("upd", rand(3, 3))], ["y"])
+    case(f"scatter_elements_{red}_op18", 18,
+         [N("ScatterElements", ["data", "idx", "upd"], ["y"], axis=1, reduction=red)],
+         [("data", data), ("idx", np.array([[0, 2, 0], [1, 1, -1]], dtype=np.int64)), ("upd", rand(2, 3))], ["y"])
+
+# ---- Resize: axes, keep_aspect_ratio_policy (18), half_pixel_symmetric (19) ----
+img = rand(1, 2, 4, 6)
+case("resize_axes_scales_linear_op18", 18,
+     [N("Resize", ["x", "", "scales"], ["y"], mode="linear", axes=[2, 3])],
+     [("x", img), ("scales", np.array([2.0, 1.5], dtype=np.float32))], ["y"])
+case("resize_not_larger_nearest_op18", 18,
+     [N("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", axes=[3, 2], keep_aspect_ratio_policy="not_larger")],
+     [("x", img), ("sizes", i64(9, 7))], ["y"])
+case("resize_not_smaller_linear_op18", 18,
+     [N("Resize", ["x", "", "", "sizes"], ["y"], mode="linear", axes=[2, 3], keep_aspect_ratio_policy="not_smaller")],
+     [("x", img), ("sizes", i64(6, 7))], ["y"])
+case("resize_half_pixel_symmetric_op19", 19,
+     [N("Resize", ["x", "", "scales"], ["y"], mode="linear", coordinate_transformation_mode="half_pixel_symmetric")],
+     [("x", img), ("scales", np.array([1.0, 1.0, 1.7, 0.6], dtype=np.float32))], ["y"])
+case("resize_cubic_sizes_op19", 19,
+     [N("Resize", ["x", "", "", "sizes"], ["y"], mode="cubic", axes=[2, 3])],
+     [("x", img), ("sizes", i64(7, 9))], ["y"])
+
+# ---- AveragePool dilations (19), LpPool ceil_mode (18), GlobalLpPool, LpNormalization ----
+pool_in = rand(1, 2, 7, 8)
+case("averagepool_dilations_op19", 19,
+     [N("AveragePool", ["x"], ["y"], kernel_shape=[3, 2], dilations=[2, 3], pads=[1, 1, 1, 1]),
+      N("AveragePool", ["x"], ["z"], kernel_shape=[2, 2], dilations=[2, 2], strides=[2, 2], ceil_mode=1,
+        count_include_pad=1, pads=[1, 0, 0, 1])],
+     [("x", pool_in)], ["y", "z"])
+case("lppool_op18", 18,
+     [N("LpPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], p=2, ceil_mode=1),
+      N("LpPool", ["x"], ["z"], kernel_shape=[2, 3], p=1)],
+     [("x", pool_in)], ["y", "z"])
+case("global_lppool_op18", 18, [N("GlobalLpPool", ["x"], ["y"], p=3)], [("x", pool_in)], ["y"])
+case("lp_normalization_op18", 18,
+     [N("LpNormalization", ["x"], ["l2"], axis=-1, p=2), N("LpNormalization", ["x"], ["l1"], axis=0, p=1)],
+     [("x", rand(3, 4))], ["l2", "l1"])
+
+# ---- activations: Gelu (20), Mish (18) ----
+act = rand(3, 5) * 3
+case("gelu_op20", 20, [N("Gelu", ["x"], ["y"]), N("Gelu", ["x"], ["t"], approximate="tanh")], [("x", act)], ["y", "t"])
+case("mish_op18", 18, [N("Mish", ["x"], ["y"])], [("x", act)], ["y"])
+
+# ---- normalisations: GroupNormalization (18 per group, 21 per channel), LayerNormalization stash ----
+gx = rand(2, 6, 3, 2)
+case("group_normalization_op18", 18, [N("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=3, epsilon=1e-3)],
+     [("x", gx), ("s", rand(3)), ("b", rand(3))], ["y"])
+case("group_normalization_op21", 21, [N("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2)],
+     [("x", gx), ("s", rand(6)), ("b", rand(6))], ["y"])
+lx = rand(2, 3, 4)
+case("layer_normalization_stash_op22", 22,
+     [N("LayerNormalization", ["x", "s", "b"], ["y", "mean", "inv_std"], axis=-2, epsilon=1e-3)],
+     [("x", lx), ("s", rand(3, 4)), ("b", rand(3, 4))], ["y", "mean", "inv_std"])
+
+# ---- Bitwise (18) ----
+ia, ib = rng.integers(-100, 100, (3, 4)).astype(np.int32), rng.integers(-100, 100, (3, 4)).astype(np.int32)
+ua = rng.integers(0, 256, (5,)).astype(np.uint8)
+case("bitwise_op18", 18,
+     [N("BitwiseAnd", ["a", "b"], ["and"]), N("BitwiseOr", ["a", "b"], ["or"]), N("BitwiseXor", ["a", "b"], ["xor"]),
+      N("BitwiseNot", ["a"], ["not"]), N("BitwiseNot", ["u"], ["unot"])],
+     [("a", ia), ("b", ib), ("u", ua)], ["and", "or", "xor", "not", "unot"])
+
+# ---- geometry: CenterCropPad (18), Col2Im (18), DeformConv (19), AffineGrid (20), GridSample (20) ----
+case("center_crop_pad_op18", 18, [N("CenterCropPad", ["x", "shape"], ["y"], axes=[0, -2])],
+     [("x", rand(5, 4, 3)), ("shape", i64(2, 7))], ["y"])
+case("center_crop_pad_all_op18", 18, [N("CenterCropPad", ["x", "shape"], ["y"])],
+     [("x", rand(4, 5)), ("shape", i64(7, 2))], ["y"])
+case("col2im_op18", 18, [N("Col2Im", ["x", "image", "block"], ["y"])],
+     [("x", rand(1, 2 * 2 * 3, 3 * 2)), ("image", i64(4, 4)), ("block", i64(2, 3))], ["y"])
+case("col2im_pads_strides_op18", 18,
+     [N("Col2Im", ["x", "image", "block"], ["y"], strides=[2, 1], pads=[1, 0, 0, 1], dilations=[1, 2])],
+     [("x", rand(2, 3 * 2 * 2, 2 * 2)), ("image", i64(4, 3)), ("block", i64(2, 2))], ["y"])
+dx = rand(1, 4, 5, 5)
+case("deform_conv_op19", 19,
+     [N("DeformConv", ["x", "w", "off", "b", "mask"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=2,
+        offset_group=2)],
+     [("x", dx), ("w", rand(6, 2, 3, 3)), ("off", rand(1, 2 * 2 * 9, 5, 5)), ("b", rand(6)),
+      ("mask", rng.uniform(0, 1, (1, 2 * 9, 5, 5)).astype(np.float32))], ["y"])
+case("deform_conv_strided_op22", 22,
+     [N("DeformConv", ["x", "w", "off"], ["y"], kernel_shape=[2, 2], strides=[2, 2], dilations=[1, 2],
+        pads=[0, 1, 1, 0])],
+     [("x", dx), ("w", rand(3, 4, 2, 2)), ("off", rand(1, 2 * 4, 3, 2) * 0.7)], ["y"])
+case("affine_grid_2d_op20", 20, [N("AffineGrid", ["theta", "size"], ["g"], align_corners=0)],
+     [("theta", rand(2, 2, 3)), ("size", i64(2, 3, 4, 5))], ["g"])
+case("affine_grid_3d_op20", 20, [N("AffineGrid", ["theta", "size"], ["g"], align_corners=1)],
+     [("theta", rand(1, 3, 4)), ("size", i64(1, 1, 2, 3, 4))], ["g"])
+case("grid_sample_linear_op20", 20,
+     [N("GridSample", ["x", "grid"], ["y"], mode="linear", padding_mode="border"),
+      N("GridSample", ["x", "grid"], ["z"], mode="nearest", align_corners=1)],
+     [("x", rand(1, 2, 4, 5)), ("grid", rng.uniform(-1.1, 1.1, (1, 3, 2, 2)).astype(np.float32))], ["y", "z"])
+
+# ---- DFT axis as an input (20) ----
+case("dft_axis_input_op20", 20,
+     [N("DFT", ["x", "", "axis"], ["y"]), N("DFT", ["x", "len"], ["z"], onesided=1)],
+     [("x", rand(2, 5, 3, 1)), ("axis", i64(1).reshape(())), ("len", i64(4).reshape(()))], ["y", "z"])
+
+# ---- quantization (19: dequantized type follows the scale; 21: output_dtype) ----
+case("quantize_output_dtype_op21", 21,
+     [N("QuantizeLinear", ["x", "s"], ["q"], output_dtype=TensorProto.INT8),
+      N("DequantizeLinear", ["q", "s"], ["d"])],
+     [("x", rand(2, 5) * 30), ("s", np.array(0.25, dtype=np.float32))], ["q", "d"])
+
+# ---- the 19/21/22 type-widening versions: a small net at opset 22 ----
+case("convnet_op22", 22,
+     [N("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), N("Relu", ["c"], ["r"]),
+      N("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+      N("Shape", ["p"], ["shp"]), N("Flatten", ["p"], ["f"]), N("Identity", ["f"], ["fi"]),
+      N("Gemm", ["fi", "fw", "fb"], ["g"], transB=1), N("Cast", ["g"], ["gd"], to=TensorProto.DOUBLE),
+      N("Softmax", ["gd"], ["y"]),
+      N("Constant", [], ["k"], value=numpy_helper.from_array(i64(2))),
+      N("Equal", ["shp", "k"], ["eq"]),
+      N("ConstantOfShape", ["k"], ["ones"], value=numpy_helper.from_array(np.array([1], dtype=np.int32))),
+      N("Unsqueeze", ["ones", "k0"], ["u"]), N("Transpose", ["u"], ["t"]), N("Squeeze", ["t", "k1"], ["s"]),
+      N("Reshape", ["s", "k"], ["rs"])],
+     [("x", rand(2, 2, 4, 4))], ["y", "eq", "rs"],
+     initializers=[numpy_helper.from_array(rand(3, 2, 3, 3), "w"), numpy_helper.from_array(rand(3), "b"),
+                   numpy_helper.from_array(rand(5, 12), "fw"), numpy_helper.from_array(rand(5), "fb"),
+                   numpy_helper.from_array(i64(0), "k0"), numpy_helper.from_array(i64(1), "k1")])
+
+# ---- added later: appended so the earlier cases keep their random inputs ----
+# GridSample cubic (bicubic before 20), each padding mode.
+gs_x, gs_grid = rand(2, 2, 4, 5), rng.uniform(-1.4, 1.4, (2, 3, 4, 2)).astype(np.float32)
+case("grid_sample_cubic_op20", 20,
+     [N("GridSample", ["x", "grid"], ["zeros"], mode="cubic"),
+      N("GridSample", ["x", "grid"], ["border"], mode="cubic", padding_mode="border", align_corners=1),
+      N("GridSample", ["x", "grid"], ["reflection"], mode="cubic", padding_mode="reflection"),
+      N("GridSample", ["x", "grid"], ["reflection_ac"], mode="cubic", padding_mode="reflection", align_corners=1)],
+     [("x", gs_x), ("grid", gs_grid)], ["zeros", "border", "reflection", "reflection_ac"])
+
+# Scan at opset 8 (batch dim 0, sequence_lens, a reversed scan input): not a new opset, but the one
+# Scan version libonnx-testdata covers only without sequence_lens and directions.
+scan_body = helper.make_graph(
+    [N("Add", ["s_in", "a"], ["s_out"]), N("Mul", ["s_out", "b"], ["y"])], "scan_body",
+    [helper.make_tensor_value_info(n, F, [2]) for n in ("s_in", "a", "b")],
+    [helper.make_tensor_value_info(n, F, [2]) for n in ("s_out", "y")])
+case("scan_sequence_lens_op8", 8,
+     [N("Scan", ["lens", "init", "xa", "xb"], ["final", "ys"], body=scan_body, num_scan_inputs=2, directions=[0, 1])],
+     [("lens", i64(3, 1)), ("init", rand(2, 2)), ("xa", rand(2, 3, 2)), ("xb", rand(2, 3, 2))], ["final", "ys"])
+
+
+def build(c):
+    inputs = [helper.make_tensor_value_info(n, NP_TO_ONNX[a.dtype], list(a.shape)) for n, a in c["inputs"]]
+    outputs = [helper.make_empty_tensor_value_info(n) for n in c["outputs"]]
+    graph = helper.make_graph(c["nodes"], c["name"], inputs, outputs, initializer=c["initializers"])
+    m = helper.make_model(graph, producer_name="burn-cpp gen_onnx_opset_fixtures.py",
+                          opset_imports=[helper.make_opsetid("", c["opset"])])
+    m.ir_version = 10 if c["opset"] >= 21 else 9 if c["opset"] >= 19 else 8
+    return m
+
+
+def main():
+    # Written beside the committed cases and swapped in only when every case ran in ONNX Runtime.
+    staging = out_root + ".new"
+    if os.path.isdir(staging):
+        shutil.rmtree(staging)
+    os.makedirs(staging)
+    request = []
+    for c in cases:
+        d = os.path.join(staging, c["name"])
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        with open(os.path.join(d, "model.onnx"), "wb") as f:
+            f.write(build(c).SerializeToString())
+        feeds = {}
+        for i, (n, a) in enumerate(c["inputs"]):
+            with open(os.path.join(d, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
+            feeds[n] = {"dtype": str(a.dtype), "dims": list(a.shape), "data": a.flatten().tolist()}
+        request.append({"name": c["name"], "model": os.path.join(d, "model.onnx"), "feeds": feeds,
+                        "outputs": c["outputs"]})
+    with tempfile.TemporaryDirectory() as tmp:
+        req, res = os.path.join(tmp, "request.json"), os.path.join(tmp, "result.json")
+        with open(req, "w") as f:
+            json.dump(request, f)
+        subprocess.run(["node", os.path.join(here, "run_ort_fixtures.mjs"), req, res], check=True)
+        with open(res) as f:
+            results = json.load(f)
+    for c in cases:
+        d = os.path.join(staging, c["name"], "test_data_set_0")
+        for i, o in enumerate(results[c["name"]]):
+            a = np.array(o["data"], dtype=o["dtype"]).reshape(o["dims"])
+            with open(os.path.join(d, f"output_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a, c["outputs"][i]).SerializeToString())
+    if os.path.isdir(out_root):
+        shutil.rmtree(out_root)
+    os.rename(staging, out_root)
+    print("wrote", len(cases), "cases to", out_root)
+
+
+main()
