@@ -1,0 +1,163 @@
+// ONNX out: the exportable models (ResNet-18, the nn examples' MLP, ConvNet and text classifier, the
+// demo's FashionCnn) traced into ONNX, re-imported through the project's ONNX engine to the module's
+// own outputs, matched against ONNX Runtime's outputs on the same models (fixtures written by
+// gen_onnx_export_fixtures.py), with a dynamic batch, and refused clearly where an op has no ONNX form.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "burn/onnx/model.hpp"
+#include "exportable.hpp"
+
+using namespace burn;
+
+namespace {
+
+const std::string kFixtures = BURN_IMPORT_FIXTURES "/onnx_export/";
+
+// What the fixtures were made with (gen_onnx_export_fixtures.py passes the same to `burn export-onnx`).
+models::ExportSpec spec_for(const std::string& name) {
+  models::ExportSpec s;
+  s.seed = 1;
+  s.batch = 2;
+  s.image_size = 64;
+  s.random_norms = true;
+  (void)name;
+  return s;
+}
+
+std::vector<TensorHandle> run_imported(const std::string& bytes, const std::vector<TensorHandle>& inputs) {
+  auto model = burn::onnx::OnnxModel::parse(bytes, "exported.onnx", {Device::get("cpu"), false});
+  return model->forward(inputs);
+}
+
+::onnx::ModelProto parse(const std::string& bytes) {
+  ::onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromString(bytes));
+  return m;
+}
+
+class Exported : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Exported, ReimportsToTheModulesOutputs) {
+  const auto& entry = models::exportable_model(GetParam());
+  const models::ExportedModel m = entry.run(spec_for(GetParam()));
+  ASSERT_EQ(m.outputs.size(), 1u);
+  const std::vector<TensorHandle> back = run_imported(m.bytes, m.inputs);
+  ASSERT_EQ(back.size(), 1u);
+  const TensorData want = api::into_data(m.outputs[0]);
+  api::into_data(back[0]).assert_approx_eq(want, 1e-4, 1e-5);
+  // Not a constant function of nothing: the outputs differ between the batch's rows.
+  const auto v = want.to_vec<float>();
+  const size_t row = v.size() / 2;
+  EXPECT_NE(std::vector<float>(v.begin(), v.begin() + row), std::vector<float>(v.begin() + row, v.end()));
+
+  const ::onnx::ModelProto proto = parse(m.bytes);
+  EXPECT_EQ(proto.opset_import(0).version(), 17);
+  EXPECT_EQ(proto.graph().input(0).name(), "input_0");
+  EXPECT_EQ(proto.graph().output(0).name(), "output_0");
+}
+
+// The committed outputs of ONNX Runtime on the file `burn export-onnx` wrote from the same seed.
+TEST_P(Exported, MatchesOnnxRuntimeFixture) {
+  const std::string path = kFixtures + GetParam() + ".json";
+  std::ifstream f(path);
+  ASSERT_TRUE(f) << path;
+  const auto fx = nlohmann::json::parse(f);
+  EXPECT_EQ(fx["checker"], "ok");
+  const models::ExportedModel m = models::exportable_model(GetParam()).run(spec_for(GetParam()));
+  const auto& out = fx["onnxruntime"]["output_0"];
+  std::vector<float> values;
+  for (double x : out["values"]) values.push_back(static_cast<float>(x));
+  const TensorData ort = TensorData::from_vector(values, Shape(out["shape"].get<std::vector<int64_t>>()));
+  api::into_data(m.outputs[0]).assert_approx_eq(ort, 1e-4, 1e-4);
+}
+
+TEST_P(Exported, DynamicBatchRunsAtAnotherBatchSize) {
+  models::ExportSpec s = spec_for(GetParam());
+  s.onnx.dynamic_batch = true;
+  const models::ExportedModel at2 = models::exportable_model(GetParam()).run(s);
+  const ::onnx::ModelProto proto = parse(at2.bytes);
+  EXPECT_EQ(proto.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "batch");
+  EXPECT_EQ(proto.graph().output(0).type().tensor_type().shape().dim(0).dim_param(), "batch");
+  s.batch = 3;
+  s.onnx.dynamic_batch = false;
+  const models::ExportedModel at3 = models::exportable_model(GetParam()).run(s);
+  const std::vector<TensorHandle> back = run_imported(at2.bytes, at3.inputs);
+  api::into_data(back[0]).assert_approx_eq(api::into_data(at3.outputs[0]), 1e-4, 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(OnnxExport, Exported,
+                         ::testing::Values("mlp", "convnet", "text-classifier", "resnet18", "fashion-cnn"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(OnnxExport, InitializersAreTheParametersByModulePath) {
+  const models::ExportedModel m = models::export_resnet18(spec_for("resnet18"));
+  std::set<std::string> names;
+  const ::onnx::ModelProto proto = parse(m.bytes);
+  for (const auto& t : proto.graph().initializer()) names.insert(t.name());
+  for (const char* p : {"conv1.weight", "bn1.running_mean", "layer2.0.downsample.0.weight", "fc.weight", "fc.bias"})
+    EXPECT_TRUE(names.count(p)) << p;
+}
+
+// A module whose forward runs an op with no ONNX form (cummax) on a parameter of a sub-module.
+struct Inner {
+  nn::Param<Tensor<2>> w;
+  BURN_MODULE(w)
+};
+struct WithCummax {
+  Inner block;
+  BURN_MODULE(block)
+  Tensor<2> forward(const Tensor<2>& x) const { return x.matmul(block.w.val().cummax(0)); }
+};
+
+TEST(OnnxExport, AnOpWithoutOnnxFormIsRefusedByName) {
+  const Device cpu = Device::get("cpu");
+  WithCummax m{Inner{nn::Param<Tensor<2>>(Tensor<2>::ones({3, 3}, cpu))}};
+  const Tensor<2> x = Tensor<2>::ones({2, 3}, cpu);
+  try {
+    import::export_onnx_bytes(m, {x.handle()}, [](const WithCummax& mod, const std::vector<TensorHandle>& in) {
+      return std::vector<TensorHandle>{mod.forward(Tensor<2>(in[0])).handle()};
+    });
+    FAIL() << "exported an op with no ONNX form";
+  } catch (const Unsupported& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cummax has no ONNX form"), std::string::npos) << what;
+    EXPECT_NE(what.find("module 'block'"), std::string::npos) << what;
+  }
+}
+
+TEST(OnnxExport, WritesAtomicallyAndRefusesAnInvalidModel) {
+  const auto dir = std::filesystem::temp_directory_path() / "burn_onnx_export_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "mlp.onnx").string();
+  const models::ExportedModel m = models::export_mlp(spec_for("mlp"));
+  import::write_onnx_file(m.bytes, path);
+  const auto back = burn::onnx::OnnxModel::load(path, {Device::get("cpu"), false})->forward(m.inputs);
+  api::into_data(back[0]).assert_approx_eq(api::into_data(m.outputs[0]), 1e-4, 1e-5);
+
+  // A node reading an undefined value: refused before anything is written, the old file kept.
+  ::onnx::ModelProto bad = parse(m.bytes);
+  bad.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
+  try {
+    import::write_onnx_file(bad.SerializeAsString(), path);
+    FAIL() << "wrote an invalid model";
+  } catch (const RecordError& e) {
+    EXPECT_NE(std::string(e.what()).find("nowhere"), std::string::npos) << e.what();
+  }
+  std::ifstream f(path, std::ios::binary);
+  std::string kept((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_EQ(kept, m.bytes);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
