@@ -28,9 +28,10 @@ int run(int argc, char** argv) {
   std::string spec, out, save_example, adapter = "none";
   models::ExportSpec s;
   s.load.strict = true;
-  po::options_description opts("burn export-onnx MODEL[:WEIGHTS] OUT.onnx [options]\n\n"
-                               "Exports a model to ONNX by tracing one forward call on example inputs" +
-                               models_help() + "\nOptions");
+  po::options_description opts(
+      "burn export-onnx MODEL[:WEIGHTS] OUT.onnx [options]\n\n"
+      "Exports a model to ONNX by tracing one forward call on example inputs" +
+      models_help() + "\nOptions");
   opts.add_options()("help,h", "this help")("opset", po::value(&s.onnx.opset)->default_value(17),
                                             "ONNX opset of the default domain (13 to 17)")(
       "dynamic-batch", po::bool_switch(&s.onnx.dynamic_batch), "dim 0 of the inputs and outputs is symbolic ('batch')")(
@@ -58,8 +59,10 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (spec.empty() || out.empty()) throw po::error("needs MODEL and OUT.onnx");
-  if (adapter == "pytorch") s.load.adapter = import::Adapter::PyTorch;
-  else if (adapter != "none") throw po::error("--adapter '" + adapter + "' is not none or pytorch");
+  if (adapter == "pytorch")
+    s.load.adapter = import::Adapter::PyTorch;
+  else if (adapter != "none")
+    throw po::error("--adapter '" + adapter + "' is not none or pytorch");
   if (vm.count("device")) s.device = Device::get(vm["device"].as<std::string>());
   const size_t colon = spec.find(':');
   const std::string name = spec.substr(0, colon);

@@ -34,8 +34,7 @@ inline Arg to_arg(bool v) { return v; }
 inline Arg to_arg(const Axes& a) { return a; }
 inline Arg to_arg(const Slices& s) { return s; }
 template <class O>
-  requires(std::is_class_v<O> && std::is_constructible_v<Arg, O> && !std::is_same_v<O, Shape>)
-Arg to_arg(const O& o) {
+requires(std::is_class_v<O>&& std::is_constructible_v<Arg, O> && !std::is_same_v<O, Shape>) Arg to_arg(const O& o) {
   return o;
 }
 inline Arg to_arg(const TensorData&) { return std::monostate{}; }
@@ -49,7 +48,8 @@ class Tracer;
 // What an emitter sees: the call's arguments and outputs, and the graph it adds nodes to.
 class Emit {
  public:
-  Emit(Tracer& t, OpId op, const std::vector<Arg>& args, const Prims& outs) : t_(t), op_(op), args_(args), outs_(outs) {}
+  Emit(Tracer& t, OpId op, const std::vector<Arg>& args, const Prims& outs)
+      : t_(t), op_(op), args_(args), outs_(outs) {}
 
   OpId op() const { return op_; }
   const char* op_name() const;

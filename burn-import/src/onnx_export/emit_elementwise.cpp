@@ -86,9 +86,7 @@ void log1p(Emit& e) {
 
 void with_alpha(Emit& e, const char* type) { set_attr(e.node(type, {e.in(0)}, {e.out()}), "alpha", e.arg<double>(1)); }
 
-void softmax(Emit& e, const char* type) {
-  set_attr(e.node(type, {e.in(0)}, {e.out()}), "axis", e.int_arg(1));
-}
+void softmax(Emit& e, const char* type) { set_attr(e.node(type, {e.in(0)}, {e.out()}), "axis", e.int_arg(1)); }
 
 void clamp(Emit& e, bool lo, bool hi) {
   const std::string none;

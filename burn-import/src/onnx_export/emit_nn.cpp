@@ -87,8 +87,10 @@ void pool(Emit& e, bool max) {
   set_attr(node, "strides", o.stride.empty() ? o.kernel : per_dim(o.stride, n, 1));
   set_attr(node, "pads", pads_of(o.padding, o.padding_end, n));
   set_attr(node, "ceil_mode", int64_t{o.ceil_mode});
-  if (max) set_attr(node, "dilations", per_dim(o.dilation, n, 1));
-  else set_attr(node, "count_include_pad", int64_t{o.count_include_pad});
+  if (max)
+    set_attr(node, "dilations", per_dim(o.dilation, n, 1));
+  else
+    set_attr(node, "count_include_pad", int64_t{o.count_include_pad});
 }
 
 // Adaptive pools: global when the output is 1 per dim, a plain pool when the sizes divide.
@@ -127,10 +129,10 @@ void batch_norm(Emit& e) {
   if (!e.has(3) || !e.has(4)) e.unsupported("batch_norm without running statistics");
   const int64_t c = e.shape(0)[1];
   const DType d = e.dtype(0);
-  auto& n = e.node("BatchNormalization",
-                   {e.in(0), e.has(1) ? e.in(1) : filled(e, c, 1.0, d), e.has(2) ? e.in(2) : filled(e, c, 0.0, d),
-                    e.in(3), e.in(4)},
-                   {e.out()});
+  auto& n = e.node(
+      "BatchNormalization",
+      {e.in(0), e.has(1) ? e.in(1) : filled(e, c, 1.0, d), e.has(2) ? e.in(2) : filled(e, c, 0.0, d), e.in(3), e.in(4)},
+      {e.out()});
   set_attr(n, "epsilon", e.arg<double>(7));
   set_attr(n, "momentum", 1.0 - e.arg<double>(6));  // ONNX weighs the running value, PyTorch the batch's
 }

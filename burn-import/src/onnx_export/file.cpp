@@ -24,11 +24,11 @@ void check_graph(const ::onnx::GraphProto& g, const std::string& path) {
   for (const auto& t : g.initializer()) {
     int64_t n = 1;
     for (int64_t d : t.dims()) n *= d;
-    const size_t width = t.data_type() == ::onnx::TensorProto::DOUBLE || t.data_type() == ::onnx::TensorProto::INT64 ? 8
-                         : t.data_type() == ::onnx::TensorProto::FLOAT || t.data_type() == ::onnx::TensorProto::INT32 ? 4
-                         : t.data_type() == ::onnx::TensorProto::FLOAT16 || t.data_type() == ::onnx::TensorProto::BFLOAT16
-                             ? 2
-                             : 1;
+    const size_t width =
+        t.data_type() == ::onnx::TensorProto::DOUBLE || t.data_type() == ::onnx::TensorProto::INT64       ? 8
+        : t.data_type() == ::onnx::TensorProto::FLOAT || t.data_type() == ::onnx::TensorProto::INT32      ? 4
+        : t.data_type() == ::onnx::TensorProto::FLOAT16 || t.data_type() == ::onnx::TensorProto::BFLOAT16 ? 2
+                                                                                                          : 1;
     if (t.raw_data().size() != static_cast<size_t>(n) * width)
       throw record::record_error("export-onnx", path, t.name(),
                                  "initializer holds " + std::to_string(t.raw_data().size()) + " bytes, its shape " +
@@ -53,14 +53,16 @@ void check_graph(const ::onnx::GraphProto& g, const std::string& path) {
 void write_onnx_file(const std::string& bytes, const std::string& path) {
   auto validate = [&](const std::string& b, const char* what) {
     ::onnx::ModelProto m;
-    if (!m.ParseFromString(b)) throw record::record_error("export-onnx", path, "", std::string(what) + " does not parse as an ONNX model");
+    if (!m.ParseFromString(b))
+      throw record::record_error("export-onnx", path, "", std::string(what) + " does not parse as an ONNX model");
     check_graph(m.graph(), path);
     try {
       ::onnx::checker::check_model(m);
       ::onnx::shape_inference::InferShapes(m, ::onnx::OpSchemaRegistry::Instance(),
                                            ::onnx::ShapeInferenceOptions(true, 1, false));
     } catch (const std::exception& e) {
-      throw record::record_error("export-onnx", path, "", std::string(what) + ": the ONNX checker refuses it: " + e.what());
+      throw record::record_error("export-onnx", path, "",
+                                 std::string(what) + ": the ONNX checker refuses it: " + e.what());
     }
   };
   validate(bytes, "the model");

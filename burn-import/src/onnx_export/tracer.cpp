@@ -39,12 +39,12 @@ class ExportBackend final : public ForwardingBackend {
   ExportBackend(BackendPtr inner, Tracer& tracer) : ForwardingBackend(std::move(inner)), tracer_(tracer) {}
 
 #define BURN_EXPORT_TO_ARG(type, pname) to_arg(pname)
-#define BURN_X_EXPORT(group, name, tier, grad, bound, ret, ...)                     \
-  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                                   \
-    const std::vector<Arg> args{BURN_PP_MAP(BURN_EXPORT_TO_ARG, __VA_ARGS__)};      \
-    ret out = ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);                    \
-    tracer_.record(OpId::name, args, outputs_of(out));                              \
-    return out;                                                                     \
+#define BURN_X_EXPORT(group, name, tier, grad, bound, ret, ...)                \
+  ret name BURN_OP_PARAMS(__VA_ARGS__) override {                              \
+    const std::vector<Arg> args{BURN_PP_MAP(BURN_EXPORT_TO_ARG, __VA_ARGS__)}; \
+    ret out = ForwardingBackend::name BURN_OP_ARGS(__VA_ARGS__);               \
+    tracer_.record(OpId::name, args, outputs_of(out));                         \
+    return out;                                                                \
   }
   BURN_OP_TABLE(BURN_X_EXPORT)
 #undef BURN_X_EXPORT
@@ -133,10 +133,20 @@ void Tracer::add_initializer(const std::string& name, const TensorData& data) {
 
 const std::string& Tracer::materialize(Value& v) {
   if (v.kind == Kind::Unavailable)
-    throw Unsupported("export-onnx", "value '" + v.name + "' (an output the ONNX form of its op does not produce) is used");
+    throw Unsupported("export-onnx",
+                      "value '" + v.name + "' (an output the ONNX form of its op does not produce) is used");
   if (v.written) return v.name;
-  if (v.name.empty()) v.name = fresh("const");
-  else name_counts_[v.name] = 1;
+  // A constant sized by the example batch would pin the batch of a --dynamic-batch graph.
+  if (v.kind == Kind::Const && options_.dynamic_batch && batch_size_ > 1 && v.prim->shape().rank() > 0 &&
+      v.prim->shape()[0] == batch_size_)
+    throw Unsupported("export-onnx", "a constant of shape " + v.prim->shape().to_string() +
+                                         " made in the forward has the example batch size in dim 0, so the graph "
+                                         "would not follow the batch (--dynamic-batch); make it from the inputs, or "
+                                         "trace with another batch size if dim 0 is not the batch");
+  if (v.name.empty())
+    v.name = fresh("const");
+  else
+    name_counts_[v.name] = 1;
   if (v.kind == Kind::Param || v.kind == Kind::Const) add_initializer(v.name, inner_->into_data(v.prim));
   v.written = true;
   return v.name;
@@ -151,8 +161,10 @@ const std::string& Tracer::materialize(Value& v) {
   const auto& dims = p->shape().dims();
   for (size_t i = 0; i < dims.size(); ++i) {
     auto* d = shape->add_dim();
-    if (options_.dynamic_batch && static_cast<int>(i) == batch_axis) d->set_dim_param("batch");
-    else d->set_dim_value(dims[i]);
+    if (options_.dynamic_batch && static_cast<int>(i) == batch_axis)
+      d->set_dim_param("batch");
+    else
+      d->set_dim_value(dims[i]);
   }
   return vi;
 }
@@ -211,13 +223,17 @@ void Tracer::record(OpId op, const std::vector<Arg>& args, const Prims& outs) {
     v.written = v.kind == Kind::Node;
     if (v.batch_axis != -2) continue;
     v.batch_axis = -1;
-    for (size_t i = 0; i < args.size() && v.batch_axis < 0; ++i) {
-      const auto* p = std::get_if<Prim>(&args[i]);
-      if (!p || !*p) continue;
-      const int a = value_of(*p).batch_axis;
+    auto from = [&](const Prim& p) {
+      if (!p || v.batch_axis != -1) return;
+      const int a = value_of(p).batch_axis;
       if (a >= 0 && static_cast<size_t>(a) < o->shape().rank() && o->shape()[a] == batch_size_) v.batch_axis = a;
       // the batch dim folded into dim 0 (see emit_layout.cpp) stays folded while dim 0 is unchanged
-      if (a == -3 && o->shape().rank() > 0 && o->shape()[0] == (*p)->shape()[0]) v.batch_axis = a;
+      if (a == -3 && o->shape().rank() > 0 && o->shape()[0] == p->shape()[0]) v.batch_axis = a;
+    };
+    for (const Arg& a : args) {
+      if (const auto* p = std::get_if<Prim>(&a)) from(*p);
+      if (const auto* ps = std::get_if<Prims>(&a))
+        for (const Prim& p : *ps) from(p);
     }
   }
 }
@@ -328,8 +344,8 @@ std::string trace_to_bytes(nn::ModuleRef module, const import::TracedForward& fo
     if (!np.param->initialized()) continue;
     const TensorHandle& h = np.param->handle();
     if (h.device != base)
-      throw ValueError("export-onnx", "parameter '" + np.path + "' is on " + h.device.name() + ", the inputs on " +
-                                          base.name());
+      throw ValueError("export-onnx",
+                       "parameter '" + np.path + "' is on " + h.device.name() + ", the inputs on " + base.name());
     tracer->add_param(h.prim, np.path);
     np.param->set_handle({traced, h.prim});
   }

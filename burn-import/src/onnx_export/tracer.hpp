@@ -34,7 +34,7 @@ class Tracer {
     std::string name;  // ONNX name; empty for a constant not yet written as an initializer
     Prim prim;         // kept alive so that no later primitive reuses its address during the trace
     int batch_axis = -1;
-    std::string module;  // parameters: the module path owning it
+    std::string module;    // parameters: the module path owning it
     bool written = false;  // its name is defined in the graph (an input, an initializer, a node's output)
   };
   Value& value_of(const Prim& p);  // unseen primitives are constants made outside the trace

@@ -14,8 +14,8 @@
 namespace burn::import {
 
 struct OnnxExportOptions {
-  int opset = 17;              // of the default domain; 13..17 (the ops emitted are those of opset 17)
-  bool dynamic_batch = false;  // dim 0 of every input and output is the symbolic "batch"
+  int opset = 17;                         // of the default domain; 13..17 (the ops emitted are those of opset 17)
+  bool dynamic_batch = false;             // dim 0 of every input and output is the symbolic "batch"
   std::vector<std::string> input_names;   // default input_0, input_1, ...
   std::vector<std::string> output_names;  // default output_0, ...
   std::string graph_name = "burn";
