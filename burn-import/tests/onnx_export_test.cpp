@@ -21,13 +21,12 @@ namespace {
 const std::string kFixtures = BURN_IMPORT_FIXTURES "/onnx_export/";
 
 // What the fixtures were made with (gen_onnx_export_fixtures.py passes the same to `burn export-onnx`).
-models::ExportSpec spec_for(const std::string& name) {
+models::ExportSpec fixture_spec() {
   models::ExportSpec s;
   s.seed = 1;
   s.batch = 2;
   s.image_size = 64;
   s.random_norms = true;
-  (void)name;
   return s;
 }
 
@@ -61,7 +60,7 @@ class Exported : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Exported, ReimportsToTheModulesOutputs) {
   const auto& entry = models::exportable_model(GetParam());
-  const models::ExportedModel m = entry.run(spec_for(GetParam()));
+  const models::ExportedModel m = entry.run(fixture_spec());
   expect_same(run_imported(m.bytes, m.inputs), m.outputs);
   const TensorData want = api::into_data(m.outputs[0]);
   // Not a constant function of nothing: the outputs differ between the batch's rows.
@@ -82,7 +81,7 @@ TEST_P(Exported, MatchesOnnxRuntimeFixture) {
   ASSERT_TRUE(f) << path;
   const auto fx = nlohmann::json::parse(f);
   EXPECT_EQ(fx["checker"], "ok");
-  const models::ExportedModel m = models::exportable_model(GetParam()).run(spec_for(GetParam()));
+  const models::ExportedModel m = models::exportable_model(GetParam()).run(fixture_spec());
   ASSERT_EQ(fx["onnxruntime"]["outputs"].size(), m.outputs.size());
   if (!fx["onnxruntime"].contains("output_0")) {  // too large to keep: what the generator's comparison found
     EXPECT_LE(fx["max_abs_diff_burn_vs_onnxruntime"].get<double>(), 1e-4);
@@ -97,7 +96,7 @@ TEST_P(Exported, MatchesOnnxRuntimeFixture) {
 }
 
 TEST_P(Exported, DynamicBatchRunsAtAnotherBatchSize) {
-  models::ExportSpec s = spec_for(GetParam());
+  models::ExportSpec s = fixture_spec();
   s.onnx.dynamic_batch = true;
   const models::ExportedModel at2 = models::exportable_model(GetParam()).run(s);
   const ::onnx::ModelProto proto = parse(at2.bytes);
@@ -118,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(OnnxExport, Exported,
                          });
 
 TEST(OnnxExport, InitializersAreTheParametersByModulePath) {
-  const models::ExportedModel m = models::export_resnet18(spec_for("resnet18"));
+  const models::ExportedModel m = models::export_resnet18(fixture_spec());
   std::set<std::string> names;
   const ::onnx::ModelProto proto = parse(m.bytes);
   for (const auto& t : proto.graph().initializer()) names.insert(t.name());
@@ -128,7 +127,7 @@ TEST(OnnxExport, InitializersAreTheParametersByModulePath) {
 
 // The op sweep (re-imported and run in ONNX Runtime with the models above) covers each family's emitters.
 TEST(OnnxExport, TheOpSweepReachesEveryFamily) {
-  const models::ExportedModel m = models::export_op_sweep(spec_for("op-sweep"));
+  const models::ExportedModel m = models::export_op_sweep(fixture_spec());
   const std::string& bytes = m.bytes;
   const auto dir = std::filesystem::temp_directory_path() / "burn_onnx_export_sweep";
   std::filesystem::create_directories(dir);
@@ -203,7 +202,7 @@ TEST(OnnxExport, WritesAtomicallyAndRefusesAnInvalidModel) {
   const auto dir = std::filesystem::temp_directory_path() / "burn_onnx_export_test";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "mlp.onnx").string();
-  const models::ExportedModel m = models::export_mlp(spec_for("mlp"));
+  const models::ExportedModel m = models::export_mlp(fixture_spec());
   import::write_onnx_file(m.bytes, path);
   const auto back = burn::onnx::OnnxModel::load(path, {Device::get("cpu"), false})->forward(m.inputs);
   api::into_data(back[0]).assert_approx_eq(api::into_data(m.outputs[0]), 1e-4, 1e-5);

@@ -34,7 +34,9 @@ std::string export_onnx_bytes(nn::ModuleRef module, const TracedForward& forward
 }  // namespace detail
 
 // The ModelProto's bytes, for a module whose forward takes tensors of any rank and kind:
-//   export_onnx_bytes(model, {x}, [](const auto& m, const auto& in) { return {m.forward(Tensor<4>(in[0])).handle()}; })
+//   export_onnx_bytes(model, {x}, [](const Net& m, const std::vector<TensorHandle>& in) {
+//     return std::vector<TensorHandle>{m.forward(Tensor<4>(in[0])).handle()};
+//   });
 template <nn::detail::Module M, class F>
 std::string export_onnx_bytes(const M& module, const std::vector<TensorHandle>& example_inputs, F forward,
                               const OnnxExportOptions& options = {}) {
