@@ -4,40 +4,13 @@
 // non-zero below 90% validation accuracy.
 #include <cstdlib>
 
+#include "classifiers.hpp"
 #include "common.hpp"
 
 using namespace burn;
 
-struct ConvBlock {
-  nn::Conv2d conv;
-  nn::BatchNorm norm;
-  nn::MaxPool2d pool;
-  BURN_MODULE(conv, norm, pool)
-  Tensor<4> forward(const Tensor<4>& x) const { return pool.forward(norm.forward(conv.forward(x)).relu()); }
-};
-
-struct ConvNet {
-  ConvBlock block1, block2;
-  nn::AdaptiveAvgPool2d pool;
-  nn::Linear head;
-  BURN_MODULE(block1, block2, pool, head)
-  Tensor<2> forward(const Tensor<4>& x) const {
-    return head.forward(pool.forward(block2.forward(block1.forward(x))).flatten<2>(1, 3));
-  }
-};
-
-struct ConvNetConfig {
-  int64_t channels = 16, n_classes = 4;
-  ConvBlock block(int64_t in, int64_t out, const Device& d) const {
-    return {
-        nn::Conv2dConfig{.channels = {in, out}, .kernel_size = {3, 3}, .padding = nn::PaddingConfig::same()}.init(d),
-        nn::BatchNormConfig{.num_features = out}.init(d), nn::MaxPool2dConfig{.kernel_size = {2, 2}}.init()};
-  }
-  ConvNet init(const Device& d) const {
-    return {block(1, channels / 2, d), block(channels / 2, channels, d),
-            nn::AdaptiveAvgPool2dConfig{.output_size = {1, 1}}.init(), nn::LinearConfig{channels, n_classes}.init(d)};
-  }
-};
+using models::ConvNet;
+using models::ConvNetConfig;
 
 int main() {
   const Device dev = Device::get("autodiff<cpu>");

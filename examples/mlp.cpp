@@ -1,29 +1,13 @@
 // An MLP classifier from configs, trained with Adam and a warm-up + cosine schedule on a synthetic
 // task (the class of a point is the argmax of a fixed random linear map of it); saves, reloads and
 // evaluates. Exits non-zero below 90% validation accuracy, so ctest runs it as a check.
+#include "classifiers.hpp"
 #include "common.hpp"
 
 using namespace burn;
 
-struct Mlp {
-  nn::Linear input, hidden, output;
-  nn::Dropout dropout;
-  BURN_MODULE(input, hidden, output, dropout)
-
-  Tensor<2> forward(const Tensor<2>& x) const {
-    const Tensor<2> h = dropout.forward(input.forward(x).relu());
-    return output.forward(dropout.forward(hidden.forward(h).relu()));
-  }
-};
-
-struct MlpConfig {
-  int64_t d_input = 32, d_hidden = 128, n_classes = 4;
-  double dropout = 0.1;
-  Mlp init(const Device& d) const {
-    return {nn::LinearConfig{d_input, d_hidden}.init(d), nn::LinearConfig{d_hidden, d_hidden}.init(d),
-            nn::LinearConfig{d_hidden, n_classes}.init(d), nn::DropoutConfig{dropout}.init()};
-  }
-};
+using models::Mlp;
+using models::MlpConfig;
 
 int main() {
   const Device dev = Device::get("autodiff<cpu>");

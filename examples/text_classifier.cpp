@@ -4,36 +4,14 @@
 // class says whether token 1 occurs more often than token 2. Exits non-zero below 90% accuracy.
 #include <cstdlib>
 
+#include "classifiers.hpp"
 #include "common.hpp"
 
 using namespace burn;
 
-constexpr int64_t kPad = 0, kVocab = 12, kLen = 16;
-
-struct TextClassifier {
-  nn::Embedding embedding;
-  nn::PositionalEncoding positions;
-  nn::TransformerEncoder encoder;
-  nn::Linear head;
-  BURN_MODULE(embedding, positions, encoder, head)
-
-  Tensor<2> forward(const Tensor<2, Int>& tokens) const {
-    const Tensor<2, Bool> pad = tokens.equal_elem(kPad);
-    const Tensor<3> h = encoder.forward({positions.forward(embedding.forward(tokens)), pad, std::nullopt});
-    const Tensor<3> keep = pad.bool_not().to_float().unsqueeze_dim<3>(2);
-    return head.forward((h * keep).sum_dim(1).squeeze<2>(1) / keep.sum_dim(1).squeeze<2>(1));
-  }
-};
-
-struct TextClassifierConfig {
-  nn::TransformerConfig transformer{.d_model = 32, .d_ff = 64, .n_heads = 4, .n_layers = 2, .dropout = 0.0};
-  int64_t n_classes = 2;
-  TextClassifier init(const Device& d) const {
-    return {nn::EmbeddingConfig{kVocab, transformer.d_model}.init(d),
-            nn::PositionalEncodingConfig{.d_model = transformer.d_model}.init(), transformer.init_encoder(d),
-            nn::LinearConfig{transformer.d_model, n_classes}.init(d)};
-  }
-};
+using models::TextClassifier;
+using models::TextClassifierConfig;
+constexpr int64_t kPad = TextClassifier::kPad, kVocab = TextClassifier::kVocab, kLen = TextClassifier::kLen;
 
 int main() {
   const Device dev = Device::get("autodiff<cpu>");

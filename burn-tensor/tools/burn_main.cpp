@@ -1,5 +1,5 @@
 // The `burn` command-line tool: version, plugin discovery report and the available devices; other
-// commands (inspect, convert, run-onnx) are executables of other components it finds and runs.
+// commands (inspect, convert, run-onnx, export-onnx) are executables of other components it finds and runs.
 #include <unistd.h>
 
 #include <algorithm>

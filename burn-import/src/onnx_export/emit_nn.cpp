@@ -1,0 +1,238 @@
+// Emitters of matmul, the reductions and the module ops (conv, pool, norm, embedding, attention).
+// Options are written out in full (one value per spatial dim); batch norm is exported in evaluation
+// form only, as the trace runs the module as valid() does.
+#include <cmath>
+#include <limits>
+
+#include "emit.hpp"
+
+namespace burn::onnx_export {
+namespace {
+
+// One value per spatial dim: the option's values, or `fallback` repeated when it is empty.
+std::vector<int64_t> per_dim(const std::vector<int64_t>& v, size_t n, int64_t fallback) {
+  if (v.empty()) return std::vector<int64_t>(n, fallback);
+  if (v.size() == 1 && n > 1) return std::vector<int64_t>(n, v[0]);
+  return v;
+}
+
+std::vector<int64_t> pads_of(const std::vector<int64_t>& begin, const std::vector<int64_t>& end, size_t n) {
+  std::vector<int64_t> pads = per_dim(begin, n, 0);
+  const std::vector<int64_t> after = end.empty() ? pads : per_dim(end, n, 0);
+  pads.insert(pads.end(), after.begin(), after.end());
+  return pads;
+}
+
+// keepdims reductions over one dim; ReduceSum takes its axes as an input from opset 13 on, the
+// others from opset 18 (after the range this exporter writes).
+void reduce_dim(Emit& e, const char* type) {
+  const int64_t dim = e.int_arg(1);
+  if (std::string(type) == "ReduceSum") {
+    set_attr(e.node(type, {e.in(0), e.const_ints({dim})}, {e.out()}), "keepdims", int64_t{1});
+    return;
+  }
+  auto& n = e.node(type, {e.in(0)}, {e.out()});
+  set_attr(n, "axes", std::vector<int64_t>{dim});
+  set_attr(n, "keepdims", int64_t{1});
+}
+
+// Over every element, reshaped to the traced output's shape (Burn keeps a [1]).
+void reduce_all(Emit& e, const char* type) {
+  const std::string r = e.tmp();
+  set_attr(e.node(type, {e.in(0)}, {r}), "keepdims", int64_t{0});
+  e.node("Reshape", {r, e.const_ints(e.out_shape().dims())}, {e.out()});
+  e.set_batch_axis(0, -1);
+}
+
+void arg_reduce(Emit& e, const char* type) {
+  auto& n = e.node(type, {e.in(0)}, {e.out()});
+  set_attr(n, "axis", e.int_arg(1));
+  set_attr(n, "keepdims", int64_t{1});
+}
+
+void conv(Emit& e) {
+  const auto& o = e.arg<ConvOptions>(3);
+  const size_t n = e.shape(0).rank() - 2;
+  std::vector<std::string> ins{e.in(0), e.in(1)};
+  if (e.has(2)) ins.push_back(e.in(2));
+  auto& node = e.node("Conv", ins, {e.out()});
+  const auto& w = e.shape(1).dims();
+  set_attr(node, "kernel_shape", std::vector<int64_t>(w.begin() + 2, w.end()));
+  set_attr(node, "strides", per_dim(o.stride, n, 1));
+  set_attr(node, "pads", pads_of(o.padding, o.padding_end, n));
+  set_attr(node, "dilations", per_dim(o.dilation, n, 1));
+  set_attr(node, "group", o.groups);
+}
+
+void conv_transpose(Emit& e) {
+  const auto& o = e.arg<ConvTransposeOptions>(3);
+  const size_t n = e.shape(0).rank() - 2;
+  std::vector<std::string> ins{e.in(0), e.in(1)};
+  if (e.has(2)) ins.push_back(e.in(2));
+  auto& node = e.node("ConvTranspose", ins, {e.out()});
+  const auto& w = e.shape(1).dims();
+  set_attr(node, "kernel_shape", std::vector<int64_t>(w.begin() + 2, w.end()));
+  set_attr(node, "strides", per_dim(o.stride, n, 1));
+  set_attr(node, "pads", pads_of(o.padding, {}, n));
+  set_attr(node, "output_padding", per_dim(o.padding_out, n, 0));
+  set_attr(node, "dilations", per_dim(o.dilation, n, 1));
+  set_attr(node, "group", o.groups);
+}
+
+void pool(Emit& e, bool max) {
+  const auto& o = e.arg<PoolOptions>(1);
+  const size_t n = e.shape(0).rank() - 2;
+  auto& node = e.node(max ? "MaxPool" : "AveragePool", {e.in(0)}, {e.out()});
+  set_attr(node, "kernel_shape", o.kernel);
+  set_attr(node, "strides", o.stride.empty() ? o.kernel : per_dim(o.stride, n, 1));
+  set_attr(node, "pads", pads_of(o.padding, o.padding_end, n));
+  set_attr(node, "ceil_mode", int64_t{o.ceil_mode});
+  if (max)
+    set_attr(node, "dilations", per_dim(o.dilation, n, 1));
+  else
+    set_attr(node, "count_include_pad", int64_t{o.count_include_pad});
+}
+
+// Adaptive pools: global when the output is 1 per dim, a plain pool when the sizes divide.
+void adaptive_pool(Emit& e, bool max) {
+  const auto& out = e.arg<Shape>(1).dims();
+  const auto& in = e.shape(0).dims();
+  bool global = true, divides = true;
+  std::vector<int64_t> kernel;
+  for (size_t i = 0; i < out.size(); ++i) {
+    global = global && out[i] == 1;
+    divides = divides && out[i] > 0 && in[i + 2] % out[i] == 0;
+    kernel.push_back(out[i] > 0 ? in[i + 2] / out[i] : 0);
+  }
+  if (global) {
+    e.node(max ? "GlobalMaxPool" : "GlobalAveragePool", {e.in(0)}, {e.out()});
+    return;
+  }
+  if (!divides)
+    e.unsupported("adaptive pool of " + e.shape(0).to_string() + " to " + e.arg<Shape>(1).to_string() +
+                  " (ONNX pools need the input sizes to be multiples of the output sizes)");
+  auto& node = e.node(max ? "MaxPool" : "AveragePool", {e.in(0)}, {e.out()});
+  set_attr(node, "kernel_shape", kernel);
+  set_attr(node, "strides", kernel);
+}
+
+// A [C] tensor of ones or zeros standing in for an absent affine parameter.
+std::string filled(Emit& e, int64_t c, double v, DType d) {
+  const std::string scalar = e.const_scalar(Scalar(v), d);
+  const std::string out = e.tmp();
+  e.node("Expand", {scalar, e.const_ints({c})}, {out});
+  return out;
+}
+
+void batch_norm(Emit& e) {
+  if (e.arg<bool>(5)) e.unsupported("batch_norm in training mode (the export runs the module in evaluation)");
+  if (!e.has(3) || !e.has(4)) e.unsupported("batch_norm without running statistics");
+  const int64_t c = e.shape(0)[1];
+  const DType d = e.dtype(0);
+  auto& n = e.node(
+      "BatchNormalization",
+      {e.in(0), e.has(1) ? e.in(1) : filled(e, c, 1.0, d), e.has(2) ? e.in(2) : filled(e, c, 0.0, d), e.in(3), e.in(4)},
+      {e.out()});
+  set_attr(n, "epsilon", e.arg<double>(7));
+  set_attr(n, "momentum", 1.0 - e.arg<double>(6));  // ONNX weighs the running value, PyTorch the batch's
+}
+
+void layer_norm(Emit& e) {
+  if (e.opset() < 17) e.unsupported("layer_norm needs opset 17 (LayerNormalization)");
+  const int64_t nd = e.int_arg(3);
+  const auto& dims = e.shape(0).dims();
+  std::string weight;
+  if (e.has(1)) {
+    weight = e.in(1);
+  } else {
+    const std::vector<int64_t> norm_shape(dims.end() - nd, dims.end());
+    weight = e.tmp();
+    e.node("Expand", {e.const_scalar(Scalar(1.0), e.dtype(0)), e.const_ints(norm_shape)}, {weight});
+  }
+  std::vector<std::string> ins{e.in(0), weight};
+  if (e.has(2)) ins.push_back(e.in(2));
+  auto& n = e.node("LayerNormalization", ins, {e.out()});
+  set_attr(n, "axis", -nd);
+  set_attr(n, "epsilon", e.arg<double>(4));
+}
+
+void rms_norm(Emit& e) {  // x / sqrt(mean(x^2 over the last dims) + eps) * weight
+  const int64_t nd = e.int_arg(2);
+  const int64_t r = static_cast<int64_t>(e.shape(0).rank());
+  std::vector<int64_t> axes;
+  for (int64_t i = r - nd; i < r; ++i) axes.push_back(i);
+  const std::string sq = e.tmp(), mean = e.tmp(), shifted = e.tmp(), root = e.tmp(), normed = e.tmp();
+  e.node("Mul", {e.in(0), e.in(0)}, {sq});
+  auto& m = e.node("ReduceMean", {sq}, {mean});
+  set_attr(m, "axes", axes);
+  set_attr(m, "keepdims", int64_t{1});
+  e.node("Add", {mean, e.const_scalar(Scalar(e.arg<double>(3)), e.dtype(0))}, {shifted});
+  e.node("Sqrt", {shifted}, {root});
+  if (!e.has(1)) {
+    e.node("Div", {e.in(0), root}, {e.out()});
+    return;
+  }
+  e.node("Div", {e.in(0), root}, {normed});
+  e.node("Mul", {normed, e.in(1)}, {e.out()});
+}
+
+// softmax(q k^T * scale, masked) v, with burn's mask (true: the key is not attended).
+void attention(Emit& e) {
+  const auto& o = e.arg<AttentionOptions>(4);
+  const Shape& q = e.shape(0);
+  const size_t r = q.rank();
+  const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(q[r - 1]));
+  std::vector<int64_t> perm;
+  for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int64_t>(i));
+  std::swap(perm[r - 1], perm[r - 2]);
+  const std::string kt = e.tmp(), qk = e.tmp(), scaled = e.tmp();
+  set_attr(e.node("Transpose", {e.in(1)}, {kt}), "perm", perm);
+  e.node("MatMul", {e.in(0), kt}, {qk});
+  e.node("Mul", {qk, e.const_scalar(Scalar(scale), e.dtype(0))}, {scaled});
+  std::string scores = scaled;
+  const std::string neg_inf = e.const_scalar(Scalar(-std::numeric_limits<double>::infinity()), e.dtype(0));
+  if (e.has(3)) {
+    if (e.dtype(3) != DType::Bool) e.unsupported("attention with a float mask");
+    const std::string masked = e.tmp();
+    e.node("Where", {e.in(3), neg_inf, scores}, {masked});
+    scores = masked;
+  }
+  if (o.causal) e.unsupported("causal attention");
+  const std::string weights = e.tmp();
+  set_attr(e.node("Softmax", {scores}, {weights}), "axis", int64_t{-1});
+  e.node("MatMul", {weights, e.in(2)}, {e.out()});
+}
+
+}  // namespace
+
+void register_nn(EmitTable& t) {
+  auto set = [&](OpId op, EmitFn fn) { t[static_cast<size_t>(op)] = fn; };
+  using O = OpId;
+  set(O::matmul, [](Emit& e) { e.node("MatMul", {e.in(0), e.in(1)}, {e.out()}); });
+  set(O::sum_dim, [](Emit& e) { reduce_dim(e, "ReduceSum"); });
+  set(O::mean_dim, [](Emit& e) { reduce_dim(e, "ReduceMean"); });
+  set(O::max_dim, [](Emit& e) { reduce_dim(e, "ReduceMax"); });
+  set(O::min_dim, [](Emit& e) { reduce_dim(e, "ReduceMin"); });
+  set(O::prod_dim, [](Emit& e) { reduce_dim(e, "ReduceProd"); });
+  set(O::sum, [](Emit& e) { reduce_all(e, "ReduceSum"); });
+  set(O::mean, [](Emit& e) { reduce_all(e, "ReduceMean"); });
+  set(O::max, [](Emit& e) { reduce_all(e, "ReduceMax"); });
+  set(O::min, [](Emit& e) { reduce_all(e, "ReduceMin"); });
+  set(O::prod, [](Emit& e) { reduce_all(e, "ReduceProd"); });
+  set(O::argmax, [](Emit& e) { arg_reduce(e, "ArgMax"); });
+  set(O::argmin, [](Emit& e) { arg_reduce(e, "ArgMin"); });
+  set(O::conv, conv);
+  set(O::conv_transpose, conv_transpose);
+  set(O::max_pool, [](Emit& e) { pool(e, true); });
+  set(O::max_pool_with_indices, [](Emit& e) { pool(e, true); });  // the indices are not produced
+  set(O::avg_pool, [](Emit& e) { pool(e, false); });
+  set(O::adaptive_avg_pool, [](Emit& e) { adaptive_pool(e, false); });
+  set(O::adaptive_max_pool, [](Emit& e) { adaptive_pool(e, true); });
+  set(O::batch_norm, batch_norm);
+  set(O::layer_norm, layer_norm);
+  set(O::rms_norm, rms_norm);
+  set(O::embedding, [](Emit& e) { e.node("Gather", {e.in(0), e.in(1)}, {e.out()}); });
+  set(O::attention, attention);
+}
+
+}  // namespace burn::onnx_export
