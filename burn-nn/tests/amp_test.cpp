@@ -31,16 +31,16 @@ Tensor<2> rand2(int64_t r, int64_t c, const Device& d, uint64_t seed) {
 // here independently of AutocastPolicy::cpu.
 TEST(Autocast, CpuPolicyListsExactlyTheseOps) {
   const std::set<OpId> lower = {OpId::matmul, OpId::conv, OpId::conv_transpose, OpId::attention};
-  const std::set<OpId> f32 = {OpId::sum,        OpId::sum_dim,     OpId::mean,       OpId::mean_dim,    OpId::prod,
-                              OpId::prod_dim,   OpId::var,         OpId::cumsum,     OpId::cumprod,     OpId::softmax,
-                              OpId::log_softmax, OpId::layer_norm, OpId::group_norm, OpId::batch_norm,  OpId::rms_norm,
-                              OpId::exp,        OpId::log,         OpId::log1p,      OpId::powf,        OpId::powf_scalar,
-                              OpId::recip,      OpId::softplus,    OpId::log_sigmoid, OpId::sinh,       OpId::cosh,
-                              OpId::tan,        OpId::asin,        OpId::acos,       OpId::grid_sample_2d};
-  const std::set<OpId> promote = {OpId::add,     OpId::sub,       OpId::mul,     OpId::div,
-                                  OpId::remainder, OpId::fmod,    OpId::maximum, OpId::minimum,
-                                  OpId::atan2,   OpId::hypot,     OpId::equal,   OpId::not_equal,
-                                  OpId::greater, OpId::lower,     OpId::greater_equal, OpId::lower_equal};
+  const std::set<OpId> f32 = {
+      OpId::sum,        OpId::sum_dim,     OpId::mean,     OpId::mean_dim, OpId::prod,          OpId::prod_dim,
+      OpId::var,        OpId::cumsum,      OpId::cumprod,  OpId::softmax,  OpId::log_softmax,   OpId::layer_norm,
+      OpId::group_norm, OpId::batch_norm,  OpId::rms_norm, OpId::exp,      OpId::log,           OpId::log1p,
+      OpId::powf,       OpId::powf_scalar, OpId::recip,    OpId::softplus, OpId::log_sigmoid,   OpId::sinh,
+      OpId::cosh,       OpId::tan,         OpId::asin,     OpId::acos,     OpId::grid_sample_2d};
+  const std::set<OpId> promote = {OpId::add,       OpId::sub,   OpId::mul,           OpId::div,
+                                  OpId::remainder, OpId::fmod,  OpId::maximum,       OpId::minimum,
+                                  OpId::atan2,     OpId::hypot, OpId::equal,         OpId::not_equal,
+                                  OpId::greater,   OpId::lower, OpId::greater_equal, OpId::lower_equal};
   const AutocastPolicy p = AutocastPolicy::cpu(DType::BF16);
   EXPECT_EQ(p.dtype, DType::BF16);
   for (const OpInfo& info : all_ops()) {
@@ -186,16 +186,14 @@ TEST(GradScaler, ScalesAndSkipsFollowTorchsRules) {
     int64_t tracker_after;
   };
   const std::vector<Step> steps = {
-      {{1024.0f, 2048.0f}, true, 1024.0, 1},  // finite: 1 good step
-      {{512.0f, 0.0f}, true, 1024.0, 2},      // 2 good steps
-      {{1024.0f, 1024.0f}, true, 2048.0, 0},  // the 3rd: grows x2, tracker restarts
-      {{inf, 1.0f}, false, 1024.0, 0},        // inf: skipped, backs off x0.5
-      {{1.0f, nan}, false, 512.0, 0},         // NaN: skipped, backs off again
-      {{512.0f, 512.0f}, true, 512.0, 1},
-      {{-inf, 0.0f}, false, 256.0, 0},  // a non-finite step resets the run of good ones
-      {{256.0f, 0.0f}, true, 256.0, 1},
-      {{256.0f, 0.0f}, true, 256.0, 2},
-      {{256.0f, 0.0f}, true, 512.0, 0},
+      {{1024.0f, 2048.0f}, true, 1024.0, 1},                                   // finite: 1 good step
+      {{512.0f, 0.0f}, true, 1024.0, 2},                                       // 2 good steps
+      {{1024.0f, 1024.0f}, true, 2048.0, 0},                                   // the 3rd: grows x2, tracker restarts
+      {{inf, 1.0f}, false, 1024.0, 0},                                         // inf: skipped, backs off x0.5
+      {{1.0f, nan}, false, 512.0, 0},                                          // NaN: skipped, backs off again
+      {{512.0f, 512.0f}, true, 512.0, 1},    {{-inf, 0.0f}, false, 256.0, 0},  // a non-finite step resets the run of
+                                                                               // good ones
+      {{256.0f, 0.0f}, true, 256.0, 1},      {{256.0f, 0.0f}, true, 256.0, 2}, {{256.0f, 0.0f}, true, 512.0, 0},
   };
   std::vector<float> w = {1.0f, 2.0f};
   for (size_t i = 0; i < steps.size(); ++i) {

@@ -6,8 +6,7 @@
 
 namespace burn::optim {
 
-GradScaler::GradScaler(GradScalerConfig config)
-    : config_(config), scale_(static_cast<float>(config.init_scale)) {
+GradScaler::GradScaler(GradScalerConfig config) : config_(config), scale_(static_cast<float>(config.init_scale)) {
   const char* op = "GradScaler";
   if (!(config.init_scale > 0) || !std::isfinite(config.init_scale))
     throw ValueError(op, "init_scale must be a positive finite number, got " + std::to_string(config.init_scale));

@@ -28,17 +28,15 @@ AutocastPolicy AutocastPolicy::cpu(DType dtype) {
   p.lower = {OpId::matmul, OpId::conv, OpId::conv_transpose, OpId::attention};
   // Reductions, norms, softmax, and the pointwise ops torch keeps in fp32 (its CUDA list: exp, log, pow,
   // reciprocal, softplus, sinh/cosh/tan/asin/acos, ...; prod and grid sampling from the CPU list).
-  p.f32 = {OpId::sum,         OpId::sum_dim,      OpId::mean,        OpId::mean_dim,   OpId::prod,
-           OpId::prod_dim,    OpId::var,          OpId::cumsum,      OpId::cumprod,    OpId::softmax,
-           OpId::log_softmax, OpId::layer_norm,   OpId::group_norm,  OpId::batch_norm, OpId::rms_norm,
-           OpId::exp,         OpId::log,          OpId::log1p,       OpId::powf,       OpId::powf_scalar,
-           OpId::recip,       OpId::softplus,     OpId::log_sigmoid, OpId::sinh,       OpId::cosh,
-           OpId::tan,         OpId::asin,         OpId::acos,        OpId::grid_sample_2d};
+  p.f32 = {OpId::sum,        OpId::sum_dim,     OpId::mean,     OpId::mean_dim, OpId::prod,          OpId::prod_dim,
+           OpId::var,        OpId::cumsum,      OpId::cumprod,  OpId::softmax,  OpId::log_softmax,   OpId::layer_norm,
+           OpId::group_norm, OpId::batch_norm,  OpId::rms_norm, OpId::exp,      OpId::log,           OpId::log1p,
+           OpId::powf,       OpId::powf_scalar, OpId::recip,    OpId::softplus, OpId::log_sigmoid,   OpId::sinh,
+           OpId::cosh,       OpId::tan,         OpId::asin,     OpId::acos,     OpId::grid_sample_2d};
   // Binary ops that meet two float dtypes (torch's type promotion).
-  p.promote = {OpId::add,     OpId::sub,        OpId::mul,           OpId::div,   OpId::remainder,
-               OpId::fmod,    OpId::maximum,    OpId::minimum,       OpId::atan2, OpId::hypot,
-               OpId::equal,   OpId::not_equal,  OpId::greater,       OpId::lower, OpId::greater_equal,
-               OpId::lower_equal};
+  p.promote = {OpId::add,     OpId::sub,     OpId::mul,           OpId::div,        OpId::remainder, OpId::fmod,
+               OpId::maximum, OpId::minimum, OpId::atan2,         OpId::hypot,      OpId::equal,     OpId::not_equal,
+               OpId::greater, OpId::lower,   OpId::greater_equal, OpId::lower_equal};
   return p;
 }
 
