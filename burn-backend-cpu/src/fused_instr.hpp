@@ -21,7 +21,8 @@ void run_f32_instruction(const FusedInstr& in, void* const* ptr, int64_t n);
 
 // Copies elements [s, s + n) (row-major over `shape`) of a strided, broadcast operand into `out`.
 template <typename E>
-inline void gather_strided(const E* base, const std::vector<int64_t>& strides, const Shape& shape, int64_t s, int64_t n, E* out) {
+inline void gather_strided(const E* base, const std::vector<int64_t>& strides, const Shape& shape, int64_t s, int64_t n,
+                           E* out) {
   const size_t r = shape.rank();
   if (r == 0) {
     std::fill(out, out + n, *base);
