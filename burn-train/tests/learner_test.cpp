@@ -80,7 +80,7 @@ TEST(Learner, MixedPrecisionTrainsUnderAutocastWithF32Parameters) {
     r.mixed_precision = train::MixedPrecision{.dtype = dt};
     std::vector<std::string> messages;
     r.messages = &messages;
-    const Outcome out = learner_fixture::run(r);
+    const learner_fixture::Outcome out = learner_fixture::run(r);
     EXPECT_EQ(out.train_logits_dtype, dt);
     for (DType p : out.param_dtypes) EXPECT_EQ(p, DType::F32);
     EXPECT_EQ(out.result.global_step, 24);
