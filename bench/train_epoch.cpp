@@ -2,11 +2,15 @@
 // them: burn::data's MnistDataset and DataLoader (shuffled, worker threads), Adam, cross-entropy, on
 // autodiff<cpu>. Prints one JSON line: each epoch's time, the time spent waiting for the loader, and the
 // test accuracy at the end. bench/train_epoch.py runs it and bench/torch/train_epoch.py in the same run.
+// --autocast bf16|f16 trains (and tests) under burn/tensor/autocast.hpp's AutocastGuard, the parameters
+// in f32; f16 also scales the loss (optim::GradScaler).
 //
-//   burn-bench-train-epoch --model cnn --epochs 1 --batch-size 64 --workers 2
+//   burn-bench-train-epoch --model cnn --epochs 1 --batch-size 64 --workers 2 [--autocast bf16]
 #include <burn/data/mnist.hpp>
 #include <burn/nn/loss.hpp>
 #include <burn/optim.hpp>
+#include <burn/optim/grad_scaler.hpp>
+#include <burn/tensor/autocast.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -30,8 +34,8 @@ Tensor<4> as_input(const bench::SmallCnn&, const Tensor<3>& images) {
 }
 
 template <class M>
-int run(M model, const std::string& name, int epochs, size_t batch_size, size_t workers, double epsilon,
-        uint64_t seed) {
+int run(M model, const std::string& name, int epochs, size_t batch_size, size_t workers, double epsilon, uint64_t seed,
+        std::optional<DType> autocast) {
   const Device ad = Device::get("autodiff<cpu>");
   const Device cpu = Device::get("cpu");
   auto train = std::make_shared<data::MnistDataset>(data::MnistDataset::train());
@@ -40,6 +44,9 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
       {.batch_size = batch_size, .shuffle = true, .seed = seed, .num_workers = workers});
   optim::Optimizer opt = optim::AdamConfig{.epsilon = epsilon}.init();
   const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad);
+  std::optional<optim::GradScaler> scaler;
+  if (autocast == DType::F16) scaler.emplace();
+  auto amp = [&] { return autocast ? std::make_optional<AutocastGuard>(*autocast) : std::nullopt; };
   std::string epoch_s, wait_s;
   for (int e = 0; e < epochs; ++e) {
     const auto start = Clock::now();
@@ -50,8 +57,24 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
       std::optional<data::MnistBatch> b = it.next();
       wait += Clock::now() - t;
       if (!b) break;
-      Gradients grads = loss.forward(model.forward(as_input(model, b->images)), b->targets).backward();
-      model = opt.step(1e-3, model, optim::GradientsParams::from_grads(grads, model));
+      if (!autocast) {
+        Gradients grads = loss.forward(model.forward(as_input(model, b->images)), b->targets).backward();
+        model = opt.step(1e-3, model, optim::GradientsParams::from_grads(grads, model));
+        continue;
+      }
+      Tensor<1> l;
+      {
+        const auto guard = amp();
+        l = loss.forward(model.forward(as_input(model, b->images)), b->targets);
+      }
+      Gradients grads = scaler ? scaler->scale(l).backward() : l.backward();
+      optim::GradientsParams gp = optim::GradientsParams::from_grads(grads, model);
+      if (!scaler) {
+        opt.step_module(1e-3, nn::ModuleRef(model), gp);
+        continue;
+      }
+      scaler->step(opt, 1e-3, nn::ModuleRef(model), gp);
+      scaler->update();
     }
     epoch_s += (e ? "," : "") + std::to_string(seconds(Clock::now() - start));
     wait_s += (e ? "," : "") + std::to_string(seconds(wait));
@@ -64,15 +87,16 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
   int64_t right = 0;
   auto it = test_loader.iter();
   while (auto b = it.next()) {
+    const auto guard = amp();
     const auto pred =
         eval.forward(as_input(eval, b->images)).argmax(1).template squeeze<1>(1).template to_vec<int64_t>();
     const auto truth = b->targets.to_vec<int64_t>();
     for (size_t i = 0; i < pred.size(); ++i) right += pred[i] == truth[i];
   }
   std::printf(
-      "{\"side\": \"burn\", \"model\": \"%s\", \"epoch_seconds\": [%s], \"loader_wait_seconds\": [%s], "
-      "\"test_accuracy\": %.4f}\n",
-      name.c_str(), epoch_s.c_str(), wait_s.c_str(),
+      "{\"side\": \"burn\", \"model\": \"%s\", \"autocast\": \"%s\", \"epoch_seconds\": [%s], "
+      "\"loader_wait_seconds\": [%s], \"test_accuracy\": %.4f}\n",
+      name.c_str(), autocast ? std::string(dtype_name(*autocast)).c_str() : "off", epoch_s.c_str(), wait_s.c_str(),
       100.0 * static_cast<double>(right) / static_cast<double>(test.size()));
   return 0;
 }
@@ -85,6 +109,7 @@ int main(int argc, char** argv) {
   size_t batch = 64, workers = 2;
   double epsilon = optim::AdamConfig{}.epsilon;
   uint64_t seed = 1;
+  std::optional<DType> autocast;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--model"))
       model = argv[i + 1];
@@ -98,9 +123,14 @@ int main(int argc, char** argv) {
       epsilon = std::strtod(argv[i + 1], nullptr);
     else if (!std::strcmp(argv[i], "--seed"))
       seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--autocast") && !std::strcmp(argv[i + 1], "bf16"))
+      autocast = DType::BF16;
+    else if (!std::strcmp(argv[i], "--autocast") && !std::strcmp(argv[i + 1], "f16"))
+      autocast = DType::F16;
     else {
       std::fprintf(stderr,
-                   "usage: %s [--model mlp|cnn] [--epochs N] [--batch-size B] [--workers W] [--epsilon E] [--seed S]\n",
+                   "usage: %s [--model mlp|cnn] [--epochs N] [--batch-size B] [--workers W] [--epsilon E] [--seed S] "
+                   "[--autocast bf16|f16]\n",
                    argv[0]);
       return 2;
     }
@@ -108,9 +138,10 @@ int main(int argc, char** argv) {
   Device::get("autodiff<cpu>").seed(seed);
   try {
     if (model == "mlp")
-      return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed);
+      return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed, autocast);
     if (model == "cnn")
-      return run(bench::make_small_cnn(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed);
+      return run(bench::make_small_cnn(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed,
+                 autocast);
     std::fprintf(stderr, "unknown model '%s' (mlp or cnn)\n", model.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -20,6 +20,7 @@
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
 #include "fused_chain.hpp"
+#include "fused_instr.hpp"
 #include "ops/elementwise_fns.hpp"
 #include "ops/math_util.hpp"
 #include "ops/norm_kernels.hpp"
@@ -204,6 +205,9 @@ void by_size_of(DType d, F&& f) {
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh_of(x[i]);
 }
 
+// Register dtypes of a lone instruction over f32 operands (fused_instr.hpp): args and out are registers 0..3.
+const std::vector<DType> kF32Registers(4, DType::F32);
+
 // Cloned per ISA level as the eager f32 kernels are: the tile loops inlined here (and map1/map2, which
 // carry their own clones) get AVX2 where the CPU has it. Results do not change: libm calls are the same calls, and the
 // one f64 op whose formula GCC would contract into an FMA there (gelu_tanh) runs outside the clone.
@@ -317,51 +321,6 @@ BURN_CPU_SIMD_CLONES void exec(const FusedInstr& in, const std::vector<DType>& r
         });
       });
     default: throw Error(name, "internal: the fused executor was given an op it does not run");
-  }
-}
-
-// Copies elements [s, s + n) (row-major over `shape`) of a strided, broadcast operand into `out`.
-template <typename E>
-void gather(const E* base, const std::vector<int64_t>& strides, const Shape& shape, int64_t s, int64_t n, E* out) {
-  const size_t r = shape.rank();
-  if (r == 0) {
-    std::fill(out, out + n, *base);
-    return;
-  }
-  int64_t idx[16];
-  std::vector<int64_t> big;
-  int64_t* ix = idx;
-  if (r > 16) {
-    big.resize(r);
-    ix = big.data();
-  }
-  int64_t rem = s, off = 0;
-  for (size_t d = r; d-- > 0;) {
-    ix[d] = rem % shape[d];
-    rem /= shape[d];
-    off += ix[d] * strides[d];
-  }
-  const int64_t inner = shape[r - 1], st = strides[r - 1];
-  while (n > 0) {
-    const int64_t len = std::min(inner - ix[r - 1], n);
-    const E* p = base + off;
-    if (st == 1)
-      std::memcpy(out, p, static_cast<size_t>(len) * sizeof(E));
-    else if (st == 0)
-      std::fill(out, out + len, *p);
-    else
-      for (int64_t j = 0; j < len; ++j) out[j] = p[j * st];
-    out += len;
-    n -= len;
-    off += len * st;
-    ix[r - 1] += len;
-    // Carry into the outer dims.
-    for (size_t d = r - 1; d > 0 && ix[d] == shape[d]; --d) {
-      off -= ix[d] * strides[d];
-      ix[d] = 0;
-      ++ix[d - 1];
-      off += strides[d - 1];
-    }
   }
 }
 
@@ -494,7 +453,7 @@ class Prologue {
       void* buf = ctx.scratch.get() + static_cast<size_t>(slot_[i]) * kTile;
       ptr[i] = buf;
       by_size_of(p_.reg_dtype[i], [&]<typename E>() {
-        gather(reinterpret_cast<const E*>(in_[i].base), in_[i].strides, p_.shape, s, n, static_cast<E*>(buf));
+        gather_strided(reinterpret_cast<const E*>(in_[i].base), in_[i].strides, p_.shape, s, n, static_cast<E*>(buf));
       });
     }
     for (size_t k = 0; k < ncode_; ++k) {
@@ -897,6 +856,10 @@ class CpuFusedExecutor final : public FusedExecutor {
 };
 
 }  // namespace
+
+bool f32_instruction_supported(const FusedInstr& in) { return supported(in, kF32Registers); }
+
+void run_f32_instruction(const FusedInstr& in, void* const* ptr, int64_t n) { exec(in, kF32Registers, ptr, n); }
 
 FusedExecutor& fused_executor() {
   static CpuFusedExecutor executor;

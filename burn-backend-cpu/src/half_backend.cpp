@@ -5,15 +5,21 @@
 // each op of the table one of three ways:
 //   native:  the kernel copies element bits (creation, layout, gather, mask_where, embedding, ...): straight
 //            through;
-//   tile:    elementwise ops (numeric, compare, float_math, activation) over contiguous operands: tiles of
-//            kTile elements are widened into f32 buffers, the f32 op runs on them and its result is
-//            narrowed into the output, so the data crosses memory once, in its 16-bit form;
+//   tile:    elementwise ops (numeric, compare, float_math, activation): an op that is one instruction of
+//            the fused executor (fused_instr.hpp: add, exp, gelu, the comparisons, ...) runs in one parallel
+//            split over the output, each task widening L1-sized tiles of its operands (broadcast and
+//            strided ones gathered first) into stack buffers, running the instruction's f32 loop on them
+//            and narrowing the result into the output; the others (atan2, powf, is_nan, ...) run the
+//            whole f32 op on tiles of kTile elements of contiguous operands. Either way the data crosses
+//            memory once, in its 16-bit form;
 //   promote: everything else (and tile ops over broadcast or strided operands): the inputs are widened
 //            to f32 tensors (panels for GEMM and convolution are the whole operands), the f32 op runs,
 //            its float outputs are narrowed.
 // Conversions are half_convert.hpp's, chosen at run time.
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -21,6 +27,8 @@
 #include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "elementwise.hpp"
+#include "fused_instr.hpp"
 #include "half_convert.hpp"
 
 namespace burn::cpu {
@@ -34,6 +42,9 @@ enum class HalfRoute : uint8_t { Native, Tile, Promote };
 constexpr int64_t kTile = 8192;
 // Tiles per parallel task: 64k elements, as the f32 elementwise loops' grain.
 constexpr int64_t kTilesPerTask = 8;
+// Elements per tile of the instruction route: 4 KiB of f32 per buffer, so an instruction's operands, its
+// result and the staged 16-bit gather (18 KiB) stay in L1 from the widening to the narrowing.
+constexpr int64_t kInstrTile = 1024;
 
 HalfRoute route_of(OpId op) {
   static const std::array<HalfRoute, kOpCount> table = [] {
@@ -144,7 +155,11 @@ class CpuHalfBackend final : public ForwardingBackend {
     const char* name = op_info(op).name;
     (check_float_arg(args, h, name), ...);
     if constexpr (std::is_same_v<Ret, Prim>) {
-      if (r == HalfRoute::Tile && tileable(args...)) return run_tiles(op, h, call, args...);
+      if (r == HalfRoute::Tile) {
+        if (const std::optional<FusedInstr> in = instruction_of(op, args...))
+          if (Prim out = run_instruction(*in, h, args...)) return out;
+        if (tileable(args...)) return run_tiles(op, h, call, args...);
+      }
     }
     return narrow(call(widen(std::forward<A>(args))...), h);
   }
@@ -175,6 +190,119 @@ class CpuHalfBackend final : public ForwardingBackend {
     return r;
   }
   TensorData narrow(TensorData r, DType) { return r; }  // into_data is native; never promoted
+
+  // The op as a lone f32 instruction of the fused executor (fused_instr.hpp), when it is one: its tensor
+  // operands are registers 0.., its scalars, doubles and dtype parameter as the fusion decorator records them.
+  template <typename... A>
+  static std::optional<FusedInstr> instruction_of(OpId op, const A&... args) {
+    FusedInstr in{};
+    in.op = op;
+    size_t n_scalars = 0, n_params = 0;
+    bool ok = true;
+    auto visit = [&](const auto& a) {
+      using U = std::decay_t<decltype(a)>;
+      if constexpr (std::is_same_v<U, Prim>) {
+        if (in.n_args == 3)
+          ok = false;
+        else
+          in.args[in.n_args] = in.n_args, ++in.n_args;
+      } else if constexpr (std::is_same_v<U, Scalar>) {
+        if (n_scalars == 2)
+          ok = false;
+        else
+          in.scalars[n_scalars++] = a;
+      } else if constexpr (std::is_same_v<U, double>) {
+        if (n_params == 2)
+          ok = false;
+        else
+          in.params[n_params++] = a;
+      } else if constexpr (std::is_same_v<U, DType>) {
+        in.param_dtype = a;
+      } else {
+        ok = false;  // an argument the instruction cannot carry (an axis, a bool): the op's own path
+      }
+    };
+    (visit(args), ...);
+    if (!ok || in.n_args == 0) return std::nullopt;
+    in.out = in.n_args;
+    if (!f32_instruction_supported(in)) return std::nullopt;
+    return in;
+  }
+
+  // The instruction route: one parallel split over the output; each task widens a tile of every operand
+  // (gathered first when strided or broadcast) into buffers on its stack, runs the f32 instruction on them
+  // and narrows its result into the output. Null when the operands do not fit it (not cpu tensors, not all of
+  // dtype h, shapes that do not broadcast: the f32 op reports those with its own name).
+  template <typename... A>
+  Prim run_instruction(const FusedInstr& in, DType h, const A&... args) {
+    std::array<const CpuTensor*, 3> src{};
+    size_t k = 0;
+    bool ok = true;
+    std::optional<Shape> out_shape;
+    auto visit = [&](const auto& a) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Prim>) {
+        const CpuTensor* t = a ? dynamic_cast<const CpuTensor*>(a.get()) : nullptr;
+        if (!t || t->dtype() != h) {
+          ok = false;
+          return;
+        }
+        src[k++] = t;
+        if (ok) out_shape = out_shape ? shape_rules::try_broadcast(*out_shape, t->shape()) : t->shape();
+        if (!out_shape) ok = false;
+      }
+    };
+    (visit(args), ...);
+    if (!ok || !out_shape) return nullptr;
+    const Shape& shape = *out_shape;
+    const int64_t n = shape.num_elements();
+    const bool to_bool = op_info(in.op).group == OpGroup::compare;
+    CpuPtr out = alloc(shape, to_bool ? DType::Bool : h);
+    if (n == 0) return out;
+    enum class Feed : uint8_t { Flat, Single, Strided };
+    std::array<Feed, 3> feed{};
+    std::array<std::vector<int64_t>, 3> strides;
+    std::array<float, 3> single{};
+    for (size_t i = 0; i < in.n_args; ++i) {
+      const CpuTensor& t = *src[i];
+      if (t.is_contiguous() && t.shape() == shape) {
+        feed[i] = Feed::Flat;
+      } else if (t.shape().num_elements() == 1) {
+        feed[i] = Feed::Single;
+        widen_to_f32(h, t.template data<uint16_t>(), &single[i], 1);
+      } else {
+        feed[i] = Feed::Strided;
+        strides[i] = broadcast_strides(t, shape);
+      }
+    }
+    uint8_t* const obase = out->template data<uint8_t>();
+    parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
+      alignas(64) float buf[4][kInstrTile];
+      alignas(64) uint16_t staged[kInstrTile];
+      void* ptr[4] = {buf[0], buf[1], buf[2], buf[3]};
+      for (size_t i = 0; i < in.n_args; ++i)
+        if (feed[i] == Feed::Single) std::fill(buf[i], buf[i] + kInstrTile, single[i]);
+      for (int64_t b = s; b < e; b += kInstrTile) {
+        const int64_t len = std::min(kInstrTile, e - b);
+        for (size_t i = 0; i < in.n_args; ++i) {
+          const uint16_t* x = src[i]->template data<uint16_t>();
+          if (feed[i] == Feed::Flat) {
+            widen_to_f32(h, x + b, buf[i], len);
+          } else if (feed[i] == Feed::Strided) {
+            gather_strided(x, strides[i], shape, b, len, staged);
+            widen_to_f32(h, staged, buf[i], len);
+          }
+        }
+        if (to_bool) {
+          ptr[in.out] = obase + b;  // the comparison writes its bytes straight into the output
+          run_f32_instruction(in, ptr, len);
+        } else {
+          run_f32_instruction(in, ptr, len);
+          narrow_from_f32(h, buf[in.out], reinterpret_cast<uint16_t*>(obase) + b, len);
+        }
+      }
+    });
+    return out;
+  }
 
   // Tiles cover the op when every tensor operand is contiguous and either the output's size (its layout
   // is then the output's, whatever the ranks) or a single element (broadcast to every tile).

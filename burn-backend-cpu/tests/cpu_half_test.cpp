@@ -225,6 +225,25 @@ TEST_P(CpuHalf, BinaryOpsAreTheF32OpRoundedOnce) {
   const Prim m = values(Shape{64, 48}, 8);
   const Prim mt = be->permute(m, {1, 0});
   expect_rounded(be->exp(mt), f32.exp(f32.permute(wide(m), {1, 0})), "exp of a transposed view");
+  // The instruction route gathers broadcast and strided operands tile by tile: a row against a matrix, a
+  // single element on the left, a transposed view against a contiguous one, several tiles per task.
+  const Prim big = values(Shape{300, 257}, 9), row = values(Shape{257}, 10), col = values(Shape{300, 1}, 11);
+  const Prim wbig = wide(big);
+  expect_rounded(be->sub(big, row), f32.sub(wbig, wide(row)), "sub of a broadcast row");
+  expect_rounded(be->div(col, big), f32.div(wide(col), wbig), "div of a broadcast column");
+  expect_rounded(be->mul(s, big), f32.mul(wide(s), wbig), "mul with a single element on the left");
+  const Prim sq = values(Shape{200, 200}, 12), sq2 = values(Shape{200, 200}, 13);
+  expect_rounded(be->add(be->permute(sq, {1, 0}), sq2), f32.add(f32.permute(wide(sq), {1, 0}), wide(sq2)),
+                 "add of a transposed view and a contiguous tensor");
+  expect_rounded(be->minimum(big, row), f32.minimum(wbig, wide(row)), "minimum of a broadcast row");
+  EXPECT_EQ(be->into_data(be->greater_equal(big, col)), f32.into_data(f32.greater_equal(wbig, wide(col))));
+  EXPECT_EQ(be->into_data(be->equal(big, big)), f32.into_data(f32.equal(wbig, wbig)));
+  EXPECT_EQ(be->into_data(be->lower_equal_elem(big, Scalar(1.25))),
+            f32.into_data(f32.lower_equal_elem(wbig, Scalar(1.25))));
+  expect_rounded(be->gelu_tanh(big), f32.gelu_tanh(wbig), "gelu_tanh");
+  expect_rounded(be->sub_scalar(big, Scalar(0.3)), f32.sub_scalar(wbig, Scalar(0.3)), "sub_scalar");
+  expect_rounded(be->clamp_min(big, Scalar(-0.5)), f32.clamp_min(wbig, Scalar(-0.5)), "clamp_min");
+  expect_rounded(be->square(big), f32.square(wbig), "square");
 }
 
 TEST_P(CpuHalf, ReductionsGemmAndConvAccumulateInF32) {

@@ -73,6 +73,7 @@ struct Run {
   size_t batch_size = 16;
   std::vector<std::string>* messages = nullptr;        // when set, the learner's messages are appended
   std::shared_ptr<train::DataParallel> data_parallel;  // set: the loaders read this rank's shard
+  std::optional<train::MixedPrecision> mixed_precision;
 };
 
 // Trains the Net with Adam and a cosine schedule (2 loader workers, shuffled) and returns the learner's
@@ -82,6 +83,8 @@ struct Outcome {
   std::vector<std::vector<float>> params;
   std::vector<train::MetricSummary> summary;
   int64_t scheduler_steps = 0;
+  std::vector<DType> param_dtypes;
+  DType train_logits_dtype = DType::F32;  // of the last train step
 };
 
 inline std::vector<std::vector<float>> param_values(Net& net) {
@@ -144,12 +147,15 @@ inline Outcome run(const Run& r) {
   config.display = train::Display::None;
   config.run_config = {{"lr", std::to_string(r.lr)}};
   config.data_parallel = r.data_parallel;
+  config.mixed_precision = r.mixed_precision;
+  DType logits_dtype = DType::F32;
   train::Learner<Net, Batch> learner(
       net, optim::AdamConfig{}.init(), sched,
       [&](const Net& m, const Batch& b) {
         const Tensor<2> logits = m.forward(b.x);
         const Tensor<1> loss = ce.forward(logits, b.y);
-        return train::TrainOutput{loss.backward(), {loss, logits, b.y}};
+        logits_dtype = logits.dtype();
+        return train::TrainOutput{train::backward(loss), {loss, logits, b.y}};
       },
       [&](const Net& m, const Batch& b) {
         const Tensor<2> logits = m.forward(b.x);
@@ -171,6 +177,8 @@ inline Outcome run(const Run& r) {
   out.params = param_values(trained);
   out.summary = learner.core().history().summary();
   out.scheduler_steps = sched->iteration();
+  for (const auto& p : nn::named_params(trained)) out.param_dtypes.push_back(p.param->handle().prim->dtype());
+  out.train_logits_dtype = logits_dtype;
   return out;
 }
 

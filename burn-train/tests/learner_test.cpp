@@ -72,6 +72,29 @@ TEST(Learner, LearnsAndWritesItsArtifacts) {
   EXPECT_EQ(names, (std::vector<std::string>{"step-000000000020.bpz", "step-000000000024-epoch-4.bpz"}));
 }
 
+// Mixed precision: the steps run under autocast (the Linear layers' logits in the 16-bit dtype), the
+// parameters stay f32, and the run learns as the f32 one does; f16 goes through the loss scaler.
+TEST(Learner, MixedPrecisionTrainsUnderAutocastWithF32Parameters) {
+  for (const DType dt : {DType::BF16, DType::F16}) {
+    RunSpec r;
+    r.mixed_precision = train::MixedPrecision{.dtype = dt};
+    std::vector<std::string> messages;
+    r.messages = &messages;
+    const learner_fixture::Outcome out = learner_fixture::run(r);
+    EXPECT_EQ(out.train_logits_dtype, dt);
+    for (DType p : out.param_dtypes) EXPECT_EQ(p, DType::F32);
+    EXPECT_EQ(out.result.global_step, 24);
+    const auto* loss = find(out.summary, "train", "Loss");
+    ASSERT_NE(loss, nullptr);
+    EXPECT_LT(loss->last, 0.8) << dtype_name(dt) << ": train loss did not go down";
+    const auto* acc = find(out.summary, "valid", "Accuracy");
+    ASSERT_NE(acc, nullptr);
+    EXPECT_GT(acc->best, 70.0) << dtype_name(dt);
+    // f16 at 2^16: this small net's gradients stay finite, so no step is skipped
+    for (const std::string& m : messages) EXPECT_EQ(m.find("step skipped"), std::string::npos) << m;
+  }
+}
+
 TEST(Learner, TwoPlusTwoEpochsInANewProcessEqualFourStraight) {
   const fs::path dir = fresh_dir("resume");
   ASSERT_EQ(run_helper(dir, "2"), 0);

@@ -1,6 +1,8 @@
 // Linear: weight [d_input, d_output] (Burn's layout), any input rank.
 #include "burn/nn/linear.hpp"
 
+#include "burn/tensor/autocast.hpp"
+
 #include "config_json.hpp"
 
 namespace burn::nn {
@@ -18,7 +20,14 @@ TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const Ten
   std::vector<int64_t> out_dims = s.dims();
   out_dims.back() = w[1];
   TensorHandle y = api::matmul(api::reshape(x, {-1, w[0]}), weight);
-  if (bias) y = api::add(std::move(y), api::unsqueeze_dims(*bias, {0}));
+  if (bias) {
+    // Under autocast the product came out in the lower dtype: the bias joins it there (torch's linear
+    // is one lower-precision op), so the layer's output stays 16-bit.
+    TensorHandle b = *bias;
+    if (autocast_policy() && b.prim->dtype() != y.prim->dtype() && is_float(b.prim->dtype()))
+      b = api::cast(b, y.prim->dtype());
+    y = api::add(std::move(y), api::unsqueeze_dims(b, {0}));
+  }
   return api::reshape(std::move(y), out_dims);
 }
 

@@ -6,6 +6,11 @@
 
 namespace burn::optim {
 
+namespace {
+// The state tensor holding a half parameter's f32 master copy (set_master_weights).
+constexpr const char* kMasterState = "master";
+}  // namespace
+
 Rule::~Rule() = default;
 
 const TensorHandle& ParamState::at(const std::string& name, const char* rule) const {
@@ -82,7 +87,12 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
       throw ShapeError("Optimizer::step", "parameter '" + np.path + "' is " + x.prim->shape().to_string() +
                                               " but its gradient is " + g.prim->shape().to_string());
     if (!(g.device == x.device)) g = api::to_device(g, x.device);
-    if (g.prim->dtype() != x.prim->dtype()) g = api::cast(g, x.prim->dtype());
+    // Master weights: a bf16/f16 parameter is updated through an f32 copy kept in its state ("master"),
+    // and gets that copy rounded once; the rule and its moments see f32 only.
+    const DType param_dtype = x.prim->dtype();
+    const bool master = master_weights_ && (param_dtype == DType::F16 || param_dtype == DType::BF16);
+    const DType work = master ? DType::F32 : param_dtype;
+    if (g.prim->dtype() != work) g = api::cast(g, work);
 
     const Settings s = settings_for(p.id(), np.path);
     if (auto r = state_rules_.find(p.id()); r != state_rules_.end() && r->second != s.rule->name())
@@ -92,8 +102,16 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
     if (auto it = states_.find(p.id()); it != states_.end()) in = it->second;  // handles only: cheap
     if (auto it = loaded_.find(p.id()); it != loaded_.end())                   // state from a record: now on the device
       for (const auto& [name, data] : it->second)
-        in.tensors[name] = api::from_data(
-            x.device, data.dtype() == x.prim->dtype() ? data : data.convert(x.prim->dtype()), Kind::Float);
+        in.tensors[name] = api::from_data(x.device, data.dtype() == work ? data : data.convert(work), Kind::Float);
+    if (master) {
+      auto m = in.tensors.find(kMasterState);
+      if (m != in.tensors.end()) {
+        x = m->second;
+        in.tensors.erase(m);
+      } else {
+        x = api::cast(x, DType::F32);  // first step: the parameter widened exactly
+      }
+    }
     const double plr = lr * s.lr_scale;
     if (s.weight_decay.penalty != 0) {
       if (s.weight_decay.decoupled)
@@ -103,6 +121,10 @@ void Optimizer::step_module(double lr, nn::ModuleRef module, GradientsParams& gr
     }
     in.step += 1;
     RuleStep out = s.rule->step(plr, x, g, std::move(in));
+    if (master) {
+      out.state.tensors[kMasterState] = out.tensor;
+      out.tensor = api::cast(out.tensor, param_dtype);
+    }
     updates.push_back({&p, tracked ? api::from_inner(out.tensor, device) : std::move(out.tensor), std::move(out.state),
                        s.rule->name()});
   }

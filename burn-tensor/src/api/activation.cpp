@@ -2,6 +2,7 @@
 // composite activations (celu, glu, the shrinks, hard_swish, hardtanh, relu6, prelu, softsign,
 // tanhshrink, threshold, quiet_softmax), each built from table ops so autodiff differentiates them.
 #include "../defaults/helpers.hpp"
+#include "autocast.hpp"
 #include "burn/tensor/autodiff.hpp"
 #include "checks.hpp"
 
@@ -11,6 +12,7 @@ using namespace detail;
 H leaky_relu(H h, double slope) { return with(h, float_unary(h, "leaky_relu").leaky_relu(std::move(h.prim), slope)); }
 
 H softplus(H h, double beta, double threshold) {
+  autocast(OpId::softplus, {&h});
   Backend& b = float_unary(h, "softplus");
   if (beta == 0) throw ValueError("softplus", "beta must be non-zero");
   return with(h, b.softplus(std::move(h.prim), beta, threshold));
@@ -23,12 +25,14 @@ H hard_sigmoid(H h, double alpha, double beta) {
 H elu(H h, double alpha) { return with(h, float_unary(h, "elu").elu(std::move(h.prim), alpha)); }
 
 H softmax(H h, int64_t dim) {
+  autocast(OpId::softmax, {&h});
   Backend& b = float_unary(h, "softmax");
   size_t d = normalize_dim(dim, rank(h), "softmax");
   return with(h, b.softmax(std::move(h.prim), d));
 }
 
 H log_softmax(H h, int64_t dim) {
+  autocast(OpId::log_softmax, {&h});
   Backend& b = float_unary(h, "log_softmax");
   size_t d = normalize_dim(dim, rank(h), "log_softmax");
   return with(h, b.log_softmax(std::move(h.prim), d));

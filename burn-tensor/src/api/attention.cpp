@@ -4,14 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "autocast.hpp"
 #include "burn/tensor/module.hpp"
 #include "checks.hpp"
 
 namespace burn::api {
 using namespace detail;
 
-H attention(H query, const H& key, const H& value, const OptH& mask, const AttentionOptions& options) {
+H attention(H query, const H& key0, const H& value0, const OptH& mask, const AttentionOptions& options) {
   static constexpr const char* op = "attention";
+  H key = key0, value = value0;
+  autocast(OpId::attention, {&query, &key, &value});
   Backend& b = be(query, op);
   same_device(query, key, op);
   same_device(query, value, op);

@@ -5,6 +5,7 @@
 
 #include "burn/tensor/grad_ready.hpp"
 
+#include "burn/tensor/autocast.hpp"
 #include "checks.hpp"
 
 namespace burn {
@@ -91,6 +92,7 @@ H detach(const H& h) {
 Gradients backward(const H& h, const BackwardOptions& options) {
   AutodiffInterface& ad = require_autodiff(h, "backward");
   require_float(h, "backward");
+  NoAutocastGuard no_autocast;  // each backward op runs in the dtype its forward ran in
   return ad.backward(h.prim, options);
 }
 

@@ -1,13 +1,16 @@
 // Tensor API, compare group: elementwise comparisons with a tensor or a scalar (results are Bool), and
 // is_close / all_close.
 #include "../defaults/helpers.hpp"
+#include "autocast.hpp"
 #include "checks.hpp"
 #include "dispatch.hpp"
 
 namespace burn::api {
 using namespace detail;
 
-H compare(OpId op, H a, const H& c) {
+H compare(OpId op, H a, const H& c0) {
+  H c = c0;
+  autocast(op, {&a, &c});
   const char* name = name_of(op);
   Backend& b = binary_checks(a, c, name);
   std::optional<Prim> r;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "autocast.hpp"
 #include "burn/tensor/module.hpp"
 #include "module_checks.hpp"
 
@@ -37,8 +38,11 @@ const Shape* shape_of(const OptH& h) { return h ? &shape(*h) : nullptr; }
 
 }  // namespace
 
-H conv(H x, const H& weight, const OptH& bias, const ConvOptions& options) {
+H conv(H x, const H& weight0, const OptH& bias0, const ConvOptions& options) {
   static constexpr const char* op = "conv";
+  H weight = weight0;
+  OptH bias = bias0;
+  autocast(OpId::conv, {&x, &weight, bias ? &*bias : nullptr});
   check_tensors(x, weight, bias, op);
   ConvOptions o = options;
   check_output(shape_rules::conv(shape(x), shape(weight), shape_of(bias), o, op), x, op);
@@ -62,8 +66,11 @@ Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& opt
   return hs;
 }
 
-H conv_transpose(H x, const H& weight, const OptH& bias, const ConvTransposeOptions& options) {
+H conv_transpose(H x, const H& weight0, const OptH& bias0, const ConvTransposeOptions& options) {
   static constexpr const char* op = "conv_transpose";
+  H weight = weight0;
+  OptH bias = bias0;
+  autocast(OpId::conv_transpose, {&x, &weight, bias ? &*bias : nullptr});
   check_tensors(x, weight, bias, op);
   ConvTransposeOptions o = options;
   check_output(shape_rules::conv_transpose(shape(x), shape(weight), shape_of(bias), o, op), x, op);

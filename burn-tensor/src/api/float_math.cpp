@@ -3,19 +3,24 @@
 #include <numbers>
 #include <type_traits>
 
+#include "autocast.hpp"
 #include "checks.hpp"
 #include "dispatch.hpp"
 
 namespace burn::api {
 using namespace detail;
 
-H atan2(H a, const H& b) {
+H atan2(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::atan2, {&a, &b});
   Backend& be_ = binary_checks(a, b, "atan2");
   require_float(a, "atan2");
   return with(a, be_.atan2(std::move(a.prim), b.prim));
 }
 
-H hypot(H a, const H& b) {
+H hypot(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::hypot, {&a, &b});
   Backend& be_ = binary_checks(a, b, "hypot");
   require_float(a, "hypot");
   return with(a, be_.hypot(std::move(a.prim), b.prim));
@@ -33,6 +38,7 @@ H rad2deg(H h) {
 }
 
 H unary(OpId op, H h) {
+  autocast(op, {&h});
   const char* name = name_of(op);
   Backend& b = be(h, name);
   switch (op_info(op).group) {

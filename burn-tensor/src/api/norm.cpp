@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "autocast.hpp"
 #include "burn/tensor/module.hpp"
 #include "module_checks.hpp"
 
@@ -57,8 +58,10 @@ int64_t per_channel(const Shape& s) {
 
 }  // namespace
 
-H layer_norm(H x, const OptH& weight, const OptH& bias, size_t normalized_dims, double eps) {
+H layer_norm(H x, const OptH& weight0, const OptH& bias0, size_t normalized_dims, double eps) {
   static constexpr const char* op = "layer_norm";
+  OptH weight = weight0, bias = bias0;
+  autocast(OpId::layer_norm, {&x, weight ? &*weight : nullptr, bias ? &*bias : nullptr});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);
@@ -78,8 +81,10 @@ Hs layer_norm_backward(H x, const OptH& weight, const H& grad_out, size_t normal
   return wrap(like, b.layer_norm_backward(std::move(x.prim), std::move(w), grad_out.prim, normalized_dims, eps));
 }
 
-H group_norm(H x, const OptH& weight, const OptH& bias, int64_t num_groups, double eps) {
+H group_norm(H x, const OptH& weight0, const OptH& bias0, int64_t num_groups, double eps) {
   static constexpr const char* op = "group_norm";
+  OptH weight = weight0, bias = bias0;
+  autocast(OpId::group_norm, {&x, weight ? &*weight : nullptr, bias ? &*bias : nullptr});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::group_norm_params(shape(x), num_groups, op);
@@ -99,9 +104,12 @@ Hs group_norm_backward(H x, const OptH& weight, const H& grad_out, int64_t num_g
   return wrap(like, b.group_norm_backward(std::move(x.prim), std::move(w), grad_out.prim, num_groups, eps));
 }
 
-Hs batch_norm(H x, const OptH& weight, const OptH& bias, const OptH& running_mean, const OptH& running_var,
+Hs batch_norm(H x, const OptH& weight0, const OptH& bias0, const OptH& running_mean0, const OptH& running_var0,
               bool training, double momentum, double eps) {
   static constexpr const char* op = "batch_norm";
+  OptH weight = weight0, bias = bias0, running_mean = running_mean0, running_var = running_var0;
+  autocast(OpId::batch_norm, {&x, weight ? &*weight : nullptr, bias ? &*bias : nullptr,
+                              running_mean ? &*running_mean : nullptr, running_var ? &*running_var : nullptr});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::batch_norm_params(shape(x), op);
@@ -141,8 +149,10 @@ Hs batch_norm_backward(H x, const OptH& weight, const OptH& running_mean, const 
                                           training, eps));
 }
 
-H rms_norm(H x, const OptH& weight, size_t normalized_dims, double eps) {
+H rms_norm(H x, const OptH& weight0, size_t normalized_dims, double eps) {
   static constexpr const char* op = "rms_norm";
+  OptH weight = weight0;
+  autocast(OpId::rms_norm, {&x, weight ? &*weight : nullptr});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);

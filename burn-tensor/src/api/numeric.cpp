@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "autocast.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "checks.hpp"
 
@@ -345,23 +346,57 @@ class Einsum {
 
 }  // namespace
 
-H add(H a, const H& b) { return with(a, numeric_binary(a, b, "add").add(std::move(a.prim), b.prim)); }
+H add(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::add, {&a, &b});
+  return with(a, numeric_binary(a, b, "add").add(std::move(a.prim), b.prim));
+}
 
-H sub(H a, const H& b) { return with(a, numeric_binary(a, b, "sub").sub(std::move(a.prim), b.prim)); }
+H sub(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::sub, {&a, &b});
+  return with(a, numeric_binary(a, b, "sub").sub(std::move(a.prim), b.prim));
+}
 
-H mul(H a, const H& b) { return with(a, numeric_binary(a, b, "mul").mul(std::move(a.prim), b.prim)); }
+H mul(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::mul, {&a, &b});
+  return with(a, numeric_binary(a, b, "mul").mul(std::move(a.prim), b.prim));
+}
 
-H div(H a, const H& b) { return with(a, numeric_binary(a, b, "div").div(std::move(a.prim), b.prim)); }
+H div(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::div, {&a, &b});
+  return with(a, numeric_binary(a, b, "div").div(std::move(a.prim), b.prim));
+}
 
-H remainder(H a, const H& b) { return with(a, numeric_binary(a, b, "remainder").remainder(std::move(a.prim), b.prim)); }
+H remainder(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::remainder, {&a, &b});
+  return with(a, numeric_binary(a, b, "remainder").remainder(std::move(a.prim), b.prim));
+}
 
-H fmod(H a, const H& b) { return with(a, numeric_binary(a, b, "fmod").fmod(std::move(a.prim), b.prim)); }
+H fmod(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::fmod, {&a, &b});
+  return with(a, numeric_binary(a, b, "fmod").fmod(std::move(a.prim), b.prim));
+}
 
-H maximum(H a, const H& b) { return with(a, numeric_binary(a, b, "max_pair").maximum(std::move(a.prim), b.prim)); }
+H maximum(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::maximum, {&a, &b});
+  return with(a, numeric_binary(a, b, "max_pair").maximum(std::move(a.prim), b.prim));
+}
 
-H minimum(H a, const H& b) { return with(a, numeric_binary(a, b, "min_pair").minimum(std::move(a.prim), b.prim)); }
+H minimum(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::minimum, {&a, &b});
+  return with(a, numeric_binary(a, b, "min_pair").minimum(std::move(a.prim), b.prim));
+}
 
-H powf(H a, const H& b) {
+H powf(H a, const H& b0) {
+  H b = b0;
+  autocast(OpId::powf, {&a, &b});
   Backend& be_ = binary_checks(a, b, "powf");
   require_float(a, "powf");
   return with(a, be_.powf(std::move(a.prim), b.prim));
@@ -402,7 +437,10 @@ H rdiv_scalar(H a, Scalar s) {
   return with(a, b.div(std::move(num), std::move(a.prim)));
 }
 
-H powf_scalar(H a, Scalar s) { return with(a, float_unary(a, "powf_scalar").powf_scalar(std::move(a.prim), s)); }
+H powf_scalar(H a, Scalar s) {
+  autocast(OpId::powf_scalar, {&a});
+  return with(a, float_unary(a, "powf_scalar").powf_scalar(std::move(a.prim), s));
+}
 
 H powi(H a, const H& e) {
   Backend& b = numeric_unary(a, "powi");
@@ -423,7 +461,9 @@ H powi_scalar(H a, int64_t e) {
   return with(a, b.cast(b.round(std::move(r)), t));
 }
 
-H matmul(H a, const H& c) {
+H matmul(H a, const H& c0) {
+  H c = c0;
+  autocast(OpId::matmul, {&a, &c});
   Backend& b = numeric_unary(a, "matmul");
   same_device(a, c, "matmul");
   same_dtype(a, c, "matmul");

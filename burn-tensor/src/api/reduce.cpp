@@ -1,4 +1,5 @@
 // Tensor API, reduce group: full and per-dim reductions, variance, sorting, top-k, max_abs, median and cov.
+#include "autocast.hpp"
 #include "burn/tensor/autodiff.hpp"
 #include "checks.hpp"
 #include "dispatch.hpp"
@@ -7,6 +8,7 @@ namespace burn::api {
 using namespace detail;
 
 H reduce_all(OpId op, H h) {
+  autocast(op, {&h});
   const char* name = name_of(op);
   Backend& b = be(h, name);
   if (op_info(op).group != OpGroup::reduce)
@@ -19,6 +21,7 @@ H reduce_all(OpId op, H h) {
 }
 
 H reduce_dim(OpId op, H h, int64_t dim) {
+  autocast(op, {&h});
   const char* name = name_of(op);
   Backend& b = be(h, name);
   if (op_info(op).group != OpGroup::reduce)
@@ -47,6 +50,7 @@ std::pair<H, H> reduce_dim_with_indices(OpId op, H h, int64_t dim) {
 }
 
 H var(H h, int64_t dim, int64_t correction) {
+  autocast(OpId::var, {&h});
   Backend& b = float_unary(h, "var");
   size_t d = normalize_dim(dim, rank(h), "var");
   if (correction < 0) throw ValueError("var", "correction must be non-negative, got " + std::to_string(correction));

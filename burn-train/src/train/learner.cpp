@@ -12,6 +12,7 @@
 #include "burn/optim/clipping.hpp"
 #include "burn/optim/grads.hpp"
 #include "burn/record/recorder.hpp"
+#include "burn/tensor/autocast.hpp"
 #include "burn/tensor/grad_ready.hpp"
 #include "burn/train/dashboard.hpp"
 
@@ -46,6 +47,30 @@ Device model_device(nn::ModuleRef model) {
 }
 
 }  // namespace
+
+namespace {
+
+// The loss scale train::backward applies on this thread: set by the learner around each train step.
+thread_local double t_loss_scale = 1.0;
+
+struct LossScaleScope {
+  explicit LossScaleScope(double scale) : previous(t_loss_scale) { t_loss_scale = scale; }
+  ~LossScaleScope() { t_loss_scale = previous; }
+  LossScaleScope(const LossScaleScope&) = delete;
+  LossScaleScope& operator=(const LossScaleScope&) = delete;
+  double previous;
+};
+
+std::optional<DType> autocast_dtype(const LearnerConfig& c) {
+  return c.mixed_precision ? std::optional<DType>(c.mixed_precision->dtype) : std::nullopt;
+}
+
+}  // namespace
+
+Gradients backward(const TensorHandle& loss) {
+  if (t_loss_scale == 1.0) return api::backward(loss, {});
+  return api::backward(api::mul_scalar(loss, t_loss_scale), {});
+}
 
 struct LearnerCore::Impl {
   DataParallel* dp = nullptr;  // LearnerConfig::data_parallel
@@ -95,11 +120,18 @@ struct LearnerCore::Impl {
 
   // One pass of an evaluation split (valid or test): its metrics cleared, every step through them
   // and the renderer, the epoch closed.
-  void eval_epoch(MetricHistory& history, Split split, int64_t epoch, int64_t epochs, EvalEpoch e) {
+  // `autocast`: the mixed-precision dtype the steps run under (LearnerConfig::mixed_precision).
+  void eval_epoch(MetricHistory& history, Split split, int64_t epoch, int64_t epochs, EvalEpoch e,
+                  std::optional<DType> autocast) {
     clear(split);
     const auto started = std::chrono::steady_clock::now();
     int64_t it = 0;
-    while (std::optional<StepOutput> out = e.next()) {
+    auto next = [&] {
+      std::optional<AutocastGuard> amp;
+      if (autocast) amp.emplace(*autocast);
+      return e.next();
+    };
+    while (std::optional<StepOutput> out = next()) {
       ++it;
       const data::Progress progress = e.progress();
       MetricContext ctx;
@@ -370,6 +402,22 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
   result.epochs_done = pos.epoch - 1;
   optim::GradientsAccumulator accumulator;
   const auto k = static_cast<size_t>(config_.grad_accumulation);
+  // Mixed precision: f32 master copies of half parameters, and for f16 the loss scaler.
+  std::optional<optim::GradScaler> scaler;
+  if (const std::optional<MixedPrecision>& mp = config_.mixed_precision) {
+    optimizer_.set_master_weights(true);
+    if (mp->loss_scaling)
+      scaler.emplace(*mp->loss_scaling);
+    else if (mp->dtype == DType::F16)
+      scaler.emplace();
+  }
+  auto optimizer_step = [&](double lr, optim::GradientsParams& grads) {
+    if (!scaler) return optimizer_.step_module(lr, model, grads);
+    if (!scaler->step(optimizer_, lr, model, grads))
+      im.message("mixed precision: step skipped (a gradient is inf or NaN at loss scale " +
+                 std::to_string(scaler->get_scale()) + ")");
+    scaler->update();
+  };
   size_t pending = 0;  // data parallel: micro-batches kept by no_sync since the last optimizer step
 
   for (int64_t epoch = pos.epoch; epoch <= config_.epochs; ++epoch) {
@@ -401,7 +449,13 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
         if (!closes) keep.emplace(*dp);
         sending = dp->begin_step(model);
       }
-      std::optional<TrainOutput> out = te.next();
+      std::optional<TrainOutput> out;
+      {
+        std::optional<AutocastGuard> amp;
+        if (config_.mixed_precision) amp.emplace(config_.mixed_precision->dtype);
+        const LossScaleScope loss_scale(scaler ? scaler->get_scale() : 1.0);
+        out = te.next();
+      }
       sending.reset();
       if (!out) break;
       ++iteration;
@@ -413,7 +467,7 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
         keep.reset();
         if (closes) {
           lr = scheduler_.step();
-          optimizer_.step_module(lr, model, grads);
+          optimizer_step(lr, grads);
           pending = 0;
         } else {
           ++pending;
@@ -424,7 +478,7 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
         if (accumulator.steps() >= k || last) {
           lr = scheduler_.step();
           optim::GradientsParams grads = accumulator.grads();
-          optimizer_.step_module(lr, model, grads);
+          optimizer_step(lr, grads);
         }
       }
       const data::Progress progress = te.progress();
@@ -456,7 +510,9 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
       break;
     }
     im.end_epoch(history_, Split::Train, epoch);
-    if (valid) im.eval_epoch(history_, Split::Valid, epoch, config_.epochs, valid(static_cast<uint64_t>(epoch - 1)));
+    if (valid)
+      im.eval_epoch(history_, Split::Valid, epoch, config_.epochs, valid(static_cast<uint64_t>(epoch - 1)),
+                    autocast_dtype(config_));
     if (artifacts) {
       write_metric_csv(history_, config_.artifact_dir, Split::Train, epoch);
       if (valid) write_metric_csv(history_, config_.artifact_dir, Split::Valid, epoch);
@@ -496,7 +552,7 @@ std::vector<MetricSummary> LearnerCore::evaluate(const std::function<EvalEpoch()
   Impl& im = *impl_;
   if (!im.renderer_set && !im.renderer) im.renderer = default_renderer(config_);
   im.declare(history_);
-  im.eval_epoch(history_, Split::Test, 1, 1, test());
+  im.eval_epoch(history_, Split::Test, 1, 1, test(), autocast_dtype(config_));
   if (!config_.artifact_dir.empty() && im.writes()) write_metric_csv(history_, config_.artifact_dir, Split::Test, 1);
   std::vector<MetricSummary> out;
   for (const auto& s : history_.summary()) {

@@ -84,6 +84,15 @@ class BURN_OPTIM_API Optimizer {
   void step_module(double lr, nn::ModuleRef module, GradientsParams& grads);
 
   Optimizer& add_group(ParamGroup group);
+  // Mixed precision: a bf16 or f16 parameter is updated through an f32 master copy kept in its state
+  // (the state tensor "master", saved with the rest), its gradient and the rule's moments in f32, and
+  // the parameter set to the master rounded once; small updates then accumulate instead of rounding
+  // away. f32 parameters (autocast keeps them f32) are not affected. Off by default.
+  Optimizer& set_master_weights(bool on) {
+    master_weights_ = on;
+    return *this;
+  }
+  bool master_weights() const { return master_weights_; }
   Optimizer& set_clipping(std::optional<GradientClipping> clipping);
   const Rule& rule() const { return *rule_; }
   // The state of a parameter, nullptr before its first step (or a loaded one not used yet).
@@ -108,6 +117,7 @@ class BURN_OPTIM_API Optimizer {
   std::shared_ptr<const Rule> rule_;
   WeightDecay weight_decay_;
   std::optional<GradientClipping> clipping_;
+  bool master_weights_ = false;
   std::vector<ParamGroup> groups_;
   std::unordered_map<nn::ParamId, ParamState> states_;
   std::unordered_map<nn::ParamId, std::string> state_rules_;                   // the rule that made each state

@@ -22,6 +22,7 @@
 
 #include "burn/data/dataloader.hpp"
 #include "burn/nn/module.hpp"
+#include "burn/optim/grad_scaler.hpp"
 #include "burn/optim/lr.hpp"
 #include "burn/optim/optimizer.hpp"
 #include "burn/train/checkpoint.hpp"
@@ -44,6 +45,26 @@ struct EarlyStopping {
   std::string metric = "Loss";
   int64_t patience = 3;
 };
+
+// Mixed-precision training (burn/tensor/autocast.hpp): every train and valid step runs inside an
+// AutocastGuard of `dtype` (products in bf16/f16, reductions, norms, softmax and losses in f32), the
+// parameters stay f32, and the optimizer keeps f32 master copies of any bf16/f16 parameter
+// (Optimizer::set_master_weights). Loss scaling (optim::GradScaler) is on for f16 unless set otherwise:
+// the train step must then return train::backward(loss), which scales the loss, and the learner unscales
+// the gradients (before clipping) and skips the optimizer step when one is not finite. The scaler's state
+// is not in checkpoints: a resumed run starts again from init_scale.
+struct MixedPrecision {
+  DType dtype = DType::BF16;
+  std::optional<optim::GradScalerConfig> loss_scaling;  // default: on (GradScaler's defaults) for f16 only
+};
+
+// The gradients of a train step's loss: of loss x the loss scale inside a Learner's step with f16 loss
+// scaling (the learner unscales them), of the loss itself everywhere else.
+BURN_TRAIN_API Gradients backward(const TensorHandle& loss);
+template <size_t D>
+Gradients backward(const Tensor<D>& loss) {
+  return backward(loss.handle());
+}
 
 enum class Display { Auto, Dashboard, Log, None };  // Auto: the dashboard on a terminal, else Log
 
@@ -73,6 +94,7 @@ struct LearnerConfig {
   // see the global batch, rank 0 alone writes the artifacts and checkpoints, every rank resumes from
   // them, and a stop asked on one rank stops all. Shard the loaders by rank (LoaderOptions::num_shards).
   std::shared_ptr<DataParallel> data_parallel;
+  std::optional<MixedPrecision> mixed_precision;  // off: every op in the dtype it is given
 };
 
 // Stops a run after the current step (and its checkpoint); safe to call from any thread or a
