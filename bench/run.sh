@@ -45,6 +45,18 @@ if [ "$(dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null || true)" != "inst
   fi
 fi
 
+# ONNX Runtime is the second peer of the inference cases (npm onnxruntime-node, bench/onnxruntime); like
+# libtorch it is for the benchmarks only. Without it those rows say why in the ONNX Runtime column.
+if [ ! -d bench/onnxruntime/node_modules/onnxruntime-node ]; then
+  if command -v npm >/dev/null; then
+    echo "bench/run.sh: installing onnxruntime-node (npm, the ONNX Runtime peer of the inference cases)" >&2
+    (cd bench/onnxruntime && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >/dev/null) \
+      || echo "bench/run.sh: npm install failed; running without the ONNX Runtime column" >&2
+  else
+    echo "bench/run.sh: no npm (Debian: apt-get install npm); running without the ONNX Runtime column" >&2
+  fi
+fi
+
 cmake --preset release -DBURN_BUILD_BENCH=ON >/dev/null
 cmake --build build/release --target burn-bench
 
