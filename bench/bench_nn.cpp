@@ -57,7 +57,7 @@ void transformer_loop(benchmark::State& st, const Device& device, const Device& 
 // ResNet-18 inference on `device`, batch norms folded into the convs as ONNX Runtime runs the network
 // (PyTorch's eager side does not fold); on fusion<cpu> each conv and its relu / residual add / relu tail
 // run as one fused program, the tail inside the conv kernel (the _fused case; 1-2% faster than cpu,
-// BENCHMARKS.md).
+// docs/benchmarks-journal.md).
 // ResNet-50 (BottleneckResNetConfig) the same way.
 template <class Config>
 void resnet_infer_loop(benchmark::State& st, const Device& device, int64_t batch) {

@@ -86,41 +86,40 @@ def paired_rounds(rounds, first, second):
     return pairs
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build-dir", default=os.path.join(os.path.dirname(HERE), "build", "release"))
-    ap.add_argument("--reps", type=int, default=6)
-    ap.add_argument("--min-time", type=float, default=0.25)
-    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds of the ratio rows")
-    ap.add_argument("--pairs", type=int, default=30, help="alternating steps of the nn rows (burn-bench-fusion-pairs)")
-    a = ap.parse_args()
-    bin_dir = os.path.join(a.build_dir, "bin")
-    triad_path = os.path.join(bin_dir, "burn-limit-triad")
+HEADER = ("| case | cpu (unfused) | fusion<cpu> | one memory pass | PyTorch | measure | target | met |\n"
+          "|---|---|---|---|---|---|---|---|")
+
+
+def measure(bin_dir, torch, reps=6, min_time=0.25, rounds=5, pairs=30, only=None, log=print):
+    """The table's rows (tuples of cells), each measured as the module docstring says. `torch` is a running
+    run.Torch; `only` (a label prefix list) keeps some rows (bench/run.py's quick mode keeps one)."""
+    todo = [r for r in rows() if not only or any(r[0].startswith(o) for o in only)]
 
     def triad_gbs():
-        return run_limit(triad_path, [M64, THREADS, 10])["best_gbs"]
+        return run_limit(os.path.join(bin_dir, "burn-limit-triad"), [M64, THREADS, 10])["best_gbs"]
 
     def burn_ns(case):
-        return run_burn(bin_dir, case, a.reps, a.min_time, 0.1).get("median_ns")
+        return run_burn(bin_dir, case, reps, min_time, 0.1).get("median_ns")
 
-    out = subprocess.run([os.path.join(bin_dir, "burn-bench-fusion-pairs"), str(a.pairs)], check=True,
-                         capture_output=True, text=True, env=env())
-    steps = {r["case"]: r for r in map(json.loads, out.stdout.splitlines())}
+    steps = {}
+    if any(kind == "unfused" and plain.program == "nn" for _, plain, _, _, _, kind in todo):
+        out = subprocess.run([os.path.join(bin_dir, "burn-bench-fusion-pairs"), str(pairs)], check=True,
+                             capture_output=True, text=True, env=env())
+        steps = {r["case"]: r for r in map(json.loads, out.stdout.splitlines())}
     triad = triad_gbs()
-    print(f"triad {triad:.2f} GB/s ({THREADS} threads)", flush=True)
-    torch = Torch()
+    log(f"fusion pairs: triad {triad:.2f} GB/s ({THREADS} threads)")
     table = []
-    for label, plain, fused, peer, pass_bytes, kind in rows():
+    for label, plain, fused, peer, pass_bytes, kind in todo:
         spread = ""
         p = burn_ns(plain) if kind != "unfused" else None
         f = None
         one_pass = None
         if kind == "pass":
-            rounds = paired_rounds(a.rounds, triad_gbs, lambda: burn_ns(fused))
-            if rounds:
-                ratios = [ns / (pass_bytes / gbs) for gbs, ns in rounds]  # bytes / (GB/s) = ns
-                f = median([ns for _, ns in rounds])
-                one_pass = pass_bytes / median([gbs for gbs, _ in rounds])
+            done = paired_rounds(rounds, triad_gbs, lambda: burn_ns(fused))
+            if done:
+                ratios = [ns / (pass_bytes / gbs) for gbs, ns in done]  # bytes / (GB/s) = ns
+                f = median([ns for _, ns in done])
+                one_pass = pass_bytes / median([gbs for gbs, _ in done])
         elif kind == "unfused" and plain.name in steps:
             r = steps[plain.name]
             p, f = r["unfused_ms"] * 1e6, r["fused_ms"] * 1e6
@@ -128,15 +127,15 @@ def main():
             spread = (f" (95% {r['ratio_ci'][0]:.3f}-{r['ratio_ci'][1]:.3f}; fused faster in {r['fused_faster']} of "
                       f"{r['pairs']} paired steps)")
         elif kind == "unfused":
-            rounds = paired_rounds(a.rounds, lambda: burn_ns(plain), lambda: burn_ns(fused))
-            if rounds:
-                ratios = [fn / pn for pn, fn in rounds]
-                p, f = median([pn for pn, _ in rounds]), median([fn for _, fn in rounds])
+            done = paired_rounds(rounds, lambda: burn_ns(plain), lambda: burn_ns(fused))
+            if done:
+                ratios = [fn / pn for pn, fn in done]
+                p, f = median([pn for pn, _ in done]), median([fn for _, fn in done])
         elif fused:
             f = burn_ns(fused)
         if kind == "torch":
             one_pass = pass_bytes / triad
-        t = torch.run(peer, 1, a.reps, 0.1).get("median_ns") if peer else None
+        t = torch.run(peer, 1, reps, 0.1).get("median_ns") if peer else None
         best = f if f else p
         if kind in ("pass", "unfused"):
             verdict = median(ratios) if f else None
@@ -153,13 +152,28 @@ def main():
         shown = fmt_time(verdict) if kind == "record" else (f"{verdict:.{digits}f}{spread}" if verdict is not None else "n/a")
         table.append((label, fmt_time(p) if p else "n/a", fmt_time(f) if f else "—",
                       fmt_time(one_pass) if one_pass else "—", fmt_time(t) if peer else "—", shown, target, met))
-        print(" | ".join(table[-1]), flush=True)
+        log("  " + " | ".join(table[-1]))
+    return table
+
+
+def markdown(table):
+    return HEADER + "\n" + "\n".join("| " + " | ".join(r) + " |" for r in table) if table else ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default=os.path.join(os.path.dirname(HERE), "build", "release"))
+    ap.add_argument("--reps", type=int, default=6)
+    ap.add_argument("--min-time", type=float, default=0.25)
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds of the ratio rows")
+    ap.add_argument("--pairs", type=int, default=30, help="alternating steps of the nn rows (burn-bench-fusion-pairs)")
+    a = ap.parse_args()
+    torch = Torch()
+    table = measure(os.path.join(a.build_dir, "bin"), torch, a.reps, a.min_time, a.rounds, a.pairs,
+                    log=lambda m: print(m, flush=True))
     torch.close()
     print()
-    print("| case | cpu (unfused) | fusion<cpu> | one memory pass | PyTorch | measure | target | met |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in table:
-        print("| " + " | ".join(r) + " |")
+    print(markdown(table))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Runs the burn-cpp benchmarks and their PyTorch twins back to back, case by case, and prints one table.
+"""Runs the burn-cpp benchmarks and their PyTorch twins back to back, case by case, and prints the tables of
+the benchmark page; with --markdown it writes that page (BENCHMARKS.md) whole.
 
 Called by bench/run.sh after the build; it can be run alone on an existing build:
   /usr/bin/python3 bench/run.py [--quick] [--build-dir build/release] [--markdown BENCHMARKS.md]
@@ -6,8 +7,12 @@ Called by bench/run.sh after the build; it can be run alone on an existing build
 For every case it runs the burn program (Google Benchmark, JSON output, N repetitions), then for the
 fixed-cost cases the libtorch program (bench/libtorch, the C++ peer, built when libtorch-dev is found),
 then asks a long-lived PyTorch process (bench/torch/bench_torch.py --serve) for the same case with the
-same iteration count and number of repetitions, so machine drift hits every side alike. Medians are reported.
-The machine's limits come from bench/limits (raw OpenBLAS SGEMM, STREAM-like triad), run at the start.
+same iteration count and number of repetitions, so machine drift hits every side alike; the inference
+cases also ONNX Runtime (bench/onnxruntime). Medians are reported. Then the Fashion-MNIST epoch
+(train_epoch.py's measure()) and the fusion pairs (fusion_table.py's measure()), unless --only.
+The machine's limits come from bench/limits (raw OpenBLAS SGEMM, STREAM-like triad, read stream), run at
+the start. --quick runs one row of each table. The dated history of the figures is docs/benchmarks-journal.md,
+written by hand; this script writes only the page.
 """
 import argparse
 import datetime
@@ -25,15 +30,14 @@ ROOT = os.path.dirname(HERE)
 THREADS = 2
 M16, M64 = 16 << 20, 64 << 20
 F32 = 4
-NOTES_MARK = "<!-- notes below this line are kept when the table is regenerated -->"
 
 
 class Case:
     """One workload: its name (shared with the torch side), program, limit kind and work, target group."""
 
-    def __init__(self, name, program, kind, work, group, quick=True, cpp_peer=False, ort_batch=None,
-                 durable_peer=None, ort_model="resnet18"):
-        self.name, self.program, self.kind, self.work, self.group, self.quick = name, program, kind, work, group, quick
+    def __init__(self, name, program, kind, work, group, cpp_peer=False, ort_batch=None, durable_peer=None,
+                 ort_model="resnet18"):
+        self.name, self.program, self.kind, self.work, self.group = name, program, kind, work, group
         self.cpp_peer = cpp_peer  # also run by burn-bench-libtorch under the same name
         self.ort_batch = ort_batch  # also run by ONNX Runtime (bench/onnxruntime) at this batch size
         # the model ONNX Runtime runs: a torchvision one (bench/onnxruntime/export_torchvision.py) or
@@ -50,13 +54,12 @@ def cases():
         out.append(Case(f"matmul/{n}", "matmul", "gemm", 2.0 * n ** 3, "matmul"))
     out.append(Case("matmul_batched/32x128x64@32x64x128", "matmul", "gemm", 2.0 * 32 * 128 * 64 * 128, "matmul"))
     for label, n in (("16M", M16), ("64M", M64)):
-        quick = n == M16
         out += [
-            Case(f"add/{label}", "elementwise", "mem", 3 * n * F32, "elementwise", quick),
-            Case(f"mul/{label}", "elementwise", "mem", 3 * n * F32, "elementwise", quick),
-            Case(f"exp/{label}", "elementwise", "mem", 2 * n * F32, "elementwise", quick),
-            Case(f"gelu/{label}", "elementwise", "mem", 2 * n * F32, "elementwise", quick),
-            Case(f"chain_exp_relu_affine/{label}", "elementwise", "mem", 2 * n * F32, "elementwise", quick),
+            Case(f"add/{label}", "elementwise", "mem", 3 * n * F32, "elementwise"),
+            Case(f"mul/{label}", "elementwise", "mem", 3 * n * F32, "elementwise"),
+            Case(f"exp/{label}", "elementwise", "mem", 2 * n * F32, "elementwise"),
+            Case(f"gelu/{label}", "elementwise", "mem", 2 * n * F32, "elementwise"),
+            Case(f"chain_exp_relu_affine/{label}", "elementwise", "mem", 2 * n * F32, "elementwise"),
         ]
     n, rows = 4096 * 4096, 4096
     out += [
@@ -77,14 +80,14 @@ def cases():
         Case("conv2d_fwd_bwd/n1_c3_224x224_k7_s2_p3", "conv", "gemm", 3 * stem, "conv fwd+bwd"),
     ]
     for c in (32, 128):
-        n_in, quick = 2 * c * 512 * 512, c == 32
+        n_in = 2 * c * 512 * 512
         for label, n_out in (("2x2s2", 2 * c * 256 * 256), ("3x3s2p1", 2 * c * 256 * 256)):
             sz = f"2x{c}x512x512"
             out += [
-                Case(f"max_pool2d_{label}/{sz}", "pool", "mem", (n_in + n_out) * F32, "max_pool", quick),
+                Case(f"max_pool2d_{label}/{sz}", "pool", "mem", (n_in + n_out) * F32, "max_pool"),
                 Case(f"max_pool2d_with_indices_{label}/{sz}", "pool", "mem", n_in * F32 + n_out * (F32 + 8),
-                     "max_pool (indices)", quick),
-                Case(f"avg_pool2d_{label}/{sz}", "pool", "mem", (n_in + n_out) * F32, "avg_pool, interpolate", quick),
+                     "max_pool (indices)"),
+                Case(f"avg_pool2d_{label}/{sz}", "pool", "mem", (n_in + n_out) * F32, "avg_pool, interpolate"),
             ]
     n_in, n_out = 64 * 112 * 112, 64 * 56 * 56  # ResNet's stem pool at batch 1 (in cache)
     out.append(Case("max_pool2d_3x3s2p1/1x64x112x112", "pool", "mem", (n_in + n_out) * F32, "max_pool"))
@@ -123,7 +126,7 @@ def cases():
     for batch in (1, 8):
         for name in ("nn_resnet50_infer", "nn_resnet50_infer_fused"):
             out.append(Case(f"{name}/b{batch}_224", "nn", "gemm", batch * 2 * 4.09e9, "resnet50 inference",
-                            quick=batch == 1, ort_batch=batch, ort_model="resnet50"))
+                            ort_batch=batch, ort_model="resnet50"))
     # RoBERTa-base at sequence 128 (per token 12 layers of 2 * (4 * 768^2 + 2 * 768 * 3072) flops in the
     # dense layers and 4 * 128 * 768 in attention, the pooler apart), on cpu and fusion<cpu>, against the
     # plain-PyTorch twin of transformers' RobertaModel (examples/models/gen_fixture_roberta.py)
@@ -131,12 +134,12 @@ def cases():
     for batch in (1, 8):
         for name in ("nn_roberta_base_infer", "nn_roberta_base_infer_fused"):
             out.append(Case(f"{name}/b{batch}_s128", "nn", "gemm", batch * roberta_flops, "roberta inference",
-                            quick=batch == 1, ort_batch=batch, ort_model="roberta-base"))
+                            ort_batch=batch, ort_model="roberta-base"))
         out.append(Case(f"nn_roberta_base_onnx_infer/b{batch}_s128", "nn", "gemm", batch * roberta_flops,
-                        "roberta onnx inference", quick=batch == 1))
+                        "roberta onnx inference"))
     # its AdamW train step at batch 8 with a 2-class head on the pooled <s>: three times the forward's flops
     for name in ("nn_roberta_base_train_adamw", "nn_roberta_base_train_adamw_fused"):
-        out.append(Case(f"{name}/b8_s128", "nn", "gemm", 3 * 8 * roberta_flops, "roberta train step", quick=False))
+        out.append(Case(f"{name}/b8_s128", "nn", "gemm", 3 * 8 * roberta_flops, "roberta train step"))
     # records: a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
@@ -164,6 +167,39 @@ LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 # burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).
 ORT_TARGETS = {"resnet18 inference": 1.2, "resnet50 inference": 1.0, "roberta inference": 1.0}
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
+
+# The page's tables: (title, target groups, what the rows measure and what their target means).
+SECTIONS = [
+    ("Ops", ("matmul", "elementwise", "reduction", "softmax", "fixed cost", "autodiff fixed cost", "conv",
+             "conv fwd+bwd", "max_pool", "max_pool (indices)", "avg_pool, interpolate", "norm, attention"),
+     "One op through the public `Tensor` API on `cpu` (the autodiff rows on `autodiff<cpu>`) against the same op "
+     "in PyTorch; the two fixed-cost rows also against libtorch, C++ to C++. Target: burn/PyTorch at most the "
+     "family's ratio (`TARGETS` in bench/run.py); '—': compared with PyTorch and the machine's limit only."),
+    ("Model inference", ("resnet18 inference", "resnet50 inference", "roberta inference", "resnet18 onnx inference",
+                         "roberta onnx inference"),
+     "ResNet-18/50 (224×224, batch norms folded) and RoBERTa-base (sequence 128) forward passes built from burn-nn "
+     "layers on `cpu` and `fusion<cpu>` (`_fused`), and the same networks imported from ONNX (`_onnx_`), against "
+     "PyTorch's eager modules and ONNX Runtime (npm `onnxruntime-node`, 2 intra-op threads). Target: burn/PyTorch "
+     "and burn/ONNX Runtime at most the ratios shown; the ONNX-imported rows have none ('—'): they are compared "
+     "with PyTorch and, in the journal, with the burn-nn row above them."),
+    ("Train steps", ("mlp step", "conv block step", "nn train step", "roberta train step"),
+     "One forward + backward (+ optimizer step for the `nn_` rows) on `autodiff<cpu>` (`_fused`: "
+     "`autodiff<fusion<cpu>>`) against PyTorch's autograd, `nn` modules and `torch.optim`. Target: burn/PyTorch "
+     "at most the ratio shown; the conv block has none ('—'): compared with PyTorch only."),
+    ("Records", ("record save", "record load"),
+     "A ResNet-50 state dict (102 MB) saved and loaded by each burn-record recorder against `torch.save` / "
+     "`torch.load`. Target: at most PyTorch's time (≤ 1.0); the durable `torch.save` column (fsync and rename, "
+     "as burn's saves do) is a reference, not the target."),
+    ("Import", ("pytorch load",),
+     "A torchvision ResNet-18 state dict (47 MB) loaded by burn-import's pytorch plugin from `torch.save`'s zip "
+     "and legacy layouts against `torch.load`. Target: at most PyTorch's time (≤ 1.0)."),
+]
+SECTION_OF = {group: title for title, groups, _ in SECTIONS for group in groups}
+# --quick: one row of each table (the epoch: the MLP once; fusion pairs: the 16M chain, 2 rounds).
+QUICK_CASES = ("add/16M", "nn_resnet18_infer/b1_224", "nn_mlp_train_adam/784-512-512-10_b128",
+               "record_load/zstd/resnet50", "import_pytorch_load/resnet18_zip")
+QUICK_FUSION_ROWS = ("exp(relu(x*2+1)), 16M",)
+JOURNAL = "docs/benchmarks-journal.md"
 
 
 def roberta_onnx():
@@ -296,11 +332,18 @@ def met(ratio, target):
     return "n/a" if ratio is None else ("yes" if ratio <= target else f"no (+{100 * (ratio / target - 1):.1f}%)")
 
 
-def table(rows, limits):
-    """rows: (case, burn, PyTorch, libtorch) results; libtorch is None for cases without the C++ peer."""
-    head = ["case", "burn-cpp median", "PyTorch median", "burn/PyTorch", "target", "met",
-            "burn % of limit", "PyTorch % of limit", "libtorch (C++) median", "burn/libtorch",
-            "met vs libtorch (≤ " + "/".join(sorted({str(t) for t in LIBTORCH_TARGETS.values()})) + ")"]
+def table(rows, limits, libtorch=True, ort=None):
+    """rows: (case, burn, PyTorch, libtorch) results; libtorch is None for cases without the C++ peer.
+    libtorch: add the C++ peer's columns; ort (case name -> ONNX Runtime result): add ONNX Runtime's."""
+    with_limit = any(case.kind != "none" for case, _, _, _ in rows)  # records and import have no limit
+    head = ["case", "burn-cpp median", "PyTorch median", "burn/PyTorch", "target", "met"]
+    if with_limit:
+        head += ["burn % of limit", "PyTorch % of limit"]
+    if libtorch:
+        head += ["libtorch (C++) median", "burn/libtorch",
+                 "met vs libtorch (≤ " + "/".join(sorted({str(t) for t in LIBTORCH_TARGETS.values()})) + ")"]
+    if ort is not None:
+        head += ["ONNX Runtime median", "burn/ORT", "target vs ORT", "met vs ORT"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, b, t, lt in rows:
         bn, tn = b.get("median_ns"), t.get("median_ns")
@@ -308,35 +351,27 @@ def table(rows, limits):
         target = TARGETS[case.group]
         fb, ft = fraction(case, bn, limits), fraction(case, tn, limits)
         pct = lambda f: "—" if f is None else f"{100 * f:.0f}%"
-        if lt is None:
-            peer = ["—", "—", "—"]
-        else:
+        cells = [case.name, fmt_time(bn) if bn else "error: " + str(b.get("error")), fmt_time(tn) if tn else "error",
+                 "n/a" if ratio is None else f"{ratio:.2f}", "—" if target is None else f"≤ {target}",
+                 met(ratio, target)] + ([pct(fb), pct(ft)] if with_limit else [])
+        if libtorch and lt is None:
+            cells += ["—", "—", "—"]
+        elif libtorch:
             ln = lt.get("median_ns")
             lratio = bn / ln if bn and ln else None
-            peer = [fmt_time(ln) if ln else "error: " + str(lt.get("error")),
-                    "n/a" if lratio is None else f"{lratio:.2f}", met(lratio, LIBTORCH_TARGETS[case.group])]
-        lines.append("| " + " | ".join([
-            case.name, fmt_time(bn) if bn else "error: " + str(b.get("error")), fmt_time(tn) if tn else "error",
-            "n/a" if ratio is None else f"{ratio:.2f}", "—" if target is None else f"≤ {target}",
-            met(ratio, target), pct(fb), pct(ft)] + peer) + " |")
+            cells += [fmt_time(ln) if ln else "error: " + str(lt.get("error")),
+                      "n/a" if lratio is None else f"{lratio:.2f}", met(lratio, LIBTORCH_TARGETS[case.group])]
+        if ort is not None and case.name not in ort:
+            cells += ["—", "—", "—", "—"]
+        elif ort is not None:
+            on = ort[case.name].get("median_ns")
+            oratio = bn / on if bn and on else None
+            otarget = ORT_TARGETS.get(case.group)
+            cells += [fmt_time(on) if on else "error: " + str(ort[case.name].get("error")),
+                      "n/a" if oratio is None else f"{oratio:.2f}", "—" if otarget is None else f"≤ {otarget}",
+                      met(oratio, otarget)]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def ort_table(rows, ort):
-    """The cases with an ONNX Runtime peer: burn against ONNX Runtime (ort: case name -> its result)."""
-    head = ["case", "burn-cpp median", "ONNX Runtime median", "burn/ORT", "target", "met"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for case, b, _, _ in rows:
-        if case.name not in ort:
-            continue
-        bn, on = b.get("median_ns"), ort[case.name].get("median_ns")
-        ratio = bn / on if bn and on else None
-        target = ORT_TARGETS.get(case.group)
-        ort_time = fmt_time(on) if on else "error: " + str(ort[case.name].get("error"))
-        lines.append("| " + " | ".join([
-            case.name, fmt_time(bn) if bn else "error", ort_time, "n/a" if ratio is None else f"{ratio:.2f}",
-            "—" if target is None else f"≤ {target}", met(ratio, target)]) + " |")
-    return "\n".join(lines) if len(lines) > 2 else ""
 
 
 def durable_table(rows, durable):
@@ -376,24 +411,57 @@ def git_rev():
     return out.stdout.strip() or "unknown"
 
 
-def markdown(path, rows, limits, meta, cmd, durable=None):
-    notes = ""
-    if os.path.exists(path):
-        old = open(path, encoding="utf-8").read()
-        if NOTES_MARK in old:
-            notes = old.split(NOTES_MARK, 1)[1]
+EPOCH_WHAT = ("One Fashion-MNIST epoch (60,000 images, batch 64, Adam, 2 loader workers, 2 compute threads) of the "
+              "MLP 784-512-512-10 and the small CNN, burn-data's loader and burn-nn on `autodiff<cpu>` against "
+              "`torch.utils.data.DataLoader` and `torch.optim.Adam` (bench/train_epoch.py), then the test accuracy. "
+              "Target: burn's epoch at most 0.7x PyTorch's; the accuracies are reported, with no target.")
+FUSION_WHAT = ("Each fused case on `fusion<cpu>` next to its unfused twin on `cpu`, one memory pass (the case's bytes at "
+               "the triad bandwidth) and PyTorch (bench/fusion_table.py). Targets, per row: the elementwise chain "
+               "within 1.3x of one memory pass; softmax and layer_norm (input ready, so the eager kernel) at most 0.5x "
+               "PyTorch; fused at most 1.0x unfused (median of alternating rounds, the nn steps from pairs of steps "
+               "in one process); recording one op at most 1 µs.")
+
+
+def sections(rows, limits, meta, durable=None, epoch=None, fusion=None):
+    """The page's tables in order: (title, what it measures, markdown table or '' when not run)."""
+    out = []
+    for title, groups, what in SECTIONS:
+        mine = [r for r in rows if r[0].group in groups]
+        if title == "Ops":
+            text = table(mine, limits) if mine else ""
+            mops = lambda r: f"{1e9 / r['median_ns'] / 1e6:.2f} M ops/s" if r and r.get("median_ns") else "n/a"
+            for c, b, t, lt in mine:
+                if c.name in FIXED_COST_WHAT:
+                    text += (f"\n\nFixed cost per op ({FIXED_COST_WHAT[c.name]}): burn-cpp {mops(b)}, "
+                             f"libtorch (C++) {mops(lt)}, PyTorch (from Python) {mops(t)}.")
+        elif title == "Model inference":
+            text = table(mine, limits, libtorch=False, ort=meta.get("onnxruntime", {})) if mine else ""
+        else:
+            text = table(mine, limits, libtorch=False) if mine else ""
+        if title == "Records" and durable:
+            text += "\n\nThe saves against a durable `torch.save` (reference):\n\n" + durable_table(mine, durable)
+        out.append((title, what, text))
+        if title == "Train steps":
+            import train_epoch  # the epoch's table, after the steps it is made of
+            out.append(("Fashion-MNIST epoch", EPOCH_WHAT, train_epoch.table(epoch or [])))
+    import fusion_table
+    out.append(("Fusion pairs", FUSION_WHAT, fusion_table.markdown(fusion or [])))
+    return out
+
+
+def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=None):
+    """Writes the benchmark page whole: the machine, the run, one section per table (the history: JOURNAL)."""
     cpu = meta["lscpu"]
-    tiny = [(c, b, t, lt) for c, b, t, lt in rows if c.kind == "none"]
     with open(path, "w", encoding="utf-8") as f:
         f.write("# Benchmarks\n\n")
-        f.write("burn-cpp (cpu backend, public `Tensor` API) against PyTorch on the same machine in the same run, "
-                "cases alternating burn/PyTorch. Generated by `bench/run.py`; the table is the last full run.\n\n")
-        f.write(f"Command: `{cmd}`  \n")
+        f.write("burn-cpp against PyTorch (and, where named, libtorch and ONNX Runtime) on the same machine in one run "
+                f"of `{cmd}`, cases alternating sides, {THREADS} threads on every side, medians. This page holds the "
+                f"current figures and is rewritten whole by that command; how each number was reached, dated, is in "
+                f"the [benchmark journal]({JOURNAL}).\n\n")
         f.write(f"Date: {meta['date']}; commit `{meta['git']}`; PyTorch {meta['torch']}; "
-                f"libtorch {meta.get('libtorch') or 'not built'} (C++, fixed-cost cases); "
-                f"{THREADS} threads on every side (BURN_NUM_THREADS, torch.set_num_threads, at::set_num_threads); "
-                f"{meta['repetitions']} repetitions, medians; min time per repetition {meta['min_time']} s.  \n")
-        f.write(f"Compiler processes (cc1plus) running at start / end: {meta['busy_start']} / {meta['busy_end']}.\n\n")
+                f"libtorch {meta.get('libtorch') or 'not built'}; {meta['repetitions']} repetitions per case, "
+                f"min time per repetition {meta['min_time']} s; compiler processes (cc1plus) running at start / end: "
+                f"{meta['busy_start']} / {meta['busy_end']}; wall time {meta.get('wall_s', 0) / 60:.0f} min.\n\n")
         f.write("## Machine\n\n")
         f.write(f"- CPU: {cpu.get('Model name', platform.processor())} (family {cpu.get('CPU family', '?')}, "
                 f"model {cpu.get('Model', '?')}), {cpu.get('CPU(s)', '?')} CPUs, "
@@ -409,59 +477,68 @@ def markdown(path, rows, limits, meta, cmd, durable=None):
         if "read_gbs" in limits:
             f.write(f"- Read limit: {limits['read_gbs']:.2f} GB/s (sum of 64M floats, {THREADS} threads, best of 10; "
                     f"`bench/limits/read.cpp`), the limit of the reductions\n")
-        f.write("\n")
-        f.write("## Results\n\n")
-        f.write("Ratios are times burn/PyTorch (lower is better). '% of limit' is achieved FLOP/s over the SGEMM "
-                "limit for matmul, and bytes moved (inputs read once + output written once) per second over the "
-                "triad bandwidth for the rest (the read bandwidth for the reductions). The last three columns compare the fixed-cost cases with libtorch, "
-                "the same ops through torch 1.13's C++ API (`bench/libtorch/bench_libtorch.cpp`).\n\n")
-        f.write(table(rows, limits) + "\n\n")
-        ot = ort_table(rows, meta.get("onnxruntime", {}))
-        if ot:
-            f.write(f"Against ONNX Runtime (npm `onnxruntime-node`, `intraOpNumThreads` {THREADS}, the same iterations "
-                    "and repetitions, run right after PyTorch):\n\n" + ot + "\n\n")
-        dt = durable_table(rows, durable or {})
-        if dt:
-            f.write("Record saves against a durable torch.save (temporary file in the same folder, flush, "
-                    "`os.fsync`, `os.replace`, fsync of the folder: what burn's saves do; a reference, the "
-                    "target above stays plain torch.save):\n\n" + dt + "\n\n")
-        mops = lambda r: f"{1e9 / r['median_ns'] / 1e6:.2f} M ops/s" if r and r.get("median_ns") else "n/a"
-        for c, b, t, lt in tiny:
-            f.write(f"Fixed cost per op ({FIXED_COST_WHAT.get(c.name, c.name)}): burn-cpp {mops(b)}, "
-                    f"libtorch (C++) {mops(lt)}, PyTorch (from Python) {mops(t)}.\n\n")
-        f.write(NOTES_MARK + notes)
+        f.write("\nRatios are times burn/other (lower is better); 'met' says whether the ratio is within the target. "
+                "'% of limit' is achieved FLOP/s over the GEMM limit for the GEMM-bound cases, bytes moved (inputs "
+                "read once, output written once) per second over the read limit for the reductions and over the "
+                "triad for the rest.\n\n")
+        for title, what, text in sections(rows, limits, meta, durable, epoch, fusion):
+            f.write(f"## {title}\n\n{what}\n\n{text or '(not run)'}\n\n")
+        f.write("## Vulkan and GPUs\n\nNot part of this run: `bash bench/run.sh --vulkan` measures the Vulkan plugin on "
+                "lavapipe (a correctness device on the CPU: fixed cost per dispatch, dispatches fusion saves), and "
+                "`bench/gpu/pack.sh` packs the GPU cases for a machine with a GPU; their figures are in the "
+                f"[journal]({JOURNAL}) (\"Vulkan\").\n")
+
+
+def programs(todo, epoch_and_fusion=True):
+    """The programs a run calls: the cases' own, the limits, and those of the epoch and the fusion pairs."""
+    out = sorted({f"burn-bench-{c.program}" for c in todo}) + ["burn-limit-sgemm", "burn-limit-triad", "burn-limit-read"]
+    if epoch_and_fusion:
+        import fusion_table
+        out += ["burn-bench-train-epoch", "burn-bench-fusion-pairs"]
+        out += [f"burn-bench-{row[1].program}" for row in fusion_table.rows()]
+    return sorted(set(out))
+
+
+def print_sections(rows, limits, meta, durable, epoch, fusion):
+    for title, _, text in sections(rows, limits, meta, durable, epoch, fusion):
+        if text:
+            print(f"\n## {title}\n\n{text}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="16M elementwise sizes only, 3 short repetitions")
+    ap.add_argument("--quick", action="store_true",
+                    help="one row of each table, 3 short repetitions, the MLP epoch once (prints only)")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--markdown", help="write the results page (BENCHMARKS.md) here")
     ap.add_argument("--json", help="write every measurement here")
-    ap.add_argument("--only", help="run only the cases whose name matches this regex")
+    ap.add_argument("--only", help="run only the cases whose name matches this regex (no epoch, no fusion pairs)")
     ap.add_argument("--command", default=None, help="the command line to quote in the markdown page")
-    ap.add_argument("--from-json", help="print (and with --markdown write) the table of a saved --json run")
+    ap.add_argument("--from-json", help="print (and with --markdown write) the page's tables from a saved --json run")
     a = ap.parse_args()
+    sys.path.insert(0, HERE)  # train_epoch and fusion_table, imported for their sections
 
     if a.from_json:
         saved = json.load(open(a.from_json))
         by_name = {c.name: c for c in cases()}
         rows = [(by_name[r["name"]], r["burn"], r["torch"], r.get("libtorch")) for r in saved["cases"]]
         durable = {r["name"]: r["torch_durable"] for r in saved["cases"] if r.get("torch_durable")}
-        print(table(rows, saved["limits"]))
-        ot = ort_table(rows, saved["meta"].get("onnxruntime", {}))
-        if ot:
-            print("\n" + ot)
-        if durable:
-            print("\n" + durable_table(rows, durable))
+        epoch, fusion = saved.get("epoch"), [tuple(r) for r in saved.get("fusion") or []]
+        print_sections(rows, saved["limits"], saved["meta"], durable, epoch, fusion)
         if a.markdown:
-            markdown(a.markdown, rows, saved["limits"], saved["meta"], a.command or "bash bench/run.sh", durable)
+            markdown(a.markdown, rows, saved["limits"], saved["meta"], a.command or "bash bench/run.sh", durable,
+                     epoch, fusion)
         return 0
 
     # Full: 7 x 0.3 s took 15 min 9 s for the op and module cases; 6 x 0.25 s aims under 15 minutes.
     reps, min_time, warmup = (3, 0.1, 0.05) if a.quick else (6, 0.25, 0.1)
     bin_dir = os.path.join(a.build_dir, "bin")
-    todo = [c for c in cases() if (c.quick or not a.quick) and (not a.only or re.search(a.only, c.name))]
+    todo = [c for c in cases() if (not a.quick or c.name in QUICK_CASES) and (not a.only or re.search(a.only, c.name))]
+    missing = [p for p in programs(todo, epoch_and_fusion=not a.only) if not os.path.exists(os.path.join(bin_dir, p))]
+    if missing:  # the `burn-bench` target builds them all (bench/CMakeLists.txt)
+        print(f"bench/run.py: {bin_dir} lacks {', '.join(missing)}: build the burn-bench target "
+              "(cmake --build build/release --target burn-bench, with -DBURN_BUILD_BENCH=ON)", file=sys.stderr)
+        return 2
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "git": git_rev(), "lscpu": lscpu(),
             "busy_start": busy_compilers(), "repetitions": reps, "min_time": min_time}
     if meta["busy_start"]:
@@ -515,27 +592,38 @@ def main():
             print(f"  {case.durable_peer:40s} torch {fmt_time(dn) if dn else d.get('error')}"
                   + (f"  burn/durable torch {b['median_ns'] / dn:.2f}" if dn and b.get("median_ns") else "")
                   + "  (reference, not the target)", flush=True)
+    epoch, fusion = None, None
+    if not a.only:  # the two tables of their own scripts, folded in: the epoch, then the fusion pairs
+        import fusion_table
+        import train_epoch
+        log = lambda m: print(m, flush=True)
+        try:
+            epoch = train_epoch.measure(a.build_dir, models=("mlp",) if a.quick else train_epoch.MODELS,
+                                        repeats=1 if a.quick else 2, log=log)
+        except subprocess.CalledProcessError as e:  # e.g. no Fashion-MNIST files: the page says "(not run)"
+            print(f"epoch: {' '.join(e.cmd)} failed: {(e.stderr or '').strip()[-300:]}", file=sys.stderr)
+        try:
+            fusion = fusion_table.measure(bin_dir, torch, *((3, 0.1, 2) if a.quick else (6, 0.25, 5)),
+                                          only=QUICK_FUSION_ROWS if a.quick else None, log=log)
+        except subprocess.CalledProcessError as e:
+            print(f"fusion pairs: {' '.join(e.cmd)} failed: {(e.stderr or '').strip()[-300:]}", file=sys.stderr)
     torch.close()
     meta["busy_end"] = busy_compilers()
+    meta["wall_s"] = time.time() - t_start
 
-    print()
-    print(table(rows, limits))
-    ot = ort_table(rows, meta.get("onnxruntime", {}))
-    if ot:
-        print("\n" + ot)
-    if durable:
-        print("\n" + durable_table(rows, durable))
-    print(f"\n{len(rows)} cases in {time.time() - t_start:.0f} s; compiler processes at start/end: "
-          f"{meta['busy_start']}/{meta['busy_end']}")
+    print_sections(rows, limits, meta, durable, epoch, fusion)
+    print(f"\n{len(rows)} cases{', the epoch and the fusion pairs' if epoch else ''} in {meta['wall_s']:.0f} s; "
+          f"compiler processes at start/end: {meta['busy_start']}/{meta['busy_end']}; load average at end: "
+          f"{os.getloadavg()[0]:.1f}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"limits": limits, "meta": meta,
+            json.dump({"limits": limits, "meta": meta, "epoch": epoch, "fusion": fusion,
                        "cases": [dict({"name": c.name, "burn": b, "torch": t, "libtorch": lt},
                                       **({"torch_durable": durable[c.name]} if c.name in durable else {}))
                                  for c, b, t, lt in rows]},
                       f, indent=1)
     if a.markdown:
-        markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh", durable)
+        markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh", durable, epoch, fusion)
         print(f"wrote {a.markdown}")
     return 0 if all("error" not in b and "error" not in t and "error" not in (lt or {}) for _, b, t, lt in rows) else 1
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# One command for the benchmarks: builds the release preset with the benchmarks into build/release,
-# measures the machine's limits, runs burn-cpp, libtorch (C++, fixed-cost cases) and PyTorch case by
-# case and prints one table.
-#   bash bench/run.sh                full run (~12 min); rewrites BENCHMARKS.md at the repository root
-#   bash bench/run.sh --quick        fewer sizes and repetitions (~2 min); prints the table only
-#   bash bench/run.sh --only REGEX   the cases whose name matches, full repetitions; prints the table only
+# One command for the benchmarks: builds the release preset with the benchmarks into build/release (the
+# burn-bench target: every program run.py and the scripts it imports call), measures the machine's limits,
+# runs every table (ops, model inference, train steps, the Fashion-MNIST epoch, records, import, fusion
+# pairs) against PyTorch, libtorch and ONNX Runtime, and prints them.
+#   bash bench/run.sh                full run; rewrites BENCHMARKS.md whole (history: docs/benchmarks-journal.md)
+#   bash bench/run.sh --quick        one row of each table, short repetitions (<= 5 min on a quiet 2-core
+#                                    machine); prints the tables only
+#   bash bench/run.sh --only REGEX   the run.py cases whose name matches, full repetitions; prints only
 #   bash bench/run.sh --vulkan       the Vulkan plugin on lavapipe: fixed cost per dispatch and the dispatches
 #                                    fusion saves (bench/vulkan/lavapipe.sh, ~2 min); GPUs: bench/gpu/pack.sh
 set -euo pipefail
@@ -19,7 +21,7 @@ while [ $# -gt 0 ]; do
     --only)
       [ $# -ge 2 ] || { echo "bench/run.sh: --only needs a regex" >&2; exit 2; }
       only=(--only "$2"); shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument '$1' (--quick, --only REGEX)" >&2; exit 2 ;;
   esac
   shift
@@ -40,6 +42,18 @@ if [ "$(dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null || true)" != "inst
   if ! apt_get install -y --no-install-recommends libtorch-dev \
      && ! { apt_get update && apt_get install -y --no-install-recommends libtorch-dev; }; then
     echo "bench/run.sh: could not install libtorch-dev; running without the libtorch column" >&2
+  fi
+fi
+
+# ONNX Runtime is the second peer of the inference cases (npm onnxruntime-node, bench/onnxruntime); like
+# libtorch it is for the benchmarks only. Without it those rows say why in the ONNX Runtime column.
+if [ ! -d bench/onnxruntime/node_modules/onnxruntime-node ]; then
+  if command -v npm >/dev/null; then
+    echo "bench/run.sh: installing onnxruntime-node (npm, the ONNX Runtime peer of the inference cases)" >&2
+    (cd bench/onnxruntime && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >/dev/null) \
+      || echo "bench/run.sh: npm install failed; running without the ONNX Runtime column" >&2
+  else
+    echo "bench/run.sh: no npm (Debian: apt-get install npm); running without the ONNX Runtime column" >&2
   fi
 fi
 

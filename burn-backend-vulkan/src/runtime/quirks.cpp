@@ -35,7 +35,7 @@ struct Quirk {
 };
 constexpr Quirk kQuirks[] = {
     // lavapipe runs a workgroup as one CPU thread: shared-memory tiles are plain memory there, and the
-    // register-blocked GEMM measured faster (../shared/debian-notes.md; BENCHMARKS.md, Vulkan).
+    // register-blocked GEMM measured faster (../shared/debian-notes.md; docs/benchmarks-journal.md, Vulkan).
     {VK_DRIVER_ID_MESA_LLVMPIPE, 0, 0, "shared_memory_gemm", "slower than register blocking on lavapipe"},
 };
 
