@@ -306,7 +306,9 @@ ReduceSpec reduce_spec(OpId op, DType d, const DeviceProfile& profile, const cha
       s.kind = ReduceKind::Arg;
       s.init = mx ? lowest(s.acc) : highest(s.acc);
       const char* cmp = mx ? ">" : "<";
-      s.better = std::string("((v) ") + cmp + " (w) || (b_isnan(v) && !b_isnan(w)))";
+      // OpenCL's isnan takes floats only; ints have no NaN.
+      s.better = is_float_dtype(d) ? std::string("((v) ") + cmp + " (w) || (isnan(v) && !isnan(w)))"
+                                   : std::string("((v) ") + cmp + " (w))";
       break;
     }
     default: throw Unsupported(s.op, "is not a reduction of the OpenCL reduce kernel");
