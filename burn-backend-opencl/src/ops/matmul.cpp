@@ -1,7 +1,7 @@
 // matmul on the device (torch.matmul semantics for operands of equal rank >= 2, batch dims broadcast as
 // shape_rules::matmul says): f32 and f64 through CLBlast's strided-batched GEMM where both operands are
 // row- or column-major matrices and the batch is one stride each; everything else (i64, i32, other
-// layouts, a device where CLBlast failed its self-test) through burn-gpu/kernels/matmul.kernel, which
+// layouts, a device where CLBlast failed its self-test) through burn-gpu/kernels/matmul_direct.kernel, which
 // reads the operands in place through their strides.
 #include <clblast_c.h>
 
@@ -69,7 +69,7 @@ Gemm plan(const ClPtr& a, const ClPtr& b, const ClPtr& c) {
 // The project's kernel: every dtype, every layout.
 void run_kernel(const OpenClBackend& be, const Gemm& g) {
   Context& ctx = be.context();
-  Launch lc(ctx, "matmul", kOp);
+  Launch lc(ctx, "matmul_direct", kOp);
   gpu::Defines d;
   const DType dt = g.c->dtype();
   add_operand_defines(d, "A", dt, ctx.profile(), kOp);

@@ -1,4 +1,4 @@
-// Reductions and scans on the device (burn-gpu/kernels/reduce.kernel, scan.kernel): sum, mean, prod, max,
+// Reductions and scans on the device (burn-gpu/kernels/reduce_chunks.kernel, scan_lines.kernel): sum, mean, prod, max,
 // min, any, all over one dim or the whole tensor, argmax/argmin with or without the values, cumsum,
 // cumprod, cummax, cummin. A reduction runs in passes, as the vulkan plugin's lines mode: an invocation
 // folds a chunk of 256 elements of a line in order into a partial state, the next pass folds the
@@ -94,7 +94,7 @@ void run_pass(const OpenClBackend& be, const ReduceSpec& s, const Source& src, c
   Context& ctx = be.context();
   gpu::Layout starts = src.starts;
   starts.index64 = starts.index64 || p.index64;
-  Launch lc(ctx, "reduce", s.op);
+  Launch lc(ctx, "reduce_chunks", s.op);
   lc.use(pass_defines(s, p, starts.mode(0), starts.rank(), src.red_shape.size(), starts.index64, want_values,
                       ctx.profile()));
   auto tensor = [&](const ClPtr& t, bool write) {
@@ -235,7 +235,7 @@ Prim scan(const OpenClBackend& be, OpId op, const Prim& xp, size_t dim) {
   const gpu::Lines l = gpu::lines_along(view_of(*x), dim, &y->shape());
   if (l.count == 0 || l.n == 0) return y;
   Context& ctx = be.context();
-  Launch lc(ctx, "scan", name);
+  Launch lc(ctx, "scan_lines", name);
   gpu::Defines d;
   add_operand_defines(d, "X", s.in, ctx.profile(), name);
   add_operand_defines(d, "Y", s.in, ctx.profile(), name);
