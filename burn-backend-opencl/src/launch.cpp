@@ -58,9 +58,14 @@ Launch& Launch::layout(const Layout& l, const std::vector<std::string>& names) {
   return layout_block(l);
 }
 
-Launch& Launch::layout_block(const Layout& l) {
-  std::vector<uint8_t> block = gpu::layout_block(l);
-  if (block.empty()) block.resize(8);  // a valid buffer even for a rank-0 layout
+Launch& Launch::layout_block(const Layout& l) { return upload(gpu::layout_block(l)); }
+
+Launch& Launch::index_block(const std::vector<int64_t>& values, bool index64) {
+  return upload(gpu::index_array(values, index64));
+}
+
+Launch& Launch::upload(std::vector<uint8_t> block) {
+  if (block.empty()) block.resize(8);  // a valid buffer even for a rank-0 layout or an empty array
   AllocationPtr a = ctx_.allocate(block.size(), op_);
   ctx_.write(*a, 0, block.data(), block.size(), op_);
   mem(a->mem(), false);

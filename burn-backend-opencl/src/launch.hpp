@@ -62,6 +62,8 @@ class Launch {
   // adds its defines.
   Launch& layout(const Layout& l, const std::vector<std::string>& names);
   Launch& layout_block(const Layout& l);
+  // PARAM_INDEX of any index array (idx_t of 64 bits when `index64`), uploaded for this launch.
+  Launch& index_block(const std::vector<int64_t>& values, bool index64);
   // Every work-item of a 1-D grid covering n elements (gid()/gstride() in the prelude).
   void run_1d(int64_t n);
 
@@ -77,6 +79,8 @@ class Launch {
     args_.push_back(std::move(a));
     return *this;
   }
+  // An argument block in a buffer of its own, alive until the launch is enqueued.
+  Launch& upload(std::vector<uint8_t> block);
   void mem(cl_mem m, bool) {
     Arg a;
     a.mem = m;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/backend.hpp"
 #include "runtime/context.hpp"
 
@@ -36,6 +37,12 @@ using ClPtr = std::shared_ptr<OpenClTensor>;
 ClPtr as_cl(const Prim& p, const char* op, const Context& ctx);
 // A view with new shape, strides and offset over x's buffer.
 ClPtr make_view(const ClPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset);
+// A view of geometry v over x's buffer (the layout ops' views, burn/gpu/views.hpp).
+inline ClPtr make_view(const ClPtr& x, gpu::View v) {
+  return make_view(x, std::move(v.shape), std::move(v.strides), v.offset);
+}
+// t's geometry.
+inline gpu::View view_of(const OpenClTensor& t) { return {t.shape(), t.strides(), t.offset()}; }
 // Whether `p` is the caller's only handle to a contiguous buffer of this shape and dtype that nothing
 // else views, so an elementwise op may write its result there.
 bool reusable(const Prim& p, const Shape& shape, DType dtype);

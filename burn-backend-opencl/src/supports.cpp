@@ -1,7 +1,7 @@
 // OpenClBackend::supports(op, dtype), asked of the launchers' own checks: the device's dtypes (cl_type),
-// then the expression table for the elementwise ops; views, fills and copies move every dtype the device
-// has; the pending ops (pending.cpp) and the DEFAULT ops the plugin does not override are not claimed
-// (their composites call pending ops or are not checked yet).
+// then the expression table for the elementwise ops, the reduce specs for the reductions and scans; views,
+// fills and copies move every dtype the device has; the pending ops (pending.cpp) and the DEFAULT ops the plugin does
+// not override are not claimed (their composites call pending ops or are not checked yet).
 #include <algorithm>
 #include <iterator>
 #include <optional>
@@ -10,15 +10,14 @@
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
+#include "ops/reduce.hpp"
 
 namespace burn::opencl {
 
 namespace {
 
 constexpr OpId kOwnOps[] = {BURN_OPENCL_OPS(BURN_OP_ID_OF)};
-constexpr OpId kPending[] = {OpId::gather,   OpId::scatter_add, OpId::argwhere, OpId::matmul, OpId::sum_dim,
-                             OpId::prod_dim, OpId::max_dim,     OpId::min_dim,  OpId::argmax, OpId::argmin,
-                             OpId::cumsum,   OpId::cumprod,     OpId::cummax,   OpId::cummin, OpId::sort};
+constexpr OpId kPending[] = {OpId::argwhere, OpId::sort};
 
 template <size_t N>
 bool in(const OpId (&list)[N], OpId op) {
@@ -34,9 +33,27 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
   } catch (const Unsupported&) {
     return false;
   }
+  if (op == OpId::matmul)
+    return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32;
+  if (op == OpId::gather || op == OpId::select) return true;  // they move bits
+  if (op == OpId::scatter_add || op == OpId::select_add) return dtype != DType::Bool;
   switch (op_info(op).group) {
     case OpGroup::creation:
     case OpGroup::layout: return true;
+    case OpGroup::reduce: {
+      // The scans fold as their reductions; reduce_spec throws for a dtype the fold does not take.
+      const OpId fold = op == OpId::cumsum    ? OpId::sum_dim
+                        : op == OpId::cumprod ? OpId::prod_dim
+                        : op == OpId::cummax  ? OpId::max_dim
+                        : op == OpId::cummin  ? OpId::min_dim
+                                              : op;
+      try {
+        reduce_spec(fold, dtype, ctx_->profile(), op_info(op).name);
+        return true;
+      } catch (const Error&) {
+        return false;
+      }
+    }
     default: return gpu::elementwise_expr(op, dtype).has_value();
   }
 }

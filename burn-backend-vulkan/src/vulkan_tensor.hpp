@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/backend.hpp"
 #include "runtime/context.hpp"
 
@@ -38,6 +39,12 @@ using VkPtr = std::shared_ptr<VulkanTensor>;
 VkPtr as_vk(const Prim& p, const char* op, const Context& ctx);
 // A view with new shape, strides and offset over x's slice.
 VkPtr make_view(const VkPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset);
+// A view of geometry v over x's buffer (the layout ops' views, burn/gpu/views.hpp).
+inline VkPtr make_view(const VkPtr& x, gpu::View v) {
+  return make_view(x, std::move(v.shape), std::move(v.strides), v.offset);
+}
+// t's geometry.
+inline gpu::View view_of(const VulkanTensor& t) { return {t.shape(), t.strides(), t.offset()}; }
 // Whether `p` is the caller's only handle to a contiguous slice of this shape and dtype that nothing
 // else views, so an elementwise op may write its result there.
 bool reusable(const Prim& p, const Shape& shape, DType dtype);

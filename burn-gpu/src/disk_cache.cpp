@@ -63,4 +63,30 @@ bool write_file_atomically(const std::string& path, const void* bytes, size_t si
   return ok;
 }
 
+namespace {
+constexpr char kMagic[8] = {'B', 'U', 'R', 'N', 'C', 'K', 'v', '1'};
+constexpr size_t kHeader = sizeof kMagic + 2 * sizeof(uint64_t);
+}  // namespace
+
+std::vector<char> seal(const void* bytes, size_t size) {
+  std::vector<char> out(kHeader + size);
+  const uint64_t len = size;
+  const uint64_t sum = fnv1a(std::string_view(static_cast<const char*>(bytes), size));
+  std::memcpy(out.data(), kMagic, sizeof kMagic);
+  std::memcpy(out.data() + sizeof kMagic, &len, sizeof len);
+  std::memcpy(out.data() + sizeof kMagic + sizeof len, &sum, sizeof sum);
+  if (size > 0) std::memcpy(out.data() + kHeader, bytes, size);
+  return out;
+}
+
+std::string_view unseal(const std::vector<char>& file) {
+  if (file.size() < kHeader || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) return {};
+  uint64_t len = 0, sum = 0;
+  std::memcpy(&len, file.data() + sizeof kMagic, sizeof len);
+  std::memcpy(&sum, file.data() + sizeof kMagic + sizeof len, sizeof sum);
+  if (len != file.size() - kHeader) return {};
+  const std::string_view payload(file.data() + kHeader, file.size() - kHeader);
+  return fnv1a(payload) == sum ? payload : std::string_view{};
+}
+
 }  // namespace burn::gpu

@@ -1,11 +1,12 @@
-// The elementwise launcher: dtype checks, the broadcast layout, buffer reuse, scalars and faults.
+// The elementwise launcher: burn-gpu's plan (dtype checks, broadcast shape, buffer reuse; burn/gpu/views.hpp),
+// then the kernel's arguments, scalars and faults.
 #include "ops/elementwise.hpp"
 
 #include <optional>
 
 #include "burn/gpu/exprs.hpp"
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
-#include "burn/tensor/shape_rules.hpp"
 #include "launch.hpp"
 
 namespace burn::opencl {
@@ -13,46 +14,21 @@ namespace burn::opencl {
 Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0, Scalar s1) {
   const char* name = op_info(op).name;
   Context& ctx = be.context();
-  std::vector<Shape> shapes;
-  for (const Prim& p : inputs) {
-    if (!p) throw ValueError(name, "a tensor argument is missing");
-    shapes.push_back(p->shape());
-  }
-  const DType d = inputs.begin()->get()->dtype();
-  const std::optional<gpu::Expr> e = gpu::elementwise_expr(op, d);
-  if (!e) throw Unsupported(name, "dtype " + std::string(dtype_name(d)) + " on OpenCL device " + ctx.profile().name);
-  int k = 0;
-  for (const Prim& p : inputs) {
-    const DType want = k++ == e->bool_operand ? DType::Bool : d;
-    if (p->dtype() != want)
-      throw DTypeError(name, "operand " + std::to_string(k - 1) + " is " + std::string(dtype_name(p->dtype())) +
-                                 ", expected " + std::string(dtype_name(want)));
-  }
-  const Shape shape = shapes.size() == 1   ? shapes[0]
-                      : shapes.size() == 2 ? shape_rules::broadcast(shapes[0], shapes[1], name)
-                                           : shape_rules::broadcast(shapes[0], shapes[1], shapes[2], name);
-  const int64_t n = shape.num_elements();
-
-  // The result goes into an input's buffer when the caller gave up its only handle (asked before `in`
-  // takes more handles).
-  int reuse = -1;
-  k = 0;
-  for (const Prim& p : inputs) {
-    if (reuse < 0 && reusable(p, shape, e->result)) reuse = k;
-    ++k;
-  }
+  const gpu::ElementwisePlan plan = gpu::plan_elementwise(op, inputs, "OpenCL device " + ctx.profile().name, reusable);
   std::vector<ClPtr> in;
-  for (const Prim& p : inputs) in.push_back(be.cl(p, name));
-  ClPtr out = reuse >= 0 ? in[static_cast<size_t>(reuse)] : be.alloc(shape, e->result, name);
-  if (n == 0) return out;
+  std::vector<gpu::View> views;
+  for (const Prim& p : inputs) {
+    in.push_back(be.cl(p, name));
+    views.push_back(view_of(*in.back()));
+  }
+  ClPtr out = plan.reuse >= 0 ? in[static_cast<size_t>(plan.reuse)] : be.alloc(plan.shape, plan.expr.result, name);
+  if (plan.n == 0) return out;
 
-  std::vector<std::vector<int64_t>> strides;
-  for (const ClPtr& t : in) strides.push_back(gpu::broadcast_strides(t->shape(), t->strides(), shape));
-  const gpu::Layout l = gpu::collapse(shape, strides);
+  const gpu::Layout l = gpu::broadcast_layout(plan.shape, views);
   std::vector<int> modes;
   for (size_t i = 0; i < in.size(); ++i) modes.push_back(l.mode(i));
   Launch lc(ctx, "elementwise", name);
-  lc.use(elementwise_defines(op, d, modes, l.rank(), l.index64, ctx.profile()));
+  lc.use(elementwise_defines(op, plan.dtype, modes, l.rank(), l.index64, ctx.profile()));
   for (size_t i = 0; i < 3; ++i) {
     if (i < in.size())
       lc.buffer(*in[i], false);
@@ -60,14 +36,13 @@ Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> i
       lc.no_tensor();
   }
   lc.buffer(*out, true);
-  lc.faults(e->faults);
-  lc.i64(n);
-  const DType sd = e->scalar_i64 ? DType::I64 : d;
-  lc.u64(e->scalars > 0 ? gpu::scalar_bits(s0, sd) : 0);
-  lc.u64(e->scalars > 1 ? gpu::scalar_bits(s1, sd) : 0);
+  lc.faults(plan.expr.faults);
+  lc.i64(plan.n);
+  lc.u64(plan.expr.scalars > 0 ? gpu::scalar_bits(s0, plan.scalar_dtype) : 0);
+  lc.u64(plan.expr.scalars > 1 ? gpu::scalar_bits(s1, plan.scalar_dtype) : 0);
   lc.layout_block(l);
-  lc.u32(e->faults ? ctx.fault_tag(name, "a divisor") : 0);
-  lc.run_1d(n);
+  lc.u32(plan.expr.faults ? ctx.fault_tag(name, "a divisor") : 0);
+  lc.run_1d(plan.n);
   return out;
 }
 

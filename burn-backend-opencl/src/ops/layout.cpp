@@ -1,6 +1,5 @@
 // Layout ops: reshape, permute, expand, flip and slice make views (no copy, no launch); slice_assign
-// copies views into views with the copy kernel. The same view arithmetic as the vulkan plugin's
-// src/ops/layout.cpp (to be shared through burn-gpu, README "Open").
+// copies views into views with the copy kernel. The view arithmetic is burn-gpu's (burn/gpu/views.hpp).
 #include <string>
 #include <vector>
 
@@ -14,15 +13,7 @@ namespace {
 
 // The view of `x` restricted to `ranges` (one per leading dim), checked by the slice rule.
 ClPtr slice_view(const ClPtr& x, const Slices& ranges, const char* op) {
-  Shape region = shape_rules::slice(x->shape(), ranges, op);
-  std::vector<int64_t> strides = x->strides();
-  int64_t offset = x->offset();
-  for (size_t d = 0; d < ranges.size(); ++d) {
-    const int64_t len = region[d];
-    if (len > 0) offset += ranges[d].start * strides[d];
-    if (len > 1) strides[d] *= ranges[d].step;  // with one element the stride never steps: no overflow
-  }
-  return make_view(x, std::move(region), std::move(strides), offset);
+  return make_view(x, gpu::slice_view(view_of(*x), ranges, op));
 }
 
 }  // namespace
@@ -38,34 +29,17 @@ Prim OpenClBackend::reshape(Prim x, const Shape& shape) {
 
 Prim OpenClBackend::permute(Prim x, const Axes& axes) {
   const ClPtr t = cl(x, "permute");
-  Shape dims = shape_rules::permute(t->shape(), axes);
-  const Axes norm = shape_rules::normalize_axes(axes, axes.size(), "permute");
-  std::vector<int64_t> strides(norm.size());
-  for (size_t i = 0; i < norm.size(); ++i) strides[i] = t->strides()[static_cast<size_t>(norm[i])];
-  return make_view(t, std::move(dims), std::move(strides), t->offset());
+  return make_view(t, gpu::permute_view(view_of(*t), axes));
 }
 
 Prim OpenClBackend::expand(Prim x, const Shape& shape) {
   const ClPtr t = cl(x, "expand");
-  Shape dims = shape_rules::expand(t->shape(), shape);
-  const size_t lead = dims.rank() - t->shape().rank();
-  std::vector<int64_t> strides(dims.rank(), 0);  // stride 0: every index of a stretched dim reads one element
-  for (size_t i = lead; i < dims.rank(); ++i)
-    if (dims[i] == t->shape()[i - lead]) strides[i] = t->strides()[i - lead];
-  return make_view(t, std::move(dims), std::move(strides), t->offset());
+  return make_view(t, gpu::expand_view(view_of(*t), shape));
 }
 
 Prim OpenClBackend::flip(Prim x, const Axes& axes) {
   const ClPtr t = cl(x, "flip");
-  std::vector<int64_t> strides = t->strides();
-  int64_t offset = t->offset();
-  for (int64_t axis : shape_rules::normalize_axes(axes, t->shape().rank(), "flip")) {
-    const auto a = static_cast<size_t>(axis);
-    const int64_t n = t->shape()[a];
-    if (n > 1) offset += (n - 1) * strides[a];  // start at the last element and walk backwards
-    strides[a] = -strides[a];
-  }
-  return make_view(t, t->shape(), std::move(strides), offset);
+  return make_view(t, gpu::flip_view(view_of(*t), axes));
 }
 
 Prim OpenClBackend::slice(Prim x, const Slices& ranges) { return slice_view(cl(x, "slice"), ranges, "slice"); }

@@ -92,6 +92,16 @@ class Context : public std::enable_shared_from_this<Context> {
   OpenClStats stats() const;
   OpenClStats& counters() { return stats_; }
 
+  // CLBlast's GEMM on this device, per dtype (f32, f64): not asked yet, passed its self-test at first
+  // use, or refused with the reason (src/ops/matmul.cpp).
+  struct Blas {
+    enum State { untested, usable, refused };
+    std::mutex mutex;
+    State f32 = untested, f64 = untested;
+    std::string f32_reason, f64_reason;
+  };
+  Blas& blas() { return blas_; }
+
  private:
   explicit Context(const DeviceProfile& profile);
   void check_faults(const char* op);
@@ -102,6 +112,7 @@ class Context : public std::enable_shared_from_this<Context> {
   cl_command_queue read_queue_ = nullptr;
   std::unique_ptr<Programs> programs_;
   std::mutex launch_mutex_;
+  Blas blas_;
   std::mutex pool_mutex_;
   std::map<size_t, std::vector<cl_mem>> free_;  // by capacity
   cl_mem faults_ = nullptr;

@@ -16,6 +16,8 @@ namespace {
 
 // No fast-math switches: results as the cpu backend's, nothing contracted or regrouped.
 constexpr const char* kBuildOptions = "-cl-std=CL1.2";
+// The files' format, in the key: files of another format are not found rather than found damaged.
+constexpr const char* kFileFormat = "|sealed-1";
 
 std::string describe(const Defines& defines) {
   std::string s;
@@ -65,10 +67,16 @@ cl_program Programs::build(const std::string& source, std::string_view name, con
   const std::string path =
       dir_.empty()
           ? std::string()
-          : dir_ + "/" + gpu::hex(gpu::fnv1a(source, gpu::fnv1a(p.cache_key() + "|" + kBuildOptions))) + ".bin";
+          : dir_ + "/" + gpu::hex(gpu::fnv1a(source, gpu::fnv1a(p.cache_key() + "|" + kBuildOptions + kFileFormat))) +
+                ".bin";
   cl_int err = CL_SUCCESS;
   if (!path.empty()) {
-    const std::vector<char> bin = gpu::read_file(path);
+    const std::vector<char> file = gpu::read_file(path);
+    // A truncated or altered file (a crash mid-write on a file system without atomic rename, a disk
+    // error) is rebuilt and rewritten, never given to the driver.
+    const std::string_view bin = gpu::unseal(file);
+    if (!file.empty() && bin.empty())
+      log::warn("opencl: the cached binary " + path + " is damaged; building from source");
     if (!bin.empty()) {
       const size_t size = bin.size();
       const auto* bytes = reinterpret_cast<const unsigned char*>(bin.data());
@@ -103,7 +111,8 @@ cl_program Programs::build(const std::string& source, std::string_view name, con
       if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) == CL_SUCCESS) {
         std::error_code ec;
         std::filesystem::create_directories(dir_, ec);
-        if (!gpu::write_file_atomically(path, bin.data(), bin.size()))
+        const std::vector<char> sealed = gpu::seal(bin.data(), bin.size());
+        if (!gpu::write_file_atomically(path, sealed.data(), sealed.size()))
           log::warn("opencl: cannot write the program cache " + path);
       }
     }

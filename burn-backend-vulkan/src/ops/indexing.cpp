@@ -1,5 +1,6 @@
 // Indexing ops: selecting by a bool mask is elementwise (exprs.cpp); gather, select and embedding run the
-// gather kernel, scatter_add, select_add and embedding_backward the scatter kernel (kernels/indexing.comp),
+// gather kernel, scatter_add, select_add and embedding_backward the scatter kernel (burn-gpu/kernels/indexing.kernel,
+// shared with the opencl plugin),
 // argwhere three passes of kernels/argwhere.comp. Indices are checked on the device: one out of range
 // (negative ones too, as on the cpu backend) is a fault raised at the next read, naming the op, the index
 // and the dim size.
@@ -31,20 +32,7 @@ void check_addable(DType d, const char* op) {
         op, "expected a numeric tensor (f32, f64, f16, i64, i32, i8 or u8), got " + std::string(dtype_name(d)));
 }
 
-// The dtype whose buffer moves an element's bits unchanged (gathers copy, they do not compute), so that
-// f32 and i32 share a pipeline, and f64 needs no shaderFloat64 for a copy.
-DType bits_dtype(DType d) {
-  switch (d) {
-    case DType::F32:
-    case DType::I32: return DType::I32;
-    case DType::F64:
-    case DType::I64: return DType::I64;
-    case DType::I8:
-    case DType::U8:
-    case DType::Bool: return DType::U8;
-    default: return d;  // f16 (16-bit storage comes with the dtype)
-  }
-}
+using gpu::bits_dtype;
 
 // Whether offsets into `t`'s whole view may reach 2^31 elements (then the kernel indexes with 64 bits).
 bool spans_2g(const VulkanTensor& t) {

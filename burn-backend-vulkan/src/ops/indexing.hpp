@@ -1,6 +1,6 @@
-// The gather and scatter launchers of kernels/indexing.comp, shared by the indexing ops (gather, select,
-// scatter_add, select_add) and the embedding ops, and the define builders of the indexing kernels
-// (indexing.comp, argwhere.comp), which the compile-everything test (kernel_variants.cpp) calls too.
+// The gather and scatter launchers of burn-gpu/kernels/indexing.kernel, shared by the indexing ops (gather,
+// select, scatter_add, select_add) and the embedding ops, and the define builders of the indexing kernels
+// (indexing.kernel, argwhere.comp), which the compile-everything test (kernel_variants.cpp) calls too.
 // Private to the plugin.
 #pragma once
 

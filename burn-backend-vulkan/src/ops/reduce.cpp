@@ -161,27 +161,13 @@ Source along(const VkPtr& x, size_t dim, Lines& l) {
 // x's elements as one line in memory order, for reductions that do not depend on the order: dims
 // sorted by stride, flipped dims turned forward, then merged (a permuted tensor is one contiguous line).
 Source whole(const VkPtr& x, bool& index64) {
-  const Shape& shape = x->shape();
-  int64_t offset = x->offset();
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
-  for (size_t d = 0; d < shape.rank(); ++d) {
-    if (shape[d] <= 1) continue;  // an empty dim leaves no element: n is 0 below
-    int64_t st = x->strides()[d];
-    if (st < 0) {
-      offset += (shape[d] - 1) * st;
-      st = -st;
-    }
-    dims.emplace_back(st, shape[d]);
-  }
-  std::stable_sort(dims.begin(), dims.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<int64_t> sizes, strides;
-  for (const auto& [st, size] : dims) sizes.push_back(size), strides.push_back(st);
+  const gpu::View v = gpu::memory_order(view_of(*x));
   Source src;
-  src.n = shape.num_elements();
-  src.x = make_view(x, Shape(sizes), strides, offset);
+  src.n = x->shape().num_elements();
+  src.x = make_view(x, v);
   src.starts = collapse(Shape{}, {{}});
   if (src.n > 1) {
-    const Layout red = collapse(Shape(sizes), {strides});
+    const Layout red = collapse(v.shape, {v.strides});
     src.red_shape = red.shape;
     src.red_strides = red.strides[0];
     index64 = index64 || red.index64;
@@ -240,42 +226,6 @@ bool workgroup_trees(const Context& ctx) {
   if (env && std::string_view(env) == "tree") return true;
   if (env && std::string_view(env) == "lines") return false;
   return !ctx.profile().cpu_type();
-}
-
-void check_dim(const char* op, const Shape& shape, size_t dim) {
-  if (dim >= shape.rank())
-    throw IndexError(op, "dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                             std::to_string(shape.rank()) + " " + shape.to_string());
-}
-
-Shape with_dim(const Shape& shape, size_t dim, int64_t size) {
-  Shape r = shape;
-  r[dim] = size;
-  return r;
-}
-
-Lines lines_along(const VulkanTensor& x, size_t dim, const Shape* out) {
-  const Shape& s = x.shape();
-  const std::vector<int64_t> ostrides = out ? contiguous_strides(*out) : std::vector<int64_t>{};
-  std::vector<int64_t> dims, xs, ys;
-  int64_t span = 0;
-  for (size_t d = 0; d < s.rank(); ++d) {
-    if (s[d] > 0) span += (s[d] - 1) * std::abs(x.strides()[d]);
-    if (d == dim) continue;
-    dims.push_back(s[d]);
-    xs.push_back(x.strides()[d]);
-    if (out) ys.push_back(ostrides[d]);
-  }
-  Lines l;
-  const Shape lines(dims);
-  l.starts = out ? collapse(lines, {xs, ys}) : collapse(lines, {xs});
-  l.count = lines.num_elements();
-  l.n = s[dim];
-  l.stride = x.strides()[dim];
-  l.out_stride = out ? ostrides[dim] : 0;
-  const int64_t n = std::max(s.num_elements(), out ? out->num_elements() : 0);
-  if (span >= kIndex32 || n >= kIndex32) l.starts.index64 = true;
-  return l;
 }
 
 DType accumulator_dtype(OpId op, DType dtype) {

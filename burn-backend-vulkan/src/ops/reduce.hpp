@@ -29,23 +29,14 @@ inline constexpr uint32_t kSortLineGroup = 64;
 // lavapipe a row sum runs 5-10x faster that way). BURN_VULKAN_REDUCE=tree or =lines forces one.
 bool workgroup_trees(const Context& ctx);
 
-// IndexError naming the op when dim is not a dim of shape.
-void check_dim(const char* op, const Shape& shape, size_t dim);
-// shape with dim set to size.
-Shape with_dim(const Shape& shape, size_t dim, int64_t size);
-
-// A view seen as lines along `dim`: line j starts at OFFSET(X, j) (and OFFSET(Y, j) for an output of
-// another shape given to lines_along), its element k is `stride` further per step.
-struct Lines {
-  Layout starts;           // the lines' starts, by line index (operands X and, when given, Y)
-  int64_t count = 0;       // number of lines
-  int64_t n = 0;           // elements per line
-  int64_t stride = 0;      // X's stride along the line
-  int64_t out_stride = 0;  // Y's stride along the line
-};
-// x's lines along dim; `out`, when given, is a contiguous output whose lines are laid out alike (its
-// dim may have another length).
-Lines lines_along(const VulkanTensor& x, size_t dim, const Shape* out = nullptr);
+// The lines helpers are burn-gpu's (burn/gpu/views.hpp), shared with the opencl plugin.
+using gpu::check_dim;
+using gpu::Lines;
+using gpu::with_dim;
+// x's lines along dim (gpu::lines_along of its view).
+inline Lines lines_along(const VulkanTensor& x, size_t dim, const Shape* out = nullptr) {
+  return gpu::lines_along(view_of(x), dim, out);
+}
 
 // The dtype of a reduction's partial states (its accumulator): f16 folds in f32; the mean of i32 in i64.
 DType accumulator_dtype(OpId op, DType dtype);

@@ -23,4 +23,10 @@ std::vector<char> read_file(const std::string& path);
 // behind) when any step fails.
 bool write_file_atomically(const std::string& path, const void* bytes, size_t size);
 
+// A cache file's bytes behind a header that says they are whole (a magic, the payload's length and its
+// FNV-1a), so that a truncated or altered file is never handed to a driver, which may crash on it.
+std::vector<char> seal(const void* bytes, size_t size);
+// The payload of a sealed file; empty when the file is truncated, altered or not sealed.
+std::string_view unseal(const std::vector<char>& file);
+
 }  // namespace burn::gpu

@@ -1,0 +1,79 @@
+// The view arithmetic of the GPU backends' layout ops (permute, expand, flip, slice) and the plan of an
+// elementwise launch (dtype checks, broadcast shape, buffer reuse, operand layout), over shapes and
+// strides only: each plugin turns the result into its own tensor type and launch. Shared so the vulkan
+// and opencl plugins cannot drift apart.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "burn/gpu/exprs.hpp"
+#include "burn/gpu/layout.hpp"
+#include "burn/tensor/backend.hpp"
+
+namespace burn::gpu {
+
+// A strided view over a buffer: shape, strides in elements (negative when flipped, 0 when broadcast) and
+// the element offset of index 0.
+struct View {
+  Shape shape;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+};
+
+// The views of the layout ops, each checked by its shape rule (errors name `op` where it is given).
+View slice_view(const View& x, const Slices& ranges, const char* op);
+View permute_view(const View& x, const Axes& axes);
+View expand_view(const View& x, const Shape& shape);
+View flip_view(const View& x, const Axes& axes);
+
+// IndexError naming the op when dim is not a dim of shape.
+void check_dim(const char* op, const Shape& shape, size_t dim);
+// shape with dim set to size.
+Shape with_dim(const Shape& shape, size_t dim, int64_t size);
+
+// A view seen as lines along `dim` (reductions, scans, sorts): line j starts at OFFSET(X, j) (and
+// OFFSET(Y, j) for an output given to lines_along), its element k is `stride` further per step.
+struct Lines {
+  Layout starts;           // the lines' starts, by line index (operands X and, when given, Y)
+  int64_t count = 0;       // number of lines
+  int64_t n = 0;           // elements per line
+  int64_t stride = 0;      // X's stride along the line
+  int64_t out_stride = 0;  // Y's stride along the line
+};
+// x's lines along dim; `out`, when given, is a contiguous output whose lines are laid out alike (its dim
+// may have another length).
+Lines lines_along(const View& x, size_t dim, const Shape* out = nullptr);
+
+// x's elements as one view in memory order, for folds that do not depend on the order: size-1 dims
+// dropped, flipped dims turned forward, dims sorted by stride (a permuted tensor is one contiguous line).
+View memory_order(const View& x);
+
+// The dtype whose buffer moves an element's bits unchanged (gathers copy, they do not compute): i32 for
+// f32, i64 for f64 (no float64 feature needed for a copy), u8 for i8 and bool; f16 and bf16 stay.
+DType bits_dtype(DType dtype);
+
+// One elementwise op over its inputs: the expression for the inputs' dtype, the broadcast result shape,
+// the input whose buffer takes the result (-1: a new one) and the scalars' dtype.
+struct ElementwisePlan {
+  Expr expr;
+  DType dtype{};         // the operands' dtype (the bool operand of mask ops aside)
+  DType scalar_dtype{};  // the dtype s0 and s1 are decoded in
+  Shape shape;
+  int64_t n = 0;
+  int reuse = -1;
+};
+// The plan of `op` over `inputs`: ValueError for a missing input, Unsupported naming the op, dtype and
+// `device` (e.g. "OpenCL device pthread-...") when the table has no entry, DTypeError for an operand of
+// another dtype, the shape rules' errors. `reusable(p, shape, dtype)` says whether p's buffer may take
+// the result (the plugin's ownership check).
+ElementwisePlan plan_elementwise(OpId op, std::initializer_list<Prim> inputs, const std::string& device,
+                                 const std::function<bool(const Prim&, const Shape&, DType)>& reusable);
+
+// The collapsed layout of views (shape, strides) broadcast to `shape`, one operand each, in order.
+Layout broadcast_layout(const Shape& shape, const std::vector<View>& operands);
+
+}  // namespace burn::gpu
