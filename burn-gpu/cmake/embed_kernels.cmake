@@ -4,6 +4,7 @@
 # dialect, burn-gpu/kernels/) and the backend's own (.comp: GLSL, .cl: OpenCL C); the other files (.glsl,
 # .clh: preludes and math) are included by name but are not kernels.
 string(REPLACE "|" ";" dirs "${DIRS}")
+string(REPLACE "|" ";" excluded "${EXCLUDE}")
 set(entries "")
 set(names "")
 set(seen "")
@@ -13,6 +14,10 @@ foreach(dir IN LISTS dirs)
   foreach(path IN LISTS files)
     get_filename_component(name ${path} NAME_WLE)
     get_filename_component(ext ${path} LAST_EXT)
+    list(FIND excluded "${name}" skip)
+    if(NOT skip EQUAL -1)
+      continue()
+    endif()
     # The map keeps the first of two equal names: a shared kernel would silently replace a plugin's own.
     list(FIND seen "${name}" found)
     if(NOT found EQUAL -1)
