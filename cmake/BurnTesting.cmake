@@ -32,3 +32,35 @@ function(burn_add_test name)
                    PROPERTIES ENVIRONMENT "BURN_TEST_DEVICE=${spec}")
   endforeach()
 endfunction()
+
+# Test code (the sources in a tests/ or conformance/ folder, benchmarks apart) is compiled with less
+# optimisation than the libraries it tests: -O1 in Release, -O0 in RelWithDebInfo (the asan preset). The
+# suites spend their time in the libraries, while their own sources (gtest bodies, fixtures, the conformance
+# cases) are 40 % of a cold build. A library source a test target compiles again (examples/demo.cpp in
+# tests/robustness) keeps the library's flags, so ccache still finds it. Called once, at the end of the
+# top-level CMakeLists.txt.
+function(burn_lighten_test_code dir)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|OBJECT_LIBRARY|MODULE_LIBRARY|STATIC_LIBRARY|SHARED_LIBRARY)$" OR t MATCHES "bench")
+      continue()
+    endif()
+    get_target_property(sources ${t} SOURCES)
+    get_target_property(source_dir ${t} SOURCE_DIR)
+    foreach(src IN LISTS sources)
+      if(src MATCHES "^\\$<" OR NOT src MATCHES "\\.(cpp|cc|c)$")
+        continue()
+      endif()
+      cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY ${source_dir} NORMALIZE OUTPUT_VARIABLE path)
+      if(path MATCHES "/(tests|conformance)/")
+        set_property(SOURCE ${path} TARGET_DIRECTORY ${t} APPEND PROPERTY COMPILE_OPTIONS
+                     $<$<CONFIG:Release>:-O1> $<$<CONFIG:RelWithDebInfo>:-O0>)
+      endif()
+    endforeach()
+  endforeach()
+  foreach(sub IN LISTS subdirs)
+    burn_lighten_test_code(${sub})
+  endforeach()
+endfunction()
