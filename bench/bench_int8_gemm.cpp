@@ -89,5 +89,6 @@ void register_cases() {
 
 int main(int argc, char** argv) {
   // The pool (and OpenBLAS's single-thread setting) is made before any case runs.
-  return burn::bench::run_benchmarks(argc, argv, [] { (void)num_threads(); }, register_cases);
+  return burn::bench::run_benchmarks(
+      argc, argv, [] { (void)num_threads(); }, register_cases);
 }

@@ -27,9 +27,8 @@ const char* missing_env_path() {
     if (std::strcmp(env, int8_path_name(p)) == 0 && !int8_path_available(p)) return env;
   return nullptr;
 }
-#define SKIP_IF_ENV_PATH_MISSING()        \
-  if (const char* p = missing_env_path()) \
-  GTEST_SKIP() << "BURN_CPU_INT8=" << p << " asks for kernels this CPU lacks"
+#define SKIP_IF_ENV_PATH_MISSING() \
+  if (const char* p = missing_env_path()) GTEST_SKIP() << "BURN_CPU_INT8=" << p << " asks for kernels this CPU lacks"
 
 // Runs body once per int8 path this CPU has, forced through the test hook; restores the one in use.
 template <typename F>
@@ -57,8 +56,8 @@ std::vector<T> random_values(size_t count, std::mt19937& rng) {
 
 // sum_k a[i][k] * b[k][j] in int64, a with leading dim lda, b with n.
 template <typename T>
-std::vector<int64_t> reference(const std::vector<T>& a, int64_t lda, const std::vector<int8_t>& b, int64_t m,
-                               int64_t n, int64_t k) {
+std::vector<int64_t> reference(const std::vector<T>& a, int64_t lda, const std::vector<int8_t>& b, int64_t m, int64_t n,
+                               int64_t k) {
   std::vector<int64_t> c(static_cast<size_t>(m * n), 0);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t kk = 0; kk < k; ++kk)
@@ -72,8 +71,8 @@ struct Dims {
 
 template <typename T>
 void check_random_shapes() {
-  const Dims shapes[] = {{1, 1, 1},  {1, 1, 4096}, {7, 13, 29},  {5, 17, 3},  {33, 9, 100}, {4, 8, 16},
-                         {19, 31, 4097}, {67, 70, 255}, {2, 3, 0}, {130, 41, 37}, {1, 300, 768}};
+  const Dims shapes[] = {{1, 1, 1},      {1, 1, 4096},  {7, 13, 29}, {5, 17, 3},    {33, 9, 100}, {4, 8, 16},
+                         {19, 31, 4097}, {67, 70, 255}, {2, 3, 0},   {130, 41, 37}, {1, 300, 768}};
   std::mt19937 rng(31);
   for (const Dims& s : shapes) {
     SCOPED_TRACE(::testing::Message() << s.m << "x" << s.k << " . " << s.k << "x" << s.n);
@@ -216,7 +215,7 @@ TEST(Int8Gemm, BadArgumentsAreValueErrors) {
   std::vector<int32_t> c(6);
   std::vector<float> out(6);
   EXPECT_THROW(pack_int8_weights(b.data(), -1, 3, 3), ValueError);
-  EXPECT_THROW(pack_int8_weights(b.data(), 2, 3, 2), ValueError);  // ldb < n
+  EXPECT_THROW(pack_int8_weights(b.data(), 2, 3, 2), ValueError);        // ldb < n
   EXPECT_THROW(gemm_int8(a.data(), 1, 2, w, c.data(), 3), ValueError);   // lda < k
   EXPECT_THROW(gemm_int8(a.data(), 2, -1, w, c.data(), 3), ValueError);  // negative m
   EXPECT_THROW(gemm_int8(a.data(), 2, 2, w, c.data(), 2), ValueError);   // ldc < n
@@ -225,9 +224,9 @@ TEST(Int8Gemm, BadArgumentsAreValueErrors) {
   const int32_t z_neg = -1, z_256 = 256, z_128 = 128;
   const auto dequant = [&](Int8Epilogue ep) { gemm_int8_dequant(a.data(), 2, 2, w, ep, out.data(), 3); };
   EXPECT_NO_THROW(dequant({{{&one, 1}, {}}, {{&one, 1}, {}}, {}}));
-  EXPECT_THROW(dequant({{four, {}}, {{&one, 1}, {}}, {}}), ValueError);         // 4 scales for 2 rows
-  EXPECT_THROW(dequant({{{&one, 1}, {}}, {two, {}}, {}}), ValueError);          // 2 scales for 3 columns
-  EXPECT_THROW(dequant({{{&one, 1}, {}}, {{&one, 1}, {}}, two}), ValueError);   // 2 biases for 3 columns
+  EXPECT_THROW(dequant({{four, {}}, {{&one, 1}, {}}, {}}), ValueError);                // 4 scales for 2 rows
+  EXPECT_THROW(dequant({{{&one, 1}, {}}, {two, {}}, {}}), ValueError);                 // 2 scales for 3 columns
+  EXPECT_THROW(dequant({{{&one, 1}, {}}, {{&one, 1}, {}}, two}), ValueError);          // 2 biases for 3 columns
   EXPECT_THROW(dequant({{{&one, 1}, {&z_neg, 1}}, {{&one, 1}, {}}, {}}), ValueError);  // u8 zero point -1
   EXPECT_THROW(dequant({{{&one, 1}, {&z_256, 1}}, {{&one, 1}, {}}, {}}), ValueError);  // u8 zero point 256
   EXPECT_THROW(dequant({{{&one, 1}, {}}, {{&one, 1}, {&z_128, 1}}, {}}), ValueError);  // s8 zero point 128

@@ -26,9 +26,9 @@ namespace burn::cpu {
 namespace {
 
 constexpr const char* kOp = "gemm_int8";
-constexpr int64_t kMr = 4;                     // rows of one micro-tile (4 x 8 int32)
-constexpr int64_t kNr = kInt8PanelCols;        // columns of one micro-tile: one B panel
-constexpr int64_t kRowBlock = 64;              // A rows per task: 64 x K int16 stays in L2 while panels stream
+constexpr int64_t kMr = 4;                        // rows of one micro-tile (4 x 8 int32)
+constexpr int64_t kNr = kInt8PanelCols;           // columns of one micro-tile: one B panel
+constexpr int64_t kRowBlock = 64;                 // A rows per task: 64 x K int16 stays in L2 while panels stream
 constexpr int64_t kGrainMacs = int64_t{1} << 18;  // multiply-adds below which a task is not split off
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
@@ -176,7 +176,7 @@ void gemm_s32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, in
 // The epilogue's operands expanded to one double per row of A and per column of B (every value is an integer
 // below 2^53 or a float, so nothing rounds until the final scaling).
 struct Dequant {
-  std::vector<double> sa, za, row_sums;       // per row of A
+  std::vector<double> sa, za, row_sums;        // per row of A
   std::vector<double> sb, zb, col_sums, bias;  // per column of B
   double k = 0;
 };
@@ -187,7 +187,8 @@ void expand(std::span<const float> v, int64_t count, std::vector<double>& out) {
 }
 void expand(std::span<const int32_t> v, int64_t count, std::vector<double>& out) {
   out.assign(static_cast<size_t>(count), 0.0);
-  for (int64_t i = 0; i < count && !v.empty(); ++i) out[static_cast<size_t>(i)] = v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
+  for (int64_t i = 0; i < count && !v.empty(); ++i)
+    out[static_cast<size_t>(i)] = v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
 }
 
 void check_quant(const Int8Quant& q, const char* who, const char* per, int64_t count, int32_t zmin, int32_t zmax) {
@@ -196,22 +197,23 @@ void check_quant(const Int8Quant& q, const char* who, const char* per, int64_t c
                                (may_be_empty ? "0, " : "") + "1 or " + std::to_string(count) + " (one per " + per +
                                ")");
   };
-  if (q.scale.size() != 1 && q.scale.size() != static_cast<size_t>(count)) throw bad_count("scale", q.scale.size(), false);
+  if (q.scale.size() != 1 && q.scale.size() != static_cast<size_t>(count))
+    throw bad_count("scale", q.scale.size(), false);
   if (q.zero_point.size() > 1 && q.zero_point.size() != static_cast<size_t>(count))
     throw bad_count("zero point", q.zero_point.size(), true);
   for (size_t i = 0; i < q.zero_point.size(); ++i)
     if (q.zero_point[i] < zmin || q.zero_point[i] > zmax)
-      throw ValueError(kOp, std::string(who) + "'s zero point [" + std::to_string(i) + "] = " +
-                                std::to_string(q.zero_point[i]) + " is outside [" + std::to_string(zmin) + ", " +
-                                std::to_string(zmax) + "]");
+      throw ValueError(kOp, std::string(who) + "'s zero point [" + std::to_string(i) +
+                                "] = " + std::to_string(q.zero_point[i]) + " is outside [" + std::to_string(zmin) +
+                                ", " + std::to_string(zmax) + "]");
 }
 
 // out = sa * sb * (c - za * colsum - zb * rowsum + K * za * zb) + bias over one tile, in double (exact up to the
 // scaling), rounded once to f32. AVX2 where the CPU has it: the loop converts and scales 4 columns per step.
 __attribute__((target_clones("arch=x86-64-v3", "default"))) void dequant_tile(const int32_t* tile, int64_t rows,
-                                                                               int64_t cols, const Dequant& d,
-                                                                               int64_t i0, int64_t j0, float* out,
-                                                                               int64_t ldo) {
+                                                                              int64_t cols, const Dequant& d,
+                                                                              int64_t i0, int64_t j0, float* out,
+                                                                              int64_t ldo) {
   const double* sb = d.sb.data() + j0;
   const double* zb = d.zb.data() + j0;
   const double* cs = d.col_sums.data() + j0;
@@ -236,8 +238,8 @@ void gemm_f32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, co
   check_quant(ep.a, "A", "row", m, zmin, zmax);
   check_quant(ep.b, "B", "column", b.n, -128, 127);
   if (!ep.bias.empty() && ep.bias.size() != static_cast<size_t>(b.n))
-    throw ValueError(kOp, "bias has " + std::to_string(ep.bias.size()) + " values; expected 0 or n = " +
-                              std::to_string(b.n));
+    throw ValueError(
+        kOp, "bias has " + std::to_string(ep.bias.size()) + " values; expected 0 or n = " + std::to_string(b.n));
   const PackedA pa = pack_a(a, lda, m, b.k, b.k_padded);
   Dequant d;
   expand(ep.a.scale, m, d.sa);
@@ -312,7 +314,8 @@ PackedInt8Weights pack_int8_weights(const int8_t* b, int64_t k, int64_t n, int64
     const int64_t g = kk / kInt8KGroup, r = kk % kInt8KGroup;
     for (int64_t j = 0; j < n; ++j) {
       const int8_t v = b[kk * ldb + j];
-      w.data[static_cast<size_t>((j / kNr) * w.k_padded * kNr + g * kInt8KGroup * kNr + (j % kNr) * kInt8KGroup + r)] = v;
+      w.data[static_cast<size_t>((j / kNr) * w.k_padded * kNr + g * kInt8KGroup * kNr + (j % kNr) * kInt8KGroup + r)] =
+          v;
       w.col_sums[static_cast<size_t>(j)] += v;
     }
   }

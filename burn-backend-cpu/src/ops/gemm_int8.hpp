@@ -31,9 +31,9 @@ constexpr int64_t kInt8KGroup = 4;
 
 struct PackedInt8Weights {
   int64_t k = 0, n = 0;
-  int64_t k_padded = 0;             // k rounded up to kInt8KGroup
-  std::vector<int8_t> data;         // panels() * k_padded * kInt8PanelCols bytes, layout above
-  std::vector<int32_t> col_sums;    // sum over k of B[k][j], for A's zero-point correction
+  int64_t k_padded = 0;           // k rounded up to kInt8KGroup
+  std::vector<int8_t> data;       // panels() * k_padded * kInt8PanelCols bytes, layout above
+  std::vector<int32_t> col_sums;  // sum over k of B[k][j], for A's zero-point correction
   int64_t panels() const { return (n + kInt8PanelCols - 1) / kInt8PanelCols; }
 };
 
