@@ -39,7 +39,7 @@
   OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \
   OP(is_nan) OP(is_inf) OP(is_finite) \
   /* activation (src/ops/activation.cpp) */ \
-  OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
+  OP(softmax) OP(log_softmax) OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
   OP(hard_sigmoid) OP(elu) OP(selu)
 // clang-format on
 

@@ -35,6 +35,7 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
   if (op == OpId::matmul)
     return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32;
   if (op == OpId::gather || op == OpId::select || op == OpId::argwhere) return true;  // they move bits or test them
+  if (op == OpId::softmax || op == OpId::log_softmax) return dtype == DType::F32 || dtype == DType::F64;
   if (op == OpId::sort || op == OpId::argsort || op == OpId::topk) {
     try {
       reduce_spec(OpId::max_dim, dtype, ctx_->profile(), op_info(op).name);  // the dtypes a comparison takes

@@ -586,5 +586,46 @@ TEST(OpenClRuntime, Argwhere) {
   EXPECT_EQ(download<int64_t>(be, f), want);
 }
 
+// softmax and log_softmax against the cpu backend's formula in double: along the last dim (a long row: a
+// work-group per row), the first dim (an invocation per lane), a transposed view, a NaN and a -inf row.
+TEST(OpenClRuntime, SoftmaxAndLogSoftmax) {
+  REQUIRE_DEVICE();
+  const int64_t rows = 3, n = 300;
+  std::vector<float> v(static_cast<size_t>(rows * n));
+  for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>((k * 37) % 101) / 10.0f - 5.0f;
+  v[n + 7] = std::numeric_limits<float>::quiet_NaN();
+  Prim x = upload<float>(be, v, DType::F32, Shape{rows, n});
+  for (bool log : {false, true})
+    for (size_t dim : {size_t{0}, size_t{1}}) {
+      const std::vector<float> got = download<float>(be, log ? be.log_softmax(x, dim) : be.softmax(x, dim));
+      const int64_t lines = dim == 1 ? rows : n, len = dim == 1 ? n : rows;
+      for (int64_t l = 0; l < lines; ++l) {
+        auto at = [&](int64_t j) { return static_cast<size_t>(dim == 1 ? l * n + j : j * n + l); };
+        double m = -INFINITY, sum = 0;
+        bool nan = false;
+        for (int64_t j = 0; j < len; ++j) {
+          nan = nan || std::isnan(v[at(j)]);
+          m = std::max(m, static_cast<double>(v[at(j)]));
+        }
+        for (int64_t j = 0; j < len; ++j) sum += std::exp(v[at(j)] - m);
+        for (int64_t j = 0; j < len; ++j) {
+          const double want = log ? (v[at(j)] - m) - std::log(sum) : std::exp(v[at(j)] - m) / sum;
+          if (nan)
+            ASSERT_TRUE(std::isnan(got[at(j)])) << "log " << log << " dim " << dim << " line " << l;
+          else
+            ASSERT_NEAR(got[at(j)], want, 1e-5 * (1 + std::abs(want))) << "log " << log << " dim " << dim;
+        }
+      }
+    }
+  Prim t = be.permute(upload<double>(be, {1, 2, 3, 4}, DType::F64, Shape{2, 2}), Axes{1, 0});  // [[1, 3], [2, 4]]
+  const std::vector<double> st = download<double>(be, be.softmax(t, 1));
+  EXPECT_NEAR(st[0], 1 / (1 + std::exp(2.0)), 1e-12);
+  EXPECT_NEAR(st[3], 1 / (1 + std::exp(-2.0)), 1e-12);
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(std::isnan(download<float>(be, be.softmax(upload<float>(be, {-inf, -inf}, DType::F32), 0))[0]));
+  EXPECT_THROW(be.softmax(x, 2), IndexError);
+  EXPECT_THROW(be.softmax(upload<int32_t>(be, {1, 2}, DType::I32), 0), DTypeError);
+}
+
 }  // namespace
 }  // namespace burn::opencl

@@ -137,6 +137,18 @@ ArgwherePlan plan_argwhere(const View& x, int64_t tile) {
   return p;
 }
 
+AroundDim around_dim(const Shape& shape, size_t dim, const char* op) {
+  check_dim(op, shape, dim);
+  AroundDim a;
+  for (size_t i = 0; i < shape.rank(); ++i) {
+    if (i < dim) a.rows *= shape[i];
+    if (i > dim) a.inner *= shape[i];
+  }
+  a.n = shape[dim];
+  a.by_rows = a.inner == 1 && a.n >= AroundDim::kRowsMin;
+  return a;
+}
+
 View memory_order(const View& x) {
   int64_t offset = x.offset;
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)

@@ -80,6 +80,16 @@ struct ArgwherePlan {
 };
 ArgwherePlan plan_argwhere(const View& x, int64_t tile);
 
+// A contiguous shape seen as [rows, n, inner] around `dim` (softmax; IndexError naming op for a dim out of
+// range). by_rows: a workgroup per row (inner == 1 and rows of kRowsMin or more), else an invocation per
+// lane (row, i), so that neighbouring invocations read neighbouring elements.
+struct AroundDim {
+  int64_t rows = 1, n = 0, inner = 1;
+  bool by_rows = false;
+  static constexpr int64_t kRowsMin = 128;
+};
+AroundDim around_dim(const Shape& shape, size_t dim, const char* op);
+
 // x's elements as one view in memory order, for folds that do not depend on the order: size-1 dims
 // dropped, flipped dims turned forward, dims sorted by stride (a permuted tensor is one contiguous line).
 View memory_order(const View& x);
