@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "burn/record/recorder.hpp"
 #include "burn_format.hpp"
@@ -148,6 +150,32 @@ TEST_F(BurnFormats, IdsUseAllSixtyFourBits) {
     EXPECT_EQ(got.at("_param_ids.v").as_int(), std::numeric_limits<int64_t>::min()) << name;
   }
   EXPECT_NE(test::read_bytes(file("i.mpk")).find("18446744073709551611"), std::string::npos);  // decimal u64
+}
+
+TEST_F(BurnFormats, NamedMpkKeepsScalarsBitForBit) {
+  Record r;
+  uint64_t nan_bits = 0x7ff4000000000123ull;  // a NaN with a payload
+  double nan;
+  std::memcpy(&nan, &nan_bits, sizeof nan);
+  r.set("f.nan", Value(nan));
+  r.set("f.neg_zero", Value(-0.0));
+  r.set("f.inf", Value(-std::numeric_limits<double>::infinity()));
+  r.set("f.tiny", Value(5e-324));
+  r.set("f.integral", Value(2.0));  // a float, not the Int 2
+  r.set("i.min", Value(std::numeric_limits<int64_t>::min()));
+  r.set("i.max", Value(std::numeric_limits<int64_t>::max()));
+  r.set("s.nul", Value(std::string("a\0b", 3)));
+  r.set("list.0", Value(int64_t{1}));  // named 0..n-1: an array, read back by index
+  r.set("list.1", Value(std::string("two")));
+  for (const char* name : {"s.mpk", "s.mpk.gz"}) {
+    save(file(name), r);
+    const Record got = load(file(name));
+    for (const FlatEntry& e : r.flatten()) {
+      if (e.value->kind() == EntryKind::Group) continue;
+      ASSERT_TRUE(got.contains(e.path)) << name << " " << e.path;
+      EXPECT_TRUE(got.at(e.path) == *e.value) << name << " " << e.path;  // bitwise for floats
+    }
+  }
 }
 
 TEST_F(BurnFormats, GeneratedIdsAreStable) {

@@ -4,6 +4,7 @@
 // `_param_ids` entries that went into a Param are not written again. Then the file is read back.
 #include <zlib.h>
 
+#include <cstring>
 #include <msgpack.hpp>
 
 #include "burn/record/file.hpp"
@@ -91,11 +92,21 @@ class Packer {
     switch (v.kind()) {
       case EntryKind::Group: group(v.group(), path); return;
       case EntryKind::Int: pk_.pack(v.as_int()); return;
-      case EntryKind::Float: pk_.pack_double(v.as_float()); return;
+      case EntryKind::Float: float64(v.as_float()); return;
       case EntryKind::Bool: pk_.pack(v.as_bool()); return;
       case EntryKind::String: pk_.pack(v.as_string()); return;
       case EntryKind::Tensor: tensor(v.tensor(), path); return;
     }
+  }
+
+  // Always float 64 (0xcb, big-endian bits): msgpack-cxx's pack_double writes a float that equals an
+  // integer as that integer, so 2.0 would come back an Int and -0.0 a 0.
+  void float64(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    char b[9] = {static_cast<char>(0xcb)};
+    for (int k = 0; k < 8; ++k) b[1 + k] = static_cast<char>(bits >> (56 - 8 * k));
+    buf_.write(b, sizeof b);
   }
 
   void tensor(const TensorData& t, const std::string& path) {
