@@ -41,15 +41,18 @@ int main(int argc, char** argv) {
     }
   };
   for (const Record* r : {&mpk, &big}) {
-    run("namedmpk", [&] { burn_format::write_mpk(path, *r, r->metadata(), false, -1); },
+    run(
+        "namedmpk", [&] { burn_format::write_mpk(path, *r, r->metadata(), false, -1); },
         [](const std::string& p) { return burn_format::open_mpk(p); });
     for (int level : {-1, 0, 9}) {
-      run("namedmpkgz", [&] { burn_format::write_mpk(path, *r, r->metadata(), true, level); },
+      run(
+          "namedmpkgz", [&] { burn_format::write_mpk(path, *r, r->metadata(), true, level); },
           [](const std::string& p) { return burn_format::open_mpk(p); });
     }
   }
   for (const Record* r : {&bpk, &big}) {
-    run("burnpack", [&] { burn_format::write_bpk(path, *r, r->metadata()); },
+    run(
+        "burnpack", [&] { burn_format::write_bpk(path, *r, r->metadata()); },
         [](const std::string& p) { return burn_format::open_bpk(p); });
   }
   std::printf("burn: %s\n", failures ? "round trips differ" : "every round trip matched");
