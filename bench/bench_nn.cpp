@@ -109,7 +109,7 @@ void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
     train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
   });
-  // The same step on autodiff<fusion<cpu>> (issue 14: not slower with fusion than without).
+  // The same step on autodiff<fusion<cpu>> (the target: not slower with fusion than without).
   add_case("nn_mlp_train_adam_fused/784-512-512-10_b128", [](benchmark::State& st) {
     const Device fad = Device::get("autodiff<fusion<cpu>>");
     const Tensor<2> x = Tensor<2>::from_inner(input<2>({128, 784}).to_device(Device::get("fusion<cpu>")), fad);

@@ -189,7 +189,7 @@ CASES["conv_block_step/n8_c32_32x32"] = conv_block_step
 CASES["autodiff_tiny_add/1x8"] = autodiff_tiny_add
 
 
-# burn-nn workloads (issue 11) as PyTorch users write them: nn modules, F.cross_entropy, torch.optim.Adam.
+# burn-nn workloads as PyTorch users write them: nn modules, F.cross_entropy, torch.optim.Adam.
 def train_step(model, x, y):
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
 
@@ -307,7 +307,7 @@ for _batch in (1, 8):
         CASES[f"{_case}/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base(batch)
 
 
-# Records (issue 10): torch.save / torch.load of the ResNet-50 state dict whose shapes are in
+# Records: torch.save / torch.load of the ResNet-50 state dict whose shapes are in
 # bench/record_resnet50_shapes.txt, floats normal(0, 0.02), int64 counters 0: the workload of
 # burn-bench-record. The same torch case serves each recorder's case name.
 def resnet50_state_dict():
@@ -372,7 +372,7 @@ for _recorder in ("zstd", "zstd_level0", "hdf5"):
     CASES[f"record_save_durable/{_recorder}/resnet50"] = record_save_durable
 
 
-# Import (issue 13): torch.load of a torchvision ResNet-18 state dict in the zip and legacy layouts,
+# Import: torch.load of a torchvision ResNet-18 state dict in the zip and legacy layouts,
 # written here once per machine; burn-bench-import loads the same files.
 def resnet18_pt(layout):
     import torchvision

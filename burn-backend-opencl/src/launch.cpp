@@ -75,6 +75,24 @@ Launch& Launch::upload(std::vector<uint8_t> block) {
 
 void Launch::run_1d(int64_t n) {
   if (n <= 0) return;
+  // Work-groups of one fixed size (drivers such as PoCL compile a kernel per work-group size), up to 64K
+  // work-items; the kernels' grid-stride loops cover the rest.
+  const size_t local = std::min<size_t>(64, ctx_.profile().max_work_group);
+  const auto items = static_cast<size_t>(std::min<int64_t>(n, int64_t{1} << 16));
+  enqueue((items + local - 1) / local * local, local);
+}
+
+void Launch::run_groups(int64_t groups, size_t local) {
+  if (groups <= 0) return;
+  if (local > ctx_.profile().max_work_group)
+    throw Unsupported(op_, "kernel '" + kernel_ + "' needs work-groups of " + std::to_string(local) +
+                               " work-items; the OpenCL device " + ctx_.profile().name + " allows " +
+                               std::to_string(ctx_.profile().max_work_group));
+  define("WG_X", std::to_string(local));
+  enqueue(static_cast<size_t>(std::min<int64_t>(groups, int64_t{1} << 16)) * local, local);
+}
+
+void Launch::enqueue(size_t global, size_t local) {
   std::lock_guard lock(ctx_.launch_mutex());
   cl_kernel k = ctx_.programs().get(kernel_, defines_, op_);
   cl_uint i = 0;
@@ -88,11 +106,6 @@ void Launch::run_1d(int64_t n) {
   }
   const int end = 0;  // KERNEL_MAIN's closing parameter
   cl_check(clSetKernelArg(k, i, sizeof end, &end), op_, "clSetKernelArg");
-  // Work-groups of one fixed size (drivers such as PoCL compile a kernel per work-group size), up to 64K
-  // work-items; the kernels' grid-stride loops cover the rest.
-  const size_t local = std::min<size_t>(64, ctx_.profile().max_work_group);
-  const auto items = static_cast<size_t>(std::min<int64_t>(n, int64_t{1} << 16));
-  const size_t global = (items + local - 1) / local * local;
   cl_event e = nullptr;
   const cl_int err = clEnqueueNDRangeKernel(ctx_.queue(), k, 1, nullptr, &global, &local, 0, nullptr, &e);
   if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)

@@ -64,8 +64,16 @@ class Launch {
   Launch& layout_block(const Layout& l);
   // PARAM_INDEX of any index array (idx_t of 64 bits when `index64`), uploaded for this launch.
   Launch& index_block(const std::vector<int64_t>& values, bool index64);
+  // PARAM_INDEX the kernel does not read (a null buffer).
+  Launch& no_index() {
+    mem(nullptr, false);
+    return *this;
+  }
   // Every work-item of a 1-D grid covering n elements (gid()/gstride() in the prelude).
   void run_1d(int64_t n);
+  // `groups` work-groups of `local` work-items (the kernel's WG_X, which this defines), up to 64K groups:
+  // kernels that take an item per work-group walk the rest by group_stride().
+  void run_groups(int64_t groups, size_t local);
 
  private:
   struct Arg {
@@ -87,6 +95,8 @@ class Launch {
     a.is_mem = true;
     args_.push_back(std::move(a));
   }
+
+  void enqueue(size_t global, size_t local);
 
   Context& ctx_;
   std::string kernel_;

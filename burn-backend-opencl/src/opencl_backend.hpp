@@ -1,7 +1,6 @@
 // The OpenCL backend: the ops it runs with its own kernels, one source file per op group
 // (src/ops/<group>.cpp); DEFAULT ops missing from the list run burn-tensor's composites over these, on the
-// device. CORE ops without kernels yet (src/ops/pending.cpp) are Unsupported naming the op and the device;
-// nothing falls back to the host.
+// device; nothing falls back to the host.
 #pragma once
 
 #include <memory>
@@ -17,7 +16,7 @@
   OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) \
   /* layout (src/ops/layout.cpp) */ \
   OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) \
-  /* indexing (src/ops/indexing.cpp; argwhere: pending.cpp) */ \
+  /* indexing (src/ops/indexing.cpp) */ \
   OP(gather) OP(scatter_add) OP(select) OP(select_add) OP(mask_where) OP(mask_fill) OP(argwhere) \
   /* bitwise (src/ops/bitwise.cpp) */ \
   OP(bitwise_and) OP(bitwise_or) OP(bitwise_xor) OP(bitwise_not) OP(bitwise_left_shift) OP(bitwise_right_shift) \
@@ -30,17 +29,17 @@
   OP(equal_elem) OP(not_equal_elem) OP(greater_elem) OP(greater_equal_elem) OP(lower_elem) OP(lower_equal_elem) \
   /* boolean (src/ops/boolean.cpp) */ \
   OP(bool_not) OP(bool_and) OP(bool_or) OP(bool_xor) \
-  /* reduce (src/ops/reduce.cpp; sort: pending.cpp) */ \
+  /* reduce (src/ops/reduce.cpp; sort, argsort, topk: src/ops/sort.cpp) */ \
   OP(sum) OP(mean) OP(prod) OP(max) OP(min) OP(any) OP(all) \
   OP(sum_dim) OP(mean_dim) OP(prod_dim) OP(max_dim) OP(min_dim) OP(any_dim) OP(all_dim) \
   OP(argmax) OP(argmin) OP(max_dim_with_indices) OP(min_dim_with_indices) \
-  OP(cumsum) OP(cumprod) OP(cummax) OP(cummin) OP(sort) \
+  OP(cumsum) OP(cumprod) OP(cummax) OP(cummin) OP(sort) OP(argsort) OP(topk) \
   /* float_math (src/ops/float_math.cpp) */ \
   OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) OP(cosh) OP(tanh) OP(asin) OP(acos) \
   OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \
   OP(is_nan) OP(is_inf) OP(is_finite) \
   /* activation (src/ops/activation.cpp) */ \
-  OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
+  OP(softmax) OP(log_softmax) OP(relu) OP(leaky_relu) OP(gelu) OP(gelu_tanh) OP(sigmoid) OP(log_sigmoid) OP(silu) OP(mish) OP(softplus) \
   OP(hard_sigmoid) OP(elu) OP(selu)
 // clang-format on
 

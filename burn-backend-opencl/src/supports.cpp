@@ -1,7 +1,7 @@
 // OpenClBackend::supports(op, dtype), asked of the launchers' own checks: the device's dtypes (cl_type),
 // then the expression table for the elementwise ops, the reduce specs for the reductions and scans; views,
-// fills and copies move every dtype the device has; the pending ops (pending.cpp) and the DEFAULT ops the plugin does
-// not override are not claimed (their composites call pending ops or are not checked yet).
+// fills, copies, gathers and argwhere move every dtype the device has; sorts take the dtypes a comparison
+// takes. The DEFAULT ops the plugin does not override are not claimed (their composites are not checked here yet).
 #include <algorithm>
 #include <iterator>
 #include <optional>
@@ -17,7 +17,6 @@ namespace burn::opencl {
 namespace {
 
 constexpr OpId kOwnOps[] = {BURN_OPENCL_OPS(BURN_OP_ID_OF)};
-constexpr OpId kPending[] = {OpId::argwhere, OpId::sort};
 
 template <size_t N>
 bool in(const OpId (&list)[N], OpId op) {
@@ -27,7 +26,7 @@ bool in(const OpId (&list)[N], OpId op) {
 }  // namespace
 
 bool OpenClBackend::supports(OpId op, DType dtype) const {
-  if (!in(kOwnOps, op) || in(kPending, op)) return false;
+  if (!in(kOwnOps, op)) return false;
   try {
     cl_type(dtype, ctx_->profile(), op_info(op).name);
   } catch (const Unsupported&) {
@@ -35,7 +34,16 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
   }
   if (op == OpId::matmul)
     return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32;
-  if (op == OpId::gather || op == OpId::select) return true;  // they move bits
+  if (op == OpId::gather || op == OpId::select || op == OpId::argwhere) return true;  // they move bits or test them
+  if (op == OpId::softmax || op == OpId::log_softmax) return dtype == DType::F32 || dtype == DType::F64;
+  if (op == OpId::sort || op == OpId::argsort || op == OpId::topk) {
+    try {
+      reduce_spec(OpId::max_dim, dtype, ctx_->profile(), op_info(op).name);  // the dtypes a comparison takes
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
   if (op == OpId::scatter_add || op == OpId::select_add) return dtype != DType::Bool;
   switch (op_info(op).group) {
     case OpGroup::creation:

@@ -2,6 +2,7 @@
 // builds and their caches, the pool, reads and writes, faults, and the elementwise ops' values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -494,7 +495,7 @@ TEST(OpenClRuntime, GatherScatterAndSelectCheckTheirIndices) {
   EXPECT_EQ(download<float>(be, be.gather(x, 1, idx)), (std::vector<float>{3, 1, 5, 5}));
 }
 
-TEST(OpenClRuntime, PendingOpsAreUnsupportedByName) {
+TEST(OpenClRuntime, SupportsAnswersByOpAndDtype) {
   REQUIRE_DEVICE();
   EXPECT_TRUE(be.supports(OpId::add, DType::F32));
   EXPECT_TRUE(be.supports(OpId::exp, DType::F32));
@@ -507,14 +508,123 @@ TEST(OpenClRuntime, PendingOpsAreUnsupportedByName) {
   EXPECT_TRUE(be.supports(OpId::cumsum, DType::I32));
   EXPECT_FALSE(be.supports(OpId::sum_dim, DType::Bool));
   EXPECT_TRUE(be.supports(OpId::any, DType::Bool));
-  EXPECT_FALSE(be.supports(OpId::sort, DType::F32));
-  Prim a = upload<float>(be, {1, 2}, DType::F32);
-  try {
-    be.sort(a, 0, false, false);
-    FAIL() << "expected Unsupported";
-  } catch (const Unsupported& e) {
-    EXPECT_NE(std::string(e.what()).find("[sort] not yet implemented on the OpenCL backend"), std::string::npos);
+  EXPECT_TRUE(be.supports(OpId::sort, DType::F32));
+  EXPECT_TRUE(be.supports(OpId::topk, DType::I64));
+  EXPECT_FALSE(be.supports(OpId::argsort, DType::Bool));
+  EXPECT_TRUE(be.supports(OpId::argwhere, DType::Bool));
+  EXPECT_FALSE(be.supports(OpId::argwhere, DType::F16));
+}
+
+// Sorts by (value, index): stable, NaN largest, descending, along either dim of a transposed view, a line
+// long enough for several merge passes (against std::stable_sort), topk's first k.
+TEST(OpenClRuntime, SortArgsortTopk) {
+  REQUIRE_DEVICE();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Prim x = upload<float>(be, {3, nan, 1, 3, -2, 1}, DType::F32, Shape{6});
+  auto [v, i] = be.sort(x, 0, false, true);
+  const std::vector<float> vs = download<float>(be, v);
+  EXPECT_EQ(std::vector<float>(vs.begin(), vs.begin() + 5), (std::vector<float>{-2, 1, 1, 3, 3}));
+  EXPECT_TRUE(std::isnan(vs[5]));
+  EXPECT_EQ(download<int64_t>(be, i), (std::vector<int64_t>{4, 2, 5, 0, 3, 1}));
+  EXPECT_EQ(download<int64_t>(be, be.argsort(x, 0, true, true)), (std::vector<int64_t>{1, 0, 3, 2, 5, 4}));
+  auto [tv, ti] = be.topk(x, 2, 0, true);
+  EXPECT_EQ(download<int64_t>(be, ti), (std::vector<int64_t>{1, 0}));
+  EXPECT_THROW(be.topk(x, 7, 0, true), IndexError);
+  EXPECT_THROW(be.sort(x, 1, false, true), IndexError);
+  // A [3, 2] i32 matrix seen transposed ([2, 3] with strides [1, 2]), sorted along both dims.
+  Prim m = be.permute(upload<int32_t>(be, {5, 0, -1, 7, 5, 2}, DType::I32, Shape{3, 2}), Axes{1, 0});
+  EXPECT_EQ(download<int32_t>(be, be.sort(m, 1, false, true).first), (std::vector<int32_t>{-1, 5, 5, 0, 2, 7}));
+  EXPECT_EQ(download<int64_t>(be, be.argsort(m, 0, true, true)), (std::vector<int64_t>{0, 1, 0, 1, 0, 1}));
+  // 1,000 values with many ties: runs of 32 and five merge passes; a second line sorted descending.
+  std::vector<double> big(2000);
+  for (size_t k = 0; k < big.size(); ++k) big[k] = static_cast<double>((k * 7919) % 97) - 40;
+  Prim b = upload<double>(be, big, DType::F64, Shape{2, 1000});
+  auto [bv, bi] = be.sort(b, 1, true, true);
+  const std::vector<int64_t> got = download<int64_t>(be, bi);
+  const std::vector<double> got_v = download<double>(be, bv);
+  const std::vector<int64_t> got_k = download<int64_t>(be, be.topk(b, 3, 1, false).second);
+  for (size_t line = 0; line < 2; ++line) {
+    auto order = [&](bool descending) {
+      std::vector<int64_t> want(1000);
+      for (size_t k = 0; k < want.size(); ++k) want[k] = static_cast<int64_t>(k);
+      const double* l = big.data() + line * 1000;
+      std::stable_sort(want.begin(), want.end(),
+                       [&](int64_t a, int64_t c) { return descending ? l[a] > l[c] : l[a] < l[c]; });
+      return want;
+    };
+    const std::vector<int64_t> want = order(true), smallest = order(false);
+    for (size_t k = 0; k < want.size(); ++k) {
+      ASSERT_EQ(got[line * 1000 + k], want[k]) << "line " << line << " position " << k;
+      ASSERT_EQ(got_v[line * 1000 + k], big[line * 1000 + want[k]]);
+    }
+    for (size_t k = 0; k < 3; ++k) EXPECT_EQ(got_k[line * 3 + k], smallest[k]);
   }
+  EXPECT_THROW(be.sort(upload<bool>(be, {true, false}, DType::Bool), 0, false, true), DTypeError);
+}
+
+// argwhere: row-major coordinates of the nonzero elements (NaN and -0.0: nonzero and zero), through a
+// transposed view, and over several tiles.
+TEST(OpenClRuntime, Argwhere) {
+  REQUIRE_DEVICE();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Prim x = upload<float>(be, {0, nan, -0.0f, 2, 0, 1}, DType::F32, Shape{2, 3});
+  EXPECT_EQ(download<int64_t>(be, be.argwhere(x)), (std::vector<int64_t>{0, 1, 1, 0, 1, 2}));
+  Prim t = be.permute(x, Axes{1, 0});  // [[0, 2], [nan, 0], [-0, 1]]
+  EXPECT_EQ(download<int64_t>(be, be.argwhere(t)), (std::vector<int64_t>{0, 1, 1, 0, 2, 1}));
+  EXPECT_EQ(be.argwhere(upload<float>(be, {0, 0}, DType::F32))->shape(), (Shape{0, 1}));
+  // 3,000 bools, every seventh true: 12 tiles of 256.
+  std::vector<bool> flags(3000);
+  std::vector<int64_t> want;
+  for (size_t k = 0; k < flags.size(); ++k)
+    if (k % 7 == 3) {
+      flags[k] = true;
+      want.push_back(static_cast<int64_t>(k / 100));
+      want.push_back(static_cast<int64_t>(k % 100));
+    }
+  Prim f = be.argwhere(upload<bool>(be, flags, DType::Bool, Shape{30, 100}));
+  EXPECT_EQ(f->shape(), (Shape{static_cast<int64_t>(want.size() / 2), 2}));
+  EXPECT_EQ(download<int64_t>(be, f), want);
+}
+
+// softmax and log_softmax against the cpu backend's formula in double: along the last dim (a long row: a
+// work-group per row), the first dim (an invocation per lane), a transposed view, a NaN and a -inf row.
+TEST(OpenClRuntime, SoftmaxAndLogSoftmax) {
+  REQUIRE_DEVICE();
+  const int64_t rows = 3, n = 300;
+  std::vector<float> v(static_cast<size_t>(rows * n));
+  for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>((k * 37) % 101) / 10.0f - 5.0f;
+  v[n + 7] = std::numeric_limits<float>::quiet_NaN();
+  Prim x = upload<float>(be, v, DType::F32, Shape{rows, n});
+  for (bool log : {false, true})
+    for (size_t dim : {size_t{0}, size_t{1}}) {
+      const std::vector<float> got = download<float>(be, log ? be.log_softmax(x, dim) : be.softmax(x, dim));
+      const int64_t lines = dim == 1 ? rows : n, len = dim == 1 ? n : rows;
+      for (int64_t l = 0; l < lines; ++l) {
+        auto at = [&](int64_t j) { return static_cast<size_t>(dim == 1 ? l * n + j : j * n + l); };
+        double m = -INFINITY, sum = 0;
+        bool nan = false;
+        for (int64_t j = 0; j < len; ++j) {
+          nan = nan || std::isnan(v[at(j)]);
+          m = std::max(m, static_cast<double>(v[at(j)]));
+        }
+        for (int64_t j = 0; j < len; ++j) sum += std::exp(v[at(j)] - m);
+        for (int64_t j = 0; j < len; ++j) {
+          const double want = log ? (v[at(j)] - m) - std::log(sum) : std::exp(v[at(j)] - m) / sum;
+          if (nan)
+            ASSERT_TRUE(std::isnan(got[at(j)])) << "log " << log << " dim " << dim << " line " << l;
+          else
+            ASSERT_NEAR(got[at(j)], want, 1e-5 * (1 + std::abs(want))) << "log " << log << " dim " << dim;
+        }
+      }
+    }
+  Prim t = be.permute(upload<double>(be, {1, 2, 3, 4}, DType::F64, Shape{2, 2}), Axes{1, 0});  // [[1, 3], [2, 4]]
+  const std::vector<double> st = download<double>(be, be.softmax(t, 1));
+  EXPECT_NEAR(st[0], 1 / (1 + std::exp(2.0)), 1e-12);
+  EXPECT_NEAR(st[3], 1 / (1 + std::exp(-2.0)), 1e-12);
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(std::isnan(download<float>(be, be.softmax(upload<float>(be, {-inf, -inf}, DType::F32), 0))[0]));
+  EXPECT_THROW(be.softmax(x, 2), IndexError);
+  EXPECT_THROW(be.softmax(upload<int32_t>(be, {1, 2}, DType::I32), 0), DTypeError);
 }
 
 }  // namespace

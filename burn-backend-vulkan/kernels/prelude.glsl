@@ -124,6 +124,16 @@ idx_t gstride() { return idx_t(gl_NumWorkGroups.x) * idx_t(gl_NumWorkGroups.y) *
 // [group_id(), n) in steps of group_stride(); uniform within the workgroup, so barriers may follow.
 idx_t group_id() { return idx_t(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x); }
 idx_t group_stride() { return idx_t(gl_NumWorkGroups.x) * idx_t(gl_NumWorkGroups.y); }
+// The invocation's index in its workgroup (of WG_X).
+uint lid() { return gl_LocalInvocationID.x; }
+// Workgroup arrays: GLSL declares them at file scope, OpenCL C in the kernel's outermost scope, so a kernel
+// names its arrays in both places, SHARED_ARRAYS_FILE(SHARED_ARRAY(T, name, size) ...) before KERNEL_PARAMS
+// and SHARED_ARRAYS_KERNEL(the same) first in the body; each language keeps one.
+#define SHARED_ARRAY(T, name, size) shared T name[size];
+#define SHARED_ARRAYS_FILE(decls) decls
+#define SHARED_ARRAYS_KERNEL(decls)
+// Entry k of the index block argument L (a layout's [shape | strides...]).
+#define INDEX_AT(L, k) IdxBuf(ARG(L)).v[k]
 
 // The element offset of flat row-major index i of a strided view, from a layout block holding the shape
 // (RANK entries) at `shape` and the view's strides (RANK entries) at `strides`, both indices into IdxBuf L.

@@ -85,6 +85,70 @@ Lines lines_along(const View& x, size_t dim, const Shape* out) {
   return l;
 }
 
+namespace {
+constexpr int64_t kIndex32 = int64_t{1} << 31;
+
+// The elements x's offsets span (1 + the farthest offset from index 0).
+int64_t span_of(const View& x) {
+  int64_t span = 0;
+  for (size_t d = 0; d < x.shape.rank(); ++d)
+    if (x.shape[d] > 1) span += (x.shape[d] - 1) * std::abs(x.strides[d]);
+  return span + 1;
+}
+}  // namespace
+
+SortPlan plan_sort(const View& x, size_t dim, std::optional<int64_t> k, const char* op, const std::string& device) {
+  check_dim(op, x.shape, dim);
+  const int64_t n = x.shape[dim];
+  const int64_t keep = k.value_or(n);
+  if (keep < 0 || keep > n)
+    throw IndexError(op, "k " + std::to_string(keep) + " is out of range for dim " + std::to_string(dim) + " of size " +
+                             std::to_string(n));
+  SortPlan p;
+  p.out = with_dim(x.shape, dim, keep);
+  p.keep = keep;
+  if (p.out.num_elements() == 0) return p;
+  if (n >= kIndex32) throw Unsupported(op, "lines of 2^31 elements or more (" + std::to_string(n) + ") on " + device);
+  p.lines = lines_along(x, dim, &p.out);
+  return p;
+}
+
+std::vector<SortMerge> sort_merges(int64_t n, int64_t first_run) {
+  std::vector<SortMerge> passes;
+  for (int64_t run = first_run; run < n; run *= 2) {
+    const int64_t out = std::min(kSortMergeOut, 2 * run);
+    passes.push_back({run, (n + out - 1) / out, 2 * run >= n});
+  }
+  return passes;
+}
+
+uint32_t sort_flags(bool descending, bool to_output, bool values) {
+  return (descending ? 1u : 0u) | (to_output ? 2u : 0u) | (values ? 4u : 0u);
+}
+
+ArgwherePlan plan_argwhere(const View& x, int64_t tile) {
+  ArgwherePlan p;
+  p.n = x.shape.num_elements();
+  p.tiles = (p.n + tile - 1) / tile;
+  p.layout = collapse(x.shape, {x.strides});
+  p.layout.shape = x.shape.dims();
+  p.layout.strides = {x.strides};
+  p.layout.index64 = p.layout.index64 || span_of(x) >= kIndex32 || p.n >= kIndex32 || (p.tiles + 1) * tile >= kIndex32;
+  return p;
+}
+
+AroundDim around_dim(const Shape& shape, size_t dim, const char* op) {
+  check_dim(op, shape, dim);
+  AroundDim a;
+  for (size_t i = 0; i < shape.rank(); ++i) {
+    if (i < dim) a.rows *= shape[i];
+    if (i > dim) a.inner *= shape[i];
+  }
+  a.n = shape[dim];
+  a.by_rows = a.inner == 1 && a.n >= AroundDim::kRowsMin;
+  return a;
+}
+
 View memory_order(const View& x) {
   int64_t offset = x.offset;
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)

@@ -9,7 +9,7 @@
 #include "burn/import/load.hpp"
 #include "burn/nn.hpp"
 #include "burn/tensor/error.hpp"
-#include "mpk_reader.hpp"
+#include "burn_format.hpp"
 
 namespace {
 
@@ -54,7 +54,7 @@ void check_all(record::RecordReader& reader) {
 }
 
 TEST(BurnMpk, EveryValueIdAndMetadata) {
-  auto reader = import::burn_format::open_mpk(fixture("model.mpk"));
+  auto reader = record::burn_format::open_mpk(fixture("model.mpk"), "import.burn");
   check_all(*reader);
 }
 

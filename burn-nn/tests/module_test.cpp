@@ -196,7 +196,8 @@ TEST_P(ModuleRecord, SaveLoadRoundTripKeepsValuesAndIds) {
   EXPECT_TRUE(api::is_require_grad(b.embed.weight.handle()));  // still trainable after the load
 }
 
-INSTANTIATE_TEST_SUITE_P(Recorders, ModuleRecord, ::testing::Values(".json", ".bpz", ".h5", ".safetensors"));
+INSTANTIATE_TEST_SUITE_P(Recorders, ModuleRecord,
+                         ::testing::Values(".json", ".bpz", ".h5", ".safetensors", ".mpk", ".mpk.gz", ".bpk"));
 
 TEST(Module, LoadReportsMissingUnexpectedAndMismatched) {
   Net a = make_net(cpu());

@@ -1,9 +1,10 @@
 // Writes seed files for the recorder fuzzers (burn-record/fuzz): DIR/<recorder>/*.<ext>, a small
-// record with every kind and dtype, and one with multi-chunk tensors.
+// record with every kind and dtype, and one with multi-chunk tensors (Rust Burn's formats: their samples).
 #include <filesystem>
 #include <iostream>
 
 #include "burn/record/recorder.hpp"
+#include "burn_sample.hpp"
 #include "sample_record.hpp"
 
 int main(int argc, char** argv) {
@@ -26,5 +27,15 @@ int main(int argc, char** argv) {
     if (std::string(name) != "json") save((dir / name / (std::string("big") + ext)).string(), big, {.recorder = name});
     save((dir / name / (std::string("empty") + ext)).string(), Record(), {.recorder = name});
   }
+  // Rust Burn's formats: NamedMpk plain and gzip (one fuzzer reads both), burnpack (tensors only).
+  std::filesystem::create_directories(dir / "namedmpk");
+  std::filesystem::create_directories(dir / "burnpack");
+  for (const auto& [name, record] : {std::pair{"sample", test::burn_mpk_sample()}, {"big", big}, {"empty", Record()}}) {
+    save((dir / "namedmpk" / (std::string(name) + ".mpk")).string(), record);
+    save((dir / "namedmpk" / (std::string(name) + ".mpk.gz")).string(), record);
+  }
+  save((dir / "burnpack" / "sample.bpk").string(), test::burn_bpk_sample());
+  save((dir / "burnpack" / "big.bpk").string(), big);
+  save((dir / "burnpack" / "empty.bpk").string(), Record());
   return 0;
 }

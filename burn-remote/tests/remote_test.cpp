@@ -186,7 +186,7 @@ TEST(Remote, TrainingThroughAutodiffRemoteEqualsLocal) {
   EXPECT_EQ(remote, local);
 }
 
-// Issue 33's load test, bounded: 16 clients, each on its own connection, train at once against one
+// The load test, bounded: 16 clients, each on its own connection, train at once against one
 // server; each gets the local parameters, and the server holds nothing once they are gone.
 TEST(Remote, SixteenClientsTrainAtOnce) {
   LocalServer server;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # Writes fixtures-half/half.json (group half): PyTorch's own f16 and bf16 results on CPU for a few ops of each
 # kind (elementwise, reductions, softmax, layer_norm, matmul), which compute in f32 and round once as the
-# cpu plugin does (DESIGN.md section 15). Tolerances come from the format: one unit in its last place
+# cpu plugin does (docs/decisions.md, "f16 and bf16 compute"). Tolerances come from the format: one unit in its last place
 # (2^-7 for bf16, 2^-10 for f16) relative, and a small absolute one for sums that cancel. torch 1.13 lacks
 # some f16 CPU kernels (exp, softmax, matmul...); those cases are bf16 only.
 # torch 1.13's own bf16 gelu, layer_norm and matmul keep bf16 intermediates (its matmul accumulates in bf16:

@@ -19,7 +19,7 @@ namespace {
 
 std::string g_backend = "cpu";
 // --dtype f16|bf16: every case with f32 inputs runs on them rounded to that format, against the same call
-// on the rounded values in f32, rounded once (DESIGN.md section 15).
+// on the rounded values in f32, rounded once (docs/decisions.md, "f16 and bf16 compute").
 std::optional<DType> g_half;
 std::optional<Device> g_device;
 std::string g_device_error;  // why the device could not be made; every case fails with it

@@ -1,5 +1,5 @@
 // The typed Tensor<D, K> API on the cpu device: real values (from PyTorch, expression in the
-// comment) and the zero-copy / buffer-reuse properties the design promises.
+// comment) and the zero-copy / buffer-reuse properties docs/architecture.md §6 promises.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-# ctest docs.environment: every BURN_* environment variable the C++ code reads (a "BURN_X" string
-# literal: getenv and the env_* helpers take them that way) has a row in docs/environment.md, and every
-# row names a variable some code still reads. Run: cmake -DROOT=<repository> -P check_environment.cmake
+# ctest docs.environment: every BURN_* environment variable the code reads (in C++ a "BURN_X" string
+# literal: getenv and the env_* helpers take them that way; in shell and Python scripts ${BURN_X:-...} or
+# os.environ) has a row in docs/environment.md, and every row names a variable some code still reads.
+# Run: cmake -DROOT=<repository> -P check_environment.cmake
 cmake_minimum_required(VERSION 3.25)
 if(NOT ROOT)
   message(FATAL_ERROR "check_environment.cmake: pass -DROOT=<repository root>")
@@ -23,6 +24,30 @@ foreach(f IN LISTS sources)
     foreach(q IN LISTS found)
       string(REPLACE "\"" "" v "${q}")
       if(NOT v IN_LIST not_variables AND NOT v IN_LIST read)
+        list(APPEND read "${v}")
+        set(where_${v} "${rel}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+# Scripts read variables too: a shell script as ${BURN_X:-default} (or ${BURN_X-...}), Python through
+# os.environ / os.getenv with the name as a literal.
+file(GLOB_RECURSE scripts LIST_DIRECTORIES false "${ROOT}/*.sh" "${ROOT}/*.py")
+if(EXISTS "${ROOT}/.ci/run")
+  list(APPEND scripts "${ROOT}/.ci/run")
+endif()
+foreach(f IN LISTS scripts)
+  file(RELATIVE_PATH rel "${ROOT}" "${f}")
+  if(rel MATCHES "^build/" OR rel MATCHES "/node_modules/")
+    continue()
+  endif()
+  file(STRINGS "${f}" lines REGEX "\\$\\{BURN_[A-Z0-9_]+:?-|(environ(\\.get)?|getenv)[(\\[] *[\"']BURN_")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCHALL "\\$\\{BURN_[A-Z0-9_]+:?-|(environ(\\.get)?|getenv)[(\\[] *[\"']BURN_[A-Z0-9_]+" found "${line}")
+    foreach(m IN LISTS found)
+      string(REGEX MATCH "BURN_[A-Z0-9_]+" v "${m}")
+      if(NOT v IN_LIST read)
         list(APPEND read "${v}")
         set(where_${v} "${rel}")
       endif()

@@ -2,8 +2,9 @@
 // gather and select run the gather kernel, scatter_add and select_add the scatter kernel
 // (burn-gpu/kernels/indexing.kernel, shared with the vulkan plugin). Indices are checked on the device:
 // one out of range (negative ones too, as on the cpu backend) is a fault raised at the next read, naming
-// the op, the index and the dim size. argwhere has no kernel yet (pending.cpp).
+// the op, the index and the dim size. argwhere runs the three passes of burn-gpu/kernels/argwhere.kernel.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "burn/gpu/elementwise_ops.hpp"
@@ -158,5 +159,55 @@ Prim OpenClBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
 }
 
 BURN_GPU_MASK_OPS(OpenClBackend)
+
+namespace {
+// argwhere's work-groups: kArgwhereGroup work-items of kArgwherePer elements each per tile (smaller than the
+// vulkan plugin's 256: the scan's barriers cost more than they save on a CPU-type device).
+constexpr size_t kArgwhereGroup = 64;
+constexpr int64_t kArgwherePer = 4;
+}  // namespace
+
+Prim OpenClBackend::argwhere(Prim x) {
+  static constexpr const char* op = "argwhere";
+  const ClPtr t = cl(x, op);
+  cl_type(t->dtype(), ctx_->profile(), op);
+  const Shape& s = t->shape();
+  const int64_t rank = static_cast<int64_t>(s.rank());
+  if (s.num_elements() == 0) return alloc(Shape{0, rank}, DType::I64, op);
+  const gpu::ArgwherePlan plan = gpu::plan_argwhere(view_of(*t), static_cast<int64_t>(kArgwhereGroup) * kArgwherePer);
+  ClPtr counts = alloc(Shape{plan.tiles + 1}, DType::I64, op);
+  // COUNT and WRITE read X through its layout; SCAN touches only the counts.
+  auto pass = [&](const char* which, const OpenClTensor* y, int64_t groups) {
+    Launch lc(*ctx_, "argwhere", op);
+    lc.define(which).define("PER", std::to_string(kArgwherePer));
+    const bool scan = std::string_view(which) == "SCAN";
+    if (scan) {
+      if (plan.layout.index64) lc.define("INDEX64");
+      lc.no_tensor();
+    } else {
+      lc.define("DIMS", std::to_string(rank));
+      lc.tensor("X", *t, false);
+    }
+    lc.tensor("C", *counts, true);
+    if (y)
+      lc.tensor("Y", *y, true);
+    else
+      lc.no_tensor();
+    lc.i64(plan.n).i64(plan.tiles);
+    if (scan)
+      lc.no_index();
+    else
+      lc.layout(plan.layout, {"X"});
+    lc.run_groups(groups, kArgwhereGroup);
+  };
+  pass("COUNT", nullptr, plan.tiles);
+  pass("SCAN", nullptr, 1);
+  // The one value read back: the result's length.
+  int64_t total = 0;
+  ctx_->read(counts->allocation(), static_cast<size_t>(plan.tiles) * sizeof(int64_t), &total, sizeof total, op);
+  ClPtr out = alloc(Shape{total, rank}, DType::I64, op);
+  if (total > 0 && rank > 0) pass("WRITE", out.get(), plan.tiles);
+  return out;
+}
 
 }  // namespace burn::opencl

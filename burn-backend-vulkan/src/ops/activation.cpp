@@ -1,7 +1,8 @@
 // Activations: one dispatch each, their expressions run by the elementwise launcher (the GPU backends'
 // shared op glue, burn/gpu/elementwise_ops.hpp); the double parameters travel as the expression's scalars.
-// softmax and log_softmax: kernels/softmax.comp.
+// softmax and log_softmax: burn-gpu/kernels/softmax.kernel (the opencl plugin's too).
 #include "burn/gpu/elementwise_ops.hpp"
+#include "burn/gpu/views.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/nn.hpp"
 #include "ops/nn_common.hpp"
@@ -10,28 +11,19 @@ namespace burn::vulkan {
 
 BURN_GPU_ACTIVATION_OPS(VulkanBackend)
 
-// ---- softmax and log_softmax (kernels/softmax.comp) ----
+// ---- softmax and log_softmax (burn-gpu/kernels/softmax.kernel) ----
 
 namespace {
-// Rows at least this long get a workgroup each; shorter ones (and any dim but the last) an invocation.
-constexpr int64_t kSoftmaxRowMin = 128;
-
 Prim softmax_op(const VulkanBackend& be, Prim x, size_t dim, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   const VkPtr t = nn::float_operand(be, x, op);
   x.reset();
   const Shape& s = t->shape();
-  if (dim >= s.rank())
-    throw IndexError(op, "dim " + std::to_string(dim) + " is out of range for shape " + s.to_string());
-  int64_t rows = 1, inner = 1;
-  for (size_t i = 0; i < s.rank(); ++i) {
-    if (i < dim) rows *= s[i];
-    if (i > dim) inner *= s[i];
-  }
-  const int64_t n = s[dim];
+  const gpu::AroundDim a = gpu::around_dim(s, dim, op);
+  const int64_t rows = a.rows, n = a.n, inner = a.inner;
   VkPtr out = be.alloc(s, t->dtype());
   if (s.num_elements() == 0) return out;
-  const bool by_rows = inner == 1 && n >= kSoftmaxRowMin;
+  const bool by_rows = a.by_rows;
   Context& ctx = be.context();
   Dispatch dp(ctx, "softmax", op);
   dp.use(softmax_defines(t->dtype(), log, by_rows, nn::needs_index64(s.num_elements()), ctx.profile().features,
@@ -52,10 +44,7 @@ Defines softmax_defines(DType dtype, bool log, bool rows, bool index64, const De
   add_operand_defines(d, "X", dtype, features, device, op);
   add_operand_defines(d, "Y", dtype, features, device, op);
   if (log) d.emplace_back("LOG", "1");
-  if (rows) {
-    d.emplace_back("ROWS", "1");
-    d.emplace_back("WG_REDUCE_T", glsl_type(dtype, features, device, op).compute);
-  }
+  if (rows) d.emplace_back("ROWS", "1");
   if (index64) d.emplace_back("INDEX64", "1");
   return d;
 }

@@ -1,7 +1,7 @@
 // Indexing ops: selecting by a bool mask is elementwise (exprs.cpp); gather, select and embedding run the
 // gather kernel, scatter_add, select_add and embedding_backward the scatter kernel (burn-gpu/kernels/indexing.kernel,
 // shared with the opencl plugin),
-// argwhere three passes of kernels/argwhere.comp. Indices are checked on the device: one out of range
+// argwhere three passes of burn-gpu/kernels/argwhere.kernel. Indices are checked on the device: one out of range
 // (negative ones too, as on the cpu backend) is a fault raised at the next read, naming the op, the index
 // and the dim size.
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "burn/gpu/elementwise_ops.hpp"
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
@@ -217,13 +218,9 @@ Prim VulkanBackend::argwhere(Prim x) {
   const int64_t n = s.num_elements();
   const int64_t rank = static_cast<int64_t>(s.rank());
   if (n == 0) return alloc(Shape{0, rank}, DType::I64);
-  constexpr uint32_t kTile = kArgwhereGroup * kArgwherePer;
-  const int64_t tiles = (n + kTile - 1) / kTile;
-  // The view's own shape and strides, not collapsed: the write pass takes coordinates from the shape.
-  Layout l = collapse(s, {t->strides()});
-  l.shape = s.dims();
-  l.strides = {t->strides()};
-  l.index64 = l.index64 || spans_2g(*t) || (tiles + 1) * kTile >= (int64_t{1} << 31);
+  const gpu::ArgwherePlan plan = gpu::plan_argwhere(view_of(*t), int64_t{kArgwhereGroup} * kArgwherePer);
+  const int64_t tiles = plan.tiles;
+  const Layout& l = plan.layout;
   // Workgroups of a grid of tiles: up to 65535 x 65535 groups.
   const uint32_t gx = static_cast<uint32_t>(std::min<int64_t>(tiles, 65535));
   const uint32_t gy = static_cast<uint32_t>((tiles + gx - 1) / gx);

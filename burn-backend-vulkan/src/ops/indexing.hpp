@@ -1,6 +1,6 @@
 // The gather and scatter launchers of burn-gpu/kernels/indexing.kernel, shared by the indexing ops (gather,
 // select, scatter_add, select_add) and the embedding ops, and the define builders of the indexing kernels
-// (indexing.kernel, argwhere.comp), which the compile-everything test (kernel_variants.cpp) calls too.
+// (indexing.kernel, argwhere.kernel), which the compile-everything test (kernel_variants.cpp) calls too.
 // Private to the plugin.
 #pragma once
 
@@ -31,7 +31,7 @@ Defines scatter_defines(DType dtype, DType index, const std::vector<int>& modes,
 
 // argwhere's passes: count each tile's nonzeros, scan the counts (one workgroup), write the coordinates.
 enum class ArgwherePass { count, scan, write };
-// Every define of kernels/argwhere.comp for one pass over X of `dtype`, seen through its own `dims`
+// Every define of burn-gpu/kernels/argwhere.kernel for one pass over X of `dtype`, seen through its own `dims`
 // dims in layout mode `x_mode` (the scan pass reads only the counts: dtype, dims and mode unused).
 Defines argwhere_defines(ArgwherePass pass, DType dtype, int x_mode, size_t dims, bool index64,
                          const DeviceFeatures& features, const std::string& device);

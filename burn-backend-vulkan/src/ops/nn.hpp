@@ -18,7 +18,7 @@ namespace nn {
 inline constexpr uint32_t kRowWorkgroup = 256;
 }  // namespace nn
 
-// kernels/softmax.comp: `rows` = a workgroup per row (tree reductions), else an invocation per lane.
+// burn-gpu/kernels/softmax.kernel: `rows` = a workgroup per row (tree reductions), else an invocation per lane.
 Defines softmax_defines(DType dtype, bool log, bool rows, bool index64, const DeviceFeatures& features,
                         const std::string& device);
 

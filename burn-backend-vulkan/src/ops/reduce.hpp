@@ -81,7 +81,7 @@ Defines reduce_pass_defines(const ReduceSpec& spec, const ReducePassKind& pass, 
 Defines scan_defines(const ReduceSpec& spec, bool blocked, const std::vector<int>& modes, size_t rank, bool index64,
                      const DeviceFeatures& features, const std::string& device);
 
-// The passes of kernels/sort.comp: a workgroup's bitonic network in shared memory, an invocation's
+// The passes of burn-gpu/kernels/sort.kernel: a workgroup's bitonic network in shared memory, an invocation's
 // insertion sort of a run, a merge of sorted runs.
 enum class SortPass { bitonic, runs, merge };
 // Positions a workgroup sorts in shared memory (SORT_CAP): a power of two, keys in their compute type
@@ -90,7 +90,7 @@ uint32_t sort_capacity(const DeviceLimits& limits, DType dtype);
 // DTypeError naming `op` for a dtype a comparison sort does not take (bool, i8, u8), Unsupported for one
 // the device lacks.
 void check_sortable(DType dtype, const DeviceFeatures& features, const std::string& device, const char* op);
-// Every define of kernels/sort.comp for one pass over `dtype` (`cap`: SORT_CAP of a bitonic pass), the
+// Every define of burn-gpu/kernels/sort.kernel for one pass over `dtype` (`cap`: SORT_CAP of a bitonic pass), the
 // lines' starts over X and Y in layout `modes` over `rank` dims; check_sortable's errors.
 Defines sort_defines(DType dtype, SortPass pass, uint32_t cap, const std::vector<int>& modes, size_t rank, bool index64,
                      const DeviceFeatures& features, const std::string& device, const char* op);

@@ -1,12 +1,14 @@
-// Sorting on the device (kernels/sort.comp): sort, argsort and topk along a dim of any view. Every line is
-// sorted by (value, original index), so the result is stable whether or not it was asked for, and NaN
-// sorts as the largest value, as on the cpu backend. Lines are cut into sorted runs (on GPUs a
-// workgroup's bitonic network in shared memory, which sorts a line of up to 4096 positions at once; on
+// Sorting on the device (burn-gpu/kernels/sort.kernel, the opencl plugin's too; the plan is gpu::plan_sort): sort,
+// argsort and topk along a dim of any view. Every line is sorted by (value, original index), so the result is stable
+// whether or not it was asked for, and NaN sorts as the largest value, as on the cpu backend. Lines are cut into sorted
+// runs (on GPUs a workgroup's bitonic network in shared memory, which sorts a line of up to 4096 positions at once; on
 // CPU-type devices an invocation's insertion sort of 32), then merged pairwise pass after pass, each
 // invocation finding its place on the merge path by binary search. topk writes only the first k.
 #include <algorithm>
 #include <bit>
+#include <optional>
 
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "ops/reduce.hpp"
 
@@ -14,8 +16,7 @@ namespace burn::vulkan {
 
 namespace {
 
-constexpr int64_t kRun = 32;        // RUNS: positions an invocation sorts (the kernel's RUN_MAX)
-constexpr int64_t kMergeOut = 256;  // MERGE: output positions per invocation (the kernel's MERGE_OUT)
+constexpr int64_t kRun = gpu::kSortRun;
 
 const char* pass_define(SortPass pass) {
   switch (pass) {
@@ -66,7 +67,7 @@ struct SortRun {
   VkPtr scratch[2], scratch_idx[2];  // runs are read from [0] and merged into [1], then swapped
   Lines lines;
   int64_t keep = 0;
-  bool descending = false;
+  bool descending = false, want_values = false;
 
   // One pass: `units` work items per line; writes the outputs when `to_output`, else scratch[0].
   Dispatch launch(SortPass pass, uint32_t cap, uint32_t seg, uint32_t used, int64_t run, int64_t units,
@@ -84,7 +85,7 @@ struct SortRun {
     }
     dp.layout_block(lines.starts);
     dp.push_i64(lines.n).push_i64(lines.stride).push_i64(lines.out_stride).push_i64(lines.count).push_i64(keep);
-    const uint32_t flags = (descending ? 1u : 0u) | (to_output ? 2u : 0u);
+    const uint32_t flags = gpu::sort_flags(descending, to_output, want_values);
     for (uint32_t v : {seg, used, static_cast<uint32_t>(run), static_cast<uint32_t>(units), flags})
       dp.push_bytes(&v, 4, 4);
     return dp;
@@ -108,46 +109,42 @@ struct SortRun {
     launch(SortPass::runs, 0, 0, 0, kRun, per_line, to_output).run_1d(lines.count * per_line, kSortLineGroup);
   }
 
-  // Sorted runs of `run` positions in scratch[0] merged pairwise into scratch[1] or the outputs.
-  void merge(int64_t run, bool to_output) const {
-    const int64_t out = std::min(kMergeOut, 2 * run);
-    const int64_t per_line = (lines.n + out - 1) / out;
-    launch(SortPass::merge, 0, 0, 0, run, per_line, to_output).run_1d(lines.count * per_line, kSortLineGroup);
+  // Sorted runs in scratch[0] merged pairwise into scratch[1] or the outputs.
+  void merge(const gpu::SortMerge& m) const {
+    launch(SortPass::merge, 0, 0, 0, m.run, m.units, m.last).run_1d(lines.count * m.units, kSortLineGroup);
   }
 };
 
 // Sorts x along dim; the first `keep` (<= n) positions of each line are written (values only when asked).
 // Sorted runs (a workgroup's bitonic network on GPUs, an invocation's insertion sort on CPU-type
 // devices), then merge passes until one run spans the line.
-PrimPair sort_lines(const VulkanBackend& be, const char* op, const Prim& xp, size_t dim, int64_t keep, bool descending,
-                    bool want_values) {
+PrimPair sort_lines(const VulkanBackend& be, const char* op, const Prim& xp, size_t dim, std::optional<int64_t> k,
+                    bool descending, bool want_values) {
   const VkPtr x = be.vk(xp, op);
-  check_dim(op, x->shape(), dim);
-  check_sortable(x->dtype(), be.context().profile().features, be.context().profile().name, op);
-  const int64_t n = x->shape()[dim];
-  if (keep < 0) keep = n;
-  const Shape out = with_dim(x->shape(), dim, keep);
-  SortRun r{be, op, x, want_values ? be.alloc(out, x->dtype()) : nullptr, be.alloc(out, DType::I64)};
-  if (out.num_elements() == 0) return {r.values, r.indices};
-  if (n >= (int64_t{1} << 31))
-    throw Unsupported(op, "lines of 2^31 elements or more (" + std::to_string(n) + ") on the Vulkan backend");
-  r.lines = lines_along(*x, dim, &out);
-  r.keep = keep;
+  const DeviceProfile& profile = be.context().profile();
+  const gpu::SortPlan plan = gpu::plan_sort(view_of(*x), dim, k, op, "the Vulkan device " + profile.name);
+  check_sortable(x->dtype(), profile.features, profile.name, op);
+  SortRun r{be, op, x, want_values ? be.alloc(plan.out, x->dtype()) : nullptr, be.alloc(plan.out, DType::I64)};
+  if (plan.out.num_elements() == 0) return {r.values, r.indices};
+  r.lines = plan.lines;
+  r.keep = plan.keep;
   r.descending = descending;
+  r.want_values = want_values;
+  const int64_t n = plan.lines.n;
   const bool trees = workgroup_trees(be.context());
-  const uint32_t cap = sort_capacity(be.context().profile().limits, x->dtype());
+  const uint32_t cap = sort_capacity(profile.limits, x->dtype());
   const int64_t first_run = trees ? cap : kRun;
   if (n <= first_run) {
     trees ? r.bitonic(cap, true) : r.runs(true);
     return {r.values, r.indices};
   }
-  for (int k = 0; k < 2; ++k) {
-    r.scratch[k] = be.alloc(x->shape(), x->dtype());
-    r.scratch_idx[k] = be.alloc(x->shape(), DType::I32);
+  for (int j = 0; j < 2; ++j) {
+    r.scratch[j] = be.alloc(x->shape(), x->dtype());
+    r.scratch_idx[j] = be.alloc(x->shape(), DType::I32);
   }
   trees ? r.bitonic(cap, false) : r.runs(false);
-  for (int64_t run = first_run; run < n; run *= 2) {
-    r.merge(run, 2 * run >= n);
+  for (const gpu::SortMerge& m : gpu::sort_merges(n, first_run)) {
+    r.merge(m);
     std::swap(r.scratch[0], r.scratch[1]);
     std::swap(r.scratch_idx[0], r.scratch_idx[1]);
   }
@@ -157,20 +154,14 @@ PrimPair sort_lines(const VulkanBackend& be, const char* op, const Prim& xp, siz
 }  // namespace
 
 PrimPair VulkanBackend::sort(Prim x, size_t dim, bool descending, bool /*stable: always stable*/) {
-  return sort_lines(*this, "sort", x, dim, -1, descending, true);
+  return sort_lines(*this, "sort", x, dim, std::nullopt, descending, true);
 }
 
 Prim VulkanBackend::argsort(Prim x, size_t dim, bool descending, bool /*stable: always stable*/) {
-  return sort_lines(*this, "argsort", x, dim, -1, descending, false).second;
+  return sort_lines(*this, "argsort", x, dim, std::nullopt, descending, false).second;
 }
 
 PrimPair VulkanBackend::topk(Prim x, int64_t k, size_t dim, bool largest) {
-  const VkPtr t = vk(x, "topk");
-  check_dim("topk", t->shape(), dim);
-  const int64_t n = t->shape()[dim];
-  if (k < 0 || k > n)
-    throw IndexError("topk", "k " + std::to_string(k) + " is out of range for dim " + std::to_string(dim) +
-                                 " of size " + std::to_string(n));
   return sort_lines(*this, "topk", x, dim, k, largest, true);
 }
 

@@ -1,8 +1,9 @@
-// The `burn` importer plugin: records written by Rust Burn: NamedMpk (.mpk, .mpk.gz) and burnpack (.bpk).
+// The `burn` importer plugin: records written by Rust Burn: NamedMpk (.mpk, .mpk.gz) and burnpack (.bpk),
+// through the readers burn-record's recorders of those formats use (burn_format.hpp), found by content as well.
 #include "burn/import/importer.hpp"
 #include "burn/import/reader.hpp"
 #include "burn/tensor/error.hpp"
-#include "mpk_reader.hpp"
+#include "burn_format.hpp"
 
 namespace {
 
@@ -35,7 +36,8 @@ class BurnImporter final : public burn::import::Importer {
     std::string lower = path;
     for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const bool bpk = (head.size() == 4 && std::equal(head.begin(), head.end(), "NRUB")) || lower.ends_with(".bpk");
-    auto reader = bpk ? burn::import::burn_format::open_bpk(path) : burn::import::burn_format::open_mpk(path);
+    auto reader = bpk ? burn::record::burn_format::open_bpk(path, "import.burnpack")
+                      : burn::record::burn_format::open_mpk(path, "import.burn");
     if (options.top_level_key.empty()) return reader;
     return burn::import::select_group(std::move(reader), options.top_level_key);
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,47 @@ struct Lines {
 // x's lines along dim; `out`, when given, is a contiguous output whose lines are laid out alike (its dim
 // may have another length).
 Lines lines_along(const View& x, size_t dim, const Shape* out = nullptr);
+
+// A line sort (sort, argsort, topk; burn-gpu/kernels/sort.kernel): sorted runs (an invocation's insertion
+// sort of kSortRun positions, or a workgroup's bitonic network), then pairwise merges, each invocation
+// writing kSortMergeOut positions, until one run spans the line. Without k the whole line is kept (topk
+// keeps k, an IndexError outside [0, n]); lines of 2^31 positions or more are Unsupported (the kernel's indices are
+// 32-bit).
+inline constexpr int64_t kSortRun = 32;        // the kernel's RUN_MAX
+inline constexpr int64_t kSortMergeOut = 256;  // the kernel's MERGE_OUT
+struct SortPlan {
+  Shape out;    // the results' shape: x's with `keep` along dim
+  Lines lines;  // x's lines and the results' (empty when the results are)
+  int64_t keep = 0;
+};
+SortPlan plan_sort(const View& x, size_t dim, std::optional<int64_t> k, const char* op, const std::string& device);
+// One merge pass: runs of `run` positions merged into runs of 2 run, `units` invocations per line; the
+// last writes the outputs.
+struct SortMerge {
+  int64_t run = 0, units = 0;
+  bool last = false;
+};
+std::vector<SortMerge> sort_merges(int64_t n, int64_t first_run);
+// The kernel's `flags`: 1 descending, 2 the pass writes the outputs, 4 the values are wanted.
+uint32_t sort_flags(bool descending, bool to_output, bool values);
+
+// argwhere (burn-gpu/kernels/argwhere.kernel) over tiles of `tile` elements: the view's own shape and
+// strides as its layout (not collapsed: the write pass takes the coordinates from the shape).
+struct ArgwherePlan {
+  int64_t n = 0, tiles = 0;
+  Layout layout;
+};
+ArgwherePlan plan_argwhere(const View& x, int64_t tile);
+
+// A contiguous shape seen as [rows, n, inner] around `dim` (softmax; IndexError naming op for a dim out of
+// range). by_rows: a workgroup per row (inner == 1 and rows of kRowsMin or more), else an invocation per
+// lane (row, i), so that neighbouring invocations read neighbouring elements.
+struct AroundDim {
+  int64_t rows = 1, n = 0, inner = 1;
+  bool by_rows = false;
+  static constexpr int64_t kRowsMin = 128;
+};
+AroundDim around_dim(const Shape& shape, size_t dim, const char* op);
 
 // x's elements as one view in memory order, for folds that do not depend on the order: size-1 dims
 // dropped, flipped dims turned forward, dims sorted by stride (a permuted tensor is one contiguous line).

@@ -2,7 +2,7 @@
 // tree of offsets (no tensor is copied), which is mapped onto record entries: a Param
 // {id, param: TensorData} becomes a tensor at the module path and its id an Int below _param_ids;
 // a TensorData {bytes, shape, dtype} a tensor; nil (constants, None) nothing.
-#include "mpk_reader.hpp"
+#include "burn_format.hpp"
 
 #include <zlib.h>
 
@@ -10,22 +10,16 @@
 #include <cstring>
 #include <msgpack.hpp>
 
-#include "burn/import/reader.hpp"
+#include "burn/record/entry_index.hpp"
 #include "burn/record/file.hpp"
 #include "burn/tensor/shape.hpp"
 
-namespace burn::import::burn_format {
-
-using record::EntryInfo;
-using record::EntryKind;
-using record::RecordReader;
+namespace burn::record::burn_format {
 
 namespace {
 
-constexpr const char* kOp = "import.burn";
-constexpr size_t kMaxDepth = 128;                // nesting of maps and arrays
-constexpr size_t kMaxNodes = 64u << 20;          // values in one file
-constexpr const char* kParamIds = "_param_ids";  // burn-nn's kParamIdsGroup
+constexpr size_t kMaxDepth = 128;        // nesting of maps and arrays
+constexpr size_t kMaxNodes = 64u << 20;  // values in one file
 
 struct Node {
   enum Type : uint8_t { Nil, Bool, UInt, Int, Float, Str, Bin, Ext, Array, Map } type = Nil;
@@ -119,9 +113,9 @@ class TreeBuilder : public msgpack::null_visitor {
   std::vector<uint32_t> stack_;
 };
 
-std::string inflate_gzip(const std::string& in, const std::string& path) {
+std::string inflate_gzip(const std::string& in, const std::string& path, const std::string& op) {
   z_stream z{};
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw record::record_error(kOp, path, "", "zlib cannot start");
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw record_error(op, path, "", "zlib cannot start");
   std::string out;
   const size_t limit = max_alloc_bytes();
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
@@ -136,14 +130,13 @@ std::string inflate_gzip(const std::string& in, const std::string& path) {
     if (rc != Z_OK && rc != Z_STREAM_END) {
       const std::string msg = z.msg ? z.msg : "error " + std::to_string(rc);
       inflateEnd(&z);
-      throw record::record_error(
-          kOp, path, "", "the gzip data is damaged" + std::string(rc == Z_BUF_ERROR ? " (truncated?)" : ": " + msg));
+      throw record_error(op, path, "",
+                         "the gzip data is damaged" + std::string(rc == Z_BUF_ERROR ? " (truncated?)" : ": " + msg));
     }
     const size_t got = sizeof buf - z.avail_out;
     if (out.size() + got > limit) {
       inflateEnd(&z);
-      throw record::record_error(kOp, path, "",
-                                 "inflates to more than " + std::to_string(limit) + " bytes (the memory limit)");
+      throw record_error(op, path, "", "inflates to more than " + std::to_string(limit) + " bytes (the memory limit)");
     }
     out.append(buf, got);
     if (z.avail_in == 0 && fed < in.size()) {
@@ -153,7 +146,7 @@ std::string inflate_gzip(const std::string& in, const std::string& path) {
       fed += more;
     } else if (z.avail_in == 0 && got == 0 && rc != Z_STREAM_END) {
       inflateEnd(&z);
-      throw record::record_error(kOp, path, "", "the gzip data ends early (truncated?)");
+      throw record_error(op, path, "", "the gzip data ends early (truncated?)");
     }
   }
   inflateEnd(&z);
@@ -182,9 +175,9 @@ struct Leaf {
 
 class MpkReader final : public RecordReader {
  public:
-  explicit MpkReader(std::string path) : path_(std::move(path)), index_(kOp, path_) {
+  MpkReader(std::string path, std::string op) : op_(std::move(op)), path_(std::move(path)), index_(op_, path_) {
     {
-      record::InputFile f(path_, kOp);
+      InputFile f(path_, op_);
       if (f.size() == 0) throw fail("", "the file is empty");
       if (f.size() > max_alloc_bytes())
         throw fail("", "the file of " + std::to_string(f.size()) + " bytes exceeds the memory limit");
@@ -192,7 +185,7 @@ class MpkReader final : public RecordReader {
       f.read_at(buf_.data(), buf_.size(), 0, "");
     }
     if (buf_.size() >= 2 && static_cast<uint8_t>(buf_[0]) == 0x1f && static_cast<uint8_t>(buf_[1]) == 0x8b) {
-      buf_ = inflate_gzip(buf_, path_);
+      buf_ = inflate_gzip(buf_, path_, op_);
       metadata_.set("compression", "gzip");
     }
     TreeBuilder tb(buf_.data());
@@ -220,8 +213,10 @@ class MpkReader final : public RecordReader {
       }
     }
     if (!item) throw fail("", "the record has no 'item' (not a Burn NamedMpk record?)");
-    metadata_.producer = "burn (Rust)";
-    if (const std::string* v = metadata_.find("version")) metadata_.producer += " " + *v;
+    if (metadata_.producer.empty()) {  // written by Rust Burn, not by burn-record
+      metadata_.producer = "burn (Rust)";
+      if (const std::string* v = metadata_.find("version")) metadata_.producer += " " + *v;
+    }
     walk(*item, "");
     for (auto& [p, id] : ids_) {
       const size_t i = index_.add({std::string(kParamIds) + "." + p, EntryKind::Int, DType::F32, {}, 8});
@@ -231,21 +226,21 @@ class MpkReader final : public RecordReader {
   }
 
   const std::string& path() const override { return path_; }
-  const record::Metadata& metadata() const override { return metadata_; }
+  const Metadata& metadata() const override { return metadata_; }
   const std::vector<EntryInfo>& entries() const override { return index_.entries(); }
 
  protected:
-  record::Value read_leaf(const EntryInfo& info) override {
+  Value read_leaf(const EntryInfo& info) override {
     const size_t i = static_cast<size_t>(&info - index_.entries().data());
     const Leaf& l = leaves_.at(i);
     switch (info.kind) {
       case EntryKind::Int:
-        if (!l.node) return record::Value(l.id);
-        return record::Value(l.node->type == Node::UInt ? static_cast<int64_t>(l.node->u) : l.node->i);
-      case EntryKind::Float: return record::Value(l.node->f);
-      case EntryKind::Bool: return record::Value(l.node->b);
-      case EntryKind::String: return record::Value(std::string(buf_.data() + l.node->off, l.node->len));
-      case EntryKind::Tensor: return record::Value(tensor(info, l));
+        if (!l.node) return Value(l.id);
+        return Value(l.node->type == Node::UInt ? static_cast<int64_t>(l.node->u) : l.node->i);
+      case EntryKind::Float: return Value(l.node->f);
+      case EntryKind::Bool: return Value(l.node->b);
+      case EntryKind::String: return Value(std::string(buf_.data() + l.node->off, l.node->len));
+      case EntryKind::Tensor: return Value(tensor(info, l));
       case EntryKind::Group: break;
     }
     throw fail(info.path, "not a leaf");
@@ -253,7 +248,7 @@ class MpkReader final : public RecordReader {
 
  private:
   RecordError fail(std::string_view entry, const std::string& problem) const {
-    return record::record_error(kOp, path_, entry, problem);
+    return record_error(op_, path_, entry, problem);
   }
 
   std::string str(const Node& n, std::string_view entry, const char* what) const {
@@ -265,7 +260,8 @@ class MpkReader final : public RecordReader {
     if (m.type != Node::Map) throw fail("", "metadata is not a map");
     for (size_t k = 0; k + 1 < m.kids.size(); k += 2) {
       const Node& v = nodes_[m.kids[k + 1]];
-      if (v.type == Node::Str) metadata_.set(str(nodes_[m.kids[k]], "", "a metadata key"), str(v, "", "metadata"));
+      if (v.type == Node::Str)
+        take_metadata(metadata_, str(nodes_[m.kids[k]], "", "a metadata key"), str(v, "", "metadata"));
     }
   }
 
@@ -318,14 +314,12 @@ class MpkReader final : public RecordReader {
     if (n.kids.size() == 4 && param && id && is_tensor_data(*param)) {  // a Param: {id, param}
       add_tensor(*param, path);
       if (id->type == Node::Str) {
-        int64_t v = 0;
         uint64_t u = 0;
         const char* s = buf_.data() + id->off;
-        // Burn writes ids as decimal u64 strings; others (older random strings) are not kept.
-        if (std::from_chars(s, s + id->len, u).ec == std::errc() && u <= static_cast<uint64_t>(INT64_MAX)) {
-          v = static_cast<int64_t>(u);
-          ids_.emplace_back(path, v);
-        }
+        // Burn writes ids as decimal u64 strings; others (older random strings) are not kept. The
+        // Int entry holds the u64's bits (burn-nn's ParamId is a uint64_t too).
+        const auto [end, ec] = std::from_chars(s, s + id->len, u);
+        if (ec == std::errc() && end == s + id->len) ids_.emplace_back(path, static_cast<int64_t>(u));
       }
       return;
     }
@@ -334,7 +328,7 @@ class MpkReader final : public RecordReader {
       return;
     }
     if (field(n, "value") && field(n, "shape") && n.kids.size() == 4) {
-      throw Unsupported(kOp, path_ + ": entry '" + path +
+      throw Unsupported(op_, path_ + ": entry '" + path +
                                  "': a tensor in the format of Burn before 0.14 (value, shape); re-save it with a "
                                  "newer Burn");
     }
@@ -358,12 +352,12 @@ class MpkReader final : public RecordReader {
     }
     for (const auto& t : kDTypes) {
       if (name == t.name) {
-        if (name == "U64") throw Unsupported(kOp, path_ + ": entry '" + path + "': dtype U64 has no burn counterpart");
+        if (name == "U64") throw Unsupported(op_, path_ + ": entry '" + path + "': dtype U64 has no burn counterpart");
         return &t;
       }
     }
     if (name == "QFloat")
-      throw Unsupported(kOp, path_ + ": entry '" + path + "': quantized tensors (QFloat) are not supported");
+      throw Unsupported(op_, path_ + ": entry '" + path + "': quantized tensors (QFloat) are not supported");
     throw fail(path, "unknown dtype '" + name + "'");
   }
 
@@ -373,22 +367,21 @@ class MpkReader final : public RecordReader {
     const BurnDType* dt = dtype_of(*field(td, "dtype"), path);
     if (bytes.type != Node::Bin) throw fail(path, "tensor bytes are not MessagePack bin");
     if (shape.type != Node::Array) throw fail(path, "tensor shape is not an array");
-    if (shape.kids.size() > record::kMaxRank)
-      throw fail(path, "rank " + std::to_string(shape.kids.size()) + " exceeds " + std::to_string(record::kMaxRank));
+    if (shape.kids.size() > kMaxRank)
+      throw fail(path, "rank " + std::to_string(shape.kids.size()) + " exceeds " + std::to_string(kMaxRank));
     std::vector<int64_t> dims;
     uint64_t count = 1, counted = 1;
     for (uint32_t k : shape.kids) {
       const Node& d = nodes_[k];
       if (d.type != Node::UInt) throw fail(path, "a dim of the shape is not a non-negative integer");
-      if (d.u > static_cast<uint64_t>(INT64_MAX) ||
-          !record::checked_mul(counted, std::max<uint64_t>(d.u, 1), &counted) ||
+      if (d.u > static_cast<uint64_t>(INT64_MAX) || !checked_mul(counted, std::max<uint64_t>(d.u, 1), &counted) ||
           counted > static_cast<uint64_t>(INT64_MAX))
         throw fail(path, "the shape has more elements than fit in 64 bits");
       count *= d.u;
       dims.push_back(static_cast<int64_t>(d.u));
     }
     uint64_t want = 0, out = 0;
-    if (!record::checked_mul(count, dt->size, &want) || !record::checked_mul(count, dtype_size(dt->as), &out))
+    if (!checked_mul(count, dt->size, &want) || !checked_mul(count, dtype_size(dt->as), &out))
       throw fail(path, "the shape has more bytes than fit in 64 bits");
     if (want != bytes.len) {
       throw fail(path, "holds " + std::to_string(bytes.len) + " bytes, " + std::to_string(count) + " " + dt->name +
@@ -427,10 +420,11 @@ class MpkReader final : public RecordReader {
     return t;
   }
 
+  std::string op_;
   std::string path_;
   std::string buf_;  // the (inflated) file: tensors are copied out of it entry by entry
   std::vector<Node> nodes_;
-  record::Metadata metadata_;
+  Metadata metadata_;
   EntryIndex index_;
   std::vector<Leaf> leaves_;  // per entry of index_
   std::vector<std::pair<std::string, int64_t>> ids_;
@@ -438,6 +432,8 @@ class MpkReader final : public RecordReader {
 
 }  // namespace
 
-std::unique_ptr<RecordReader> open_mpk(const std::string& path) { return std::make_unique<MpkReader>(path); }
+std::unique_ptr<RecordReader> open_mpk(const std::string& path, const std::string& op) {
+  return std::make_unique<MpkReader>(path, op);
+}
 
-}  // namespace burn::import::burn_format
+}  // namespace burn::record::burn_format

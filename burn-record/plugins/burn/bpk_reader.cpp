@@ -7,20 +7,15 @@
 #include <cmath>
 #include <cstring>
 
-#include "burn/import/reader.hpp"
+#include "burn/record/entry_index.hpp"
 #include "burn/record/file.hpp"
 #include "burn/tensor/shape.hpp"
-#include "mpk_reader.hpp"
+#include "burn_format.hpp"
 
-namespace burn::import::burn_format {
-
-using record::EntryInfo;
-using record::EntryKind;
-using record::RecordReader;
+namespace burn::record::burn_format {
 
 namespace {
 
-constexpr const char* kOp = "import.burnpack";
 constexpr uint32_t kMagic = 0x4255524E;
 constexpr uint64_t kHeaderSize = 10;
 constexpr uint64_t kAlignment = 256;
@@ -38,7 +33,7 @@ struct Cbor {
 
 class CborParser {
  public:
-  CborParser(std::string_view data, const std::string& file) : p_(data), file_(file) {}
+  CborParser(std::string_view data, const std::string& file, const std::string& op) : p_(data), file_(file), op_(op) {}
 
   Cbor parse(size_t depth = 0) {
     if (depth > kMaxDepth) throw err("CBOR nested deeper than " + std::to_string(kMaxDepth));
@@ -119,7 +114,7 @@ class CborParser {
   size_t left() const { return p_.size(); }
 
  private:
-  RecordError err(const std::string& problem) const { return record::record_error(kOp, file_, "", problem); }
+  RecordError err(const std::string& problem) const { return record_error(op_, file_, "", problem); }
   uint8_t byte() {
     if (p_.empty()) throw err("the CBOR metadata ends early (truncated?)");
     const uint8_t b = static_cast<uint8_t>(p_[0]);
@@ -141,6 +136,7 @@ class CborParser {
   }
   std::string_view p_;
   const std::string& file_;
+  const std::string& op_;
 };
 
 struct BpkDType {
@@ -163,7 +159,8 @@ struct Slot {
 
 class BpkReader final : public RecordReader {
  public:
-  explicit BpkReader(std::string path) : file_(path, kOp), path_(std::move(path)), index_(kOp, path_) {
+  BpkReader(std::string path, std::string op)
+      : op_(std::move(op)), file_(path, op_), path_(std::move(path)), index_(op_, path_) {
     const uint64_t size = file_.size();
     if (size < kHeaderSize) {
       throw fail("", "the file is " + std::to_string(size) + " bytes, shorter than the 10-byte burnpack header");
@@ -181,24 +178,24 @@ class BpkReader final : public RecordReader {
     }
     std::string bytes(static_cast<size_t>(meta), '\0');
     file_.read_at(bytes.data(), bytes.size(), kHeaderSize, "");
-    CborParser parser(bytes, path_);
+    CborParser parser(bytes, path_, op_);
     const Cbor root = parser.parse();
     if (parser.left() != 0) throw fail("", std::to_string(parser.left()) + " bytes follow the CBOR metadata");
     const uint64_t unaligned = kHeaderSize + meta;
     const uint64_t aligned = (unaligned + kAlignment - 1) / kAlignment * kAlignment;
     parse(root, size, unaligned, aligned);
-    metadata_.producer = "burnpack";
+    if (metadata_.producer.empty()) metadata_.producer = "burnpack";
   }
 
   const std::string& path() const override { return path_; }
-  const record::Metadata& metadata() const override { return metadata_; }
+  const Metadata& metadata() const override { return metadata_; }
   const std::vector<EntryInfo>& entries() const override { return index_.entries(); }
 
  protected:
-  record::Value read_leaf(const EntryInfo& info) override {
+  Value read_leaf(const EntryInfo& info) override {
     const size_t i = static_cast<size_t>(&info - index_.entries().data());
     const Slot& s = slots_.at(i);
-    if (info.kind == EntryKind::Int) return record::Value(s.id);
+    if (info.kind == EntryKind::Int) return Value(s.id);
     const size_t n = static_cast<size_t>(s.end - s.begin);
     TensorData t = TensorData::uninitialized(info.shape, info.dtype);
     const std::string_view name = s.dtype->name;
@@ -225,12 +222,12 @@ class BpkReader final : public RecordReader {
         }
       }
     }
-    return record::Value(std::move(t));
+    return Value(std::move(t));
   }
 
  private:
   RecordError fail(std::string_view entry, const std::string& problem) const {
-    return record::record_error(kOp, path_, entry, problem);
+    return record_error(op_, path_, entry, problem);
   }
   static std::string_view text(const Cbor& c) { return c.type == Cbor::Text ? c.s : std::string_view(); }
   static const Cbor* field(const Cbor& map, std::string_view name) {
@@ -247,7 +244,7 @@ class BpkReader final : public RecordReader {
     if (const Cbor* m = field(root, "metadata"); m && m->type == Cbor::Map) {
       for (size_t k = 0; k + 1 < m->items.size(); k += 2) {
         if (m->items[k].type == Cbor::Text && m->items[k + 1].type == Cbor::Text)
-          metadata_.set(std::string(m->items[k].s), std::string(m->items[k + 1].s));
+          take_metadata(metadata_, std::string(m->items[k].s), std::string(m->items[k + 1].s));
       }
     }
     struct Pending {
@@ -274,25 +271,24 @@ class BpkReader final : public RecordReader {
       }
       if (!bd) {
         if (dname == "U64" || dname == "QFloat")
-          throw Unsupported(kOp, path_ + ": entry '" + name + "': dtype " + std::string(dname) + " is not supported");
+          throw Unsupported(op_, path_ + ": entry '" + name + "': dtype " + std::string(dname) + " is not supported");
         throw fail(name, "unknown dtype '" + std::string(dname) + "'");
       }
       if (sh->type != Cbor::Array) throw fail(name, "shape is not an array");
-      if (sh->items.size() > record::kMaxRank)
-        throw fail(name, "rank " + std::to_string(sh->items.size()) + " exceeds " + std::to_string(record::kMaxRank));
+      if (sh->items.size() > kMaxRank)
+        throw fail(name, "rank " + std::to_string(sh->items.size()) + " exceeds " + std::to_string(kMaxRank));
       std::vector<int64_t> dims;
       uint64_t count = 1, counted = 1;
       for (const Cbor& x : sh->items) {
         if (x.type != Cbor::UInt) throw fail(name, "a dim is not a non-negative integer");
-        if (x.u > static_cast<uint64_t>(INT64_MAX) ||
-            !record::checked_mul(counted, std::max<uint64_t>(x.u, 1), &counted) ||
+        if (x.u > static_cast<uint64_t>(INT64_MAX) || !checked_mul(counted, std::max<uint64_t>(x.u, 1), &counted) ||
             counted > static_cast<uint64_t>(INT64_MAX))
           throw fail(name, "the shape has more elements than fit in 64 bits");
         count *= x.u;
         dims.push_back(static_cast<int64_t>(x.u));
       }
       uint64_t bytes = 0, out = 0;
-      if (!record::checked_mul(count, bd->size, &bytes) || !record::checked_mul(count, dtype_size(bd->as), &out))
+      if (!checked_mul(count, bd->size, &bytes) || !checked_mul(count, dtype_size(bd->as), &out))
         throw fail(name, "the shape has more bytes than fit in 64 bits");
       if (off->type != Cbor::Array || off->items.size() != 2 || off->items[0].type != Cbor::UInt ||
           off->items[1].type != Cbor::UInt)
@@ -305,7 +301,7 @@ class BpkReader final : public RecordReader {
       max_end = std::max(max_end, e);
       Slot slot{bd, b, e, 0};
       const Cbor* id = field(d, "param_id");
-      const bool has_id = id && id->type == Cbor::UInt && id->u <= static_cast<uint64_t>(INT64_MAX);
+      const bool has_id = id && id->type == Cbor::UInt;  // its bits in the Int entry, as burn-nn's u64 ParamId
       if (has_id) slot.id = static_cast<int64_t>(id->u);
       pending.push_back({{name, EntryKind::Tensor, bd->as, Shape(std::move(dims)), out}, slot, has_id});
     }
@@ -327,11 +323,11 @@ class BpkReader final : public RecordReader {
     // The data section: aligned to 256 (current writers), else right after the metadata (the first writers).
     uint64_t start = aligned;
     uint64_t end = 0;
-    if (!record::checked_add(aligned, max_end, &end) || end > size) {
+    if (!checked_add(aligned, max_end, &end) || end > size) {
       // Unaligned only when that layout ends exactly at the end of the file and the tensors are packed
       // as the first writers packed them: an aligned file cut short by exactly its padding must not be
       // misread with shifted offsets.
-      if (!packed || !record::checked_add(unaligned, max_end, &end) || end != size) {
+      if (!packed || !checked_add(unaligned, max_end, &end) || end != size) {
         throw fail("", "the tensors end at byte " + std::to_string(max_end) +
                            " of the data section, past the end of the " + std::to_string(size) +
                            "-byte file (truncated?)");
@@ -348,22 +344,24 @@ class BpkReader final : public RecordReader {
       slots_[i] = p.slot;
     }
     for (auto& [name, id] : ids) {
-      const size_t i = index_.add({std::string(kParamIdsGroupName) + "." + name, EntryKind::Int, DType::F32, {}, 8});
+      const size_t i = index_.add({std::string(kParamIds) + "." + name, EntryKind::Int, DType::F32, {}, 8});
       slots_.resize(i + 1);
       slots_[i].id = id;
     }
   }
 
-  static constexpr const char* kParamIdsGroupName = "_param_ids";  // burn-nn's kParamIdsGroup
-  record::InputFile file_;
+  std::string op_;
+  InputFile file_;
   std::string path_;
-  record::Metadata metadata_;
+  Metadata metadata_;
   EntryIndex index_;
   std::vector<Slot> slots_;
 };
 
 }  // namespace
 
-std::unique_ptr<RecordReader> open_bpk(const std::string& path) { return std::make_unique<BpkReader>(path); }
+std::unique_ptr<RecordReader> open_bpk(const std::string& path, const std::string& op) {
+  return std::make_unique<BpkReader>(path, op);
+}
 
-}  // namespace burn::import::burn_format
+}  // namespace burn::record::burn_format

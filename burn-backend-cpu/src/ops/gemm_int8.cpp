@@ -1,0 +1,340 @@
+// Exact int8 GEMM (see gemm_int8.hpp). Why not vpmaddubsw: it multiplies u8 by s8 and adds each pair of
+// products into a *saturating* int16, and 255 * -128 * 2 = -65,280 does not fit, so full-range inputs come out
+// clamped (ONNX Runtime's and oneDNN's AVX2 int8 kernels have this corner; oneDNN documents it and asks for 7-bit
+// data). Here A and B are widened to int16 (vpmovsxbw / packed A) and multiplied by vpmaddwd, whose pair sums
+// of int16 products are exact int32; the int32 accumulation is exact up to int8_gemm_max_k.
+// Where a VNNI path would go: an AVX512-VNNI / AVX-VNNI tile (vpdpbusd on one 32-byte group row of the same
+// packing, s8 A shifted by +128 into u8 and corrected by 128 * col_sums) is a third Int8Path; not written yet
+// because no machine here has VNNI to test it on.
+#include "ops/gemm_int8.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "burn/tensor/error.hpp"
+#include "cpu_tensor.hpp"
+#include "ops/simd_avx2.hpp"
+
+namespace burn::cpu {
+namespace {
+
+constexpr const char* kOp = "gemm_int8";
+constexpr int64_t kMr = 4;                        // rows of one micro-tile (4 x 8 int32)
+constexpr int64_t kNr = kInt8PanelCols;           // columns of one micro-tile: one B panel
+constexpr int64_t kRowBlock = 64;                 // A rows per task: 64 x K int16 stays in L2 while panels stream
+constexpr int64_t kGrainMacs = int64_t{1} << 18;  // multiply-adds below which a task is not split off
+
+int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+// A widened to int16, m_padded x k_padded (zero padding: padded k meets B's zero rows, padded rows are dropped),
+// and each row's sum for B's zero-point correction.
+struct PackedA {
+  int64_t m = 0, k = 0, k_padded = 0;
+  std::vector<int16_t> data;
+  std::vector<int32_t> row_sums;
+};
+
+template <typename T>
+PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded) {
+  PackedA p{m, k, k_padded, std::vector<int16_t>(static_cast<size_t>(round_up(m, kMr) * k_padded), 0),
+            std::vector<int32_t>(static_cast<size_t>(m))};
+  parallel_for(m, std::max<int64_t>(1, 65536 / std::max<int64_t>(k, 1)), [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) {
+      int32_t sum = 0;  // |sum| <= 255 * K, far inside int32 for every allowed K
+      int16_t* row = p.data.data() + i * k_padded;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        row[kk] = a[i * lda + kk];
+        sum += a[i * lda + kk];
+      }
+      p.row_sums[static_cast<size_t>(i)] = sum;
+    }
+  });
+  return p;
+}
+
+// One micro-tile: tile[r * kNr + j] = sum_k a[r][k] * panel[k][j] for 4 rows of packed A.
+using TileFn = void (*)(const int16_t* a, int64_t k_padded, const int8_t* panel, int32_t* tile);
+
+// The reference: the same sums in plain int32 arithmetic, for CPUs without AVX2 and to test the others against.
+void tile_scalar(const int16_t* a, int64_t k_padded, const int8_t* panel, int32_t* tile) {
+  for (int64_t r = 0; r < kMr; ++r) {
+    int32_t acc[kNr] = {};
+    const int16_t* ar = a + r * k_padded;
+    for (int64_t g = 0; g < k_padded / kInt8KGroup; ++g) {
+      const int8_t* bg = panel + g * kInt8KGroup * kNr;
+      const int16_t* ag = ar + g * kInt8KGroup;
+      for (int64_t j = 0; j < kNr; ++j)
+        for (int64_t q = 0; q < kInt8KGroup; ++q) acc[j] += int32_t{ag[q]} * int32_t{bg[j * kInt8KGroup + q]};
+    }
+    std::memcpy(tile + r * kNr, acc, sizeof(acc));
+  }
+}
+
+// AVX2: per group of 4 k, B's 32 bytes widen to two vectors of 16 int16 (columns 0-3 and 4-7, 4 k each) and
+// each row's 4 A values are broadcast as one 64-bit pattern; vpmaddwd gives, per column, two exact int32 pair
+// sums (k0k1 and k2k3) that accumulate apart and are added once at the end (vphaddd).
+BURN_AVX2_FMA void tile_avx2(const int16_t* a, int64_t k_padded, const int8_t* panel, int32_t* tile) {
+  __m256i acc[kMr][2];
+  for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  const int64_t groups = k_padded / kInt8KGroup;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int8_t* bg = panel + g * kInt8KGroup * kNr;
+    const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bg)));
+    const __m256i b1 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bg + 16)));
+    for (int64_t r = 0; r < kMr; ++r) {
+      int64_t quad;
+      std::memcpy(&quad, a + r * k_padded + g * kInt8KGroup, sizeof(quad));
+      const __m256i av = _mm256_set1_epi64x(quad);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(av, b0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, b1));
+    }
+  }
+  for (int64_t r = 0; r < kMr; ++r) {
+    // hadd per 128-bit lane: [c0 c1 c4 c5 | c2 c3 c6 c7]; the permute puts the columns in order.
+    const __m256i h = _mm256_hadd_epi32(acc[r][0], acc[r][1]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tile + r * kNr), _mm256_permute4x64_epi64(h, 0xD8));
+  }
+}
+
+// ---- the choice --------------------------------------------------------------------------------------
+
+Int8Path best_path() {
+  // A VNNI path would be chosen here first, when the CPU has AVX512-VNNI or AVX-VNNI (see the top of the file).
+  if (int8_path_available(Int8Path::Avx2)) return Int8Path::Avx2;
+  return Int8Path::Scalar;
+}
+
+Int8Path path_from_env() {
+  const char* env = std::getenv("BURN_CPU_INT8");
+  if (!env || !*env) return best_path();
+  for (Int8Path p : {Int8Path::Scalar, Int8Path::Avx2}) {
+    if (std::strcmp(env, int8_path_name(p)) != 0) continue;
+    if (!int8_path_available(p))
+      throw Unsupported("BURN_CPU_INT8", std::string("'") + env + "' asks for int8 kernels this CPU lacks (AVX2)");
+    return p;
+  }
+  throw ValueError("BURN_CPU_INT8", std::string("unknown int8 GEMM path '") + env + "'; expected scalar or avx2");
+}
+
+// The path in use: -1 until the first GEMM reads BURN_CPU_INT8.
+std::atomic<int> g_path{-1};
+
+TileFn tile_fn() { return int8_path() == Int8Path::Avx2 ? tile_avx2 : tile_scalar; }
+
+// ---- the driver --------------------------------------------------------------------------------------
+
+void check_gemm_args(bool a_signed, int64_t lda, int64_t m, const PackedInt8Weights& b, int64_t ldc) {
+  if (m < 0) throw ValueError(kOp, "m = " + std::to_string(m) + " is negative");
+  if (lda < b.k) throw ValueError(kOp, "lda = " + std::to_string(lda) + " is below k = " + std::to_string(b.k));
+  if (ldc < b.n) throw ValueError(kOp, "ldc = " + std::to_string(ldc) + " is below n = " + std::to_string(b.n));
+  if (b.k > int8_gemm_max_k(a_signed))
+    throw ValueError(kOp, "k = " + std::to_string(b.k) + " exceeds " + std::to_string(int8_gemm_max_k(a_signed)) +
+                              ", the longest " + (a_signed ? "s8" : "u8") + " x s8 dot product exact in int32");
+}
+
+// Runs every 4 x 8 tile of A x B over the pool and hands it to sink(tile, row, rows, col, cols), where rows and
+// cols count the tile's valid entries.
+template <typename Sink>
+void for_each_tile(const PackedA& pa, const PackedInt8Weights& b, const Sink& sink) {
+  const int64_t m = pa.m, n = b.n, kp = b.k_padded, panels = b.panels();
+  if (m == 0 || n == 0) return;
+  const TileFn tile_of = tile_fn();
+  const int64_t row_blocks = (m + kRowBlock - 1) / kRowBlock;
+  const int64_t task_macs = std::min(m, kRowBlock) * kNr * std::max<int64_t>(kp, 1);
+  // Task t is (row block t / panels, panel t % panels): a thread's run of tasks reuses one A block from L2.
+  parallel_for(row_blocks * panels, std::max<int64_t>(1, kGrainMacs / task_macs), [&](int64_t s, int64_t e) {
+    alignas(32) int32_t tile[kMr * kNr];
+    for (int64_t t = s; t < e; ++t) {
+      const int64_t rb = t / panels, p = t % panels;
+      const int64_t j0 = p * kNr, cols = std::min(kNr, n - j0);
+      const int8_t* panel = b.data.data() + p * kp * kNr;
+      for (int64_t i = rb * kRowBlock; i < std::min(m, (rb + 1) * kRowBlock); i += kMr) {
+        tile_of(pa.data.data() + i * kp, kp, panel, tile);
+        sink(tile, i, std::min(kMr, m - i), j0, cols);
+      }
+    }
+  });
+}
+
+template <typename T>
+void gemm_s32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, int32_t* c, int64_t ldc) {
+  check_gemm_args(std::is_signed_v<T>, lda, m, b, ldc);
+  const PackedA pa = pack_a(a, lda, m, b.k, b.k_padded);
+  for_each_tile(pa, b, [&](const int32_t* tile, int64_t i, int64_t rows, int64_t j, int64_t cols) {
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(c + (i + r) * ldc + j, tile + r * kNr, static_cast<size_t>(cols) * sizeof(int32_t));
+  });
+}
+
+// The epilogue's operands expanded to one double per row of A and per column of B (every value is an integer
+// below 2^53 or a float, so nothing rounds until the final scaling).
+struct Dequant {
+  std::vector<double> sa, za, row_sums;        // per row of A
+  std::vector<double> sb, zb, col_sums, bias;  // per column of B
+  double k = 0;
+};
+
+void expand(std::span<const float> v, int64_t count, std::vector<double>& out) {
+  out.resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) out[static_cast<size_t>(i)] = v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
+}
+void expand(std::span<const int32_t> v, int64_t count, std::vector<double>& out) {
+  out.assign(static_cast<size_t>(count), 0.0);
+  for (int64_t i = 0; i < count && !v.empty(); ++i)
+    out[static_cast<size_t>(i)] = v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
+}
+
+void check_quant(const Int8Quant& q, const char* who, const char* per, int64_t count, int32_t zmin, int32_t zmax) {
+  const auto bad_count = [&](const char* what, size_t got, bool may_be_empty) {
+    return ValueError(kOp, std::string(who) + "'s " + what + " has " + std::to_string(got) + " values; expected " +
+                               (may_be_empty ? "0, " : "") + "1 or " + std::to_string(count) + " (one per " + per +
+                               ")");
+  };
+  if (q.scale.size() != 1 && q.scale.size() != static_cast<size_t>(count))
+    throw bad_count("scale", q.scale.size(), false);
+  if (q.zero_point.size() > 1 && q.zero_point.size() != static_cast<size_t>(count))
+    throw bad_count("zero point", q.zero_point.size(), true);
+  for (size_t i = 0; i < q.zero_point.size(); ++i)
+    if (q.zero_point[i] < zmin || q.zero_point[i] > zmax)
+      throw ValueError(kOp, std::string(who) + "'s zero point [" + std::to_string(i) +
+                                "] = " + std::to_string(q.zero_point[i]) + " is outside [" + std::to_string(zmin) +
+                                ", " + std::to_string(zmax) + "]");
+}
+
+// out = sa * sb * (c - za * colsum - zb * rowsum + K * za * zb) + bias over one tile, in double (exact up to the
+// scaling), rounded once to f32. AVX2 where the CPU has it: the loop converts and scales 4 columns per step.
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void dequant_tile(const int32_t* tile, int64_t rows,
+                                                                              int64_t cols, const Dequant& d,
+                                                                              int64_t i0, int64_t j0, float* out,
+                                                                              int64_t ldo) {
+  const double* sb = d.sb.data() + j0;
+  const double* zb = d.zb.data() + j0;
+  const double* cs = d.col_sums.data() + j0;
+  const double* bias = d.bias.data() + j0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double sa = d.sa[static_cast<size_t>(i0 + r)], za = d.za[static_cast<size_t>(i0 + r)];
+    const double rs = d.row_sums[static_cast<size_t>(i0 + r)];
+    float* o = out + (i0 + r) * ldo + j0;
+    const int32_t* t = tile + r * kNr;
+    for (int64_t j = 0; j < cols; ++j) {
+      const double q = double(t[j]) - za * cs[j] - zb[j] * rs + d.k * za * zb[j];
+      o[j] = static_cast<float>(sa * sb[j] * q + bias[j]);
+    }
+  }
+}
+
+template <typename T>
+void gemm_f32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, const Int8Epilogue& ep, float* out,
+              int64_t ldo) {
+  check_gemm_args(std::is_signed_v<T>, lda, m, b, ldo);
+  constexpr int32_t zmin = std::numeric_limits<T>::min(), zmax = std::numeric_limits<T>::max();
+  check_quant(ep.a, "A", "row", m, zmin, zmax);
+  check_quant(ep.b, "B", "column", b.n, -128, 127);
+  if (!ep.bias.empty() && ep.bias.size() != static_cast<size_t>(b.n))
+    throw ValueError(
+        kOp, "bias has " + std::to_string(ep.bias.size()) + " values; expected 0 or n = " + std::to_string(b.n));
+  const PackedA pa = pack_a(a, lda, m, b.k, b.k_padded);
+  Dequant d;
+  expand(ep.a.scale, m, d.sa);
+  expand(ep.a.zero_point, m, d.za);
+  d.row_sums.assign(pa.row_sums.begin(), pa.row_sums.end());
+  expand(ep.b.scale, b.n, d.sb);
+  expand(ep.b.zero_point, b.n, d.zb);
+  d.col_sums.assign(b.col_sums.begin(), b.col_sums.end());
+  if (ep.bias.empty())
+    d.bias.assign(static_cast<size_t>(b.n), 0.0);
+  else
+    expand(ep.bias, b.n, d.bias);
+  d.k = static_cast<double>(b.k);
+  for_each_tile(pa, b, [&](const int32_t* tile, int64_t i, int64_t rows, int64_t j, int64_t cols) {
+    dequant_tile(tile, rows, cols, d, i, j, out, ldo);
+  });
+}
+
+}  // namespace
+
+const char* int8_path_name(Int8Path path) {
+  switch (path) {
+    case Int8Path::Scalar: return "scalar";
+    case Int8Path::Avx2: return "avx2";
+  }
+  return "?";
+}
+
+bool int8_path_available(Int8Path path) {
+  switch (path) {
+    case Int8Path::Scalar: return true;
+    case Int8Path::Avx2: return cpu_has_avx2_fma();
+  }
+  return false;
+}
+
+Int8Path int8_path() {
+  int v = g_path.load(std::memory_order_relaxed);
+  if (v < 0) {
+    v = static_cast<int>(path_from_env());
+    g_path.store(v, std::memory_order_relaxed);
+  }
+  return static_cast<Int8Path>(v);
+}
+
+Int8Path set_int8_path(Int8Path path) {
+  if (!int8_path_available(path))
+    throw Unsupported("set_int8_path", std::string("this CPU cannot run the ") + int8_path_name(path) + " int8 GEMM");
+  const Int8Path before = int8_path();
+  g_path.store(static_cast<int>(path), std::memory_order_relaxed);
+  return before;
+}
+
+int64_t int8_gemm_max_k(bool a_signed) {
+  const int64_t max_product = a_signed ? 128 * 128 : 255 * 128;
+  return std::numeric_limits<int32_t>::max() / max_product;
+}
+
+PackedInt8Weights pack_int8_weights(const int8_t* b, int64_t k, int64_t n, int64_t ldb) {
+  static constexpr const char* op = "pack_int8_weights";
+  if (k < 0 || n < 0)
+    throw ValueError(op, "k = " + std::to_string(k) + ", n = " + std::to_string(n) + ": sizes must be non-negative");
+  if (ldb < n) throw ValueError(op, "ldb = " + std::to_string(ldb) + " is below n = " + std::to_string(n));
+  if (k > int8_gemm_max_k(true))
+    throw ValueError(op, "k = " + std::to_string(k) + " exceeds " + std::to_string(int8_gemm_max_k(true)) +
+                             ", the longest int8 dot product exact in int32");
+  PackedInt8Weights w;
+  w.k = k, w.n = n, w.k_padded = round_up(k, kInt8KGroup);
+  w.data.assign(static_cast<size_t>(w.panels() * w.k_padded * kNr), 0);
+  w.col_sums.assign(static_cast<size_t>(n), 0);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const int64_t g = kk / kInt8KGroup, r = kk % kInt8KGroup;
+    for (int64_t j = 0; j < n; ++j) {
+      const int8_t v = b[kk * ldb + j];
+      w.data[static_cast<size_t>((j / kNr) * w.k_padded * kNr + g * kInt8KGroup * kNr + (j % kNr) * kInt8KGroup + r)] =
+          v;
+      w.col_sums[static_cast<size_t>(j)] += v;
+    }
+  }
+  return w;
+}
+
+void gemm_int8(const uint8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, int32_t* c, int64_t ldc) {
+  gemm_s32(a, lda, m, b, c, ldc);
+}
+void gemm_int8(const int8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, int32_t* c, int64_t ldc) {
+  gemm_s32(a, lda, m, b, c, ldc);
+}
+void gemm_int8_dequant(const uint8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, const Int8Epilogue& ep,
+                       float* out, int64_t ldo) {
+  gemm_f32(a, lda, m, b, ep, out, ldo);
+}
+void gemm_int8_dequant(const int8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, const Int8Epilogue& ep,
+                       float* out, int64_t ldo) {
+  gemm_f32(a, lda, m, b, ep, out, ldo);
+}
+
+}  // namespace burn::cpu
