@@ -41,15 +41,15 @@ CommunicatorConfig CommunicatorConfig::from_environment() {
       "a rank in [0, " + std::to_string(o.world_size - 1) + "] (WORLD_SIZE is " + std::to_string(o.world_size) + ")");
   if (o.world_size > 1 && !env("RANK")) {
     throw ValueError(kFromEnvironmentOp, "WORLD_SIZE is " + std::to_string(o.world_size) +
-                              " but RANK is not set (`burn run` sets both for every rank)");
+                                             " but RANK is not set (`burn run` sets both for every rank)");
   }
   c.local_rank = env_int("LOCAL_RANK", o.rank, 0, 1 << 20, "a whole number, at least 0");
   if (const char* e = env("BURN_COLLECTIVE")) c.engine = e;
   if (const char* r = env("BURN_RENDEZVOUS")) o.rendezvous = r;
   if (o.world_size > 1 && o.rendezvous.empty()) {
     throw ValueError(kFromEnvironmentOp, "WORLD_SIZE is " + std::to_string(o.world_size) +
-                              " but BURN_RENDEZVOUS is not set: the ranks need a place to meet, e.g. "
-                              "BURN_RENDEZVOUS=file:///tmp/burn-rdzv-job1 (`burn run` sets it)");
+                                             " but BURN_RENDEZVOUS is not set: the ranks need a place to meet, e.g. "
+                                             "BURN_RENDEZVOUS=file:///tmp/burn-rdzv-job1 (`burn run` sets it)");
   }
   if (const char* i = env("BURN_SOCKET_IFNAME")) o.socket_ifname = i;
   if (const char* id = env("BURN_RUN_ID")) o.run_id = id;

@@ -120,7 +120,8 @@ pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string
   sigemptyset(&none);
   // The child reports a failed exec through this pipe (closed by a successful one).
   int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) throw Error(kLaunchOp, std::string("cannot make a pipe: ") + std::strerror(errno));
+  if (::pipe2(report, O_CLOEXEC) != 0)
+    throw Error(kLaunchOp, std::string("cannot make a pipe: ") + std::strerror(errno));
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -166,7 +167,7 @@ pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string
   if (got > 0) {
     ::waitpid(pid, nullptr, 0);
     throw Error(kLaunchOp, "cannot start rank " + std::to_string(rank) + " ('" + o.command[0] + "'" +
-                         (log.empty() ? "" : ", output to '" + log + "'") + "): " + std::strerror(child_errno));
+                               (log.empty() ? "" : ", output to '" + log + "'") + "): " + std::strerror(child_errno));
   }
   return pid;
 }
@@ -180,16 +181,17 @@ std::string how_it_ended(const RankStatus& s) {
 
 LaunchResult launch(const LaunchOptions& o) {
   if (o.command.empty()) throw ValueError(kLaunchOp, "no program to run");
-  if (o.nproc < 1 || o.nproc > 4096) throw ValueError(kLaunchOp, "nproc " + std::to_string(o.nproc) + ": expected 1 to 4096");
+  if (o.nproc < 1 || o.nproc > 4096)
+    throw ValueError(kLaunchOp, "nproc " + std::to_string(o.nproc) + ": expected 1 to 4096");
   if (o.nnodes < 1 || o.nnodes > 65536 || o.node_rank < 0 || o.node_rank >= o.nnodes) {
     throw ValueError(kLaunchOp, "node rank " + std::to_string(o.node_rank) + " of " + std::to_string(o.nnodes) +
-                              " machines: expected 0 <= node rank < machines");
+                                    " machines: expected 0 <= node rank < machines");
   }
   // The launchers of the machines meet only through the directory and the run id they are given.
   if (o.nnodes > 1 && (o.rendezvous.empty() || o.run_id.empty())) {
     throw ValueError(kLaunchOp, "a job on " + std::to_string(o.nnodes) +
-                              " machines needs a rendezvous every machine reaches (a shared directory, "
-                              "file:///shared/dir) and a run id, the same on every machine");
+                                    " machines needs a rendezvous every machine reaches (a shared directory, "
+                                    "file:///shared/dir) and a run id, the same on every machine");
   }
 
   // The rendezvous directory, fresh unless given; the run id keeps runs in one directory apart.
