@@ -1,5 +1,5 @@
 // The cpu backend's fused executor (burn/tensor/fused.hpp), reached through
-// query_interface(kFusedElementwiseInterface): runs a FusedProgram over tiles of kTile elements of its
+// query_interface(kFusedElementwiseInterface): runs a FusedProgram over tiles of kFusedTile elements of its
 // iteration space on the thread pool; a program ending in a reduce instruction runs the eager reduction
 // kernel (ops/reduce_kernels.hpp, ops/softmax_kernels.hpp) over its prologue, computed lane block by lane block. Each
 // instruction is one loop over a tile with the same per-element function (ops/elementwise_fns.hpp) or f32 kernel as the
@@ -32,7 +32,7 @@ namespace burn::cpu {
 namespace {
 
 // Elements per tile: at most 8 KiB per register (f64), so a dozen live registers fit in L1/L2.
-constexpr int64_t kTile = 1024;
+constexpr int64_t kFusedTile = 1024;
 
 bool numeric(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::I64 || d == DType::I32; }
 bool floating(DType d) { return d == DType::F32 || d == DType::F64; }
@@ -407,7 +407,7 @@ class Prologue {
   }
 
   Ctx context() const {
-    return {std::unique_ptr<uint64_t[]>(new uint64_t[static_cast<size_t>(std::max(num_slots_, 1)) * kTile]),
+    return {std::unique_ptr<uint64_t[]>(new uint64_t[static_cast<size_t>(std::max(num_slots_, 1)) * kFusedTile]),
             std::vector<void*>(p_.reg_dtype.size(), nullptr)};
   }
 
@@ -419,10 +419,10 @@ class Prologue {
       return;
     }
     const size_t es = reg >= 0 ? dtype_size(p_.reg_dtype[reg]) : 0;
-    for (int64_t t = s; t < s + len; t += kTile) {
-      const int64_t n = std::min(kTile, s + len - t);
+    for (int64_t t = s; t < s + len; t += kFusedTile) {
+      const int64_t n = std::min(kFusedTile, s + len - t);
       void* d = reg >= 0 ? static_cast<uint8_t*>(dst) + (t - s) * static_cast<int64_t>(es) : nullptr;
-      tile(ctx, t, n, reg, d, std::min(kTile, s + len - t - n));
+      tile(ctx, t, n, reg, d, std::min(kFusedTile, s + len - t - n));
       // An input or a stored register lives elsewhere: copied.
       if (reg >= 0 && d != ctx.ptr[reg]) std::memcpy(d, ctx.ptr[reg], static_cast<size_t>(n) * es);
     }
@@ -437,7 +437,7 @@ class Prologue {
     bool loaded;
   };
 
-  // Elements [s, s + n), n <= kTile (any n for an untiled_ chain, which touches no tile buffer);
+  // Elements [s, s + n), n <= kFusedTile (any n for an untiled_ chain, which touches no tile buffer);
   // register `direct` (if a tile-buffer register) is computed into
   // `dst` instead of its buffer; the next `next_n` elements are prefetched.
   void tile(Ctx& ctx, int64_t s, int64_t n, int32_t direct, void* dst, int64_t next_n) const {
@@ -450,7 +450,7 @@ class Prologue {
         ptr[i] = const_cast<uint8_t*>(in_[i].base + s * static_cast<int64_t>(es));
         continue;
       }
-      void* buf = ctx.scratch.get() + static_cast<size_t>(slot_[i]) * kTile;
+      void* buf = ctx.scratch.get() + static_cast<size_t>(slot_[i]) * kFusedTile;
       ptr[i] = buf;
       by_size_of(p_.reg_dtype[i], [&]<typename E>() {
         gather_strided(reinterpret_cast<const E*>(in_[i].base), in_[i].strides, p_.shape, s, n, static_cast<E*>(buf));
@@ -463,7 +463,7 @@ class Prologue {
       else if (static_cast<int32_t>(r) == direct)
         ptr[r] = dst;
       else
-        ptr[r] = ctx.scratch.get() + static_cast<size_t>(slot_[r]) * kTile;
+        ptr[r] = ctx.scratch.get() + static_cast<size_t>(slot_[r]) * kFusedTile;
       if (chain_) continue;
       exec(p_.code[k], p_.reg_dtype, ptr, n);
       if (next_n > 0) prefetch_part(s + n, next_n, k, ncode_);
@@ -566,7 +566,7 @@ void run_norm(const FusedProgram& p, const FusedInstr& red, const Prologue& pro,
     const bool rms = red.op == OpId::rms_norm;
     parallel_for(m, std::max<int64_t>(1, (int64_t(1) << 15) / n), [&](int64_t r0, int64_t r1) {
       Prologue::Ctx ctx = pro.context();
-      const int64_t rows = std::max<int64_t>(1, kTile * 4 / n);
+      const int64_t rows = std::max<int64_t>(1, kFusedTile * 4 / n);
       for (int64_t r = r0; r < r1; r += rows) {
         const int64_t re = std::min(r1, r + rows);
         pro.eval(ctx, r * n, (re - r) * n, arg, y + r * n);
@@ -594,7 +594,7 @@ void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pr
       if (inner == 1) {
         parallel_for(l.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, n)), [&](int64_t b, int64_t e) {
           Prologue::Ctx ctx = pro.context();
-          const int64_t rows = std::max<int64_t>(1, kTile * 4 / std::max<int64_t>(1, n));
+          const int64_t rows = std::max<int64_t>(1, kFusedTile * 4 / std::max<int64_t>(1, n));
           for (int64_t r = b; r < e; r += rows) {
             const int64_t re = std::min(e, r + rows);
             pro.eval(ctx, r * n, (re - r) * n, arg, y + r * n);
@@ -739,7 +739,7 @@ class CpuFusedExecutor final : public FusedExecutor {
     if (total == 0) return outs;
     const Prologue pro(p, inputs, rk, red ? red->args[0] : -1, output_of, out_base);
     if (!red) {
-      parallel_for(total, std::max<int64_t>(kTile, kElementwiseGrain), [&](int64_t b, int64_t e) {
+      parallel_for(total, std::max<int64_t>(kFusedTile, kElementwiseGrain), [&](int64_t b, int64_t e) {
         Prologue::Ctx ctx = pro.context();
         pro.eval(ctx, b, e - b, -1, nullptr);
       });

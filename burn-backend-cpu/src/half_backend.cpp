@@ -10,7 +10,7 @@
 //            split over the output, each task widening L1-sized tiles of its operands (broadcast and
 //            strided ones gathered first) into stack buffers, running the instruction's f32 loop on them
 //            and narrowing the result into the output; the others (atan2, powf, is_nan, ...) run the
-//            whole f32 op on tiles of kTile elements of contiguous operands. Either way the data crosses
+//            whole f32 op on tiles of kWideningTile elements of contiguous operands. Either way the data crosses
 //            memory once, in its 16-bit form;
 //   promote: everything else (and tile ops over broadcast or strided operands): the inputs are widened
 //            to f32 tensors (panels for GEMM and convolution are the whole operands), the f32 op runs,
@@ -39,7 +39,7 @@ enum class HalfRoute : uint8_t { Native, Tile, Promote };
 
 // Elements per tile: 32 KiB of f32 per operand, so a tile's buffers stay in L1/L2 between the widening,
 // the f32 kernel and the narrowing.
-constexpr int64_t kTile = 8192;
+constexpr int64_t kWideningTile = 8192;
 // Tiles per parallel task: 64k elements, as the f32 elementwise loops' grain.
 constexpr int64_t kTilesPerTask = 8;
 // Elements per tile of the instruction route: 4 KiB of f32 per buffer, so an instruction's operands, its
@@ -372,7 +372,7 @@ class CpuHalfBackend final : public ForwardingBackend {
     const DType out_dtype = to_bool ? DType::Bool : h;
     CpuPtr out = alloc(out_shape, out_dtype);
     if (n == 0) return out;
-    const int64_t tiles = (n + kTile - 1) / kTile;
+    const int64_t tiles = (n + kWideningTile - 1) / kWideningTile;
     // The first operand that is not a single element is moved into the op, which may then write its result
     // there; that result, or the buffer the op allocated, is the operand's buffer for the next tile.
     size_t owned = kPrims;
@@ -381,7 +381,7 @@ class CpuHalfBackend final : public ForwardingBackend {
     parallel_for(tiles, kTilesPerTask, [&](int64_t t0, int64_t t1) {
       std::array<CpuPtr, kPrims> bufs{};  // this task's f32 buffers, one per operand, reused tile after tile
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t begin = t * kTile, len = std::min(kTile, n - begin);
+        const int64_t begin = t * kWideningTile, len = std::min(kWideningTile, n - begin);
         std::array<Prim, kPrims> tile;
         for (size_t k = 0; k < kPrims; ++k) {
           if (single[k]) {

@@ -20,15 +20,15 @@ namespace {
 constexpr Int8Path kPaths[] = {Int8Path::Scalar, Int8Path::Avx2};
 
 // The path BURN_CPU_INT8 forces when this CPU lacks it, else null.
-const char* missing_env_path() {
+const char* missing_int8_path() {
   const char* env = std::getenv("BURN_CPU_INT8");
   if (!env) return nullptr;
   for (Int8Path p : kPaths)
     if (std::strcmp(env, int8_path_name(p)) == 0 && !int8_path_available(p)) return env;
   return nullptr;
 }
-#define SKIP_IF_ENV_PATH_MISSING() \
-  if (const char* p = missing_env_path()) GTEST_SKIP() << "BURN_CPU_INT8=" << p << " asks for kernels this CPU lacks"
+#define SKIP_IF_INT8_PATH_MISSING() \
+  if (const char* p = missing_int8_path()) GTEST_SKIP() << "BURN_CPU_INT8=" << p << " asks for kernels this CPU lacks"
 
 // Runs body once per int8 path this CPU has, forced through the test hook; restores the one in use.
 template <typename F>
@@ -56,8 +56,8 @@ std::vector<T> random_values(size_t count, std::mt19937& rng) {
 
 // sum_k a[i][k] * b[k][j] in int64, a with leading dim lda, b with n.
 template <typename T>
-std::vector<int64_t> reference(const std::vector<T>& a, int64_t lda, const std::vector<int8_t>& b, int64_t m, int64_t n,
-                               int64_t k) {
+std::vector<int64_t> int64_reference(const std::vector<T>& a, int64_t lda, const std::vector<int8_t>& b, int64_t m,
+                                     int64_t n, int64_t k) {
   std::vector<int64_t> c(static_cast<size_t>(m * n), 0);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t kk = 0; kk < k; ++kk)
@@ -80,7 +80,7 @@ void check_random_shapes() {
     const auto a = random_values<T>(static_cast<size_t>(s.m * lda), rng);
     const auto b = random_values<int8_t>(static_cast<size_t>(s.k * s.n), rng);
     const PackedInt8Weights w = pack_int8_weights(b.data(), s.k, s.n, s.n);
-    const auto want = reference(a, lda, b, s.m, s.n, s.k);
+    const auto want = int64_reference(a, lda, b, s.m, s.n, s.k);
     for (int64_t j = 0; j < s.n; ++j) {
       int64_t col = 0;
       for (int64_t kk = 0; kk < s.k; ++kk) col += b[kk * s.n + j];
@@ -102,12 +102,12 @@ void check_random_shapes() {
 }
 
 TEST(Int8Gemm, U8TimesS8EqualsInt64ReferenceOnEveryPath) {
-  SKIP_IF_ENV_PATH_MISSING();
+  SKIP_IF_INT8_PATH_MISSING();
   check_random_shapes<uint8_t>();
 }
 
 TEST(Int8Gemm, S8TimesS8EqualsInt64ReferenceOnEveryPath) {
-  SKIP_IF_ENV_PATH_MISSING();
+  SKIP_IF_INT8_PATH_MISSING();
   check_random_shapes<int8_t>();
 }
 
@@ -133,7 +133,7 @@ void check_extremes(T av, int8_t bv) {
 }
 
 TEST(Int8Gemm, ExtremeInputsDoNotSaturateOnEveryPath) {
-  SKIP_IF_ENV_PATH_MISSING();
+  SKIP_IF_INT8_PATH_MISSING();
   check_extremes<uint8_t>(255, -128);
   check_extremes<uint8_t>(255, 127);
   check_extremes<int8_t>(-128, -128);
@@ -143,14 +143,14 @@ TEST(Int8Gemm, ExtremeInputsDoNotSaturateOnEveryPath) {
 
 // Alternating extremes along k, so a pair sum of a saturating kernel would hit both clamps in one row.
 TEST(Int8Gemm, AlternatingExtremesAreExact) {
-  SKIP_IF_ENV_PATH_MISSING();
+  SKIP_IF_INT8_PATH_MISSING();
   const int64_t m = 5, n = 11, k = 203;
   std::vector<uint8_t> a(static_cast<size_t>(m * k));
   std::vector<int8_t> b(static_cast<size_t>(k * n));
   for (int64_t i = 0; i < m * k; ++i) a[i] = (i / 2) % 3 == 0 ? 0 : 255;
   for (int64_t i = 0; i < k * n; ++i) b[i] = (i % 4) < 2 ? -128 : 127;
   const PackedInt8Weights w = pack_int8_weights(b.data(), k, n, n);
-  const auto want = reference(a, k, b, m, n, k);
+  const auto want = int64_reference(a, k, b, m, n, k);
   for_each_path([&](Int8Path) {
     std::vector<int32_t> c(static_cast<size_t>(m * n));
     gemm_int8(a.data(), k, m, w, c.data(), n);
@@ -200,7 +200,7 @@ void check_epilogue(bool per_row_a, bool per_col_b, bool zero_a, bool zero_b, bo
 }
 
 TEST(Int8Gemm, EpilogueMatchesDoubleReferenceOnEveryPath) {
-  SKIP_IF_ENV_PATH_MISSING();
+  SKIP_IF_INT8_PATH_MISSING();
   for (int mask = 0; mask < 32; ++mask) {
     const bool pr = mask & 1, pc = mask & 2, za = mask & 4, zb = mask & 8, bias = mask & 16;
     check_epilogue<uint8_t>(pr, pc, za, zb, bias);
@@ -254,12 +254,12 @@ TEST(Int8Gemm, EnvironmentChoosesThePath) {
     EXPECT_EQ(int8_path(), int8_path_available(Int8Path::Avx2) ? Int8Path::Avx2 : Int8Path::Scalar);
     return;
   }
-  SKIP_IF_ENV_PATH_MISSING();
+  SKIP_IF_INT8_PATH_MISSING();
   EXPECT_STREQ(int8_path_name(int8_path()), env);
 }
 
 TEST(Int8Gemm, AMissingPathIsAnError) {
-  SKIP_IF_ENV_PATH_MISSING();
+  SKIP_IF_INT8_PATH_MISSING();
   for (Int8Path p : kPaths)
     if (!int8_path_available(p)) EXPECT_THROW(set_int8_path(p), Unsupported) << int8_path_name(p);
   EXPECT_NO_THROW(set_int8_path(set_int8_path(Int8Path::Scalar)));

@@ -10,7 +10,7 @@ namespace burn::collective {
 
 namespace {
 
-constexpr const char* kOp = "collective.from_environment";
+constexpr const char* kFromEnvironmentOp = "collective.from_environment";
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);
@@ -25,7 +25,7 @@ int env_int(const char* name, int fallback, long lo, long hi, const std::string&
   char* end = nullptr;
   const long n = std::strtol(v, &end, 10);
   if (errno != 0 || end == v || *end != '\0' || n < lo || n > hi) {
-    throw ValueError(kOp, std::string(name) + "='" + v + "': expected " + what);
+    throw ValueError(kFromEnvironmentOp, std::string(name) + "='" + v + "': expected " + what);
   }
   return static_cast<int>(n);
 }
@@ -40,16 +40,16 @@ CommunicatorConfig CommunicatorConfig::from_environment() {
       "RANK", 0, 0, o.world_size - 1,
       "a rank in [0, " + std::to_string(o.world_size - 1) + "] (WORLD_SIZE is " + std::to_string(o.world_size) + ")");
   if (o.world_size > 1 && !env("RANK")) {
-    throw ValueError(kOp, "WORLD_SIZE is " + std::to_string(o.world_size) +
-                              " but RANK is not set (`burn run` sets both for every rank)");
+    throw ValueError(kFromEnvironmentOp, "WORLD_SIZE is " + std::to_string(o.world_size) +
+                                             " but RANK is not set (`burn run` sets both for every rank)");
   }
   c.local_rank = env_int("LOCAL_RANK", o.rank, 0, 1 << 20, "a whole number, at least 0");
   if (const char* e = env("BURN_COLLECTIVE")) c.engine = e;
   if (const char* r = env("BURN_RENDEZVOUS")) o.rendezvous = r;
   if (o.world_size > 1 && o.rendezvous.empty()) {
-    throw ValueError(kOp, "WORLD_SIZE is " + std::to_string(o.world_size) +
-                              " but BURN_RENDEZVOUS is not set: the ranks need a place to meet, e.g. "
-                              "BURN_RENDEZVOUS=file:///tmp/burn-rdzv-job1 (`burn run` sets it)");
+    throw ValueError(kFromEnvironmentOp, "WORLD_SIZE is " + std::to_string(o.world_size) +
+                                             " but BURN_RENDEZVOUS is not set: the ranks need a place to meet, e.g. "
+                                             "BURN_RENDEZVOUS=file:///tmp/burn-rdzv-job1 (`burn run` sets it)");
   }
   if (const char* i = env("BURN_SOCKET_IFNAME")) o.socket_ifname = i;
   if (const char* id = env("BURN_RUN_ID")) o.run_id = id;
@@ -58,14 +58,14 @@ CommunicatorConfig CommunicatorConfig::from_environment() {
     if (check == "off" || check == "0") {
       c.check_calls = false;
     } else if (check != "on" && check != "1") {
-      throw ValueError(kOp, "BURN_COLLECTIVE_CHECK='" + check + "': expected on, off, 1 or 0");
+      throw ValueError(kFromEnvironmentOp, "BURN_COLLECTIVE_CHECK='" + check + "': expected on, off, 1 or 0");
     }
   }
   if (const char* t = env("BURN_COLLECTIVE_TIMEOUT_S")) {
     char* end = nullptr;
     const double s = std::strtod(t, &end);
     if (end == t || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e7) {
-      throw ValueError(kOp,
+      throw ValueError(kFromEnvironmentOp,
                        std::string("BURN_COLLECTIVE_TIMEOUT_S='") + t + "': expected a positive number of seconds");
     }
     o.timeout = std::chrono::milliseconds(std::max<long long>(1, std::llround(s * 1000)));

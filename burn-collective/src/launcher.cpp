@@ -24,7 +24,7 @@ namespace burn::collective {
 
 namespace {
 
-constexpr const char* kOp = "collective.launch";
+constexpr const char* kLaunchOp = "collective.launch";
 using Clock = std::chrono::steady_clock;
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -120,14 +120,15 @@ pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string
   sigemptyset(&none);
   // The child reports a failed exec through this pipe (closed by a successful one).
   int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) throw Error(kOp, std::string("cannot make a pipe: ") + std::strerror(errno));
+  if (::pipe2(report, O_CLOEXEC) != 0)
+    throw Error(kLaunchOp, std::string("cannot make a pipe: ") + std::strerror(errno));
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int e = errno;
     ::close(report[0]);
     ::close(report[1]);
-    throw Error(kOp, "cannot start rank " + std::to_string(rank) + ": fork: " + std::strerror(e));
+    throw Error(kLaunchOp, "cannot start rank " + std::to_string(rank) + ": fork: " + std::strerror(e));
   }
   if (pid == 0) {
     // Only async-signal-safe calls from here. Its own process group: stopping a rank stops what it
@@ -165,8 +166,8 @@ pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string
   ::close(report[0]);
   if (got > 0) {
     ::waitpid(pid, nullptr, 0);
-    throw Error(kOp, "cannot start rank " + std::to_string(rank) + " ('" + o.command[0] + "'" +
-                         (log.empty() ? "" : ", output to '" + log + "'") + "): " + std::strerror(child_errno));
+    throw Error(kLaunchOp, "cannot start rank " + std::to_string(rank) + " ('" + o.command[0] + "'" +
+                               (log.empty() ? "" : ", output to '" + log + "'") + "): " + std::strerror(child_errno));
   }
   return pid;
 }
@@ -179,17 +180,18 @@ std::string how_it_ended(const RankStatus& s) {
 }  // namespace
 
 LaunchResult launch(const LaunchOptions& o) {
-  if (o.command.empty()) throw ValueError(kOp, "no program to run");
-  if (o.nproc < 1 || o.nproc > 4096) throw ValueError(kOp, "nproc " + std::to_string(o.nproc) + ": expected 1 to 4096");
+  if (o.command.empty()) throw ValueError(kLaunchOp, "no program to run");
+  if (o.nproc < 1 || o.nproc > 4096)
+    throw ValueError(kLaunchOp, "nproc " + std::to_string(o.nproc) + ": expected 1 to 4096");
   if (o.nnodes < 1 || o.nnodes > 65536 || o.node_rank < 0 || o.node_rank >= o.nnodes) {
-    throw ValueError(kOp, "node rank " + std::to_string(o.node_rank) + " of " + std::to_string(o.nnodes) +
-                              " machines: expected 0 <= node rank < machines");
+    throw ValueError(kLaunchOp, "node rank " + std::to_string(o.node_rank) + " of " + std::to_string(o.nnodes) +
+                                    " machines: expected 0 <= node rank < machines");
   }
   // The launchers of the machines meet only through the directory and the run id they are given.
   if (o.nnodes > 1 && (o.rendezvous.empty() || o.run_id.empty())) {
-    throw ValueError(kOp, "a job on " + std::to_string(o.nnodes) +
-                              " machines needs a rendezvous every machine reaches (a shared directory, "
-                              "file:///shared/dir) and a run id, the same on every machine");
+    throw ValueError(kLaunchOp, "a job on " + std::to_string(o.nnodes) +
+                                    " machines needs a rendezvous every machine reaches (a shared directory, "
+                                    "file:///shared/dir) and a run id, the same on every machine");
   }
 
   // The rendezvous directory, fresh unless given; the run id keeps runs in one directory apart.
@@ -201,7 +203,7 @@ LaunchResult launch(const LaunchOptions& o) {
     std::error_code ec;
     std::string tmpl = (fs::temp_directory_path(ec) / "burn-run-XXXXXX").string();
     if (!::mkdtemp(tmpl.data()))
-      throw Error(kOp, "cannot make a rendezvous directory " + tmpl + ": " + std::strerror(errno));
+      throw Error(kLaunchOp, "cannot make a rendezvous directory " + tmpl + ": " + std::strerror(errno));
     dir = tmpl;
     own_dir = true;
     url = "file://" + dir;

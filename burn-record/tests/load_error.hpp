@@ -1,6 +1,8 @@
-// Loading a file as a message: for the suites that damage files and check what the readers say.
+// Errors as messages: loading a file (for the suites that damage files and check what the readers say)
+// and any call.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -15,6 +17,16 @@ inline std::string load_error(const std::string& path, const std::string& record
     Record r = load(path, {.recorder = recorder});
     if (loaded) *loaded = std::move(r);
   } catch (const RecordError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The message of the burn::Error `f` throws, or "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
     return e.what();
   }
   return "";

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "burn/record/record.hpp"
+#include "load_error.hpp"
 #include "sample_record.hpp"
 
 namespace {
@@ -9,14 +10,7 @@ namespace {
 using namespace burn;
 using namespace burn::record;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "";
-}
+using burn::record::test::error_of;
 
 TEST(Record, SetCreatesGroupsInInsertionOrder) {
   Record r;

@@ -18,6 +18,7 @@
 #include "burn/record/file.hpp"
 #include "burn/record/recorder.hpp"
 #include "file_bytes.hpp"
+#include "load_error.hpp"
 #include "sample_record.hpp"
 
 namespace {
@@ -41,14 +42,7 @@ class RecorderApi : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using burn::record::test::error_of;
 
 TEST_F(RecorderApi, InTreeRecordersArePluginsOfKindRecorder) {
   const auto names = recorder_names();

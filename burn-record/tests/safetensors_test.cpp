@@ -10,6 +10,7 @@
 
 #include "burn/record/recorder.hpp"
 #include "file_bytes.hpp"
+#include "load_error.hpp"
 #include "safetensors_sample.hpp"
 
 namespace {
@@ -30,14 +31,7 @@ class Safetensors : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "";
-}
+using burn::record::test::error_of;
 
 // A file of the given header JSON (padded to 8 bytes) and data buffer.
 std::string craft(const std::string& header, const std::string& data = "") {

@@ -10,7 +10,7 @@ using burn::testing::expect_error;
 
 namespace {
 
-Device cpu() { return burn::testing::test_device(); }
+using burn::testing::test_device;
 
 template <typename T>
 concept HasExp = requires(T t) {
@@ -24,32 +24,36 @@ concept HasPlus = requires(T a, T b) {
 }  // namespace
 
 TEST(Errors, MatmulInnerDimsNameShapes) {
-  auto a = Tensor<2>::zeros({3, 4}, cpu());
-  auto b = Tensor<2>::zeros({5, 6}, cpu());
+  auto a = Tensor<2>::zeros({3, 4}, test_device());
+  auto b = Tensor<2>::zeros({5, 6}, test_device());
   expect_error<ShapeError>([&] { a.matmul(b); }, {"[matmul]", "[3, 4]", "[5, 6]", "inner dimensions differ"});
 }
 
 TEST(Errors, BroadcastMismatch) {
-  auto a = Tensor<2>::zeros({2, 3}, cpu());
-  auto b = Tensor<2>::zeros({4, 3}, cpu());
+  auto a = Tensor<2>::zeros({2, 3}, test_device());
+  auto b = Tensor<2>::zeros({4, 3}, test_device());
   expect_error<ShapeError>([&] { (void)(a + b); }, {"[add]", "[2, 3]", "[4, 3]"});
 }
 
 TEST(Errors, RankMismatchOnConstruction) {
-  expect_error<ShapeError>([&] { Tensor<2>::from_vector(std::vector<float>{1, 2, 3}, {3}, cpu()); }, {"rank-2", "[3]"});
+  expect_error<ShapeError>(
+      [&] {
+        Tensor<2>::from_vector(std::vector<float>{1, 2, 3}, {3}, test_device());
+      },
+      {"rank-2", "[3]"});
 }
 
 TEST(Errors, ReshapeElementCount) {
-  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  auto a = Tensor<2>::zeros({2, 3}, test_device());
   expect_error<ShapeError>([&] { a.reshape({4, -1}); }, {"[reshape]", "[2, 3]", "[4, -1]"});
   expect_error<ShapeError>([&] { a.reshape({-1, -1}); }, {"[reshape]", "only one dim"});
 }
 
 TEST(Errors, DTypeMismatchAndWrongKind) {
-  auto a = Tensor<1>::zeros({2}, cpu());
-  auto b = Tensor<1>::zeros({2}, cpu(), DType::F64);
+  auto a = Tensor<1>::zeros({2}, test_device());
+  auto b = Tensor<1>::zeros({2}, test_device(), DType::F64);
   expect_error<DTypeError>([&] { (void)(a + b); }, {"[add]", "f32", "f64"});
-  auto i = Tensor<1, Int>::arange(0, 3, cpu());
+  auto i = Tensor<1, Int>::arange(0, 3, test_device());
   // Tensor<1, Int>::exp does not compile; the type-erased api still checks at run time.
   static_assert(!HasExp<Tensor<1, Int>> && HasExp<Tensor<1, Float>>);
   static_assert(!HasPlus<Tensor<1, Bool>> && HasPlus<Tensor<1, Int>>);
@@ -58,23 +62,23 @@ TEST(Errors, DTypeMismatchAndWrongKind) {
 }
 
 TEST(Errors, DimOutOfRange) {
-  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  auto a = Tensor<2>::zeros({2, 3}, test_device());
   expect_error<IndexError>([&] { a.sum_dim(2); }, {"[sum_dim]", "dim 2", "rank 2"});
   expect_error<IndexError>([&] { a.softmax(-3); }, {"[softmax]", "dim -3"});
 }
 
 TEST(Errors, IndexOutOfRange) {
-  auto a = Tensor<1>::from_list({1.0f, 2.0f, 3.0f}, cpu());
-  auto idx = Tensor<1, Int>::from_list({0, 5}, cpu());
+  auto a = Tensor<1>::from_list({1.0f, 2.0f, 3.0f}, test_device());
+  auto idx = Tensor<1, Int>::from_list({0, 5}, test_device());
   expect_error<IndexError>([&] { a.select(0, idx); }, {"[select]", "5"});
-  auto g = Tensor<1, Int>::from_list({-4}, cpu());
+  auto g = Tensor<1, Int>::from_list({-4}, test_device());
   expect_error<IndexError>([&] { a.gather(0, g); }, {"[gather]", "-4"});
   expect_error<IndexError>([&] { a.narrow(0, 2, 5); }, {"[narrow]", "dim 0", "size 3"});
 }
 
 TEST(Errors, IndicesMustBeInts) {
-  auto a = Tensor<1>::from_list({1.0f, 2.0f}, cpu());
-  auto bad = Tensor<1>::from_list({0.0f}, cpu());
+  auto a = Tensor<1>::from_list({1.0f, 2.0f}, test_device());
+  auto bad = Tensor<1>::from_list({0.0f}, test_device());
   expect_error<DTypeError>([&] { api::select(a.handle(), 0, bad.handle()); }, {"[select]", "i64", "f32"});
 }
 
@@ -94,29 +98,30 @@ TEST(Errors, MalformedSpecs) {
 }
 
 TEST(Errors, BadArgumentValues) {
-  expect_error<ValueError>([] { Tensor<1, Int>::arange(0, 5, cpu(), 0); }, {"[arange]", "step"});
-  auto a = Tensor<1>::zeros({3}, cpu());
+  expect_error<ValueError>([] { Tensor<1, Int>::arange(0, 5, test_device(), 0); }, {"[arange]", "step"});
+  auto a = Tensor<1>::zeros({3}, test_device());
   expect_error<ValueError>([&] { a.slice({Slice::range(0, 3, 0)}); }, {"[slice]", "step", "0"});
-  expect_error<ValueError>([&] { Tensor<1>::random({3}, Distribution::bernoulli(1.5), cpu()); }, {"[random]", "1.5"});
-  auto i = Tensor<1, Int>::from_list({1, 2}, cpu());
+  expect_error<ValueError>([&] { Tensor<1>::random({3}, Distribution::bernoulli(1.5), test_device()); },
+                           {"[random]", "1.5"});
+  auto i = Tensor<1, Int>::from_list({1, 2}, test_device());
   expect_error<ValueError>([&] { (void)(i / 0); }, {"division by zero"});
   expect_error<IndexError>([&] { a.topk(4, 0); }, {"[topk]", "k = 4", "size 3"});
 }
 
 TEST(Errors, CatShapesNameTheTensor) {
-  auto a = Tensor<2>::zeros({2, 3}, cpu());
-  auto b = Tensor<2>::zeros({2, 4}, cpu());
+  auto a = Tensor<2>::zeros({2, 3}, test_device());
+  auto b = Tensor<2>::zeros({2, 4}, test_device());
   expect_error<ShapeError>([&] { Tensor<2>::cat({a, b}, 0); }, {"[cat]", "tensor 1", "[2, 4]", "[2, 3]"});
 }
 
 TEST(Errors, EmptyReductions) {
-  auto e = Tensor<1>::zeros({0}, cpu());
+  auto e = Tensor<1>::zeros({0}, test_device());
   expect_error<ValueError>([&] { e.max(); }, {"[max]", "empty"});
   expect_error<ValueError>([&] { e.argmax(0); }, {"[argmax]", "size 0"});
 }
 
 TEST(Errors, SliceAtOutOfRange) {
-  auto a = Tensor<2>::zeros({2, 3}, cpu());
+  auto a = Tensor<2>::zeros({2, 3}, test_device());
   expect_error<IndexError>([&] { a.slice({Slice::all(), Slice::at(5)}); }, {"[slice]", "index 5", "dim 1", "size 3"});
   expect_error<IndexError>([&] { a.slice({Slice::at(-3)}); }, {"[slice]", "index -3", "dim 0"});
   EXPECT_EQ(a.slice({Slice::at(-1)}).shape(), (Shape{1, 3}));
@@ -127,7 +132,11 @@ TEST(Errors, DefaultConstructedTensorIsEmptyNotACrash) {
   Tensor<2> t;  // e.g. a member filled in later
   EXPECT_EQ(t.device().name(), "none");
   expect_error<ValueError>([&] { api::into_data(t.handle()); }, {"[into_data]", "empty"});
-  expect_error<ValueError>([&] { api::add(t.handle(), Tensor<2>::zeros({1, 1}, cpu()).handle()); }, {"[add]", "empty"});
-  t = Tensor<2>::ones({1, 2}, cpu());
+  expect_error<ValueError>(
+      [&] {
+        api::add(t.handle(), Tensor<2>::zeros({1, 1}, test_device()).handle());
+      },
+      {"[add]", "empty"});
+  t = Tensor<2>::ones({1, 2}, test_device());
   EXPECT_EQ(t.to_vec<float>(), (std::vector<float>{1, 1}));
 }

@@ -17,13 +17,13 @@ nn::Conv2d conv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad,
       .init(d);
 }
 
-nn::BatchNorm norm(int64_t c, const Device& d) { return nn::BatchNormConfig{.num_features = c}.init(d); }
+nn::BatchNorm make_batch_norm(int64_t c, const Device& d) { return nn::BatchNormConfig{.num_features = c}.init(d); }
 
 // The projection of the identity when a block changes the shape (torchvision's downsample).
 std::optional<nn::Sequential<nn::Conv2d, nn::BatchNorm>> downsample(int64_t in, int64_t out, int64_t stride,
                                                                     const Device& d) {
   if (stride == 1 && in == out) return std::nullopt;
-  return nn::Sequential<nn::Conv2d, nn::BatchNorm>(conv(in, out, 1, stride, 0, d), norm(out, d));
+  return nn::Sequential<nn::Conv2d, nn::BatchNorm>(conv(in, out, 1, stride, 0, d), make_batch_norm(out, d));
 }
 
 // Block kinds: how wide a block's output is for `planes`, how one is built and how it folds.
@@ -31,15 +31,16 @@ int64_t expansion(const BasicBlock*) { return 1; }
 int64_t expansion(const Bottleneck*) { return 4; }
 
 BasicBlock make_block(const BasicBlock*, int64_t in, int64_t planes, int64_t stride, const Device& d) {
-  return {conv(in, planes, 3, stride, 1, d), norm(planes, d), conv(planes, planes, 3, 1, 1, d), norm(planes, d),
-          downsample(in, planes, stride, d)};
+  return {conv(in, planes, 3, stride, 1, d), make_batch_norm(planes, d), conv(planes, planes, 3, 1, 1, d),
+          make_batch_norm(planes, d), downsample(in, planes, stride, d)};
 }
 
 // torchvision v1.5: the stride is on the 3x3 conv, not the first 1x1.
 Bottleneck make_block(const Bottleneck*, int64_t in, int64_t planes, int64_t stride, const Device& d) {
   const int64_t out = 4 * planes;
-  return {conv(in, planes, 1, 1, 0, d),  norm(planes, d), conv(planes, planes, 3, stride, 1, d), norm(planes, d),
-          conv(planes, out, 1, 1, 0, d), norm(out, d),    downsample(in, out, stride, d)};
+  return {conv(in, planes, 1, 1, 0, d),  make_batch_norm(planes, d),    conv(planes, planes, 3, stride, 1, d),
+          make_batch_norm(planes, d),    conv(planes, out, 1, 1, 0, d), make_batch_norm(out, d),
+          downsample(in, out, stride, d)};
 }
 
 std::optional<nn::Conv2d> fold_downsample(const std::optional<nn::Sequential<nn::Conv2d, nn::BatchNorm>>& ds) {
@@ -63,7 +64,7 @@ Net init_resnet(const std::array<int64_t, 4>& blocks, int64_t width, int64_t num
   using Block = typename decltype(Net::layer1)::value_type;
   const auto kind = static_cast<const Block*>(nullptr);
   nn::Conv2d stem = conv(3, width, 7, 2, 3, d);  // created first: the random init's order as before
-  nn::BatchNorm stem_norm = norm(width, d);
+  nn::BatchNorm stem_norm = make_batch_norm(width, d);
   int64_t in = width;
   const auto stage = [&](int64_t i) {
     std::vector<Block> s;

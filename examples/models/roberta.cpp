@@ -96,7 +96,7 @@ nn::Linear linear(int64_t in, int64_t out, const Device& d) {
   return l;
 }
 
-nn::LayerNorm norm(const RobertaConfig& c, const Device& d) {
+nn::LayerNorm make_layer_norm(const RobertaConfig& c, const Device& d) {
   return nn::LayerNormConfig{.d_model = c.hidden_size, .epsilon = c.layer_norm_eps}.init(d);
 }
 
@@ -109,7 +109,7 @@ nn::Embedding embedding(int64_t n, int64_t dim, std::optional<int64_t> padding_i
 }
 
 RobertaDenseNorm dense_norm(const RobertaConfig& c, int64_t in, const Device& d) {
-  return {linear(in, c.hidden_size, d), norm(c, d), nn::DropoutConfig{c.hidden_dropout_prob}.init()};
+  return {linear(in, c.hidden_size, d), make_layer_norm(c, d), nn::DropoutConfig{c.hidden_dropout_prob}.init()};
 }
 
 }  // namespace
@@ -127,7 +127,7 @@ RobertaModel RobertaConfig::init(const Device& d) const {
   m.embeddings = {embedding(vocab_size, hidden_size, pad_token_id, d),
                   embedding(max_position_embeddings, hidden_size, pad_token_id, d),
                   embedding(type_vocab_size, hidden_size, std::nullopt, d),
-                  norm(*this, d),
+                  make_layer_norm(*this, d),
                   nn::DropoutConfig{hidden_dropout_prob}.init(),
                   pad_token_id};
   for (int64_t i = 0; i < num_hidden_layers; ++i) {

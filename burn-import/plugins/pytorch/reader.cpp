@@ -27,7 +27,7 @@ using record::Metadata;
 using record::RecordReader;
 using record::Value;
 
-constexpr const char* kOp = "pytorch";
+constexpr const char* kReaderOp = "pytorch";
 // The first pickle of a legacy file: PROTO 2, LONG1 of 10 bytes 0x1950a86a20f9469cfc6c, STOP.
 constexpr uint8_t kLegacyMagic[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
                                     0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, '.'};
@@ -133,7 +133,7 @@ class TorchReader final : public RecordReader {
   TorchReader(std::string path, const std::string& top_level_key) : path_(std::move(path)) {
     uint8_t head[4] = {};
     {
-      record::InputFile probe(path_, kOp);
+      record::InputFile probe(path_, kReaderOp);
       if (probe.size() >= 4) probe.read_at(head, 4, 0, "");
     }
     if (std::memcmp(head, "PK\x03\x04", 4) == 0 || std::memcmp(head, "PK\x05\x06", 4) == 0) {
@@ -183,7 +183,7 @@ class TorchReader final : public RecordReader {
 
  private:
   RecordError fail(std::string_view entry, const std::string& problem) const {
-    return record::record_error(kOp, path_, entry, problem);
+    return record::record_error(kReaderOp, path_, entry, problem);
   }
 
   // ---- the zip layout ----
@@ -199,7 +199,7 @@ class TorchReader final : public RecordReader {
       zip_error_fini(&ze);
       throw fail("", "not a readable zip archive: " + why);
     }
-    file_.emplace(path_, kOp);
+    file_.emplace(path_, kReaderOp);
     const zip_int64_t n = zip_get_num_entries(zip_, 0);
     zip_int64_t pkl = -1;
     for (zip_int64_t i = 0; i < n && pkl < 0; ++i) {
@@ -391,7 +391,7 @@ class TorchReader final : public RecordReader {
 
   // ---- the legacy layout ----
   void open_legacy() {
-    file_.emplace(path_, kOp);
+    file_.emplace(path_, kReaderOp);
     const uint64_t size = file_->size();
     if (size < sizeof kLegacyMagic)
       throw fail("", "a file of " + std::to_string(size) + " bytes is not a torch.save file");
@@ -565,7 +565,7 @@ class TorchReader final : public RecordReader {
     }
     const std::string full = nodes_[parent].path.empty() ? name : nodes_[parent].path + "." + name;
     try {
-      record::check_path(full, kOp);
+      record::check_path(full, kReaderOp);
     } catch (const RecordError& e) {
       const std::string what = e.what();
       return skip(full.substr(0, 256), what.substr(std::min(what.size(), what.find("] ") + 2)));
@@ -639,16 +639,16 @@ class TorchReader final : public RecordReader {
       if (t->size[d] == 0) empty = true;
     }
     try {
-      (void)checked_num_elements(Shape(t->size), kOp);
+      (void)checked_num_elements(Shape(t->size), kReaderOp);
       if (!empty) {
         for (size_t d = 0; d < t->size.size(); ++d)
-          last = checked_add(last, checked_mul(t->size[d] - 1, t->stride[d], kOp), kOp);
+          last = checked_add(last, checked_mul(t->size[d] - 1, t->stride[d], kReaderOp), kReaderOp);
       }
     } catch (const ShapeError&) {
       throw fail(path, "the size " + Shape(t->size).to_string() + " with strides overflows int64");
     }
     uint64_t bytes = 0;
-    if (!record::checked_mul(static_cast<uint64_t>(checked_num_elements(Shape(t->size), kOp)),
+    if (!record::checked_mul(static_cast<uint64_t>(checked_num_elements(Shape(t->size), kReaderOp)),
                              dtype_size(burn_dtype(t->dtype)), &bytes)) {
       throw fail(path, "the size " + Shape(t->size).to_string() + " overflows in bytes");
     }
@@ -721,7 +721,7 @@ class TorchReader final : public RecordReader {
       for (size_t d = 0; d < t->size.size(); ++d) last += static_cast<uint64_t>((t->size[d] - 1) * t->stride[d]);
       const uint64_t span = (last + 1) * w;
       if (span > max_alloc_bytes()) {
-        throw OutOfMemory(kOp,
+        throw OutOfMemory(kReaderOp,
                           path_ + ": entry '" + info.path + "': a view spanning " + std::to_string(span) + " bytes");
       }
       HostBytes buf(static_cast<size_t>(span));

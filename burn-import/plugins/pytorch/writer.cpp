@@ -18,7 +18,7 @@ static_assert(std::endian::native == std::endian::little, "storages are written 
 
 namespace {
 
-constexpr const char* kOp = "pytorch";
+constexpr const char* kWriterOp = "pytorch";
 constexpr const char* kArchive = "archive/";
 // 2000-01-01 12:00 UTC as every entry's time: the bytes then depend on the record only (zip stores
 // local time: the tests and fixture generators run with TZ=UTC).
@@ -167,22 +167,22 @@ std::string state_dict_pickle(const record::Record& record) {
 void write_file(const std::string& path, const record::Record& record) {
   for (const record::FlatEntry& e : record.flatten()) {
     if (!record::valid_utf8(e.path))
-      throw record::record_error(kOp, path, e.path, "the name is not valid UTF-8 (a pickle's str needs it)");
+      throw record::record_error(kWriterOp, path, e.path, "the name is not valid UTF-8 (a pickle's str needs it)");
     if (e.value->kind() == record::EntryKind::String && !record::valid_utf8(e.value->as_string()))
-      throw record::record_error(kOp, path, e.path, "the string is not valid UTF-8 (a pickle's str needs it)");
+      throw record::record_error(kWriterOp, path, e.path, "the string is not valid UTF-8 (a pickle's str needs it)");
   }
   const std::string pickle = state_dict_pickle(record);
   int err = 0;
   std::unique_ptr<zip_t, ZipCloser> zip(zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err));
   auto zip_fail = [&](std::string_view entry, const std::string& what) {
-    return record::record_error(kOp, path, entry, what + ": " + zip_strerror(zip.get()));
+    return record::record_error(kWriterOp, path, entry, what + ": " + zip_strerror(zip.get()));
   };
   if (!zip) {
     zip_error_t ze;
     zip_error_init_with_code(&ze, err);
     const std::string why = zip_error_strerror(&ze);
     zip_error_fini(&ze);
-    throw record::record_error(kOp, path, "", "cannot create the zip archive: " + why);
+    throw record::record_error(kWriterOp, path, "", "cannot create the zip archive: " + why);
   }
   // Entries in torch.save's order: data.pkl, byteorder, the storages, version.
   auto add = [&](const std::string& name, const void* data, size_t size, std::string_view entry) {

@@ -3,11 +3,8 @@
 
 #include <cmath>
 
+#include "host_scalar.hpp"
 namespace burn::optim {
-
-namespace {
-double item(const TensorHandle& h) { return api::into_data(h).convert(DType::F64).to_vec<double>().at(0); }
-}  // namespace
 
 void clip_grad_value(GradientsParams& grads, double threshold) {
   if (!(threshold >= 0))
@@ -25,11 +22,11 @@ double clip_grad_norm(GradientsParams& grads, double max_norm, double norm_type)
   double acc = 0;
   for (const auto& [id, g] : grads.all()) {
     if (inf) {
-      acc = std::max(acc, item(api::max_abs(g)));
+      acc = std::max(acc, detail::host_scalar(api::max_abs(g)));
     } else if (norm_type == 2.0) {
-      acc += item(api::reduce_all(OpId::sum, api::mul(g, g)));
+      acc += detail::host_scalar(api::reduce_all(OpId::sum, api::mul(g, g)));
     } else {
-      acc += item(api::reduce_all(OpId::sum, api::powf_scalar(api::unary(OpId::abs, g), norm_type)));
+      acc += detail::host_scalar(api::reduce_all(OpId::sum, api::powf_scalar(api::unary(OpId::abs, g), norm_type)));
     }
   }
   const double total = inf ? acc : std::pow(acc, 1.0 / norm_type);

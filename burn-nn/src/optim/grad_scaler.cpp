@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "host_scalar.hpp"
 namespace burn::optim {
 
 GradScaler::GradScaler(GradScalerConfig config) : config_(config), scale_(static_cast<float>(config.init_scale)) {
@@ -34,7 +35,7 @@ void GradScaler::unscale(GradientsParams& grads) {
   for (const auto& [id, g] : grads.all()) {
     if (!inf) {  // torch checks the scaled gradient, before the multiplication
       const TensorHandle finite = api::reduce_all(OpId::all, api::unary(OpId::is_finite, g));
-      inf = api::into_data(finite).convert(DType::F64).to_vec<double>().at(0) == 0.0;
+      inf = detail::host_scalar(finite) == 0.0;
     }
     grads.set(id, api::mul_scalar(g, inv));
   }

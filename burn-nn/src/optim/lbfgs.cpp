@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../nn/config_json.hpp"
+#include "host_scalar.hpp"
 
 namespace burn::optim {
 
@@ -15,10 +16,9 @@ namespace {
 
 using H = TensorHandle;
 
-double item(const H& h) { return api::into_data(h).convert(DType::F64).to_vec<double>().at(0); }
-double dot(const H& a, const H& b) { return item(api::dot(a, b)); }
-double abs_max(const H& a) { return item(api::max_abs(a)); }
-double abs_sum(const H& a) { return item(api::reduce_all(OpId::sum, api::unary(OpId::abs, a))); }
+double dot(const H& a, const H& b) { return detail::host_scalar(api::dot(a, b)); }
+double abs_max(const H& a) { return detail::host_scalar(api::max_abs(a)); }
+double abs_sum(const H& a) { return detail::host_scalar(api::reduce_all(OpId::sum, api::unary(OpId::abs, a))); }
 H axpy(const H& y, double a, const H& x) { return api::add(y, api::mul_scalar(x, a)); }  // y + a x
 
 // The trainable parameters of a module, in walk order: what L-BFGS sees as one vector.

@@ -16,48 +16,44 @@ namespace burn::record::burn_format {
 
 namespace {
 
-constexpr uint32_t kMagic = 0x4255524E;
-constexpr uint64_t kHeaderSize = 10;
-constexpr uint64_t kAlignment = 256;
-constexpr uint64_t kMaxMetadata = 100u << 20;
-constexpr size_t kMaxDepth = 64;
+constexpr size_t kCborMaxDepth = 64;
 
 // A parsed CBOR value (the subset serde/ciborium writes: no tags are needed, but they are skipped).
-struct Cbor {
+struct CborValue {
   enum Type : uint8_t { UInt, NegInt, Bytes, Text, Array, Map, Bool, Null, Float } type = Null;
   uint64_t u = 0;  // UInt; NegInt: -1 - u
   double f = 0;
-  std::string_view s;       // Bytes / Text
-  std::vector<Cbor> items;  // Array: elements; Map: key, value, ...
+  std::string_view s;            // Bytes / Text
+  std::vector<CborValue> items;  // Array: elements; Map: key, value, ...
 };
 
 class CborParser {
  public:
   CborParser(std::string_view data, const std::string& file, const std::string& op) : p_(data), file_(file), op_(op) {}
 
-  Cbor parse(size_t depth = 0) {
-    if (depth > kMaxDepth) throw err("CBOR nested deeper than " + std::to_string(kMaxDepth));
+  CborValue parse(size_t depth = 0) {
+    if (depth > kCborMaxDepth) throw err("CBOR nested deeper than " + std::to_string(kCborMaxDepth));
     const uint8_t ib = byte();
     const uint8_t major = ib >> 5, info = ib & 31;
     if (major == 6) {  // a tag: the tagged value stands for itself
       (void)arg(info);
       return parse(depth + 1);
     }
-    Cbor c;
+    CborValue c;
     if (major == 7) {
       switch (info) {
-        case 20: c.type = Cbor::Bool; return c;
+        case 20: c.type = CborValue::Bool; return c;
         case 21:
-          c.type = Cbor::Bool;
+          c.type = CborValue::Bool;
           c.u = 1;
           return c;
         case 22:
-        case 23: c.type = Cbor::Null; return c;
+        case 23: c.type = CborValue::Null; return c;
         case 25: {  // half float
           const uint16_t h = static_cast<uint16_t>(be(2));
           const int e = (h >> 10) & 31, m = h & 1023;
           const double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
-          c.type = Cbor::Float;
+          c.type = CborValue::Float;
           c.f = (h & 0x8000) ? -v : v;
           return c;
         }
@@ -65,14 +61,14 @@ class CborParser {
           const uint32_t b = static_cast<uint32_t>(be(4));
           float v;
           std::memcpy(&v, &b, 4);
-          c.type = Cbor::Float;
+          c.type = CborValue::Float;
           c.f = v;
           return c;
         }
         case 27: {
           const uint64_t b = be(8);
           std::memcpy(&c.f, &b, 8);
-          c.type = Cbor::Float;
+          c.type = CborValue::Float;
           return c;
         }
         default: throw err("unsupported CBOR simple value " + std::to_string(info));
@@ -82,17 +78,17 @@ class CborParser {
     const uint64_t n = arg(info);
     switch (major) {
       case 0:
-        c.type = Cbor::UInt;
+        c.type = CborValue::UInt;
         c.u = n;
         return c;
       case 1:
-        c.type = Cbor::NegInt;
+        c.type = CborValue::NegInt;
         c.u = n;
         return c;
       case 2:
       case 3:
         if (n > p_.size()) throw err("a CBOR string of " + std::to_string(n) + " bytes runs past the metadata");
-        c.type = major == 2 ? Cbor::Bytes : Cbor::Text;
+        c.type = major == 2 ? CborValue::Bytes : CborValue::Text;
         c.s = p_.substr(0, static_cast<size_t>(n));
         p_.remove_prefix(static_cast<size_t>(n));
         return c;
@@ -103,7 +99,7 @@ class CborParser {
         if (n > p_.size() || items > p_.size())
           throw err("a CBOR " + std::string(major == 4 ? "array" : "map") + " claims " + std::to_string(n) +
                     " items in " + std::to_string(p_.size()) + " bytes");
-        c.type = major == 4 ? Cbor::Array : Cbor::Map;
+        c.type = major == 4 ? CborValue::Array : CborValue::Map;
         c.items.reserve(static_cast<size_t>(items));
         for (uint64_t k = 0; k < items; ++k) c.items.push_back(parse(depth + 1));
         return c;
@@ -144,7 +140,7 @@ struct BpkDType {
   size_t size;
   DType as;
 };
-constexpr BpkDType kDTypes[] = {
+constexpr BpkDType kBurnpackDTypes[] = {
     {"F64", 8, DType::F64},   {"F32", 4, DType::F32}, {"Flex32", 4, DType::F32}, {"F16", 2, DType::F16},
     {"BF16", 2, DType::BF16}, {"I64", 8, DType::I64}, {"I32", 4, DType::I32},    {"I16", 2, DType::I32},
     {"I8", 1, DType::I8},     {"U32", 4, DType::I64}, {"U16", 2, DType::I32},    {"U8", 1, DType::U8},
@@ -162,27 +158,27 @@ class BpkReader final : public RecordReader {
   BpkReader(std::string path, std::string op)
       : op_(std::move(op)), file_(path, op_), path_(std::move(path)), index_(op_, path_) {
     const uint64_t size = file_.size();
-    if (size < kHeaderSize) {
+    if (size < kBurnpackHeaderSize) {
       throw fail("", "the file is " + std::to_string(size) + " bytes, shorter than the 10-byte burnpack header");
     }
-    uint8_t h[kHeaderSize];
-    file_.read_at(h, kHeaderSize, 0, "");
+    uint8_t h[kBurnpackHeaderSize];
+    file_.read_at(h, kBurnpackHeaderSize, 0, "");
     const uint32_t magic = h[0] | (h[1] << 8) | (h[2] << 16) | (static_cast<uint32_t>(h[3]) << 24);
-    if (magic != kMagic) throw fail("", "bad magic: not a burnpack file");
+    if (magic != kBurnpackMagic) throw fail("", "bad magic: not a burnpack file");
     const uint16_t version = static_cast<uint16_t>(h[4] | (h[5] << 8));
     if (version != 1) throw fail("", "burnpack version " + std::to_string(version) + ", this reader knows version 1");
     const uint64_t meta = h[6] | (h[7] << 8) | (h[8] << 16) | (static_cast<uint64_t>(h[9]) << 24);
-    if (meta > kMaxMetadata || meta > size - kHeaderSize) {
+    if (meta > kBurnpackMaxMetadata || meta > size - kBurnpackHeaderSize) {
       throw fail("", "metadata of " + std::to_string(meta) + " bytes does not fit the file of " + std::to_string(size) +
                          " bytes (or exceeds the 100 MiB limit)");
     }
     std::string bytes(static_cast<size_t>(meta), '\0');
-    file_.read_at(bytes.data(), bytes.size(), kHeaderSize, "");
+    file_.read_at(bytes.data(), bytes.size(), kBurnpackHeaderSize, "");
     CborParser parser(bytes, path_, op_);
-    const Cbor root = parser.parse();
+    const CborValue root = parser.parse();
     if (parser.left() != 0) throw fail("", std::to_string(parser.left()) + " bytes follow the CBOR metadata");
-    const uint64_t unaligned = kHeaderSize + meta;
-    const uint64_t aligned = (unaligned + kAlignment - 1) / kAlignment * kAlignment;
+    const uint64_t unaligned = kBurnpackHeaderSize + meta;
+    const uint64_t aligned = (unaligned + kBurnpackAlignment - 1) / kBurnpackAlignment * kBurnpackAlignment;
     parse(root, size, unaligned, aligned);
     if (metadata_.producer.empty()) metadata_.producer = "burnpack";
   }
@@ -229,21 +225,21 @@ class BpkReader final : public RecordReader {
   RecordError fail(std::string_view entry, const std::string& problem) const {
     return record_error(op_, path_, entry, problem);
   }
-  static std::string_view text(const Cbor& c) { return c.type == Cbor::Text ? c.s : std::string_view(); }
-  static const Cbor* field(const Cbor& map, std::string_view name) {
+  static std::string_view text(const CborValue& c) { return c.type == CborValue::Text ? c.s : std::string_view(); }
+  static const CborValue* field(const CborValue& map, std::string_view name) {
     for (size_t k = 0; k + 1 < map.items.size(); k += 2) {
-      if (map.items[k].type == Cbor::Text && map.items[k].s == name) return &map.items[k + 1];
+      if (map.items[k].type == CborValue::Text && map.items[k].s == name) return &map.items[k + 1];
     }
     return nullptr;
   }
 
-  void parse(const Cbor& root, uint64_t size, uint64_t unaligned, uint64_t aligned) {
-    if (root.type != Cbor::Map) throw fail("", "the metadata is not a CBOR map");
-    const Cbor* tensors = field(root, "tensors");
-    if (!tensors || tensors->type != Cbor::Map) throw fail("", "the metadata has no 'tensors' map");
-    if (const Cbor* m = field(root, "metadata"); m && m->type == Cbor::Map) {
+  void parse(const CborValue& root, uint64_t size, uint64_t unaligned, uint64_t aligned) {
+    if (root.type != CborValue::Map) throw fail("", "the metadata is not a CBOR map");
+    const CborValue* tensors = field(root, "tensors");
+    if (!tensors || tensors->type != CborValue::Map) throw fail("", "the metadata has no 'tensors' map");
+    if (const CborValue* m = field(root, "metadata"); m && m->type == CborValue::Map) {
       for (size_t k = 0; k + 1 < m->items.size(); k += 2) {
-        if (m->items[k].type == Cbor::Text && m->items[k + 1].type == Cbor::Text)
+        if (m->items[k].type == CborValue::Text && m->items[k + 1].type == CborValue::Text)
           take_metadata(metadata_, std::string(m->items[k].s), std::string(m->items[k + 1].s));
       }
     }
@@ -257,16 +253,16 @@ class BpkReader final : public RecordReader {
     for (size_t k = 0; k + 1 < tensors->items.size(); k += 2) {
       const std::string name(text(tensors->items[k]));
       if (name.empty()) throw fail("", "a tensor name is not a non-empty string");
-      const Cbor& d = tensors->items[k + 1];
-      if (d.type != Cbor::Map) throw fail(name, "the descriptor is not a map");
-      const Cbor* dt = field(d, "dtype");
-      const Cbor* sh = field(d, "shape");
-      const Cbor* off = field(d, "data_offsets");
+      const CborValue& d = tensors->items[k + 1];
+      if (d.type != CborValue::Map) throw fail(name, "the descriptor is not a map");
+      const CborValue* dt = field(d, "dtype");
+      const CborValue* sh = field(d, "shape");
+      const CborValue* off = field(d, "data_offsets");
       if (!dt || !sh || !off) throw fail(name, "the descriptor lacks one of dtype, shape, data_offsets");
       std::string_view dname = text(*dt);
-      if (dt->type == Cbor::Map && dt->items.size() == 2) dname = text(dt->items[0]);  // {"QFloat": ...}
+      if (dt->type == CborValue::Map && dt->items.size() == 2) dname = text(dt->items[0]);  // {"QFloat": ...}
       const BpkDType* bd = nullptr;
-      for (const auto& t : kDTypes) {
+      for (const auto& t : kBurnpackDTypes) {
         if (dname == t.name) bd = &t;
       }
       if (!bd) {
@@ -274,13 +270,13 @@ class BpkReader final : public RecordReader {
           throw Unsupported(op_, path_ + ": entry '" + name + "': dtype " + std::string(dname) + " is not supported");
         throw fail(name, "unknown dtype '" + std::string(dname) + "'");
       }
-      if (sh->type != Cbor::Array) throw fail(name, "shape is not an array");
+      if (sh->type != CborValue::Array) throw fail(name, "shape is not an array");
       if (sh->items.size() > kMaxRank)
         throw fail(name, "rank " + std::to_string(sh->items.size()) + " exceeds " + std::to_string(kMaxRank));
       std::vector<int64_t> dims;
       uint64_t count = 1, counted = 1;
-      for (const Cbor& x : sh->items) {
-        if (x.type != Cbor::UInt) throw fail(name, "a dim is not a non-negative integer");
+      for (const CborValue& x : sh->items) {
+        if (x.type != CborValue::UInt) throw fail(name, "a dim is not a non-negative integer");
         if (x.u > static_cast<uint64_t>(INT64_MAX) || !checked_mul(counted, std::max<uint64_t>(x.u, 1), &counted) ||
             counted > static_cast<uint64_t>(INT64_MAX))
           throw fail(name, "the shape has more elements than fit in 64 bits");
@@ -290,8 +286,8 @@ class BpkReader final : public RecordReader {
       uint64_t bytes = 0, out = 0;
       if (!checked_mul(count, bd->size, &bytes) || !checked_mul(count, dtype_size(bd->as), &out))
         throw fail(name, "the shape has more bytes than fit in 64 bits");
-      if (off->type != Cbor::Array || off->items.size() != 2 || off->items[0].type != Cbor::UInt ||
-          off->items[1].type != Cbor::UInt)
+      if (off->type != CborValue::Array || off->items.size() != 2 || off->items[0].type != CborValue::UInt ||
+          off->items[1].type != CborValue::UInt)
         throw fail(name, "data_offsets is not [begin, end]");
       const uint64_t b = off->items[0].u, e = off->items[1].u;
       if (b > e || e - b != bytes) {
@@ -300,8 +296,8 @@ class BpkReader final : public RecordReader {
       }
       max_end = std::max(max_end, e);
       Slot slot{bd, b, e, 0};
-      const Cbor* id = field(d, "param_id");
-      const bool has_id = id && id->type == Cbor::UInt;  // its bits in the Int entry, as burn-nn's u64 ParamId
+      const CborValue* id = field(d, "param_id");
+      const bool has_id = id && id->type == CborValue::UInt;  // its bits in the Int entry, as burn-nn's u64 ParamId
       if (has_id) slot.id = static_cast<int64_t>(id->u);
       pending.push_back({{name, EntryKind::Tensor, bd->as, Shape(std::move(dims)), out}, slot, has_id});
     }

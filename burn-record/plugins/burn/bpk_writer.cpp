@@ -13,11 +13,9 @@ namespace burn::record::burn_format {
 namespace {
 
 constexpr const char* kOp = "burnpack";
-constexpr uint64_t kAlignment = 256;
-constexpr uint64_t kMaxMetadata = 100u << 20;  // what the reader accepts
 
 // Definite-length CBOR (RFC 8949), the subset the metadata needs.
-class Cbor {
+class CborWriter {
  public:
   void head(uint8_t major, uint64_t n) {
     const uint8_t m = static_cast<uint8_t>(major << 5);
@@ -73,7 +71,7 @@ void write_bpk(const std::string& path, const Record& record, const Metadata& me
   for (const auto& t : c.tensors) sorted.push_back(&t);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->path < b->path; });
 
-  Cbor m;
+  CborWriter m;
   const auto pairs = metadata_pairs(metadata, path, kOp);
   m.map(pairs.empty() ? 1 : 2);
   m.text("tensors");
@@ -82,7 +80,7 @@ void write_bpk(const std::string& path, const Record& record, const Metadata& me
   uint64_t at = 0;
   for (const Contents::Tensor* t : sorted) {
     const uint64_t n = t->data->bytes().size();
-    at = (at + kAlignment - 1) / kAlignment * kAlignment;
+    at = (at + kBurnpackAlignment - 1) / kBurnpackAlignment * kBurnpackAlignment;
     offsets.push_back(at);
     m.text(t->path);
     m.map(4);
@@ -114,13 +112,13 @@ void write_bpk(const std::string& path, const Record& record, const Metadata& me
     }
   }
   const std::string& meta = m.bytes();
-  if (meta.size() > kMaxMetadata) {
+  if (meta.size() > kBurnpackMaxMetadata) {
     throw record_error(kOp, path, "",
                        "the metadata would be " + std::to_string(meta.size()) + " bytes, more than readers accept (" +
-                           std::to_string(kMaxMetadata) + ")");
+                           std::to_string(kBurnpackMaxMetadata) + ")");
   }
   uint8_t h[10];
-  const uint32_t magic = 0x4255524E, size = static_cast<uint32_t>(meta.size());
+  const uint32_t magic = kBurnpackMagic, size = static_cast<uint32_t>(meta.size());
   for (int k = 0; k < 4; ++k) h[k] = static_cast<uint8_t>(magic >> (8 * k));
   h[4] = 1;
   h[5] = 0;
@@ -129,8 +127,8 @@ void write_bpk(const std::string& path, const Record& record, const Metadata& me
     OutputFile out(path, kOp);
     out.write(h, sizeof h);
     out.write(meta.data(), meta.size());
-    const uint64_t start = (out.size() + kAlignment - 1) / kAlignment * kAlignment;
-    const std::string zeros(kAlignment, '\0');
+    const uint64_t start = (out.size() + kBurnpackAlignment - 1) / kBurnpackAlignment * kBurnpackAlignment;
+    const std::string zeros(kBurnpackAlignment, '\0');
     out.write(zeros.data(), static_cast<size_t>(start - out.size()));
     for (size_t k = 0; k < sorted.size(); ++k) {
       const uint64_t pad = start + offsets[k] - out.size();

@@ -13,6 +13,13 @@
 
 namespace burn::record::burn_format {
 
+// Burnpack's layout, written and read: "BURN" magic, a 10-byte header, tensor data at multiples of 256
+// bytes, at most 100 MiB of CBOR metadata.
+inline constexpr uint32_t kBurnpackMagic = 0x4255524E;
+inline constexpr uint64_t kBurnpackHeaderSize = 10;
+inline constexpr uint64_t kBurnpackAlignment = 256;
+inline constexpr uint64_t kBurnpackMaxMetadata = 100u << 20;
+
 // Opens and validates `path` (gzip when it starts with the gzip magic); RecordError(op) naming the
 // file, the entry and the problem.
 std::unique_ptr<RecordReader> open_mpk(const std::string& path, const std::string& op = "namedmpk");

@@ -18,8 +18,8 @@ namespace burn::record::burn_format {
 
 namespace {
 
-constexpr size_t kMaxDepth = 128;        // nesting of maps and arrays
-constexpr size_t kMaxNodes = 64u << 20;  // values in one file
+constexpr size_t kMsgpackMaxDepth = 128;  // nesting of maps and arrays
+constexpr size_t kMaxNodes = 64u << 20;   // values in one file
 
 struct Node {
   enum Type : uint8_t { Nil, Bool, UInt, Int, Float, Str, Bin, Ext, Array, Map } type = Nil;
@@ -95,8 +95,8 @@ class TreeBuilder : public msgpack::null_visitor {
     return true;
   }
   bool open(Node::Type t) {
-    if (stack_.size() >= kMaxDepth) {
-      problem = "nesting deeper than " + std::to_string(kMaxDepth);
+    if (stack_.size() >= kMsgpackMaxDepth) {
+      problem = "nesting deeper than " + std::to_string(kMsgpackMaxDepth);
       return false;
     }
     Node n;
@@ -160,7 +160,7 @@ struct BurnDType {
   DType as;
 };
 // In the order of Rust Burn's DType enum (for files whose variants are written as indices).
-constexpr BurnDType kDTypes[] = {
+constexpr BurnDType kNamedMpkDTypes[] = {
     {"F64", 8, DType::F64},   {"F32", 4, DType::F32},   {"Flex32", 4, DType::F32}, {"F16", 2, DType::F16},
     {"BF16", 2, DType::BF16}, {"I64", 8, DType::I64},   {"I32", 4, DType::I32},    {"I16", 2, DType::I32},
     {"I8", 1, DType::I8},     {"U64", 8, DType::I64},   {"U32", 4, DType::I64},    {"U16", 2, DType::I32},
@@ -343,14 +343,14 @@ class MpkReader final : public RecordReader {
     if (d.type == Node::Str) {
       name = str(d, path, "dtype");
     } else if (d.type == Node::UInt) {
-      if (d.u >= std::size(kDTypes)) throw fail(path, "dtype index " + std::to_string(d.u) + " is unknown");
-      return &kDTypes[d.u];
+      if (d.u >= std::size(kNamedMpkDTypes)) throw fail(path, "dtype index " + std::to_string(d.u) + " is unknown");
+      return &kNamedMpkDTypes[d.u];
     } else if (d.type == Node::Map && d.kids.size() == 2 && nodes_[d.kids[0]].type == Node::Str) {
       name = str(nodes_[d.kids[0]], path, "dtype");
     } else {
       throw fail(path, "dtype is neither a name nor an index");
     }
-    for (const auto& t : kDTypes) {
+    for (const auto& t : kNamedMpkDTypes) {
       if (name == t.name) {
         if (name == "U64") throw Unsupported(op_, path_ + ": entry '" + path + "': dtype U64 has no burn counterpart");
         return &t;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "../defaults/helpers.hpp"
 #include "burn/tensor/linalg.hpp"
 #include "checks.hpp"
 
@@ -15,12 +16,6 @@ namespace {
 
 using F3 = Tensor<3>;
 using I3 = Tensor<3, Int>;
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 Slice rng(int64_t a, int64_t b) { return Slice::range(a, b); }
 const Slice kAll = Slice::all();
@@ -126,8 +121,8 @@ H vector_norm(H x, double ord, const std::vector<int64_t>& dims) {
   const bool extreme = std::isinf(ord);
   for (size_t dd : ds)
     if (extreme && shape(x)[dd] == 0)
-      throw ValueError(op, "ord " + num(ord) + " needs a non-empty dim, dim " + std::to_string(dd) + " of " +
-                               shape(x).to_string() + " is empty");
+      throw ValueError(op, "ord " + burn::detail::num(ord) + " needs a non-empty dim, dim " + std::to_string(dd) +
+                               " of " + shape(x).to_string() + " is empty");
   auto reduce = [&](H h, OpId r) {
     for (size_t dd : ds) h = reduce_dim(r, std::move(h), static_cast<int64_t>(dd));
     return h;
@@ -198,7 +193,7 @@ H cosine_similarity(H x1, const H& x2, int64_t dim, double eps) {
   const char* op = "cosine_similarity";
   binary_checks(x1, x2, op);
   require_float(x1, op);
-  if (!(eps >= 0)) throw ValueError(op, "eps must be non-negative, got " + num(eps));
+  if (!(eps >= 0)) throw ValueError(op, "eps must be non-negative, got " + burn::detail::num(eps));
   const Shape s = shape_rules::broadcast(shape(x1), shape(x2), op);
   const int64_t d = static_cast<int64_t>(normalize_dim(dim, s.rank(), op));
   // Norms over the broadcast shape: a size-1 dim of x1 counts once per element of x2 (torch).

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "../defaults/helpers.hpp"
 #include "autocast.hpp"
 #include "burn/tensor/module.hpp"
 #include "module_checks.hpp"
@@ -12,10 +13,9 @@ using namespace detail;
 
 namespace {
 
-std::string num(double v) { return std::to_string(v); }
-
 void check_eps(double eps, const char* op) {
-  if (!(eps >= 0.0) || !std::isfinite(eps)) throw ValueError(op, "eps must be finite and >= 0, got " + num(eps));
+  if (!(eps >= 0.0) || !std::isfinite(eps))
+    throw ValueError(op, "eps must be finite and >= 0, got " + burn::detail::num(eps));
 }
 
 // A float x; what the rest of the checks need.
@@ -122,7 +122,7 @@ Hs batch_norm(H x, const OptH& weight0, const OptH& bias0, const OptH& running_m
   if (!training && !rm) throw ValueError(op, "inference (training = false) needs running_mean and running_var");
   if (training && per_channel(shape(x)) <= 1)
     throw ValueError(op, "training needs more than 1 value per channel, got input " + shape(x).to_string());
-  if (!std::isfinite(momentum)) throw ValueError(op, "momentum must be finite, got " + num(momentum));
+  if (!std::isfinite(momentum)) throw ValueError(op, "momentum must be finite, got " + burn::detail::num(momentum));
   const H like = null_like(x);
   Prims r = b.batch_norm(std::move(x.prim), std::move(w), std::move(bi), std::move(rm), std::move(rv), training,
                          momentum, eps);

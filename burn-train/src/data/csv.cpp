@@ -17,7 +17,7 @@ struct CsvInfo {
 };
 
 namespace {
-constexpr const char* kOp = "data::CsvDataset";
+constexpr const char* kCsvOp = "data::CsvDataset";
 
 constexpr size_t kHeader = SIZE_MAX, kNoColumn = SIZE_MAX;
 
@@ -54,32 +54,34 @@ std::optional<double> parse_float(const std::string& s) {
 const std::string& CsvRow::str(size_t col) const {
   if (col >= fields_.size())
     throw DataError(
-        kOp, where(*info_, line_, item_, col) + ": the row has only " + std::to_string(fields_.size()) + " columns");
+        kCsvOp, where(*info_, line_, item_, col) + ": the row has only " + std::to_string(fields_.size()) + " columns");
   return fields_[col];
 }
 
 int64_t CsvRow::as_int(size_t col) const {
   auto v = parse_int(str(col));
   if (!v)
-    throw DataError(kOp, where(*info_, line_, item_, col) + ": " + detail::quoted(fields_[col]) + " is not an integer");
+    throw DataError(kCsvOp,
+                    where(*info_, line_, item_, col) + ": " + detail::quoted(fields_[col]) + " is not an integer");
   return *v;
 }
 
 double CsvRow::as_float(size_t col) const {
   auto v = parse_float(str(col));
   if (!v)
-    throw DataError(kOp, where(*info_, line_, item_, col) + ": " + detail::quoted(fields_[col]) + " is not a number");
+    throw DataError(kCsvOp,
+                    where(*info_, line_, item_, col) + ": " + detail::quoted(fields_[col]) + " is not a number");
   return *v;
 }
 
 size_t CsvRow::column(std::string_view name) const {
   for (size_t i = 0; i < info_->header.size(); ++i)
     if (info_->header[i] == name) return i;
-  throw DataError(kOp, detail::quoted(info_->name) + ": no column named " + detail::quoted(std::string(name)));
+  throw DataError(kCsvOp, detail::quoted(info_->name) + ": no column named " + detail::quoted(std::string(name)));
 }
 
 CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
-  std::vector<uint8_t> bytes = detail::read_file(path, kOp);
+  std::vector<uint8_t> bytes = detail::read_file(path, kCsvOp);
   parse(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), options, path);
 }
 
@@ -110,7 +112,7 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
         ++i;
         for (;;) {
           if (i >= text.size())
-            throw DataError(kOp, where(*info, row_line, item, fields.size()) + ": unterminated quoted field");
+            throw DataError(kCsvOp, where(*info, row_line, item, fields.size()) + ": unterminated quoted field");
           char c = text[i++];
           if (c == o.quote) {
             if (i < text.size() && text[i] == o.quote) {
@@ -124,11 +126,11 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
           field += c;
         }
         if (i < text.size() && text[i] != o.delimiter && text[i] != '\n' && text[i] != '\r')
-          throw DataError(kOp, where(*info, line, item, fields.size()) + ": text after a closing quote");
+          throw DataError(kCsvOp, where(*info, line, item, fields.size()) + ": text after a closing quote");
       } else {
         while (i < text.size() && text[i] != o.delimiter && text[i] != '\n' && text[i] != '\r') {
           if (text[i] == o.quote)
-            throw DataError(kOp, where(*info, line, item, fields.size()) + ": quote inside an unquoted field");
+            throw DataError(kCsvOp, where(*info, line, item, fields.size()) + ": quote inside an unquoted field");
           field += text[i++];
         }
       }
@@ -151,8 +153,8 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
       }
     }
     if (fields.size() != expected)
-      throw DataError(kOp, where(*info, row_line, item) + ": " + std::to_string(fields.size()) + " fields, expected " +
-                               std::to_string(expected));
+      throw DataError(kCsvOp, where(*info, row_line, item) + ": " + std::to_string(fields.size()) +
+                                  " fields, expected " + std::to_string(expected));
     CsvRow row;
     row.fields_ = fields;
     row.line_ = row_line;
@@ -165,8 +167,8 @@ void CsvDataset::parse(std::string_view text, const CsvOptions& o, const std::st
     rows_.push_back(std::move(row));
   }
   if (!o.types.empty() && o.types.size() != expected && !first)
-    throw DataError(kOp, detail::quoted(name) + ": " + std::to_string(o.types.size()) + " column types given for " +
-                             std::to_string(expected) + " columns");
+    throw DataError(kCsvOp, detail::quoted(name) + ": " + std::to_string(o.types.size()) + " column types given for " +
+                                std::to_string(expected) + " columns");
   info_ = info;
 }
 

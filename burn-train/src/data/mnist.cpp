@@ -15,7 +15,7 @@
 namespace burn::data {
 namespace {
 
-constexpr const char* kOp = "data::read_idx";
+constexpr const char* kMnistOp = "data::read_idx";
 
 struct IdxType {
   uint8_t code;
@@ -42,7 +42,7 @@ struct SizeHint {
 };
 SizeHint size_hint(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw DataError(kOp, detail::quoted(path) + ": cannot open: " + std::strerror(errno));
+  if (!f) throw DataError(kMnistOp, detail::quoted(path) + ": cannot open: " + std::strerror(errno));
   uint8_t magic[2] = {0, 0};
   size_t got = std::fread(magic, 1, 2, f);
   std::fseek(f, 0, SEEK_END);
@@ -53,7 +53,7 @@ SizeHint size_hint(const std::string& path) {
     uint8_t t[4] = {0, 0, 0, 0};
     if (size < 18 || std::fseek(f, -4, SEEK_END) != 0 || std::fread(t, 1, 4, f) != 4) {
       std::fclose(f);
-      throw DataError(kOp, detail::quoted(path) + ": truncated gzip file (" + std::to_string(size) + " bytes)");
+      throw DataError(kMnistOp, detail::quoted(path) + ": truncated gzip file (" + std::to_string(size) + " bytes)");
     }
     hint.bytes = uint64_t(t[0]) | uint64_t(t[1]) << 8 | uint64_t(t[2]) << 16 | uint64_t(t[3]) << 24;
   }
@@ -69,8 +69,8 @@ void read_exact(gzFile f, void* dst, size_t n, const std::string& path, const ch
     if (got <= 0) {
       int err = Z_OK;
       const char* msg = gzerror(f, &err);
-      throw DataError(kOp, detail::quoted(path) + ": truncated " + what +
-                               (err != Z_OK && msg && *msg ? std::string(" (") + msg + ")" : std::string()));
+      throw DataError(kMnistOp, detail::quoted(path) + ": truncated " + what +
+                                    (err != Z_OK && msg && *msg ? std::string(" (") + msg + ")" : std::string()));
     }
     p += got;
     n -= static_cast<size_t>(got);
@@ -93,7 +93,7 @@ TensorData read_idx(const std::string& path) {
   SizeHint hint = size_hint(path);
   GzFile gz;
   gz.f = gzopen(path.c_str(), "rb");
-  if (!gz.f) throw DataError(kOp, detail::quoted(path) + ": cannot open");
+  if (!gz.f) throw DataError(kMnistOp, detail::quoted(path) + ": cannot open");
   gzbuffer(gz.f, 1 << 17);
   uint8_t head[4];
   read_exact(gz.f, head, 4, path, "header");
@@ -103,8 +103,8 @@ TensorData read_idx(const std::string& path) {
   if (head[0] != 0 || head[1] != 0 || !type || head[3] == 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%02x %02x %02x %02x", head[0], head[1], head[2], head[3]);
-    throw DataError(kOp, detail::quoted(path) + ": not an IDX file: magic bytes " + buf +
-                             " (expected 00 00, a type 08/09/0c/0d/0e and a rank >= 1)");
+    throw DataError(kMnistOp, detail::quoted(path) + ": not an IDX file: magic bytes " + buf +
+                                  " (expected 00 00, a type 08/09/0c/0d/0e and a rank >= 1)");
   }
   size_t rank = head[3];
   std::vector<uint8_t> dims_be(4 * rank);
@@ -127,8 +127,8 @@ TensorData read_idx(const std::string& path) {
     return "[" + shape + "]";
   };
   if (too_many)
-    throw DataError(kOp, detail::quoted(path) + ": header says " + shape_text() +
-                             ": its dims multiply past 2^63 elements, more than any tensor holds");
+    throw DataError(kMnistOp, detail::quoted(path) + ": header says " + shape_text() +
+                                  ": its dims multiply past 2^63 elements, more than any tensor holds");
   const unsigned __int128 payload = empty ? 0 : (unsigned __int128)elements * type->size;
   const uint64_t header = 4 + 4 * rank;
   // The file must hold exactly header + payload bytes; for gzip compared mod 2^32, as the trailer,
@@ -141,15 +141,15 @@ TensorData read_idx(const std::string& path) {
                             std::to_string(uint64_t(payload)) + " bytes of data, " +
                             std::to_string(header + uint64_t(payload)) + " in all)";
     if (hint.gzip)
-      throw DataError(kOp, head_says + " but the gzip trailer gives " + std::to_string(hint.bytes) +
-                               " bytes: the file is truncated, damaged or not one gzip stream");
-    throw DataError(kOp, head_says + " but the file has " + std::to_string(hint.bytes) + " bytes" +
-                             (header + payload > hint.bytes ? ": truncated" : ": trailing bytes"));
+      throw DataError(kMnistOp, head_says + " but the gzip trailer gives " + std::to_string(hint.bytes) +
+                                    " bytes: the file is truncated, damaged or not one gzip stream");
+    throw DataError(kMnistOp, head_says + " but the file has " + std::to_string(hint.bytes) + " bytes" +
+                                  (header + payload > hint.bytes ? ": truncated" : ": trailing bytes"));
   }
   TensorData data = TensorData::uninitialized(Shape(dims), type->dtype);
   read_exact(gz.f, data.raw(), static_cast<size_t>(payload), path, "data");
   uint8_t extra;
-  if (gzread(gz.f, &extra, 1) > 0) throw DataError(kOp, detail::quoted(path) + ": trailing bytes after the data");
+  if (gzread(gz.f, &extra, 1) > 0) throw DataError(kMnistOp, detail::quoted(path) + ": trailing bytes after the data");
   byteswap(static_cast<uint8_t*>(data.raw()), static_cast<size_t>(payload) / type->size, type->size);
   return data;
 }

@@ -11,7 +11,7 @@
 namespace burn::data {
 namespace {
 
-constexpr const char* kOp = "data::SqliteDataset";
+constexpr const char* kSqliteOp = "data::SqliteDataset";
 constexpr const char* kWriterOp = "data::SqliteDatasetWriter";
 constexpr char kMagic[4] = {'B', 'D', 'I', '1'};
 
@@ -36,7 +36,7 @@ struct Reader {
   size_t left;
   const std::string& where;
   void need(size_t n, const char* what) {
-    if (n > left) throw DataError(kOp, where + ": item blob truncated in " + what);
+    if (n > left) throw DataError(kSqliteOp, where + ": item blob truncated in " + what);
   }
   template <typename T>
   T get(const char* what) {
@@ -92,7 +92,7 @@ std::vector<uint8_t> TensorItem::encode() const {
 TensorItem TensorItem::decode(const uint8_t* data, size_t size, const std::string& where) {
   Reader r{data, size, where};
   r.need(4, "magic");
-  if (std::memcmp(data, kMagic, 4) != 0) throw DataError(kOp, where + ": item blob does not start with 'BDI1'");
+  if (std::memcmp(data, kMagic, 4) != 0) throw DataError(kSqliteOp, where + ": item blob does not start with 'BDI1'");
   r.p += 4, r.left -= 4;
   auto count = r.get<uint32_t>("count");
   TensorItem item;
@@ -103,25 +103,26 @@ TensorItem TensorItem::decode(const uint8_t* data, size_t size, const std::strin
     r.p += len, r.left -= len;
     auto dt = r.get<uint8_t>("dtype");
     if (dt > static_cast<uint8_t>(DType::Bool))
-      throw DataError(kOp, where + ": field " + detail::quoted(name) + " has unknown dtype " + std::to_string(dt));
+      throw DataError(kSqliteOp,
+                      where + ": field " + detail::quoted(name) + " has unknown dtype " + std::to_string(dt));
     auto rank = r.get<uint8_t>("rank");
     std::vector<int64_t> dims(rank);
     unsigned __int128 bytes = dtype_size(static_cast<DType>(dt));
     for (auto& d : dims) {
       d = r.get<int64_t>("shape");
-      if (d < 0) throw DataError(kOp, where + ": field " + detail::quoted(name) + " has a negative dim");
+      if (d < 0) throw DataError(kSqliteOp, where + ": field " + detail::quoted(name) + " has a negative dim");
       bytes *= static_cast<uint64_t>(d);
     }
     // Checked against the blob before allocating.
     if (bytes > r.left)
-      throw DataError(kOp, where + ": field " + detail::quoted(name) + " claims " + Shape(dims).to_string() +
-                               " but the blob has " + std::to_string(r.left) + " bytes left");
+      throw DataError(kSqliteOp, where + ": field " + detail::quoted(name) + " claims " + Shape(dims).to_string() +
+                                     " but the blob has " + std::to_string(r.left) + " bytes left");
     TensorData t = TensorData::uninitialized(Shape(dims), static_cast<DType>(dt));
     if (bytes) std::memcpy(t.raw(), r.p, static_cast<size_t>(bytes));
     r.p += static_cast<size_t>(bytes), r.left -= static_cast<size_t>(bytes);
     item.add(std::move(name), std::move(t));
   }
-  if (r.left) throw DataError(kOp, where + ": " + std::to_string(r.left) + " bytes after the last field");
+  if (r.left) throw DataError(kSqliteOp, where + ": " + std::to_string(r.left) + " bytes after the last field");
   return item;
 }
 
@@ -138,10 +139,10 @@ struct ReadConn {
 std::unique_ptr<ReadConn> open_reader(const std::string& path, const std::string& split) {
   auto c = std::make_unique<ReadConn>();
   int rc = sqlite3_open_v2(path.c_str(), &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) throw DataError(kOp, detail::quoted(path) + ": cannot open: " + db_error(c->db));
+  if (rc != SQLITE_OK) throw DataError(kSqliteOp, detail::quoted(path) + ": cannot open: " + db_error(c->db));
   std::string sql = "SELECT item FROM " + split + " WHERE row_id = ?";
   if (sqlite3_prepare_v2(c->db, sql.c_str(), -1, &c->stmt, nullptr) != SQLITE_OK)
-    throw DataError(kOp, detail::quoted(path) + ": table " + detail::quoted(split) + ": " + db_error(c->db));
+    throw DataError(kSqliteOp, detail::quoted(path) + ": table " + detail::quoted(split) + ": " + db_error(c->db));
   return c;
 }
 }  // namespace
@@ -154,22 +155,22 @@ struct SqliteDataset::Pool {
 
 SqliteDataset::SqliteDataset(const std::string& path, const std::string& split)
     : path_(path), split_(split), pool_(std::make_unique<Pool>()) {
-  check_split(kOp, split);
+  check_split(kSqliteOp, split);
   std::vector<std::string> tables = splits(path);
   bool found = false;
   for (const auto& t : tables) found = found || t == split;
   if (!found) {
     std::string have;
     for (const auto& t : tables) have += (have.empty() ? "" : ", ") + t;
-    throw DataError(kOp, detail::quoted(path) + ": no table " + detail::quoted(split) +
-                             " (tables: " + (have.empty() ? "none" : have) + ")");
+    throw DataError(kSqliteOp, detail::quoted(path) + ": no table " + detail::quoted(split) +
+                                   " (tables: " + (have.empty() ? "none" : have) + ")");
   }
   auto c = open_reader(path, split);
   sqlite3_stmt* count = nullptr;
   std::string sql = "SELECT COUNT(*) FROM " + split;
   if (sqlite3_prepare_v2(c->db, sql.c_str(), -1, &count, nullptr) != SQLITE_OK || sqlite3_step(count) != SQLITE_ROW) {
     sqlite3_finalize(count);
-    throw DataError(kOp,
+    throw DataError(kSqliteOp,
                     detail::quoted(path) + ": cannot count table " + detail::quoted(split) + ": " + db_error(c->db));
   }
   size_ = static_cast<size_t>(sqlite3_column_int64(count, 0));
@@ -184,7 +185,7 @@ std::vector<std::string> SqliteDataset::splits(const std::string& path) {
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
     std::string msg = db_error(db);
     sqlite3_close(db);
-    throw DataError(kOp, detail::quoted(path) + ": cannot open: " + msg);
+    throw DataError(kSqliteOp, detail::quoted(path) + ": cannot open: " + msg);
   }
   std::vector<std::string> out;
   sqlite3_stmt* st = nullptr;
@@ -197,7 +198,7 @@ std::vector<std::string> SqliteDataset::splits(const std::string& path) {
   std::string msg = db_error(db);
   sqlite3_finalize(st);
   sqlite3_close(db);
-  if (rc != SQLITE_DONE) throw DataError(kOp, detail::quoted(path) + ": not a readable SQLite database: " + msg);
+  if (rc != SQLITE_DONE) throw DataError(kSqliteOp, detail::quoted(path) + ": not a readable SQLite database: " + msg);
   return out;
 }
 
@@ -229,7 +230,8 @@ std::optional<std::vector<uint8_t>> SqliteDataset::get_blob(size_t index) const 
     pool_->free.push_back(std::move(c));
   }
   if (!out)
-    throw DataError(kOp, detail::quoted(path_) + " table " + split_ + " item " + std::to_string(index) + ": " + err);
+    throw DataError(kSqliteOp,
+                    detail::quoted(path_) + " table " + split_ + " item " + std::to_string(index) + ": " + err);
   return out;
 }
 

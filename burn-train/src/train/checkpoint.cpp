@@ -17,15 +17,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOp = "train.checkpoint";
+constexpr const char* kCheckpointOp = "train.checkpoint";
 
 int64_t non_negative_int(const record::Record& r, const char* name, const std::string& file) {
   const record::Value* v = r.find(name);
   if (!v || v->kind() != record::EntryKind::Int) {
-    throw record::record_error(kOp, file, std::string("position.") + name, "missing or not an integer");
+    throw record::record_error(kCheckpointOp, file, std::string("position.") + name, "missing or not an integer");
   }
   if (v->as_int() < 0) {
-    throw record::record_error(kOp, file, std::string("position.") + name,
+    throw record::record_error(kCheckpointOp, file, std::string("position.") + name,
                                "is negative: " + std::to_string(v->as_int()));
   }
   return v->as_int();
@@ -46,17 +46,17 @@ TrainingPosition position_from_record(const record::Record& r, const std::string
   p.epoch = non_negative_int(r, "epoch", file);
   p.batch = non_negative_int(r, "batch", file);
   p.global_step = non_negative_int(r, "global_step", file);
-  if (p.epoch < 1) throw record::record_error(kOp, file, "position.epoch", "must be at least 1");
+  if (p.epoch < 1) throw record::record_error(kCheckpointOp, file, "position.epoch", "must be at least 1");
   return p;
 }
 
 Checkpointer::Checkpointer(std::string dir, CheckpointPolicy policy, std::string run_id)
     : dir_(std::move(dir)), policy_(std::move(policy)), run_id_(std::move(run_id)) {
   if (policy_.keep_last < 1) {
-    throw ValueError(kOp, "keep_last must be at least 1, got " + std::to_string(policy_.keep_last));
+    throw ValueError(kCheckpointOp, "keep_last must be at least 1, got " + std::to_string(policy_.keep_last));
   }
   if (policy_.extension.empty() || policy_.extension[0] != '.') {
-    throw ValueError(kOp, "the extension must start with a dot, got '" + policy_.extension + "'");
+    throw ValueError(kCheckpointOp, "the extension must start with a dot, got '" + policy_.extension + "'");
   }
 }
 
@@ -92,7 +92,7 @@ std::vector<CheckpointInfo> Checkpointer::list() const {
         if (warn_) {
           warn_(text);
         } else {
-          std::cerr << "[" << kOp << "] " << text << "\n";
+          std::cerr << "[" << kCheckpointOp << "] " << text << "\n";
         }
       }
       continue;

@@ -24,7 +24,7 @@ namespace burn::train {
 
 namespace {
 
-constexpr const char* kOp = "train.data_parallel";
+constexpr const char* kDataParallelOp = "train.data_parallel";
 
 struct Bucket {
   DType dtype = DType::F32;
@@ -140,7 +140,7 @@ struct DataParallel::Impl {
 
 DataParallel::DataParallel(collective::Communicator comm, DataParallelConfig config)
     : impl_(std::make_unique<Impl>(std::move(comm), config)) {
-  if (config.bucket_bytes == 0) throw ValueError(kOp, "bucket_bytes must be at least 1");
+  if (config.bucket_bytes == 0) throw ValueError(kDataParallelOp, "bucket_bytes must be at least 1");
 }
 
 DataParallel::~DataParallel() = default;
@@ -186,14 +186,15 @@ std::unique_ptr<GradReadyScope> DataParallel::begin_step(nn::ModuleRef model) {
     std::unordered_map<std::string, size_t> index;
     for (size_t i = 0; i < im.params.size(); ++i) index[im.params[i].path] = i;
     if (index.size() != im.layout_paths.size()) {
-      throw ValueError(kOp, im.me() + ": the model has " + std::to_string(index.size()) +
-                                " trainable parameters, the bucket layout fixed at the first step " +
-                                std::to_string(im.layout_paths.size()));
+      throw ValueError(kDataParallelOp, im.me() + ": the model has " + std::to_string(index.size()) +
+                                            " trainable parameters, the bucket layout fixed at the first step " +
+                                            std::to_string(im.layout_paths.size()));
     }
     for (const auto& path : im.layout_paths) {
       const auto it = index.find(path);
       if (it == index.end())
-        throw ValueError(kOp, im.me() + ": parameter '" + path + "' of the bucket layout is not in the model");
+        throw ValueError(kDataParallelOp,
+                         im.me() + ": parameter '" + path + "' of the bucket layout is not in the model");
       order.push_back(it->second);
     }
   }

@@ -20,7 +20,7 @@ namespace burn::train {
 
 namespace {
 
-constexpr const char* kOp = "train.learner";
+constexpr const char* kLearnerOp = "train.learner";
 
 struct RegisteredMetric {
   Split split;
@@ -43,7 +43,7 @@ Device model_device(nn::ModuleRef model) {
   for (const auto& p : nn::detail::named_params(model)) {
     if (p.param->handle().device.backend()) return p.param->handle().device;
   }
-  throw ValueError(kOp, "the model has no parameter on a device; set LearnerConfig::device");
+  throw ValueError(kLearnerOp, "the model has no parameter on a device; set LearnerConfig::device");
 }
 
 }  // namespace
@@ -160,34 +160,37 @@ struct LearnerCore::Impl {
 LearnerCore::LearnerCore(LearnerConfig config, optim::Optimizer& optimizer, optim::LrScheduler& scheduler)
     : config_(std::move(config)), optimizer_(optimizer), scheduler_(scheduler), impl_(std::make_unique<Impl>()) {
   impl_->dp = config_.data_parallel.get();
-  if (config_.epochs < 1) throw ValueError(kOp, "epochs must be at least 1, got " + std::to_string(config_.epochs));
+  if (config_.epochs < 1)
+    throw ValueError(kLearnerOp, "epochs must be at least 1, got " + std::to_string(config_.epochs));
   if (config_.grad_accumulation < 1) {
-    throw ValueError(kOp, "grad_accumulation must be at least 1, got " + std::to_string(config_.grad_accumulation));
+    throw ValueError(kLearnerOp,
+                     "grad_accumulation must be at least 1, got " + std::to_string(config_.grad_accumulation));
   }
   if (config_.checkpoint_every && *config_.checkpoint_every < 1) {
-    throw ValueError(kOp, "checkpoint_every must be at least 1 step, got " + std::to_string(*config_.checkpoint_every));
+    throw ValueError(kLearnerOp,
+                     "checkpoint_every must be at least 1 step, got " + std::to_string(*config_.checkpoint_every));
   }
   if (config_.resume && config_.artifact_dir.empty()) {
-    throw ValueError(kOp, "resume needs an artifact_dir to find the checkpoints in");
+    throw ValueError(kLearnerOp, "resume needs an artifact_dir to find the checkpoints in");
   }
   for (const auto& s : config_.run_config) {
-    record::check_path(s.name, kOp);
+    record::check_path(s.name, kLearnerOp);
     if (s.name.find('.') != std::string::npos)
-      throw ValueError(kOp, "run_config name '" + s.name + "' may not contain '.'");
+      throw ValueError(kLearnerOp, "run_config name '" + s.name + "' may not contain '.'");
   }
   for (const auto& f : config_.run_files) {
     if (f.empty() || f == "." || f == ".." || f == "previous" || f.find('/') != std::string::npos)
-      throw ValueError(kOp, "run_files entry '" + f + "' must be a plain file or folder name, not 'previous'");
+      throw ValueError(kLearnerOp, "run_files entry '" + f + "' must be a plain file or folder name, not 'previous'");
   }
 }
 
 LearnerCore::~LearnerCore() = default;
 
 LearnerCore& LearnerCore::add_metric(Split split, std::unique_ptr<Metric> metric) {
-  if (!metric) throw ValueError(kOp, "add_metric: null metric");
+  if (!metric) throw ValueError(kLearnerOp, "add_metric: null metric");
   for (const auto& m : impl_->metrics) {
     if (m.split == split && m.metric->name() == metric->name()) {
-      throw ValueError(kOp, "metric '" + metric->name() + "' is already registered for " + split_name(split));
+      throw ValueError(kLearnerOp, "metric '" + metric->name() + "' is already registered for " + split_name(split));
     }
   }
   impl_->metrics.push_back({split, std::move(metric)});
@@ -213,7 +216,7 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
   // Data parallel: rank 0's run id on every rank (as its characters).
   auto agree_on_run_id = [&im](const std::string& id) {
     if (!im.dp) return id;
-    if (id.size() > 64) throw ValueError(kOp, "run id '" + id + "' is longer than 64 characters");
+    if (id.size() > 64) throw ValueError(kLearnerOp, "run id '" + id + "' is longer than 64 characters");
     std::vector<int64_t> chars(id.begin(), id.end());
     chars.insert(chars.begin(), static_cast<int64_t>(id.size()));
     chars.resize(65, 0);
@@ -222,7 +225,8 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
   };
   if (im.run) {
     if (data != im.run_data)
-      throw ValueError(kOp, "the run is already open with other train data: " + config_differences(im.run_data, data));
+      throw ValueError(kLearnerOp,
+                       "the run is already open with other train data: " + config_differences(im.run_data, data));
     return *im.run;
   }
   if (!im.renderer_set) im.renderer = default_renderer(config_);
@@ -263,11 +267,12 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
   if (config_.resume) {
     const std::vector<CheckpointInfo> all = scan.list();
     if (!folder && !all.empty()) {
-      throw ValueError(kOp, "cannot resume in '" + dir + "': it holds " + std::to_string(all.size()) +
-                                " checkpoint(s) (newest '" + all.back().path + "') but no " + run_file_path(dir) +
-                                " naming their run, so they cannot be matched to this one; start a fresh run "
-                                "(without resume), which moves them to '" +
-                                (std::filesystem::path(dir) / "previous").string() + "/'");
+      throw ValueError(kLearnerOp, "cannot resume in '" + dir + "': it holds " + std::to_string(all.size()) +
+                                       " checkpoint(s) (newest '" + all.back().path + "') but no " +
+                                       run_file_path(dir) +
+                                       " naming their run, so they cannot be matched to this one; start a fresh run "
+                                       "(without resume), which moves them to '" +
+                                       (std::filesystem::path(dir) / "previous").string() + "/'");
     }
     if (!folder) {
       im.message("no run to resume in '" + dir + "': starting a fresh run");
@@ -275,11 +280,12 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
     } else {
       const std::string diff = config_differences(folder->config, start.run.config);
       if (!diff.empty()) {
-        throw ValueError(kOp, "cannot resume run " + folder->id + " in '" + dir +
-                                  "': it was made with other settings (its value against this run's): " + diff +
-                                  "; repeat its settings, or start a fresh run (without resume), which moves its "
-                                  "files to '" +
-                                  (std::filesystem::path(dir) / "previous").string() + "/'");
+        throw ValueError(kLearnerOp,
+                         "cannot resume run " + folder->id + " in '" + dir +
+                             "': it was made with other settings (its value against this run's): " + diff +
+                             "; repeat its settings, or start a fresh run (without resume), which moves its "
+                             "files to '" +
+                             (std::filesystem::path(dir) / "previous").string() + "/'");
       }
       start.run = *folder;
       for (auto it = all.rbegin(); it != all.rend() && !start.checkpoint; ++it) {
@@ -287,8 +293,8 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
         try {
           made_by = read_checkpoint_run(it->path);
         } catch (const std::exception& e) {
-          throw ValueError(kOp, "cannot resume from '" + it->path + "', the newest checkpoint: " + e.what() +
-                                    "; move it away to resume from an earlier one");
+          throw ValueError(kLearnerOp, "cannot resume from '" + it->path + "', the newest checkpoint: " + e.what() +
+                                           "; move it away to resume from an earlier one");
         }
         if (!made_by || made_by->id != folder->id) {
           im.message("skipping '" + it->path + "': " +
@@ -298,8 +304,9 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
         }
         const std::string ckdiff = config_differences(made_by->config, start.run.config);
         if (!ckdiff.empty()) {
-          throw ValueError(kOp, "cannot resume from '" + it->path + "': it was made with other settings (its value " +
-                                    "against this run's): " + ckdiff);
+          throw ValueError(kLearnerOp, "cannot resume from '" + it->path +
+                                           "': it was made with other settings (its value " +
+                                           "against this run's): " + ckdiff);
         }
         start.checkpoint = *it;
       }
@@ -309,8 +316,8 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
         try {
           state = record::load(path);
         } catch (const std::exception& e) {
-          throw ValueError(kOp, "cannot resume from '" + path + "', the newest checkpoint: " + e.what() +
-                                    "; move it away to resume from an earlier one");
+          throw ValueError(kLearnerOp, "cannot resume from '" + path + "', the newest checkpoint: " + e.what() +
+                                           "; move it away to resume from an earlier one");
         }
         nn::ModuleLoadOptions load;
         load.prefix = "model";
@@ -349,12 +356,12 @@ const RunStart& LearnerCore::open_run(nn::ModuleRef model, const RunSettings& da
     const std::vector<int64_t> mine = {start.position.epoch, start.position.batch, start.position.global_step};
     const std::vector<int64_t> root = im.dp->broadcast_values(mine);
     if (root != mine) {
-      throw ValueError(kOp, "rank " + std::to_string(im.dp->rank()) + " resumes at step " +
-                                std::to_string(start.position.global_step) + " (epoch " +
-                                std::to_string(start.position.epoch) + ", batch " +
-                                std::to_string(start.position.batch) + ") but rank 0 at step " +
-                                std::to_string(root[2]) + " (epoch " + std::to_string(root[0]) + ", batch " +
-                                std::to_string(root[1]) + "): every rank must see the same '" + dir + "'");
+      throw ValueError(kLearnerOp, "rank " + std::to_string(im.dp->rank()) + " resumes at step " +
+                                       std::to_string(start.position.global_step) + " (epoch " +
+                                       std::to_string(start.position.epoch) + ", batch " +
+                                       std::to_string(start.position.batch) + ") but rank 0 at step " +
+                                       std::to_string(root[2]) + " (epoch " + std::to_string(root[0]) + ", batch " +
+                                       std::to_string(root[1]) + "): every rank must see the same '" + dir + "'");
     }
   }
   if (im.writes()) {
@@ -428,9 +435,9 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
       te = train(static_cast<uint64_t>(epoch - 1), static_cast<size_t>(pos.batch));
     } catch (const data::DataError& e) {
       if (pos.batch == 0) throw;
-      throw ValueError(kOp, "cannot resume epoch " + std::to_string(epoch) + " at batch " + std::to_string(pos.batch) +
-                                " (step " + std::to_string(pos.global_step) + "): " + e.what() +
-                                "; the train data or batch size differ from the checkpoint's");
+      throw ValueError(kLearnerOp, "cannot resume epoch " + std::to_string(epoch) + " at batch " +
+                                       std::to_string(pos.batch) + " (step " + std::to_string(pos.global_step) + "): " +
+                                       e.what() + "; the train data or batch size differ from the checkpoint's");
     }
     const auto items_start = static_cast<int64_t>(te.progress().items_processed);  // > 0 when resumed mid-epoch
     int64_t iteration = pos.batch;
@@ -523,8 +530,8 @@ FitResult LearnerCore::fit(nn::ModuleRef model, const std::function<TrainEpoch(u
     if (config_.early_stopping) {
       const EarlyStopping& es = *config_.early_stopping;
       if (!history_.find(es.split, es.metric)) {
-        throw ValueError(kOp, "early stopping watches " + std::string(split_name(es.split)) + " metric '" + es.metric +
-                                  "', which is not registered");
+        throw ValueError(kLearnerOp, "early stopping watches " + std::string(split_name(es.split)) + " metric '" +
+                                         es.metric + "', which is not registered");
       }
       if (history_.epochs_since_best(es.split, es.metric) >= es.patience) {
         im.message("early stopping: " + std::string(split_name(es.split)) + " " + es.metric + " has not improved for " +

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOp = "train.run";
+constexpr const char* kRunOp = "train.run";
 constexpr const char* kRunFile = "run.json";
 
 const RunSetting* find_setting(const RunSettings& s, const std::string& name) {
@@ -85,15 +85,15 @@ record::Record run_record(const RunIdentity& run) {
 std::optional<RunIdentity> run_from_record(const record::Record& r, const std::string& file) {
   const record::Value* id = r.find("id");
   if (!id || id->kind() != record::EntryKind::String || !is_run_id(id->as_string()))
-    throw record::record_error(kOp, file, "run.id", "missing or not a run id (16 hex digits)");
+    throw record::record_error(kRunOp, file, "run.id", "missing or not a run id (16 hex digits)");
   RunIdentity run;
   run.id = id->as_string();
   const record::Value* config = r.find("config");
   if (!config || config->kind() != record::EntryKind::Group)
-    throw record::record_error(kOp, file, "run.config", "missing or not a group");
+    throw record::record_error(kRunOp, file, "run.config", "missing or not a group");
   for (const auto& e : config->group().entries()) {
     if (e.value.kind() != record::EntryKind::String)
-      throw record::record_error(kOp, file, "run.config." + e.name, "is not a string");
+      throw record::record_error(kRunOp, file, "run.config." + e.name, "is not a string");
     run.config.push_back({e.name, e.value.as_string()});
   }
   return run;
@@ -103,7 +103,7 @@ std::optional<RunIdentity> read_checkpoint_run(const std::string& path) {
   const auto reader = record::open(path);
   if (!reader->find("run")) return std::nullopt;
   const record::Value run = reader->read("run");
-  if (run.kind() != record::EntryKind::Group) throw record::record_error(kOp, path, "run", "is not a group");
+  if (run.kind() != record::EntryKind::Group) throw record::record_error(kRunOp, path, "run", "is not a group");
   return run_from_record(run.group(), path);
 }
 
@@ -114,24 +114,24 @@ std::optional<RunIdentity> read_run_file(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
   std::ifstream in(path);
-  if (!in) throw ValueError(kOp, "'" + path + "': cannot be read");
+  if (!in) throw ValueError(kRunOp, "'" + path + "': cannot be read");
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::ordered_json j;
   try {
     j = nlohmann::ordered_json::parse(text.str());
   } catch (const nlohmann::json::exception& e) {
-    throw ValueError(kOp, "'" + path + "': not JSON (" + e.what() + ")");
+    throw ValueError(kRunOp, "'" + path + "': not JSON (" + e.what() + ")");
   }
-  if (!j.is_object()) throw ValueError(kOp, "'" + path + "': not a JSON object");
+  if (!j.is_object()) throw ValueError(kRunOp, "'" + path + "': not a JSON object");
   RunIdentity run;
   if (!j.contains("run") || !j["run"].is_string() || !is_run_id(j["run"].get<std::string>()))
-    throw ValueError(kOp, "'" + path + "': key 'run' is missing or not a run id (16 hex digits)");
+    throw ValueError(kRunOp, "'" + path + "': key 'run' is missing or not a run id (16 hex digits)");
   run.id = j["run"].get<std::string>();
   if (!j.contains("config") || !j["config"].is_object())
-    throw ValueError(kOp, "'" + path + "': key 'config' is missing or not an object");
+    throw ValueError(kRunOp, "'" + path + "': key 'config' is missing or not an object");
   for (const auto& [name, value] : j["config"].items()) {
-    if (!value.is_string()) throw ValueError(kOp, "'" + path + "': key 'config." + name + "' is not a string");
+    if (!value.is_string()) throw ValueError(kRunOp, "'" + path + "': key 'config." + name + "' is not a string");
     run.config.push_back({name, value.get<std::string>()});
   }
   return run;
@@ -153,7 +153,7 @@ void write_run_file(const std::string& dir, const RunIdentity& run) {
   j["config"] = nlohmann::ordered_json::object();
   for (const auto& s : run.config) j["config"][s.name] = s.value;
   fs::create_directories(dir);
-  write_text_atomically(run_file_path(dir), j.dump(2) + "\n", kOp);
+  write_text_atomically(run_file_path(dir), j.dump(2) + "\n", kRunOp);
 }
 
 std::string move_previous_run(const std::string& dir, const std::vector<std::string>& names,
@@ -172,12 +172,12 @@ std::string move_previous_run(const std::string& dir, const std::vector<std::str
   for (int i = 2; fs::exists(fs::symlink_status(target, ec)); ++i) target = base / (stem + "-" + std::to_string(i));
   fs::create_directories(target, ec);
   if (ec)
-    throw ValueError(kOp, "cannot create '" + target.string() + "' for the previous run's files: " + ec.message());
+    throw ValueError(kRunOp, "cannot create '" + target.string() + "' for the previous run's files: " + ec.message());
   for (const auto& n : present) {
     fs::rename(fs::path(dir) / n, target / n, ec);
     if (ec) {
-      throw ValueError(kOp, "cannot move '" + (fs::path(dir) / n).string() + "' to '" + (target / n).string() +
-                                "': " + ec.message());
+      throw ValueError(kRunOp, "cannot move '" + (fs::path(dir) / n).string() + "' to '" + (target / n).string() +
+                                   "': " + ec.message());
     }
   }
   return target.string();
