@@ -1,4 +1,4 @@
-// The blocked f32 conv forward (conv_blocked.cpp) on the shapes of its newer branches: weights split into
+// The blocked f32 conv forward (conv_blocked_forward.cpp) on the shapes of its newer branches: weights split into
 // panels of output channels (large Mo x Kc), the 6 x 16 micro-kernel of small planes, and 1x1 convs
 // (stride 1 read from x, strided ones from a compact copy); and the Winograd forward (conv_winograd.cpp)
 // on the 3x3 stride-1 shapes it takes. Each is compared with a naive double reference and with the

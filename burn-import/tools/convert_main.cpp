@@ -11,6 +11,7 @@
 #include "burn/import/load.hpp"
 #include "burn/record/recorder.hpp"
 #include "burn/tensor/error.hpp"
+#include "run_tool.hpp"
 
 namespace po = boost::program_options;
 using burn::record::EntryKind;
@@ -153,14 +154,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const po::error& e) {
-    std::cerr << "burn convert: " << e.what() << " (see --help)\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "burn convert: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return burn::tools::run_tool("burn convert", run, argc, argv); }

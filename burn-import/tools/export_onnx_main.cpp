@@ -10,6 +10,7 @@
 #include "burn/import/npy.hpp"
 #include "burn/tensor/error.hpp"
 #include "exportable.hpp"
+#include "run_tool.hpp"
 
 namespace po = boost::program_options;
 using namespace burn;
@@ -86,14 +87,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const po::error& e) {
-    std::cerr << "burn export-onnx: " << e.what() << " (see --help)\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "burn export-onnx: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return burn::tools::run_tool("burn export-onnx", run, argc, argv); }

@@ -11,6 +11,7 @@
 #include "burn/import/importer.hpp"
 #include "burn/import/npy.hpp"
 #include "burn/tensor/error.hpp"
+#include "run_tool.hpp"
 
 namespace po = boost::program_options;
 using namespace burn;
@@ -114,14 +115,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const po::error& e) {
-    std::cerr << "burn run-onnx: " << e.what() << " (see --help)\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "burn run-onnx: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return burn::tools::run_tool("burn run-onnx", run, argc, argv); }

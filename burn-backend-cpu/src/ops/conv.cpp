@@ -1,5 +1,5 @@
 // CPU kernels of the conv module ops (convolution, transposed and deformable convolution, im2col/col2im,
-// and their backward). f32 convs on a CPU with AVX2 and FMA take the blocked kernels of conv_blocked.cpp
+// and their backward). f32 convs on a CPU with AVX2 and FMA take the blocked kernels of conv_blocked_*.cpp
 // (an implicit GEMM over L2-sized tiles with an FMA micro-kernel, one tile per pool task), and the
 // forward of large 3x3 stride-1 ones the Winograd F(2x2, 3x3) kernel of conv_winograd.cpp. The forward
 // takes every such conv but 1x1 ones with padding (blocked_conv_forward_fits): weights of any size, cut

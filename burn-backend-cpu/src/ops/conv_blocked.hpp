@@ -6,7 +6,8 @@
 // extra pass for the bias. Large weights are cut into panels of output channels (a task per tile and
 // panel) and 1x1 convs run as plain GEMMs on the same micro-kernel (forward only). conv.cpp keeps im2col
 // + OpenBLAS for f64, for CPUs without AVX2/FMA and for the shapes blocked_conv_forward_fits /
-// blocked_conv_fits turn down.
+// blocked_conv_fits turn down. The kernels: conv_blocked_forward.cpp and conv_blocked_backward.cpp, over
+// the tiling and input regions of conv_blocked_tiles.hpp/.cpp and the tile GEMM of conv_blocked_gemm.hpp.
 #pragma once
 
 #include <cstdint>

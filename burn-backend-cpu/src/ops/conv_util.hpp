@@ -44,7 +44,7 @@ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
 
 // Per-thread scratch that keeps its largest size, so repeated convs neither allocate nor fault pages in.
-// Slots 0-4: the blocked kernels (conv_blocked.cpp); 5-7: the Winograd forward (conv_winograd.cpp).
+// Slots 0-4: the blocked kernels (conv_blocked_*.cpp); 5-7: the Winograd forward (conv_winograd.cpp).
 inline float* conv_scratch(int slot, int64_t n) {
   thread_local std::vector<float> bufs[8];
   std::vector<float>& b = bufs[slot];

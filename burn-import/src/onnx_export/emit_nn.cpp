@@ -50,33 +50,33 @@ void arg_reduce(Emit& e, const char* type) {
   set_attr(n, "keepdims", int64_t{1});
 }
 
-void conv(Emit& e) {
-  const auto& o = e.arg<ConvOptions>(3);
+// A Conv or ConvTranspose node of x, the weights and the bias when there is one, with the attributes in
+// the order both write them: kernel_shape (the weights' spatial dims), strides, pads, output_padding (a
+// transposed conv's only), dilations and group.
+template <typename Options>
+void conv_node(Emit& e, const char* type, const Options& o, const std::vector<int64_t>& padding_end,
+               const std::vector<int64_t>* padding_out) {
   const size_t n = e.shape(0).rank() - 2;
   std::vector<std::string> ins{e.in(0), e.in(1)};
   if (e.has(2)) ins.push_back(e.in(2));
-  auto& node = e.node("Conv", ins, {e.out()});
+  auto& node = e.node(type, ins, {e.out()});
   const auto& w = e.shape(1).dims();
   set_attr(node, "kernel_shape", std::vector<int64_t>(w.begin() + 2, w.end()));
   set_attr(node, "strides", per_dim(o.stride, n, 1));
-  set_attr(node, "pads", pads_of(o.padding, o.padding_end, n));
+  set_attr(node, "pads", pads_of(o.padding, padding_end, n));
+  if (padding_out) set_attr(node, "output_padding", per_dim(*padding_out, n, 0));
   set_attr(node, "dilations", per_dim(o.dilation, n, 1));
   set_attr(node, "group", o.groups);
 }
 
+void conv(Emit& e) {
+  const auto& o = e.arg<ConvOptions>(3);
+  conv_node(e, "Conv", o, o.padding_end, nullptr);
+}
+
 void conv_transpose(Emit& e) {
   const auto& o = e.arg<ConvTransposeOptions>(3);
-  const size_t n = e.shape(0).rank() - 2;
-  std::vector<std::string> ins{e.in(0), e.in(1)};
-  if (e.has(2)) ins.push_back(e.in(2));
-  auto& node = e.node("ConvTranspose", ins, {e.out()});
-  const auto& w = e.shape(1).dims();
-  set_attr(node, "kernel_shape", std::vector<int64_t>(w.begin() + 2, w.end()));
-  set_attr(node, "strides", per_dim(o.stride, n, 1));
-  set_attr(node, "pads", pads_of(o.padding, {}, n));
-  set_attr(node, "output_padding", per_dim(o.padding_out, n, 0));
-  set_attr(node, "dilations", per_dim(o.dilation, n, 1));
-  set_attr(node, "group", o.groups);
+  conv_node(e, "ConvTranspose", o, {}, &o.padding_out);
 }
 
 void pool(Emit& e, bool max) {

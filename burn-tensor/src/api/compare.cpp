@@ -9,12 +9,12 @@ namespace burn::api {
 using namespace detail;
 
 H compare(OpId op, H a, const H& c0) {
-  H c = c0;
-  autocast(op, {&a, &c});
+  CastArg c(c0);
+  autocast(op, {&a, c.slot()});
   const char* name = name_of(op);
-  Backend& b = binary_checks(a, c, name);
+  Backend& b = binary_checks(a, *c, name);
   std::optional<Prim> r;
-  if (op_info(op).group == OpGroup::compare) r = dispatch<Prim, Prim, Prim>(b, op, std::move(a.prim), c.prim);
+  if (op_info(op).group == OpGroup::compare) r = dispatch<Prim, Prim, Prim>(b, op, std::move(a.prim), c->prim);
   if (!r) throw ValueError("compare", std::string("op ") + name + " is not a comparison");
   return with(a, std::move(*r));
 }

@@ -40,14 +40,14 @@ const Shape* shape_of(const OptH& h) { return h ? &shape(*h) : nullptr; }
 
 H conv(H x, const H& weight0, const OptH& bias0, const ConvOptions& options) {
   static constexpr const char* op = "conv";
-  H weight = weight0;
-  OptH bias = bias0;
-  autocast(OpId::conv, {&x, &weight, bias ? &*bias : nullptr});
-  check_tensors(x, weight, bias, op);
+  CastArg weight(weight0);
+  CastArg bias(bias0);
+  autocast(OpId::conv, {&x, weight.slot(), bias.slot()});
+  check_tensors(x, *weight, *bias, op);
   ConvOptions o = options;
-  check_output(shape_rules::conv(shape(x), shape(weight), shape_of(bias), o, op), x, op);
+  check_output(shape_rules::conv(shape(x), shape(*weight), shape_of(*bias), o, op), x, op);
   Backend& b = be(x, op);
-  return with(x, b.conv(std::move(x.prim), weight.prim, bias ? bias->prim : Prim{}, o));
+  return with(x, b.conv(std::move(x.prim), weight->prim, *bias ? (*bias)->prim : Prim{}, o));
 }
 
 Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& options, bool bias_grad) {
@@ -68,14 +68,14 @@ Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& opt
 
 H conv_transpose(H x, const H& weight0, const OptH& bias0, const ConvTransposeOptions& options) {
   static constexpr const char* op = "conv_transpose";
-  H weight = weight0;
-  OptH bias = bias0;
-  autocast(OpId::conv_transpose, {&x, &weight, bias ? &*bias : nullptr});
-  check_tensors(x, weight, bias, op);
+  CastArg weight(weight0);
+  CastArg bias(bias0);
+  autocast(OpId::conv_transpose, {&x, weight.slot(), bias.slot()});
+  check_tensors(x, *weight, *bias, op);
   ConvTransposeOptions o = options;
-  check_output(shape_rules::conv_transpose(shape(x), shape(weight), shape_of(bias), o, op), x, op);
+  check_output(shape_rules::conv_transpose(shape(x), shape(*weight), shape_of(*bias), o, op), x, op);
   Backend& b = be(x, op);
-  return with(x, b.conv_transpose(std::move(x.prim), weight.prim, bias ? bias->prim : Prim{}, o));
+  return with(x, b.conv_transpose(std::move(x.prim), weight->prim, *bias ? (*bias)->prim : Prim{}, o));
 }
 
 Hs conv_transpose_backward(H x, const H& weight, const H& grad_out, const ConvTransposeOptions& options,

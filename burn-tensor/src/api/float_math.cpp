@@ -11,19 +11,19 @@ namespace burn::api {
 using namespace detail;
 
 H atan2(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::atan2, {&a, &b});
-  Backend& be_ = binary_checks(a, b, "atan2");
+  CastArg b(b0);
+  autocast(OpId::atan2, {&a, b.slot()});
+  Backend& be_ = binary_checks(a, *b, "atan2");
   require_float(a, "atan2");
-  return with(a, be_.atan2(std::move(a.prim), b.prim));
+  return with(a, be_.atan2(std::move(a.prim), b->prim));
 }
 
 H hypot(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::hypot, {&a, &b});
-  Backend& be_ = binary_checks(a, b, "hypot");
+  CastArg b(b0);
+  autocast(OpId::hypot, {&a, b.slot()});
+  Backend& be_ = binary_checks(a, *b, "hypot");
   require_float(a, "hypot");
-  return with(a, be_.hypot(std::move(a.prim), b.prim));
+  return with(a, be_.hypot(std::move(a.prim), b->prim));
 }
 
 // x * (pi / 180) and x * (180 / pi) in x's dtype, as torch.deg2rad / torch.rad2deg on float tensors.

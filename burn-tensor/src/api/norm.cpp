@@ -60,13 +60,13 @@ int64_t per_channel(const Shape& s) {
 
 H layer_norm(H x, const OptH& weight0, const OptH& bias0, size_t normalized_dims, double eps) {
   static constexpr const char* op = "layer_norm";
-  OptH weight = weight0, bias = bias0;
-  autocast(OpId::layer_norm, {&x, weight ? &*weight : nullptr, bias ? &*bias : nullptr});
+  CastArg weight(weight0), bias(bias0);
+  autocast(OpId::layer_norm, {&x, weight.slot(), bias.slot()});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);
-  Prim w = param(weight, x, want, "weight", op);
-  Prim bi = param(bias, x, want, "bias", op);
+  Prim w = param(*weight, x, want, "weight", op);
+  Prim bi = param(*bias, x, want, "bias", op);
   return with(x, b.layer_norm(std::move(x.prim), std::move(w), std::move(bi), normalized_dims, eps));
 }
 
@@ -83,13 +83,13 @@ Hs layer_norm_backward(H x, const OptH& weight, const H& grad_out, size_t normal
 
 H group_norm(H x, const OptH& weight0, const OptH& bias0, int64_t num_groups, double eps) {
   static constexpr const char* op = "group_norm";
-  OptH weight = weight0, bias = bias0;
-  autocast(OpId::group_norm, {&x, weight ? &*weight : nullptr, bias ? &*bias : nullptr});
+  CastArg weight(weight0), bias(bias0);
+  autocast(OpId::group_norm, {&x, weight.slot(), bias.slot()});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::group_norm_params(shape(x), num_groups, op);
-  Prim w = param(weight, x, want, "weight", op);
-  Prim bi = param(bias, x, want, "bias", op);
+  Prim w = param(*weight, x, want, "weight", op);
+  Prim bi = param(*bias, x, want, "bias", op);
   return with(x, b.group_norm(std::move(x.prim), std::move(w), std::move(bi), num_groups, eps));
 }
 
@@ -107,16 +107,15 @@ Hs group_norm_backward(H x, const OptH& weight, const H& grad_out, int64_t num_g
 Hs batch_norm(H x, const OptH& weight0, const OptH& bias0, const OptH& running_mean0, const OptH& running_var0,
               bool training, double momentum, double eps) {
   static constexpr const char* op = "batch_norm";
-  OptH weight = weight0, bias = bias0, running_mean = running_mean0, running_var = running_var0;
-  autocast(OpId::batch_norm, {&x, weight ? &*weight : nullptr, bias ? &*bias : nullptr,
-                              running_mean ? &*running_mean : nullptr, running_var ? &*running_var : nullptr});
+  CastArg weight(weight0), bias(bias0), running_mean(running_mean0), running_var(running_var0);
+  autocast(OpId::batch_norm, {&x, weight.slot(), bias.slot(), running_mean.slot(), running_var.slot()});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::batch_norm_params(shape(x), op);
-  Prim w = param(weight, x, want, "weight", op);
-  Prim bi = param(bias, x, want, "bias", op);
-  Prim rm = param(running_mean, x, want, "running_mean", op);
-  Prim rv = param(running_var, x, want, "running_var", op);
+  Prim w = param(*weight, x, want, "weight", op);
+  Prim bi = param(*bias, x, want, "bias", op);
+  Prim rm = param(*running_mean, x, want, "running_mean", op);
+  Prim rv = param(*running_var, x, want, "running_var", op);
   if (static_cast<bool>(rm) != static_cast<bool>(rv))
     throw ValueError(op, "running_mean and running_var must be given together");
   if (!training && !rm) throw ValueError(op, "inference (training = false) needs running_mean and running_var");
@@ -151,12 +150,12 @@ Hs batch_norm_backward(H x, const OptH& weight, const OptH& running_mean, const 
 
 H rms_norm(H x, const OptH& weight0, size_t normalized_dims, double eps) {
   static constexpr const char* op = "rms_norm";
-  OptH weight = weight0;
-  autocast(OpId::rms_norm, {&x, weight ? &*weight : nullptr});
+  CastArg weight(weight0);
+  autocast(OpId::rms_norm, {&x, weight.slot()});
   Backend& b = float_input(x, op);
   check_eps(eps, op);
   const Shape want = shape_rules::layer_norm_params(shape(x), normalized_dims, op);
-  Prim w = param(weight, x, want, "weight", op);
+  Prim w = param(*weight, x, want, "weight", op);
   return with(x, b.rms_norm(std::move(x.prim), std::move(w), normalized_dims, eps));
 }
 

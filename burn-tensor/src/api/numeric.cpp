@@ -18,6 +18,14 @@ Backend& numeric_binary(const H& a, const H& b, const char* op) {
   return be_;
 }
 
+// add, sub, ... : autocast, the checks of a numeric binary op named `name`, then the backend's `method`.
+H numeric_binary_op(OpId op, const char* name, Prim (Backend::*method)(Prim, Prim), H a, const H& b0) {
+  CastArg b(b0);
+  autocast(op, {&a, b.slot()});
+  Backend& be_ = numeric_binary(a, *b, name);
+  return with(a, (be_.*method)(std::move(a.prim), b->prim));
+}
+
 // ---- einsum ----------------------------------------------------------------------------------
 // Subscripts are numbered 'A'-'Z' = 0..25, 'a'-'z' = 26..51 (torch's order for an implicit output);
 // the dims an ellipsis covers get 52, 53, ... aligned from the right across operands.
@@ -346,60 +354,30 @@ class Einsum {
 
 }  // namespace
 
-H add(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::add, {&a, &b});
-  return with(a, numeric_binary(a, b, "add").add(std::move(a.prim), b.prim));
+H add(H a, const H& b) { return numeric_binary_op(OpId::add, "add", &Backend::add, std::move(a), b); }
+
+H sub(H a, const H& b) { return numeric_binary_op(OpId::sub, "sub", &Backend::sub, std::move(a), b); }
+
+H mul(H a, const H& b) { return numeric_binary_op(OpId::mul, "mul", &Backend::mul, std::move(a), b); }
+
+H div(H a, const H& b) { return numeric_binary_op(OpId::div, "div", &Backend::div, std::move(a), b); }
+
+H remainder(H a, const H& b) {
+  return numeric_binary_op(OpId::remainder, "remainder", &Backend::remainder, std::move(a), b);
 }
 
-H sub(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::sub, {&a, &b});
-  return with(a, numeric_binary(a, b, "sub").sub(std::move(a.prim), b.prim));
-}
+H fmod(H a, const H& b) { return numeric_binary_op(OpId::fmod, "fmod", &Backend::fmod, std::move(a), b); }
 
-H mul(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::mul, {&a, &b});
-  return with(a, numeric_binary(a, b, "mul").mul(std::move(a.prim), b.prim));
-}
+H maximum(H a, const H& b) { return numeric_binary_op(OpId::maximum, "max_pair", &Backend::maximum, std::move(a), b); }
 
-H div(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::div, {&a, &b});
-  return with(a, numeric_binary(a, b, "div").div(std::move(a.prim), b.prim));
-}
-
-H remainder(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::remainder, {&a, &b});
-  return with(a, numeric_binary(a, b, "remainder").remainder(std::move(a.prim), b.prim));
-}
-
-H fmod(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::fmod, {&a, &b});
-  return with(a, numeric_binary(a, b, "fmod").fmod(std::move(a.prim), b.prim));
-}
-
-H maximum(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::maximum, {&a, &b});
-  return with(a, numeric_binary(a, b, "max_pair").maximum(std::move(a.prim), b.prim));
-}
-
-H minimum(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::minimum, {&a, &b});
-  return with(a, numeric_binary(a, b, "min_pair").minimum(std::move(a.prim), b.prim));
-}
+H minimum(H a, const H& b) { return numeric_binary_op(OpId::minimum, "min_pair", &Backend::minimum, std::move(a), b); }
 
 H powf(H a, const H& b0) {
-  H b = b0;
-  autocast(OpId::powf, {&a, &b});
-  Backend& be_ = binary_checks(a, b, "powf");
+  CastArg b(b0);
+  autocast(OpId::powf, {&a, b.slot()});
+  Backend& be_ = binary_checks(a, *b, "powf");
   require_float(a, "powf");
-  return with(a, be_.powf(std::move(a.prim), b.prim));
+  return with(a, be_.powf(std::move(a.prim), b->prim));
 }
 
 H add_scalar(H a, Scalar s) { return with(a, numeric_unary(a, "add_scalar").add_scalar(std::move(a.prim), s)); }
@@ -462,8 +440,9 @@ H powi_scalar(H a, int64_t e) {
 }
 
 H matmul(H a, const H& c0) {
-  H c = c0;
-  autocast(OpId::matmul, {&a, &c});
+  CastArg cast_c(c0);
+  autocast(OpId::matmul, {&a, cast_c.slot()});
+  const H& c = *cast_c;
   Backend& b = numeric_unary(a, "matmul");
   same_device(a, c, "matmul");
   same_dtype(a, c, "matmul");
