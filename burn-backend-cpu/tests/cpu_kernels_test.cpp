@@ -365,6 +365,12 @@ TEST_F(CpuKernels, MaskWhereMaskFillArgwhere) {
   EXPECT_EQ(vals<int64_t>(b.mask_fill(i64({1, 2, 3}, Shape{3}), m, Scalar(int64_t{-5}))),
             (std::vector<int64_t>{-5, 2, -5}));
   EXPECT_THROW(b.mask_fill(x, f32({1, 0, 1}, Shape{3}), Scalar(1.0)), DTypeError);
+  // x one value broadcast along the rows (as a mean's gradient under relu's backward), mask varying: long rows.
+  std::vector<bool> bits(2 * 70);
+  std::vector<float> want(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = (i * 7) % 3 == 0, want[i] = bits[i] ? -2.0f : 0.5f;
+  Prim mask = boolean(bits, Shape{2, 70});
+  EXPECT_EQ(vals<float>(b.mask_fill(b.expand(f32({0.5f}, Shape{1, 1}), Shape{2, 70}), mask, Scalar(-2.0))), want);
   Prim a = b.argwhere(f32({0, 1, 0, 2, 3, 0}, Shape{2, 3}));
   EXPECT_EQ(a->dtype(), DType::I64);
   EXPECT_EQ(a->shape(), (Shape{3, 2}));
