@@ -245,6 +245,46 @@ TEST(OpenClRuntime, ElementwiseValuesBroadcastsViewsAndCasts) {
             (std::vector<int64_t>{2, -2}));
 }
 
+TEST(OpenClRuntime, OneProgramServesEveryLayoutOfItsOperands) {
+  REQUIRE_DEVICE();
+  // Programs built or loaded from disk by this context (a program already in memory adds neither).
+  auto programs = [&] { return ctx->stats().compiled + ctx->stats().from_disk; };
+  Prim a = upload<int32_t>(be, {1, 2, 3, 4, 5, 6}, DType::I32, Shape{2, 3});
+  Prim b = upload<int32_t>(be, {10, 20, 30, 40, 50, 60}, DType::I32, Shape{2, 3});
+  EXPECT_EQ(download<int32_t>(be, be.sub(a, b)), (std::vector<int32_t>{-9, -18, -27, -36, -45, -54}));
+  const uint64_t after_first = programs();
+  // A broadcast row (strided), a broadcast scalar, two transposed views, a rank-3 permuted view against a
+  // broadcast one: the layouts are the launch's arguments, the program is the first one.
+  EXPECT_EQ(download<int32_t>(be, be.sub(a, upload<int32_t>(be, {100, 200, 300}, DType::I32))),
+            (std::vector<int32_t>{-99, -198, -297, -96, -195, -294}));
+  EXPECT_EQ(download<int32_t>(be, be.sub(a, upload<int32_t>(be, {7}, DType::I32))),
+            (std::vector<int32_t>{-6, -5, -4, -3, -2, -1}));
+  EXPECT_EQ(download<int32_t>(be, be.sub(be.permute(a, Axes{1, 0}), be.permute(b, Axes{1, 0}))),
+            (std::vector<int32_t>{-9, -36, -18, -45, -27, -54}));
+  // x: [2, 3, 4] reversed to [4, 3, 2] (strides 1, 4, 12: no dims merge, rank 3).
+  std::vector<int32_t> iota(24), xs, want;
+  std::vector<float> xf_want;
+  for (int32_t v = 0; v < 24; ++v) iota[static_cast<size_t>(v)] = v;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k) {
+        xs.push_back(k * 12 + j * 4 + i);
+        want.push_back(xs.back() - (k == 0 ? 100 : 1000));
+        xf_want.push_back(static_cast<float>(xs.back()) + 0.5f);
+      }
+  Prim x = be.permute(upload<int32_t>(be, iota, DType::I32, Shape{2, 3, 4}), Axes{2, 1, 0});
+  EXPECT_EQ(download<int32_t>(be, be.sub(x, upload<int32_t>(be, {100, 1000}, DType::I32))), want);
+  EXPECT_EQ(programs(), after_first);
+  // Copies within a dtype move bits by element size: views of i32 and of f32 made contiguous share a program.
+  EXPECT_EQ(download<int32_t>(be, be.reshape(x, Shape{24})), xs);
+  const uint64_t after_copy = programs();
+  std::vector<float> iota_f;
+  for (int32_t v : iota) iota_f.push_back(static_cast<float>(v) + 0.5f);
+  Prim xf = be.permute(upload<float>(be, iota_f, DType::F32, Shape{2, 3, 4}), Axes{2, 1, 0});
+  EXPECT_EQ(download<float>(be, be.reshape(xf, Shape{24})), xf_want);
+  EXPECT_EQ(programs(), after_copy);
+}
+
 TEST(OpenClRuntime, AnIntegerDivisionByZeroIsAValueErrorAtTheNextRead) {
   REQUIRE_DEVICE();
   Prim q = be.div(upload<int32_t>(be, {6, 1}, DType::I32), upload<int32_t>(be, {3, 0}, DType::I32));
