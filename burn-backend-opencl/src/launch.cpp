@@ -62,6 +62,7 @@ Launch& Launch::layout_args(const std::vector<int>& modes, size_t rank, bool ind
                             const std::vector<std::string>& names) {
   if (names.size() > 16) throw Unsupported(op_, "kernel '" + kernel_ + "' has more than 16 layout operands");
   if (index64) define("INDEX64");
+  if (std::find(modes.begin(), modes.end(), 2) != modes.end()) define("STRIDED");
   modes_ = 0;
   for (size_t k = 0; k < names.size(); ++k) {
     modes_ |= static_cast<uint32_t>(modes[k] & 3) << (2 * k);

@@ -64,7 +64,8 @@ class Launch {
   Launch& layout(const Layout& l, const std::vector<std::string>& names);
   // The operands' modes and the rank as the kernel's leading arguments (prelude.clh's burn_modes and
   // burn_rank), with the defines that read them: name_MODE and name_STRIDES by operand slot, the same text
-  // for every layout, so one program serves them all; INDEX64 (it changes idx_t) stays a define.
+  // for every layout; INDEX64 (it changes idx_t) and STRIDED (some operand is strided) stay defines, so two
+  // programs serve every layout.
   Launch& layout_args(const std::vector<int>& modes, size_t rank, bool index64, const std::vector<std::string>& names);
   Launch& layout_block(const Layout& l);
   // PARAM_INDEX of any index array (idx_t of 64 bits when `index64`), uploaded for this launch.

@@ -16,8 +16,10 @@ namespace burn::opencl {
 
 namespace {
 
-// Ops one program holds at most: a cold start that needs one op compiles at most this many.
-constexpr size_t kFamilyMax = 16;
+// Ops one program holds at most. Larger families build fewer programs but slow every op on PoCL (16: the
+// loops of 4M-element add and exp took 15-50 % longer, 4: within the noise of the machine; docs/decisions.md
+// "OpenCL program variants").
+constexpr size_t kFamilyMax = 4;
 
 // Ops whose expressions share the kernel's defines: operands, result, scalars, the mask operand, faults.
 bool same_shape(const gpu::Expr& x, const gpu::Expr& y) {
