@@ -671,5 +671,40 @@ TEST(OpenClRuntime, SoftmaxAndLogSoftmax) {
   EXPECT_THROW(be.softmax(upload<int32_t>(be, {1, 2}, DType::I32), 0), DTypeError);
 }
 
+TEST(OpenClRuntime, PoolsWithIndicesAndTheirBackward) {
+  REQUIRE_DEVICE();
+  // One plane [4, 4]: 2x2 windows, stride 2.
+  Prim x = upload<float>(be, {1, 5, 2, 0, 3, 4, 8, 7, -1, -2, 6, 6, -3, -4, 6, 9}, DType::F32, Shape{1, 1, 4, 4});
+  PoolOptions o;
+  o.kernel = {2, 2};
+  o.stride = {2, 2};
+  o.padding = {0, 0};
+  o.padding_end = {0, 0};
+  o.dilation = {1, 1};
+  const auto [y, idx] = be.max_pool_with_indices(x, o);
+  EXPECT_EQ(download<float>(be, y), (std::vector<float>{5, 8, -1, 9}));
+  // Flat in-plane indices of the first strict maximum of each window.
+  EXPECT_EQ(download<int64_t>(be, idx), (std::vector<int64_t>{1, 6, 8, 15}));
+  Prim g = upload<float>(be, {1, 2, 3, 4}, DType::F32, Shape{1, 1, 2, 2});
+  EXPECT_EQ(download<float>(be, be.max_pool_backward(x, g, idx, o)),
+            (std::vector<float>{0, 1, 0, 0, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0, 4}));
+  EXPECT_EQ(download<float>(be, be.avg_pool(x, o)), (std::vector<float>{3.25f, 4.25f, -2.5f, 6.75f}));
+  EXPECT_EQ(
+      download<float>(be, be.avg_pool_backward(x, g, o)),
+      (std::vector<float>{0.25f, 0.25f, 0.5f, 0.5f, 0.25f, 0.25f, 0.5f, 0.5f, 0.75f, 0.75f, 1, 1, 0.75f, 0.75f, 1, 1}));
+  // An index outside the plane is an IndexError at the next read, naming the op.
+  Prim bad = upload<int64_t>(be, {1, 6, 8, 16}, DType::I64, Shape{1, 1, 2, 2});
+  Prim gi = be.max_pool_backward(x, g, bad, o);
+  try {
+    be.into_data(gi);
+    FAIL() << "expected IndexError";
+  } catch (const IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_pool_backward"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(be.supports(OpId::max_pool, DType::F32));
+  EXPECT_FALSE(be.supports(OpId::avg_pool, DType::I32));
+  EXPECT_THROW(be.max_pool(upload<int32_t>(be, {1, 2, 3, 4}, DType::I32, Shape{1, 1, 2, 2}), o), DTypeError);
+}
+
 }  // namespace
 }  // namespace burn::opencl
