@@ -15,6 +15,9 @@
 
 namespace burn::opencl {
 
+// Element counts from here on need the kernels' 64-bit index type (INDEX64).
+inline constexpr int64_t kIndex32 = int64_t{1} << 31;
+
 using gpu::Layout;
 
 // The OpenCL C spelling of a dtype's storage and compute types ("uchar", "uint" for bool); Unsupported

@@ -20,8 +20,6 @@ namespace {
 using gpu::PoolGeo;
 using gpu::PoolPass;
 
-constexpr int64_t kIndex32 = int64_t{1} << 31;
-
 // `p` as a contiguous float tensor (a copy when it is a view); DTypeError naming the op and `what` for
 // another dtype, Unsupported for f16/bf16 (not yet) and for f64 without cl_khr_fp64.
 ClPtr float_operand(const OpenClBackend& be, const Prim& p, const char* op, const char* what) {

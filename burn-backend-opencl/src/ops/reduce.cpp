@@ -20,8 +20,6 @@ namespace {
 
 // Elements an invocation folds in order (the vulkan plugin's column chunk).
 constexpr int64_t kChunk = 256;
-constexpr int64_t kIndex32 = int64_t{1} << 31;
-
 bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
 bool is_numeric(DType d) { return is_float_dtype(d) || d == DType::I64 || d == DType::I32; }
 bool is_any_all(OpId op) { return op == OpId::any || op == OpId::all || op == OpId::any_dim || op == OpId::all_dim; }
