@@ -155,9 +155,9 @@ def cases():
 
 # Targets of the op, module, autodiff and record rows (None: reported, no target set).
 TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0, "fixed cost": 0.5,
-           "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": None,
+           "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": 0.5,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
-           "mlp step": 1.0, "conv block step": None, "autodiff fixed cost": 0.5,
+           "mlp step": 1.0, "conv block step": 1.0, "autodiff fixed cost": 0.5,
            "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8,
            "resnet18 onnx inference": None,  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
            "pytorch load": 1.0, "resnet50 inference": 0.6, "roberta inference": 0.6, "roberta train step": 0.7,

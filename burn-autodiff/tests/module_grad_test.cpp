@@ -24,6 +24,9 @@ struct ConvCase {
   ConvOptions o;
 };
 
+// gtest describes a test by the case's name rather than by the struct's bytes.
+void PrintTo(const ConvCase& c, std::ostream* os) { *os << c.name; }
+
 class ConvGrad : public testing::TestWithParam<ConvCase> {};
 
 TEST_P(ConvGrad, MatchesCentralDifferences) {
@@ -60,6 +63,8 @@ struct ConvTCase {
   bool bias;
   ConvTransposeOptions o;
 };
+
+void PrintTo(const ConvTCase& c, std::ostream* os) { *os << c.name; }
 
 class ConvTransposeGrad : public testing::TestWithParam<ConvTCase> {};
 

@@ -18,7 +18,7 @@ void pool_release(void* p, size_t bytes);
 
 // The size class (the bytes actually mapped) of a request: 2^k, 1.25, 1.5 or 1.75 x 2^k.
 size_t pool_class_bytes(size_t bytes);
-// The cache's byte budget: BURN_CPU_POOL_BYTES (0 disables caching), else min(2 GiB, RAM / 4).
+// The cache's byte budget: BURN_CPU_POOL_BYTES (0 disables caching), else RAM / 4.
 size_t pool_budget();
 // Bytes held in cached (free) buffers now.
 size_t pool_cached_bytes();

@@ -365,6 +365,12 @@ TEST_F(CpuKernels, MaskWhereMaskFillArgwhere) {
   EXPECT_EQ(vals<int64_t>(b.mask_fill(i64({1, 2, 3}, Shape{3}), m, Scalar(int64_t{-5}))),
             (std::vector<int64_t>{-5, 2, -5}));
   EXPECT_THROW(b.mask_fill(x, f32({1, 0, 1}, Shape{3}), Scalar(1.0)), DTypeError);
+  // x one value broadcast along the rows (as a mean's gradient under relu's backward), mask varying: long rows.
+  std::vector<bool> bits(2 * 70);
+  std::vector<float> want(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = (i * 7) % 3 == 0, want[i] = bits[i] ? -2.0f : 0.5f;
+  Prim mask = boolean(bits, Shape{2, 70});
+  EXPECT_EQ(vals<float>(b.mask_fill(b.expand(f32({0.5f}, Shape{1, 1}), Shape{2, 70}), mask, Scalar(-2.0))), want);
   Prim a = b.argwhere(f32({0, 1, 0, 2, 3, 0}, Shape{2, 3}));
   EXPECT_EQ(a->dtype(), DType::I64);
   EXPECT_EQ(a->shape(), (Shape{3, 2}));
@@ -467,17 +473,17 @@ namespace burn::cpu {
 namespace {
 
 // max_pool_with_indices against a naive walk in PyTorch's order (taps row-major, the first tap starts,
-// a later tap wins when greater or NaN): the fixed 2x2/s2, 3x3/s2 and 3x3/s1 windows and, with padding
-// or ceil_mode, the general walk; values with ties and NaNs, f32 and f64, plane sizes that leave
-// columns and rows out.
+// a later tap wins when greater or NaN): the fixed 2x2/s2, 3x3/s2 and 3x3/s1 windows, the same windows
+// padded (row kernel inside, border ring tap by tap), and with ceil_mode the general walk; values with
+// ties and NaNs, f32 and f64, plane sizes that leave columns and rows out.
 TEST_F(CpuKernels, MaxPoolWithIndicesMatchesANaiveWalk) {
   struct Case {
     int64_t k, s, pad;
     bool ceil;
   };
-  for (const Case c :
-       {Case{2, 2, 0, false}, Case{3, 2, 0, false}, Case{3, 1, 0, false}, Case{3, 2, 1, false}, Case{2, 2, 0, true}}) {
-    for (const Shape& shape : {Shape{2, 3, 7, 9}, Shape{1, 2, 8, 8}, Shape{1, 1, 3, 3}}) {
+  for (const Case c : {Case{2, 2, 0, false}, Case{3, 2, 0, false}, Case{3, 1, 0, false}, Case{3, 2, 1, false},
+                       Case{3, 1, 1, false}, Case{2, 2, 1, false}, Case{3, 2, 1, true}, Case{2, 2, 0, true}}) {
+    for (const Shape& shape : {Shape{2, 3, 7, 9}, Shape{1, 2, 8, 8}, Shape{1, 1, 3, 3}, Shape{1, 2, 12, 33}}) {
       const int64_t H = shape[2], W = shape[3], planes = shape[0] * shape[1];
       std::vector<double> x(static_cast<size_t>(shape.num_elements()));
       for (size_t i = 0; i < x.size(); ++i) x[i] = (i * 7919 % 13) == 5 ? std::nan("") : double((i * 31) % 5);

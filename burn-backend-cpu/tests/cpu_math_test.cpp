@@ -332,6 +332,67 @@ TEST_F(CpuMath, MaxMinPropagateNaNAndArgmaxTakesTheFirst) {
   expect_error<IndexError>([&] { b.sum_dim(iota({2, 3}), 2); }, "[sum_dim] dim 2 is out of range");
 }
 
+// Long rows (the block path: 256-element blocks skipped unless they beat the best so far or hold a NaN or an
+// infinity) against a naive first-wins walk: the extreme in the first, a middle and the tail block, ties of the
+// extreme across blocks, a NaN after the extreme (the first NaN wins), infinities, a constant row, f32 and i32.
+TEST_F(CpuMath, ArgmaxArgminOfLongRowsTakeTheFirstExtreme) {
+  const int64_t n = 1000;  // three whole blocks and a tail
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-100.0f, 100.0f);
+  std::vector<std::vector<float>> rows;
+  for (int64_t at : {int64_t{3}, int64_t{600}, int64_t{990}}) {
+    std::vector<float> r(n);
+    for (float& v : r) v = u(rng);
+    r[static_cast<size_t>(at)] = 500.0f;
+    r[static_cast<size_t>(at / 2)] = -500.0f;
+    rows.push_back(r);
+  }
+  std::vector<float> ties(n);
+  for (int64_t i = 0; i < n; ++i) ties[static_cast<size_t>(i)] = static_cast<float>(i % 300 == 7 ? 9 : i % 5);
+  rows.push_back(ties);
+  std::vector<float> nan_row = rows[0];
+  nan_row[700] = kNaN, nan_row[800] = kNaN;
+  rows.push_back(nan_row);
+  std::vector<float> inf_row = rows[1];
+  inf_row[300] = std::numeric_limits<float>::infinity(), inf_row[310] = -std::numeric_limits<float>::infinity();
+  rows.push_back(inf_row);
+  rows.push_back(std::vector<float>(n, 2.5f));
+  auto naive = [](const std::vector<float>& r, bool max) {
+    int64_t best = 0;
+    for (size_t i = 1; i < r.size(); ++i) {
+      const float v = r[i], m = r[static_cast<size_t>(best)];
+      if ((max ? v > m : v < m) || (std::isnan(v) && !std::isnan(m))) best = static_cast<int64_t>(i);
+    }
+    return best;
+  };
+  std::vector<float> all;
+  std::vector<int64_t> want_max, want_min;
+  for (const auto& r : rows) {
+    all.insert(all.end(), r.begin(), r.end());
+    want_max.push_back(naive(r, true));
+    want_min.push_back(naive(r, false));
+  }
+  const Shape shape{static_cast<int64_t>(rows.size()), n};
+  EXPECT_EQ(vals<int64_t>(b.argmax(f32(all, shape), 1)), want_max);
+  EXPECT_EQ(vals<int64_t>(b.argmin(f32(all, shape), 1)), want_min);
+  const auto [mv, mi] = b.max_dim_with_indices(f32(all, shape), 1);
+  EXPECT_EQ(vals<int64_t>(mi), want_max);
+  // Integers: the rows without NaN, rounded.
+  std::vector<int32_t> ints;
+  std::vector<int64_t> want_imax, want_imin;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (r == 4 || r == 5) continue;  // the NaN and infinity rows
+    std::vector<float> rounded(rows[r].size());
+    for (size_t i = 0; i < rounded.size(); ++i) rounded[i] = std::round(rows[r][i]);
+    for (float v : rounded) ints.push_back(static_cast<int32_t>(v));
+    want_imax.push_back(naive(rounded, true));
+    want_imin.push_back(naive(rounded, false));
+  }
+  const Shape ishape{static_cast<int64_t>(want_imax.size()), n};
+  EXPECT_EQ(vals<int64_t>(b.argmax(i32(ints, ishape), 1)), want_imax);
+  EXPECT_EQ(vals<int64_t>(b.argmin(i32(ints, ishape), 1)), want_imin);
+}
+
 TEST_F(CpuMath, VarWithCorrection) {
   // torch.var(torch.tensor([[1., 2., 3.], [4., 6., 9.]]), 0, correction=1) -> [4.5, 8, 18]
   const auto x = [&] { return f32({1, 2, 3, 4, 6, 9}, {2, 3}); };

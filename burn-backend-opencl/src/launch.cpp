@@ -54,8 +54,24 @@ Launch& Launch::faults(bool used) {
 Launch& Launch::layout(const Layout& l, const std::vector<std::string>& names) {
   std::vector<int> modes;
   for (size_t k = 0; k < names.size(); ++k) modes.push_back(l.mode(k));
-  gpu::add_layout_defines(defines_, modes, l.rank(), l.index64, names);
+  layout_args(modes, l.rank(), l.index64, names);
   return layout_block(l);
+}
+
+Launch& Launch::layout_args(const std::vector<int>& modes, size_t rank, bool index64,
+                            const std::vector<std::string>& names) {
+  if (names.size() > 16) throw Unsupported(op_, "kernel '" + kernel_ + "' has more than 16 layout operands");
+  if (index64) define("INDEX64");
+  if (std::find(modes.begin(), modes.end(), 2) != modes.end()) define("STRIDED");
+  modes_ = 0;
+  for (size_t k = 0; k < names.size(); ++k) {
+    modes_ |= static_cast<uint32_t>(modes[k] & 3) << (2 * k);
+    define(names[k] + "_MODE", "((burn_modes >> " + std::to_string(2 * k) + "u) & 3u)");
+    // Operand k's strides follow the shape and the k operands before it in the block.
+    define(names[k] + "_STRIDES", "(burn_rank * " + std::to_string(k + 1) + ")");
+  }
+  rank_ = static_cast<int32_t>(rank);
+  return *this;
 }
 
 Launch& Launch::layout_block(const Layout& l) { return upload(gpu::layout_block(l)); }
@@ -95,7 +111,10 @@ void Launch::run_groups(int64_t groups, size_t local) {
 void Launch::enqueue(size_t global, size_t local) {
   std::lock_guard lock(ctx_.launch_mutex());
   cl_kernel k = ctx_.programs().get(kernel_, defines_, op_);
-  cl_uint i = 0;
+  // burn_modes and burn_rank, every kernel's first two arguments (prelude.clh).
+  cl_check(clSetKernelArg(k, 0, sizeof modes_, &modes_), op_, "clSetKernelArg");
+  cl_check(clSetKernelArg(k, 1, sizeof rank_, &rank_), op_, "clSetKernelArg");
+  cl_uint i = 2;
   for (const Arg& a : args_) {
     const cl_int err = a.is_mem ? clSetKernelArg(k, i, sizeof(cl_mem), a.mem ? &a.mem : nullptr)
                                 : clSetKernelArg(k, i, a.bytes.size(), a.bytes.data());

@@ -15,6 +15,9 @@
 
 namespace burn::opencl {
 
+// Element counts from here on need the kernels' 64-bit index type (INDEX64).
+inline constexpr int64_t kIndex32 = int64_t{1} << 31;
+
 using gpu::Layout;
 
 // The OpenCL C spelling of a dtype's storage and compute types ("uchar", "uint" for bool); Unsupported
@@ -58,9 +61,15 @@ class Launch {
   Launch& i64(int64_t v) { return value(&v, sizeof v); }
   Launch& u64(uint64_t v) { return value(&v, sizeof v); }
   Launch& u32(uint32_t v) { return value(&v, sizeof v); }
+  Launch& i32(int32_t v) { return value(&v, sizeof v); }
   // PARAM_INDEX: the layout's block ([shape | strides...] as idx_t) uploaded for this launch; layout() also
-  // adds its defines.
+  // sets its modes and rank (layout_args).
   Launch& layout(const Layout& l, const std::vector<std::string>& names);
+  // The operands' modes and the rank as the kernel's leading arguments (prelude.clh's burn_modes and
+  // burn_rank), with the defines that read them: name_MODE and name_STRIDES by operand slot, the same text
+  // for every layout; INDEX64 (it changes idx_t) and STRIDED (some operand is strided) stay defines, so two
+  // programs serve every layout.
+  Launch& layout_args(const std::vector<int>& modes, size_t rank, bool index64, const std::vector<std::string>& names);
   Launch& layout_block(const Layout& l);
   // PARAM_INDEX of any index array (idx_t of 64 bits when `index64`), uploaded for this launch.
   Launch& index_block(const std::vector<int64_t>& values, bool index64);
@@ -106,6 +115,8 @@ class Launch {
   std::vector<Allocation*> writes_;
   std::vector<AllocationPtr> keep_;  // uploaded blocks, alive until enqueued
   bool faults_ = false;
+  uint32_t modes_ = 0;  // burn_modes: 2 bits per operand slot
+  int32_t rank_ = 0;    // burn_rank
 };
 
 }  // namespace burn::opencl

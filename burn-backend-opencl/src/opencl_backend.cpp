@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "burn/gpu/layout.hpp"
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
 
@@ -65,8 +66,13 @@ void OpenClBackend::copy_into(const OpenClTensor& src, const OpenClTensor& dst, 
   if (n == 0) return;
   const gpu::Layout l =
       gpu::collapse(dst.shape(), {gpu::broadcast_strides(src.shape(), src.strides(), dst.shape()), dst.strides()});
+  // A copy within a dtype moves bits as the int of its size (gpu::bits_dtype): one program per element size.
+  const bool same = src.dtype() == dst.dtype();
+  gpu::Defines d;
+  add_operand_defines(d, "X", same ? gpu::bits_dtype(src.dtype()) : src.dtype(), ctx_->profile(), op);
+  add_operand_defines(d, "Y", same ? gpu::bits_dtype(dst.dtype()) : dst.dtype(), ctx_->profile(), op);
   Launch lc(*ctx_, "copy", op);
-  lc.tensor("X", src, false).tensor("Y", dst, true).i64(n).layout(l, {"X", "Y"});
+  lc.use(d).buffer(src, false).buffer(dst, true).i64(n).layout(l, {"X", "Y"});
   if (dst.dtype() == DType::Bool && src.dtype() != DType::Bool) lc.define("TO_BOOL");
   if (is_float(src.dtype()) && is_int(dst.dtype())) lc.define("TO_INT");
   lc.run_1d(n);

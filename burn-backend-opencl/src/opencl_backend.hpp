@@ -34,6 +34,9 @@
   OP(sum_dim) OP(mean_dim) OP(prod_dim) OP(max_dim) OP(min_dim) OP(any_dim) OP(all_dim) \
   OP(argmax) OP(argmin) OP(max_dim_with_indices) OP(min_dim_with_indices) \
   OP(cumsum) OP(cumprod) OP(cummax) OP(cummin) OP(sort) OP(argsort) OP(topk) \
+  /* pool (src/ops/pool.cpp) */ \
+  OP(max_pool) OP(max_pool_with_indices) OP(max_pool_backward) OP(avg_pool) OP(avg_pool_backward) \
+  OP(adaptive_avg_pool) OP(adaptive_avg_pool_backward) OP(adaptive_max_pool) OP(adaptive_max_pool_backward) \
   /* float_math (src/ops/float_math.cpp) */ \
   OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) OP(cosh) OP(tanh) OP(asin) OP(acos) \
   OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \

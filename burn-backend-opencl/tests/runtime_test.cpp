@@ -245,6 +245,50 @@ TEST(OpenClRuntime, ElementwiseValuesBroadcastsViewsAndCasts) {
             (std::vector<int64_t>{2, -2}));
 }
 
+TEST(OpenClRuntime, TwoProgramsServeEveryLayoutOfItsOperands) {
+  REQUIRE_DEVICE();
+  // Programs built or loaded from disk by this context (a program already in memory adds neither).
+  auto programs = [&] { return ctx->stats().compiled + ctx->stats().from_disk; };
+  Prim a = upload<int32_t>(be, {1, 2, 3, 4, 5, 6}, DType::I32, Shape{2, 3});
+  Prim b = upload<int32_t>(be, {10, 20, 30, 40, 50, 60}, DType::I32, Shape{2, 3});
+  EXPECT_EQ(download<int32_t>(be, be.sub(a, b)), (std::vector<int32_t>{-9, -18, -27, -36, -45, -54}));
+  const uint64_t after_contiguous = programs();
+  // A broadcast scalar: the modes are the launch's arguments, the program is the first one.
+  EXPECT_EQ(download<int32_t>(be, be.sub(a, upload<int32_t>(be, {7}, DType::I32))),
+            (std::vector<int32_t>{-6, -5, -4, -3, -2, -1}));
+  EXPECT_EQ(programs(), after_contiguous);
+  // A broadcast row (strided): at most one more program (STRIDED), which every strided layout shares.
+  EXPECT_EQ(download<int32_t>(be, be.sub(a, upload<int32_t>(be, {100, 200, 300}, DType::I32))),
+            (std::vector<int32_t>{-99, -198, -297, -96, -195, -294}));
+  const uint64_t after_first = programs();
+  EXPECT_LE(after_first, after_contiguous + 1);
+  // Two transposed views, a rank-3 permuted view against a broadcast one: no other program.
+  EXPECT_EQ(download<int32_t>(be, be.sub(be.permute(a, Axes{1, 0}), be.permute(b, Axes{1, 0}))),
+            (std::vector<int32_t>{-9, -36, -18, -45, -27, -54}));
+  // x: [2, 3, 4] reversed to [4, 3, 2] (strides 1, 4, 12: no dims merge, rank 3).
+  std::vector<int32_t> iota(24), xs, want;
+  std::vector<float> xf_want;
+  for (int32_t v = 0; v < 24; ++v) iota[static_cast<size_t>(v)] = v;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k) {
+        xs.push_back(k * 12 + j * 4 + i);
+        want.push_back(xs.back() - (k == 0 ? 100 : 1000));
+        xf_want.push_back(static_cast<float>(xs.back()) + 0.5f);
+      }
+  Prim x = be.permute(upload<int32_t>(be, iota, DType::I32, Shape{2, 3, 4}), Axes{2, 1, 0});
+  EXPECT_EQ(download<int32_t>(be, be.sub(x, upload<int32_t>(be, {100, 1000}, DType::I32))), want);
+  EXPECT_EQ(programs(), after_first);
+  // Copies within a dtype move bits by element size: views of i32 and of f32 made contiguous share a program.
+  EXPECT_EQ(download<int32_t>(be, be.reshape(x, Shape{24})), xs);
+  const uint64_t after_copy = programs();
+  std::vector<float> iota_f;
+  for (int32_t v : iota) iota_f.push_back(static_cast<float>(v) + 0.5f);
+  Prim xf = be.permute(upload<float>(be, iota_f, DType::F32, Shape{2, 3, 4}), Axes{2, 1, 0});
+  EXPECT_EQ(download<float>(be, be.reshape(xf, Shape{24})), xf_want);
+  EXPECT_EQ(programs(), after_copy);
+}
+
 TEST(OpenClRuntime, AnIntegerDivisionByZeroIsAValueErrorAtTheNextRead) {
   REQUIRE_DEVICE();
   Prim q = be.div(upload<int32_t>(be, {6, 1}, DType::I32), upload<int32_t>(be, {3, 0}, DType::I32));
@@ -625,6 +669,41 @@ TEST(OpenClRuntime, SoftmaxAndLogSoftmax) {
   EXPECT_TRUE(std::isnan(download<float>(be, be.softmax(upload<float>(be, {-inf, -inf}, DType::F32), 0))[0]));
   EXPECT_THROW(be.softmax(x, 2), IndexError);
   EXPECT_THROW(be.softmax(upload<int32_t>(be, {1, 2}, DType::I32), 0), DTypeError);
+}
+
+TEST(OpenClRuntime, PoolsWithIndicesAndTheirBackward) {
+  REQUIRE_DEVICE();
+  // One plane [4, 4]: 2x2 windows, stride 2.
+  Prim x = upload<float>(be, {1, 5, 2, 0, 3, 4, 8, 7, -1, -2, 6, 6, -3, -4, 6, 9}, DType::F32, Shape{1, 1, 4, 4});
+  PoolOptions o;
+  o.kernel = {2, 2};
+  o.stride = {2, 2};
+  o.padding = {0, 0};
+  o.padding_end = {0, 0};
+  o.dilation = {1, 1};
+  const auto [y, idx] = be.max_pool_with_indices(x, o);
+  EXPECT_EQ(download<float>(be, y), (std::vector<float>{5, 8, -1, 9}));
+  // Flat in-plane indices of the first strict maximum of each window.
+  EXPECT_EQ(download<int64_t>(be, idx), (std::vector<int64_t>{1, 6, 8, 15}));
+  Prim g = upload<float>(be, {1, 2, 3, 4}, DType::F32, Shape{1, 1, 2, 2});
+  EXPECT_EQ(download<float>(be, be.max_pool_backward(x, g, idx, o)),
+            (std::vector<float>{0, 1, 0, 0, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0, 4}));
+  EXPECT_EQ(download<float>(be, be.avg_pool(x, o)), (std::vector<float>{3.25f, 4.25f, -2.5f, 6.75f}));
+  EXPECT_EQ(
+      download<float>(be, be.avg_pool_backward(x, g, o)),
+      (std::vector<float>{0.25f, 0.25f, 0.5f, 0.5f, 0.25f, 0.25f, 0.5f, 0.5f, 0.75f, 0.75f, 1, 1, 0.75f, 0.75f, 1, 1}));
+  // An index outside the plane is an IndexError at the next read, naming the op.
+  Prim bad = upload<int64_t>(be, {1, 6, 8, 16}, DType::I64, Shape{1, 1, 2, 2});
+  Prim gi = be.max_pool_backward(x, g, bad, o);
+  try {
+    be.into_data(gi);
+    FAIL() << "expected IndexError";
+  } catch (const IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_pool_backward"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(be.supports(OpId::max_pool, DType::F32));
+  EXPECT_FALSE(be.supports(OpId::avg_pool, DType::I32));
+  EXPECT_THROW(be.max_pool(upload<int32_t>(be, {1, 2, 3, 4}, DType::I32, Shape{1, 1, 2, 2}), o), DTypeError);
 }
 
 }  // namespace

@@ -459,7 +459,7 @@ void norms(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   }
 }
 
-// kernels/pool.comp: every mode, pooled and adaptive, with each switch.
+// pool.kernel: every pass, pooled and adaptive, with each switch (the switches are arguments: one program each).
 void pools(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   for (bool adaptive : {false, true}) {
     for (PoolMode m : {PoolMode::max_fwd, PoolMode::avg_fwd, PoolMode::avg_bwd, PoolMode::max_bwd_check,

@@ -12,21 +12,13 @@
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "device_support.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/instance.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
 namespace {
-
-std::shared_ptr<Instance> instance_or_null() {
-  try {
-    auto inst = Instance::get();
-    return inst->best_score() > 0 ? inst : nullptr;
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
 
 // Sets BURN_VULKAN_FAULT for one scope.
 struct InjectFault {

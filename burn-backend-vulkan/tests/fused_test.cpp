@@ -12,21 +12,12 @@
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/fused.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "device_support.hpp"
 #include "runtime/instance.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
 namespace {
-
-std::shared_ptr<Context> context_or_null() {
-  try {
-    auto inst = Instance::get();
-    if (inst->best_score() == 0) return nullptr;
-    return context_for(inst->choose(""));
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
 
 FusedInstr instr(OpId op, uint16_t a, uint16_t b = 0, uint8_t n = 1) {
   FusedInstr in;

@@ -5,21 +5,12 @@
 #include <numeric>
 
 #include "burn/tensor/error.hpp"
+#include "device_support.hpp"
 #include "runtime/instance.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
 namespace {
-
-std::shared_ptr<Context> context_or_null() {
-  try {
-    auto inst = Instance::get();
-    if (inst->best_score() == 0) return nullptr;
-    return context_for(inst->choose(""));
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
 
 TEST(VulkanLimits, AScatterLineLongerThanALoopAddsEveryEntry) {
   auto ctx = context_or_null();

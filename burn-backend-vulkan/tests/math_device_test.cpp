@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "device_support.hpp"
 #include "math_reference.hpp"
 #include "runtime/instance.hpp"
 #include "vulkan_backend.hpp"
@@ -19,21 +20,6 @@ namespace burn::vulkan {
 namespace {
 
 using namespace mathref;
-
-std::shared_ptr<Context> context_or_null() {
-  try {
-    auto inst = Instance::get();
-    if (inst->best_score() == 0) return nullptr;
-    return context_for(inst->choose(""));
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
-
-#define REQUIRE_DEVICE()                               \
-  auto ctx = context_or_null();                        \
-  if (!ctx) GTEST_SKIP() << "no usable Vulkan device"; \
-  VulkanBackend be(ctx, "vulkan")
 
 using Unary = Prim (VulkanBackend::*)(Prim);
 using Binary = Prim (VulkanBackend::*)(Prim, Prim);
@@ -98,7 +84,7 @@ std::vector<T> run_unary(VulkanBackend& be, Unary op, const std::vector<T>& x) {
 }
 
 TEST(VulkanMath, UnaryF32OnTheDevice) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   for (const UnaryCase& c : unary_cases()) {
     const std::vector<float> x = inputs_for<float>(c, 101);
     const std::vector<float> y = run_unary(be, c.op, x);
@@ -109,7 +95,7 @@ TEST(VulkanMath, UnaryF32OnTheDevice) {
 }
 
 TEST(VulkanMath, UnaryF64OnTheDevice) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   if (!ctx->profile().features.float64) GTEST_SKIP() << "the device has no shaderFloat64";
   for (const UnaryCase& c : unary_cases()) {
     const std::vector<double> x = inputs_for<double>(c, 202);
@@ -122,7 +108,7 @@ TEST(VulkanMath, UnaryF64OnTheDevice) {
 
 // f16 computes in f32 and rounds once more when it stores: within an ulp of half precision.
 TEST(VulkanMath, UnaryF16OnTheDevice) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   if (!ctx->profile().features.float16) GTEST_SKIP() << "the device has no shaderFloat16";
   for (const UnaryCase& c : unary_cases()) {
     std::vector<float> x;
@@ -207,14 +193,14 @@ void binaries(VulkanBackend& be, const char* suffix) {
 }
 
 TEST(VulkanMath, BinaryOnTheDevice) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   binaries<float>(be, " f32 dev");
   if (ctx->profile().features.float64) binaries<double>(be, " f64 dev");
 }
 
 // torch.round: halves to even, including doubles (GLSL's roundEven rounds them toward zero on lavapipe).
 TEST(VulkanMath, RoundHalvesToEven) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   const std::vector<double> x = {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, 4503599627370495.5, -0.0, 3.7};
   const std::vector<double> want = {0, 2, 2, -0.0, -2, -2, 0, 4503599627370496.0, -0.0, 4};
   std::vector<float> xf(x.begin(), x.end() - 3);

@@ -15,6 +15,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "device_support.hpp"
 #include "ops/matmul.hpp"
 #include "runtime/instance.hpp"
 
@@ -23,43 +24,9 @@ namespace {
 
 constexpr GemmKernel kBoth[] = {GemmKernel::register_blocked, GemmKernel::shared_tiled};
 
-// The Vulkan backend of the best device and the cpu reference, made once; null without a device.
-struct Backends {
-  std::shared_ptr<Context> ctx;
-  std::unique_ptr<VulkanBackend> vk;
-  BackendPtr cpu;
-};
-Backends* backends() {
-  static Backends* b = []() -> Backends* {
-    try {
-      auto inst = Instance::get();
-      if (inst->best_score() == 0) return nullptr;
-      auto* r = new Backends;
-      r->ctx = context_for(inst->choose(""));
-      r->vk = std::make_unique<VulkanBackend>(r->ctx, "vulkan");
-      r->cpu = plugins::create_backend("cpu");
-      return r;
-    } catch (const std::exception&) {
-      return nullptr;
-    }
-  }();
-  return b;
-}
-
-#define REQUIRE_DEVICE()                                                                         \
-  Backends* bk = backends();                                                                     \
-  if (!bk) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"; \
-  VulkanBackend& vk = *bk->vk;                                                                   \
-  Backend& cpu = *bk->cpu
-
-bool has(DType d) {
-  const DeviceFeatures& f = backends()->ctx->profile().features;
-  return (d != DType::F64 || f.float64) && (d != DType::F16 || f.float16);
-}
-
 // Seeded values: floats in [-1, 1]; f16 data holds multiples of 1/64 in [-2, 2] (exact in f16, so the cpu's
 // f32 product of the same values is the reference); ints in [-lim, lim].
-TensorData random_data(const Shape& shape, DType d, uint32_t seed, int64_t lim = 50) {
+TensorData matmul_operand(const Shape& shape, DType d, uint32_t seed, int64_t lim = 50) {
   std::mt19937_64 rng(seed);
   const size_t n = static_cast<size_t>(shape.num_elements());
   if (d == DType::I64 || d == DType::I32) {
@@ -96,7 +63,7 @@ View transposed(size_t rank) {
 // computes in f32 on the same values, the device sums in f32 and rounds once to f16).
 void expect_matmul(GemmKernel kernel, const TensorData& a, const TensorData& b, const View& va = same,
                    const View& vb = same, const std::string& what = "", const GemmOptions& options = {}) {
-  Backends& bk = *backends();
+  DeviceAndCpu& bk = *device_and_cpu();
   const DType d = a.dtype();
   const bool half = d == DType::F16;
   Prim want = bk.cpu->matmul(va(*bk.cpu, bk.cpu->from_data(half ? a.convert(DType::F32) : a)),
@@ -119,11 +86,11 @@ void expect_matmul(GemmKernel kernel, const TensorData& a, const TensorData& b, 
 }
 
 void expect_matmul(GemmKernel kernel, const Shape& sa, const Shape& sb, DType d = DType::F32, uint32_t seed = 1) {
-  expect_matmul(kernel, random_data(sa, d, seed), random_data(sb, d, seed + 100));
+  expect_matmul(kernel, matmul_operand(sa, d, seed), matmul_operand(sb, d, seed + 100));
 }
 
 TEST(VulkanMatmul, EdgeAndOddSizes) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   for (GemmKernel k : kBoth) {
     expect_matmul(k, Shape{1, 1}, Shape{1, 1});
@@ -135,13 +102,13 @@ TEST(VulkanMatmul, EdgeAndOddSizes) {
 }
 
 TEST(VulkanMatmul, SeveralTilesEachWay) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   for (GemmKernel k : kBoth) expect_matmul(k, Shape{128, 256}, Shape{256, 64});
 }
 
 TEST(VulkanMatmul, ZeroSizedOperands) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)cpu;
   for (GemmKernel k : kBoth) {
     expect_matmul(k, Shape{0, 4}, Shape{4, 3});        // M = 0
@@ -162,7 +129,7 @@ TEST(VulkanMatmul, ZeroSizedOperands) {
 }
 
 TEST(VulkanMatmul, BroadcastBatches) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   for (GemmKernel k : kBoth) {
     expect_matmul(k, Shape{2, 1, 5, 7}, Shape{1, 3, 7, 4});
@@ -171,7 +138,7 @@ TEST(VulkanMatmul, BroadcastBatches) {
     expect_matmul(k, Shape{70, 3, 2}, Shape{70, 2, 3});  // many small products
     // rhs [7, 4] expanded to [2, 3, 7, 4]: batch strides 0 without size-1 dims.
     expect_matmul(
-        k, random_data(Shape{2, 3, 5, 7}, DType::F32, 5), random_data(Shape{7, 4}, DType::F32, 6), same,
+        k, matmul_operand(Shape{2, 3, 5, 7}, DType::F32, 5), matmul_operand(Shape{7, 4}, DType::F32, 6), same,
         [](Backend& b, Prim p) {
           return b.expand(std::move(p), Shape{2, 3, 7, 4});
         },
@@ -180,30 +147,30 @@ TEST(VulkanMatmul, BroadcastBatches) {
 }
 
 TEST(VulkanMatmul, TransposedAndStridedViewsAreReadInPlace) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   for (GemmKernel k : kBoth) {
-    const TensorData at = random_data(Shape{33, 17}, DType::F32, 7);  // A^T, stored [K, M]
-    const TensorData bt = random_data(Shape{9, 33}, DType::F32, 8);   // B^T, stored [N, K]
-    const TensorData a = random_data(Shape{17, 33}, DType::F32, 9);
-    const TensorData b = random_data(Shape{33, 9}, DType::F32, 10);
+    const TensorData at = matmul_operand(Shape{33, 17}, DType::F32, 7);  // A^T, stored [K, M]
+    const TensorData bt = matmul_operand(Shape{9, 33}, DType::F32, 8);   // B^T, stored [N, K]
+    const TensorData a = matmul_operand(Shape{17, 33}, DType::F32, 9);
+    const TensorData b = matmul_operand(Shape{33, 9}, DType::F32, 10);
     expect_matmul(k, at, b, transposed(2), same, "lhs transposed");
     expect_matmul(k, a, bt, same, transposed(2), "rhs transposed");
     expect_matmul(k, at, bt, transposed(2), transposed(2), "both transposed");
     // Batched and transposed: [B, K, M] viewed as [B, M, K].
-    expect_matmul(k, random_data(Shape{3, 6, 5}, DType::F32, 11), random_data(Shape{3, 6, 4}, DType::F32, 12),
+    expect_matmul(k, matmul_operand(Shape{3, 6, 5}, DType::F32, 11), matmul_operand(Shape{3, 6, 4}, DType::F32, 12),
                   transposed(3), same, "batched lhs transposed");
     // Every other row and column, and flipped (negative strides).
     const View stepped = [](Backend& bk, Prim p) {
       return bk.slice(std::move(p), {SliceRange{1, 35, 2}, SliceRange{0, 40, 3}});
     };
-    expect_matmul(k, random_data(Shape{35, 40}, DType::F32, 13), random_data(Shape{14, 6}, DType::F32, 14), stepped,
-                  same, "stepped lhs");
+    expect_matmul(k, matmul_operand(Shape{35, 40}, DType::F32, 13), matmul_operand(Shape{14, 6}, DType::F32, 14),
+                  stepped, same, "stepped lhs");
     const View flipped = [](Backend& bk, Prim p) { return bk.flip(std::move(p), {0, 1}); };
     expect_matmul(k, a, b, flipped, flipped, "both flipped");
     // The batch dims permuted too: [K, B, M] viewed as [B, M, K].
     expect_matmul(
-        k, random_data(Shape{6, 3, 5}, DType::F32, 15), random_data(Shape{3, 6, 4}, DType::F32, 16),
+        k, matmul_operand(Shape{6, 3, 5}, DType::F32, 15), matmul_operand(Shape{3, 6, 4}, DType::F32, 16),
         [](Backend& bk, Prim p) {
           return bk.permute(std::move(p), {1, 2, 0});
         },
@@ -212,33 +179,33 @@ TEST(VulkanMatmul, TransposedAndStridedViewsAreReadInPlace) {
 }
 
 TEST(VulkanMatmul, EveryDtypeTheDeviceHas) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   for (GemmKernel k : kBoth) {
     for (DType d : {DType::F32, DType::F64, DType::F16, DType::I64, DType::I32}) {
-      if (!has(d)) continue;
+      if (!device_has(d)) continue;
       expect_matmul(k, Shape{17, 33}, Shape{33, 9}, d, 20);
       expect_matmul(k, Shape{2, 1, 5, 7}, Shape{1, 3, 7, 4}, d, 21);
-      expect_matmul(k, random_data(Shape{33, 17}, d, 22), random_data(Shape{9, 33}, d, 23), transposed(2),
+      expect_matmul(k, matmul_operand(Shape{33, 17}, d, 22), matmul_operand(Shape{9, 33}, d, 23), transposed(2),
                     transposed(2), "both transposed");
     }
   }
 }
 
 TEST(VulkanMatmul, IntegerSumsWrapAsTheCpuBackend) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   for (GemmKernel k : kBoth) {
     // Products of 2^21-sized i32 and 2^40-sized i64 values overflow; both backends wrap (two's complement).
-    expect_matmul(k, random_data(Shape{9, 33}, DType::I32, 30, 1 << 21),
-                  random_data(Shape{33, 5}, DType::I32, 31, 1 << 21));
-    expect_matmul(k, random_data(Shape{9, 33}, DType::I64, 32, int64_t{1} << 40),
-                  random_data(Shape{33, 5}, DType::I64, 33, int64_t{1} << 40));
+    expect_matmul(k, matmul_operand(Shape{9, 33}, DType::I32, 30, 1 << 21),
+                  matmul_operand(Shape{33, 5}, DType::I32, 31, 1 << 21));
+    expect_matmul(k, matmul_operand(Shape{9, 33}, DType::I64, 32, int64_t{1} << 40),
+                  matmul_operand(Shape{33, 5}, DType::I64, 33, int64_t{1} << 40));
   }
 }
 
 TEST(VulkanMatmul, NaNAndInfinityPropagate) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)cpu;
   const float inf = INFINITY;
   for (GemmKernel k : kBoth) {
@@ -253,21 +220,22 @@ TEST(VulkanMatmul, NaNAndInfinityPropagate) {
 }
 
 TEST(VulkanMatmul, TheProfilesChoiceRunsThroughTheBackend) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const DeviceProfile& p = bk->ctx->profile();
   EXPECT_EQ(gemm_kernel(p, DType::F32),
             p.features.shared_memory_gemm ? GemmKernel::shared_tiled : GemmKernel::register_blocked);
-  const TensorData a = random_data(Shape{2, 9, 13}, DType::F32, 40), b = random_data(Shape{2, 13, 6}, DType::F32, 41);
+  const TensorData a = matmul_operand(Shape{2, 9, 13}, DType::F32, 40),
+                   b = matmul_operand(Shape{2, 13, 6}, DType::F32, 41);
   const TensorData got = vk.into_data(vk.matmul(vk.from_data(a), vk.from_data(b)));
   const TensorData want = cpu.into_data(cpu.matmul(cpu.from_data(a), cpu.from_data(b)));
   EXPECT_TRUE(got.compare_approx(want).ok);
 }
 
 TEST(VulkanMatmul, BadOperandsAreErrorsLikeTheCpuBackend) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)cpu;
-  auto f32 = [&](Shape s) { return vk.from_data(random_data(s, DType::F32, 50)); };
-  EXPECT_THROW(vk.matmul(f32(Shape{2, 3}), vk.from_data(random_data(Shape{3, 2}, DType::I64, 51))), DTypeError);
+  auto f32 = [&](Shape s) { return vk.from_data(matmul_operand(s, DType::F32, 50)); };
+  EXPECT_THROW(vk.matmul(f32(Shape{2, 3}), vk.from_data(matmul_operand(Shape{3, 2}, DType::I64, 51))), DTypeError);
   EXPECT_THROW(vk.matmul(vk.from_data(TensorData::from_vector<bool>({true, false, true, false}, Shape{2, 2})),
                          vk.from_data(TensorData::from_vector<bool>({true, false, true, false}, Shape{2, 2}))),
                DTypeError);
@@ -280,15 +248,16 @@ TEST(VulkanMatmul, BadOperandsAreErrorsLikeTheCpuBackend) {
   } catch (const ShapeError& e) {
     EXPECT_NE(std::string(e.what()).find("[2, 2, 3]"), std::string::npos) << e.what();
   }
-  if (!has(DType::F64)) {
-    Prim x = vk.from_data(random_data(Shape{2, 2}, DType::F32, 52));
+  if (!device_has(DType::F64)) {
+    Prim x = vk.from_data(matmul_operand(Shape{2, 2}, DType::F32, 52));
     EXPECT_THROW(vk.matmul(vk.cast(x, DType::F64), vk.cast(x, DType::F64)), Unsupported);
   }
 }
 
 TEST(VulkanMatmul, TheEpilogueHookRewritesEachResult) {
-  REQUIRE_DEVICE();
-  const TensorData a = random_data(Shape{2, 9, 13}, DType::F32, 60), b = random_data(Shape{2, 13, 6}, DType::F32, 61);
+  REQUIRE_DEVICE_AND_CPU();
+  const TensorData a = matmul_operand(Shape{2, 9, 13}, DType::F32, 60),
+                   b = matmul_operand(Shape{2, 13, 6}, DType::F32, 61);
   const std::vector<float> mm = cpu.into_data(cpu.matmul(cpu.from_data(a), cpu.from_data(b))).to_vec<float>();
   GemmOptions relu_plus_position;
   // relu(acc) + 1000 z + 100 row + col: the result, the batch, row and column reach the expression.
@@ -379,7 +348,7 @@ TEST(VulkanMatmul, CooperativeMatrixIsChosenForF16WithAShapeThatFits) {
 // The f16 GEMM on cooperative matrices against the cpu, where the device has them (a GPU with
 // VK_NV_cooperative_matrix); elsewhere skipped with the reason. Sizes cross the tile edges on every side.
 TEST(VulkanMatmul, CooperativeMatrixF16MatchesTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   const DeviceProfile& p = bk->ctx->profile();
   if (gemm_kernel(p, DType::F16) != GemmKernel::cooperative_matrix) {
@@ -400,15 +369,16 @@ TEST(VulkanMatmul, CooperativeMatrixF16MatchesTheCpu) {
   expect_matmul(k, Shape{bm, 2 * t.bk}, Shape{2 * t.bk, bn}, DType::F16);                      // whole tiles
   expect_matmul(k, Shape{2 * bm + 5, 3 * t.bk + 7}, Shape{3 * t.bk + 7, bn + 3}, DType::F16);  // edges
   expect_matmul(k, Shape{3, 2, 37, 41}, Shape{1, 2, 41, 29}, DType::F16);                      // broadcast batches
-  expect_matmul(k, random_data(Shape{41, 37}, DType::F16, 3), random_data(Shape{41, 29}, DType::F16, 4), transposed(2),
-                same, "lhs transposed");
+  expect_matmul(k, matmul_operand(Shape{41, 37}, DType::F16, 3), matmul_operand(Shape{41, 29}, DType::F16, 4),
+                transposed(2), same, "lhs transposed");
   GemmOptions capped;
   capped.max_groups = {2, 2, 2};
-  expect_matmul(k, random_data(Shape{3, 3 * bm + 1, 20}, DType::F16, 5),
-                random_data(Shape{3, 20, 3 * bn + 1}, DType::F16, 6), same, same, "grid capped", capped);
+  expect_matmul(k, matmul_operand(Shape{3, 3 * bm + 1, 20}, DType::F16, 5),
+                matmul_operand(Shape{3, 20, 3 * bn + 1}, DType::F16, 6), same, same, "grid capped", capped);
   GemmOptions relu;
   relu.epilogue = "max(acc, 0.0)";
-  const TensorData a = random_data(Shape{bm + 1, 40}, DType::F16, 7), b = random_data(Shape{40, 9}, DType::F16, 8);
+  const TensorData a = matmul_operand(Shape{bm + 1, 40}, DType::F16, 7),
+                   b = matmul_operand(Shape{40, 9}, DType::F16, 8);
   const TensorData got = vk.into_data(matmul_with(vk, vk.from_data(a), vk.from_data(b), k, relu));
   const TensorData want =
       cpu.into_data(cpu.relu(cpu.matmul(cpu.from_data(a.convert(DType::F32)), cpu.from_data(b.convert(DType::F32)))));
@@ -419,26 +389,26 @@ TEST(VulkanMatmul, CooperativeMatrixF16MatchesTheCpu) {
 // More tiles or batches than a dispatch may have: the kernel walks the rest (the grid capped at 2 x 2 x 2
 // here, as maxComputeWorkGroupCount caps it for sizes too slow to test on lavapipe).
 TEST(VulkanMatmul, GridsBeyondTheDeviceLimitWalkTheRest) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)vk, (void)cpu;
   GemmOptions capped;
   capped.max_groups = {2, 2, 2};
   for (GemmKernel k : kBoth) {
     const GemmTiles t = gemm_tiles(bk->ctx->profile(), k, 4);
     const int64_t m = 5 * t.wg_y * t.tm + 3, n = 3 * t.wg_x * t.tn + 1;
-    expect_matmul(k, random_data(Shape{7, m, 9}, DType::I32, 80), random_data(Shape{7, 9, n}, DType::I32, 81), same,
-                  same, "grid capped", capped);
+    expect_matmul(k, matmul_operand(Shape{7, m, 9}, DType::I32, 80), matmul_operand(Shape{7, 9, n}, DType::I32, 81),
+                  same, same, "grid capped", capped);
   }
 }
 
 // Not a test: GFLOP/s of both kernels on this device at 256^3 and 512^3 f32 (the README's table).
 // build/release/bin/burn_vulkan_test --gtest_also_run_disabled_tests --gtest_filter='*Gflops*'
 TEST(VulkanMatmul, DISABLED_GflopsOfBothKernels) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   (void)cpu;
   for (int64_t n : {256, 512}) {
-    Prim a = vk.from_data(random_data(Shape{n, n}, DType::F32, 70));
-    Prim b = vk.from_data(random_data(Shape{n, n}, DType::F32, 71));
+    Prim a = vk.from_data(matmul_operand(Shape{n, n}, DType::F32, 70));
+    Prim b = vk.from_data(matmul_operand(Shape{n, n}, DType::F32, 71));
     for (GemmKernel k : kBoth) {
       (void)vk.into_data(matmul_with(vk, a, b, k));  // compile the pipeline
       double best = 1e30;

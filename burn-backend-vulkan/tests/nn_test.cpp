@@ -17,6 +17,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "device_support.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "vulkan_backend.hpp"
@@ -24,50 +25,21 @@
 namespace burn::vulkan {
 namespace {
 
-// The Vulkan backend of the best device (its profile's GEMM kernel), a second one on a context whose profile
-// asks for the shared-memory tiled kernels (so both conv paths run on any device), and the cpu reference.
-struct Backends {
-  std::shared_ptr<Context> ctx, tiled_ctx;
-  std::unique_ptr<VulkanBackend> vk, tiled;
-  BackendPtr cpu;
-};
-Backends* backends() {
-  static Backends* b = []() -> Backends* {
-    try {
-      auto inst = Instance::get();
-      if (inst->best_score() == 0) return nullptr;
-      auto* r = new Backends;
-      r->ctx = context_for(inst->choose(""));
-      r->vk = std::make_unique<VulkanBackend>(r->ctx, "vulkan");
-      DeviceProfile p = inst->choose("");
-      p.features.shared_memory_gemm = !r->ctx->profile().features.shared_memory_gemm;
-      r->tiled_ctx = Context::create(inst, p);
-      r->tiled = std::make_unique<VulkanBackend>(r->tiled_ctx, "vulkan");
-      r->cpu = plugins::create_backend("cpu");
-      return r;
-    } catch (const std::exception&) {
-      return nullptr;
-    }
+// A second Vulkan backend on a context whose profile asks for the other GEMM shape than the best device's
+// (so both conv paths run on any device), made once.
+VulkanBackend* other_gemm_backend() {
+  static std::unique_ptr<VulkanBackend> b = [] {
+    auto inst = instance_or_null();
+    DeviceProfile p = inst->choose("");
+    p.features.shared_memory_gemm = !device_and_cpu()->ctx->profile().features.shared_memory_gemm;
+    return std::make_unique<VulkanBackend>(Context::create(inst, p), "vulkan");
   }();
-  return b;
-}
-
-#define REQUIRE_DEVICE()                                                                         \
-  Backends* bk = backends();                                                                     \
-  if (!bk) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"; \
-  VulkanBackend& vk = *bk->vk;                                                                   \
-  Backend& cpu = *bk->cpu;                                                                       \
-  (void)vk;                                                                                      \
-  (void)cpu
-
-bool has(DType d) {
-  const DeviceFeatures& f = backends()->ctx->profile().features;
-  return (d != DType::F64 || f.float64) && (d != DType::F16 || f.float16);
+  return b.get();
 }
 std::vector<DType> float_dtypes() {
   std::vector<DType> out;
   for (DType d : {DType::F32, DType::F64, DType::F16})
-    if (has(d)) out.push_back(d);
+    if (device_has(d)) out.push_back(d);
   return out;
 }
 
@@ -79,7 +51,7 @@ std::vector<DType> exp_dtypes() {
   std::vector<DType> out;
   for (DType d : float_dtypes())
     if (d != DType::F64 || f64_math) out.push_back(d);
-  if (!f64_math && has(DType::F64))
+  if (!f64_math && device_has(DType::F64))
     std::fprintf(stderr, "note: f64 left out: kernels/math_f64.glsl has no b_exp yet\n");
   return out;
 }
@@ -126,7 +98,7 @@ std::string dims(const std::vector<int64_t>& v) { return Shape(v).to_string(); }
 // ---------------------------------------------------------------------------------------------- softmax
 
 TEST(VulkanNn, SoftmaxAndLogSoftmaxOverEveryDimMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   // Short and long rows (lanes and workgroup rows), a dim in the middle, one of size 1, and many rows.
   const std::vector<Shape> shapes = {Shape{3, 5},    Shape{2, 300},    Shape{4, 7, 3}, Shape{2, 1, 6},
                                      Shape{1000, 9}, Shape{3, 129, 2}, Shape{5}};
@@ -144,7 +116,7 @@ TEST(VulkanNn, SoftmaxAndLogSoftmaxOverEveryDimMatchTheCpu) {
 }
 
 TEST(VulkanNn, SoftmaxOfAMaskedRowIsNaNAndOfAViewReadsThroughIt) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const double inf = std::numeric_limits<double>::infinity();
   for (size_t n : {4u, 200u}) {
     std::vector<double> v(2 * n, -inf);
@@ -206,7 +178,7 @@ Param param(const Shape& s, DType d, uint32_t seed, bool present, double lo = -1
 const Tol kBackwardTol{1e-4, 1e-10, 2e-2};
 
 TEST(VulkanNn, LayerAndRmsNormForwardAndBackwardMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   struct Case {
     Shape shape;
     size_t nd;
@@ -238,7 +210,7 @@ TEST(VulkanNn, LayerAndRmsNormForwardAndBackwardMatchTheCpu) {
 }
 
 TEST(VulkanNn, GroupNormForwardAndBackwardMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   struct Case {
     Shape shape;
     int64_t groups;
@@ -263,7 +235,7 @@ TEST(VulkanNn, GroupNormForwardAndBackwardMatchTheCpu) {
 }
 
 TEST(VulkanNn, BatchNormTrainingAndInferenceMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   // [N, C, spatial]: few values per channel (an invocation each), many (a workgroup each), rank 2.
   const std::vector<Shape> shapes = {Shape{4, 3, 5}, Shape{8, 2, 20}, Shape{5, 3}, Shape{2, 3, 4, 5}};
   for (DType d : float_dtypes())
@@ -292,7 +264,7 @@ TEST(VulkanNn, BatchNormTrainingAndInferenceMatchTheCpu) {
 }
 
 TEST(VulkanNn, NormsOfEmptyTensorsAndViews) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   // No rows: an empty result and zero parameter gradients.
   Prims r = vk.layer_norm_backward(vk.empty(Shape{0, 5}, DType::F32), vk.full(Shape{5}, Scalar(1.0), DType::F32),
                                    vk.empty(Shape{0, 5}, DType::F32), 1, 1e-5);
@@ -358,7 +330,7 @@ bool dilated(const PoolOptions& o) {
 }
 
 TEST(VulkanNn, MaxPoolsWithIndicesAndBackwardMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   for (DType d : float_dtypes())
     for (const PoolCase& c : pool_cases()) {
       const std::string what = c.shape.to_string() + " kernel " + dims(c.options.kernel) + " stride " +
@@ -383,7 +355,7 @@ TEST(VulkanNn, MaxPoolsWithIndicesAndBackwardMatchTheCpu) {
 }
 
 TEST(VulkanNn, AvgPoolsAndBackwardMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   for (DType d : float_dtypes())
     for (PoolCase c : pool_cases()) {
       if (dilated(c.options)) continue;  // average pools take no dilation
@@ -403,7 +375,7 @@ TEST(VulkanNn, AvgPoolsAndBackwardMatchTheCpu) {
 }
 
 TEST(VulkanNn, AdaptivePoolsAndBackwardMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const std::vector<std::pair<Shape, Shape>> cases = {{Shape{2, 3, 9}, Shape{4}},
                                                       {Shape{2, 3, 9}, Shape{13}},
                                                       {Shape{1, 2, 7, 8}, Shape{3, 5}},
@@ -432,7 +404,7 @@ TEST(VulkanNn, AdaptivePoolsAndBackwardMatchTheCpu) {
 }
 
 TEST(VulkanNn, MaxPoolTiesNaNsAndForeignIndices) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   // Ties (the first tap wins), NaNs (a NaN wins, the last one), -inf everywhere in a window.
   const std::vector<double> v = {1, 1, 0, 1, nan, 2, nan, 3, -inf, -inf, -inf, -inf, 5, 5, 5, 4};
@@ -465,7 +437,7 @@ TEST(VulkanNn, MaxPoolTiesNaNsAndForeignIndices) {
 // ------------------------------------------------------------------------------------------- resample
 
 TEST(VulkanNn, InterpolateAndBackwardMatchTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const std::vector<std::pair<Shape, Shape>> cases = {
       {Shape{2, 3, 7}, Shape{14}},         {Shape{2, 3, 7}, Shape{5}},        {Shape{2, 3, 7}, Shape{1}},
       {Shape{1, 2, 5, 6}, Shape{9, 4}},    {Shape{1, 2, 5, 6}, Shape{3, 12}}, {Shape{1, 2, 3, 4, 5}, Shape{5, 3, 7}},
@@ -525,9 +497,10 @@ ConvTransposeOptions transpose_options(size_t n, std::vector<int64_t> s = {}, st
 const Tol kConvTol{1e-4, 1e-11, 1.5e-2};
 
 // Both GEMM shapes of kernels/conv.comp: the profile's backend and the one forced to the other shape.
-std::vector<std::pair<const char*, VulkanBackend*>> conv_backends(Backends& bk) {
+std::vector<std::pair<const char*, VulkanBackend*>> conv_backends(DeviceAndCpu& bk) {
   const bool tiled = bk.ctx->profile().features.shared_memory_gemm;
-  return {{tiled ? "tiled" : "register-blocked", bk.vk.get()}, {tiled ? "register-blocked" : "tiled", bk.tiled.get()}};
+  return {{tiled ? "tiled" : "register-blocked", bk.vk.get()},
+          {tiled ? "register-blocked" : "tiled", other_gemm_backend()}};
 }
 
 struct ConvCase {
@@ -537,7 +510,7 @@ struct ConvCase {
 };
 
 TEST(VulkanNn, ConvForwardAndBackwardMatchTheCpuOnBothGemmShapes) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const std::vector<ConvCase> cases = {
       {Shape{2, 3, 11}, Shape{4, 3, 3}, conv_options(1), true},
       {Shape{2, 3, 11}, Shape{4, 3, 3}, conv_options(1, {2}, {1}, {2}, 1, {0}), false},
@@ -576,7 +549,7 @@ struct TransposeCase {
 };
 
 TEST(VulkanNn, ConvTransposeForwardAndBackwardMatchTheCpuOnBothGemmShapes) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const std::vector<TransposeCase> cases = {
       {Shape{2, 4, 5}, Shape{4, 3, 3}, transpose_options(1, {2}, {1}, {}, 1, {1}), true},
       {Shape{2, 3, 6}, Shape{3, 2, 4}, transpose_options(1), false},
@@ -605,7 +578,7 @@ TEST(VulkanNn, ConvTransposeForwardAndBackwardMatchTheCpuOnBothGemmShapes) {
 }
 
 TEST(VulkanNn, ConvOfViewsAndEmptyBatches) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   // A permuted input and a flipped weight are read through their views.
   const TensorData x = random_data(Shape{5, 2, 3, 6}, DType::F32, 91),
                    w = random_data(Shape{4, 3, 2, 2}, DType::F32, 92);
@@ -632,7 +605,7 @@ struct AttnCase {
 };
 
 TEST(VulkanNn, AttentionMatchesTheCpu) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   const std::vector<AttnCase> cases = {
       {2, 3, 5, 5, 4, 4, {}, false, std::nullopt},
       {1, 2, 7, 11, 8, 6, {}, false, std::nullopt},                   // Lq != Lk
@@ -672,7 +645,7 @@ TEST(VulkanNn, AttentionMatchesTheCpu) {
 }
 
 TEST(VulkanNn, AttentionOfViewsAndFullyMaskedRows) {
-  REQUIRE_DEVICE();
+  REQUIRE_DEVICE_AND_CPU();
   // q, k, v stored [B, L, H, E] and permuted to [B, H, L, E]: read in place.
   const TensorData q = random_data(Shape{2, 6, 3, 8}, DType::F32, 111);
   const TensorData k = random_data(Shape{2, 9, 3, 8}, DType::F32, 112);

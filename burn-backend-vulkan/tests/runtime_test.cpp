@@ -6,30 +6,15 @@
 #include <numeric>
 
 #include "burn/tensor/error.hpp"
+#include "device_support.hpp"
 #include "runtime/instance.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
 namespace {
 
-std::shared_ptr<Instance> instance_or_skip() {
-  try {
-    auto inst = Instance::get();
-    if (inst->best_score() == 0) return nullptr;
-    return inst;
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
-
-#define REQUIRE_DEVICE()                                                                           \
-  auto inst = instance_or_skip();                                                                  \
-  if (!inst) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"; \
-  auto ctx = context_for(inst->choose(""));                                                        \
-  VulkanBackend be(ctx, "vulkan")
-
 TEST(VulkanRuntime, ProfilesEveryDevice) {
-  auto inst = instance_or_skip();
+  auto inst = instance_or_null();
   if (!inst) GTEST_SKIP() << "no usable Vulkan device";
   ASSERT_FALSE(inst->profiles().empty());
   for (const auto& p : inst->profiles()) {
@@ -46,7 +31,7 @@ TEST(VulkanRuntime, ProfilesEveryDevice) {
 }
 
 TEST(VulkanRuntime, ChoosingADeviceByIndexAndName) {
-  auto inst = instance_or_skip();
+  auto inst = instance_or_null();
   if (!inst) GTEST_SKIP() << "no usable Vulkan device";
   const DeviceProfile& best = inst->choose("");
   EXPECT_EQ(&inst->choose(std::to_string(best.index)), &best);
@@ -71,7 +56,7 @@ TEST(VulkanRuntime, DisableListSwitchesFeaturesOffAndNamesUnknownOnes) {
 }
 
 TEST(VulkanRuntime, PoolReusesASliceOnlyAfterItsSubmissionCompleted) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   MemoryPool& pool = ctx->memory();
   VkDeviceAddress first;
   {
@@ -93,7 +78,7 @@ TEST(VulkanRuntime, PoolReusesASliceOnlyAfterItsSubmissionCompleted) {
 }
 
 TEST(VulkanRuntime, WriteThenReadRoundTrips) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   std::vector<float> v(100000);
   std::iota(v.begin(), v.end(), 0.5f);
   AllocationPtr a = ctx->memory().allocate(v.size() * 4);
@@ -104,7 +89,7 @@ TEST(VulkanRuntime, WriteThenReadRoundTrips) {
 }
 
 TEST(VulkanRuntime, AKernelThatDoesNotCompileNamesItselfAndTheLine) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   try {
     ctx->pipelines().get("elementwise", {{"OP", "undefined_function(a)"}, {"ARITY", "1"}}, {64, 1, 1});
     FAIL() << "compiled";
@@ -116,7 +101,7 @@ TEST(VulkanRuntime, AKernelThatDoesNotCompileNamesItselfAndTheLine) {
 }
 
 TEST(VulkanBackendOps, AddBroadcastsAndMatchesTheHost) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   TensorData a = TensorData::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
   TensorData b = TensorData::from_vector<float>({10, 20, 30}, Shape{3});
   Prim r = be.add(be.from_data(a), be.from_data(b));
@@ -124,7 +109,7 @@ TEST(VulkanBackendOps, AddBroadcastsAndMatchesTheHost) {
 }
 
 TEST(VulkanBackendOps, IntDivisionByZeroIsRaisedAtTheNextRead) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   Prim a = be.from_data(TensorData::from_vector<int64_t>({7, 8, 9}, Shape{3}));
   Prim b = be.from_data(TensorData::from_vector<int64_t>({2, 0, 3}, Shape{3}));
   Prim q = be.div(a, b);
@@ -136,7 +121,7 @@ TEST(VulkanBackendOps, IntDivisionByZeroIsRaisedAtTheNextRead) {
 }
 
 TEST(VulkanBackendOps, ViewsAreReadThroughTheirStrides) {
-  REQUIRE_DEVICE();
+  REQUIRE_VULKAN_BACKEND();
   Prim x = be.from_data(TensorData::from_vector<int32_t>({0, 1, 2, 3, 4, 5}, Shape{2, 3}));
   Prim t = be.permute(x, {1, 0});
   EXPECT_EQ(be.into_data(t).to_vec<int32_t>(), (std::vector<int32_t>{0, 3, 1, 4, 2, 5}));

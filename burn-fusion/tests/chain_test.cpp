@@ -24,6 +24,7 @@ namespace {
 
 using H = TensorHandle;
 using fusion_test::insp;
+using fusion_test::same_bits;
 
 // Values in [-6, 6] with the special ones strewn in, so that they land in full blocks and in tails.
 TensorData chain_data(const Shape& s, uint64_t seed) {
@@ -38,11 +39,6 @@ TensorData chain_data(const Shape& s, uint64_t seed) {
   for (int64_t i = 0; i < n; ++i)
     v[static_cast<size_t>(i)] = pick(rng) == 0 ? special[static_cast<size_t>(i) % std::size(special)] : val(rng);
   return TensorData::from_vector(v, s);
-}
-
-bool same_bits(const TensorData& a, const TensorData& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw(), b.raw(), static_cast<size_t>(a.num_elements()) * dtype_size(a.dtype())) == 0;
 }
 
 // Runs `f` on `cpu` and on fusion<cpu> over the same inputs; the fused side must be one fused program

@@ -28,6 +28,7 @@ using Plan = std::vector<std::string>;
 using H = TensorHandle;
 
 using fusion_test::insp;
+using fusion_test::same_bits;
 
 TensorData data_of(const Shape& s, DType dt, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -35,11 +36,6 @@ TensorData data_of(const Shape& s, DType dt, uint64_t seed) {
   std::vector<double> v(static_cast<size_t>(s.num_elements()));
   for (double& x : v) x = pick(rng);
   return TensorData::from_vector(v, s).convert(dt);
-}
-
-bool same_bits(const TensorData& a, const TensorData& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw(), b.raw(), static_cast<size_t>(a.num_elements()) * dtype_size(a.dtype())) == 0;
 }
 
 // Runs `f` on the same data on `cpu` and on `spec`; expects the outputs to agree bit for bit and the

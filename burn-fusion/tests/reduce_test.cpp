@@ -24,9 +24,10 @@ using Plan = std::vector<std::string>;
 using H = TensorHandle;
 
 using fusion_test::insp;
+using fusion_test::same_bits;
 
 // Deterministic data in [-3, 3] with a few repeated values (ties for argmax).
-TensorData data_of(const Shape& s, DType dt, uint64_t seed) {
+TensorData tied_data(const Shape& s, DType dt, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> pick(-3 * 64, 3 * 64);
   const int64_t n = s.num_elements();
@@ -35,19 +36,14 @@ TensorData data_of(const Shape& s, DType dt, uint64_t seed) {
   return TensorData::from_vector(v, s).convert(dt);
 }
 
-bool same_bits(const TensorData& a, const TensorData& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw(), b.raw(), static_cast<size_t>(a.num_elements()) * dtype_size(a.dtype())) == 0;
-}
-
 // Runs `f` on inputs built from the same data on `cpu` and on fusion<cpu>; expects the outputs to
 // agree bit for bit and the fusion device's last plan to be `plan`.
-void expect_fused(const std::vector<std::pair<Shape, DType>>& inputs,
-                  const std::function<std::vector<H>(const std::vector<H>&)>& f, const Plan& plan) {
+void expect_reduce_fused(const std::vector<std::pair<Shape, DType>>& inputs,
+                         const std::function<std::vector<H>(const std::vector<H>&)>& f, const Plan& plan) {
   Device cpu = Device::get("cpu"), fus = Device::get("fusion<cpu>");
   std::vector<H> ref, fin;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorData d = data_of(inputs[i].first, inputs[i].second, 17 + i);
+    const TensorData d = tied_data(inputs[i].first, inputs[i].second, 17 + i);
     const Kind k = is_float(inputs[i].second) ? Kind::Float : Kind::Int;
     ref.push_back(api::from_data(cpu, d, k));
     fin.push_back(api::from_data(fus, d, k));
@@ -65,12 +61,12 @@ void expect_fused(const std::vector<std::pair<Shape, DType>>& inputs,
 
 TEST(FusionReduce, ExpSumOfAnAffinePrologue) {
   // (x * s + m).exp().sum_dim(1): the prologue is computed per lane block and folded, never written.
-  expect_fused({{Shape{64, 300}, DType::F32}, {Shape{1, 300}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 return std::vector<H>{api::reduce_dim(
-                     OpId::sum_dim, api::unary(OpId::exp, api::add(api::mul_scalar(in[0], 0.5), in[1])), 1)};
-               },
-               {"fused[mul_scalar add exp sum_dim] -> 1"});
+  expect_reduce_fused({{Shape{64, 300}, DType::F32}, {Shape{1, 300}, DType::F32}},
+                      [](const std::vector<H>& in) {
+                        return std::vector<H>{api::reduce_dim(
+                            OpId::sum_dim, api::unary(OpId::exp, api::add(api::mul_scalar(in[0], 0.5), in[1])), 1)};
+                      },
+                      {"fused[mul_scalar add exp sum_dim] -> 1"});
 }
 
 TEST(FusionReduce, EveryReductionOverEveryDim) {
@@ -79,12 +75,12 @@ TEST(FusionReduce, EveryReductionOverEveryDim) {
     for (OpId op : ops)
       for (int64_t dim = 0; dim < 3; ++dim) {
         SCOPED_TRACE(std::string(op_info(op).name) + " dim " + std::to_string(dim) + " " + std::string(dtype_name(dt)));
-        expect_fused({{Shape{7, 33, 19}, dt}},
-                     [&](const std::vector<H>& in) {
-                       return std::vector<H>{
-                           api::reduce_dim(op, api::unary(OpId::abs, api::sub_scalar(in[0], Scalar(int64_t{1}))), dim)};
-                     },
-                     {std::string("fused[sub_scalar abs ") + op_info(op).name + "] -> 1"});
+        expect_reduce_fused({{Shape{7, 33, 19}, dt}},
+                            [&](const std::vector<H>& in) {
+                              return std::vector<H>{api::reduce_dim(
+                                  op, api::unary(OpId::abs, api::sub_scalar(in[0], Scalar(int64_t{1}))), dim)};
+                            },
+                            {std::string("fused[sub_scalar abs ") + op_info(op).name + "] -> 1"});
       }
 }
 
@@ -101,7 +97,7 @@ TEST(FusionReduce, LargeAndOddShapes) {
       SCOPED_TRACE(std::string(op_info(op).name) + " " + c.shape.to_string() + " dim " + std::to_string(c.dim));
       Shape row = c.shape;
       row[0] = 1;
-      expect_fused(
+      expect_reduce_fused(
           {{c.shape, DType::F32}, {row, DType::F32}},
           [&](const std::vector<H>& in) {
             H x = api::unary(OpId::tanh, api::mul(in[0], in[1]));
@@ -115,7 +111,7 @@ TEST(FusionReduce, SoftmaxAndLogSoftmaxOfAScaledMaskedInput) {
   for (int64_t dim : {1, 0})
     for (bool log : {false, true}) {
       SCOPED_TRACE((log ? "log_softmax dim " : "softmax dim ") + std::to_string(dim));
-      expect_fused(
+      expect_reduce_fused(
           {{Shape{48, 96}, DType::F32}, {Shape{1, 96}, DType::F32}},
           [&](const std::vector<H>& in) {
             H s = api::add(api::mul_scalar(in[0], 0.125), in[1]);
@@ -124,7 +120,7 @@ TEST(FusionReduce, SoftmaxAndLogSoftmaxOfAScaledMaskedInput) {
           {std::string(log ? "fused[mul_scalar add log_softmax] -> 1" : "fused[mul_scalar add softmax] -> 1")});
     }
   // f64 too.
-  expect_fused(
+  expect_reduce_fused(
       {{Shape{5, 1030}, DType::F64}},
       [](const std::vector<H>& in) { return std::vector<H>{api::softmax(api::unary(OpId::sigmoid, in[0]), 1)}; },
       {"fused[sigmoid softmax] -> 1"});
@@ -142,76 +138,77 @@ TEST(FusionReduce, LayerNormAndRmsNormOfAResidualSum) {
                      std::to_string(variant) + " " + std::string(dtype_name(dt)));
         const Shape x{6, 37, 300};
         const Shape p = nd == 1 ? Shape{300} : Shape{37, 300};
-        expect_fused({{x, dt}, {x, dt}, {p, dt}, {p, dt}},
-                     [&](const std::vector<H>& in) {
-                       H s = api::add(in[0], api::mul_scalar(in[1], 0.5));
-                       const std::optional<H> w = with_w ? std::optional<H>(in[2]) : std::nullopt;
-                       const std::optional<H> b = with_b ? std::optional<H>(in[3]) : std::nullopt;
-                       return std::vector<H>{rms ? api::rms_norm(s, w, nd, 1e-6) : api::layer_norm(s, w, b, nd, 1e-5)};
-                     },
-                     {std::string("fused[mul_scalar add ") + (rms ? "rms_norm" : "layer_norm") + "] -> 1"});
+        expect_reduce_fused(
+            {{x, dt}, {x, dt}, {p, dt}, {p, dt}},
+            [&](const std::vector<H>& in) {
+              H s = api::add(in[0], api::mul_scalar(in[1], 0.5));
+              const std::optional<H> w = with_w ? std::optional<H>(in[2]) : std::nullopt;
+              const std::optional<H> b = with_b ? std::optional<H>(in[3]) : std::nullopt;
+              return std::vector<H>{rms ? api::rms_norm(s, w, nd, 1e-6) : api::layer_norm(s, w, b, nd, 1e-5)};
+            },
+            {std::string("fused[mul_scalar add ") + (rms ? "rms_norm" : "layer_norm") + "] -> 1"});
       }
 }
 
 // A kept intermediate is stored by the same program that reduces it.
 TEST(FusionReduce, KeptIntermediatesAreStoredByTheSameProgram) {
-  expect_fused({{Shape{40, 50}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 H y = api::unary(OpId::exp, api::mul_scalar(in[0], 2));
-                 return std::vector<H>{y, api::reduce_dim(OpId::sum_dim, y, 1), api::softmax(y, 0)};
-               },
-               // softmax reads y from memory: the reduction closed y's run.
-               {"fused[mul_scalar exp sum_dim] -> 2", "eager[softmax]"});
+  expect_reduce_fused({{Shape{40, 50}, DType::F32}},
+                      [](const std::vector<H>& in) {
+                        H y = api::unary(OpId::exp, api::mul_scalar(in[0], 2));
+                        return std::vector<H>{y, api::reduce_dim(OpId::sum_dim, y, 1), api::softmax(y, 0)};
+                      },
+                      // softmax reads y from memory: the reduction closed y's run.
+                      {"fused[mul_scalar exp sum_dim] -> 2", "eager[softmax]"});
 }
 
 // The epilogue (ops on the reduction's result) runs in the same program, after the reduction: over the
 // reduced shape, with its own operands; softmax's epilogue is over the full shape.
 TEST(FusionReduce, TheEpilogueJoinsTheReductionsProgram) {
-  expect_fused({{Shape{16, 128}, DType::F32}, {Shape{16, 1}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 H s = api::reduce_dim(OpId::sum_dim, api::unary(OpId::exp, in[0]), 1);
-                 return std::vector<H>{api::add(api::unary(OpId::log, api::div_scalar(s, 128.0)), in[1])};
-               },
-               {"fused[exp sum_dim div_scalar log add] -> 1"});
+  expect_reduce_fused({{Shape{16, 128}, DType::F32}, {Shape{16, 1}, DType::F32}},
+                      [](const std::vector<H>& in) {
+                        H s = api::reduce_dim(OpId::sum_dim, api::unary(OpId::exp, in[0]), 1);
+                        return std::vector<H>{api::add(api::unary(OpId::log, api::div_scalar(s, 128.0)), in[1])};
+                      },
+                      {"fused[exp sum_dim div_scalar log add] -> 1"});
   // One epilogue op is enough: no eager op left over.
-  expect_fused({{Shape{9, 40}, DType::I64}},
-               [](const std::vector<H>& in) {
-                 return std::vector<H>{
-                     api::mul_scalar(api::reduce_dim(OpId::max_dim, api::add_scalar(in[0], 3), 0), Scalar(int64_t{2}))};
-               },
-               {"fused[add_scalar max_dim mul_scalar] -> 1"});
+  expect_reduce_fused({{Shape{9, 40}, DType::I64}},
+                      [](const std::vector<H>& in) {
+                        return std::vector<H>{api::mul_scalar(
+                            api::reduce_dim(OpId::max_dim, api::add_scalar(in[0], 3), 0), Scalar(int64_t{2}))};
+                      },
+                      {"fused[add_scalar max_dim mul_scalar] -> 1"});
   // Kept: the reduction's result and an epilogue value are stored too.
-  expect_fused({{Shape{20, 30}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 H m = api::reduce_dim(OpId::mean_dim, api::unary(OpId::square, in[0]), 1);
-                 H r = api::unary(OpId::sqrt, m);
-                 return std::vector<H>{m, r, api::unary(OpId::recip, r)};
-               },
-               {"fused[square mean_dim sqrt recip] -> 3"});
-  expect_fused({{Shape{32, 64}, DType::F32}, {Shape{32, 64}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 return std::vector<H>{api::mul(api::softmax(api::mul_scalar(in[0], 0.5), 1), in[1])};
-               },
-               {"fused[mul_scalar softmax mul] -> 1"});
+  expect_reduce_fused({{Shape{20, 30}, DType::F32}},
+                      [](const std::vector<H>& in) {
+                        H m = api::reduce_dim(OpId::mean_dim, api::unary(OpId::square, in[0]), 1);
+                        H r = api::unary(OpId::sqrt, m);
+                        return std::vector<H>{m, r, api::unary(OpId::recip, r)};
+                      },
+                      {"fused[square mean_dim sqrt recip] -> 3"});
+  expect_reduce_fused({{Shape{32, 64}, DType::F32}, {Shape{32, 64}, DType::F32}},
+                      [](const std::vector<H>& in) {
+                        return std::vector<H>{api::mul(api::softmax(api::mul_scalar(in[0], 0.5), 1), in[1])};
+                      },
+                      {"fused[mul_scalar softmax mul] -> 1"});
 }
 
 // What cannot join: an op reading a prologue value after the reduction (gone by then) starts a new run;
 // a reduction of a value of a closed run starts its own run, whose epilogue joins it.
 TEST(FusionReduce, WhereTheEpilogueStops) {
-  expect_fused({{Shape{32, 64}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 H y = api::mul_scalar(in[0], 2);
-                 return std::vector<H>{api::add(api::softmax(y, 1), y)};
-               },
-               {"fused[mul_scalar softmax] -> 2", "eager[add]"});
-  expect_fused({{Shape{12, 50}, DType::F32}},
-               [](const std::vector<H>& in) {
-                 H y = api::unary(OpId::exp, in[0]);
-                 H a = api::reduce_dim(OpId::sum_dim, y, 1);
-                 H b = api::unary(OpId::neg, api::unary(OpId::log, api::reduce_dim(OpId::sum_dim, y, 0)));
-                 return std::vector<H>{a, b};
-               },
-               {"fused[exp sum_dim] -> 2", "fused[sum_dim log neg] -> 1"});
+  expect_reduce_fused({{Shape{32, 64}, DType::F32}},
+                      [](const std::vector<H>& in) {
+                        H y = api::mul_scalar(in[0], 2);
+                        return std::vector<H>{api::add(api::softmax(y, 1), y)};
+                      },
+                      {"fused[mul_scalar softmax] -> 2", "eager[add]"});
+  expect_reduce_fused({{Shape{12, 50}, DType::F32}},
+                      [](const std::vector<H>& in) {
+                        H y = api::unary(OpId::exp, in[0]);
+                        H a = api::reduce_dim(OpId::sum_dim, y, 1);
+                        H b = api::unary(OpId::neg, api::unary(OpId::log, api::reduce_dim(OpId::sum_dim, y, 0)));
+                        return std::vector<H>{a, b};
+                      },
+                      {"fused[exp sum_dim] -> 2", "fused[sum_dim log neg] -> 1"});
 }
 
 // A reduction of a tensor that is not pending runs at once on the inner backend (nothing to fuse).

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "burn/import/importer.hpp"
 #include "burn/import/load.hpp"
@@ -160,6 +161,9 @@ struct Bad {
   const char* file;
   const char* message;
 };
+
+// gtest describes a test by its file rather than by the struct's bytes.
+void PrintTo(const Bad& b, std::ostream* os) { *os << b.file; }
 
 class BurnMpkBad : public ::testing::TestWithParam<Bad> {};
 

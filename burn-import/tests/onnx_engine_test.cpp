@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -333,6 +334,51 @@ TEST(OnnxEngine, NewerOpsRefuseBadValuesClearly) {
     EXPECT_EQ(error_of(g, {tensor(std::vector<float>(8), Shape{1, 8, 1}), ints({2, 2, 2}), ints({2, 2, 2})}),
               "[onnx] node 'y' (Col2Im, opset 18): Col2Im with 3 spatial dims (2 only)");
   }
+}
+
+// BitwiseNot of the unsigned types the engine holds wider (uint16 in i32, uint32 in i64) is max - x, by
+// the element type the graph gives (a declared input, an initializer, a Cast, an Identity of one);
+// uint64's bit pattern in i64 and the signed types complement as they are.
+TEST(OnnxEngine, BitwiseNotOfUnsignedTypesFollowsTheirWidth) {
+  using TP = ::onnx::TensorProto;
+  const Device cpu = Device::get("cpu");
+  GraphBuilder g(18);
+  for (auto [name, type] : std::vector<std::pair<const char*, int>>{
+           {"u16", TP::UINT16}, {"u32", TP::UINT32}, {"u64", TP::UINT64}, {"i16", TP::INT16}, {"i64", TP::INT64}}) {
+    auto* vi = g.m.mutable_graph()->add_input();
+    vi->set_name(name);
+    vi->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  }
+  auto* w = g.m.mutable_graph()->add_initializer();
+  w->set_name("w16");
+  w->set_data_type(TP::UINT16);
+  w->add_dims(2);
+  w->add_int32_data(0);
+  w->add_int32_data(40000);
+  for (const char* x : {"u16", "u32", "u64", "i16", "w16"}) g.node("BitwiseNot", {x}, std::string("not_") + x);
+  g.node("Identity", {"u16"}, "u16_copy");
+  g.node("BitwiseNot", {"u16_copy"}, "not_u16_copy");
+  GraphBuilder::i(g.node("Cast", {"i64"}, "i64_as_u32"), "to", TP::UINT32);
+  g.node("BitwiseNot", {"i64_as_u32"}, "not_i64_as_u32");
+  auto ints = [&](std::vector<int64_t> v, DType dt) {
+    const Shape s{static_cast<int64_t>(v.size())};
+    return api::cast(api::from_data(cpu, TensorData::from_vector(v, s), Kind::Int), dt);
+  };
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  const auto out = burn::onnx::OnnxModel::parse(g.m.SerializeAsString(), "bitwise_not.onnx", {cpu})
+                       ->forward({ints({0, 1, 65535, 4660}, DType::I32),
+                                  ints({0, 1, 4294967295, 305419896}, DType::I64), ints({0, 1, -1, kMin}, DType::I64),
+                                  ints({0, -1, 5, -32768}, DType::I32), ints({7, 100}, DType::I64)});
+  auto values = [&](size_t i) { return api::into_data(api::cast(out.at(i), DType::I64)).to_vec<int64_t>(); };
+  ASSERT_EQ(out.size(), 9u);
+  EXPECT_EQ(out[0].prim->dtype(), DType::I32);
+  EXPECT_EQ(values(0), (std::vector<int64_t>{65535, 65534, 0, 60875}));                 // uint16
+  EXPECT_EQ(values(1), (std::vector<int64_t>{4294967295, 4294967294, 0, 3989547399}));  // uint32
+  EXPECT_EQ(values(2), (std::vector<int64_t>{-1, -2, 0, kMax}));         // uint64: 2^64-1, 2^64-2, 0, 2^63-1 as bits
+  EXPECT_EQ(values(3), (std::vector<int64_t>{-1, 0, -6, 32767}));        // int16
+  EXPECT_EQ(values(4), (std::vector<int64_t>{65535, 25535}));            // a uint16 initializer
+  EXPECT_EQ(values(6), (std::vector<int64_t>{65535, 65534, 0, 60875}));  // through Identity
+  EXPECT_EQ(values(8), (std::vector<int64_t>{4294967288, 4294967195}));  // a Cast to uint32
 }
 
 // Inputs are checked against the graph's declaration before any node runs: a wrong dtype, rank or

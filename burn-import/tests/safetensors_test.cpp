@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "burn/import/importer.hpp"
 #include "burn/import/load.hpp"
@@ -124,6 +125,9 @@ struct Corrupt {
   const char* file;
   const char* message;  // a part of the error
 };
+
+// gtest describes a test by its file rather than by the struct's bytes.
+void PrintTo(const Corrupt& c, std::ostream* os) { *os << c.file; }
 
 class SafetensorsCorrupt : public ::testing::TestWithParam<Corrupt> {};
 

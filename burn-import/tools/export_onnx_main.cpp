@@ -33,8 +33,8 @@ int run(int argc, char** argv) {
       "burn export-onnx MODEL[:WEIGHTS] OUT.onnx [options]\n\n"
       "Exports a model to ONNX by tracing one forward call on example inputs" +
       models_help() + "\nOptions");
-  opts.add_options()("help,h", "this help")("opset", po::value(&s.onnx.opset)->default_value(17),
-                                            "ONNX opset of the default domain (13 to 17)")(
+  opts.add_options()("help,h", "this help")(
+      "opset", po::value<int>(), "ONNX opset of the default domain (13 to 22; default 17, op-sweep-19's 19)")(
       "dynamic-batch", po::bool_switch(&s.onnx.dynamic_batch), "dim 0 of the inputs and outputs is symbolic ('batch')")(
       "batch", po::value(&s.batch)->default_value(s.batch), "batch size of the example inputs")(
       "image-size", po::value(&s.image_size)->default_value(s.image_size), "resnet18's input height and width")(
@@ -69,7 +69,9 @@ int run(int argc, char** argv) {
   const std::string name = spec.substr(0, colon);
   if (colon != std::string::npos) s.weights = spec.substr(colon + 1);
 
-  const models::ExportedModel m = models::exportable_model(name).run(s);
+  const models::ExportableModel& entry = models::exportable_model(name);
+  s.onnx.opset = vm.count("opset") ? vm["opset"].as<int>() : entry.opset;
+  const models::ExportedModel m = entry.run(s);
   import::write_onnx_file(m.bytes, out);
   std::printf("%s -> %s (%zu bytes, opset %d%s), read back and validated\n", spec.c_str(), out.c_str(), m.bytes.size(),
               s.onnx.opset, s.onnx.dynamic_batch ? ", dynamic batch" : "");

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 namespace burn::record::test {
@@ -28,6 +29,9 @@ struct Format {
   const char* extension;
   int megabytes = 0;  // for the suites whose saves must take a while
 };
+
+// gtest describes a test by its recorder (`GetParam() = json`) rather than by the struct's bytes.
+inline void PrintTo(const Format& f, std::ostream* os) { *os << f.recorder; }
 
 class RecorderTest : public ::testing::TestWithParam<Format> {
  protected:

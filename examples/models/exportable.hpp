@@ -7,6 +7,7 @@
 #include <burn/nn.hpp>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "burn/import/load.hpp"
@@ -132,8 +133,9 @@ inline ExportedModel export_fashion_cnn(const ExportSpec& s) {
                        });
 }
 
-// Every op the exporter maps that the models above do not reach, each in an output of its own (for
-// testing the exporter against ONNX Runtime and the project's engine).
+// The ops the exporter maps that the models above do not reach (more in op-sweep-2 and op-sweep-19
+// below), each in an output of its own (for testing the exporter against ONNX Runtime and the
+// project's engine).
 struct OpSweep {
   nn::Param<Tensor<4>> conv_w, convt_w;
   nn::Param<Tensor<1>> bias, norm_w;
@@ -215,10 +217,118 @@ inline ExportedModel export_op_sweep(const ExportSpec& s) {
   return detail::trace(std::move(m), s, {detail::normal_input(s, Shape{s.batch, 4, 8, 8})}, op_sweep_forward);
 }
 
+// The ops opset 17 writes as decompositions or newer nodes (group norm, interpolate, cumsum, sort,
+// argsort, topk, causal attention), in 6 outputs; the sort inputs have ties (x rounded to halves).
+struct OpSweep2 {
+  nn::Param<Tensor<1>> gn_w, gn_b;
+  BURN_MODULE(gn_w, gn_b)
+};
+
+inline std::vector<TensorHandle> op_sweep_2_forward(const OpSweep2& m, const std::vector<TensorHandle>& in) {
+  using namespace api;
+  const H x = in[0];  // [B, 4, 8, 8]
+  const int64_t b = x.prim->shape()[0];
+  const H norms = cat(
+      {group_norm(x, m.gn_w.val().handle(), m.gn_b.val().handle(), 2, 1e-5),
+       group_norm(x, std::nullopt, m.gn_b.val().handle(), 4, 1e-3), group_norm(x, std::nullopt, std::nullopt, 1, 1e-5)},
+      1);
+  using M = InterpolateMode;
+  Hs resized;
+  for (auto [mode, align, h, w] : std::vector<std::tuple<M, bool, int64_t, int64_t>>{{M::Nearest, false, 12, 6},
+                                                                                     {M::Nearest, false, 3, 16},
+                                                                                     {M::Linear, false, 16, 16},
+                                                                                     {M::Linear, false, 5, 3},
+                                                                                     {M::Linear, false, 1, 3},
+                                                                                     {M::Linear, true, 12, 5},
+                                                                                     {M::Linear, true, 1, 9},
+                                                                                     {M::Cubic, false, 11, 16},
+                                                                                     {M::Cubic, false, 4, 3},
+                                                                                     {M::Cubic, true, 16, 7}})
+    resized.push_back(flatten(interpolate(x, {h, w}, InterpolateOptions{.mode = mode, .align_corners = align}), 2, 3));
+  const H interps = cat(resized, 2);
+  const H cums = cat({reduce_dim(OpId::cumsum, x, 3), reduce_dim(OpId::cumsum, x, 1)}, 1);
+  const H ties = unary(OpId::round, mul_scalar(x, Scalar(2.0)));
+  const auto [asc, asc_i] = sort_with_indices(x, 3, false, false);
+  const auto [desc, desc_i] = sort_with_indices(ties, 2, true, true);
+  const auto [top, top_i] = topk_with_indices(ties, 3, 3, true);
+  const auto [bottom, bottom_i] = topk_with_indices(x, 2, 1, false);
+  const H sorted = cat({flatten(asc, 1, 3), flatten(desc, 1, 3), flatten(top, 1, 3), flatten(bottom, 1, 3)}, 1);
+  const H indices = cat({flatten(asc_i, 1, 3), flatten(desc_i, 1, 3), flatten(top_i, 1, 3), flatten(bottom_i, 1, 3),
+                         flatten(argsort(ties, 3, false, true), 1, 3), flatten(argsort(x, 1, true, false), 1, 3)},
+                        1);
+  const H q = reshape(x, {b, 4, 16, 4});
+  const H k = mul_scalar(q, Scalar(0.5)), v = add_scalar(q, Scalar(1.0));
+  const H attn = cat({attention(q, k, v, std::nullopt, AttentionOptions{.causal = true}),
+                      attention(slice(q, {Slice::all(), Slice::all(), Slice::range(3, 9)}), k, v, std::nullopt,
+                                AttentionOptions{.causal = true, .scale = 0.3})},
+                     2);
+  return {norms, interps, cums, sorted, indices, attn};
+}
+
+inline ExportedModel export_op_sweep_2(const ExportSpec& s) {
+  s.device.seed(s.seed);
+  auto rnd = [&](Shape shape) { return api::random(s.device, shape, Distribution::normal(0, 0.5), DType::F32); };
+  OpSweep2 m;
+  m.gn_w = nn::Param<Tensor<1>>(Tensor<1>(rnd(Shape{4})));
+  m.gn_b = nn::Param<Tensor<1>>(Tensor<1>(rnd(Shape{4})));
+  return detail::trace(std::move(m), s, {detail::normal_input(s, Shape{s.batch, 4, 8, 8})}, op_sweep_2_forward);
+}
+
+// The ops that need opset 18 or 19 (DeformConv with and without its mask and bias, offset and weight
+// groups; GroupNormalization; the reductions with axes as an input), exported at opset 19 unless told.
+struct OpSweep19 {
+  nn::Param<Tensor<4>> offset_w, mask_w, offset2_w, dc_w, dc2_w;
+  nn::Param<Tensor<1>> dc_b, gn_w, gn_b, norm_w;
+  BURN_MODULE(offset_w, mask_w, offset2_w, dc_w, dc2_w, dc_b, gn_w, gn_b, norm_w)
+};
+
+inline std::vector<TensorHandle> op_sweep_19_forward(const OpSweep19& m, const std::vector<TensorHandle>& in) {
+  using namespace api;
+  const H x = in[0];  // [B, 4, 8, 8]
+  const ConvOptions same{.stride = {1, 1}, .padding = {1, 1}, .dilation = {1, 1}, .groups = 1};
+  const ConvOptions half{.stride = {2, 2}, .padding = {1, 1}, .dilation = {1, 1}, .groups = 1};
+  const H offset = conv(x, m.offset_w.val().handle(), std::nullopt, same);                    // [B, 18, 8, 8]
+  const H mask = unary(OpId::sigmoid, conv(x, m.mask_w.val().handle(), std::nullopt, same));  // [B, 9, 8, 8]
+  const H dc = deform_conv2d(x, offset, m.dc_w.val().handle(), mask, m.dc_b.val().handle(),
+                             DeformConvOptions{.stride = {1, 1}, .padding = {1, 1}, .dilation = {1, 1}});
+  const H offset2 = conv(x, m.offset2_w.val().handle(), std::nullopt, half);  // [B, 36, 4, 4]
+  const H dc2 = deform_conv2d(
+      x, offset2, m.dc2_w.val().handle(), std::nullopt, std::nullopt,
+      DeformConvOptions{
+          .stride = {2, 2}, .padding = {2, 2}, .dilation = {2, 2}, .weight_groups = 2, .offset_groups = 2});
+  const H norms =
+      cat({group_norm(x, m.gn_w.val().handle(), m.gn_b.val().handle(), 2, 1e-5),
+           group_norm(x, std::nullopt, std::nullopt, 4, 1e-5), rms_norm(x, m.norm_w.val().handle(), 1, 1e-6)},
+          1);
+  const H reductions = cat({reduce_dim(OpId::mean_dim, x, 2), reduce_dim(OpId::max_dim, x, 2),
+                            reduce_dim(OpId::min_dim, x, 2), reduce_dim(OpId::prod_dim, x, 2)},
+                           1);
+  return {dc, dc2, norms, reductions};
+}
+
+inline ExportedModel export_op_sweep_19(const ExportSpec& s) {
+  s.device.seed(s.seed);
+  auto rnd = [&](Shape shape, double sd) {
+    return api::random(s.device, shape, Distribution::normal(0, sd), DType::F32);
+  };
+  OpSweep19 m;
+  m.offset_w = nn::Param<Tensor<4>>(Tensor<4>(rnd(Shape{18, 4, 3, 3}, 0.2)));
+  m.mask_w = nn::Param<Tensor<4>>(Tensor<4>(rnd(Shape{9, 4, 3, 3}, 0.3)));
+  m.offset2_w = nn::Param<Tensor<4>>(Tensor<4>(rnd(Shape{36, 4, 3, 3}, 0.2)));
+  m.dc_w = nn::Param<Tensor<4>>(Tensor<4>(rnd(Shape{6, 4, 3, 3}, 0.5)));
+  m.dc2_w = nn::Param<Tensor<4>>(Tensor<4>(rnd(Shape{4, 2, 3, 3}, 0.5)));
+  m.dc_b = nn::Param<Tensor<1>>(Tensor<1>(rnd(Shape{6}, 0.5)));
+  m.gn_w = nn::Param<Tensor<1>>(Tensor<1>(rnd(Shape{4}, 0.5)));
+  m.gn_b = nn::Param<Tensor<1>>(Tensor<1>(rnd(Shape{4}, 0.5)));
+  m.norm_w = nn::Param<Tensor<1>>(Tensor<1>(rnd(Shape{8}, 0.5)));
+  return detail::trace(std::move(m), s, {detail::normal_input(s, Shape{s.batch, 4, 8, 8})}, op_sweep_19_forward);
+}
+
 struct ExportableModel {
   const char* name;
   const char* summary;
   ExportedModel (*run)(const ExportSpec&);
+  int opset = 17;  // written at this opset unless told otherwise (the ops of op-sweep-19 need 19)
 };
 
 inline const std::vector<ExportableModel>& exportable_models() {
@@ -229,7 +339,11 @@ inline const std::vector<ExportableModel>& exportable_models() {
       {"text-classifier", "the text_classifier example: int64 tokens [B, 16] (0 pads), 2 logits",
        export_text_classifier},
       {"fashion-cnn", "the demo's FashionCnn: input [B, 28, 28], 10 logits", export_fashion_cnn},
-      {"op-sweep", "every op the exporter maps, in 10 outputs (for testing): input [B, 4, 8, 8]", export_op_sweep},
+      {"op-sweep", "the ops the exporter maps, in 10 outputs (for testing): input [B, 4, 8, 8]", export_op_sweep},
+      {"op-sweep-2", "group norm, interpolate, cumsum, sorts, causal attention (for testing): input [B, 4, 8, 8]",
+       export_op_sweep_2},
+      {"op-sweep-19", "deformable conv, group norm, reductions at opset 19 (for testing): input [B, 4, 8, 8]",
+       export_op_sweep_19, 19},
   };
   return models;
 }

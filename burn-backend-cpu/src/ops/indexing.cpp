@@ -308,6 +308,11 @@ Prim CpuBackend::mask_fill(Prim x, Prim mask, Scalar value) {
           const E x = xr[j];
           orow[j] = mr[j] ? f : x;
         }
+      } else if (in[0] == 0 && in[1] == 1) {
+        // x is one value along the row (a broadcast, e.g. a mean's gradient under relu's backward): the same
+        // select with that value, vectorised, instead of the strided walk.
+        const E f = fillv, x = xr[0];
+        for (int64_t j = 0; j < len; ++j) orow[j] = mr[j] ? f : x;
       } else {
         for (int64_t j = 0; j < len; ++j) orow[j] = mr[j * in[1]] ? fillv : xr[j * in[0]];
       }

@@ -246,6 +246,66 @@ bool fixed_2d_window(const Geometry& g, const Pool3& q, int64_t k, int64_t s) {
          (g.out[1] - 1) * s + k <= g.in[1] && (g.out[2] - 1) * s + k <= g.in[2] && g.out[1] > 0 && g.out[2] > 0;
 }
 
+// Whether max_pool_indices_padded covers this pool: a 2-D KxK window, stride S, no dilation, padded.
+bool padded_2d_window(const Geometry& g, const Pool3& q, int64_t k, int64_t s) {
+  for (int d = 0; d < 3; ++d)
+    if (q.d[d] != 1) return false;
+  return g.in[0] == 1 && q.k[0] == 1 && q.pb[0] == 0 && q.pe[0] == 0 && q.k[1] == k && q.k[2] == k && q.s[1] == s &&
+         q.s[2] == s && g.out[1] > 0 && g.out[2] > 0;
+}
+
+// The outputs [lo, hi) of one dim whose windows lie inside the input (window o starts at o * s - pad).
+void inside_outputs(int64_t in, int64_t out, int64_t k, int64_t s, int64_t pad, int64_t& lo, int64_t& hi) {
+  lo = std::min(out, (pad + s - 1) / s);
+  hi = in + pad >= k ? std::min(out, (in + pad - k) / s + 1) : 0;
+  hi = std::max(lo, hi);
+}
+
+// Padded KxK windows (ResNet's 3x3 s2 p1 stem pool): the outputs whose windows lie inside the input take the
+// row kernel of the unpadded case; the border ring is walked tap by tap in the same order (the first tap inside
+// the input starts, the first strict maximum or NaN wins).
+template <typename T>
+void max_pool_indices_padded(const T* x, T* y, int64_t* yi, const Geometry& g, const Pool3& q,
+                             void (*row)(const T*, int64_t, int64_t, T*, int64_t*, int64_t)) {
+  const int64_t H = g.in[1], W = g.in[2], OH = g.out[1], OW = g.out[2], K = q.k[1], S = q.s[1];
+  const int64_t ph = q.pb[1], pw = q.pb[2];
+  int64_t oh_lo, oh_hi, ow_lo, ow_hi;
+  inside_outputs(H, OH, K, S, ph, oh_lo, oh_hi);
+  inside_outputs(W, OW, K, S, pw, ow_lo, ow_hi);
+  auto border = [&](const T* plane, int64_t oh, int64_t ow, T* m, int64_t* mi) {
+    T best = -std::numeric_limits<T>::infinity();
+    int64_t at = -1;
+    for (int64_t a = 0; a < K; ++a) {
+      const int64_t ih = oh * S - ph + a;
+      if (ih < 0 || ih >= H) continue;
+      for (int64_t b = 0; b < K; ++b) {
+        const int64_t iw = ow * S - pw + b;
+        if (iw < 0 || iw >= W) continue;
+        const T v = plane[ih * W + iw];
+        if (at < 0 || takes_max(v, best)) best = v, at = ih * W + iw;
+      }
+    }
+    *m = best;
+    *mi = std::max<int64_t>(at, 0);
+  };
+  parallel_for(g.planes * OH, std::max<int64_t>(1, kRowGrain / (OW * K)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t p = r / OH, oh = r % OH;
+      const T* plane = x + p * H * W;
+      T* m = y + r * OW;
+      int64_t* mi = yi + r * OW;
+      const bool inside_row = oh >= oh_lo && oh < oh_hi;
+      const int64_t lo = inside_row ? ow_lo : OW, hi = inside_row ? ow_hi : OW;
+      for (int64_t ow = 0; ow < lo; ++ow) border(plane, oh, ow, m + ow, mi + ow);
+      if (hi > lo) {
+        const int64_t top = (oh * S - ph) * W + lo * S - pw;
+        row(plane + top, W, hi - lo, m + lo, mi + lo, top);
+      }
+      for (int64_t ow = std::max(lo, hi); ow < OW; ++ow) border(plane, oh, ow, m + ow, mi + ow);
+    }
+  });
+}
+
 // Window walk in PyTorch's order (taps in row-major window order; the first strict maximum wins, NaN
 // wins), one tap at a time across the whole output row so the inner loop runs over contiguous outputs.
 template <typename T>
@@ -254,6 +314,9 @@ void max_pool_indices(const T* x, T* y, int64_t* yi, const Geometry& g, const Po
   if (fixed_2d_window(g, q, 2, 2)) return max_pool_indices_fixed<T>(x, y, yi, g, 2, 2, Row{max_indices_row_2_2});
   if (fixed_2d_window(g, q, 3, 2)) return max_pool_indices_fixed<T>(x, y, yi, g, 3, 2, Row{max_indices_row_3_2});
   if (fixed_2d_window(g, q, 3, 1)) return max_pool_indices_fixed<T>(x, y, yi, g, 3, 1, Row{max_indices_row_3_1});
+  if (padded_2d_window(g, q, 3, 2)) return max_pool_indices_padded<T>(x, y, yi, g, q, Row{max_indices_row_3_2});
+  if (padded_2d_window(g, q, 3, 1)) return max_pool_indices_padded<T>(x, y, yi, g, q, Row{max_indices_row_3_1});
+  if (padded_2d_window(g, q, 2, 2)) return max_pool_indices_padded<T>(x, y, yi, g, q, Row{max_indices_row_2_2});
   const int64_t rows = g.planes * g.out[0] * g.out[1];
   const int64_t W = g.in[2], OW = g.out[2], S = q.s[2];
   // Only the horizontal taps that some output of the row sees inside the input: (OW - 1) * S is at

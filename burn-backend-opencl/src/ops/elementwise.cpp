@@ -2,7 +2,10 @@
 // then the kernel's arguments, scalars and faults.
 #include "ops/elementwise.hpp"
 
+#include <map>
+#include <mutex>
 #include <optional>
+#include <utility>
 
 #include "burn/gpu/exprs.hpp"
 #include "burn/gpu/views.hpp"
@@ -10,6 +13,50 @@
 #include "launch.hpp"
 
 namespace burn::opencl {
+
+namespace {
+
+// Ops one program holds at most. Larger families build fewer programs but slow every op on PoCL (16: the
+// loops of 4M-element add and exp took 15-50 % longer, 4: within the noise of the machine; docs/decisions.md
+// "OpenCL program variants").
+constexpr size_t kFamilyMax = 4;
+
+// Ops whose expressions share the kernel's defines: operands, result, scalars, the mask operand, faults.
+bool same_shape(const gpu::Expr& x, const gpu::Expr& y) {
+  return x.result == y.result && x.arity == y.arity && x.scalars == y.scalars && x.faults == y.faults &&
+         x.scalar_i64 == y.scalar_i64 && x.bool_operand == y.bool_operand;
+}
+
+struct Family {
+  std::vector<std::string> exprs;  // in table order, the OpenCL spelling (literals written)
+  uint32_t code = 0;               // the op's place in it (ARG(opcode))
+};
+
+// The program of `op` on `d`: the ops of op's group whose expression on d has op's shape, in table order,
+// cut into runs of kFamilyMax. The same list for every member, so they share one program text.
+Family family_of(OpId op, DType d, const gpu::Expr& e) {
+  static std::mutex mu;
+  static std::map<std::pair<OpId, DType>, Family> cache;
+  std::lock_guard lock(mu);
+  if (auto it = cache.find({op, d}); it != cache.end()) return it->second;
+  std::vector<OpId> members;
+  size_t at = 0;
+  for (const OpInfo& info : all_ops()) {
+    if (info.group != op_info(op).group) continue;
+    const std::optional<gpu::Expr> x = gpu::elementwise_expr(info.id, d);
+    if (!x || !same_shape(*x, e)) continue;
+    if (info.id == op) at = members.size();
+    members.push_back(info.id);
+  }
+  const size_t first = at / kFamilyMax * kFamilyMax;
+  Family f;
+  for (size_t k = first; k < members.size() && k < first + kFamilyMax; ++k)
+    f.exprs.push_back(gpu::with_literals(gpu::elementwise_expr(members[k], d)->text, d, gpu::Dialect::OpenCl));
+  f.code = static_cast<uint32_t>(at - first);
+  return cache.emplace(std::make_pair(op, d), std::move(f)).first->second;
+}
+
+}  // namespace
 
 Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0, Scalar s1) {
   const char* name = op_info(op).name;
@@ -28,7 +75,10 @@ Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> i
   std::vector<int> modes;
   for (size_t i = 0; i < in.size(); ++i) modes.push_back(l.mode(i));
   Launch lc(ctx, "elementwise", name);
-  lc.use(elementwise_defines(op, plan.dtype, modes, l.rank(), l.index64, ctx.profile()));
+  lc.use(elementwise_defines(op, plan.dtype, modes.size(), ctx.profile()));
+  std::vector<std::string> names = {"A", "B", "C"};
+  names.resize(modes.size());
+  lc.layout_args(modes, l.rank(), l.index64, names);
   for (size_t i = 0; i < 3; ++i) {
     if (i < in.size())
       lc.buffer(*in[i], false);
@@ -42,24 +92,29 @@ Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> i
   lc.u64(plan.expr.scalars > 1 ? gpu::scalar_bits(s1, plan.scalar_dtype) : 0);
   lc.layout_block(l);
   lc.u32(plan.expr.faults ? ctx.fault_tag(name, "a divisor") : 0);
+  lc.u32(family_of(op, plan.dtype, plan.expr).code);
   lc.run_1d(plan.n);
   return out;
 }
 
-gpu::Defines elementwise_defines(OpId op, DType d, const std::vector<int>& modes, size_t rank, bool index64,
-                                 const DeviceProfile& profile) {
+gpu::Defines elementwise_defines(OpId op, DType d, size_t arity, const DeviceProfile& profile) {
   const char* name = op_info(op).name;
   const std::optional<gpu::Expr> e = gpu::elementwise_expr(op, d);
   if (!e) throw Unsupported(name, "dtype " + std::string(dtype_name(d)) + " on OpenCL device " + profile.name);
   static const char* const kNames[] = {"A", "B", "C"};
   gpu::Defines out;
-  for (size_t k = 0; k < modes.size(); ++k)
+  for (size_t k = 0; k < arity; ++k)
     add_operand_defines(out, kNames[k], static_cast<int>(k) == e->bool_operand ? DType::Bool : d, profile, name);
   add_operand_defines(out, "Y", e->result, profile, name);
-  gpu::add_layout_defines(out, modes, rank, index64, std::vector<std::string>(kNames, kNames + modes.size()));
   const DType sd = e->scalar_i64 ? DType::I64 : d;
-  out.emplace_back("OP", gpu::with_literals(e->text, d, gpu::Dialect::OpenCl));
-  out.emplace_back("ARITY", std::to_string(modes.size()));
+  // The op's family (family_of) in one program; the launch passes the op's code.
+  const Family f = family_of(op, d, *e);
+  std::string cases;
+  for (size_t k = 0; k < f.exprs.size(); ++k)
+    cases += (k ? " " : "") + std::string("CASE(") + std::to_string(k) + "u, (" + f.exprs[k] + "))";
+  out.emplace_back("OP_FAMILY", "1");
+  out.emplace_back("OPS(CASE)", cases);
+  out.emplace_back("ARITY", std::to_string(arity));
   out.emplace_back("S_C", cl_type(sd, profile, name).compute);
   if (e->scalars > 0) out.emplace_back("SCALAR0(bits)", gpu::scalar_decoder(sd));
   if (e->scalars > 1) out.emplace_back("SCALAR1(bits)", gpu::scalar_decoder(sd));

@@ -16,8 +16,8 @@ namespace burn::opencl {
 // expression table has no entry for the inputs' dtype.
 Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0 = {}, Scalar s1 = {});
 
-// Every define of the elementwise kernel for `op` on `dtype` with these operand layout modes.
-gpu::Defines elementwise_defines(OpId op, DType dtype, const std::vector<int>& modes, size_t rank, bool index64,
-                                 const DeviceProfile& profile);
+// Every define of the elementwise kernel for `op` on `dtype` with `arity` operands (their layout is the
+// launch's arguments: Launch::layout_args).
+gpu::Defines elementwise_defines(OpId op, DType dtype, size_t arity, const DeviceProfile& profile);
 
 }  // namespace burn::opencl

@@ -185,7 +185,8 @@ Prim OpenClBackend::argwhere(Prim x) {
       if (plan.layout.index64) lc.define("INDEX64");
       lc.no_tensor();
     } else {
-      lc.define("DIMS", std::to_string(rank));
+      // The layout keeps every dim of X (not collapsed), so its rank (an argument) is the coordinates' count.
+      lc.define("DIMS", "RANK");
       lc.tensor("X", *t, false);
     }
     lc.tensor("C", *counts, true);

@@ -75,8 +75,8 @@ void run_kernel(const OpenClBackend& be, const Gemm& g) {
   add_operand_defines(d, "A", dt, ctx.profile(), kOp);
   add_operand_defines(d, "B", dt, ctx.profile(), kOp);
   add_operand_defines(d, "C", dt, ctx.profile(), kOp);
-  gpu::add_layout_defines(d, {g.batch.mode(0), g.batch.mode(1)}, g.batch.rank(), g.batch.index64, {"A", "B"});
   lc.use(d);
+  lc.layout_args({g.batch.mode(0), g.batch.mode(1)}, g.batch.rank(), g.batch.index64, {"A", "B"});
   lc.buffer(*g.a, false).buffer(*g.b, false).buffer(*g.c, true).layout_block(g.batch);
   lc.i64(g.a_rs).i64(g.a_cs).i64(g.b_rs).i64(g.b_cs).i64(g.m).i64(g.n).i64(g.k).i64(g.count * g.m * g.n);
   lc.run_1d(g.count * g.m * g.n);

@@ -20,8 +20,6 @@ namespace {
 
 // Elements an invocation folds in order (the vulkan plugin's column chunk).
 constexpr int64_t kChunk = 256;
-constexpr int64_t kIndex32 = int64_t{1} << 31;
-
 bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
 bool is_numeric(DType d) { return is_float_dtype(d) || d == DType::I64 || d == DType::I32; }
 bool is_any_all(OpId op) { return op == OpId::any || op == OpId::all || op == OpId::any_dim || op == OpId::all_dim; }
@@ -63,16 +61,13 @@ struct Pass {
   bool index64 = false;
 };
 
-gpu::Defines pass_defines(const ReduceSpec& s, const Pass& p, int x_mode, size_t rank, size_t red_rank, bool index64,
-                          bool want_values, const DeviceProfile& profile) {
+gpu::Defines pass_defines(const ReduceSpec& s, const Pass& p, bool want_values, const DeviceProfile& profile) {
   const DType second = DType::I64;
   gpu::Defines d;
   add_operand_defines(d, "X", p.first ? s.in : s.acc, profile, s.op);
   add_operand_defines(d, "X2", second, profile, s.op);
   add_operand_defines(d, "Y", p.last ? s.out : s.acc, profile, s.op);
   add_operand_defines(d, "Y2", second, profile, s.op);
-  gpu::add_layout_defines(d, {x_mode}, rank, index64, {"X"});
-  d.emplace_back("RED_RANK", std::to_string(red_rank));
   d.emplace_back("ACC", s.acc_cl);
   d.emplace_back("INIT", s.init);
   if (p.first) d.emplace_back("FIRST", "1");
@@ -95,8 +90,8 @@ void run_pass(const OpenClBackend& be, const ReduceSpec& s, const Source& src, c
   gpu::Layout starts = src.starts;
   starts.index64 = starts.index64 || p.index64;
   Launch lc(ctx, "reduce_chunks", s.op);
-  lc.use(pass_defines(s, p, starts.mode(0), starts.rank(), src.red_shape.size(), starts.index64, want_values,
-                      ctx.profile()));
+  lc.use(pass_defines(s, p, want_values, ctx.profile()));
+  lc.layout_args({starts.mode(0)}, starts.rank(), starts.index64, {"X"});
   auto tensor = [&](const ClPtr& t, bool write) {
     if (t)
       lc.buffer(*t, write);
@@ -113,6 +108,7 @@ void run_pass(const OpenClBackend& be, const ReduceSpec& s, const Source& src, c
   lc.index_block(red, starts.index64);
   lc.i64(src.n).i64(p.total).i64(src.red_shape.size() == 1 ? src.red_strides[0] : 0);
   lc.i64(p.lines * p.chunks).i64(p.chunks).i64(p.chunk);
+  lc.i32(static_cast<int32_t>(src.red_shape.size()));
   lc.run_1d(p.lines * p.chunks);
 }
 
@@ -239,11 +235,11 @@ Prim scan(const OpenClBackend& be, OpId op, const Prim& xp, size_t dim) {
   gpu::Defines d;
   add_operand_defines(d, "X", s.in, ctx.profile(), name);
   add_operand_defines(d, "Y", s.in, ctx.profile(), name);
-  gpu::add_layout_defines(d, {l.starts.mode(0), l.starts.mode(1)}, l.starts.rank(), l.starts.index64, {"X", "Y"});
   d.emplace_back("ACC", s.acc_cl);
   d.emplace_back("INIT", s.init);
   d.emplace_back("STEP(a, b)", s.step);
   lc.use(d);
+  lc.layout_args({l.starts.mode(0), l.starts.mode(1)}, l.starts.rank(), l.starts.index64, {"X", "Y"});
   lc.buffer(*x, false).buffer(*y, true);
   lc.layout_block(l.starts);
   lc.i64(l.n).i64(l.stride).i64(l.out_stride).i64(l.count);

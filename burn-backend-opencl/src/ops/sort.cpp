@@ -35,9 +35,8 @@ struct SortRun {
     for (const char* name : {"X", "Y", "S", "T"}) add_operand_defines(d, name, x->dtype(), p, op);
     add_operand_defines(d, "YI", DType::I64, p, op);
     for (const char* name : {"SI", "TI"}) add_operand_defines(d, name, DType::I32, p, op);
-    gpu::add_layout_defines(d, {lines.starts.mode(0), lines.starts.mode(1)}, lines.starts.rank(), lines.starts.index64,
-                            {"X", "Y"});
     lc.use(d);
+    lc.layout_args({lines.starts.mode(0), lines.starts.mode(1)}, lines.starts.rank(), lines.starts.index64, {"X", "Y"});
     lc.buffer(*x, false);
     // Absent outputs and scratch (values not wanted, one run per line) are null buffers.
     for (const ClPtr* t : {&values, &indices, &scratch[0], &scratch_idx[0], &scratch[1], &scratch_idx[1]}) {

@@ -1,6 +1,7 @@
 // Program builds and the two caches (programs.hpp).
 #include "runtime/programs.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <vector>
 
@@ -22,7 +23,7 @@ constexpr const char* kFileFormat = "|sealed-1";
 std::string describe(const Defines& defines) {
   std::string s;
   for (const auto& [k, v] : defines) {
-    if (k == "OP") continue;  // long; its source line is in the log when it fails
+    if (k == "OP" || k == "OPS(CASE)") continue;  // long; its source line is in the log when it fails
     s += (s.empty() ? "" : " ") + k + "=" + v;
   }
   return s;
@@ -93,6 +94,7 @@ cl_program Programs::build(const std::string& source, std::string_view name, con
   }
   const char* text = source.c_str();
   const size_t len = source.size();
+  const auto t0 = std::chrono::steady_clock::now();
   cl_program prog = clCreateProgramWithSource(ctx_.cl(), 1, &text, &len, &err);
   cl_check(err, op, "clCreateProgramWithSource");
   err = clBuildProgram(prog, 1, &dev, kBuildOptions, nullptr, nullptr);
@@ -103,6 +105,12 @@ cl_program Programs::build(const std::string& source, std::string_view name, con
                               p.name + " (" + cl_error_name(err) + "); build log:\n" + log);
   }
   ++ctx_.counters().compiled;
+  // BURN_LOG=debug lists every program built from source: which variants a workload compiles, and at what cost.
+  if (log::enabled(log::Level::debug)) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    log::debug("opencl: built kernel '" + std::string(name) + "' for " + op + " [" + describe(defines) + "] in " +
+               std::to_string(static_cast<int64_t>(ms)) + " ms");
+  }
   if (!path.empty()) {
     size_t size = 0;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) == CL_SUCCESS && size > 0) {

@@ -33,7 +33,7 @@ struct NormVariant {
 };
 Defines norm_defines(const NormVariant& v, const DeviceFeatures& features, const std::string& device);
 
-// kernels/pool.comp: the mode and switches of one launch (see the kernel's header).
+// burn-gpu/kernels/pool.kernel: the pass (a define) and switches (its flags argument) of one launch.
 enum class PoolMode { max_fwd, avg_fwd, avg_bwd, max_bwd_check, max_bwd, max_bwd_serial };
 struct PoolVariant {
   PoolMode mode;

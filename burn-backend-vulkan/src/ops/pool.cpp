@@ -1,4 +1,5 @@
-// The pool module ops on the device (kernels/pool.comp): max, average and adaptive pools and their
+// The pool module ops on the device (burn-gpu/kernels/pool.kernel, the opencl plugin's kernel too; the plan is
+// burn/gpu/pool.hpp): max, average and adaptive pools and their
 // backward ops, an invocation per output (forward) or per input element (backward: a gather over the
 // outputs whose window holds it, so that no float atomics are needed and results are deterministic).
 // Output sizes and option checks come from shape_rules' pool rules, which the api and the cpu backend use. Index
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/pool.hpp"
 #include "burn/tensor/detail/sampling_taps.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "ops/nn.hpp"
@@ -17,67 +19,9 @@ namespace burn::vulkan {
 
 namespace {
 
-// The geometry block of kernels/pool.comp: in, out, kernel, stride, padding, padding_end, dilation, each
-// over (D, H, W) with unit leading dims.
-struct PoolGeo {
-  int64_t v[7][3] = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}};
-  int64_t in_len() const { return v[0][0] * v[0][1] * v[0][2]; }
-  int64_t out_len() const { return v[1][0] * v[1][1] * v[1][2]; }
-  std::vector<uint8_t> block(const char* op) const {
-    nn::i32(in_len(), op, "an input plane of");  // the kernel indexes within a plane in 32 bits
-    nn::i32(out_len(), op, "an output plane of");
-    std::vector<int32_t> b;
-    for (const auto& row : v)
-      for (int64_t e : row) b.push_back(nn::i32(e, op, "a pool size"));
-    return nn::bytes_of(b);
-  }
-};
+using gpu::PoolGeo;
 
-int64_t planes_of(const Shape& s) { return s[0] * s[1]; }
-
-// The geometry of a pool whose options and output size the pool rule checks and normalises.
-PoolGeo pool_geo(const Shape& in, const PoolOptions& options, bool max, const char* op) {
-  PoolOptions p = options;
-  const Shape os = shape_rules::pool(in, p, max, op);
-  PoolGeo g;
-  const size_t n = in.rank() - 2, lead = 3 - n;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t a = lead + i;
-    g.v[0][a] = in[i + 2];
-    g.v[1][a] = os[i + 2];
-    g.v[2][a] = p.kernel[i];
-    g.v[3][a] = p.stride[i];
-    g.v[4][a] = p.padding[i];
-    g.v[5][a] = p.padding_end[i];
-    g.v[6][a] = p.dilation[i];
-  }
-  return g;
-}
-
-PoolGeo adaptive_geo(const Shape& in, const std::vector<int64_t>& out, const char* op) {
-  shape_rules::adaptive_pool(in, out, op);
-  PoolGeo g;
-  const size_t n = in.rank() - 2, lead = 3 - n;
-  for (size_t i = 0; i < n; ++i) {
-    g.v[0][lead + i] = in[i + 2];
-    g.v[1][lead + i] = out[i];
-  }
-  return g;
-}
-
-Shape out_shape(const Shape& in, const PoolGeo& g) {
-  std::vector<int64_t> d{in[0], in[1]};
-  for (size_t a = 3 - (in.rank() - 2); a < 3; ++a) d.push_back(g.v[1][a]);
-  return Shape(std::move(d));
-}
-
-void check_rank(const Shape& s, size_t spatial, const char* op) {
-  if (s.rank() < 3 || s.rank() > 5 || (spatial && s.rank() - 2 != spatial))
-    throw ShapeError(
-        op, "expected an input [N, C, spatial...] with 1 to 3 spatial dims matching the options, got " + s.to_string());
-}
-
-// One launch of kernels/pool.comp: every operand is optional but the geometry.
+// One launch of pool.kernel: every operand is optional but the geometry.
 struct PoolLaunch {
   VkPtr x, g, y, idx, flag;
   int64_t planes = 0;
@@ -89,19 +33,17 @@ void run_pool(const VulkanBackend& be, const PoolVariant& v, const PoolGeo& geo,
   Context& ctx = be.context();
   Dispatch dp(ctx, "pool", op);
   dp.use(pool_defines(v, ctx.profile().features, ctx.profile().name));
-  for (const VkPtr* t : {&l.x, &l.g, &l.y, &l.idx}) {
+  for (const VkPtr* t : {&l.x, &l.g, &l.y, &l.idx, &l.flag}) {
     if (*t)
-      dp.address(**t, t == &l.y || (t == &l.idx && v.mode == PoolMode::max_fwd));
+      dp.address(**t, t == &l.y || (t == &l.idx && v.mode == PoolMode::max_fwd) ||
+                          (t == &l.flag && v.mode == PoolMode::max_bwd_check));
     else
       dp.push_u64(0);
   }
-  dp.args(geo.block(op));
-  if (l.flag)
-    dp.address(*l.flag, v.mode == PoolMode::max_bwd_check);
-  else
-    dp.push_u64(0);
+  dp.args(Dispatch::index_array(geo.entries(op, "the Vulkan device " + ctx.profile().name), v.index64));
   dp.push_u64(v.mode == PoolMode::max_bwd_check ? ctx.faults_address() : 0);
   dp.push_i64(l.planes).push_i32(static_cast<int32_t>(l.tag));
+  dp.push_i32(static_cast<int32_t>(gpu::pool_flags(v.adaptive, v.count_pad, v.with_indices)));
   dp.run_1d(l.items);
 }
 
@@ -110,14 +52,14 @@ PrimPair forward(const VulkanBackend& be, Prim xp, const PoolGeo& geo, PoolVaria
   const VkPtr x = nn::float_operand(be, xp, op);
   xp.reset();
   const Shape& s = x->shape();
-  check_rank(s, 0, op);
+  gpu::check_pool_rank(s, op);
   v.dtype = x->dtype();
-  const Shape os = out_shape(s, geo);
+  const Shape os = gpu::pool_out_shape(s, geo);
   PoolLaunch l;
   l.x = x;
   l.y = be.alloc(os, x->dtype());
   if (v.with_indices) l.idx = be.alloc(os, DType::I64);
-  l.planes = planes_of(s);
+  l.planes = gpu::pool_planes(s);
   l.items = os.num_elements();
   v.index64 = nn::needs_index64(std::max(s.num_elements(), os.num_elements()));
   if (l.items > 0 && geo.in_len() > 0) run_pool(be, v, geo, l, op);
@@ -129,15 +71,15 @@ Prim avg_backward(const VulkanBackend& be, const Prim& xp, const Prim& gp, const
                   const char* op) {
   const VkPtr x = be.vk(xp, op);
   const VkPtr g = nn::optional_operand(be, gp, x->dtype(), op, "grad_out");
-  check_rank(x->shape(), 0, op);
-  if (g->shape() != out_shape(x->shape(), geo))
+  gpu::check_pool_rank(x->shape(), op);
+  if (g->shape() != gpu::pool_out_shape(x->shape(), geo))
     throw ShapeError(op, "grad_out " + g->shape().to_string() + " does not match the output " +
-                             out_shape(x->shape(), geo).to_string());
+                             gpu::pool_out_shape(x->shape(), geo).to_string());
   v.dtype = x->dtype();
   PoolLaunch l;
   l.g = g;
   l.y = be.alloc(x->shape(), x->dtype());
-  l.planes = planes_of(x->shape());
+  l.planes = gpu::pool_planes(x->shape());
   l.items = x->shape().num_elements();
   v.index64 = nn::needs_index64(std::max(l.items, g->shape().num_elements()));
   if (l.items > 0) run_pool(be, v, geo, l, op);
@@ -152,8 +94,8 @@ Prim max_backward(const VulkanBackend& be, const Prim& xp, const Prim& gp, const
   const VkPtr x = be.vk(xp, op);
   const VkPtr g = nn::optional_operand(be, gp, x->dtype(), op, "grad_out");
   const VkPtr idx = be.contiguous(be.vk(ip, op), op);
-  check_rank(x->shape(), 0, op);
-  const Shape os = out_shape(x->shape(), geo);
+  gpu::check_pool_rank(x->shape(), op);
+  const Shape os = gpu::pool_out_shape(x->shape(), geo);
   if (g->shape() != os || idx->shape() != os)
     throw ShapeError(op, "grad_out " + g->shape().to_string() + " and indices " + idx->shape().to_string() +
                              " must match the output " + os.to_string());
@@ -167,7 +109,7 @@ Prim max_backward(const VulkanBackend& be, const Prim& xp, const Prim& gp, const
   l.g = g;
   l.idx = idx;
   l.y = be.alloc(x->shape(), x->dtype());
-  l.planes = planes_of(x->shape());
+  l.planes = gpu::pool_planes(x->shape());
   if (l.y->shape().num_elements() == 0) return l.y;
   l.flag = be.alloc(Shape{1}, DType::I32);
   const int32_t zero = 0;
@@ -193,38 +135,36 @@ PoolVariant variant(PoolMode mode, bool adaptive) {
 }  // namespace
 
 Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const std::string& device) {
-  static const char* const kModes[] = {"MAX_FWD", "AVG_FWD", "AVG_BWD", "MAX_BWD_CHECK", "MAX_BWD", "MAX_BWD_SERIAL"};
   const char* op = "pool";
   Defines d;
-  d.emplace_back(kModes[static_cast<int>(v.mode)], "1");
+  // adaptive, count_pad and with_indices are the kernel's flags argument (run_pool), not defines.
+  d.emplace_back(gpu::pool_pass_define(static_cast<gpu::PoolPass>(static_cast<int>(v.mode))), "1");
   for (const char* name : {"X", "G", "Y"}) add_operand_defines(d, name, v.dtype, features, device, op);
   add_operand_defines(d, "I", v.index_dtype, features, device, op);
-  if (v.adaptive) d.emplace_back("ADAPTIVE", "1");
-  if (v.with_indices) d.emplace_back("WITH_INDICES", "1");
-  if (v.count_pad) d.emplace_back("COUNT_PAD", "1");
+  add_operand_defines(d, "F", DType::I32, features, device, op);
   if (v.index64) d.emplace_back("INDEX64", "1");
   return d;
 }
 
 Prim VulkanBackend::max_pool(Prim x, const PoolOptions& options) {
-  const PoolGeo geo = pool_geo(x->shape(), options, true, "max_pool");
+  const PoolGeo geo = gpu::pool_geo(x->shape(), options, true, "max_pool");
   return forward(*this, std::move(x), geo, variant(PoolMode::max_fwd, false), "max_pool").first;
 }
 
 PrimPair VulkanBackend::max_pool_with_indices(Prim x, const PoolOptions& options) {
-  const PoolGeo geo = pool_geo(x->shape(), options, true, "max_pool_with_indices");
+  const PoolGeo geo = gpu::pool_geo(x->shape(), options, true, "max_pool_with_indices");
   PoolVariant v = variant(PoolMode::max_fwd, false);
   v.with_indices = true;
   return forward(*this, std::move(x), geo, v, "max_pool_with_indices");
 }
 
 Prim VulkanBackend::max_pool_backward(Prim x, Prim grad_out, Prim indices, const PoolOptions& options) {
-  return max_backward(*this, x, grad_out, indices, pool_geo(x->shape(), options, true, "max_pool_backward"), false,
+  return max_backward(*this, x, grad_out, indices, gpu::pool_geo(x->shape(), options, true, "max_pool_backward"), false,
                       "max_pool_backward");
 }
 
 Prim VulkanBackend::avg_pool(Prim x, const PoolOptions& options) {
-  const PoolGeo geo = pool_geo(x->shape(), options, false, "avg_pool");
+  const PoolGeo geo = gpu::pool_geo(x->shape(), options, false, "avg_pool");
   PoolVariant v = variant(PoolMode::avg_fwd, false);
   v.count_pad = options.count_include_pad;
   return forward(*this, std::move(x), geo, v, "avg_pool").first;
@@ -233,25 +173,25 @@ Prim VulkanBackend::avg_pool(Prim x, const PoolOptions& options) {
 Prim VulkanBackend::avg_pool_backward(Prim x, Prim grad_out, const PoolOptions& options) {
   PoolVariant v = variant(PoolMode::avg_bwd, false);
   v.count_pad = options.count_include_pad;
-  return avg_backward(*this, x, grad_out, pool_geo(x->shape(), options, false, "avg_pool_backward"), v,
+  return avg_backward(*this, x, grad_out, gpu::pool_geo(x->shape(), options, false, "avg_pool_backward"), v,
                       "avg_pool_backward");
 }
 
 Prim VulkanBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
-  const PoolGeo geo = adaptive_geo(x->shape(), output_size.dims(), "adaptive_avg_pool");
+  const PoolGeo geo = gpu::adaptive_geo(x->shape(), output_size.dims(), "adaptive_avg_pool");
   return forward(*this, std::move(x), geo, variant(PoolMode::avg_fwd, true), "adaptive_avg_pool").first;
 }
 
 Prim VulkanBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
   const Shape& gs = grad_out->shape();
-  check_rank(gs, 0, "adaptive_avg_pool_backward");
+  gpu::check_pool_rank(gs, "adaptive_avg_pool_backward");
   const PoolGeo geo =
-      adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_avg_pool_backward");
+      gpu::adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_avg_pool_backward");
   return avg_backward(*this, x, grad_out, geo, variant(PoolMode::avg_bwd, true), "adaptive_avg_pool_backward");
 }
 
 PrimPair VulkanBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
-  const PoolGeo geo = adaptive_geo(x->shape(), output_size.dims(), "adaptive_max_pool");
+  const PoolGeo geo = gpu::adaptive_geo(x->shape(), output_size.dims(), "adaptive_max_pool");
   PoolVariant v = variant(PoolMode::max_fwd, true);
   v.with_indices = true;
   return forward(*this, std::move(x), geo, v, "adaptive_max_pool");
@@ -259,9 +199,9 @@ PrimPair VulkanBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
 
 Prim VulkanBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {
   const Shape& gs = grad_out->shape();
-  check_rank(gs, 0, "adaptive_max_pool_backward");
+  gpu::check_pool_rank(gs, "adaptive_max_pool_backward");
   const PoolGeo geo =
-      adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_max_pool_backward");
+      gpu::adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_max_pool_backward");
   return max_backward(*this, x, grad_out, indices, geo, true, "adaptive_max_pool_backward");
 }
 

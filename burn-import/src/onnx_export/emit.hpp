@@ -84,6 +84,7 @@ class Emit {
   // Initializers made for the node (folded attributes that ONNX takes as inputs).
   std::string const_ints(const std::vector<int64_t>& v);
   std::string const_scalar(Scalar s, DType d);  // a rank-0 tensor
+  std::string const_data(const TensorData& d);  // a tensor made by the emitter (a causal mask)
 
   // The batch axis of tensor argument i (-1: none); set for output k (default: inferred by shape).
   int batch_axis(size_t i) const;
@@ -101,6 +102,7 @@ class Emit {
 void set_attr(::onnx::NodeProto& n, const std::string& name, int64_t v);
 void set_attr(::onnx::NodeProto& n, const std::string& name, double v);
 void set_attr(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
+void set_attr(::onnx::NodeProto& n, const std::string& name, const std::string& v);
 
 using EmitFn = void (*)(Emit&);
 using EmitTable = std::array<EmitFn, kOpCount>;

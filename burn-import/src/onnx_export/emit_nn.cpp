@@ -1,4 +1,5 @@
-// Emitters of matmul, the reductions and the module ops (conv, pool, norm, embedding, attention).
+// Emitters of matmul, the reductions, sorts and scans, and the module ops (conv, deformable conv, pool,
+// norm, interpolate, embedding, attention).
 // Options are written out in full (one value per spatial dim); batch norm is exported in evaluation
 // form only, as the trace runs the module as valid() does.
 #include <cmath>
@@ -23,18 +24,20 @@ std::vector<int64_t> pads_of(const std::vector<int64_t>& begin, const std::vecto
   return pads;
 }
 
-// keepdims reductions over one dim; ReduceSum takes its axes as an input from opset 13 on, the
-// others from opset 18 (after the range this exporter writes).
-void reduce_dim(Emit& e, const char* type) {
-  const int64_t dim = e.int_arg(1);
-  if (std::string(type) == "ReduceSum") {
-    set_attr(e.node(type, {e.in(0), e.const_ints({dim})}, {e.out()}), "keepdims", int64_t{1});
+// A keepdims reduction over `axes`: ReduceSum takes them as an input from opset 13 on, the others
+// from opset 18 (an attribute before).
+void reduce_node(Emit& e, const std::string& type, const std::string& in, const std::vector<int64_t>& axes,
+                 const std::string& out) {
+  if (type == "ReduceSum" || e.opset() >= 18) {
+    set_attr(e.node(type, {in, e.const_ints(axes)}, {out}), "keepdims", int64_t{1});
     return;
   }
-  auto& n = e.node(type, {e.in(0)}, {e.out()});
-  set_attr(n, "axes", std::vector<int64_t>{dim});
+  auto& n = e.node(type, {in}, {out});
+  set_attr(n, "axes", axes);
   set_attr(n, "keepdims", int64_t{1});
 }
+
+void reduce_dim(Emit& e, const char* type) { reduce_node(e, type, e.in(0), {e.int_arg(1)}, e.out()); }
 
 // Over every element, reshaped to the traced output's shape (Burn keeps a [1]).
 void reduce_all(Emit& e, const char* type) {
@@ -163,9 +166,7 @@ void rms_norm(Emit& e) {  // x / sqrt(mean(x^2 over the last dims) + eps) * weig
   for (int64_t i = r - nd; i < r; ++i) axes.push_back(i);
   const std::string sq = e.tmp(), mean = e.tmp(), shifted = e.tmp(), root = e.tmp(), normed = e.tmp();
   e.node("Mul", {e.in(0), e.in(0)}, {sq});
-  auto& m = e.node("ReduceMean", {sq}, {mean});
-  set_attr(m, "axes", axes);
-  set_attr(m, "keepdims", int64_t{1});
+  reduce_node(e, "ReduceMean", sq, axes, mean);
   e.node("Add", {mean, e.const_scalar(Scalar(e.arg<double>(3)), e.dtype(0))}, {shifted});
   e.node("Sqrt", {shifted}, {root});
   if (!e.has(1)) {
@@ -197,10 +198,142 @@ void attention(Emit& e) {
     e.node("Where", {e.in(3), neg_inf, scores}, {masked});
     scores = masked;
   }
-  if (o.causal) e.unsupported("causal attention");
+  if (o.causal) {  // key j masked for query i when j > i (top-left also when Lq != Lk), as burn's attention
+    const int64_t lq = q[r - 2], lk = e.shape(1)[r - 2];
+    TensorData upper = TensorData::uninitialized(Shape({lq, lk}), DType::Bool);
+    auto* p = static_cast<uint8_t*>(upper.raw());
+    for (int64_t i = 0; i < lq; ++i)
+      for (int64_t j = 0; j < lk; ++j) p[i * lk + j] = j > i ? 1 : 0;
+    const std::string masked = e.tmp();
+    e.node("Where", {e.const_data(upper), neg_inf, scores}, {masked});
+    scores = masked;
+  }
   const std::string weights = e.tmp();
   set_attr(e.node("Softmax", {scores}, {weights}), "axis", int64_t{-1});
   e.node("MatMul", {weights, e.in(2)}, {e.out()});
+}
+
+// Group norm: GroupNormalization with burn's per-channel affine from opset 21; before, the groups are
+// normalised without affine (GroupNormalization from 18, whose scale and bias are per group; below,
+// torch.onnx's decomposition: Reshape to [N, G, -1], InstanceNormalization, Reshape back) and burn's
+// per-channel weight and bias applied after it (Mul, Add on [C, 1, ...]).
+void group_norm(Emit& e) {
+  const Shape& s = e.shape(0);
+  if (s.rank() < 2) e.unsupported("group_norm of a rank-" + std::to_string(s.rank()) + " input");
+  const int64_t c = s[1], g = e.int_arg(3);
+  const double eps = e.arg<double>(4);
+  const DType d = e.dtype(0);
+  if (e.opset() >= 21) {
+    auto& n = e.node("GroupNormalization",
+                     {e.in(0), e.has(1) ? e.in(1) : filled(e, c, 1.0, d), e.has(2) ? e.in(2) : filled(e, c, 0.0, d)},
+                     {e.out()});
+    set_attr(n, "epsilon", eps);
+    set_attr(n, "num_groups", g);
+    return;
+  }
+  const bool affine = e.has(1) || e.has(2);
+  std::string cur = affine ? e.tmp() : e.out();
+  if (e.opset() >= 18) {
+    auto& n = e.node("GroupNormalization", {e.in(0), filled(e, g, 1.0, d), filled(e, g, 0.0, d)}, {cur});
+    set_attr(n, "epsilon", eps);
+    set_attr(n, "num_groups", g);
+  } else {
+    const std::string grouped = e.tmp(), normed = e.tmp();
+    e.node("Reshape", {e.in(0), e.const_ints({0, g, -1})}, {grouped});  // dim 0 copied: follows a dynamic batch
+    set_attr(e.node("InstanceNormalization", {grouped, filled(e, g, 1.0, d), filled(e, g, 0.0, d)}, {normed}),
+             "epsilon", eps);
+    std::vector<int64_t> back = s.dims();
+    back[0] = 0;
+    e.node("Reshape", {normed, e.const_ints(back)}, {cur});
+  }
+  if (!affine) return;
+  std::vector<int64_t> per_channel(s.rank() - 1, 1);
+  per_channel[0] = c;
+  auto apply = [&](const char* type, size_t i, bool last) {
+    const std::string w = e.tmp(), next = last ? e.out() : e.tmp();
+    e.node("Reshape", {e.in(i), e.const_ints(per_channel)}, {w});
+    e.node(type, {cur, w}, {next});
+    cur = next;
+  };
+  if (e.has(1)) apply("Mul", 1, !e.has(2));
+  if (e.has(2)) apply("Add", 2, true);
+}
+
+// interpolate as Resize to the traced sizes, with the coordinates of burn's (PyTorch's) interpolate:
+// nearest reads floor(o * in / out) (asymmetric, floor); linear and cubic align_corners, else half_pixel
+// ((o + 0.5) * in / out - 0.5 also for an output of size 1, where pytorch_half_pixel gives 0; the
+// negative coordinates linear clamps to 0 read the edge in Resize too); cubic with A = -0.75 and the
+// edge repeated (exclude_outside 0), as PyTorch's bicubic.
+void interpolate(Emit& e) {
+  const auto& o = e.arg<InterpolateOptions>(2);
+  const auto& out = e.out_shape().dims();
+  std::string sizes;
+  if (e.dynamic_batch() && e.batch_axis(0) != -1) {  // N and C read from the input when it runs
+    const std::string shape = e.tmp(), nc = e.tmp();
+    sizes = e.tmp();
+    e.node("Shape", {e.in(0)}, {shape});
+    e.node("Slice", {shape, e.const_ints({0}), e.const_ints({2})}, {nc});
+    set_attr(e.node("Concat", {nc, e.const_ints(std::vector<int64_t>(out.begin() + 2, out.end()))}, {sizes}), "axis",
+             int64_t{0});
+  } else {
+    sizes = e.const_ints(out);
+  }
+  auto& n = e.node("Resize", {e.in(0), "", "", sizes}, {e.out()});
+  if (o.mode == InterpolateMode::Nearest) {
+    set_attr(n, "mode", std::string("nearest"));
+    set_attr(n, "coordinate_transformation_mode", std::string("asymmetric"));
+    set_attr(n, "nearest_mode", std::string("floor"));
+    return;
+  }
+  const bool cubic = o.mode == InterpolateMode::Cubic;
+  set_attr(n, "mode", std::string(cubic ? "cubic" : "linear"));
+  set_attr(n, "coordinate_transformation_mode", std::string(o.align_corners ? "align_corners" : "half_pixel"));
+  if (cubic) {
+    set_attr(n, "cubic_coeff_a", -0.75);
+    set_attr(n, "exclude_outside", int64_t{0});
+  }
+}
+
+void cumsum(Emit& e) {  // burn's cumsum is inclusive and runs forward
+  auto& n = e.node("CumSum", {e.in(0), e.const_scalar(Scalar(e.int_arg(1)), DType::I64)}, {e.out()});
+  set_attr(n, "exclusive", int64_t{0});
+  set_attr(n, "reverse", int64_t{0});
+}
+
+// sort, argsort and topk as a sorted TopK (k = the dim's size for the sorts). TopK puts equal values in
+// index order whether largest or not: burn's stable order (burn's unstable sort may order ties either
+// way; the stable order is one of its results). NaN: burn sorts it as the largest; TopK leaves it open.
+void top_k(Emit& e, int64_t k, int64_t dim, bool largest, const std::string& values, const std::string& indices) {
+  const int axis = e.batch_axis(0);
+  if (e.dynamic_batch() && (dim == axis || (dim == 0 && axis == -3)))
+    e.unsupported("sorting along the batch dim (dynamic batch)");
+  auto& n = e.node("TopK", {e.in(0), e.const_ints({k})}, {values, indices});
+  set_attr(n, "axis", dim);
+  set_attr(n, "largest", int64_t{largest});
+  set_attr(n, "sorted", int64_t{1});
+}
+
+int64_t dim_size(Emit& e, size_t arg) { return e.shape(0)[static_cast<size_t>(e.int_arg(arg))]; }
+
+// DeformConv (opset 19) with torchvision's layout of offsets and mask, which burn's deform_conv2d takes.
+void deform_conv(Emit& e) {
+  if (e.opset() < 19)
+    e.unsupported("needs opset 19 (DeformConv is new in opset 19; this export writes opset " +
+                  std::to_string(e.opset()) + ": export with opset 19 or later, `--opset 19`)");
+  const auto& o = e.arg<DeformConvOptions>(5);
+  const size_t n = 2;
+  // X, W, offset, B, mask; an absent bias before a mask is the empty name.
+  std::vector<std::string> ins{e.in(0), e.in(2), e.in(1)};
+  if (e.has(4) || e.has(3)) ins.push_back(e.has(4) ? e.in(4) : std::string());
+  if (e.has(3)) ins.push_back(e.in(3));
+  auto& node = e.node("DeformConv", ins, {e.out()});
+  const auto& w = e.shape(2).dims();
+  set_attr(node, "kernel_shape", std::vector<int64_t>(w.begin() + 2, w.end()));
+  set_attr(node, "strides", per_dim(o.stride, n, 1));
+  set_attr(node, "pads", pads_of(o.padding, {}, n));
+  set_attr(node, "dilations", per_dim(o.dilation, n, 1));
+  set_attr(node, "group", o.weight_groups);
+  set_attr(node, "offset_group", o.offset_groups);
 }
 
 }  // namespace
@@ -233,6 +366,13 @@ void register_nn(EmitTable& t) {
   set(O::rms_norm, rms_norm);
   set(O::embedding, [](Emit& e) { e.node("Gather", {e.in(0), e.in(1)}, {e.out()}); });
   set(O::attention, attention);
+  set(O::group_norm, group_norm);
+  set(O::interpolate, interpolate);
+  set(O::cumsum, cumsum);
+  set(O::sort, [](Emit& e) { top_k(e, dim_size(e, 1), e.int_arg(1), e.arg<bool>(2), e.out(0), e.out(1)); });
+  set(O::argsort, [](Emit& e) { top_k(e, dim_size(e, 1), e.int_arg(1), e.arg<bool>(2), e.tmp(), e.out(0)); });
+  set(O::topk, [](Emit& e) { top_k(e, e.int_arg(1), e.int_arg(2), e.arg<bool>(3), e.out(0), e.out(1)); });
+  set(O::deform_conv2d, deform_conv);
 }
 
 }  // namespace burn::onnx_export

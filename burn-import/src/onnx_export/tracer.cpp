@@ -240,7 +240,8 @@ void Tracer::record(OpId op, const std::vector<Arg>& args, const Prims& outs) {
 
 ::onnx::ModelProto Tracer::finish() {
   ::onnx::ModelProto m;
-  m.set_ir_version(8);  // the IR of opset 17
+  // The IR version each opset was released with (onnx 1.12: 17 and 8; 1.14: 19 and 9; 1.16: 21 and 10).
+  m.set_ir_version(options_.opset <= 18 ? 8 : options_.opset <= 20 ? 9 : 10);
   m.set_producer_name("burn-cpp");
   m.set_producer_version(BURN_IMPORT_VERSION);
   auto* os = m.add_opset_import();
@@ -280,6 +281,12 @@ std::string Emit::const_ints(const std::vector<int64_t>& v) {
   const std::string name = t_.fresh("ints");
   TensorData d = TensorData::uninitialized(Shape({static_cast<int64_t>(v.size())}), DType::I64);
   if (!v.empty()) std::memcpy(d.raw(), v.data(), v.size() * sizeof(int64_t));
+  t_.add_initializer(name, d);
+  return name;
+}
+
+std::string Emit::const_data(const TensorData& d) {
+  const std::string name = t_.fresh("const");
   t_.add_initializer(name, d);
   return name;
 }
@@ -326,14 +333,21 @@ void set_attr(::onnx::NodeProto& n, const std::string& name, const std::vector<i
   a->set_type(::onnx::AttributeProto::INTS);
   for (int64_t x : v) a->add_ints(x);
 }
+void set_attr(::onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
 
 // --- the trace of one forward call -------------------------------------------------------------
 
 std::string trace_to_bytes(nn::ModuleRef module, const import::TracedForward& forward,
                            const std::vector<TensorHandle>& example_inputs, const import::OnnxExportOptions& options) {
-  if (options.opset < 13 || options.opset > 17)
-    throw ValueError("export-onnx", "opset " + std::to_string(options.opset) +
-                                        " is not one the exporter writes (13 to 17; default 17)");
+  if (options.opset < import::kOnnxExportMinOpset || options.opset > import::kOnnxExportMaxOpset)
+    throw ValueError("export-onnx", "opset " + std::to_string(options.opset) + " is not one the exporter writes (" +
+                                        std::to_string(import::kOnnxExportMinOpset) + " to " +
+                                        std::to_string(import::kOnnxExportMaxOpset) + "; default 17)");
   if (example_inputs.empty()) throw ValueError("export-onnx", "needs at least one example input");
   nn::detail::valid(module);  // evaluation: the innermost device, batch norm on its running statistics
   std::vector<nn::NamedParam> params = nn::detail::named_params(module);

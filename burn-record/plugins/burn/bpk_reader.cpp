@@ -273,19 +273,18 @@ class BpkReader final : public RecordReader {
       if (sh->type != CborValue::Array) throw fail(name, "shape is not an array");
       if (sh->items.size() > kMaxRank)
         throw fail(name, "rank " + std::to_string(sh->items.size()) + " exceeds " + std::to_string(kMaxRank));
-      std::vector<int64_t> dims;
-      uint64_t count = 1, counted = 1;
+      std::vector<uint64_t> dims;
       for (const CborValue& x : sh->items) {
         if (x.type != CborValue::UInt) throw fail(name, "a dim is not a non-negative integer");
-        if (x.u > static_cast<uint64_t>(INT64_MAX) || !checked_mul(counted, std::max<uint64_t>(x.u, 1), &counted) ||
-            counted > static_cast<uint64_t>(INT64_MAX))
-          throw fail(name, "the shape has more elements than fit in 64 bits");
-        count *= x.u;
-        dims.push_back(static_cast<int64_t>(x.u));
+        dims.push_back(x.u);
       }
-      uint64_t bytes = 0, out = 0;
-      if (!checked_mul(count, bd->size, &bytes) || !checked_mul(count, dtype_size(bd->as), &out))
-        throw fail(name, "the shape has more bytes than fit in 64 bits");
+      EntrySizes sizes;
+      switch (entry_sizes(dims, bd->size, dtype_size(bd->as), &sizes)) {
+        case SizeFault::Elements: throw fail(name, "the shape has more elements than fit in 64 bits");
+        case SizeFault::Bytes: throw fail(name, "the shape has more bytes than fit in 64 bits");
+        case SizeFault::None: break;
+      }
+      const uint64_t bytes = sizes.file_bytes, out = sizes.tensor_bytes;
       if (off->type != CborValue::Array || off->items.size() != 2 || off->items[0].type != CborValue::UInt ||
           off->items[1].type != CborValue::UInt)
         throw fail(name, "data_offsets is not [begin, end]");
@@ -299,7 +298,7 @@ class BpkReader final : public RecordReader {
       const CborValue* id = field(d, "param_id");
       const bool has_id = id && id->type == CborValue::UInt;  // its bits in the Int entry, as burn-nn's u64 ParamId
       if (has_id) slot.id = static_cast<int64_t>(id->u);
-      pending.push_back({{name, EntryKind::Tensor, bd->as, Shape(std::move(dims)), out}, slot, has_id});
+      pending.push_back({{name, EntryKind::Tensor, bd->as, Shape(std::move(sizes.dims)), out}, slot, has_id});
     }
     // No two tensors may share bytes.
     std::vector<std::pair<uint64_t, uint64_t>> spans;

@@ -369,25 +369,24 @@ class MpkReader final : public RecordReader {
     if (shape.type != Node::Array) throw fail(path, "tensor shape is not an array");
     if (shape.kids.size() > kMaxRank)
       throw fail(path, "rank " + std::to_string(shape.kids.size()) + " exceeds " + std::to_string(kMaxRank));
-    std::vector<int64_t> dims;
-    uint64_t count = 1, counted = 1;
+    std::vector<uint64_t> dims;
     for (uint32_t k : shape.kids) {
       const Node& d = nodes_[k];
       if (d.type != Node::UInt) throw fail(path, "a dim of the shape is not a non-negative integer");
-      if (d.u > static_cast<uint64_t>(INT64_MAX) || !checked_mul(counted, std::max<uint64_t>(d.u, 1), &counted) ||
-          counted > static_cast<uint64_t>(INT64_MAX))
-        throw fail(path, "the shape has more elements than fit in 64 bits");
-      count *= d.u;
-      dims.push_back(static_cast<int64_t>(d.u));
+      dims.push_back(d.u);
     }
-    uint64_t want = 0, out = 0;
-    if (!checked_mul(count, dt->size, &want) || !checked_mul(count, dtype_size(dt->as), &out))
-      throw fail(path, "the shape has more bytes than fit in 64 bits");
+    EntrySizes sizes;
+    switch (entry_sizes(dims, dt->size, dtype_size(dt->as), &sizes)) {
+      case SizeFault::Elements: throw fail(path, "the shape has more elements than fit in 64 bits");
+      case SizeFault::Bytes: throw fail(path, "the shape has more bytes than fit in 64 bits");
+      case SizeFault::None: break;
+    }
+    const uint64_t count = sizes.elements, want = sizes.file_bytes, out = sizes.tensor_bytes;
     if (want != bytes.len) {
       throw fail(path, "holds " + std::to_string(bytes.len) + " bytes, " + std::to_string(count) + " " + dt->name +
                            " elements need " + std::to_string(want));
     }
-    add_leaf({path, EntryKind::Tensor, dt->as, Shape(std::move(dims)), out}, {&bytes, dt});
+    add_leaf({path, EntryKind::Tensor, dt->as, Shape(std::move(sizes.dims)), out}, {&bytes, dt});
   }
 
   TensorData tensor(const EntryInfo& info, const Leaf& l) const {

@@ -159,19 +159,16 @@ class SafetensorsReader final : public RecordReader {
       if (!sh->is_array()) throw fail(name, "shape is a " + kind_of(*sh) + ", not an array");
       if (sh->size() > kMaxRank)
         throw fail(name, "rank " + std::to_string(sh->size()) + " exceeds " + std::to_string(kMaxRank));
-      std::vector<int64_t> dims;
-      uint64_t count = 1, counted = 1;  // elements; counted: zero dims as 1, as burn's shapes check
-      for (const auto& d : *sh) {
-        const uint64_t x = non_negative(d, name, "dim");
-        if (x > static_cast<uint64_t>(INT64_MAX) || !checked_mul(counted, std::max<uint64_t>(x, 1), &counted) ||
-            counted > static_cast<uint64_t>(INT64_MAX))
-          throw fail(name, "shape " + sh->dump() + " has more elements than fit in 64 bits");
-        count *= x;
-        dims.push_back(static_cast<int64_t>(x));
+      std::vector<uint64_t> dims;
+      for (const auto& d : *sh) dims.push_back(non_negative(d, name, "dim"));
+      EntrySizes sizes;
+      switch (entry_sizes(dims, fd->size, dtype_size(fd->as), &sizes)) {
+        case SizeFault::Elements: throw fail(name, "shape " + sh->dump() + " has more elements than fit in 64 bits");
+        case SizeFault::Bytes:
+          throw fail(name, "shape " + sh->dump() + " of " + dname + " is more bytes than fit in 64 bits");
+        case SizeFault::None: break;
       }
-      uint64_t bytes = 0, out_bytes = 0;
-      if (!checked_mul(count, fd->size, &bytes) || !checked_mul(count, dtype_size(fd->as), &out_bytes))
-        throw fail(name, "shape " + sh->dump() + " of " + dname + " is more bytes than fit in 64 bits");
+      const uint64_t bytes = sizes.file_bytes, out_bytes = sizes.tensor_bytes;
       if (!off->is_array() || off->size() != 2) throw fail(name, "data_offsets is not an array [begin, end]");
       const uint64_t begin = non_negative((*off)[0], name, "begin offset"),
                      end = non_negative((*off)[1], name, "end offset");
@@ -184,7 +181,7 @@ class SafetensorsReader final : public RecordReader {
                              std::to_string(end - begin) + " bytes, shape " + sh->dump() + " of " + dname + " needs " +
                              std::to_string(bytes));
       }
-      pending.push_back({{name, EntryKind::Tensor, fd->as, Shape(std::move(dims)), out_bytes}, {fd, begin, end}});
+      pending.push_back({{name, EntryKind::Tensor, fd->as, Shape(std::move(sizes.dims)), out_bytes}, {fd, begin, end}});
     }
     // The buffer must be tiled exactly (the specification forbids holes and overlaps).
     std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {

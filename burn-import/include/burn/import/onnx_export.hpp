@@ -13,8 +13,13 @@
 
 namespace burn::import {
 
+// The opsets of the default domain the exporter writes: from 18 on, the reductions take their axes as an
+// input and GroupNormalization is native; DeformConv needs 19; 22 is the newest the project's engine reads.
+inline constexpr int kOnnxExportMinOpset = 13;
+inline constexpr int kOnnxExportMaxOpset = 22;
+
 struct OnnxExportOptions {
-  int opset = 17;                         // of the default domain; 13..17 (the ops emitted are those of opset 17)
+  int opset = 17;                         // of the default domain; kOnnxExportMinOpset..kOnnxExportMaxOpset
   bool dynamic_batch = false;             // dim 0 of every input and output is the symbolic "batch"
   std::vector<std::string> input_names;   // default input_0, input_1, ...
   std::vector<std::string> output_names;  // default output_0, ...

@@ -26,6 +26,13 @@ class Env {
  public:
   virtual ~Env() = default;
   virtual const Value* find(const std::string& name) const = 0;
+  // The ONNX element type the graph gives a value (TensorProto::UNDEFINED, 0, when it does not say):
+  // the engine holds uint16 in i32 and uint32 in i64, so an op whose result depends on the width
+  // (BitwiseNot) reads the type here.
+  virtual int32_t elem_type(const std::string& name) const {
+    (void)name;
+    return 0;
+  }
 };
 
 class OpContext {
@@ -49,6 +56,7 @@ class OpContext {
   // Runs a subgraph attribute's graph on `inputs`, its names resolved in this node's scope.
   Values run_graph(const ::onnx::GraphProto& g, const Values& inputs) const;
   const H& in(size_t i) const;
+  int32_t elem_type(size_t i) const;  // input i's ONNX element type, 0 when the graph does not say (see Env)
   const Shape& shape(size_t i) const { return in(i).prim->shape(); }
   DType dtype(size_t i) const { return in(i).prim->dtype(); }
   size_t rank(size_t i) const { return shape(i).rank(); }

@@ -118,6 +118,10 @@ const H& OpContext::in(size_t i) const {
   return inputs_[i].tensor;
 }
 
+int32_t OpContext::elem_type(size_t i) const {
+  return env_ && i < static_cast<size_t>(node_.input_size()) ? env_->elem_type(node_.input(static_cast<int>(i))) : 0;
+}
+
 const Value& OpContext::value(size_t i) const {
   static const Value kNone = Value::none();
   return i < inputs_.size() ? inputs_[i] : kNone;
@@ -264,6 +268,7 @@ class MapEnv final : public Env {
     if (it != vals_.end()) return &it->second;
     return parent_ ? parent_->find(n) : nullptr;
   }
+  int32_t elem_type(const std::string& n) const override { return parent_ ? parent_->elem_type(n) : 0; }
   void set(const std::string& n, Value v) { vals_[n] = std::move(v); }
 
  private:
@@ -375,7 +380,52 @@ struct OnnxModel::Impl {
   std::unordered_map<std::string, size_t> slot;  // value name -> slot
   std::vector<size_t> input_slots, output_slots, param_slots;
   size_t num_slots = 0;
+  std::unordered_map<std::string, int32_t> elem_types;  // value name -> ONNX element type (elem_types_of)
 };
+
+namespace {
+// The ONNX element type of each value of the main graph that it declares (inputs, initializers,
+// value_info, outputs) or that follows from its node: Cast's `to`, CastLike's second input, Constant's
+// tensor, and the first input of the ops whose output has their input's type.
+std::unordered_map<std::string, int32_t> elem_types_of(const ::onnx::GraphProto& g) {
+  std::unordered_map<std::string, int32_t> t;
+  auto declare = [&](const ::onnx::ValueInfoProto& vi) {
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0)
+      t[vi.name()] = vi.type().tensor_type().elem_type();
+  };
+  for (const auto& vi : g.input()) declare(vi);
+  for (const auto& vi : g.value_info()) declare(vi);
+  for (const auto& vi : g.output()) declare(vi);
+  for (const auto& i : g.initializer()) t[i.name()] = i.data_type();
+  static const std::unordered_set<std::string> kSameType{
+      "Identity", "Reshape", "Flatten",    "Squeeze",    "Unsqueeze", "Transpose",  "Expand",  "Tile",
+      "Slice",    "Gather",  "Concat",     "Abs",        "Neg",       "Add",        "Sub",     "Mul",
+      "Max",      "Min",     "BitwiseNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"};
+  for (const auto& n : g.node()) {
+    if (!(n.domain().empty() || n.domain() == "ai.onnx") || n.output_size() == 0 || n.output(0).empty() ||
+        t.count(n.output(0)))
+      continue;
+    int32_t type = 0;
+    auto input_type = [&](int i) {
+      auto it = i < n.input_size() ? t.find(n.input(i)) : t.end();
+      return it == t.end() ? 0 : it->second;
+    };
+    if (n.op_type() == "Cast") {
+      for (const auto& a : n.attribute())
+        if (a.name() == "to") type = static_cast<int32_t>(a.i());
+    } else if (n.op_type() == "CastLike") {
+      type = input_type(1);
+    } else if (n.op_type() == "Constant") {
+      for (const auto& a : n.attribute())
+        if (a.name() == "value") type = a.t().data_type();
+    } else if (kSameType.count(n.op_type())) {
+      type = input_type(0);
+    }
+    if (type != 0) t[n.output(0)] = type;
+  }
+  return t;
+}
+}  // namespace
 
 OnnxModel::OnnxModel() : impl_(std::make_unique<Impl>()) {}
 OnnxModel::~OnnxModel() = default;
@@ -470,6 +520,7 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
     I.outputs.push_back(vi.name());
     I.output_slots.push_back(I.slot.at(vi.name()));
   }
+  I.elem_types = elem_types_of(g);
   // Each intermediate value is released after its last use, so peak memory follows the graph's width.
   std::vector<int64_t> last(I.num_slots, -1);
   for (int i = 0; i < g.node_size(); ++i) {
@@ -498,17 +549,23 @@ namespace {
 // The main graph's values by slot, for subgraphs reading enclosing names.
 class SlotEnv final : public Env {
  public:
-  SlotEnv(const std::unordered_map<std::string, size_t>& slot, const std::vector<std::optional<Value>>& values)
-      : slot_(slot), values_(values) {}
+  SlotEnv(const std::unordered_map<std::string, size_t>& slot, const std::vector<std::optional<Value>>& values,
+          const std::unordered_map<std::string, int32_t>& types)
+      : slot_(slot), values_(values), types_(types) {}
   const Value* find(const std::string& n) const override {
     auto it = slot_.find(n);
     if (it == slot_.end() || !values_[it->second]) return nullptr;
     return &*values_[it->second];
   }
+  int32_t elem_type(const std::string& n) const override {
+    auto it = types_.find(n);
+    return it == types_.end() ? 0 : it->second;
+  }
 
  private:
   const std::unordered_map<std::string, size_t>& slot_;
   const std::vector<std::optional<Value>>& values_;
+  const std::unordered_map<std::string, int32_t>& types_;
 };
 }  // namespace
 
@@ -548,7 +605,7 @@ std::vector<OnnxValue> OnnxModel::run(const std::vector<OnnxValue>& inputs) cons
   std::vector<std::optional<Value>> values(I.num_slots);
   for (size_t i = 0; i < I.params.size(); ++i) values[I.param_slots[i]] = Value::of(I.params[i].handle());
   for (size_t i = 0; i < inputs.size(); ++i) values[I.input_slots[i]] = inputs[i];
-  SlotEnv env(I.slot, values);
+  SlotEnv env(I.slot, values, I.elem_types);
   const auto& g = I.proto.graph();
   for (int ni = 0; ni < g.node_size(); ++ni) {
     const auto& n = g.node(ni);

@@ -81,11 +81,19 @@ Hs gelu(OpContext& c) {
   if (a != "none" && a != "tanh") c.invalid("approximate '" + a + "'");
   return {api::unary(a == "tanh" ? OpId::gelu_tanh : OpId::gelu, c.in(0))};
 }
-// BitwiseNot: ~x is -x - 1 for the signed types, 255 - x for uint8 (computed in i32).
+// BitwiseNot: ~x is -x - 1 for the signed types and max - x for the unsigned ones, which the engine holds
+// wider (uint8 in u8, uint16 in i32, uint32 in i64: the graph's type says which; computed in i64). uint64
+// is held as its bit pattern in i64, where -x - 1 is its complement too.
 Hs bitwise_not(OpContext& c) {
   DType dt = c.dtype(0);
   if (!is_int(dt)) c.invalid("bitwise ops take integer tensors");
-  if (dt == DType::U8) return {api::cast(api::rsub_scalar(api::cast(c.in(0), DType::I32), Scalar(int64_t{255})), dt)};
+  using TP = ::onnx::TensorProto;
+  const int32_t t = c.elem_type(0);
+  const int64_t max = dt == DType::U8                       ? 255
+                      : t == TP::UINT16 && dt == DType::I32 ? 65535
+                      : t == TP::UINT32 && dt == DType::I64 ? int64_t{4294967295}
+                                                            : 0;
+  if (max != 0) return {api::cast(api::rsub_scalar(api::cast(c.in(0), DType::I64), Scalar(max)), dt)};
   return {api::unary(OpId::bitwise_not, c.in(0))};
 }
 Hs softsign(OpContext& c) { return {api::softsign(c.in(0))}; }

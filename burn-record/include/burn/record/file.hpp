@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "burn/record/export.hpp"
 #include "burn/tensor/error.hpp"
@@ -93,5 +95,31 @@ BURN_RECORD_API bool valid_utf8(std::string_view s);
 // a + b and a * b, or nullopt-like false on overflow (for sizes read from files).
 inline bool checked_add(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
 inline bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+// The sizes of a tensor entry whose shape a file states: its dims, its element count (0 when a dim is 0), its bytes
+// in the file (count x the file's element size) and in memory (count x the element size of the dtype it loads as).
+struct EntrySizes {
+  std::vector<int64_t> dims;
+  uint64_t elements = 0, file_bytes = 0, tensor_bytes = 0;
+};
+enum class SizeFault : uint8_t { None, Elements, Bytes };
+// Overflow-checked, for readers to call before they allocate: Elements when a dim or the product of the dims
+// (zero dims counted as 1, as burn's shapes check) exceeds INT64_MAX, Bytes when a byte count exceeds 64 bits.
+inline SizeFault entry_sizes(std::span<const uint64_t> dims, uint64_t file_elem_size, uint64_t tensor_elem_size,
+                             EntrySizes* out) {
+  uint64_t count = 1, counted = 1;
+  for (uint64_t d : dims) {
+    if (d > static_cast<uint64_t>(INT64_MAX) || !checked_mul(counted, d == 0 ? 1 : d, &counted) ||
+        counted > static_cast<uint64_t>(INT64_MAX))
+      return SizeFault::Elements;
+    count *= d;
+    out->dims.push_back(static_cast<int64_t>(d));
+  }
+  out->elements = count;
+  if (!checked_mul(count, file_elem_size, &out->file_bytes) ||
+      !checked_mul(count, tensor_elem_size, &out->tensor_bytes))
+    return SizeFault::Bytes;
+  return SizeFault::None;
+}
 
 }  // namespace burn::record
