@@ -53,7 +53,9 @@
   OP(layer_norm) OP(layer_norm_backward) OP(group_norm) OP(group_norm_backward) OP(batch_norm) \
   OP(batch_norm_backward) OP(rms_norm) OP(rms_norm_backward) \
   /* attention (src/ops/attention.cpp) */ \
-  OP(attention)
+  OP(attention) \
+  /* quant (src/ops/quant.cpp, over gemm_int8) */ \
+  OP(quantized_linear)
 // clang-format on
 
 namespace burn::cpu {

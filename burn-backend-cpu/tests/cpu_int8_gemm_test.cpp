@@ -12,39 +12,11 @@
 #include <vector>
 
 #include "burn/tensor/error.hpp"
+#include "int8_paths.hpp"
 #include "ops/gemm_int8.hpp"
 
 namespace burn::cpu {
 namespace {
-
-constexpr Int8Path kPaths[] = {Int8Path::Scalar, Int8Path::Avx2};
-
-// The path BURN_CPU_INT8 forces when this CPU lacks it, else null.
-const char* missing_int8_path() {
-  const char* env = std::getenv("BURN_CPU_INT8");
-  if (!env) return nullptr;
-  for (Int8Path p : kPaths)
-    if (std::strcmp(env, int8_path_name(p)) == 0 && !int8_path_available(p)) return env;
-  return nullptr;
-}
-#define SKIP_IF_INT8_PATH_MISSING() \
-  if (const char* p = missing_int8_path()) GTEST_SKIP() << "BURN_CPU_INT8=" << p << " asks for kernels this CPU lacks"
-
-// Runs body once per int8 path this CPU has, forced through the test hook; restores the one in use.
-template <typename F>
-void for_each_path(F&& body) {
-  const Int8Path before = int8_path();
-  int ran = 0;
-  for (Int8Path p : kPaths) {
-    if (!int8_path_available(p)) continue;
-    set_int8_path(p);
-    SCOPED_TRACE(int8_path_name(p));
-    body(p);
-    ++ran;
-  }
-  set_int8_path(before);
-  EXPECT_GE(ran, 1);
-}
 
 template <typename T>
 std::vector<T> random_values(size_t count, std::mt19937& rng) {
@@ -86,7 +58,7 @@ void check_random_shapes() {
       for (int64_t kk = 0; kk < s.k; ++kk) col += b[kk * s.n + j];
       ASSERT_EQ(w.col_sums[j], col) << "column " << j;
     }
-    for_each_path([&](Int8Path) {
+    for_each_int8_path([&](Int8Path) {
       std::vector<int32_t> c(static_cast<size_t>(s.m * ldc), -7);
       gemm_int8(a.data(), lda, s.m, w, c.data(), ldc);
       int64_t wrong = 0;
@@ -124,7 +96,7 @@ void check_extremes(T av, int8_t bv) {
     const int64_t expect = int64_t{av} * int64_t{bv} * k;
     ASSERT_GE(expect, std::numeric_limits<int32_t>::min());
     ASSERT_LE(expect, std::numeric_limits<int32_t>::max());
-    for_each_path([&](Int8Path) {
+    for_each_int8_path([&](Int8Path) {
       std::vector<int32_t> c(static_cast<size_t>(m * n), 0);
       gemm_int8(a.data(), k, m, w, c.data(), n);
       for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], expect) << "entry " << i;
@@ -151,7 +123,7 @@ TEST(Int8Gemm, AlternatingExtremesAreExact) {
   for (int64_t i = 0; i < k * n; ++i) b[i] = (i % 4) < 2 ? -128 : 127;
   const PackedInt8Weights w = pack_int8_weights(b.data(), k, n, n);
   const auto want = int64_reference(a, k, b, m, n, k);
-  for_each_path([&](Int8Path) {
+  for_each_int8_path([&](Int8Path) {
     std::vector<int32_t> c(static_cast<size_t>(m * n));
     gemm_int8(a.data(), k, m, w, c.data(), n);
     for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], want[i]) << "entry " << i;
@@ -183,7 +155,7 @@ void check_epilogue(bool per_row_a, bool per_col_b, bool zero_a, bool zero_b, bo
   const auto at = [](const auto& v, int64_t i, auto zero) { return v.empty() ? zero : v[v.size() == 1 ? 0 : i]; };
   const PackedInt8Weights w = pack_int8_weights(b.data(), k, n, n);
   const Int8Epilogue ep{{sa, za}, {sb, zb}, bv};
-  for_each_path([&](Int8Path) {
+  for_each_int8_path([&](Int8Path) {
     std::vector<float> out(static_cast<size_t>(m * n));
     gemm_int8_dequant(a.data(), k, m, w, ep, out.data(), n);
     for (int64_t i = 0; i < m; ++i)
@@ -260,7 +232,7 @@ TEST(Int8Gemm, EnvironmentChoosesThePath) {
 
 TEST(Int8Gemm, AMissingPathIsAnError) {
   SKIP_IF_INT8_PATH_MISSING();
-  for (Int8Path p : kPaths)
+  for (Int8Path p : kInt8Paths)
     if (!int8_path_available(p)) EXPECT_THROW(set_int8_path(p), Unsupported) << int8_path_name(p);
   EXPECT_NO_THROW(set_int8_path(set_int8_path(Int8Path::Scalar)));
 }

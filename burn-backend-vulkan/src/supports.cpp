@@ -115,6 +115,16 @@ std::optional<std::vector<OpId>> composite_parts(OpId op) {
 }
 
 bool derive(OpId op, DType d, const DeviceFeatures& f, const std::string& device) {
+  if (op == OpId::quantized_linear) {
+    // burn-tensor's composite (src/defaults/quant.cpp): x of a float dtype quantized in f32, the i8 weight and the
+    // sums in f64, the result cast back to x's dtype.
+    const bool x_ok = d == DType::F32 || d == DType::F16 || d == DType::BF16;
+    return x_ok && derive(OpId::cast, d, f, device) && derive(OpId::cast, DType::I8, f, device) &&
+           derive(OpId::round, DType::F32, f, device) && derive(OpId::mask_where, DType::F32, f, device) &&
+           derive(OpId::min_dim, DType::F32, f, device) && derive(OpId::matmul, DType::F64, f, device) &&
+           derive(OpId::mul, DType::F64, f, device) && derive(OpId::cast, DType::F64, f, device) &&
+           derive(OpId::mask_where, d, f, device);
+  }
   try {
     glsl_type(d, f, device, op_info(op).name);  // a dtype the device lacks: nothing runs on it
     if (own(op)) {

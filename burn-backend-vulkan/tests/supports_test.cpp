@@ -213,6 +213,10 @@ void configure(Args& a) {
     case OpId::attention:
       for (const char* n : {"query", "key", "value", "mask"}) a.shapes[n] = Shape{1, 1, 2, 2};
       break;
+    case OpId::quantized_linear:
+      a.shapes = {{"w_scales", Shape{2}}, {"w_zero_points", Shape{2}}, {"bias", Shape{2}}};
+      a.dtypes = {{"w_values", DType::I8}, {"w_scales", DType::F32}, {"w_zero_points", DType::I32}};
+      break;
     default: break;
   }
 }

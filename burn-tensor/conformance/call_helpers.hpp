@@ -1,6 +1,7 @@
 // burn-conformance: decoding a case's attrs and packing outputs, shared by the calls_*.cpp files.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -73,5 +74,13 @@ inline PadMode pad_mode(const json& a) {
 
 inline Hs one(H h) { return {std::move(h)}; }
 inline Hs two(std::pair<H, H> p) { return {std::move(p.first), std::move(p.second)}; }
+
+// An attrs flag that may be absent (false); optional tensor inputs are flagged so and follow the required ones.
+inline bool opt_flag(const json& a, const char* key) { return a.contains(key) && a.at(key).get<bool>(); }
+// The next optional input when `present`.
+inline std::optional<H> take(Hs& in, size_t& next, bool present) {
+  if (!present) return std::nullopt;
+  return in.at(next++);
+}
 
 }  // namespace burn::conformance

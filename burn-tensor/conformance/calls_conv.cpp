@@ -10,7 +10,6 @@ namespace {
 std::vector<int64_t> opt_ints(const json& a, const char* key) {
   return a.contains(key) ? a.at(key).get<std::vector<int64_t>>() : std::vector<int64_t>{};
 }
-bool opt_flag(const json& a, const char* key) { return a.contains(key) && a.at(key).get<bool>(); }
 int64_t opt_i64(const json& a, const char* key, int64_t def) {
   return a.contains(key) ? a.at(key).get<int64_t>() : def;
 }
@@ -42,12 +41,6 @@ UnfoldOptions unfold_options(const json& a) {
   o.padding = opt_ints(a, "padding");
   o.dilation = opt_ints(a, "dilation");
   return o;
-}
-
-// The next optional input when `present`.
-api::OptH take(Hs& in, size_t& next, bool present) {
-  if (!present) return std::nullopt;
-  return in.at(next++);
 }
 
 // {grad_x, grad_weight, grad_bias}: the bias gradient must be null exactly when not asked for;

@@ -17,6 +17,7 @@
 #include "burn/nn/param.hpp"
 #include "burn/nn/pool.hpp"
 #include "burn/nn/positional.hpp"
+#include "burn/nn/quant.hpp"
 #include "burn/nn/resample.hpp"
 #include "burn/nn/rnn.hpp"
 #include "burn/nn/sequential.hpp"

@@ -31,11 +31,27 @@ TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const Ten
   return api::reshape(std::move(y), out_dims);
 }
 
+TensorHandle quantized_linear(const TensorHandle& x, const QTensor& weight, const TensorHandle* bias) {
+  // A module moved to another device (valid(), to_device) keeps its QTensor where it was quantized.
+  const QTensor w = x.prim && weight.device() != x.device ? weight.to_device(x.device) : weight;
+  const QuantScheme& s = w.scheme();
+  const bool integer_path =
+      s.value == QuantValue::Q8 &&
+      (s.level == QuantLevel::Tensor || (s.level == QuantLevel::Channel && (s.axis == 1 || s.axis == -1)));
+  if (!integer_path) return linear(x, w.dequantize_handle(), bias);
+  const Shape& xs = x.prim ? x.prim->shape() : Shape{};
+  if (xs.rank() == 0 || xs[xs.rank() - 1] != w.shape()[0])
+    throw ShapeError("Linear",
+                     "input " + xs.to_string() + " has no last dim of d_input " + std::to_string(w.shape()[0]));
+  return burn::quantized_linear(x, w, bias ? std::optional<TensorHandle>(*bias) : std::nullopt);
+}
+
 }  // namespace detail
 
 std::string Linear::extra_repr() const {
   return "d_input=" + std::to_string(weight.shape()[0]) + ", d_output=" + std::to_string(weight.shape()[1]) +
-         ", bias=" + (bias ? "true" : "false");
+         ", bias=" + (bias ? "true" : "false") +
+         (quantized_weight ? ", quantized=" + quantized_weight->scheme().to_string() : std::string());
 }
 
 Linear LinearConfig::init(const Device& device) const {

@@ -9,5 +9,6 @@
 #include "burn/tensor/linalg.hpp"
 #include "burn/tensor/module.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "burn/tensor/quant.hpp"
 #include "burn/tensor/signal.hpp"
 #include "burn/tensor/tensor.hpp"

@@ -4,23 +4,32 @@
 #include "burn/nn/config.hpp"
 #include "burn/nn/init.hpp"
 #include "burn/nn/module.hpp"
+#include "burn/tensor/quant.hpp"
 
 namespace burn::nn {
 
 namespace detail {
 BURN_NN_API TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const TensorHandle* bias);
-}
+// x through a quantized weight: the int8 op quantized_linear where the scheme has one (q8 per tensor or per
+// output channel), else the dequantized weight's matmul.
+BURN_NN_API TensorHandle quantized_linear(const TensorHandle& x, const QTensor& weight, const TensorHandle* bias);
+}  // namespace detail
 
 // y = x W + b over the last dim; W is [d_input, d_output] as in Burn (PyTorch's transposed).
 class BURN_NN_API Linear {
  public:
   Param<Tensor<2>> weight;
   std::optional<Param<Tensor<1>>> bias;
+  // Set by quantize_dynamic (burn/nn/quant.hpp): forward then runs on it, inference only (its result is not
+  // tracked by autodiff). Not a parameter: records, to_device and the optimizers see the float weight only.
+  std::optional<QTensor> quantized_weight;
   BURN_MODULE(weight, bias)
 
   template <size_t D>
   Tensor<D> forward(const Tensor<D>& x) const {
-    return Tensor<D>(detail::linear(x.handle(), weight.handle(), bias ? &bias->handle() : nullptr));
+    const TensorHandle* b = bias ? &bias->handle() : nullptr;
+    if (quantized_weight) return Tensor<D>(detail::quantized_linear(x.handle(), *quantized_weight, b));
+    return Tensor<D>(detail::linear(x.handle(), weight.handle(), b));
   }
   std::string extra_repr() const;
 };

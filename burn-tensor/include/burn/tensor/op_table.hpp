@@ -203,7 +203,9 @@
   X(norm,        batch_norm_backward,         DEFAULT, BACKWARD, MEMORY,  Prims,      (Prim, x), (Prim, weight), (Prim, running_mean), (Prim, running_var), (Prim, grad_out), (bool, training), (double, eps)) \
   X(norm,        rms_norm,                    DEFAULT, GRAD,     MEMORY,  Prim,       (Prim, x), (Prim, weight), (size_t, normalized_dims), (double, eps)) \
   X(norm,        rms_norm_backward,           DEFAULT, BACKWARD, MEMORY,  Prims,      (Prim, x), (Prim, weight), (Prim, grad_out), (size_t, normalized_dims), (double, eps)) \
-  X(attention,   attention,                   DEFAULT, GRAD,     COMPUTE, Prim,       (Prim, query), (Prim, key), (Prim, value), (Prim, mask), (const AttentionOptions&, options))
+  X(attention,   attention,                   DEFAULT, GRAD,     COMPUTE, Prim,       (Prim, query), (Prim, key), (Prim, value), (Prim, mask), (const AttentionOptions&, options)) \
+  /* quant: integer kernels over quantized weights (burn/tensor/quant.hpp); zero points and bias may be null */ \
+  X(quant,       quantized_linear,            DEFAULT, NOGRAD,   COMPUTE, Prim,       (Prim, x), (Prim, w_values), (Prim, w_scales), (Prim, w_zero_points), (Prim, bias))
 
 // clang-format on
 
@@ -221,7 +223,7 @@ inline constexpr size_t kOpCount = 0 BURN_OP_TABLE(BURN_X_COUNT);
 // clang-format off
 #define BURN_OP_GROUPS(G) \
   G(creation) G(layout) G(indexing) G(numeric) G(compare) G(boolean) G(bitwise) G(reduce) G(float_math) \
-  G(activation) G(conv) G(pool) G(resample) G(embedding) G(norm) G(attention)
+  G(activation) G(conv) G(pool) G(resample) G(embedding) G(norm) G(attention) G(quant)
 // clang-format on
 #define BURN_G_ENUM(g) g,
 enum class OpGroup : uint8_t { BURN_OP_GROUPS(BURN_G_ENUM) };
@@ -255,6 +257,6 @@ inline constexpr uint64_t kOpTableHash = detail::op_table_hash();
 // The fingerprint this table had when BURN_PLUGIN_ABI_VERSION (backend.hpp) was last set. A change to
 // the rows fails to compile until it is updated (the error prints the new value); bump the ABI version
 // too unless it was already bumped since the last release.
-inline constexpr uint64_t kOpTableHashAtAbi = 13628171168989587275ull;
+inline constexpr uint64_t kOpTableHashAtAbi = 9381735051104482441ull;
 
 }  // namespace burn

@@ -168,4 +168,11 @@ BURN_TENSOR_API Shape attention(const Shape& query, const Shape& key, const Shap
 // A mask of rank < 4 as the rank-4 shape it broadcasts from (leading 1s), which backends read by strides.
 BURN_TENSOR_API Shape attention_mask_4d(const Shape& mask);
 
+// ---- quant ----
+
+// quantized_linear: x [..., K] (rank >= 1, K >= 1), w [K, N], scales [1] or [N], zero points (or null) of the
+// scales' shape, bias (or null) [N]; [..., N].
+BURN_TENSOR_API Shape quantized_linear(const Shape& x, const Shape& w, const Shape& scales, const Shape* zero_points,
+                                       const Shape* bias, const char* op = "quantized_linear");
+
 }  // namespace burn::shape_rules

@@ -1,0 +1,180 @@
+// The cpu kernel of quantized_linear (quant group): each row of x quantized to u8 here, in the f32 arithmetic of
+// burn-tensor's default body (src/defaults/quant.cpp), then gemm_int8_dequant against the weight packed once.
+// Packed weights are cached per weight storage and view: an entry holds the storage itself, which keeps the
+// storage's use count above one, so no op of this plugin writes into it in place (reusable(), cpu_tensor.hpp)
+// and the packed copy cannot go stale; a storage only the cache still holds is dropped on the next call.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "burn/tensor/shape_rules.hpp"
+#include "cpu_backend.hpp"
+#include "cpu_tensor.hpp"
+#include "ops/gemm_int8.hpp"
+#include "ops/quant.hpp"
+
+namespace burn::cpu {
+
+namespace {
+
+// A weight is a view of a storage: its offset, strides and dims.
+struct ViewKey {
+  int64_t offset;
+  std::vector<int64_t> strides, dims;
+  bool operator<(const ViewKey& o) const {
+    return std::tie(offset, strides, dims) < std::tie(o.offset, o.strides, o.dims);
+  }
+};
+
+// The packed weights of the views of one storage, and the storage itself, held so that its use count stays
+// above one while cached (no in-place write can reach it); dropped once the cache is its only holder.
+struct StorageEntry {
+  std::shared_ptr<Storage> storage;
+  std::map<ViewKey, std::shared_ptr<const PackedInt8Weights>> views;
+};
+
+struct PackedCache {
+  std::mutex mutex;
+  std::map<const Storage*, StorageEntry> entries;
+  uint64_t packs = 0;
+
+  // Drops the storages nothing but the cache holds any more. Caller holds the mutex.
+  void sweep() {
+    for (auto it = entries.begin(); it != entries.end();)
+      it = it->second.storage.use_count() == 1 ? entries.erase(it) : std::next(it);
+  }
+};
+
+PackedCache& packed_cache() {
+  static PackedCache cache;
+  return cache;
+}
+
+std::shared_ptr<const PackedInt8Weights> packed_weights(const CpuPtr& w) {
+  PackedCache& c = packed_cache();
+  ViewKey key{w->offset(), w->strides(), w->shape().dims()};
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.sweep();
+    auto it = c.entries.find(w->storage().get());
+    if (it != c.entries.end()) {
+      auto v = it->second.views.find(key);
+      if (v != it->second.views.end()) return v->second;
+    }
+  }
+  const CpuPtr wc = contiguous(w);
+  const int64_t k = w->shape()[0], n = w->shape()[1];
+  auto packed = std::make_shared<const PackedInt8Weights>(pack_int8_weights(wc->data<int8_t>(), k, n, n));
+  std::lock_guard<std::mutex> lock(c.mutex);
+  ++c.packs;
+  StorageEntry& e = c.entries[w->storage().get()];
+  e.storage = w->storage();
+  e.views.insert_or_assign(std::move(key), packed);
+  return packed;
+}
+
+// A contiguous f32 (or i32) copy of a small operand as a host vector.
+template <typename T>
+std::vector<T> host_values(const Prim& p, const char* op) {
+  const CpuPtr c = contiguous(as_cpu(p, op));
+  const T* d = c->data<T>();
+  return std::vector<T>(d, d + c->shape().num_elements());
+}
+
+}  // namespace
+
+uint64_t quantized_linear_packs() {
+  std::lock_guard<std::mutex> lock(packed_cache().mutex);
+  return packed_cache().packs;
+}
+
+size_t quantized_linear_cached_weights() {
+  PackedCache& c = packed_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.sweep();
+  size_t n = 0;
+  for (const auto& [storage, e] : c.entries) n += e.views.size();
+  return n;
+}
+
+void quantize_rows_u8(const float* x, int64_t m, int64_t k, uint8_t* q, float* scales, int32_t* zero_points,
+                      uint8_t* bad_rows) {
+  for (int64_t i = 0; i < m; ++i) {
+    const float* r = x + i * k;
+    float lo = 0.0f, hi = 0.0f;
+    bool finite = true;
+    for (int64_t j = 0; j < k; ++j) {
+      const float v = r[j];
+      if (!std::isfinite(v)) {
+        finite = false;
+        continue;  // quantized as 0, as the default body's mask_fill does
+      }
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    // The default body's ops, one rounding each: (hi - lo) / 255, clamped below; round(-lo / scale) clamped.
+    const float scale = std::max((hi - lo) / 255.0f, 0x1p-126f);
+    const float zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
+    uint8_t* qr = q + i * k;
+    for (int64_t j = 0; j < k; ++j) {
+      const float v = std::isfinite(r[j]) ? r[j] : 0.0f;
+      qr[j] = static_cast<uint8_t>(std::clamp(std::nearbyint(v / scale) + zp, 0.0f, 255.0f));
+    }
+    scales[i] = scale;
+    zero_points[i] = static_cast<int32_t>(zp);
+    bad_rows[i] = finite ? 0 : 1;
+  }
+}
+
+Prim CpuBackend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_zero_points, Prim bias) {
+  static constexpr const char* op = "quantized_linear";
+  const Shape zs = w_zero_points ? w_zero_points->shape() : Shape{};
+  const Shape bs = bias ? bias->shape() : Shape{};
+  const Shape out_shape = shape_rules::quantized_linear(x->shape(), w_values->shape(), w_scales->shape(),
+                                                        w_zero_points ? &zs : nullptr, bias ? &bs : nullptr, op);
+  const int64_t k = w_values->shape()[0], n = w_values->shape()[1];
+  // The composite takes what the int8 kernel does not: other dtypes, and K past the exact int32 range.
+  const bool ours = x->dtype() == DType::F32 && w_values->dtype() == DType::I8 && w_scales->dtype() == DType::F32 &&
+                    (!w_zero_points || w_zero_points->dtype() == DType::I32) &&
+                    (!bias || bias->dtype() == DType::F32) && k <= int8_gemm_max_k(false);
+  if (!ours)
+    return Backend::quantized_linear(std::move(x), std::move(w_values), std::move(w_scales), std::move(w_zero_points),
+                                     std::move(bias));
+  const int64_t m = x->shape().num_elements() / k;
+  CpuPtr out = alloc(out_shape, DType::F32);
+  if (m == 0 || n == 0) {
+    std::fill_n(out->data<float>(), out_shape.num_elements(), 0.0f);
+    return out;
+  }
+  const CpuPtr xc = contiguous(as_cpu(x, op));
+  const std::shared_ptr<const PackedInt8Weights> packed = packed_weights(as_cpu(w_values, op));
+
+  std::vector<uint8_t> qa(static_cast<size_t>(m * k)), bad(static_cast<size_t>(m));
+  std::vector<float> sa(static_cast<size_t>(m));
+  std::vector<int32_t> za(static_cast<size_t>(m));
+  parallel_for(m, std::max<int64_t>(1, 65536 / k), [&](int64_t b, int64_t e) {
+    quantize_rows_u8(xc->data<float>() + b * k, e - b, k, qa.data() + b * k, sa.data() + b, za.data() + b,
+                     bad.data() + b);
+  });
+  const std::vector<float> sb = host_values<float>(w_scales, op);
+  const std::vector<int32_t> zb = w_zero_points ? host_values<int32_t>(w_zero_points, op) : std::vector<int32_t>{};
+  const std::vector<float> bv = bias ? host_values<float>(bias, op) : std::vector<float>{};
+  Int8Epilogue ep;
+  ep.a = {sa, za};
+  ep.b = {sb, zb};
+  ep.bias = bv;
+  float* o = out->data<float>();
+  gemm_int8_dequant(qa.data(), k, m, *packed, ep, o, n);
+  for (int64_t i = 0; i < m; ++i)
+    if (bad[static_cast<size_t>(i)]) std::fill_n(o + i * n, n, std::numeric_limits<float>::quiet_NaN());
+  return out;
+}
+
+}  // namespace burn::cpu

@@ -1,0 +1,226 @@
+// quantized_linear on the cpu plugin (ops/quant.cpp) on every int8 path: the integer part bitwise equal to an
+// int64 reference, the saturation corner (u8 activations at 255 against full-range int8 weights), the kernel
+// and burn-tensor's composite (Backend::quantized_linear on the same backend) giving the same bits, the
+// fallback past the int32-exact K, and the packed-weight cache (one pack per weight storage, pinned against
+// in-place writes, dropped with its weight).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "cpu_test_fixture.hpp"
+#include "int8_paths.hpp"
+#include "ops/gemm_int8.hpp"
+#include "ops/quant.hpp"
+
+namespace burn::cpu {
+namespace {
+
+class CpuQuantTest : public CpuBackendTest {
+ protected:
+  Prim i8(const std::vector<int8_t>& v, Shape s) { return b.from_data(TensorData::from_vector(v, std::move(s))); }
+
+  // The kernel's result and the composite's on the same operands.
+  std::pair<std::vector<float>, std::vector<float>> both(const Prim& x, const Prim& w, const Prim& s, const Prim& z,
+                                                         const Prim& bias) {
+    return {vals<float>(b.quantized_linear(x, w, s, z, bias)),
+            vals<float>(b.Backend::quantized_linear(x, w, s, z, bias))};
+  }
+};
+
+std::vector<float> normal_values(size_t n, uint32_t seed, float scale) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+std::vector<int8_t> int8_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (int8_t& x : v) x = static_cast<int8_t>(d(rng));
+  return v;
+}
+
+// Equal bits, NaN matching NaN.
+void expect_same_bits(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  int64_t wrong = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const bool same = std::isnan(got[i]) ? std::isnan(want[i]) : std::memcmp(&got[i], &want[i], sizeof(float)) == 0;
+    if (!same && wrong++ < 5) ADD_FAILURE() << "element " << i << ": " << got[i] << " vs " << want[i];
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+// out = float((sa * sb) * sum_k (qa - za)(qb - zb) + bias) with the sum in int64, from the rows as
+// quantize_rows_u8 quantizes them.
+std::vector<float> int64_reference(const std::vector<float>& x, const std::vector<int8_t>& w, int64_t m, int64_t k,
+                                   int64_t n, const std::vector<float>& sb, const std::vector<int32_t>& zb,
+                                   const std::vector<float>& bias) {
+  std::vector<uint8_t> qa(static_cast<size_t>(m * k)), bad(static_cast<size_t>(m));
+  std::vector<float> sa(static_cast<size_t>(m));
+  std::vector<int32_t> za(static_cast<size_t>(m));
+  quantize_rows_u8(x.data(), m, k, qa.data(), sa.data(), za.data(), bad.data());
+  std::vector<float> out(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t zbj = zb.empty() ? 0 : zb[zb.size() == 1 ? 0 : static_cast<size_t>(j)];
+      int64_t acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk) acc += (int64_t{qa[i * k + kk]} - za[i]) * (int64_t{w[kk * n + j]} - zbj);
+      const double s = double(sa[i]) * double(sb[sb.size() == 1 ? 0 : static_cast<size_t>(j)]);
+      const double r = s * double(acc) + (bias.empty() ? 0.0 : double(bias[static_cast<size_t>(j)]));
+      out[i * n + j] = bad[i] ? NAN : static_cast<float>(r);
+    }
+  return out;
+}
+
+TEST_F(CpuQuantTest, RowsQuantizeAsTheContractSays) {
+  // [-1, 3] -> scale 4/255, zero point round(1 / scale) = round(63.75) = 64; a zero row keeps the smallest scale.
+  const std::vector<float> x{-1.0f, 0.0f, 3.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  std::vector<uint8_t> q(8), bad(2);
+  std::vector<float> s(2);
+  std::vector<int32_t> z(2);
+  quantize_rows_u8(x.data(), 2, 4, q.data(), s.data(), z.data(), bad.data());
+  EXPECT_EQ(s[0], 4.0f / 255.0f);
+  EXPECT_EQ(z[0], 64);
+  EXPECT_EQ(q[0], 0);
+  EXPECT_EQ(q[1], 64);
+  EXPECT_EQ(q[2], 255);
+  EXPECT_EQ(q[3], static_cast<uint8_t>(std::nearbyint(1.0f / s[0]) + 64));
+  EXPECT_EQ(s[1], 0x1p-126f);
+  EXPECT_EQ(z[1], 0);
+  EXPECT_EQ(bad[0] + bad[1], 0);
+}
+
+TEST_F(CpuQuantTest, IntegerPartEqualsInt64ReferenceOnEveryPath) {
+  SKIP_IF_INT8_PATH_MISSING();
+  struct Case {
+    int64_t m, k, n;
+    bool per_channel, affine, bias;
+  };
+  const Case cases[] = {{1, 1, 1, false, false, false},
+                        {7, 37, 11, true, true, true},
+                        {5, 16, 8, false, true, false},
+                        {33, 300, 17, true, false, true},
+                        {2, 1000, 3, true, true, true}};
+  uint32_t seed = 1;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.m << "x" << c.k << "x" << c.n);
+    std::vector<float> x = normal_values(static_cast<size_t>(c.m * c.k), seed++, 2.0f);
+    if (c.m > 2) x[static_cast<size_t>(c.k + 1)] = NAN;  // row 1 becomes NaN
+    const std::vector<int8_t> w = int8_values(static_cast<size_t>(c.k * c.n), seed++);
+    const size_t ns = c.per_channel ? static_cast<size_t>(c.n) : 1;
+    std::vector<float> sb(ns);
+    for (size_t j = 0; j < ns; ++j) sb[j] = 0.001f * static_cast<float>(j + 1);
+    std::vector<int32_t> zb;
+    if (c.affine)
+      for (size_t j = 0; j < ns; ++j) zb.push_back(static_cast<int32_t>(j % 7) - 3);
+    const std::vector<float> bias =
+        c.bias ? normal_values(static_cast<size_t>(c.n), seed++, 1.0f) : std::vector<float>{};
+    const std::vector<float> want = int64_reference(x, w, c.m, c.k, c.n, sb, zb, bias);
+    const Prim px = f32(x, {c.m, c.k}), pw = i8(w, {c.k, c.n}), ps = f32(sb, {static_cast<int64_t>(ns)});
+    const Prim pz = c.affine ? i32(zb, {static_cast<int64_t>(ns)}) : nullptr;
+    const Prim pb = c.bias ? f32(bias, {c.n}) : nullptr;
+    for_each_int8_path([&](Int8Path) {
+      auto [kernel, composite] = both(px, pw, ps, pz, pb);
+      expect_same_bits(kernel, want);
+      expect_same_bits(composite, want);
+    });
+  }
+}
+
+// Every activation quantizes to 255 (each row constant and positive: zero point 0), every weight is -128 or 127:
+// the pairs a vpmaddubsw kernel saturates. K = 65,793 is the longest whose sums int32 holds.
+TEST_F(CpuQuantTest, SaturationCornerIsExact) {
+  SKIP_IF_INT8_PATH_MISSING();
+  for (int64_t k : {int64_t{64}, int64_t{4097}, int8_gemm_max_k(false)}) {
+    SCOPED_TRACE(::testing::Message() << "k = " << k);
+    const int64_t m = 2, n = 9;
+    std::vector<float> x(static_cast<size_t>(m * k), 1.0f);
+    std::fill(x.begin() + k, x.end(), 0.25f);
+    std::vector<int8_t> w(static_cast<size_t>(k * n), -128);
+    for (int64_t kk = 0; kk < k; ++kk) w[static_cast<size_t>(kk * n + 1)] = 127;
+    const Prim px = f32(x, {m, k}), pw = i8(w, {k, n}), ps = f32({0.5f}, {1});
+    for_each_int8_path([&](Int8Path) {
+      auto [kernel, composite] = both(px, pw, ps, nullptr, nullptr);
+      for (int64_t i = 0; i < m; ++i) {
+        const double sa = double((i == 0 ? 1.0f : 0.25f) / 255.0f);
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t acc = 255 * (j == 1 ? 127 : -128) * k;
+          const float want = static_cast<float>(sa * 0.5 * double(acc));
+          ASSERT_EQ(kernel[static_cast<size_t>(i * n + j)], want) << i << "," << j;
+          ASSERT_EQ(composite[static_cast<size_t>(i * n + j)], want) << i << "," << j;
+        }
+      }
+    });
+  }
+}
+
+TEST_F(CpuQuantTest, KernelAndCompositeAgreeOnRandomShapes) {
+  SKIP_IF_INT8_PATH_MISSING();
+  std::mt19937 rng(99);
+  std::uniform_int_distribution<int64_t> size(1, 70);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int64_t m = size(rng), k = size(rng) * 3, n = size(rng);
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    std::vector<float> x = normal_values(static_cast<size_t>(m * k), 1000 + trial, trial % 2 ? 0.01f : 30.0f);
+    if (trial % 3 == 0) x[0] = INFINITY;
+    const Prim px = f32(x, {m, k}), pw = i8(int8_values(static_cast<size_t>(k * n), 2000 + trial), {k, n});
+    const Prim ps = f32(normal_values(static_cast<size_t>(n), 3000 + trial, 0.01f), {n});
+    const Prim pz = trial % 2 ? i32(std::vector<int32_t>(static_cast<size_t>(n), trial - 10), {n}) : nullptr;
+    const Prim pb = trial % 4 ? f32(normal_values(static_cast<size_t>(n), 4000 + trial, 1.0f), {n}) : nullptr;
+    for_each_int8_path([&](Int8Path) {
+      auto [kernel, composite] = both(px, pw, ps, pz, pb);
+      expect_same_bits(kernel, composite);
+    });
+  }
+}
+
+// Past the K whose u8 x s8 sums int32 holds, the kernel hands the op to the composite (exact in f64).
+TEST_F(CpuQuantTest, LongerKThanInt32HoldsTakesTheComposite) {
+  const int64_t k = int8_gemm_max_k(false) + 1;
+  const Prim px = f32(std::vector<float>(static_cast<size_t>(k), 1.0f), {1, k});
+  const Prim pw = i8(std::vector<int8_t>(static_cast<size_t>(k), -128), {k, 1});
+  const uint64_t packs = quantized_linear_packs();
+  const std::vector<float> got = vals<float>(b.quantized_linear(px, pw, f32({1.0f}, {1}), nullptr, nullptr));
+  EXPECT_EQ(quantized_linear_packs(), packs);
+  EXPECT_EQ(got, std::vector<float>{static_cast<float>(double(1.0f / 255.0f) * double(255 * -128 * k))});
+}
+
+TEST_F(CpuQuantTest, WeightsArePackedOncePerStorageAndPinned) {
+  const Prim x = f32(normal_values(24, 5, 1.0f), {3, 8});
+  const Prim s = f32({0.01f}, {1});
+  Prim w = i8(int8_values(32, 6), {8, 4});
+  const size_t cached = quantized_linear_cached_weights();
+  const uint64_t packs = quantized_linear_packs();
+  const std::vector<float> first = vals<float>(b.quantized_linear(x, w, s, nullptr, nullptr));
+  EXPECT_EQ(quantized_linear_packs(), packs + 1);
+  EXPECT_EQ(vals<float>(b.quantized_linear(x, w, s, nullptr, nullptr)), first);
+  EXPECT_EQ(quantized_linear_packs(), packs + 1) << "the second call must reuse the packed weight";
+  EXPECT_EQ(quantized_linear_cached_weights(), cached + 1);
+  // A view of another part of the same storage is another weight.
+  Prim half = b.slice(w, {{0, 8, 1}, {0, 2, 1}});
+  b.quantized_linear(x, half, s, nullptr, nullptr);
+  EXPECT_EQ(quantized_linear_packs(), packs + 2);
+  half.reset();
+  EXPECT_EQ(quantized_linear_cached_weights(), cached + 2) << "the views of a live storage stay";
+  // An elementwise op writes into the buffer of its input's last handle (the control), but not into a cached
+  // weight's: the cache holds the storage, so the packed copy cannot go stale.
+  Prim fresh = i8(int8_values(32, 7), {8, 4});
+  const Storage* fresh_storage = as_cpu(fresh, "test")->storage().get();
+  EXPECT_EQ(as_cpu(b.bitwise_not(std::move(fresh)), "test")->storage().get(), fresh_storage);
+  const Storage* w_storage = as_cpu(w, "test")->storage().get();
+  const Prim w2 = b.bitwise_not(std::move(w));
+  EXPECT_NE(as_cpu(w2, "test")->storage().get(), w_storage);
+  EXPECT_EQ(quantized_linear_cached_weights(), cached) << "the storage's last handle is gone: its entries go";
+}
+
+}  // namespace
+}  // namespace burn::cpu

@@ -1,0 +1,17 @@
+// burn-conformance: the calls of the quant group. quantized_linear's inputs are x, the weight's values and
+// scales, then the zero points and the bias when attrs "zero_points" / "bias" flag them.
+#include "burn/tensor/quant.hpp"
+#include "call_helpers.hpp"
+
+namespace burn::conformance {
+
+void add_quant_calls(CallTable& t) {
+  t["quantized_linear"] = [](const Device&, Hs& in, const json& a) {
+    size_t next = 3;
+    const std::optional<H> zp = take(in, next, opt_flag(a, "zero_points"));
+    const std::optional<H> bias = take(in, next, opt_flag(a, "bias"));
+    return one(api::quantized_linear(in.at(0), in.at(1), in.at(2), zp, bias));
+  };
+}
+
+}  // namespace burn::conformance

@@ -1,0 +1,63 @@
+// The DEFAULT ops of the quant group: quantized_linear composed from other ops, exactly as the op's contract
+// (quant.hpp) defines it: each row of x quantized to u8 in f32 arithmetic, the integer products summed exactly
+// in f64 (every partial sum is an integer below 2^53), the scaling in f64 in the order (sa * sb) * sum + bias,
+// rounded once. A backend's integer kernel must give these bits (burn-backend-cpu/src/ops/quant.cpp does).
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "helpers.hpp"
+
+namespace burn {
+using namespace detail;
+
+Prim Backend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_zero_points, Prim bias) {
+  static constexpr const char* op = "quantized_linear";
+  const Shape zs = w_zero_points ? w_zero_points->shape() : Shape{};
+  const Shape bs = bias ? bias->shape() : Shape{};
+  const Shape out_shape = shape_rules::quantized_linear(x->shape(), w_values->shape(), w_scales->shape(),
+                                                        w_zero_points ? &zs : nullptr, bias ? &bs : nullptr, op);
+  const DType out_dtype = x->dtype();
+  // The api casts the scales to f32 and the zero points to i32; a direct caller gets the same checks.
+  const auto refuse = [&](const char* what, DType d) {
+    throw DTypeError(op, std::string(what) + ", got " + std::string(dtype_name(d)));
+  };
+  if (out_dtype != DType::F32 && out_dtype != DType::F16 && out_dtype != DType::BF16)
+    refuse("x must be f32, f16 or bf16", out_dtype);
+  if (w_values->dtype() != DType::I8) refuse("the weight's values must be i8", w_values->dtype());
+  if (w_scales->dtype() != DType::F32) refuse("the weight's scales must be f32", w_scales->dtype());
+  if (w_zero_points && w_zero_points->dtype() != DType::I32)
+    refuse("the weight's zero points must be i32", w_zero_points->dtype());
+  if (bias && bias->dtype() != out_dtype) refuse("bias must have x's dtype", bias->dtype());
+  const int64_t k = w_values->shape()[0], n = w_values->shape()[1];
+  const int64_t m = x->shape().num_elements() / k;
+  if (m == 0 || n == 0) return full(out_shape, 0, out_dtype);
+
+  Prim x2 = reshape(cast(std::move(x), DType::F32), Shape{m, k});
+  // Rows holding a NaN or an infinity give NaN rows; their values are quantized as zeros meanwhile.
+  Prim finite = is_finite(x2);
+  Prim bad_rows = bool_not(all_dim(finite, 1));
+  x2 = mask_fill(std::move(x2), bool_not(std::move(finite)), 0.0);
+
+  // Dynamic u8 quantization of each row over [min(row, 0), max(row, 0)].
+  Prim lo = clamp_max(min_dim(x2, 1), 0.0);
+  Prim hi = clamp_min(max_dim(x2, 1), 0.0);
+  Prim scale = clamp_min(div_scalar(sub(hi, lo), 255.0), 0x1p-126);
+  Prim zp = clamp(round(div(neg(std::move(lo)), scale)), 0.0, 255.0);
+  Prim q = clamp(add(round(div(std::move(x2), scale)), zp), 0.0, 255.0);
+  Prim qa = cast(sub(std::move(q), std::move(zp)), DType::F64);
+
+  Prim wb = cast(std::move(w_values), DType::F64);
+  const int64_t ns = w_scales->shape()[0];
+  if (w_zero_points) wb = sub(std::move(wb), cast(reshape(std::move(w_zero_points), Shape{1, ns}), DType::F64));
+  Prim acc = matmul(std::move(qa), std::move(wb));  // [m, n], exact
+
+  Prim s = mul(cast(std::move(scale), DType::F64), cast(reshape(std::move(w_scales), Shape{1, ns}), DType::F64));
+  Prim out = mul(std::move(s), std::move(acc));
+  if (bias) out = add(std::move(out), cast(reshape(std::move(bias), Shape{1, n}), DType::F64));
+  out = cast(std::move(out), out_dtype);
+  out = mask_fill(std::move(out), expand(std::move(bad_rows), Shape{m, n}), std::numeric_limits<double>::quiet_NaN());
+  return reshape(std::move(out), out_shape);
+}
+
+}  // namespace burn
