@@ -140,9 +140,16 @@ std::string padding_repr(const PaddingConfig& p) {
   return list_string(p.start) + (p.end.empty() ? "" : " to " + list_string(p.end));
 }
 
+// The weight a quantized layer convolves with: its QTensor dequantized on x's device, in x's float dtype.
+TensorHandle dequantized_weight(const QTensor& q, const TensorHandle& x) {
+  const QTensor w = q.device() != x.device ? q.to_device(x.device) : q;
+  return w.dequantize_handle(is_float(x.prim->dtype()) ? x.prim->dtype() : DType::F32);
+}
+
 TensorHandle conv_forward(const char* layer, const TensorHandle& x, const ParamBase& weight,
-                          const std::optional<Param<Tensor<1>>>& bias, const std::vector<int64_t>& stride,
-                          const std::vector<int64_t>& dilation, int64_t groups, const PaddingConfig& padding) {
+                          const std::optional<QTensor>& quantized, const std::optional<Param<Tensor<1>>>& bias,
+                          const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation, int64_t groups,
+                          const PaddingConfig& padding) {
   const Shape& w = weight.shape();
   check_rank(layer, x, w.rank(), "[batch, channels, spatial...]");
   const Shape& s = x.prim->shape();
@@ -153,7 +160,8 @@ TensorHandle conv_forward(const char* layer, const TensorHandle& x, const ParamB
   auto [start, end] = resolve_padding(padding, layer, s, kernel, stride, dilation);
   check_window_fits(layer, s, kernel, dilation, start, end);
   ConvOptions o{stride, start, end, dilation, groups};
-  return api::conv(x, weight.handle(), bias ? api::OptH(bias->handle()) : std::nullopt, o);
+  return api::conv(x, quantized ? dequantized_weight(*quantized, x) : weight.handle(),
+                   bias ? api::OptH(bias->handle()) : std::nullopt, o);
 }
 
 TensorHandle conv_transpose_forward(const char* layer, const TensorHandle& x, const ParamBase& weight,
@@ -206,13 +214,15 @@ void init_conv(Layer& l, const char* op, int64_t c_in, int64_t c_out, const std:
 }  // namespace
 }  // namespace detail
 
-#define BURN_NN_CONV_IMPL(Name, D)                                                                              \
-  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                           \
-    return Tensor<D>(detail::conv_forward(#Name, x.handle(), weight, bias, stride, dilation, groups, padding)); \
-  }                                                                                                             \
-  std::string Name::extra_repr() const {                                                                        \
-    return detail::conv_repr(weight, bias.has_value(), groups, stride, dilation, detail::padding_repr(padding), \
-                             false);                                                                            \
+#define BURN_NN_CONV_IMPL(Name, D)                                                                                   \
+  Tensor<D> Name::forward(const Tensor<D>& x) const {                                                                \
+    return Tensor<D>(                                                                                                \
+        detail::conv_forward(#Name, x.handle(), weight, quantized_weight, bias, stride, dilation, groups, padding)); \
+  }                                                                                                                  \
+  std::string Name::extra_repr() const {                                                                             \
+    return detail::conv_repr(weight, bias.has_value(), groups, stride, dilation, detail::padding_repr(padding),      \
+                             false) +                                                                                \
+           (quantized_weight ? ", quantized=" + quantized_weight->scheme().to_string() : std::string());             \
   }
 BURN_NN_CONV_IMPL(Conv1d, 3)
 BURN_NN_CONV_IMPL(Conv2d, 4)

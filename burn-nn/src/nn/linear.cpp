@@ -31,12 +31,13 @@ TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const Ten
   return api::reshape(std::move(y), out_dims);
 }
 
-TensorHandle quantized_linear(const TensorHandle& x, const QTensor& weight, const TensorHandle* bias) {
+TensorHandle quantized_linear(const TensorHandle& x, const QTensor& weight, const TensorHandle* bias,
+                              bool weight_only) {
   // A module moved to another device (valid(), to_device) keeps its QTensor where it was quantized.
   const QTensor w = x.prim && weight.device() != x.device ? weight.to_device(x.device) : weight;
   const QuantScheme& s = w.scheme();
   const bool integer_path =
-      s.value == QuantValue::Q8 &&
+      !weight_only && s.value == QuantValue::Q8 &&
       (s.level == QuantLevel::Tensor || (s.level == QuantLevel::Channel && (s.axis == 1 || s.axis == -1)));
   if (!integer_path) return linear(x, w.dequantize_handle(), bias);
   const Shape& xs = x.prim ? x.prim->shape() : Shape{};
@@ -51,7 +52,9 @@ TensorHandle quantized_linear(const TensorHandle& x, const QTensor& weight, cons
 std::string Linear::extra_repr() const {
   return "d_input=" + std::to_string(weight.shape()[0]) + ", d_output=" + std::to_string(weight.shape()[1]) +
          ", bias=" + (bias ? "true" : "false") +
-         (quantized_weight ? ", quantized=" + quantized_weight->scheme().to_string() : std::string());
+         (quantized_weight ? std::string(dequantize_at_forward ? ", weight-only" : "") +
+                                 ", quantized=" + quantized_weight->scheme().to_string()
+                           : std::string());
 }
 
 Linear LinearConfig::init(const Device& device) const {

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "burn/record/file.hpp"
+#include "burn/record/quant.hpp"
+#include "quantized_slot.hpp"
 
 namespace burn::nn {
 
@@ -98,6 +100,38 @@ class Collect : public PathVisitor {
   void param(std::string_view name, ParamBase& p) override { out.push_back({path(name), &p}); }
   std::vector<NamedParam> out;
 };
+
+// A parameter with the slot where its layer keeps a quantized form (nullptr: the layer has none).
+struct RecordParam {
+  std::string path;
+  ParamBase* param;
+  std::optional<QTensor>* quantized;
+};
+
+class CollectForRecord : public PathVisitor {
+ public:
+  void enter(std::string_view name, const ModuleInfo& info) override {
+    PathVisitor::enter(name, info);
+    infos_.push_back(info);
+  }
+  void leave() override {
+    PathVisitor::leave();
+    infos_.pop_back();
+  }
+  void param(std::string_view name, ParamBase& p) override {
+    out.push_back({path(name), &p, infos_.empty() ? nullptr : quantized_slot(infos_.back(), name)});
+  }
+  std::vector<RecordParam> out;
+
+ private:
+  std::vector<ModuleInfo> infos_;
+};
+
+std::vector<RecordParam> record_params(ModuleRef m) {
+  CollectForRecord c;
+  m.walk(c);
+  return std::move(c.out);
+}
 
 // A visitor from a lambda over each parameter, for the walkers that need no path.
 template <class F>
@@ -253,37 +287,90 @@ std::string display(ModuleRef m) {
 record::Record into_record(ModuleRef m) {
   record::Record rec;
   const std::string ids(kParamIdsGroup);
-  for (const NamedParam& np : named_params(m)) {
-    if (!np.param->initialized()) continue;
-    rec.set(np.path, api::into_data(np.param->handle()));
-    rec.set(ids + "." + np.path, static_cast<int64_t>(np.param->id()));
+  for (const RecordParam& rp : record_params(m)) {
+    if (!rp.param->initialized()) continue;
+    // A quantized layer saves its QTensor in the parameter's place (burn/record/quant.hpp); a load gives the
+    // float parameter the dequantized weight.
+    // Its id goes with the values tensor (`_param_ids.<path>.values`): Burn's formats keep ids on tensors only.
+    const bool quantized = rp.quantized && *rp.quantized;
+    if (quantized)
+      rec.set(rp.path, record::quantized_record(**rp.quantized));
+    else
+      rec.set(rp.path, api::into_data(rp.param->handle()));
+    rec.set(ids + "." + rp.path + (quantized ? ".values" : ""), static_cast<int64_t>(rp.param->id()));
   }
   rec.metadata().producer = "burn-nn module";
   return rec;
 }
 
+namespace {
+
+std::string describe_param(const ParamBase& p) {
+  return p.initialized() ? shape_string(p.shape()) + " " + std::string(dtype_name(p.dtype())) : "(no tensor)";
+}
+
+// Whether `path` is `group` or lies below it.
+bool under(const std::string& path, const std::vector<std::string>& groups) {
+  for (const std::string& g : groups)
+    if (path.size() >= g.size() && path.compare(0, g.size(), g) == 0 &&
+        (path.size() == g.size() || path[g.size()] == '.'))
+      return true;
+  return false;
+}
+
+}  // namespace
+
 LoadReport load_record(ModuleRef m, const record::Record& full, const ModuleLoadOptions& options) {
+  static constexpr const char* op = "load_record";
   const record::Record* rec = &full;
   if (!options.prefix.empty()) {
     const record::Value* g = full.find(options.prefix);
     if (!g || g->kind() != record::EntryKind::Group)
-      throw RecordError("load_record", "the record has no group '" + options.prefix + "' (the prefix to load from)");
+      throw RecordError(op, "the record has no group '" + options.prefix + "' (the prefix to load from)");
     rec = &g->group();
   }
   LoadReport report;
   std::vector<std::pair<ParamBase*, TensorHandle>> updates;  // applied only when the load succeeds
+  std::vector<std::pair<std::optional<QTensor>*, QTensor>> quantized_updates;
   std::vector<std::string> read;
-  for (const NamedParam& np : named_params(m)) {
-    ParamBase& p = *np.param;
-    const record::Value* v = rec->find(np.path);
-    if (!v || v->kind() != record::EntryKind::Tensor) {
-      report.missing.push_back(np.path);
+  for (const RecordParam& rp : record_params(m)) {
+    ParamBase& p = *rp.param;
+    const std::string& path = rp.path;
+    const record::Value* v = rec->find(path);
+    const bool module_quantized = rp.quantized && rp.quantized->has_value();
+    if (v && record::is_quantized(*v)) {
+      read.push_back(path);
+      const record::QuantizedEntry e = record::check_quantized(*v, path, op);
+      std::string problem;
+      if (!module_quantized)
+        problem = "the record holds a quantized tensor (" + e.describe() + "), the module a float parameter " +
+                  describe_param(p) + (rp.quantized ? " (quantize the module before loading: quantize_dynamic)" : "");
+      else if (e.shape != p.shape())
+        problem = "record quantized " + e.describe() + ", module " + shape_string(p.shape());
+      if (!problem.empty()) {
+        report.mismatched.push_back(path + ": " + problem);
+        continue;
+      }
+      // Where quantize_dynamic puts it: the parameter's device without autodiff layers.
+      QTensor q = record::read_quantized(*v, path, valid_device(p.handle().device), op);
+      updates.emplace_back(&p, api::to_device(q.dequantize_handle(p.dtype()), p.handle().device));
+      quantized_updates.emplace_back(rp.quantized, std::move(q));
+      report.loaded.push_back(path);
       continue;
     }
-    read.push_back(np.path);
+    if (!v || v->kind() != record::EntryKind::Tensor) {
+      report.missing.push_back(path);
+      continue;
+    }
+    read.push_back(path);
     const TensorData& data = v->tensor();
     std::string problem;
-    if (data.shape().rank() != p.rank())
+    if (module_quantized)
+      problem = "the record holds a float tensor " + shape_string(data.shape()) + " " +
+                std::string(dtype_name(data.dtype())) + ", the module a quantized weight (" +
+                (*rp.quantized)->scheme().to_string() + " " + (*rp.quantized)->shape().to_string() +
+                "; load the float record first, then quantize)";
+    else if (data.shape().rank() != p.rank())
       problem = "record rank " + std::to_string(data.shape().rank()) + ", module rank " + std::to_string(p.rank());
     else if (p.initialized() && data.shape() != p.shape())
       problem = "record " + shape_string(data.shape()) + ", module " + shape_string(p.shape());
@@ -291,29 +378,38 @@ LoadReport load_record(ModuleRef m, const record::Record& full, const ModuleLoad
       problem = "record dtype " + std::string(dtype_name(data.dtype())) + " for a " +
                 (p.kind() == Kind::Float ? "float" : "non-float") + " parameter";
     if (!problem.empty()) {
-      report.mismatched.push_back(np.path + ": " + problem);
+      report.mismatched.push_back(path + ": " + problem);
       continue;
     }
-    if (!p.initialized())
-      throw RecordError("load_record", "parameter '" + np.path + "' has no tensor to give a device to");
+    if (!p.initialized()) throw RecordError(op, "parameter '" + path + "' has no tensor to give a device to");
     // The record's values at the module's precision, on the parameter's device.
     TensorData converted = data.dtype() == p.dtype() ? data : data.convert(p.dtype());
     updates.emplace_back(&p, api::from_data(p.handle().device, converted, p.kind()));
-    report.loaded.push_back(np.path);
+    report.loaded.push_back(path);
   }
+  // Entries no parameter read: tensors, and quantized groups as one entry (not their parts).
+  std::vector<std::string> covered = read;
   for (const record::FlatEntry& e : rec->flatten()) {
-    if (e.value->kind() != record::EntryKind::Tensor) continue;
-    if (std::find(read.begin(), read.end(), e.path) == read.end()) report.unexpected.push_back(e.path);
+    if (under(e.path, covered)) continue;
+    if (record::is_quantized(*e.value)) {
+      report.unexpected.push_back(e.path);
+      covered.push_back(e.path);
+    } else if (e.value->kind() == record::EntryKind::Tensor) {
+      report.unexpected.push_back(e.path);
+    }
   }
   if (options.strict && !report.ok())
-    throw RecordError("load_record", "the record does not match the module: " + report.to_string());
+    throw RecordError(op, "the record does not match the module: " + report.to_string());
   const record::Value* ids = rec->find(kParamIdsGroup);
   for (auto& [p, h] : updates) {
     p->set_handle(std::move(h));
   }
+  for (auto& [slot, q] : quantized_updates) *slot = std::move(q);
   if (options.keep_ids && ids && ids->kind() == record::EntryKind::Group) {
     for (const NamedParam& np : named_params(m)) {
       const record::Value* id = ids->group().find(np.path);
+      // A quantized entry's id is its values tensor's (into_record).
+      if (id && id->kind() == record::EntryKind::Group) id = id->group().find("values");
       if (id && id->kind() == record::EntryKind::Int) np.param->set_id(static_cast<ParamId>(id->as_int()));
     }
   }

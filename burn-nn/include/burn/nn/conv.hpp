@@ -9,6 +9,7 @@
 #include "burn/nn/config.hpp"
 #include "burn/nn/init.hpp"
 #include "burn/nn/module.hpp"
+#include "burn/tensor/quant.hpp"
 
 namespace burn::nn {
 
@@ -50,6 +51,9 @@ BURN_NN_API std::pair<std::vector<int64_t>, std::vector<int64_t>> resolve_paddin
     std::vector<int64_t> stride, dilation; /* one per spatial dim */                                     \
     int64_t groups = 1;                                                                                  \
     PaddingConfig padding;                                                                               \
+    /* Set by quantize_weights / quantize_dynamic (burn/nn/quant.hpp): forward convolves with its */     \
+    /* dequantized weight (no int8 conv op yet); records save it in the weight's place. */               \
+    std::optional<QTensor> quantized_weight;                                                             \
     BURN_MODULE(weight, bias)                                                                            \
     /* [N, C_in, spatial...] -> [N, C_out, spatial...]; ShapeError naming the layer on a wrong input. */ \
     Tensor<D> forward(const Tensor<D>& x) const;                                                         \
