@@ -1,7 +1,8 @@
 // burn-bench-collective: one rank of the distributed measurements of the benchmark page (bench/distributed.py
 // starts it under `burn run`). Rank 0 prints one JSON line per measurement; the other ranks print nothing.
 //
-//   burn run --nproc-per-node 2 -- burn-bench-collective all_reduce BYTES:WARMUP... [--reps R] [--rep-seconds S] [--host]
+//   burn run --nproc-per-node 2 -- burn-bench-collective all_reduce BYTES:WARMUP... [--reps R] [--rep-seconds S]
+//   [--host]
 //     burn's Communicator::all_reduce (sum) of an f32 CPU tensor of BYTES (--host: of host data in place,
 //     TensorData, as DataParallel's buckets): one untimed call, then WARMUP calls whose pace
 //     sizes R repetitions of about S seconds (0.2) each (the ranks agree on the count), each after a
@@ -11,11 +12,11 @@
 //     (2.7 MB of gradients) on random data, with the all-reduces overlapping backward and after it
 //     (DataParallelConfig::overlap), with 25 MiB (the default: one bucket) and 1 MiB buckets; the four
 //     variants alternate in rounds, each step timed alone.
+#include <algorithm>
 #include <burn/collective/communicator.hpp>
 #include <burn/nn/loss.hpp>
 #include <burn/optim.hpp>
 #include <burn/train/data_parallel.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -93,10 +94,11 @@ int all_reduce(collective::Communicator& comm, const std::vector<std::string>& s
       if (r == 0) iters = calls_for(comm, per_call, rep_seconds);
     }
     if (comm.rank() == 0) {
-      std::printf("{\"case\": \"all_reduce\", \"side\": \"burn\", \"host\": %s, \"bytes\": %lld, \"warmup_calls\": %d, "
-                  "\"iters\": %lld, \"ranks\": %d, \"times_s\": %s}\n",
-                  host ? "true" : "false", static_cast<long long>(bytes), warm, static_cast<long long>(iters),
-                  comm.world_size(), json_list(times).c_str());
+      std::printf(
+          "{\"case\": \"all_reduce\", \"side\": \"burn\", \"host\": %s, \"bytes\": %lld, \"warmup_calls\": %d, "
+          "\"iters\": %lld, \"ranks\": %d, \"times_s\": %s}\n",
+          host ? "true" : "false", static_cast<long long>(bytes), warm, static_cast<long long>(iters),
+          comm.world_size(), json_list(times).c_str());
       std::fflush(stdout);
     }
   }
@@ -117,15 +119,14 @@ int dp_step(collective::Communicator& comm, int64_t batch, int rounds, int steps
   ad.seed(1);
   cpu.seed(static_cast<uint64_t>(7 + comm.rank()));  // each rank its own data, as a sharded loader gives
   const Tensor<2> x = Tensor<2>::random(Shape{batch, 784}, Distribution::normal(0, 1), cpu).to_device(ad);
-  const Tensor<1, Int> y = Tensor<2>::random(Shape{batch, 1}, Distribution::uniform(0, 10), cpu)
-                               .to_int()
-                               .squeeze<1>(1)
-                               .to_device(ad);
+  const Tensor<1, Int> y =
+      Tensor<2>::random(Shape{batch, 1}, Distribution::uniform(0, 10), cpu).to_int().squeeze<1>(1).to_device(ad);
   const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad);
   std::vector<Variant> variants;
   for (const size_t bucket : {size_t{25u << 20}, size_t{1u << 20}}) {
     for (const bool overlap : {true, false}) {
-      Variant v{{.bucket_bytes = bucket, .overlap = overlap}, nullptr, bench::make_mlp(ad), optim::AdamConfig{}.init(), {}};
+      Variant v{
+          {.bucket_bytes = bucket, .overlap = overlap}, nullptr, bench::make_mlp(ad), optim::AdamConfig{}.init(), {}};
       v.dp = std::make_unique<train::DataParallel>(comm, v.config);
       v.model = v.dp->broadcast(v.model);
       variants.push_back(std::move(v));
@@ -151,12 +152,12 @@ int dp_step(collective::Communicator& comm, int64_t batch, int rounds, int steps
   if (comm.rank() == 0) {
     for (const Variant& v : variants) {
       const train::DataParallel::StepStats s = v.dp->last_step();
-      std::printf("{\"case\": \"dp_step\", \"model\": \"mlp\", \"batch\": %lld, \"ranks\": %d, \"grad_bytes\": %lld, "
-                  "\"bucket_bytes\": %zu, \"overlap\": %s, \"buckets\": %zu, \"sent_during_backward\": %zu, "
-                  "\"times_s\": %s}\n",
-                  static_cast<long long>(batch), comm.world_size(), static_cast<long long>(grad_bytes),
-                  v.config.bucket_bytes, v.config.overlap ? "true" : "false", s.buckets, s.sent_during_backward,
-                  json_list(v.times).c_str());
+      std::printf(
+          "{\"case\": \"dp_step\", \"model\": \"mlp\", \"batch\": %lld, \"ranks\": %d, \"grad_bytes\": %lld, "
+          "\"bucket_bytes\": %zu, \"overlap\": %s, \"buckets\": %zu, \"sent_during_backward\": %zu, "
+          "\"times_s\": %s}\n",
+          static_cast<long long>(batch), comm.world_size(), static_cast<long long>(grad_bytes), v.config.bucket_bytes,
+          v.config.overlap ? "true" : "false", s.buckets, s.sent_during_backward, json_list(v.times).c_str());
     }
     std::fflush(stdout);
   }

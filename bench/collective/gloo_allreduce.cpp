@@ -20,8 +20,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <stdexcept>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
           if (!buf.empty()) buf[0] = 1.0f;  // checked after the repetition (the rest stays 0 + 0)
           allreduce(buf.data(), buf.size(), &::gloo::sum<float>, false);
         }
-        const double per_call = std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(iters);
+        const double per_call =
+            std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(iters);
         if (r > 0) times.push_back(per_call);
         if (!buf.empty() && buf[0] != static_cast<float>(world)) {
           std::fprintf(stderr, "burn-bench-gloo-allreduce: rank %d: the sum over %d ranks is %g\n", rank, world,
@@ -121,9 +122,10 @@ int main(int argc, char** argv) {
           list += t;
         }
         list += "]";
-        std::printf("{\"case\": \"all_reduce\", \"side\": \"gloo\", \"bytes\": %zu, \"warmup_calls\": %d, "
-                    "\"iters\": %lld, \"ranks\": %d, \"times_s\": %s}\n",
-                    bytes, warm, static_cast<long long>(iters), world, list.c_str());
+        std::printf(
+            "{\"case\": \"all_reduce\", \"side\": \"gloo\", \"bytes\": %zu, \"warmup_calls\": %d, "
+            "\"iters\": %lld, \"ranks\": %d, \"times_s\": %s}\n",
+            bytes, warm, static_cast<long long>(iters), world, list.c_str());
         std::fflush(stdout);
       }
     }
