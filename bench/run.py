@@ -3,15 +3,16 @@ the benchmark page; with --markdown it writes that page (BENCHMARKS.md) whole.
 
 Called by bench/run.sh after the build; it can be run alone on an existing build:
   /usr/bin/python3 bench/run.py [--quick] [--build-dir build/release] [--markdown BENCHMARKS.md]
-                                [--json out.json] [--only REGEX]
+                                [--json out.json] [--only REGEX] [--section distributed]
 For every case it runs the burn program (Google Benchmark, JSON output, N repetitions), then for the
 fixed-cost cases the libtorch program (bench/libtorch, the C++ peer, built when libtorch-dev is found),
 then asks a long-lived PyTorch process (bench/torch/bench_torch.py --serve) for the same case with the
 same iteration count and number of repetitions, so machine drift hits every side alike; the inference
 cases also ONNX Runtime (bench/onnxruntime). Medians are reported. Then the Fashion-MNIST epoch
-(train_epoch.py's measure()) and the fusion pairs (fusion_table.py's measure()), unless --only.
-The machine's limits come from bench/limits (raw OpenBLAS SGEMM, STREAM-like triad, read stream), run at
-the start. --quick runs one row of each table. The dated history of the figures is docs/benchmarks-journal.md,
+(train_epoch.py's measure()), the distributed section (distributed.py's measure(): 2 ranks under `burn run`)
+and the fusion pairs (fusion_table.py's measure()), unless --only. --section distributed runs that section
+alone. The machine's limits come from bench/limits (raw OpenBLAS SGEMM, STREAM-like triad, read stream), run at
+the start. --quick runs one row of each table (distributed: the all_reduce of 1 MiB). The dated history of the figures is docs/benchmarks-journal.md,
 written by hand; this script writes only the page.
 """
 import argparse
@@ -195,7 +196,8 @@ SECTIONS = [
      "and legacy layouts against `torch.load`. Target: at most PyTorch's time (≤ 1.0)."),
 ]
 SECTION_OF = {group: title for title, groups, _ in SECTIONS for group in groups}
-# --quick: one row of each table (the epoch: the MLP once; fusion pairs: the 16M chain, 2 rounds).
+# --quick: one row of each table (the epoch: the MLP once; distributed: all_reduce 1 MiB, distributed.QUICK_SIZES;
+# fusion pairs: the 16M chain, 2 rounds).
 QUICK_CASES = ("add/16M", "nn_resnet18_infer/b1_224", "nn_mlp_train_adam/784-512-512-10_b128",
                "record_load/zstd/resnet50", "import_pytorch_load/resnet18_zip")
 QUICK_FUSION_ROWS = ("exp(relu(x*2+1)), 16M",)
@@ -422,7 +424,7 @@ FUSION_WHAT = ("Each fused case on `fusion<cpu>` next to its unfused twin on `cp
                "in one process); recording one op at most 1 µs.")
 
 
-def sections(rows, limits, meta, durable=None, epoch=None, fusion=None):
+def sections(rows, limits, meta, durable=None, epoch=None, fusion=None, dist=None):
     """The page's tables in order: (title, what it measures, markdown table or '' when not run)."""
     out = []
     for title, groups, what in SECTIONS:
@@ -444,12 +446,14 @@ def sections(rows, limits, meta, durable=None, epoch=None, fusion=None):
         if title == "Train steps":
             import train_epoch  # the epoch's table, after the steps it is made of
             out.append(("Fashion-MNIST epoch", EPOCH_WHAT, train_epoch.table(epoch or [])))
+            import distributed  # then the same training on 2 ranks, and the collectives under it
+            out.append(("Distributed", distributed.WHAT, distributed.markdown(dist)))
     import fusion_table
     out.append(("Fusion pairs", FUSION_WHAT, fusion_table.markdown(fusion or [])))
     return out
 
 
-def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=None):
+def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=None, dist=None):
     """Writes the benchmark page whole: the machine, the run, one section per table (the history: JOURNAL)."""
     cpu = meta["lscpu"]
     with open(path, "w", encoding="utf-8") as f:
@@ -481,7 +485,7 @@ def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=Non
                 "'% of limit' is achieved FLOP/s over the GEMM limit for the GEMM-bound cases, bytes moved (inputs "
                 "read once, output written once) per second over the read limit for the reductions and over the "
                 "triad for the rest.\n\n")
-        for title, what, text in sections(rows, limits, meta, durable, epoch, fusion):
+        for title, what, text in sections(rows, limits, meta, durable, epoch, fusion, dist):
             f.write(f"## {title}\n\n{what}\n\n{text or '(not run)'}\n\n")
         f.write("## Vulkan and GPUs\n\nNot part of this run: `bash bench/run.sh --vulkan` measures the Vulkan plugin on "
                 "lavapipe (a correctness device on the CPU: fixed cost per dispatch, dispatches fusion saves), and "
@@ -499,8 +503,19 @@ def programs(todo, epoch_and_fusion=True):
     return sorted(set(out))
 
 
-def print_sections(rows, limits, meta, durable, epoch, fusion):
-    for title, _, text in sections(rows, limits, meta, durable, epoch, fusion):
+def run_distributed(build_dir, quick, log):
+    """The Distributed section's measurements (bench/distributed.py), or {"error": why} when a job failed."""
+    import distributed
+    try:
+        return distributed.measure(build_dir, quick=quick, log=log)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, IndexError) as e:
+        why = (getattr(e, "stderr", None) or "").strip()[-300:] if not isinstance(e, IndexError) else "no output"
+        print(f"distributed: {e}: {why}", file=sys.stderr)
+        return {"error": f"{str(e)[:200]} {why}"}
+
+
+def print_sections(rows, limits, meta, durable, epoch, fusion, dist=None):
+    for title, _, text in sections(rows, limits, meta, durable, epoch, fusion, dist):
         if text:
             print(f"\n## {title}\n\n{text}")
 
@@ -515,6 +530,8 @@ def main():
     ap.add_argument("--only", help="run only the cases whose name matches this regex (no epoch, no fusion pairs)")
     ap.add_argument("--command", default=None, help="the command line to quote in the markdown page")
     ap.add_argument("--from-json", help="print (and with --markdown write) the page's tables from a saved --json run")
+    ap.add_argument("--section", choices=("distributed",),
+                    help="run only this section of the page (with --quick: its quick row) and print it")
     a = ap.parse_args()
     sys.path.insert(0, HERE)  # train_epoch and fusion_table, imported for their sections
 
@@ -523,12 +540,22 @@ def main():
         by_name = {c.name: c for c in cases()}
         rows = [(by_name[r["name"]], r["burn"], r["torch"], r.get("libtorch")) for r in saved["cases"]]
         durable = {r["name"]: r["torch_durable"] for r in saved["cases"] if r.get("torch_durable")}
-        epoch, fusion = saved.get("epoch"), [tuple(r) for r in saved.get("fusion") or []]
-        print_sections(rows, saved["limits"], saved["meta"], durable, epoch, fusion)
+        epoch, fusion, dist = saved.get("epoch"), [tuple(r) for r in saved.get("fusion") or []], saved.get("distributed")
+        print_sections(rows, saved["limits"], saved["meta"], durable, epoch, fusion, dist)
         if a.markdown:
             markdown(a.markdown, rows, saved["limits"], saved["meta"], a.command or "bash bench/run.sh", durable,
-                     epoch, fusion)
+                     epoch, fusion, dist)
         return 0
+
+    if a.section:  # one section alone (today: distributed), no limits, no PyTorch
+        log = lambda m: print(m, flush=True)
+        dist = run_distributed(a.build_dir, a.quick, log)
+        import distributed
+        print(f"\n## Distributed\n\n{distributed.markdown(dist)}")
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"distributed": dist}, f, indent=1)
+        return 0 if dist and "error" not in dist else 1
 
     # Full: 7 x 0.3 s took 15 min 9 s for the op and module cases; 6 x 0.25 s aims under 15 minutes.
     reps, min_time, warmup = (3, 0.1, 0.05) if a.quick else (6, 0.25, 0.1)
@@ -592,7 +619,7 @@ def main():
             print(f"  {case.durable_peer:40s} torch {fmt_time(dn) if dn else d.get('error')}"
                   + (f"  burn/durable torch {b['median_ns'] / dn:.2f}" if dn and b.get("median_ns") else "")
                   + "  (reference, not the target)", flush=True)
-    epoch, fusion = None, None
+    epoch, fusion, dist = None, None, None
     if not a.only:  # the two tables of their own scripts, folded in: the epoch, then the fusion pairs
         import fusion_table
         import train_epoch
@@ -602,6 +629,7 @@ def main():
                                         repeats=1 if a.quick else 2, log=log)
         except subprocess.CalledProcessError as e:  # e.g. no Fashion-MNIST files: the page says "(not run)"
             print(f"epoch: {' '.join(e.cmd)} failed: {(e.stderr or '').strip()[-300:]}", file=sys.stderr)
+        dist = run_distributed(a.build_dir, a.quick, log)
         try:
             fusion = fusion_table.measure(bin_dir, torch, *((3, 0.1, 2) if a.quick else (6, 0.25, 5)),
                                           only=QUICK_FUSION_ROWS if a.quick else None, log=log)
@@ -611,19 +639,20 @@ def main():
     meta["busy_end"] = busy_compilers()
     meta["wall_s"] = time.time() - t_start
 
-    print_sections(rows, limits, meta, durable, epoch, fusion)
-    print(f"\n{len(rows)} cases{', the epoch and the fusion pairs' if epoch else ''} in {meta['wall_s']:.0f} s; "
+    print_sections(rows, limits, meta, durable, epoch, fusion, dist)
+    print(f"\n{len(rows)} cases{', the epoch, distributed and the fusion pairs' if epoch else ''} in "
+          f"{meta['wall_s']:.0f} s; "
           f"compiler processes at start/end: {meta['busy_start']}/{meta['busy_end']}; load average at end: "
           f"{os.getloadavg()[0]:.1f}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"limits": limits, "meta": meta, "epoch": epoch, "fusion": fusion,
+            json.dump({"limits": limits, "meta": meta, "epoch": epoch, "fusion": fusion, "distributed": dist,
                        "cases": [dict({"name": c.name, "burn": b, "torch": t, "libtorch": lt},
                                       **({"torch_durable": durable[c.name]} if c.name in durable else {}))
                                  for c, b, t, lt in rows]},
                       f, indent=1)
     if a.markdown:
-        markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh", durable, epoch, fusion)
+        markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh", durable, epoch, fusion, dist)
         print(f"wrote {a.markdown}")
     return 0 if all("error" not in b and "error" not in t and "error" not in (lt or {}) for _, b, t, lt in rows) else 1
 

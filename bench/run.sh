@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # One command for the benchmarks: builds the release preset with the benchmarks into build/release (the
 # burn-bench target: every program run.py and the scripts it imports call), measures the machine's limits,
-# runs every table (ops, model inference, train steps, the Fashion-MNIST epoch, records, import, fusion
-# pairs) against PyTorch, libtorch and ONNX Runtime, and prints them.
+# runs every table (ops, model inference, train steps, the Fashion-MNIST epoch, distributed, records,
+# import, fusion pairs) against PyTorch, libtorch, ONNX Runtime and Gloo, and prints them.
 #   bash bench/run.sh                full run; rewrites BENCHMARKS.md whole (history: docs/benchmarks-journal.md)
 #   bash bench/run.sh --quick        one row of each table, short repetitions (<= 5 min on a quiet 2-core
 #                                    machine); prints the tables only
 #   bash bench/run.sh --only REGEX   the run.py cases whose name matches, full repetitions; prints only
+#   bash bench/run.sh --section distributed   that section alone (2 ranks under `burn run`, ~3 min;
+#                                    with --quick the all_reduce of 1 MiB); builds only its programs
 #   bash bench/run.sh --vulkan       the Vulkan plugin on lavapipe: fixed cost per dispatch and the dispatches
 #                                    fusion saves (bench/vulkan/lavapipe.sh, ~2 min); GPUs: bench/gpu/pack.sh
 set -euo pipefail
@@ -15,14 +17,18 @@ cd "$(dirname "$0")/.."
 
 quick=()
 only=()
+section=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=(--quick) ;;
     --only)
       [ $# -ge 2 ] || { echo "bench/run.sh: --only needs a regex" >&2; exit 2; }
       only=(--only "$2"); shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
-    *) echo "bench/run.sh: unknown argument '$1' (--quick, --only REGEX)" >&2; exit 2 ;;
+    --section)
+      [ $# -ge 2 ] || { echo "bench/run.sh: --section needs a name (distributed)" >&2; exit 2; }
+      section=(--section "$2"); shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "bench/run.sh: unknown argument '$1' (--quick, --only REGEX, --section distributed)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -58,9 +64,13 @@ if [ ! -d bench/onnxruntime/node_modules/onnxruntime-node ]; then
 fi
 
 cmake --preset release -DBURN_BUILD_BENCH=ON >/dev/null
+out=build/release/bench-results.json
+if [ ${#section[@]} -gt 0 ]; then  # the distributed section's programs only (bench/CMakeLists.txt)
+  cmake --build build/release --target burn-bench-distributed
+  exec /usr/bin/python3 bench/run.py --build-dir build/release --json "$out" "${section[@]}" "${quick[@]}"
+fi
 cmake --build build/release --target burn-bench
 
-out=build/release/bench-results.json
 if [ ${#quick[@]} -eq 0 ] && [ ${#only[@]} -eq 0 ]; then
   /usr/bin/python3 bench/run.py --build-dir build/release --json "$out" --markdown BENCHMARKS.md \
     --command "bash bench/run.sh"

@@ -4,16 +4,23 @@
 // test accuracy at the end. bench/train_epoch.py runs it and bench/torch/train_epoch.py in the same run.
 // --autocast bf16|f16 trains (and tests) under burn/tensor/autocast.hpp's AutocastGuard, the parameters
 // in f32; f16 also scales the loss (optim::GradScaler).
+// Under `burn run` (WORLD_SIZE > 1) the ranks train data-parallel (train::DataParallel, the loader
+// sharded by rank): --batch-size is the global batch, each rank takes batch-size / ranks of it, and
+// rank 0 alone tests and prints (bench/distributed.py's epoch rows). Alone, nothing of that runs.
 //
 //   burn-bench-train-epoch --model cnn --epochs 1 --batch-size 64 --workers 2 [--autocast bf16]
+//   burn run --nproc-per-node 2 -- burn-bench-train-epoch --model cnn --batch-size 64 --workers 1
+#include <burn/collective/communicator.hpp>
 #include <burn/data/mnist.hpp>
 #include <burn/nn/loss.hpp>
 #include <burn/optim.hpp>
 #include <burn/optim/grad_scaler.hpp>
 #include <burn/tensor/autocast.hpp>
+#include <burn/train/data_parallel.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "nn_models.hpp"
@@ -33,15 +40,24 @@ Tensor<4> as_input(const bench::SmallCnn&, const Tensor<3>& images) {
   return images.reshape<4>({images.dim(0), 1, 28, 28});
 }
 
+// dp: the job's data parallelism (null alone): rank 0's parameters, a shard of each batch, the gradients
+// averaged over the ranks.
 template <class M>
 int run(M model, const std::string& name, int epochs, size_t batch_size, size_t workers, double epsilon, uint64_t seed,
-        std::optional<DType> autocast) {
+        std::optional<DType> autocast, train::DataParallel* dp = nullptr) {
   const Device ad = Device::get("autodiff<cpu>");
   const Device cpu = Device::get("cpu");
   auto train = std::make_shared<data::MnistDataset>(data::MnistDataset::train());
-  data::DataLoader<data::MnistItem, data::MnistBatch> loader(
-      train, std::make_shared<data::MnistBatcher>(ad, kMean, kStd),
-      {.batch_size = batch_size, .shuffle = true, .seed = seed, .num_workers = workers});
+  const size_t ranks = dp ? static_cast<size_t>(dp->world_size()) : 1;
+  if (dp) model = dp->broadcast(model);
+  data::DataLoader<data::MnistItem, data::MnistBatch> loader(train,
+                                                             std::make_shared<data::MnistBatcher>(ad, kMean, kStd),
+                                                             {.batch_size = batch_size / ranks,
+                                                              .shuffle = true,
+                                                              .seed = seed,
+                                                              .num_workers = workers,
+                                                              .num_shards = ranks,
+                                                              .shard_index = dp ? static_cast<size_t>(dp->rank()) : 0});
   optim::Optimizer opt = optim::AdamConfig{.epsilon = epsilon}.init();
   const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad);
   std::optional<optim::GradScaler> scaler;
@@ -57,6 +73,12 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
       std::optional<data::MnistBatch> b = it.next();
       wait += Clock::now() - t;
       if (!b) break;
+      if (dp) {
+        optim::GradientsParams grads =
+            dp->backward(loss.forward(model.forward(as_input(model, b->images)), b->targets), nn::ModuleRef(model));
+        model = opt.step(1e-3, model, std::move(grads));
+        continue;
+      }
       if (!autocast) {
         Gradients grads = loss.forward(model.forward(as_input(model, b->images)), b->targets).backward();
         model = opt.step(1e-3, model, optim::GradientsParams::from_grads(grads, model));
@@ -79,6 +101,7 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
     epoch_s += (e ? "," : "") + std::to_string(seconds(Clock::now() - start));
     wait_s += (e ? "," : "") + std::to_string(seconds(wait));
   }
+  if (dp && dp->rank() != 0) return 0;  // the parameters are rank 0's: it tests and reports alone
   const M eval = nn::valid(model);
   const data::MnistDataset test = data::MnistDataset::test();
   data::DataLoader<data::MnistItem, data::MnistBatch> test_loader(
@@ -94,10 +117,10 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
     for (size_t i = 0; i < pred.size(); ++i) right += pred[i] == truth[i];
   }
   std::printf(
-      "{\"side\": \"burn\", \"model\": \"%s\", \"autocast\": \"%s\", \"epoch_seconds\": [%s], "
+      "{\"side\": \"burn\", \"model\": \"%s\", \"autocast\": \"%s\", \"ranks\": %zu, \"epoch_seconds\": [%s], "
       "\"loader_wait_seconds\": [%s], \"test_accuracy\": %.4f}\n",
-      name.c_str(), autocast ? std::string(dtype_name(*autocast)).c_str() : "off", epoch_s.c_str(), wait_s.c_str(),
-      100.0 * static_cast<double>(right) / static_cast<double>(test.size()));
+      name.c_str(), autocast ? std::string(dtype_name(*autocast)).c_str() : "off", ranks, epoch_s.c_str(),
+      wait_s.c_str(), 100.0 * static_cast<double>(right) / static_cast<double>(test.size()));
   return 0;
 }
 
@@ -137,11 +160,25 @@ int main(int argc, char** argv) {
   }
   Device::get("autodiff<cpu>").seed(seed);
   try {
+    // Under `burn run`, data parallel; alone (no WORLD_SIZE) a job of one rank, and dp stays null.
+    collective::Communicator comm = collective::Communicator::from_environment();
+    std::unique_ptr<train::DataParallel> dp;
+    if (comm.world_size() > 1) {
+      if (autocast || batch % static_cast<size_t>(comm.world_size()) != 0) {
+        std::fprintf(stderr,
+                     "burn-bench-train-epoch: on %d ranks: --autocast is not measured data-parallel, and "
+                     "--batch-size (the global batch, %zu) must be a multiple of the ranks\n",
+                     comm.world_size(), batch);
+        return 2;
+      }
+      dp = std::make_unique<train::DataParallel>(comm);
+    }
     if (model == "mlp")
-      return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed, autocast);
+      return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed, autocast,
+                 dp.get());
     if (model == "cnn")
       return run(bench::make_small_cnn(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed,
-                 autocast);
+                 autocast, dp.get());
     std::fprintf(stderr, "unknown model '%s' (mlp or cnn)\n", model.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -121,13 +121,14 @@ optim::Optimizer make_optimizer(const std::string& kind) {
   return kind == "adam" ? optim::AdamConfig{}.init() : optim::SgdConfig{}.init();
 }
 
-// 5 steps of `kind` with data parallelism (bucket size `bucket`) on this rank's shard.
+// 5 steps of `kind` with data parallelism (bucket size `bucket`, all-reduces overlapping backward or
+// after it) on this rank's shard.
 std::vector<float> train_dp(collective::Communicator& c, const std::string& kind, size_t bucket, int steps,
                             std::vector<std::vector<std::vector<std::string>>>* layouts = nullptr,
-                            std::vector<float>* after_first = nullptr,
-                            train::DataParallel::StepStats* stats = nullptr) {
+                            std::vector<float>* after_first = nullptr, train::DataParallel::StepStats* stats = nullptr,
+                            bool overlap = true) {
   const Device ad = Device::get("autodiff<cpu>");
-  train::DataParallel dp(c, {.bucket_bytes = bucket});
+  train::DataParallel dp(c, {.bucket_bytes = bucket, .overlap = overlap});
   Net net = dp.broadcast(make_net(ad, 0));
   optim::Optimizer opt = make_optimizer(kind);
   data::DataLoader<Item, Batch> loader(make_items(64), batcher(ad),
@@ -205,6 +206,31 @@ int run_steps() {
                small[1][3][0].rfind("fc1.", 0) == 0,
            kind + ": buckets in the order the gradients became final (fc2 first): " +
                (small.size() > 1 && !small[1].empty() ? small[1][0][0] + " ... " + small[1].back()[0] : "none"));
+  }
+  return g_failures == 0 ? 0 : 1;
+}
+
+// The all-reduces after backward (DataParallelConfig::overlap off) against the overlap: the same
+// buckets in the same order, so bit for bit the same parameters after 5 steps, none sent during backward.
+int run_after_backward() {
+  collective::Communicator c = collective::Communicator::from_environment();
+  for (const std::string kind : {"sgd", "adam"}) {
+    for (const size_t bucket : {size_t{1}, size_t{25u << 20}}) {
+      const std::string what = kind + ", " + (bucket == 1 ? "per-parameter buckets" : "one 25 MB bucket");
+      train::DataParallel::StepStats overlapped, after;
+      std::vector<std::vector<std::vector<std::string>>> layout_overlapped, layout_after;
+      const auto a = train_dp(c, kind, bucket, 5, &layout_overlapped, nullptr, &overlapped, true);
+      const auto b = train_dp(c, kind, bucket, 5, &layout_after, nullptr, &after, false);
+      expect(bitwise(a, b), what + ": all-reduce after backward bitwise equal to the overlap after 5 steps");
+      expect(same_on_every_rank(c, b), what + ": all-reduce after backward identical on every rank");
+      expect(layout_after == layout_overlapped, what + ": the same bucket layout at every step");
+      const size_t buckets = bucket == 1 ? 4 : 1;
+      expect(after.buckets == buckets && after.sent_during_backward == 0 && overlapped.buckets == buckets &&
+                 overlapped.sent_during_backward == buckets,
+             what + ": sent during backward " + std::to_string(overlapped.sent_during_backward) + " of " +
+                 std::to_string(overlapped.buckets) + " with the overlap, " +
+                 std::to_string(after.sent_during_backward) + " of " + std::to_string(after.buckets) + " without");
+    }
   }
   return g_failures == 0 ? 0 : 1;
 }
@@ -320,12 +346,14 @@ int main(int argc, char** argv) {
   const std::string scenario = argc > 1 ? argv[1] : "";
   try {
     if (scenario == "steps") return run_steps();
+    if (scenario == "after-backward") return run_after_backward();
     if (scenario == "accumulate") return run_accumulate();
     if (scenario == "broadcast") return run_broadcast();
     if (scenario == "kill") return run_kill();
     if (scenario == "learner" && argc == 5)
       return run_learner(argv[2], std::stoll(argv[3]), std::string(argv[4]) == "1");
-    std::cerr << "usage: burn-train-data-parallel-rank steps|accumulate|broadcast|kill|learner DIR EPOCHS RESUME\n";
+    std::cerr << "usage: burn-train-data-parallel-rank steps|after-backward|accumulate|broadcast|kill|learner DIR "
+                 "EPOCHS RESUME\n";
     return 2;
   } catch (const collective::CollectiveError& e) {
     std::cerr << "error: " << e.what() << "\n";

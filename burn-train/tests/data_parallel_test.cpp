@@ -44,6 +44,11 @@ class DataParallelJob : public burn::collective::testing::JobTest {
 TEST_F(DataParallelJob, StepsOnTwoRanks) { expect_passed(run({"steps"}, 2), 2, 17); }
 TEST_F(DataParallelJob, StepsOnThreeRanks) { expect_passed(run({"steps"}, 3), 3, 16); }
 
+// DataParallelConfig::overlap off: the all-reduces wait for the end of backward, with the same values.
+TEST_F(DataParallelJob, AllReduceAfterBackwardEqualsTheOverlapBitwise) {
+  expect_passed(run({"after-backward"}, 2), 2, 16);
+}
+
 TEST_F(DataParallelJob, AccumulationEqualsOneStepOnTheWholeBatch) {
   expect_passed(run({"accumulate"}, 2), 2, 3);
   expect_passed(run({"accumulate"}, 3), 3, 3);

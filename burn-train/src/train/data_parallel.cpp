@@ -6,8 +6,8 @@
 // copies a final gradient into its bucket's host buffer (the backward thread reads its own tensors,
 // so no backend is touched from two threads), and a full bucket goes to the communication thread,
 // which all-reduces the buckets strictly in layout order (every rank must issue the same collectives
-// in the same order). finish_step sends what is left (a parameter without a gradient counts as zero),
-// waits, and makes the averaged gradients on the parameters' devices.
+// in the same order; with DataParallelConfig::overlap off the hook only fills them). finish_step sends what is left (a
+// parameter without a gradient counts as zero), waits, and makes the averaged gradients on the parameters' devices.
 #include "burn/train/data_parallel.hpp"
 
 #include <algorithm>
@@ -224,7 +224,7 @@ std::unique_ptr<GradReadyScope> DataParallel::begin_step(nn::ModuleRef model) {
     const size_t width = dtype_size(b.dtype);
     std::memcpy(static_cast<uint8_t*>(b.data.raw()) + static_cast<size_t>(b.offsets[slot]) * width, data.raw(),
                 data.bytes().size());
-    if (++b.filled == b.params.size()) {
+    if (++b.filled == b.params.size() && im.config.overlap) {
       im.queue(b);
       ++im.sent_during_backward;
     }

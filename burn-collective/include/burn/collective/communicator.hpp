@@ -76,7 +76,8 @@ class BURN_COLLECTIVE_API Communicator {
   TensorHandle broadcast(const TensorHandle& t, int root, Timeout timeout);
   TensorHandle all_gather(const TensorHandle& t, Timeout timeout);
   TensorHandle reduce_scatter(const TensorHandle& t, ReduceOp op, Timeout timeout);
-  // all_reduce on host data, in place: what a communication thread calls without touching a device.
+  // all_reduce on host data, in place (no copy but for f16/bf16, reduced in f32): what a communication
+  // thread calls without touching a device. After an error `data` holds unspecified values.
   void all_reduce(TensorData& data, ReduceOp op, Timeout timeout = Timeout{0});
 
   struct State;

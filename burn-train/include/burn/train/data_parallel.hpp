@@ -34,6 +34,11 @@ struct DataParallelConfig {
   size_t bucket_bytes = 25u << 20;
   // For each all-reduce; 0: the communicator's default (BURN_COLLECTIVE_TIMEOUT_S).
   collective::Communicator::Timeout timeout{0};
+  // true: a bucket is all-reduced as soon as its gradients are final, while backward still runs.
+  // false: every bucket waits for the end of backward (finish_step) and is all-reduced then, in the
+  // same layout and order, so the values are bit for bit those of the overlap; the step is slower by
+  // the communication the overlap hides (the baseline the benchmark page sets the overlap against).
+  bool overlap = true;
 };
 
 class BURN_TRAIN_API DataParallel {
@@ -101,7 +106,7 @@ class BURN_TRAIN_API DataParallel {
   std::vector<std::vector<std::string>> bucket_layout() const;
   // The last synchronised step: its buckets, and how many of them backward's hook handed to the
   // communication thread while backward still ran (the rest were sent by finish_step: parameters
-  // without a gradient).
+  // without a gradient, or every bucket when DataParallelConfig::overlap is off).
   struct StepStats {
     size_t buckets = 0;
     size_t sent_during_backward = 0;
