@@ -2,11 +2,12 @@
 # One command for the benchmarks: builds the release preset with the benchmarks into build/release (the
 # burn-bench target: every program run.py and the scripts it imports call), measures the machine's limits,
 # runs every table (ops, model inference, train steps, the Fashion-MNIST epoch, records, import, fusion
-# pairs) against PyTorch, libtorch and ONNX Runtime, and prints them.
+# pairs) against PyTorch, libtorch and ONNX Runtime, and remote<...> against local, and prints them.
 #   bash bench/run.sh                full run; rewrites BENCHMARKS.md whole (history: docs/benchmarks-journal.md)
 #   bash bench/run.sh --quick        one row of each table, short repetitions (<= 5 min on a quiet 2-core
 #                                    machine); prints the tables only
 #   bash bench/run.sh --only REGEX   the run.py cases whose name matches, full repetitions; prints only
+#   bash bench/run.sh --only remote  the Remote section alone (a burn server on loopback, started and stopped)
 #   bash bench/run.sh --vulkan       the Vulkan plugin on lavapipe: fixed cost per dispatch and the dispatches
 #                                    fusion saves (bench/vulkan/lavapipe.sh, ~2 min); GPUs: bench/gpu/pack.sh
 set -euo pipefail
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --only)
       [ $# -ge 2 ] || { echo "bench/run.sh: --only needs a regex" >&2; exit 2; }
       only=(--only "$2"); shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument '$1' (--quick, --only REGEX)" >&2; exit 2 ;;
   esac
   shift
