@@ -396,6 +396,38 @@ TEST(Remote, StatsCountBytesAndTheOpsThatWaited) {
   EXPECT_EQ(idx.to_vec<int64_t>(), (std::vector<int64_t>{0, 1}));
 }
 
+// The backward ops of gather (a cross-entropy's) and select (an embedding's), scatter_add and select_add,
+// are sent without waiting, and give the server device's results.
+TEST(Remote, ScatterAddAndSelectAddAreSentWithoutWaiting) {
+  LocalServer server;
+  const Device remote = connect(server.address());
+  auto* source = static_cast<RemoteStatsSource*>(remote->query_interface(kRemoteStatsInterface));
+  ASSERT_NE(source, nullptr);
+  auto compute = [](const Device& d) {
+    const Prim x = d->from_data(TensorData::from_vector<float>({0, 1, 2, 3, 4, 5}, Shape{2, 3}));
+    const Prim idx = d->from_data(TensorData::from_vector<int64_t>({2, 0}, Shape{2, 1}));
+    const Prim v = d->from_data(TensorData::from_vector<float>({1.5f, -2}, Shape{2, 1}));
+    const Prim rows = d->from_data(TensorData::from_vector<int64_t>({1, 1, 0}, Shape{3}));
+    const Prim w = d->from_data(TensorData::from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}, Shape{3, 3}));
+    return std::make_pair(d->scatter_add(x, 1, idx, v), d->select_add(x, 0, rows, w));
+  };
+  const auto [scattered, selected] = compute(remote);
+  EXPECT_EQ(source->stats().round_trips, 0u);
+  EXPECT_EQ(scattered->shape(), (Shape{2, 3}));
+  EXPECT_EQ(selected->shape(), (Shape{2, 3}));
+  const Device cpu = Device::get("cpu");
+  const auto [local_scattered, local_selected] = compute(cpu);
+  EXPECT_EQ(remote->into_data(scattered).to_vec<float>(), cpu->into_data(local_scattered).to_vec<float>());
+  EXPECT_EQ(remote->into_data(selected).to_vec<float>(), cpu->into_data(local_selected).to_vec<float>());
+  EXPECT_EQ(remote->into_data(selected).to_vec<float>(), (std::vector<float>{7, 9, 11, 8, 11, 14}));
+  // Arguments the shape rule refuses (dim 5 of a matrix) are no prediction: the op waits, and the server's
+  // error comes back from the call itself.
+  const Prim x = remote->from_data(TensorData::from_vector<float>({0, 1}, Shape{1, 2}));
+  const Prim idx = remote->from_data(TensorData::from_vector<int64_t>({1}, Shape{1, 1}));
+  EXPECT_THROW(remote->scatter_add(x, 5, idx, x), IndexError);
+  EXPECT_EQ(source->stats().round_trips_by_op.at("scatter_add"), 1u);
+}
+
 TEST(Remote, AnAddressIsNoBackendAndASpecWithoutOneIsRefused) {
   EXPECT_THROW(Device::get("tcp://127.0.0.1:1"), DeviceError);
   // Port 1 on loopback: nothing listens there, the connection is refused at once.
