@@ -5,7 +5,8 @@
 // and fusion<cpu>), RoBERTa-base inference at batch 1 and 8, sequence 128, and its AdamW train step at
 // batch 8 (cpu and fusion<cpu>), and RoBERTa-base imported from ONNX ($BURN_BENCH_ROBERTA_ONNX,
 // bench/onnxruntime/export_roberta.py); the same ResNet-18
-// imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin.
+// imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin;
+// the MLP step on autodiff<remote<...>> against a burn server ($BURN_BENCH_REMOTE, bench/remote_table.py).
 #include <burn/import/importer.hpp>
 #include <burn/nn.hpp>
 #include <burn/nn/loss.hpp>
@@ -13,6 +14,7 @@
 
 #include "common.hpp"
 #include "nn_models.hpp"
+#include "remote_bench.hpp"
 #include "resnet.hpp"
 #include "roberta.hpp"
 
@@ -114,6 +116,21 @@ void register_cases() {
     const Device fad = Device::get("autodiff<fusion<cpu>>");
     const Tensor<2> x = Tensor<2>::from_inner(input<2>({128, 784}).to_device(Device::get("fusion<cpu>")), fad);
     train_loop(st, make_mlp(fad), x, labels(128, 10).to_device(fad));
+  });
+  // The same step on autodiff<remote<...>>: the server ($BURN_BENCH_REMOTE, started by bench/remote_table.py)
+  // runs it on its cpu device; the counters say what one step sent and how often it waited.
+  add_case("remote_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
+    const std::string address = remote_address(st);
+    if (address.empty()) return;
+    const Device device = Device::get("remote<" + address + ">");
+    const Device rad = Device::get("autodiff<remote<" + address + ">>");
+    const Tensor<2> x = Tensor<2>::from_inner(input<2>({128, 784}).to_device(device), rad);
+    const Tensor<1, Int> y = labels(128, 10).to_device(rad);
+    Mlp model = make_mlp(rad);
+    rad.sync();
+    const remote::RemoteStats before = remote_stats(rad);
+    train_loop(st, std::move(model), x, y);
+    report_traffic(st, before, remote_stats(rad));
   });
   add_case("nn_cnn_train_adam/b64_28x28", [](benchmark::State& st) {
     train_loop(st, make_small_cnn(ad()), Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));

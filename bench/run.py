@@ -10,9 +10,11 @@ then asks a long-lived PyTorch process (bench/torch/bench_torch.py --serve) for 
 same iteration count and number of repetitions, so machine drift hits every side alike; the inference
 cases also ONNX Runtime (bench/onnxruntime). Medians are reported. Then the Fashion-MNIST epoch
 (train_epoch.py's measure()), the distributed section (distributed.py's measure(): 2 ranks under `burn run`)
-and the fusion pairs (fusion_table.py's measure()), unless --only. --section distributed runs that section
-alone. The machine's limits come from bench/limits (raw OpenBLAS SGEMM, STREAM-like triad, read stream), run at
-the start. --quick runs one row of each table (distributed: the all_reduce of 1 MiB). The dated history of the figures is docs/benchmarks-journal.md,
+and the fusion pairs (fusion_table.py's measure()), unless --only, and the remote rows against a burn server the
+section starts and stops (remote_table.py's measure(); with --only, the rows whose remote case matches).
+--section distributed runs that section alone. The machine's limits come from bench/limits (raw OpenBLAS SGEMM,
+STREAM-like triad, read stream), run at the start. --quick runs one row of each table (distributed: the all_reduce
+of 1 MiB). The dated history of the figures is docs/benchmarks-journal.md,
 written by hand; this script writes only the page.
 """
 import argparse
@@ -257,7 +259,14 @@ def run_ort(case, iters, reps):
     return {"median_ns": statistics.median(times) * 1e9}
 
 
-def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
+# Google Benchmark's own keys of a run; any other key is a counter the case set (the remote cases' traffic).
+GBENCH_KEYS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+               "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "items_per_second",
+               "bytes_per_second", "aggregate_name", "aggregate_unit", "label", "error_occurred", "error_message",
+               "skipped", "skip_message"}
+
+
+def run_burn(bin_dir, case, reps, min_time, warmup, program=None, extra_env=None):
     prog = os.path.join(bin_dir, f"burn-bench-{program or case.program}")
     # Google Benchmark's regex (POSIX) rejects Python's escaped '-', so escape only what is special there.
     pattern = re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", case.name)
@@ -265,6 +274,7 @@ def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
            f"--benchmark_min_time={min_time}", f"--benchmark_min_warmup_time={warmup}",
            "--benchmark_format=json", "--benchmark_enable_random_interleaving=false"]
     e = env()
+    e.update(extra_env or {})
     if "roberta" in case.name and "onnx" in case.name:
         e["BURN_BENCH_ROBERTA_ONNX"] = roberta_onnx()
     elif "onnx" in case.name:
@@ -280,9 +290,16 @@ def run_burn(bin_dir, case, reps, min_time, warmup, program=None):
     median = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
     if not runs:
         return {"error": ["no such case in " + prog]}
+    failed = [b for b in runs if b.get("error_occurred")]  # SkipWithError: a missing file, server, variable
+    if failed:
+        return {"error": [failed[0].get("error_message", "the case failed")]}
     times = [b["real_time"] * scale[b["time_unit"]] for b in runs]
     med = median[0]["real_time"] * scale[median[0]["time_unit"]] if median else sorted(times)[len(times) // 2]
-    return {"times_ns": times, "median_ns": med, "iterations": runs[0]["iterations"], "context": data["context"]}
+    out = {"times_ns": times, "median_ns": med, "iterations": runs[0]["iterations"], "context": data["context"]}
+    counters = {k: v for k, v in (median or runs)[0].items() if k not in GBENCH_KEYS}
+    if counters:  # medians over the repetitions
+        out["counters"] = counters
+    return out
 
 
 class Torch:
@@ -417,6 +434,13 @@ EPOCH_WHAT = ("One Fashion-MNIST epoch (60,000 images, batch 64, Adam, 2 loader 
               "MLP 784-512-512-10 and the small CNN, burn-data's loader and burn-nn on `autodiff<cpu>` against "
               "`torch.utils.data.DataLoader` and `torch.optim.Adam` (bench/train_epoch.py), then the test accuracy. "
               "Target: burn's epoch at most 0.7x PyTorch's; the accuracies are reported, with no target.")
+REMOTE_WHAT = ("One op and the MLP train step on `remote<tcp://127.0.0.1:PORT>` and `autodiff<remote<...>>` against a "
+               "`burn server --device cpu` on loopback that the run starts and stops (bench/remote_table.py), each next "
+               f"to the same on local `cpu` / `autodiff<cpu>`; the server's cpu backend gets the {THREADS} threads the "
+               "local side has, and client and server share the machine. 'sent' and 'received': bytes per op or step "
+               "counted by the client, headers included; 'round trips': the waits for the server per op or step, and "
+               "the ops that waited. Targets (docs/decisions.md): the op sent without waiting at least half the local "
+               "op rate (remote/local ≤ 2.0), read back within 50 µs, the MLP step remote/local ≤ 1.5.")
 FUSION_WHAT = ("Each fused case on `fusion<cpu>` next to its unfused twin on `cpu`, one memory pass (the case's bytes at "
                "the triad bandwidth) and PyTorch (bench/fusion_table.py). Targets, per row: the elementwise chain "
                "within 1.3x of one memory pass; softmax and layer_norm (input ready, so the eager kernel) at most 0.5x "
@@ -424,7 +448,7 @@ FUSION_WHAT = ("Each fused case on `fusion<cpu>` next to its unfused twin on `cp
                "in one process); recording one op at most 1 µs.")
 
 
-def sections(rows, limits, meta, durable=None, epoch=None, fusion=None, dist=None):
+def sections(rows, limits, meta, durable=None, epoch=None, fusion=None, dist=None, remote=None):
     """The page's tables in order: (title, what it measures, markdown table or '' when not run)."""
     out = []
     for title, groups, what in SECTIONS:
@@ -449,11 +473,13 @@ def sections(rows, limits, meta, durable=None, epoch=None, fusion=None, dist=Non
             import distributed  # then the same training on 2 ranks, and the collectives under it
             out.append(("Distributed", distributed.WHAT, distributed.markdown(dist)))
     import fusion_table
+    import remote_table
     out.append(("Fusion pairs", FUSION_WHAT, fusion_table.markdown(fusion or [])))
+    out.append(("Remote", REMOTE_WHAT, remote_table.markdown(remote or [])))
     return out
 
 
-def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=None, dist=None):
+def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=None, dist=None, remote=None):
     """Writes the benchmark page whole: the machine, the run, one section per table (the history: JOURNAL)."""
     cpu = meta["lscpu"]
     with open(path, "w", encoding="utf-8") as f:
@@ -485,7 +511,7 @@ def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=Non
                 "'% of limit' is achieved FLOP/s over the GEMM limit for the GEMM-bound cases, bytes moved (inputs "
                 "read once, output written once) per second over the read limit for the reductions and over the "
                 "triad for the rest.\n\n")
-        for title, what, text in sections(rows, limits, meta, durable, epoch, fusion, dist):
+        for title, what, text in sections(rows, limits, meta, durable, epoch, fusion, dist, remote):
             f.write(f"## {title}\n\n{what}\n\n{text or '(not run)'}\n\n")
         f.write("## Vulkan and GPUs\n\nNot part of this run: `bash bench/run.sh --vulkan` measures the Vulkan plugin on "
                 "lavapipe (a correctness device on the CPU: fixed cost per dispatch, dispatches fusion saves), and "
@@ -493,9 +519,11 @@ def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=Non
                 f"[journal]({JOURNAL}) (\"Vulkan\").\n")
 
 
-def programs(todo, epoch_and_fusion=True):
-    """The programs a run calls: the cases' own, the limits, and those of the epoch and the fusion pairs."""
+def programs(todo, epoch_and_fusion=True, remote=()):
+    """The programs a run calls: the cases' own, the limits, those of the epoch and the fusion pairs, and those
+    of the remote rows (`remote`: remote_table's selected rows; the burn server is checked apart)."""
     out = sorted({f"burn-bench-{c.program}" for c in todo}) + ["burn-limit-sgemm", "burn-limit-triad", "burn-limit-read"]
+    out += [f"burn-bench-{case.program}" for row in remote for case in row[1:3]]
     if epoch_and_fusion:
         import fusion_table
         out += ["burn-bench-train-epoch", "burn-bench-fusion-pairs"]
@@ -514,8 +542,8 @@ def run_distributed(build_dir, quick, log):
         return {"error": f"{str(e)[:200]} {why}"}
 
 
-def print_sections(rows, limits, meta, durable, epoch, fusion, dist=None):
-    for title, _, text in sections(rows, limits, meta, durable, epoch, fusion, dist):
+def print_sections(rows, limits, meta, durable, epoch, fusion, dist=None, remote=None):
+    for title, _, text in sections(rows, limits, meta, durable, epoch, fusion, dist, remote):
         if text:
             print(f"\n## {title}\n\n{text}")
 
@@ -527,13 +555,15 @@ def main():
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--markdown", help="write the results page (BENCHMARKS.md) here")
     ap.add_argument("--json", help="write every measurement here")
-    ap.add_argument("--only", help="run only the cases whose name matches this regex (no epoch, no fusion pairs)")
+    ap.add_argument("--only", help="run only the cases whose name matches this regex (no epoch, no fusion pairs; "
+                    "the remote rows whose remote case matches: --only remote runs that section alone)")
     ap.add_argument("--command", default=None, help="the command line to quote in the markdown page")
     ap.add_argument("--from-json", help="print (and with --markdown write) the page's tables from a saved --json run")
     ap.add_argument("--section", choices=("distributed",),
                     help="run only this section of the page (with --quick: its quick row) and print it")
     a = ap.parse_args()
-    sys.path.insert(0, HERE)  # train_epoch and fusion_table, imported for their sections
+    sys.path.insert(0, HERE)  # train_epoch, fusion_table and remote_table, imported for their sections
+    import remote_table
 
     if a.from_json:
         saved = json.load(open(a.from_json))
@@ -541,10 +571,11 @@ def main():
         rows = [(by_name[r["name"]], r["burn"], r["torch"], r.get("libtorch")) for r in saved["cases"]]
         durable = {r["name"]: r["torch_durable"] for r in saved["cases"] if r.get("torch_durable")}
         epoch, fusion, dist = saved.get("epoch"), [tuple(r) for r in saved.get("fusion") or []], saved.get("distributed")
-        print_sections(rows, saved["limits"], saved["meta"], durable, epoch, fusion, dist)
+        remote = saved.get("remote")
+        print_sections(rows, saved["limits"], saved["meta"], durable, epoch, fusion, dist, remote)
         if a.markdown:
             markdown(a.markdown, rows, saved["limits"], saved["meta"], a.command or "bash bench/run.sh", durable,
-                     epoch, fusion, dist)
+                     epoch, fusion, dist, remote)
         return 0
 
     if a.section:  # one section alone (today: distributed), no limits, no PyTorch
@@ -561,7 +592,11 @@ def main():
     reps, min_time, warmup = (3, 0.1, 0.05) if a.quick else (6, 0.25, 0.1)
     bin_dir = os.path.join(a.build_dir, "bin")
     todo = [c for c in cases() if (not a.quick or c.name in QUICK_CASES) and (not a.only or re.search(a.only, c.name))]
-    missing = [p for p in programs(todo, epoch_and_fusion=not a.only) if not os.path.exists(os.path.join(bin_dir, p))]
+    remote_rows = remote_table.selected(a.only, a.quick)
+    missing = [p for p in programs(todo, epoch_and_fusion=not a.only, remote=remote_rows)
+               if not os.path.exists(os.path.join(bin_dir, p))]
+    if remote_rows and not os.path.exists(remote_table.server_path(a.build_dir)):
+        missing.append(os.path.relpath(remote_table.server_path(a.build_dir), a.build_dir))
     if missing:  # the `burn-bench` target builds them all (bench/CMakeLists.txt)
         print(f"bench/run.py: {bin_dir} lacks {', '.join(missing)}: build the burn-bench target "
               "(cmake --build build/release --target burn-bench, with -DBURN_BUILD_BENCH=ON)", file=sys.stderr)
@@ -635,11 +670,18 @@ def main():
                                           only=QUICK_FUSION_ROWS if a.quick else None, log=log)
         except subprocess.CalledProcessError as e:
             print(f"fusion pairs: {' '.join(e.cmd)} failed: {(e.stderr or '').strip()[-300:]}", file=sys.stderr)
+    remote = None
+    if remote_rows:  # its own burn server, started and stopped inside (bench/remote_table.py)
+        try:
+            remote = remote_table.measure(a.build_dir, reps, min_time, warmup, a.only, a.quick,
+                                          log=lambda m: print(m, flush=True))
+        except Exception as e:  # the server did not start, or died: the section says "(not run)", the page is written
+            print(f"remote: {type(e).__name__}: {e}", file=sys.stderr)
     torch.close()
     meta["busy_end"] = busy_compilers()
     meta["wall_s"] = time.time() - t_start
 
-    print_sections(rows, limits, meta, durable, epoch, fusion, dist)
+    print_sections(rows, limits, meta, durable, epoch, fusion, dist, remote)
     print(f"\n{len(rows)} cases{', the epoch, distributed and the fusion pairs' if epoch else ''} in "
           f"{meta['wall_s']:.0f} s; "
           f"compiler processes at start/end: {meta['busy_start']}/{meta['busy_end']}; load average at end: "
@@ -647,14 +689,19 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"limits": limits, "meta": meta, "epoch": epoch, "fusion": fusion, "distributed": dist,
+                       "remote": remote,
                        "cases": [dict({"name": c.name, "burn": b, "torch": t, "libtorch": lt},
                                       **({"torch_durable": durable[c.name]} if c.name in durable else {}))
                                  for c, b, t, lt in rows]},
                       f, indent=1)
     if a.markdown:
-        markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh", durable, epoch, fusion, dist)
+        markdown(a.markdown, rows, limits, meta, a.command or "bash bench/run.sh", durable, epoch, fusion, dist,
+                 remote)
         print(f"wrote {a.markdown}")
-    return 0 if all("error" not in b and "error" not in t and "error" not in (lt or {}) for _, b, t, lt in rows) else 1
+    remote_ok = not remote_rows or (remote and all("error" not in r["local"] and "error" not in r["remote"]
+                                                   for r in remote))
+    return 0 if remote_ok and all("error" not in b and "error" not in t and "error" not in (lt or {})
+                                  for _, b, t, lt in rows) else 1
 
 
 if __name__ == "__main__":

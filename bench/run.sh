@@ -2,11 +2,13 @@
 # One command for the benchmarks: builds the release preset with the benchmarks into build/release (the
 # burn-bench target: every program run.py and the scripts it imports call), measures the machine's limits,
 # runs every table (ops, model inference, train steps, the Fashion-MNIST epoch, distributed, records,
-# import, fusion pairs) against PyTorch, libtorch, ONNX Runtime and Gloo, and prints them.
+# import, fusion pairs, remote) against PyTorch, libtorch, ONNX Runtime and Gloo (remote<...> against local),
+# and prints them.
 #   bash bench/run.sh                full run; rewrites BENCHMARKS.md whole (history: docs/benchmarks-journal.md)
 #   bash bench/run.sh --quick        one row of each table, short repetitions (<= 5 min on a quiet 2-core
 #                                    machine); prints the tables only
 #   bash bench/run.sh --only REGEX   the run.py cases whose name matches, full repetitions; prints only
+#   bash bench/run.sh --only remote  the Remote section alone (a burn server on loopback, started and stopped)
 #   bash bench/run.sh --section distributed   that section alone (2 ranks under `burn run`, ~3 min;
 #                                    with --quick the all_reduce of 1 MiB); builds only its programs
 #   bash bench/run.sh --vulkan       the Vulkan plugin on lavapipe: fixed cost per dispatch and the dispatches
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --section)
       [ $# -ge 2 ] || { echo "bench/run.sh: --section needs a name (distributed)" >&2; exit 2; }
       section=(--section "$2"); shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument '$1' (--quick, --only REGEX, --section distributed)" >&2; exit 2 ;;
   esac
   shift

@@ -141,6 +141,8 @@ void Connection::flush(const char* op) {
   } catch (const DeviceError& e) {
     fail(op, e.what());
   }
+  stats_.bytes_sent += batch_.size();
+  ++stats_.batches;
   batch_.clear();
   records_ = 0;
   batch_start_ = begin_frame(batch_, Frame::Batch);
@@ -149,6 +151,8 @@ void Connection::flush(const char* op) {
 
 std::vector<uint8_t> Connection::await(uint64_t request, const char* op) {
   flush(op);
+  ++stats_.round_trips;
+  ++stats_.round_trips_by_op[op];
   std::vector<uint8_t> body;
   try {
     if (!channel_->receive(body, max_message_bytes_ + (1 << 20), settings_.timeout, settings_.timeout))
@@ -158,6 +162,7 @@ std::vector<uint8_t> Connection::await(uint64_t request, const char* op) {
   } catch (const ProtocolError& e) {
     fail(op, e.what());
   }
+  stats_.bytes_received += 4 + body.size();
   Reader r(body.data(), body.size());
   const uint8_t kind = r.u8();
   if (kind == static_cast<uint8_t>(Frame::Refused)) fail(op, "the server closed the connection: " + r.str("reason"));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/remote/remote.hpp"
 #include "burn/tensor/backend.hpp"
 #include "channel.hpp"
 #include "protocol.hpp"
@@ -52,6 +53,7 @@ class Connection {
   void flush(const char* op);
   // From a primitive's destructor (any thread, no lock held): queues the handle's free record.
   void release(uint64_t handle) noexcept;
+  const RemoteStats& stats() const { return stats_; }
 
  private:
   [[noreturn]] void fail(const char* op, std::string why);
@@ -68,6 +70,7 @@ class Connection {
   size_t batch_start_ = 0;
   uint32_t records_ = 0;
   uint64_t next_handle_ = 1, next_request_ = 1;
+  RemoteStats stats_;
   std::mutex release_mutex_;
   std::vector<uint64_t> released_;
 };

@@ -88,6 +88,13 @@ std::optional<std::vector<Meta>> outputs(const A&... args) {
       return one(shape_rules::gather(x().shape(), std::get<1>(t), std::get<2>(t)->shape()), x().dtype());
     } else if constexpr (Op == OpId::select) {
       return one(shape_rules::select(x().shape(), std::get<1>(t), std::get<2>(t)->shape()), x().dtype());
+    } else if constexpr (Op == OpId::scatter_add || Op == OpId::select_add) {
+      // The backward of gather (a cross-entropy's) and of select: without them each training step
+      // would wait for the server once more.
+      if (!std::get<2>(t) || !std::get<3>(t) || std::get<3>(t)->dtype() != x().dtype()) return std::nullopt;
+      const auto rule = Op == OpId::scatter_add ? shape_rules::scatter_add : shape_rules::select_add;
+      return one(rule(x().shape(), std::get<1>(t), std::get<2>(t)->shape(), std::get<3>(t)->shape(), op_info(Op).name),
+                 x().dtype());
     } else if constexpr (Op == OpId::sum_dim || Op == OpId::mean_dim || Op == OpId::prod_dim || Op == OpId::max_dim ||
                          Op == OpId::min_dim) {
       if (!is_float(x().dtype())) return std::nullopt;

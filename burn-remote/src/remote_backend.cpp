@@ -11,12 +11,19 @@
 namespace burn::remote {
 namespace {
 
-class RemoteBackend final : public Backend {
+class RemoteBackend final : public Backend, public RemoteStatsSource {
  public:
   explicit RemoteBackend(std::shared_ptr<Connection> c) : c_(std::move(c)) {}
 
   std::string name() const override { return "remote<" + c_->address() + ">"; }
   bool supports(OpId op, DType dtype) const override { return c_->supports(op, dtype); }
+  void* query_interface(std::string_view name) override {
+    return name == kRemoteStatsInterface ? static_cast<RemoteStatsSource*>(this) : nullptr;
+  }
+  RemoteStats stats() const override {
+    std::lock_guard lock(c_->mutex);
+    return c_->stats();
+  }
   void sync() override {
     std::lock_guard lock(c_->mutex);
     c_->check_alive("sync");

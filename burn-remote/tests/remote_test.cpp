@@ -13,7 +13,9 @@
 
 #include <arpa/inet.h>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -353,6 +355,77 @@ TEST(Remote, AKilledServerFailsTheNextCallWithinTheTimeoutNamingTheAddress) {
   } catch (const DeviceError& e) {
     EXPECT_NE(std::string(e.what()).find(address), std::string::npos) << e.what();
   }
+}
+
+// The client's counters: ops whose outputs it predicts wait in the batch and cost no round trip; an
+// unpredictable op, a read and a sync each cost one, named by the op; a decorator over the device
+// forwards the counters' interface.
+TEST(Remote, StatsCountBytesAndTheOpsThatWaited) {
+  LocalServer server;
+  const Device d = Device::get("remote<" + server.address() + ">");
+  auto* source = static_cast<RemoteStatsSource*>(d->query_interface(kRemoteStatsInterface));
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(Device::get("autodiff<remote<" + server.address() + ">>")->query_interface(kRemoteStatsInterface),
+            static_cast<void*>(source));
+  EXPECT_EQ(Device::get("cpu")->query_interface(kRemoteStatsInterface), nullptr);
+  const RemoteStats start = source->stats();
+  EXPECT_EQ(start.bytes_sent, 0u);
+  EXPECT_EQ(start.round_trips, 0u);
+
+  const auto x = Tensor<2>::from_vector(std::vector<float>{1, -2, 3, 4}, Shape{2, 2}, d);
+  const auto y = (x + x).exp();  // predicted: queued, nothing sent yet
+  const RemoteStats queued = source->stats();
+  EXPECT_EQ(queued.bytes_sent, 0u);
+  EXPECT_EQ(queued.round_trips, 0u);
+
+  const auto idx = x.argmax(1);  // an int result: the client asks the server for its dtype, and waits
+  const RemoteStats asked = source->stats();
+  EXPECT_EQ(asked.batches, 1u);
+  EXPECT_GT(asked.bytes_sent, 16u);  // the batch carried x's 16 bytes of data and four op records
+  EXPECT_GT(asked.bytes_received, 0u);
+  EXPECT_EQ(asked.round_trips, 1u);
+  EXPECT_EQ(asked.round_trips_by_op, (std::map<std::string, uint64_t>{{"argmax", 1}}));
+
+  EXPECT_NEAR(vec(y)[0], std::exp(2.0f), 1e-4f);  // the read: a second round trip, 4 floats back
+  d.sync();
+  const RemoteStats end = source->stats();
+  EXPECT_EQ(end.batches, 3u);
+  EXPECT_EQ(end.round_trips, 3u);
+  EXPECT_EQ(end.round_trips_by_op, (std::map<std::string, uint64_t>{{"argmax", 1}, {"into_data", 1}, {"sync", 1}}));
+  EXPECT_GE(end.bytes_received - asked.bytes_received, 16u);
+  EXPECT_EQ(idx.to_vec<int64_t>(), (std::vector<int64_t>{0, 1}));
+}
+
+// The backward ops of gather (a cross-entropy's) and select (an embedding's), scatter_add and select_add,
+// are sent without waiting, and give the server device's results.
+TEST(Remote, ScatterAddAndSelectAddAreSentWithoutWaiting) {
+  LocalServer server;
+  const Device remote = connect(server.address());
+  auto* source = static_cast<RemoteStatsSource*>(remote->query_interface(kRemoteStatsInterface));
+  ASSERT_NE(source, nullptr);
+  auto compute = [](const Device& d) {
+    const Prim x = d->from_data(TensorData::from_vector<float>({0, 1, 2, 3, 4, 5}, Shape{2, 3}));
+    const Prim idx = d->from_data(TensorData::from_vector<int64_t>({2, 0}, Shape{2, 1}));
+    const Prim v = d->from_data(TensorData::from_vector<float>({1.5f, -2}, Shape{2, 1}));
+    const Prim rows = d->from_data(TensorData::from_vector<int64_t>({1, 1, 0}, Shape{3}));
+    const Prim w = d->from_data(TensorData::from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}, Shape{3, 3}));
+    return std::make_pair(d->scatter_add(x, 1, idx, v), d->select_add(x, 0, rows, w));
+  };
+  const auto [scattered, selected] = compute(remote);
+  EXPECT_EQ(source->stats().round_trips, 0u);
+  EXPECT_EQ(scattered->shape(), (Shape{2, 3}));
+  EXPECT_EQ(selected->shape(), (Shape{2, 3}));
+  const Device cpu = Device::get("cpu");
+  const auto [local_scattered, local_selected] = compute(cpu);
+  EXPECT_EQ(remote->into_data(scattered).to_vec<float>(), cpu->into_data(local_scattered).to_vec<float>());
+  EXPECT_EQ(remote->into_data(selected).to_vec<float>(), cpu->into_data(local_selected).to_vec<float>());
+  EXPECT_EQ(remote->into_data(selected).to_vec<float>(), (std::vector<float>{7, 9, 11, 8, 11, 14}));
+  // Arguments the shape rule refuses (dim 5 of a matrix) are no prediction: the op waits, and the server's
+  // error comes back from the call itself.
+  const Prim x = remote->from_data(TensorData::from_vector<float>({0, 1}, Shape{1, 2}));
+  const Prim idx = remote->from_data(TensorData::from_vector<int64_t>({1}, Shape{1, 1}));
+  EXPECT_THROW(remote->scatter_add(x, 5, idx, x), IndexError);
+  EXPECT_EQ(source->stats().round_trips_by_op.at("scatter_add"), 1u);
 }
 
 TEST(Remote, AnAddressIsNoBackendAndASpecWithoutOneIsRefused) {

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 
 #include "burn/remote/export.hpp"
 #include "burn/tensor/device.hpp"
@@ -43,6 +45,23 @@ BURN_REMOTE_API void serve(const ServerOptions& options, const std::atomic<bool>
 // A device on the server at `address` ("tcp://host:port") over a connection of its own, not cached as
 // Device::get("remote<...>") is: dropping it and its tensors closes the connection.
 BURN_REMOTE_API Device connect(const std::string& address);
+
+// What a remote<...> device's connection has sent and waited for since it was made, reached through
+// query_interface(kRemoteStatsInterface) on any chain over it (decorators forward it): what the benchmarks
+// report per op and per train step, and what tells an op that waits from one sent without waiting.
+inline constexpr std::string_view kRemoteStatsInterface = "remote-stats";
+struct RemoteStats {
+  uint64_t bytes_sent = 0;      // batch frames, headers included (the handshake apart)
+  uint64_t batches = 0;         // batch frames sent
+  uint64_t bytes_received = 0;  // reply frames, headers included
+  uint64_t round_trips = 0;     // waits for a reply: reads, syncs, ops whose outputs the client cannot predict
+  std::map<std::string, uint64_t> round_trips_by_op;  // the same, by the op that waited ("into_data", "sync", ...)
+};
+class RemoteStatsSource {
+ public:
+  virtual ~RemoteStatsSource() = default;
+  virtual RemoteStats stats() const = 0;
+};
 
 // Registers the "remote" decorator; called by the library's static initialiser (and harmless twice).
 BURN_REMOTE_API void register_remote_decorator();
