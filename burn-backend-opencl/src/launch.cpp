@@ -108,7 +108,18 @@ void Launch::run_groups(int64_t groups, size_t local) {
   enqueue(static_cast<size_t>(std::min<int64_t>(groups, int64_t{1} << 16)) * local, local);
 }
 
-void Launch::enqueue(size_t global, size_t local) {
+void Launch::run_grid(const std::array<size_t, 3>& groups, size_t wg_x, size_t wg_y) {
+  if (groups[0] == 0 || groups[1] == 0 || groups[2] == 0) return;
+  if (wg_x * wg_y > ctx_.profile().max_work_group)
+    throw Unsupported(op_, "kernel '" + kernel_ + "' needs work-groups of " + std::to_string(wg_x * wg_y) +
+                               " work-items; the OpenCL device " + ctx_.profile().name + " allows " +
+                               std::to_string(ctx_.profile().max_work_group));
+  define("WG_X", std::to_string(wg_x));
+  define("WG_Y", std::to_string(wg_y));
+  enqueue_nd(3, {groups[0] * wg_x, groups[1] * wg_y, groups[2]}, {wg_x, wg_y, 1});
+}
+
+void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const std::array<size_t, 3>& local) {
   std::lock_guard lock(ctx_.launch_mutex());
   cl_kernel k = ctx_.programs().get(kernel_, defines_, op_);
   // burn_modes and burn_rank, every kernel's first two arguments (prelude.clh).
@@ -126,7 +137,8 @@ void Launch::enqueue(size_t global, size_t local) {
   const int end = 0;  // KERNEL_MAIN's closing parameter
   cl_check(clSetKernelArg(k, i, sizeof end, &end), op_, "clSetKernelArg");
   cl_event e = nullptr;
-  const cl_int err = clEnqueueNDRangeKernel(ctx_.queue(), k, 1, nullptr, &global, &local, 0, nullptr, &e);
+  const cl_int err =
+      clEnqueueNDRangeKernel(ctx_.queue(), k, dims, nullptr, global.data(), local.data(), 0, nullptr, &e);
   if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
     throw OutOfMemory(op_, "the OpenCL device " + ctx_.profile().name + " could not run kernel '" + kernel_ +
                                "': " + cl_error_name(err));

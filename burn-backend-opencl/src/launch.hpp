@@ -3,6 +3,7 @@
 // file launches through it, so none talks to the queue or the programs itself.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -62,6 +63,8 @@ class Launch {
   Launch& u64(uint64_t v) { return value(&v, sizeof v); }
   Launch& u32(uint32_t v) { return value(&v, sizeof v); }
   Launch& i32(int32_t v) { return value(&v, sizeof v); }
+  Launch& f32(float v) { return value(&v, sizeof v); }
+  Launch& f64(double v) { return value(&v, sizeof v); }
   // PARAM_INDEX: the layout's block ([shape | strides...] as idx_t) uploaded for this launch; layout() also
   // sets its modes and rank (layout_args).
   Launch& layout(const Layout& l, const std::vector<std::string>& names);
@@ -83,6 +86,9 @@ class Launch {
   // `groups` work-groups of `local` work-items (the kernel's WG_X, which this defines), up to 64K groups:
   // kernels that take an item per work-group walk the rest by group_stride().
   void run_groups(int64_t groups, size_t local);
+  // A 3-D grid of groups[0] x groups[1] x groups[2] work-groups of wg_x x wg_y work-items (the kernel's WG_X
+  // and WG_Y, which this defines; group_at(a), groups_at(a), lid_y() in the prelude).
+  void run_grid(const std::array<size_t, 3>& groups, size_t wg_x, size_t wg_y);
 
  private:
   struct Arg {
@@ -105,7 +111,8 @@ class Launch {
     args_.push_back(std::move(a));
   }
 
-  void enqueue(size_t global, size_t local);
+  void enqueue(size_t global, size_t local) { enqueue_nd(1, {global, 1, 1}, {local, 1, 1}); }
+  void enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const std::array<size_t, 3>& local);
 
   Context& ctx_;
   std::string kernel_;

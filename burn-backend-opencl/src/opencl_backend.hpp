@@ -37,6 +37,11 @@
   /* pool (src/ops/pool.cpp) */ \
   OP(max_pool) OP(max_pool_with_indices) OP(max_pool_backward) OP(avg_pool) OP(avg_pool_backward) \
   OP(adaptive_avg_pool) OP(adaptive_avg_pool_backward) OP(adaptive_max_pool) OP(adaptive_max_pool_backward) \
+  /* conv (src/ops/conv.cpp) */ \
+  OP(conv) OP(conv_backward) OP(conv_transpose) OP(conv_transpose_backward) \
+  /* norm (src/ops/norm.cpp) */ \
+  OP(layer_norm) OP(layer_norm_backward) OP(rms_norm) OP(rms_norm_backward) OP(group_norm) OP(group_norm_backward) \
+  OP(batch_norm) OP(batch_norm_backward) \
   /* float_math (src/ops/float_math.cpp) */ \
   OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) OP(cosh) OP(tanh) OP(asin) OP(acos) \
   OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \

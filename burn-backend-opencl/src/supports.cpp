@@ -45,7 +45,8 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
     }
   }
   if (op == OpId::scatter_add || op == OpId::select_add) return dtype != DType::Bool;
-  if (op_info(op).group == OpGroup::pool) return dtype == DType::F32 || dtype == DType::F64;
+  if (op_info(op).group == OpGroup::pool || op_info(op).group == OpGroup::conv || op_info(op).group == OpGroup::norm)
+    return dtype == DType::F32 || dtype == DType::F64;
   switch (op_info(op).group) {
     case OpGroup::creation:
     case OpGroup::layout: return true;

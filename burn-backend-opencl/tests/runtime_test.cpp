@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -704,6 +705,215 @@ TEST(OpenClRuntime, PoolsWithIndicesAndTheirBackward) {
   EXPECT_TRUE(be.supports(OpId::max_pool, DType::F32));
   EXPECT_FALSE(be.supports(OpId::avg_pool, DType::I32));
   EXPECT_THROW(be.max_pool(upload<int32_t>(be, {1, 2, 3, 4}, DType::I32, Shape{1, 1, 2, 2}), o), DTypeError);
+}
+
+// A 2-D conv on the host, the definition: y[b, co, oh, ow] = bias[co] + sum over (ci, kh, kw) of the group's
+// x[b, g*Cg + ci, oh*s - p + kh*d, ...] * w[co, ci, kh, kw], taps outside the input 0.
+std::vector<double> conv2d_reference(const std::vector<double>& x, const std::vector<double>& w,
+                                     const std::vector<double>& bias, const int64_t xs[4], const int64_t ws[4],
+                                     int64_t s, int64_t p, int64_t d, int64_t groups, int64_t oh_n, int64_t ow_n) {
+  const int64_t n = xs[0], c = xs[1], h = xs[2], wd = xs[3], cout = ws[0], cg = ws[1], kh_n = ws[2], kw_n = ws[3];
+  std::vector<double> y(static_cast<size_t>(n * cout * oh_n * ow_n));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t co = 0; co < cout; ++co)
+      for (int64_t oh = 0; oh < oh_n; ++oh)
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          const int64_t g = co / (cout / groups);
+          double acc = bias.empty() ? 0.0 : bias[co];
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t kh = 0; kh < kh_n; ++kh)
+              for (int64_t kw = 0; kw < kw_n; ++kw) {
+                const int64_t ih = oh * s - p + kh * d, iw = ow * s - p + kw * d;
+                if (ih < 0 || ih >= h || iw < 0 || iw >= wd) continue;
+                acc += x[((b * c + g * cg + ci) * h + ih) * wd + iw] * w[((co * cg + ci) * kh_n + kh) * kw_n + kw];
+              }
+          y[((b * cout + co) * oh_n + oh) * ow_n + ow] = acc;
+        }
+  return y;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+// conv against the definition (grouped, strided, padded, dilated; a wide product on 8 x 8 work-groups of
+// 4 x 4 outputs and a depthwise one on a column of rows), its backward by the adjoint identities
+// <conv(x), g> = <x, gx> = <w, gw> and the bias gradient as the channel sums, conv_transpose as the input
+// gradient plus the bias, and its backward as the forward conv and the weight gradient.
+TEST(OpenClRuntime, ConvAndItsBackward) {
+  REQUIRE_DEVICE();
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  auto randoms = [&](int64_t n) {
+    std::vector<double> v(static_cast<size_t>(n));
+    for (double& e : v) e = uni(rng);
+    return v;
+  };
+  struct Case {
+    int64_t n, c, h, w, cout, groups, k, s, p, d;
+  };
+  for (const Case& k :
+       {Case{2, 4, 9, 7, 6, 2, 3, 2, 1, 1}, Case{1, 3, 6, 6, 3, 3, 3, 1, 2, 2}, Case{3, 2, 5, 5, 40, 1, 1, 1, 0, 1}})
+    for (DType dt : {DType::F32, DType::F64}) {
+      if (dt == DType::F64 && !ctx->profile().fp64) continue;
+      const int64_t cg = k.c / k.groups;
+      const int64_t xs[4] = {k.n, k.c, k.h, k.w}, ws[4] = {k.cout, cg, k.k, k.k};
+      const int64_t oh = (k.h + 2 * k.p - k.d * (k.k - 1) - 1) / k.s + 1,
+                    ow = (k.w + 2 * k.p - k.d * (k.k - 1) - 1) / k.s + 1;
+      const std::vector<double> x = randoms(k.n * k.c * k.h * k.w), w = randoms(k.cout * cg * k.k * k.k),
+                                bias = randoms(k.cout), g = randoms(k.n * k.cout * oh * ow);
+      auto up = [&](const std::vector<double>& v, Shape shape) {
+        if (dt == DType::F64) return upload<double>(be, v, DType::F64, shape);
+        return upload<float>(be, std::vector<float>(v.begin(), v.end()), DType::F32, shape);
+      };
+      auto down = [&](const Prim& t) {
+        if (dt == DType::F64) return download<double>(be, t);
+        const std::vector<float> f = download<float>(be, t);
+        return std::vector<double>(f.begin(), f.end());
+      };
+      const double tol = dt == DType::F64 ? 1e-10 : 2e-4;
+      ConvOptions o;
+      o.stride = {k.s, k.s};
+      o.padding = {k.p, k.p};
+      o.dilation = {k.d, k.d};
+      o.groups = k.groups;
+      const Prim px = up(x, Shape{k.n, k.c, k.h, k.w}), pw = up(w, Shape{k.cout, cg, k.k, k.k}),
+                 pb = up(bias, Shape{k.cout}), pg = up(g, Shape{k.n, k.cout, oh, ow});
+      const Prim y = be.conv(px, pw, pb, o);
+      ASSERT_EQ(y->shape(), (Shape{k.n, k.cout, oh, ow}));
+      const std::vector<double> got = down(y),
+                                want = conv2d_reference(x, w, bias, xs, ws, k.s, k.p, k.d, k.groups, oh, ow);
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << i;
+      const Prims grads = be.conv_backward(px, pw, pg, o, true);
+      const std::vector<double> gx = down(grads[0]), gw = down(grads[1]), gb = down(grads[2]);
+      const double yg = dot(conv2d_reference(x, w, {}, xs, ws, k.s, k.p, k.d, k.groups, oh, ow), g);
+      EXPECT_NEAR(dot(x, gx), yg, tol * 10 * (1 + std::abs(yg)));
+      EXPECT_NEAR(dot(w, gw), yg, tol * 10 * (1 + std::abs(yg)));
+      for (int64_t co = 0; co < k.cout; ++co) {
+        double sum = 0;
+        for (int64_t b = 0; b < k.n; ++b)
+          for (int64_t j = 0; j < oh * ow; ++j) sum += g[static_cast<size_t>((b * k.cout + co) * oh * ow + j)];
+        EXPECT_NEAR(gb[static_cast<size_t>(co)], sum, tol * 10 * (1 + std::abs(sum)));
+      }
+      // conv_transpose from g's shape back to x's: the input gradient of the same conv, plus its bias.
+      ConvTransposeOptions t;
+      t.stride = o.stride;
+      t.padding = o.padding;
+      t.dilation = o.dilation;
+      t.groups = k.groups;
+      t.padding_out = {(k.h + 2 * k.p - k.d * (k.k - 1) - 1) % k.s, (k.w + 2 * k.p - k.d * (k.k - 1) - 1) % k.s};
+      const std::vector<double> tb = randoms(k.c);
+      const Prim tw = up(w, Shape{k.cout, cg, k.k, k.k});
+      const Prim ty = be.conv_transpose(pg, tw, up(tb, Shape{k.c}), t);
+      ASSERT_EQ(ty->shape(), (Shape{k.n, k.c, k.h, k.w}));
+      const std::vector<double> tv = down(ty);
+      for (size_t i = 0; i < tv.size(); ++i) {
+        const double want_t = gx[i] + tb[(i / static_cast<size_t>(k.h * k.w)) % static_cast<size_t>(k.c)];
+        ASSERT_NEAR(tv[i], want_t, tol * 10 * (1 + std::abs(want_t))) << i;
+      }
+      // Its backward from a gradient shaped like x: the conv of that gradient, the weight gradient with the
+      // roles swapped, the channel sums.
+      const Prims tg = be.conv_transpose_backward(pg, tw, px, t, true);
+      const std::vector<double> tgx = down(tg[0]), tgw = down(tg[1]);
+      const std::vector<double> conv_x = conv2d_reference(x, w, {}, xs, ws, k.s, k.p, k.d, k.groups, oh, ow);
+      for (size_t i = 0; i < tgx.size(); ++i) ASSERT_NEAR(tgx[i], conv_x[i], tol * (1 + std::abs(conv_x[i]))) << i;
+      EXPECT_NEAR(dot(w, tgw), yg, tol * 10 * (1 + std::abs(yg)));
+      EXPECT_EQ(tg[2]->shape(), (Shape{k.c}));
+    }
+  EXPECT_TRUE(be.supports(OpId::conv, DType::F32));
+  EXPECT_TRUE(be.supports(OpId::conv_transpose_backward, DType::F64) == ctx->profile().fp64);
+  EXPECT_FALSE(be.supports(OpId::conv, DType::I32));
+  EXPECT_THROW(be.conv(upload<int32_t>(be, {1, 2, 3, 4}, DType::I32, Shape{1, 1, 2, 2}),
+                       upload<int32_t>(be, {1}, DType::I32, Shape{1, 1, 1, 1}), nullptr, ConvOptions{}),
+               DTypeError);
+}
+
+// The norms against their definitions: layer norm over a short row (an invocation per row) and a long one
+// (a work-group of 64 with tree sums), rms norm, group norm's weight per channel, batch norm in training
+// (the new running statistics, the unbiased variance) and inference; the backward ops' gradients sum to
+// what the definitions give for a constant grad_out (grad_x sums to 0 per row, grad_bias counts).
+TEST(OpenClRuntime, NormsForwardAndBackward) {
+  REQUIRE_DEVICE();
+  for (int64_t n : {6, 300}) {
+    std::vector<float> v(static_cast<size_t>(2 * n));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = std::sin(0.37f * static_cast<float>(i)) * 3 + (i < v.size() / 2 ? 1 : -2);
+    const Prim x = upload<float>(be, v, DType::F32, Shape{2, n});
+    std::vector<float> w(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      w[static_cast<size_t>(j)] = 0.5f + 0.01f * static_cast<float>(j);
+      b[static_cast<size_t>(j)] = -0.25f * static_cast<float>(j % 3);
+    }
+    const Prim pw = upload<float>(be, w, DType::F32, Shape{n}), pb = upload<float>(be, b, DType::F32, Shape{n});
+    const std::vector<float> y = download<float>(be, be.layer_norm(x, pw, pb, 1, 1e-5));
+    const std::vector<float> r = download<float>(be, be.rms_norm(x, pw, 1, 1e-6));
+    for (int64_t row = 0; row < 2; ++row) {
+      double mean = 0, var = 0, ms = 0;
+      for (int64_t j = 0; j < n; ++j) mean += v[static_cast<size_t>(row * n + j)];
+      mean /= static_cast<double>(n);
+      for (int64_t j = 0; j < n; ++j) {
+        const double d = v[static_cast<size_t>(row * n + j)] - mean;
+        var += d * d;
+        ms += static_cast<double>(v[static_cast<size_t>(row * n + j)]) * v[static_cast<size_t>(row * n + j)];
+      }
+      var /= static_cast<double>(n);
+      ms /= static_cast<double>(n);
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t i = static_cast<size_t>(row * n + j);
+        const double want =
+            (v[i] - mean) / std::sqrt(var + 1e-5) * w[static_cast<size_t>(j)] + b[static_cast<size_t>(j)];
+        ASSERT_NEAR(y[i], want, 1e-4 * (1 + std::abs(want))) << "n " << n << " at " << i;
+        const double want_r = v[i] / std::sqrt(ms + 1e-6) * w[static_cast<size_t>(j)];
+        ASSERT_NEAR(r[i], want_r, 1e-4 * (1 + std::abs(want_r))) << "rms, n " << n << " at " << i;
+      }
+    }
+    // A constant grad_out: grad_x sums to 0 over each row, grad_bias is the row count, grad_weight the sum
+    // of x-hat over the rows (0 per row, so near 0).
+    const Prim g = upload<float>(be, std::vector<float>(v.size(), 1.0f), DType::F32, Shape{2, n});
+    const Prims grads = be.layer_norm_backward(x, pw, g, 1, 1e-5);
+    const std::vector<float> gx = download<float>(be, grads[0]), gb = download<float>(be, grads[2]);
+    for (int64_t row = 0; row < 2; ++row) {
+      double s = 0;
+      for (int64_t j = 0; j < n; ++j) s += gx[static_cast<size_t>(row * n + j)];
+      EXPECT_NEAR(s, 0.0, 1e-3) << "n " << n;
+    }
+    for (float e : gb) ASSERT_FLOAT_EQ(e, 2.0f);
+    EXPECT_EQ(be.rms_norm_backward(x, pw, g, 1, 1e-6)[2], nullptr);  // rms norm has no bias
+  }
+  // Group norm: 2 groups of 2 channels of 3 values; the weight and bias per channel.
+  const Prim gx = upload<float>(be, {1, 2, 3, 4, 5, 6, -1, 0, 1, 10, 20, 30}, DType::F32, Shape{1, 4, 3});
+  const std::vector<float> gn =
+      download<float>(be, be.group_norm(gx, upload<float>(be, {1, 2, 1, 1}, DType::F32, Shape{4}),
+                                        upload<float>(be, {0, 0, 5, 0}, DType::F32, Shape{4}), 2, 0));
+  // Group 0: 1..6, mean 3.5, var 35/12; channel 1 doubled.
+  const double s0 = std::sqrt(35.0 / 12.0);
+  EXPECT_NEAR(gn[0], (1 - 3.5) / s0, 1e-5);
+  EXPECT_NEAR(gn[3], 2 * (4 - 3.5) / s0, 1e-5);
+  // Group 1: -1, 0, 1, 10, 20, 30: mean 10, channel 2 shifted by 5.
+  double var1 = 0;
+  for (double e : {-1.0, 0.0, 1.0, 10.0, 20.0, 30.0}) var1 += (e - 10) * (e - 10) / 6;
+  EXPECT_NEAR(gn[6], (-1 - 10) / std::sqrt(var1) + 5, 1e-5);
+  // Batch norm over [N = 2, C = 2, 2]: training gives the batch statistics and the new running ones.
+  const Prim bx = upload<double>(be, {1, 3, 10, 10, 5, 7, 20, 40}, DType::F64, Shape{2, 2, 2});
+  if (ctx->profile().fp64) {
+    const Prim rm = upload<double>(be, {0, 1}, DType::F64, Shape{2}),
+               rv = upload<double>(be, {1, 2}, DType::F64, Shape{2});
+    const Prims t = be.batch_norm(bx, nullptr, nullptr, rm, rv, true, 0.1, 0);
+    const std::vector<double> yt = download<double>(be, t[0]);
+    // Channel 0: 1, 3, 5, 7: mean 4, biased var 5, unbiased 20 / 3.
+    EXPECT_NEAR(yt[0], (1 - 4) / std::sqrt(5.0), 1e-12);
+    EXPECT_NEAR(download<double>(be, t[1])[0], 0.9 * 0 + 0.1 * 4, 1e-12);
+    EXPECT_NEAR(download<double>(be, t[2])[0], 0.9 * 1 + 0.1 * 20.0 / 3, 1e-12);
+    // Inference normalises with the running statistics.
+    const Prims inf = be.batch_norm(bx, nullptr, nullptr, rm, rv, false, 0.1, 0);
+    EXPECT_NEAR(download<double>(be, inf[0])[2], (10 - 1) / std::sqrt(2.0), 1e-12);
+    EXPECT_EQ(inf[1], nullptr);
+  }
+  EXPECT_TRUE(be.supports(OpId::batch_norm, DType::F32));
+  EXPECT_FALSE(be.supports(OpId::layer_norm, DType::I64));
+  EXPECT_THROW(be.layer_norm(upload<int64_t>(be, {1, 2}, DType::I64), nullptr, nullptr, 1, 1e-5), DTypeError);
 }
 
 }  // namespace

@@ -102,7 +102,12 @@ uint16_t b_f32_to_bf16(float f) {
 #define PARAM_FAULTS(X) ADDR X;
 #define PARAM_INDEX(X) ADDR X;
 #define PARAM(T, X) T X;
-#define KERNEL_MAIN } pc; void main()
+// KERNEL_PREAMBLE (a host define, GLSL only): code between the block and main that reads pc (the fusion
+// code generator's epilogue functions).
+#ifndef KERNEL_PREAMBLE
+#define KERNEL_PREAMBLE
+#endif
+#define KERNEL_MAIN } pc; KERNEL_PREAMBLE void main()
 #define ARG(x) pc.x
 
 // Index arithmetic: 32-bit unless a tensor of the dispatch spans 2^31 elements or more (INDEX64).
@@ -126,6 +131,11 @@ idx_t group_id() { return idx_t(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkG
 idx_t group_stride() { return idx_t(gl_NumWorkGroups.x) * idx_t(gl_NumWorkGroups.y); }
 // The invocation's index in its workgroup (of WG_X).
 uint lid() { return gl_LocalInvocationID.x; }
+// A 3-D grid (the GEMM-shaped kernels): the invocation's row in its WG_X x WG_Y workgroup, the workgroup's
+// index and the workgroup count along axis a (0, 1, 2).
+int lid_y() { return int(gl_LocalInvocationID.y); }
+#define group_at(a) int(gl_WorkGroupID[a])
+#define groups_at(a) int(gl_NumWorkGroups[a])
 // Workgroup arrays: GLSL declares them at file scope, OpenCL C in the kernel's outermost scope, so a kernel
 // names its arrays in both places, SHARED_ARRAYS_FILE(SHARED_ARRAY(T, name, size) ...) before KERNEL_PARAMS
 // and SHARED_ARRAYS_KERNEL(the same) first in the body; each language keeps one.

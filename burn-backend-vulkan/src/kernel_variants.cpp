@@ -412,50 +412,24 @@ void softmaxes(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d
     for (bool rows : {false, true}) add(out, "softmax", softmax_defines(d, log, rows, rows, f, kDevice));
 }
 
-// kernels/norm.comp: each mode as the launchers run it, by rows and by lanes where both occur.
+// burn-gpu/kernels/norm.kernel: each pass by rows and by lanes where both occur (the switches are its flags
+// argument: one program each), and 64-bit indices.
 void norms(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   auto norm = [&](const NormVariant& v) { add(out, "norm", norm_defines(v, f, kDevice)); };
-  for (bool lanes : {false, true}) {
-    NormVariant v{NormMode::rows_fwd, d};
-    v.lanes = lanes;
-    v.has_w = v.has_b = true;
-    norm(v);  // layer and group norm
-    v.has_b = false;
-    v.rms = true;
+  for (bool lanes : {false, true})
+    for (NormMode m : {NormMode::rows_fwd, NormMode::rows_bwd, NormMode::param_sums, NormMode::ch_stats}) {
+      NormVariant v{m, d};
+      v.lanes = lanes;
+      norm(v);
+    }
+  NormVariant wide{NormMode::rows_fwd, d};
+  wide.lanes = true;
+  wide.index64 = true;
+  norm(wide);
+  for (NormMode m : {NormMode::ch_apply, NormMode::ch_grad}) {
+    NormVariant v{m, d};
+    v.lanes = true;
     norm(v);
-    v.has_w = false;
-    v.index64 = true;
-    norm(v);
-    NormVariant b{NormMode::rows_bwd, d};
-    b.lanes = lanes;
-    b.has_w = true;
-    norm(b);
-    b.rms = true;
-    b.has_w = false;
-    norm(b);
-    NormVariant p{NormMode::param_sums, d};
-    p.lanes = lanes;
-    p.has_gw = p.has_gb = true;
-    norm(p);
-    p.has_su = true;
-    norm(p);
-    p.has_gw = p.has_su = false;
-    norm(p);
-    NormVariant st{NormMode::ch_stats, d};
-    st.lanes = lanes;
-    st.training = st.running = true;
-    norm(st);
-    st.running = false;
-    norm(st);
-  }
-  norm(NormVariant{NormMode::ch_stats, d});  // inference: the running statistics
-  for (bool affine : {false, true}) {
-    NormVariant a{NormMode::ch_apply, d};
-    a.has_w = a.has_b = affine;
-    norm(a);
-    NormVariant g{NormMode::ch_grad, d};
-    g.has_w = g.training = affine;
-    norm(g);
   }
 }
 
@@ -486,7 +460,7 @@ void pools(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   }
 }
 
-// kernels/conv.comp: every product on both GEMM shapes, with the tile sizes of a wide and a narrow product
+// burn-gpu/kernels/conv.kernel: every product on both GEMM shapes, with the tile sizes of a wide and a narrow product
 // on a GPU-like and a CPU-like profile, and the bias gradient.
 void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   DeviceProfile gpu, cpu_like;
@@ -504,7 +478,6 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
         ConvVariant v{m, d};
         v.tiled = tiled;
         v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, cols == 9 ? 1 : 1000, cols, acc);
-        v.has_bias = m != ConvMode::grad_weight && cols == 64;
         v.index64 = cols == 3;
         add(out, "conv", conv_defines(v, f, kDevice), v.tiles.wg_x, v.tiles.wg_y);
       }
@@ -538,7 +511,6 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
       ConvVariant v{m, d};
       v.tiled = tiled;
       v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, 1000, 64, acc);
-      v.has_bias = true;
       Defines defs = conv_defines(v, f, kDevice);
       add_conv_epilogue_defines(defs, ConvEpilogue{e.expression, e.push, e.preamble, nullptr, false});
       add(out, "conv", std::move(defs), v.tiles.wg_x, v.tiles.wg_y);

@@ -496,7 +496,7 @@ ConvTransposeOptions transpose_options(size_t n, std::vector<int64_t> s = {}, st
 
 const Tol kConvTol{1e-4, 1e-11, 1.5e-2};
 
-// Both GEMM shapes of kernels/conv.comp: the profile's backend and the one forced to the other shape.
+// Both GEMM shapes of burn-gpu/kernels/conv.kernel: the profile's backend and the one forced to the other shape.
 std::vector<std::pair<const char*, VulkanBackend*>> conv_backends(DeviceAndCpu& bk) {
   const bool tiled = bk.ctx->profile().features.shared_memory_gemm;
   return {{tiled ? "tiled" : "register-blocked", bk.vk.get()},

@@ -2,14 +2,14 @@
 # looked up by file name without its extension (kernels/elementwise.kernel -> "elementwise"), in namespace
 # NAMESPACE behind HEADER's kernel_source() and kernel_names(). Kernels are the .kernel files (the shared
 # dialect, burn-gpu/kernels/) and the backend's own (.comp: GLSL, .cl: OpenCL C); the other files (.glsl,
-# .clh: preludes and math) are included by name but are not kernels.
+# .clh: preludes and math; .kernelh: the dialect's shared helpers) are included by name but are not kernels.
 string(REPLACE "|" ";" dirs "${DIRS}")
 string(REPLACE "|" ";" excluded "${EXCLUDE}")
 set(entries "")
 set(names "")
 set(seen "")
 foreach(dir IN LISTS dirs)
-  file(GLOB files ${dir}/*.kernel ${dir}/*.comp ${dir}/*.cl ${dir}/*.glsl ${dir}/*.clh)
+  file(GLOB files ${dir}/*.kernel ${dir}/*.kernelh ${dir}/*.comp ${dir}/*.cl ${dir}/*.glsl ${dir}/*.clh)
   list(SORT files)
   foreach(path IN LISTS files)
     get_filename_component(name ${path} NAME_WLE)

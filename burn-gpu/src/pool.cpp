@@ -51,6 +51,11 @@ PoolGeo adaptive_geo(const Shape& in, const std::vector<int64_t>& out, const cha
   return g;
 }
 
+PoolGeo adaptive_backward_geo(const Shape& in, const Shape& grad_out, const char* op) {
+  check_pool_rank(grad_out, op);
+  return adaptive_geo(in, std::vector<int64_t>(grad_out.begin() + 2, grad_out.end()), op);
+}
+
 Shape pool_out_shape(const Shape& in, const PoolGeo& g) {
   std::vector<int64_t> d{in[0], in[1]};
   for (size_t a = 3 - (in.rank() - 2); a < 3; ++a) d.push_back(g.v[1][a]);

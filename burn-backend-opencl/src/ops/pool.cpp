@@ -12,6 +12,7 @@
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
+#include "ops/nn_operands.hpp"
 
 namespace burn::opencl {
 
@@ -19,26 +20,6 @@ namespace {
 
 using gpu::PoolGeo;
 using gpu::PoolPass;
-
-// `p` as a contiguous float tensor (a copy when it is a view); DTypeError naming the op and `what` for
-// another dtype, Unsupported for f16/bf16 (not yet) and for f64 without cl_khr_fp64.
-ClPtr float_operand(const OpenClBackend& be, const Prim& p, const char* op, const char* what) {
-  const ClPtr t = be.cl(p, op);
-  if (!is_float(t->dtype()))
-    throw DTypeError(op, std::string(what) + " must be a float tensor, got " + std::string(dtype_name(t->dtype())));
-  cl_type(t->dtype(), be.context().profile(), op);
-  return be.contiguous(t, op);
-}
-
-// grad_out of a backward op: a float tensor of the input's dtype.
-ClPtr grad_operand(const OpenClBackend& be, const Prim& g, DType want, const char* op) {
-  if (!g) throw ValueError(op, "a tensor argument is missing");
-  ClPtr t = float_operand(be, g, op, "grad_out");
-  if (t->dtype() != want)
-    throw DTypeError(op, "grad_out is " + std::string(dtype_name(t->dtype())) + " but the input is " +
-                             std::string(dtype_name(want)));
-  return t;
-}
 
 // One launch of pool.kernel: every tensor is optional.
 struct PoolLaunch {
@@ -76,7 +57,7 @@ void run_pool(const OpenClBackend& be, PoolPass pass, const PoolGeo& geo, const 
 // max or avg pool forward (and adaptive ones): values, and with `indices` the flat in-plane indices.
 PrimPair forward(const OpenClBackend& be, const Prim& xp, const PoolGeo& geo, PoolPass pass, uint32_t flags,
                  bool indices, const char* op) {
-  const ClPtr x = float_operand(be, xp, op, "input");
+  const ClPtr x = nn::float_operand(be, xp, nullptr, op, "input");
   const Shape& s = x->shape();
   gpu::check_pool_rank(s, op);
   const Shape os = gpu::pool_out_shape(s, geo);
@@ -97,7 +78,8 @@ PrimPair forward(const OpenClBackend& be, const Prim& xp, const PoolGeo& geo, Po
 Prim avg_backward(const OpenClBackend& be, const Prim& xp, const Prim& gp, const PoolGeo& geo, uint32_t flags,
                   const char* op) {
   const ClPtr x = be.cl(xp, op);
-  const ClPtr g = grad_operand(be, gp, x->dtype(), op);
+  const DType dt = x->dtype();
+  const ClPtr g = nn::float_operand(be, gp, &dt, op, "grad_out");
   gpu::check_pool_rank(x->shape(), op);
   const Shape os = gpu::pool_out_shape(x->shape(), geo);
   if (g->shape() != os)
@@ -120,7 +102,8 @@ Prim max_backward(const OpenClBackend& be, const Prim& xp, const Prim& gp, const
                   bool adaptive, const char* op) {
   Context& ctx = be.context();
   const ClPtr x = be.cl(xp, op);
-  const ClPtr g = grad_operand(be, gp, x->dtype(), op);
+  const DType dt = x->dtype();
+  const ClPtr g = nn::float_operand(be, gp, &dt, op, "grad_out");
   if (!ip) throw ValueError(op, "a tensor argument is missing");
   const ClPtr idx = be.contiguous(be.cl(ip, op), op);
   gpu::check_pool_rank(x->shape(), op);
@@ -189,10 +172,7 @@ Prim OpenClBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
 }
 
 Prim OpenClBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
-  const Shape& gs = grad_out->shape();
-  gpu::check_pool_rank(gs, "adaptive_avg_pool_backward");
-  const PoolGeo geo =
-      gpu::adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_avg_pool_backward");
+  const PoolGeo geo = gpu::adaptive_backward_geo(x->shape(), grad_out->shape(), "adaptive_avg_pool_backward");
   return avg_backward(*this, x, grad_out, geo, gpu::pool_flags(true, false, false), "adaptive_avg_pool_backward");
 }
 
@@ -202,10 +182,7 @@ PrimPair OpenClBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
 }
 
 Prim OpenClBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {
-  const Shape& gs = grad_out->shape();
-  gpu::check_pool_rank(gs, "adaptive_max_pool_backward");
-  const PoolGeo geo =
-      gpu::adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_max_pool_backward");
+  const PoolGeo geo = gpu::adaptive_backward_geo(x->shape(), grad_out->shape(), "adaptive_max_pool_backward");
   return max_backward(*this, x, grad_out, indices, geo, true, "adaptive_max_pool_backward");
 }
 

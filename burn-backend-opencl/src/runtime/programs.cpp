@@ -45,7 +45,7 @@ std::string assemble_source(std::string_view name, const Defines& defines, std::
   if (kernel.empty()) throw Unsupported("opencl", "no OpenCL kernel named '" + std::string(name) + "'");
   std::string src;
   for (const auto& [k, v] : defines) src += "#define " + k + " " + v + "\n";
-  for (const char* part : {"prelude", "math"}) {
+  for (const char* part : {"prelude", "math", "dialect"}) {
     src += kernel_source(part);
     src += "\n";
   }

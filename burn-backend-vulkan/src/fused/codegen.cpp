@@ -296,7 +296,7 @@ std::string generate_elementwise(const FusedProgram& p, const std::vector<int>& 
 AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
                                const DeviceFeatures& features, const std::string& device) {
   const bool mm = p.code[0].op == OpId::matmul;
-  // The kernel's accumulator and output types: matmul.comp's A and C operands, conv.comp's X and Y.
+  // The kernel's accumulator and output types: matmul.comp's A and C operands, burn-gpu/kernels/conv.kernel's X and Y.
   const std::string acc_t = mm ? "A_C" : "X_C", out_t = mm ? "C_C" : "Y_C";
   const uint16_t anchor = static_cast<uint16_t>(p.num_inputs);
   const GlslType at = codegen::type_of(p.reg_dtype[anchor], features, device);

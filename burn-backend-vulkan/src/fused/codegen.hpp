@@ -3,7 +3,7 @@
 // the ops computed one at a time, in one dispatch, with only the outputs written to memory. Three shapes of
 // program: elementwise (generate_elementwise), a reduce instruction with its prologue and epilogue
 // (generate_reduce, codegen_reduce.cpp) and a matmul, conv or conv_transpose anchor whose epilogue is
-// kernels/matmul.comp's or conv.comp's EPILOGUE hook (anchor_epilogue).
+// kernels/matmul.comp's or burn-gpu/kernels/conv.kernel's EPILOGUE hook (anchor_epilogue).
 #pragma once
 
 #include <optional>
@@ -47,9 +47,10 @@ inline constexpr uint32_t kFusedTreeGroup = 256;
 std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const DeviceFeatures& features,
                             const std::string& device);
 
-// An anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)) or kernels/conv.comp
+// An anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)) or burn-gpu/kernels/conv.kernel
 // (EPILOGUE(v, i): conv and conv_transpose): the expression, the EPILOGUE_PUSH fields (eio: inputs then
-// outputs, escal, elay, faults, tag) and the EPILOGUE_PREAMBLE function, every one a single line (they are
+// outputs, escal, elay, faults, tag) and the preamble function (matmul.comp's EPILOGUE_PREAMBLE, the dialect's
+// KERNEL_PREAMBLE for conv.kernel), every one a single line (they are
 // defines). Output `c_output` is the kernel's C (Y); the function stores the others itself.
 struct AnchorEpilogue {
   std::string expression, push, preamble;

@@ -3,9 +3,9 @@
 // per element, pro(f), then the epilogue runs per result, epi(e, value): at e = j for sum_dim, mean_dim,
 // max_dim, min_dim, argmax and argmin (the result shape has dim of size 1, so the line index is its flat
 // index), at every f of the line for softmax, log_softmax, layer_norm and rms_norm. The folds are the eager
-// kernels' (kernels/reduce.comp, burn-gpu/kernels/softmax.kernel, kernels/norm.comp) with the same init, step, finish
-// and NaN rules: an invocation per line folding in order (CPU-type devices), or a workgroup per line striding it with a
-// shared-memory tree (GPUs). Multi-pass folds (softmax's max then sum, a norm's mean then variance)
+// kernels' (kernels/reduce.comp, burn-gpu/kernels/softmax.kernel, burn-gpu/kernels/norm.kernel) with the same init,
+// step, finish and NaN rules: an invocation per line folding in order (CPU-type devices), or a workgroup per line
+// striding it with a shared-memory tree (GPUs). Multi-pass folds (softmax's max then sum, a norm's mean then variance)
 // compute the prologue again in each pass: it is elementwise, so it gives the same values.
 #include <sstream>
 

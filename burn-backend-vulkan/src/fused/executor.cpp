@@ -1,7 +1,8 @@
 // The Vulkan backend's fused executor (burn/tensor/fused.hpp): every program the code generator can write
 // runs as one dispatch: an elementwise chain, a reduce with its prologue and epilogue, a matmul with its
 // epilogue (kernels/matmul.comp's EPILOGUE hook), a conv or conv_transpose with its bias and epilogue
-// (kernels/conv.comp's). The rest (ops without an expression) are refused, so burn-fusion runs them op by op.
+// (burn-gpu/kernels/conv.kernel's). The rest (ops without an expression) are refused, so burn-fusion runs them op by
+// op.
 #include "fused/executor.hpp"
 
 #include <cstring>

@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "burn/gpu/conv.hpp"
+#include "burn/gpu/norm.hpp"
 #include "burn/tensor/backend.hpp"
 #include "dispatch.hpp"
 #include "runtime/compiler.hpp"
@@ -22,14 +24,14 @@ inline constexpr uint32_t kRowWorkgroup = 256;
 Defines softmax_defines(DType dtype, bool log, bool rows, bool index64, const DeviceFeatures& features,
                         const std::string& device);
 
-// kernels/norm.comp: the mode and switches of one launch (see the kernel's header).
-enum class NormMode { rows_fwd, rows_bwd, param_sums, ch_stats, ch_apply, ch_grad };
+// burn-gpu/kernels/norm.kernel: the pass and shape of one launch (its switches are the kernel's flags
+// argument, gpu::NormFlags; burn/gpu/norm.hpp).
+using NormMode = gpu::NormPass;
 struct NormVariant {
   NormMode mode;
   DType dtype;
-  bool lanes = false;  // an invocation per row/parameter/channel instead of a workgroup
-  bool rms = false, has_w = false, has_b = false, training = false, running = false;
-  bool has_gw = false, has_gb = false, has_su = false, index64 = false;
+  bool lanes = false;  // an invocation per row/parameter/channel instead of a workgroup (gpu::norm_lanes)
+  bool index64 = false;
 };
 Defines norm_defines(const NormVariant& v, const DeviceFeatures& features, const std::string& device);
 
@@ -48,24 +50,22 @@ Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const
 Defines resample_defines(DType dtype, bool backward, bool index64, const DeviceFeatures& features,
                          const std::string& device);
 
-// kernels/conv.comp: the product (see the kernel's header), its GEMM shape and switches.
-enum class ConvMode { forward, grad_input, grad_weight, bias_grad };
-// A workgroup of wg_x x wg_y invocations, each computing tm x tn outputs; the tiled kernel steps by bk.
-struct ConvTiles {
-  uint32_t wg_x = 1, wg_y = 1, tm = 1, tn = 1, bk = 0;
-};
-// Sized to the product (rows x cols) and the device's limits, for sums of acc_bytes (4 or 8).
+// burn-gpu/kernels/conv.kernel: the product (see the kernel's header; burn/gpu/conv.hpp), its GEMM shape and
+// switches (the bias is the kernel's flags argument).
+using gpu::ConvMode;
+using gpu::ConvTiles;
+// gpu::conv_tiles for the profile's type and limits.
 ConvTiles conv_tiles(const DeviceProfile& profile, bool tiled, int64_t rows, int64_t cols, uint32_t acc_bytes);
 struct ConvVariant {
   ConvMode mode;
   DType dtype;
   bool tiled = false;  // the shared-memory tiles (the profile's shared_memory_gemm), else register blocking
-  bool has_bias = false, index64 = false;
+  bool index64 = false;
   ConvTiles tiles;
 };
 Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const std::string& device);
 // What the fusion code generator adds to a conv or conv_transpose: the EPILOGUE(v, i) body, EPILOGUE_PUSH
-// fields and EPILOGUE_PREAMBLE (single lines), `bind` pushing those fields and recording the epilogue's
+// fields and the preamble (KERNEL_PREAMBLE; single lines), `bind` pushing those fields and recording the epilogue's
 // accesses, `index64` when its own layout needs 64-bit indices.
 class VulkanBackend;
 struct ConvEpilogue {
@@ -73,7 +73,7 @@ struct ConvEpilogue {
   std::function<void(Dispatch&)> bind;
   bool index64 = false;
 };
-// The EPILOGUE, EPILOGUE_PUSH, EPILOGUE_PREAMBLE and EPILOGUE_ONCE defines of `e` (launcher and compile test).
+// The EPILOGUE, EPILOGUE_PUSH, KERNEL_PREAMBLE and EPILOGUE_ONCE defines of `e` (launcher and compile test).
 void add_conv_epilogue_defines(Defines& defines, const ConvEpilogue& e);
 // conv / conv_transpose as VulkanBackend's, each stored value passed through `e`.
 Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,

@@ -183,10 +183,7 @@ Prim VulkanBackend::adaptive_avg_pool(Prim x, const Shape& output_size) {
 }
 
 Prim VulkanBackend::adaptive_avg_pool_backward(Prim x, Prim grad_out) {
-  const Shape& gs = grad_out->shape();
-  gpu::check_pool_rank(gs, "adaptive_avg_pool_backward");
-  const PoolGeo geo =
-      gpu::adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_avg_pool_backward");
+  const PoolGeo geo = gpu::adaptive_backward_geo(x->shape(), grad_out->shape(), "adaptive_avg_pool_backward");
   return avg_backward(*this, x, grad_out, geo, variant(PoolMode::avg_bwd, true), "adaptive_avg_pool_backward");
 }
 
@@ -198,10 +195,7 @@ PrimPair VulkanBackend::adaptive_max_pool(Prim x, const Shape& output_size) {
 }
 
 Prim VulkanBackend::adaptive_max_pool_backward(Prim x, Prim grad_out, Prim indices) {
-  const Shape& gs = grad_out->shape();
-  gpu::check_pool_rank(gs, "adaptive_max_pool_backward");
-  const PoolGeo geo =
-      gpu::adaptive_geo(x->shape(), std::vector<int64_t>(gs.begin() + 2, gs.end()), "adaptive_max_pool_backward");
+  const PoolGeo geo = gpu::adaptive_backward_geo(x->shape(), grad_out->shape(), "adaptive_max_pool_backward");
   return max_backward(*this, x, grad_out, indices, geo, true, "adaptive_max_pool_backward");
 }
 

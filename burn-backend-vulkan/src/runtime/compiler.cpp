@@ -63,8 +63,9 @@ std::string assemble_source(std::string_view kernel_name, const Defines& defines
   if (kernel.empty()) throw Unsupported(op_name(), "no Vulkan kernel named '" + std::string(kernel_name) + "'");
   std::string src = "#version 460\n";
   for (const auto& [k, v] : defines) src += "#define " + k + " " + v + "\n";
-  // The dialect: the prelude, then the math every kernel and generated program may call.
-  for (const char* part : {"prelude", "math", "math_f64"}) {
+  // The dialect: the prelude, then the math every kernel and generated program may call, then the dialect's
+  // shared helpers (burn-gpu/kernels/dialect.kernelh).
+  for (const char* part : {"prelude", "math", "math_f64", "dialect"}) {
     src += kernel_source(part);
     src += "\n";
   }

@@ -25,6 +25,9 @@ struct PoolGeo {
 PoolGeo pool_geo(const Shape& in, const PoolOptions& options, bool max, const char* op);
 // The geometry of an adaptive pool to `out` (the spatial sizes).
 PoolGeo adaptive_geo(const Shape& in, const std::vector<int64_t>& out, const char* op);
+// The geometry of an adaptive pool's backward, its output size read from grad_out [N, C, out...] (ShapeError
+// naming `op` for another rank).
+PoolGeo adaptive_backward_geo(const Shape& in, const Shape& grad_out, const char* op);
 // [N, C, out...] of an input [N, C, in...].
 Shape pool_out_shape(const Shape& in, const PoolGeo& g);
 // ShapeError unless s is [N, C, spatial...] with 1 to 3 spatial dims.

@@ -1,8 +1,9 @@
-// ONNX models on the vulkan backend against the cpu backend: a ResNet-18 and a
-// transformer encoder (onnx_test_models.hpp, seeded random weights, built at test time) run on `vulkan`
-// and on `cpu` with the same inputs, in process and through `burn run-onnx --device` as a user runs it.
-// Outputs agree within |vulkan - cpu| <= kAtol + kRtol * |cpu| per element (f32; the two backends sum
-// convolutions, matmuls and reductions in other orders). Skips without a usable Vulkan device.
+// ONNX models on a GPU backend plugin against the cpu backend, compiled once per plugin (ONNX_GPU_SPEC
+// "vulkan" or "opencl", ONNX_GPU_SUITE the test suite's name): a ResNet-18 and, on vulkan, a transformer
+// encoder (onnx_test_models.hpp, seeded random weights, built at test time) run on the plugin and on `cpu`
+// with the same inputs, in process and on vulkan also through `burn run-onnx --device` as a user runs it.
+// Outputs agree within |gpu - cpu| <= kAtol + kRtol * |cpu| per element (f32; the backends sum
+// convolutions, matmuls and reductions in other orders). Skips without a usable device of the plugin.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,17 +27,17 @@ namespace {
 constexpr double kAtol = 1e-4;
 constexpr double kRtol = 1e-4;
 
-std::optional<Device> vulkan_or_null() {
+std::optional<Device> gpu_or_null() {
   try {
-    return Device::get("vulkan");
+    return Device::get(ONNX_GPU_SPEC);
   } catch (const std::exception&) {
     return std::nullopt;
   }
 }
 
-#define REQUIRE_VULKAN()      \
-  auto vk = vulkan_or_null(); \
-  if (!vk) GTEST_SKIP() << "no usable Vulkan device (install mesa-vulkan-drivers for lavapipe)"
+#define REQUIRE_GPU()       \
+  auto gpu = gpu_or_null(); \
+  if (!gpu) GTEST_SKIP() << "no usable " ONNX_GPU_SPEC " device (" ONNX_GPU_INSTALL ")"
 
 TensorData run(const std::string& bytes, const std::string& name, const Device& d, const TensorData& input) {
   auto model = burn::onnx::OnnxModel::parse(bytes, name, {d, false});
@@ -65,12 +66,12 @@ Diff compare(const TensorData& got, const TensorData& want) {
   return d;
 }
 
-void expect_close(const TensorData& vulkan, const TensorData& cpu, const std::string& what) {
-  const Diff d = compare(vulkan, cpu);
-  std::cout << what << ": max |vulkan - cpu| = " << d.max_abs << " (max |cpu| = " << d.max_ref << ")\n";
+void expect_close(const TensorData& got, const TensorData& cpu, const std::string& what) {
+  const Diff d = compare(got, cpu);
+  std::cout << what << ": max |" ONNX_GPU_SPEC " - cpu| = " << d.max_abs << " (max |cpu| = " << d.max_ref << ")\n";
   testing::Test::RecordProperty(what + "_max_abs_diff", std::to_string(d.max_abs));
-  EXPECT_TRUE(d.within) << what << ": max |vulkan - cpu| = " << d.max_abs << " over " << kAtol << " + " << kRtol
-                        << " * |cpu|";
+  EXPECT_TRUE(d.within) << what << ": max |" ONNX_GPU_SPEC " - cpu| = " << d.max_abs << " over " << kAtol << " + "
+                        << kRtol << " * |cpu|";
   EXPECT_GT(d.max_ref, 0.1) << what << ": the outputs are too small to compare anything";
 }
 
@@ -82,7 +83,7 @@ TensorData random_images(int64_t batch, int64_t size) {
   return TensorData::from_vector(v, Shape{batch, 3, size, size});
 }
 
-TensorData random_tokens(int64_t batch, int64_t seq, int64_t vocab) {
+[[maybe_unused]] TensorData random_tokens(int64_t batch, int64_t seq, int64_t vocab) {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int64_t> dist(0, vocab - 1);
   std::vector<int64_t> v(static_cast<size_t>(batch * seq));
@@ -91,9 +92,10 @@ TensorData random_tokens(int64_t batch, int64_t seq, int64_t vocab) {
 }
 
 // Runs `burn run-onnx MODEL --input NAME=FILE --device SPEC` and reads its output.
-TensorData run_tool(const std::string& bytes, const std::string& tag, const std::string& input_name,
-                    const TensorData& input, const std::string& spec) {
-  const fs::path dir = fs::temp_directory_path() / ("burn_onnx_vulkan_" + std::to_string(::getpid()) + "_" + tag);
+[[maybe_unused]] TensorData run_tool(const std::string& bytes, const std::string& tag, const std::string& input_name,
+                                     const TensorData& input, const std::string& spec) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("burn_onnx_" ONNX_GPU_SPEC "_" + std::to_string(::getpid()) + "_" + tag);
   fs::create_directories(dir / spec);
   const fs::path model = dir / "model.onnx", in = dir / "input.npy";
   std::ofstream(model, std::ios::binary) << bytes;
@@ -114,33 +116,35 @@ const std::string& resnet_bytes() {
   static const std::string bytes = onnx_test::resnet18(/*width=*/16, /*batch=*/2, /*size=*/64, /*classes=*/10, 1);
   return bytes;
 }
-const std::string& transformer_bytes() {
+[[maybe_unused]] const std::string& transformer_bytes() {
   static const std::string bytes = onnx_test::transformer(/*vocab=*/50, /*d=*/32, /*heads=*/4, /*layers=*/2,
                                                           /*batch=*/2, /*seq=*/16, /*classes=*/5, 2);
   return bytes;
 }
 
-TEST(OnnxVulkan, ResNet18MatchesTheCpuBackend) {
-  REQUIRE_VULKAN();
+TEST(ONNX_GPU_SUITE, ResNet18MatchesTheCpuBackend) {
+  REQUIRE_GPU();
   const TensorData x = random_images(2, 64);
   const TensorData cpu = run(resnet_bytes(), "resnet18", Device::get("cpu"), x);
-  expect_close(run(resnet_bytes(), "resnet18", *vk, x), cpu, "resnet18");
+  expect_close(run(resnet_bytes(), "resnet18", *gpu, x), cpu, "resnet18");
 }
 
-TEST(OnnxVulkan, TransformerMatchesTheCpuBackend) {
-  REQUIRE_VULKAN();
+#if ONNX_GPU_ALL_MODELS
+TEST(ONNX_GPU_SUITE, TransformerMatchesTheCpuBackend) {
+  REQUIRE_GPU();
   const TensorData tokens = random_tokens(2, 16, 50);
   const TensorData cpu = run(transformer_bytes(), "transformer", Device::get("cpu"), tokens);
-  expect_close(run(transformer_bytes(), "transformer", *vk, tokens), cpu, "transformer");
+  expect_close(run(transformer_bytes(), "transformer", *gpu, tokens), cpu, "transformer");
 }
 
-TEST(OnnxVulkan, BurnRunOnnxOnVulkanMatchesCpu) {
-  REQUIRE_VULKAN();
+TEST(ONNX_GPU_SUITE, BurnRunOnnxMatchesCpu) {
+  REQUIRE_GPU();
   const TensorData x = random_images(2, 64), tokens = random_tokens(2, 16, 50);
-  expect_close(run_tool(resnet_bytes(), "resnet", "input", x, "vulkan"),
+  expect_close(run_tool(resnet_bytes(), "resnet", "input", x, ONNX_GPU_SPEC),
                run_tool(resnet_bytes(), "resnet", "input", x, "cpu"), "burn run-onnx resnet18");
-  expect_close(run_tool(transformer_bytes(), "transformer", "tokens", tokens, "vulkan"),
+  expect_close(run_tool(transformer_bytes(), "transformer", "tokens", tokens, ONNX_GPU_SPEC),
                run_tool(transformer_bytes(), "transformer", "tokens", tokens, "cpu"), "burn run-onnx transformer");
 }
+#endif
 
 }  // namespace
