@@ -27,7 +27,8 @@ BURN_DEB_PACKAGES+=(libonnx-dev libprotobuf-dev libonnx-testdata)
 
 # burn-backend-vulkan: the loader and headers, glslang (GLSL -> SPIR-V at run time), spirv-val for the
 # kernel test; lavapipe (mesa-vulkan-drivers) is the CI device, the validation layer checks it once.
-BURN_DEB_PACKAGES+=(libvulkan-dev glslang-dev spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools)
+# glslang-tools: glslang-dev's CMake package names /usr/bin/glslangValidator, so find_package fails without it.
+BURN_DEB_PACKAGES+=(libvulkan-dev glslang-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools)
 
 # burn-backend-opencl: the ICD loader (libOpenCL.so.1, which finds drivers through /etc/OpenCL/vendors) and the
 # C headers; PoCL (OpenCL on the CPU) is the CI device, clinfo lists devices by hand; CLBlast for GEMM.
