@@ -507,6 +507,13 @@ def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=Non
         if "read_gbs" in limits:
             f.write(f"- Read limit: {limits['read_gbs']:.2f} GB/s (sum of 64M floats, {THREADS} threads, best of 10; "
                     f"`bench/limits/read.cpp`), the limit of the reductions\n")
+        if "fault_us" in limits:
+            f.write(f"- Fresh memory: {limits['fault_us']:.2f} µs per 4 KiB page on first touch, "
+                    f"{limits['fault_ms']:.1f} ms for a new 64 MiB buffer (median of 10; `bench/limits/fault.cpp`). "
+                    "PyTorch's CPU allocator gives blocks above glibc's mmap threshold back to the system, so each "
+                    "large output it makes pays this; burn's cpu plugin keeps its buffers. Where the figure is far "
+                    "above bare metal's (about 0.1-0.3 µs), the large elementwise rows measure that cost more than "
+                    "the kernels\n")
         f.write("\nRatios are times burn/other (lower is better); 'met' says whether the ratio is within the target. "
                 "'% of limit' is achieved FLOP/s over the GEMM limit for the GEMM-bound cases, bytes moved (inputs "
                 "read once, output written once) per second over the read limit for the reductions and over the "
@@ -522,7 +529,8 @@ def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=Non
 def programs(todo, epoch_and_fusion=True, remote=()):
     """The programs a run calls: the cases' own, the limits, those of the epoch and the fusion pairs, and those
     of the remote rows (`remote`: remote_table's selected rows; the burn server is checked apart)."""
-    out = sorted({f"burn-bench-{c.program}" for c in todo}) + ["burn-limit-sgemm", "burn-limit-triad", "burn-limit-read"]
+    out = sorted({f"burn-bench-{c.program}" for c in todo}) + ["burn-limit-sgemm", "burn-limit-triad", "burn-limit-read",
+                                                              "burn-limit-fault"]
     out += [f"burn-bench-{case.program}" for row in remote for case in row[1:3]]
     if epoch_and_fusion:
         import fusion_table
@@ -610,10 +618,12 @@ def main():
     gemm = run_limit(os.path.join(bin_dir, "burn-limit-sgemm"), [2048, THREADS, 10 if not a.quick else 4])
     triad = run_limit(os.path.join(bin_dir, "burn-limit-triad"), [M64, THREADS, 10 if not a.quick else 4])
     read = run_limit(os.path.join(bin_dir, "burn-limit-read"), [M64, THREADS, 10 if not a.quick else 4])
+    fault = run_limit(os.path.join(bin_dir, "burn-limit-fault"), [64 << 20, 10 if not a.quick else 4])
     limits = {"gemm_gflops": gemm["best_gflops"], "gemm_n": gemm["n"], "triad_gbs": triad["best_gbs"],
-              "read_gbs": read["best_gbs"]}
+              "read_gbs": read["best_gbs"], "fault_us": fault["median_us_per_page"], "fault_ms": fault["median_ms"]}
     print(f"limits: SGEMM {limits['gemm_gflops']:.1f} GFLOP/s, triad {limits['triad_gbs']:.2f} GB/s, "
-          f"read {limits['read_gbs']:.2f} GB/s ({THREADS} threads)", flush=True)
+          f"read {limits['read_gbs']:.2f} GB/s ({THREADS} threads), fresh memory {limits['fault_us']:.2f} µs per "
+          f"4 KiB page", flush=True)
 
     torch = Torch()
     meta["torch"] = torch.version()

@@ -68,6 +68,18 @@ void check_pool_rank(const Shape& s, const char* op) {
         op, "expected an input [N, C, spatial...] with 1 to 3 spatial dims matching the options, got " + s.to_string());
 }
 
+Shape check_max_backward_operands(const Shape& in, const PoolGeo& g, const Shape& grad_out, const Shape& indices,
+                                  DType index_dtype, const char* op) {
+  check_pool_rank(in, op);
+  Shape os = pool_out_shape(in, g);
+  if (grad_out != os || indices != os)
+    throw ShapeError(op, "grad_out " + grad_out.to_string() + " and indices " + indices.to_string() +
+                             " must match the output " + os.to_string());
+  if (index_dtype != DType::I64 && index_dtype != DType::I32)
+    throw DTypeError(op, "indices must be i64 or i32, got " + std::string(dtype_name(index_dtype)));
+  return os;
+}
+
 const char* pool_pass_define(PoolPass pass) {
   static const char* const kPasses[] = {"MAX_FWD", "AVG_FWD", "AVG_BWD", "MAX_BWD_CHECK", "MAX_BWD", "MAX_BWD_SERIAL"};
   return kPasses[static_cast<int>(pass)];

@@ -1,6 +1,7 @@
 // The libFuzzer entry of every recorder fuzzer: the input becomes a file, which the recorder compiled
-// into this binary opens and reads in full. A RecordError (any burn::Error) is the right answer to
-// bad input; anything else that escapes, and any sanitizer report, is a bug.
+// into this binary opens and reads in full; every group holding a quant_scheme then goes through the
+// quantized-tensor checks a load runs before it allocates. A RecordError (any burn::Error) is the right
+// answer to bad input; anything else that escapes, and any sanitizer report, is a bug.
 #include <unistd.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "burn/record/quant.hpp"
 #include "burn/record/recorder.hpp"
 
 extern "C" const BurnPluginDescriptor* burn_plugin_entry();
@@ -38,6 +40,17 @@ const std::string& input_path() {
   return path;
 }
 
+// The checks of every quantized tensor in `r`, each entry on its own.
+void check_quantized_entries(const burn::record::Record& r) {
+  for (const auto& e : r.flatten()) {
+    if (!burn::record::is_quantized(*e.value)) continue;
+    try {
+      (void)burn::record::check_quantized(*e.value, e.path, "fuzz");
+    } catch (const burn::Error&) {
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -54,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       } catch (const burn::Error&) {
       }
     }
-    (void)reader->read_all();
+    check_quantized_entries(reader->read_all());
   } catch (const burn::Error&) {
   }
   return 0;

@@ -106,13 +106,7 @@ Prim max_backward(const OpenClBackend& be, const Prim& xp, const Prim& gp, const
   const ClPtr g = nn::float_operand(be, gp, &dt, op, "grad_out");
   if (!ip) throw ValueError(op, "a tensor argument is missing");
   const ClPtr idx = be.contiguous(be.cl(ip, op), op);
-  gpu::check_pool_rank(x->shape(), op);
-  const Shape os = gpu::pool_out_shape(x->shape(), geo);
-  if (g->shape() != os || idx->shape() != os)
-    throw ShapeError(op, "grad_out " + g->shape().to_string() + " and indices " + idx->shape().to_string() +
-                             " must match the output " + os.to_string());
-  if (idx->dtype() != DType::I64 && idx->dtype() != DType::I32)
-    throw DTypeError(op, "indices must be i64 or i32, got " + std::string(dtype_name(idx->dtype())));
+  const Shape os = gpu::check_max_backward_operands(x->shape(), geo, g->shape(), idx->shape(), idx->dtype(), op);
   PoolLaunch l;
   l.g = g;
   l.idx = idx;

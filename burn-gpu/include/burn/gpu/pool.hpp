@@ -32,6 +32,10 @@ PoolGeo adaptive_backward_geo(const Shape& in, const Shape& grad_out, const char
 Shape pool_out_shape(const Shape& in, const PoolGeo& g);
 // ShapeError unless s is [N, C, spatial...] with 1 to 3 spatial dims.
 void check_pool_rank(const Shape& s, const char* op);
+// The output shape [N, C, out...] of a max pool backward after its operands' checks: the input's rank,
+// grad_out and indices of that shape (ShapeError), indices i64 or i32 (DTypeError), each naming `op`.
+Shape check_max_backward_operands(const Shape& in, const PoolGeo& g, const Shape& grad_out, const Shape& indices,
+                                  DType index_dtype, const char* op);
 // The planes (N * C) of [N, C, spatial...].
 inline int64_t pool_planes(const Shape& s) { return s[0] * s[1]; }
 
