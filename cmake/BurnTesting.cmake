@@ -1,35 +1,44 @@
-# burn_add_test(NAME SOURCES ... LIBS ... LABELS ... [DEVICES spec ...]): one GoogleTest executable
-# registered with ctest under the given labels; every component's suite goes through here. With
-# DEVICES, the suite is registered once per device spec (BURN_TEST_DEVICE) with the spec as suffix.
+# burn_add_test(NAME SOURCES ... LIBS ... LABELS ... [DEVICES spec ...] [ENVIRONMENT var=value ...]): one
+# GoogleTest executable registered with ctest under the given labels and environment; every component's suite
+# goes through here. With DEVICES, the suite is registered once per device spec (BURN_TEST_DEVICE) with the
+# spec as suffix.
 include(GoogleTest)
+
+# The environment of every test that runs OpenCL kernels: PoCL's kernel cache in the build folder, the plugin's
+# disk cache off (burn-backend-opencl/tests/CMakeLists.txt says why), so no test writes to the home folder.
+set(BURN_OPENCL_TEST_ENV "POCL_CACHE_DIR=${CMAKE_BINARY_DIR}/cache/pocl;BURN_OPENCL_CACHE_DIR=off")
 
 # For tests of a tool's exit status and messages together:
 #   add_test(NAME t COMMAND ${CMAKE_COMMAND} -P ${BURN_RUN_EXPECT} EXIT nonzero MATCH "re" -- $<TARGET_FILE:tool> args)
 set(BURN_RUN_EXPECT ${CMAKE_CURRENT_LIST_DIR}/run_expect.cmake)
 
-# Labels are set from an include file run after discovery: gtest_discover_tests' PROPERTIES splits
-# list values (CMake 3.25), which would keep only the first label.
-function(_burn_discover name list_var labels)
+# Labels and the environment are set from an include file run after discovery: gtest_discover_tests'
+# PROPERTIES splits list values (CMake 3.25), which would keep only the first label or variable.
+function(_burn_discover name list_var labels environment)
   gtest_discover_tests(${name} TEST_LIST ${list_var} DISCOVERY_TIMEOUT 60 ${ARGN})
   set(file ${CMAKE_CURRENT_BINARY_DIR}/${list_var}_labels.cmake)
+  set(env "")
+  if(environment)
+    set(env " ENVIRONMENT \"${environment}\"")
+  endif()
   file(WRITE ${file} "foreach(t IN LISTS ${list_var})\n"
-                     "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\")\n"
+                     "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\"${env})\n"
                      "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
 endfunction()
 
 function(burn_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;DEVICES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;DEVICES;ENVIRONMENT" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   if(NOT ARG_DEVICES)
-    _burn_discover(${name} ${name}_TESTS "${ARG_LABELS}")
+    _burn_discover(${name} ${name}_TESTS "${ARG_LABELS}" "${ARG_ENVIRONMENT}")
     return()
   endif()
   foreach(spec IN LISTS ARG_DEVICES)
     string(MAKE_C_IDENTIFIER "${spec}" suffix)
-    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" TEST_SUFFIX "@${suffix}"
-                   PROPERTIES ENVIRONMENT "BURN_TEST_DEVICE=${spec}")
+    set(env "BURN_TEST_DEVICE=${spec}" ${ARG_ENVIRONMENT})
+    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" "${env}" TEST_SUFFIX "@${suffix}")
   endforeach()
 endfunction()
 

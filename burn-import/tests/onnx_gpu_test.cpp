@@ -1,7 +1,7 @@
 // ONNX models on a GPU backend plugin against the cpu backend, compiled once per plugin (ONNX_GPU_SPEC
-// "vulkan" or "opencl", ONNX_GPU_SUITE the test suite's name): a ResNet-18 and, on vulkan, a transformer
-// encoder (onnx_test_models.hpp, seeded random weights, built at test time) run on the plugin and on `cpu`
-// with the same inputs, in process and on vulkan also through `burn run-onnx --device` as a user runs it.
+// "vulkan" or "opencl", ONNX_GPU_SUITE the test suite's name): a ResNet-18 and a transformer encoder
+// (onnx_test_models.hpp, seeded random weights, built at test time) run on the plugin and on `cpu` with the
+// same inputs, in process and through `burn run-onnx --device` as a user runs it.
 // Outputs agree within |gpu - cpu| <= kAtol + kRtol * |cpu| per element (f32; the backends sum
 // convolutions, matmuls and reductions in other orders). Skips without a usable device of the plugin.
 #include <gtest/gtest.h>
@@ -83,7 +83,7 @@ TensorData random_images(int64_t batch, int64_t size) {
   return TensorData::from_vector(v, Shape{batch, 3, size, size});
 }
 
-[[maybe_unused]] TensorData random_tokens(int64_t batch, int64_t seq, int64_t vocab) {
+TensorData random_tokens(int64_t batch, int64_t seq, int64_t vocab) {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int64_t> dist(0, vocab - 1);
   std::vector<int64_t> v(static_cast<size_t>(batch * seq));
@@ -92,8 +92,8 @@ TensorData random_images(int64_t batch, int64_t size) {
 }
 
 // Runs `burn run-onnx MODEL --input NAME=FILE --device SPEC` and reads its output.
-[[maybe_unused]] TensorData run_tool(const std::string& bytes, const std::string& tag, const std::string& input_name,
-                                     const TensorData& input, const std::string& spec) {
+TensorData run_tool(const std::string& bytes, const std::string& tag, const std::string& input_name,
+                    const TensorData& input, const std::string& spec) {
   const fs::path dir =
       fs::temp_directory_path() / ("burn_onnx_" ONNX_GPU_SPEC "_" + std::to_string(::getpid()) + "_" + tag);
   fs::create_directories(dir / spec);
@@ -116,7 +116,7 @@ const std::string& resnet_bytes() {
   static const std::string bytes = onnx_test::resnet18(/*width=*/16, /*batch=*/2, /*size=*/64, /*classes=*/10, 1);
   return bytes;
 }
-[[maybe_unused]] const std::string& transformer_bytes() {
+const std::string& transformer_bytes() {
   static const std::string bytes = onnx_test::transformer(/*vocab=*/50, /*d=*/32, /*heads=*/4, /*layers=*/2,
                                                           /*batch=*/2, /*seq=*/16, /*classes=*/5, 2);
   return bytes;
@@ -129,7 +129,6 @@ TEST(ONNX_GPU_SUITE, ResNet18MatchesTheCpuBackend) {
   expect_close(run(resnet_bytes(), "resnet18", *gpu, x), cpu, "resnet18");
 }
 
-#if ONNX_GPU_ALL_MODELS
 TEST(ONNX_GPU_SUITE, TransformerMatchesTheCpuBackend) {
   REQUIRE_GPU();
   const TensorData tokens = random_tokens(2, 16, 50);
@@ -145,6 +144,4 @@ TEST(ONNX_GPU_SUITE, BurnRunOnnxMatchesCpu) {
   expect_close(run_tool(transformer_bytes(), "transformer", "tokens", tokens, ONNX_GPU_SPEC),
                run_tool(transformer_bytes(), "transformer", "tokens", tokens, "cpu"), "burn run-onnx transformer");
 }
-#endif
-
 }  // namespace
