@@ -1125,7 +1125,9 @@ TEST(OpenClRuntime, AttentionMatchesTheCpuPlugin) {
     const Prim q = be.permute(qt, {0, 2, 1, 3}), qc = cpu->permute(qtc, {0, 2, 1, 3});
     const auto [k, kc] = on_both(be, *cpu, fill(c.b * c.h * c.lk * c.e, 0.7), Shape{c.b, c.h, c.lk, c.e}, c.dtype);
     const auto [v, vc] = on_both(be, *cpu, fill(c.b * c.h * c.lk * c.ev, 1.3), Shape{c.b, c.h, c.lk, c.ev}, c.dtype);
-    const double tol = c.dtype == DType::F64 ? 1e-12 : 2e-5;
+    // f32: the online softmax rescales in another order than the cpu's, and a 200-term score at scale 0.3
+    // carries about 1e-5 of rounding into exp.
+    const double tol = c.dtype == DType::F64 ? 1e-12 : 1e-4;
     AttentionOptions o;
     expect_close(be, be.attention(q, k, v, nullptr, o), *cpu, cpu->attention(qc, kc, vc, nullptr, o), tol,
                  "plain " + name);
