@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "burn/gpu/layout.hpp"
@@ -76,6 +77,12 @@ class Launch {
   Launch& layout_block(const Layout& l);
   // PARAM_INDEX of any index array (idx_t of 64 bits when `index64`), uploaded for this launch.
   Launch& index_block(const std::vector<int64_t>& values, bool index64);
+  // PARAM_TENSOR of a host array (tables of plain values) uploaded for this launch, element offset 0; its
+  // defines come with use().
+  Launch& array(std::vector<uint8_t> bytes) {
+    upload(std::move(bytes));
+    return i64(0);
+  }
   // PARAM_INDEX the kernel does not read (a null buffer).
   Launch& no_index() {
     mem(nullptr, false);

@@ -13,7 +13,7 @@
 // clang-format off
 #define BURN_OPENCL_OPS(OP) \
   /* creation (src/ops/creation.cpp) */ \
-  OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) \
+  OP(empty) OP(full) OP(from_data) OP(into_data) OP(cast) OP(arange) OP(random) \
   /* layout (src/ops/layout.cpp) */ \
   OP(reshape) OP(permute) OP(expand) OP(flip) OP(slice) OP(slice_assign) \
   /* indexing (src/ops/indexing.cpp) */ \
@@ -42,6 +42,10 @@
   /* norm (src/ops/norm.cpp) */ \
   OP(layer_norm) OP(layer_norm_backward) OP(rms_norm) OP(rms_norm_backward) OP(group_norm) OP(group_norm_backward) \
   OP(batch_norm) OP(batch_norm_backward) \
+  /* resample (src/ops/resample.cpp) */ \
+  OP(interpolate) OP(interpolate_backward) \
+  /* attention (src/ops/attention.cpp) */ \
+  OP(attention) \
   /* float_math (src/ops/float_math.cpp) */ \
   OP(exp) OP(log) OP(log1p) OP(sqrt) OP(sin) OP(cos) OP(tan) OP(sinh) OP(cosh) OP(tanh) OP(asin) OP(acos) \
   OP(atan) OP(erf) OP(round) OP(floor) OP(ceil) OP(trunc) OP(atan2) OP(recip) OP(square) \

@@ -35,6 +35,7 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
   if (op == OpId::matmul)
     return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32;
   if (op == OpId::gather || op == OpId::select || op == OpId::argwhere) return true;  // they move bits or test them
+  if (op == OpId::arange) return dtype != DType::Bool;  // arange_length refuses a range of bool
   if (op == OpId::softmax || op == OpId::log_softmax) return dtype == DType::F32 || dtype == DType::F64;
   if (op == OpId::sort || op == OpId::argsort || op == OpId::topk) {
     try {
@@ -45,7 +46,8 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
     }
   }
   if (op == OpId::scatter_add || op == OpId::select_add) return dtype != DType::Bool;
-  if (op_info(op).group == OpGroup::pool || op_info(op).group == OpGroup::conv || op_info(op).group == OpGroup::norm)
+  if (op_info(op).group == OpGroup::pool || op_info(op).group == OpGroup::conv || op_info(op).group == OpGroup::norm ||
+      op_info(op).group == OpGroup::resample || op_info(op).group == OpGroup::attention)
     return dtype == DType::F32 || dtype == DType::F64;
   switch (op_info(op).group) {
     case OpGroup::creation:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "burn/tensor/error.hpp"
+#include "burn/tensor/plugin.hpp"
 #include "opencl_backend.hpp"
 #include "ops/elementwise.hpp"
 #include "runtime/programs.hpp"
@@ -914,6 +916,239 @@ TEST(OpenClRuntime, NormsForwardAndBackward) {
   EXPECT_TRUE(be.supports(OpId::batch_norm, DType::F32));
   EXPECT_FALSE(be.supports(OpId::layer_norm, DType::I64));
   EXPECT_THROW(be.layer_norm(upload<int64_t>(be, {1, 2}, DType::I64), nullptr, nullptr, 1, 1e-5), DTypeError);
+}
+
+// The same values (from doubles) on the opencl backend and the cpu plugin.
+std::pair<Prim, Prim> on_both(OpenClBackend& be, Backend& cpu, const std::vector<double>& v, const Shape& s, DType d) {
+  const TensorData data = TensorData::from_vector<double>(v, s).convert(d);
+  return {be.from_data(data), cpu.from_data(data)};
+}
+
+// Opencl's result against the cpu plugin's: the same shape and dtype, values within rel * (1 + |cpu|).
+void expect_close(OpenClBackend& be, const Prim& got, Backend& cpu, const Prim& want, double rel,
+                  const std::string& what) {
+  const TensorData g = be.into_data(got), w = cpu.into_data(want);
+  ASSERT_EQ(g.shape(), w.shape()) << what;
+  ASSERT_EQ(g.dtype(), w.dtype()) << what;
+  const std::vector<double> gv = g.to_f64_vec(), wv = w.to_f64_vec();
+  for (size_t i = 0; i < gv.size(); ++i) {
+    if (std::isnan(wv[i])) {
+      ASSERT_TRUE(std::isnan(gv[i])) << what << " at " << i;
+      continue;
+    }
+    ASSERT_NEAR(gv[i], wv[i], rel * (1 + std::abs(wv[i]))) << what << " at " << i;
+  }
+}
+
+TEST(OpenClRuntime, ArangeMatchesTheCpuPluginInEveryDtype) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  std::vector<DType> dtypes{DType::F32, DType::I64, DType::I32, DType::I8, DType::U8};
+  if (ctx->profile().fp64) dtypes.push_back(DType::F64);
+  const std::vector<std::array<int64_t, 3>> ranges{{0, 7, 1}, {3, 100, 7}, {0, 0, 1}};
+  for (DType d : dtypes)
+    for (const std::array<int64_t, 3>& r : ranges) {
+      const std::string what = std::string(dtype_name(d)) + " arange(" + std::to_string(r[0]) + ", " +
+                               std::to_string(r[1]) + ", " + std::to_string(r[2]) + ")";
+      const Prim got = be.arange(r[0], r[1], r[2], d);
+      const Prim want = cpu->arange(r[0], r[1], r[2], d);
+      EXPECT_TRUE(be.into_data(got) == cpu->into_data(want)) << what;
+    }
+  // Downwards, and values past 2^31 in i64.
+  EXPECT_EQ(download<int64_t>(be, be.arange(5, -4, -3, DType::I64)), (std::vector<int64_t>{5, 2, -1}));
+  const int64_t big = int64_t{3} << 32;
+  EXPECT_EQ(download<int64_t>(be, be.arange(big, big + 3, 1, DType::I64)),
+            (std::vector<int64_t>{big, big + 1, big + 2}));
+  EXPECT_THROW(be.arange(0, 300, 1, DType::U8), ValueError);
+  EXPECT_THROW(be.arange(0, 3, 1, DType::Bool), DTypeError);
+  EXPECT_THROW(cpu->arange(0, 3, 1, DType::Bool), DTypeError);
+  EXPECT_TRUE(be.supports(OpId::arange, DType::I32));
+  EXPECT_FALSE(be.supports(OpId::arange, DType::Bool));
+}
+
+// interpolate and its backward in every mode over 1 to 3 spatial dims, up- and downsampling, against the
+// cpu plugin (the same tap tables; sums in the same order, so within a few ulps).
+TEST(OpenClRuntime, InterpolateAndItsBackwardMatchTheCpuPlugin) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  std::vector<DType> dtypes{DType::F32};
+  if (ctx->profile().fp64) dtypes.push_back(DType::F64);
+  struct Case {
+    Shape in;
+    Shape out;
+  };
+  const Case cases[] = {{Shape{2, 3, 5}, Shape{9}},
+                        {Shape{1, 2, 4, 5}, Shape{7, 3}},
+                        {Shape{2, 1, 6, 3}, Shape{3, 8}},
+                        {Shape{1, 2, 3, 4, 2}, Shape{5, 2, 3}}};
+  for (DType d : dtypes)
+    for (const Case& c : cases)
+      for (InterpolateMode mode : {InterpolateMode::Nearest, InterpolateMode::Linear, InterpolateMode::Cubic})
+        for (bool align : {false, true}) {
+          if (mode == InterpolateMode::Nearest && align) continue;
+          if (mode == InterpolateMode::Cubic && c.in.rank() == 5) continue;  // 1 or 2 spatial dims (PyTorch)
+          InterpolateOptions o;
+          o.mode = mode;
+          o.align_corners = align;
+          const std::string what = std::string(dtype_name(d)) + " " + c.in.to_string() + " -> " + c.out.to_string() +
+                                   " mode " + std::to_string(static_cast<int>(mode)) + (align ? " aligned" : "");
+          std::vector<double> xv(static_cast<size_t>(c.in.num_elements()));
+          for (size_t i = 0; i < xv.size(); ++i) xv[i] = std::sin(0.7 * static_cast<double>(i)) * 4 - 1;
+          const auto [x, xc] = on_both(be, *cpu, xv, c.in, d);
+          const Prim y = be.interpolate(x, c.out, o), yc = cpu->interpolate(xc, c.out, o);
+          expect_close(be, y, *cpu, yc, 1e-5, "interpolate " + what);
+          std::vector<double> gv(static_cast<size_t>(yc->shape().num_elements()));
+          for (size_t i = 0; i < gv.size(); ++i) gv[i] = std::cos(0.3 * static_cast<double>(i)) + 0.5;
+          const auto [g, gc] = on_both(be, *cpu, gv, yc->shape(), d);
+          expect_close(be, be.interpolate_backward(x, g, c.out, o), *cpu, cpu->interpolate_backward(xc, gc, c.out, o),
+                       1e-5, "interpolate_backward " + what);
+        }
+  EXPECT_TRUE(be.supports(OpId::interpolate, DType::F32));
+  EXPECT_FALSE(be.supports(OpId::interpolate_backward, DType::I32));
+  const Prim xi = upload<int32_t>(be, {1, 2, 3, 4}, DType::I32, Shape{1, 1, 4});
+  EXPECT_THROW(be.interpolate(xi, Shape{8}, InterpolateOptions{}), DTypeError);
+  const Prim xf = upload<float>(be, {1, 2, 3, 4}, DType::F32, Shape{1, 1, 4});
+  EXPECT_THROW(be.interpolate_backward(xf, upload<float>(be, {1, 2, 3}, DType::F32, Shape{1, 1, 3}), Shape{8},
+                                       InterpolateOptions{}),
+               ShapeError);
+}
+
+// Philox4x32-10 from its published description (the vulkan plugin's tests check it against the published
+// known answers): the shared kernel's draws must reproduce it bit for bit.
+std::array<uint32_t, 4> philox(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
+    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<uint32_t>(p0)};
+  }
+  return c;
+}
+
+// The same bits as the vulkan plugin for the same seed: integer, float uniform and Bernoulli draws against
+// the Philox stream keyed by the generator's first draw; the distributions' statistics (the cpu plugin
+// draws another stream, so only those compare with it).
+TEST(OpenClRuntime, RandomIsThePhiloxStreamOfTheSeedAndHasItsStatistics) {
+  REQUIRE_DEVICE();
+  const uint64_t key = std::mt19937_64(42)();
+  const uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+  be.seed(42);
+  const std::vector<int64_t> ints =
+      download<int64_t>(be, be.random(Shape{1000}, Distribution::uniform(0, 4294967296.0), DType::I64));
+  for (uint32_t i = 0; i < ints.size(); ++i) ASSERT_EQ(ints[i], philox({i, 0, 0, 0}, k0, k1)[1]) << i;
+  be.seed(42);
+  const std::vector<float> u = download<float>(be, be.random(Shape{1000}, Distribution::uniform(-1, 3), DType::F32));
+  for (uint32_t i = 0; i < u.size(); ++i) {
+    const float unit = static_cast<float>(philox({i, 0, 0, 0}, k0, k1)[0] >> 8) * 0x1.0p-24f;
+    ASSERT_EQ(u[i], -1.0f + 4.0f * unit) << i;
+  }
+  be.seed(42);
+  const TensorData coins = be.into_data(be.random(Shape{1000}, Distribution::bernoulli(0.3), DType::Bool));
+  const std::vector<bool> coin = coins.to_vec<bool>();
+  const uint64_t threshold = static_cast<uint64_t>(std::ceil(0.3 * 0x1.0p53));
+  for (uint32_t i = 0; i < coin.size(); ++i) {
+    const std::array<uint32_t, 4> w = philox({i, 0, 0, 0}, k0, k1);
+    ASSERT_EQ(coin[i], ((uint64_t{w[0]} << 21) | (w[1] >> 11)) < threshold) << i;
+  }
+  // The next call draws another key.
+  EXPECT_FALSE(be.into_data(be.random(Shape{1000}, Distribution::bernoulli(0.3), DType::Bool)) == coins);
+
+  const int64_t n = 100000;
+  std::vector<DType> fl{DType::F32};
+  if (ctx->profile().fp64) fl.push_back(DType::F64);
+  auto moments = [&](const Prim& p) {
+    const std::vector<double> v = be.into_data(p).to_f64_vec();
+    double mean = 0, var = 0, lo = INFINITY, hi = -INFINITY;
+    for (double x : v) {
+      mean += x;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    mean /= static_cast<double>(v.size());
+    for (double x : v) var += (x - mean) * (x - mean);
+    return std::array<double, 4>{mean, std::sqrt(var / static_cast<double>(v.size())), lo, hi};
+  };
+  for (DType d : fl) {
+    const std::string name(dtype_name(d));
+    const auto un = moments(be.random(Shape{n}, Distribution::uniform(2, 3), d));
+    EXPECT_GE(un[2], 2.0) << name;
+    EXPECT_LT(un[3], 3.0) << name;
+    EXPECT_NEAR(un[0], 2.5, 0.005) << name;
+    const auto g = moments(be.random(Shape{n}, Distribution::normal(1, 2), d));
+    EXPECT_NEAR(g[0], 1.0, 0.04) << name;
+    EXPECT_NEAR(g[1], 2.0, 0.04) << name;
+  }
+  const std::vector<int32_t> iv = download<int32_t>(be, be.random(Shape{n}, Distribution::uniform(-3, 4), DType::I32));
+  std::vector<int64_t> hist(7, 0);
+  for (int32_t x : iv) {
+    ASSERT_TRUE(x >= -3 && x < 4) << x;
+    ++hist[static_cast<size_t>(x + 3)];
+  }
+  for (int64_t h : hist) EXPECT_NEAR(static_cast<double>(h) / n, 1.0 / 7, 0.006);
+  // Normal on an integer dtype truncates toward zero: E[trunc(X)] = 100 - 0.5 for X ~ N(100, 10).
+  EXPECT_NEAR(moments(be.random(Shape{n}, Distribution::normal(100, 10), DType::I64))[0], 99.5, 0.15);
+  EXPECT_NEAR(moments(be.random(Shape{n}, Distribution{}, DType::Bool))[0], 0.5, 0.006);
+  // The checks are Backend::random's, as the cpu plugin's.
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  EXPECT_THROW(cpu->random(Shape{4}, Distribution{}, DType::I64), ValueError);
+  EXPECT_THROW(be.random(Shape{4}, Distribution{}, DType::I64), ValueError);
+  EXPECT_THROW(be.random(Shape{4}, Distribution::uniform(3, 2), DType::F32), ValueError);
+  EXPECT_THROW(be.random(Shape{4}, Distribution::uniform(0, 300), DType::U8), ValueError);
+  EXPECT_TRUE(be.supports(OpId::random, DType::F32));
+}
+
+// Attention against the cpu plugin: plain, causal, a broadcast mask with a fully masked row (NaN), a query
+// read through a transposed view, an explicit scale, and heads wider than the registers (the query read
+// from memory, value columns in two passes).
+TEST(OpenClRuntime, AttentionMatchesTheCpuPlugin) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  auto fill = [](int64_t n, double phase) {
+    std::vector<double> v(static_cast<size_t>(n));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(phase + 0.61 * static_cast<double>(i)) * 1.5;
+    return v;
+  };
+  struct Case {
+    int64_t b, h, lq, lk, e, ev;
+    DType dtype;
+  };
+  std::vector<Case> cases{{2, 3, 5, 7, 4, 6, DType::F32}, {1, 2, 70, 40, 200, 130, DType::F32}};
+  if (ctx->profile().fp64) cases.push_back({2, 3, 5, 7, 4, 6, DType::F64});
+  for (const Case& c : cases) {
+    const std::string name =
+        std::string(dtype_name(c.dtype)) + " e " + std::to_string(c.e) + " ev " + std::to_string(c.ev);
+    // The query as a [B, Lq, H, E] tensor seen as [B, H, Lq, E].
+    const auto [qt, qtc] = on_both(be, *cpu, fill(c.b * c.lq * c.h * c.e, 0.1), Shape{c.b, c.lq, c.h, c.e}, c.dtype);
+    const Prim q = be.permute(qt, {0, 2, 1, 3}), qc = cpu->permute(qtc, {0, 2, 1, 3});
+    const auto [k, kc] = on_both(be, *cpu, fill(c.b * c.h * c.lk * c.e, 0.7), Shape{c.b, c.h, c.lk, c.e}, c.dtype);
+    const auto [v, vc] = on_both(be, *cpu, fill(c.b * c.h * c.lk * c.ev, 1.3), Shape{c.b, c.h, c.lk, c.ev}, c.dtype);
+    // f32: the online softmax rescales in another order than the cpu's, and a 200-term score at scale 0.3
+    // carries about 1e-5 of rounding into exp.
+    const double tol = c.dtype == DType::F64 ? 1e-12 : 1e-4;
+    AttentionOptions o;
+    expect_close(be, be.attention(q, k, v, nullptr, o), *cpu, cpu->attention(qc, kc, vc, nullptr, o), tol,
+                 "plain " + name);
+    o.causal = true;
+    expect_close(be, be.attention(q, k, v, nullptr, o), *cpu, cpu->attention(qc, kc, vc, nullptr, o), tol,
+                 "causal " + name);
+    // A mask [1, H, Lq, Lk] broadcast over the batch: query 0 sees no key.
+    std::vector<double> mv(static_cast<size_t>(c.h * c.lq * c.lk));
+    for (size_t i = 0; i < mv.size(); ++i) {
+      const int64_t row = static_cast<int64_t>(i) / c.lk % c.lq;
+      mv[i] = row == 0 || (i * 7) % 5 == 0 ? 1 : 0;
+    }
+    const auto [m, mc] = on_both(be, *cpu, mv, Shape{1, c.h, c.lq, c.lk}, DType::Bool);
+    o.causal = false;
+    o.scale = 0.3;
+    expect_close(be, be.attention(q, k, v, m, o), *cpu, cpu->attention(qc, kc, vc, mc, o), tol, "masked " + name);
+  }
+  EXPECT_TRUE(be.supports(OpId::attention, DType::F32));
+  EXPECT_FALSE(be.supports(OpId::attention, DType::I32));
+  const Prim xi = upload<int32_t>(be, std::vector<int32_t>(8, 1), DType::I32, Shape{1, 1, 2, 4});
+  EXPECT_THROW(be.attention(xi, xi, xi, nullptr, AttentionOptions{}), DTypeError);
 }
 
 }  // namespace

@@ -88,6 +88,8 @@ uint16_t b_f32_to_bf16(float f) {
 #define STORE(X, i, val) AT(X##_BUF, ARG(X), i, X##_SIZE) = X##_TO(val)
 // A conversion between scalar types (a constructor in GLSL, a cast in OpenCL C).
 #define CVT(T, x) T(x)
+// Four 32-bit words (a Philox block): GLSL's uvec4, built by UVEC4 (OpenCL C's uint4 in prelude.clh).
+#define UVEC4(a, b, c, d) uvec4(a, b, c, d)
 // Bit casts of the scalars kernels receive as 64 bits.
 #define b_as_f32(u) uintBitsToFloat(u)
 #define b_as_f64(u) uint64BitsToDouble(u)

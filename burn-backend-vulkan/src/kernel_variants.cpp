@@ -517,7 +517,7 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
     }
 }
 
-// kernels/attention.comp: narrow and wide heads, a query wider than the registers, on a GPU-like and a
+// burn-gpu/kernels/attention.kernel: narrow and wide heads, a query wider than the registers, on a GPU-like and a
 // CPU-like profile.
 void attentions(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
   DeviceProfile gpu, cpu_like;

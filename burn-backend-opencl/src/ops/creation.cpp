@@ -1,5 +1,9 @@
-// Creation and data movement: allocation, fill, host <-> device copies and casts (the copy kernel).
+// Creation and data movement: allocation, fill, host <-> device copies and casts (the copy kernel), arange
+// and random (burn-gpu/kernels/arange.kernel, random.kernel).
+#include <mutex>
+
 #include "burn/gpu/exprs.hpp"
+#include "burn/gpu/random.hpp"
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
@@ -40,6 +44,42 @@ Prim OpenClBackend::cast(Prim x, DType dtype) {
   if (t->dtype() == dtype) return x;
   ClPtr out = alloc(t->shape(), dtype, "cast");
   copy_into(*t, *out, "cast");
+  return out;
+}
+
+Prim OpenClBackend::arange(int64_t start, int64_t end, int64_t step, DType dtype) {
+  const int64_t n = arange_length(start, end, step, dtype, "arange");
+  ClPtr out = alloc(Shape{n}, dtype, "arange");
+  if (n == 0) return out;
+  Launch lc(*ctx_, "arange", "arange");
+  if (dtype == DType::Bool) lc.define("TO_BOOL");
+  if (n >= kIndex32) lc.define("INDEX64");
+  lc.tensor("Y", *out, true).i64(n).i64(start).i64(step).run_1d(n);
+  return out;
+}
+
+// Drawn on the device from Philox4x32-10 keyed by a 64-bit draw of the backend's seeded generator
+// (Backend::seed), one key per call: the vulkan plugin's values for the same seed (the same kernel and plan,
+// burn/gpu/random.hpp; normals up to the two math libraries' last bits), not the cpu backend's (its
+// mt19937_64 stream is sequential). Semantics as Backend::random (gpu::random_plan).
+Prim OpenClBackend::random(const Shape& shape, const Distribution& dist, DType dtype) {
+  // The default body on an empty shape checks the distribution against the dtype and draws nothing.
+  Backend::random(Shape{0}, dist, dtype);
+  ClPtr out = alloc(shape, dtype, "random");
+  const int64_t n = shape.num_elements();
+  if (n == 0) return out;
+  const gpu::RandomPlan r = gpu::random_plan(dist, dtype, ctx_->profile().fp64);
+  uint64_t key;
+  {
+    std::lock_guard lock(rng_mutex());
+    key = rng()();
+  }
+  Launch lc(*ctx_, "random", "random");
+  lc.use(gpu::random_defines(dtype, r.kind, r.r64));
+  if (n >= kIndex32) lc.define("INDEX64");
+  lc.tensor("Y", *out, true).i64(n).u32(static_cast<uint32_t>(key)).u32(static_cast<uint32_t>(key >> 32));
+  lc.u64(r.a_bits).u64(r.b_bits).u64(r.top_bits).i64(r.lo).u64(r.range).u64(r.threshold);
+  lc.i64(r.sat_lo).i64(r.sat_hi).run_1d(n);
   return out;
 }
 

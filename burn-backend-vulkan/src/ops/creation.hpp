@@ -9,13 +9,13 @@
 
 namespace burn::vulkan {
 
-// kernels/arange.comp for a target dtype (bool stores value != 0).
+// burn-gpu/kernels/arange.kernel for a target dtype (bool stores value != 0).
 Defines arange_defines(DType dtype, const DeviceFeatures& features, const std::string& device);
 
-// Unsupported for bf16 (random.comp rounds draws through Y's storage type, which for bf16 holds bits) and
+// Unsupported for bf16 (random.kernel rounds draws through Y's storage type, which for bf16 holds bits) and
 // for a dtype the device lacks.
 void check_random_dtype(DType dtype, const DeviceFeatures& features, const std::string& device);
-// kernels/random.comp for a target dtype, a KIND_* distribution and whether draws are computed in double
+// burn-gpu/kernels/random.kernel for a target dtype, a KIND_* distribution and whether draws are computed in double
 // (check_random_dtype's errors).
 Defines random_defines(DType dtype, const char* kind, bool r64, const DeviceFeatures& features,
                        const std::string& device);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "burn/gpu/attention.hpp"
 #include "burn/gpu/conv.hpp"
 #include "burn/gpu/norm.hpp"
 #include "burn/tensor/backend.hpp"
@@ -46,7 +47,7 @@ struct PoolVariant {
 };
 Defines pool_defines(const PoolVariant& v, const DeviceFeatures& features, const std::string& device);
 
-// kernels/resample.comp: interpolate (forward) or interpolate_backward.
+// burn-gpu/kernels/resample.kernel: interpolate (forward) or interpolate_backward.
 Defines resample_defines(DType dtype, bool backward, bool index64, const DeviceFeatures& features,
                          const std::string& device);
 
@@ -81,13 +82,8 @@ Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
 Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
                                   const ConvTransposeOptions& options, const ConvEpilogue& e);
 
-// kernels/attention.comp: queries per workgroup, the register capacity D (a power of two >= E and Ev, at
-// most 128; wider value rows take several passes, a wider query is read from memory: q_global) and the
-// keys per staged block, sized to the device's shared memory.
-struct AttentionShape {
-  uint32_t workgroup = 64, d = 8, kb = 16;
-  bool q_global = false;
-};
+// burn-gpu/kernels/attention.kernel: gpu::attention_tiles for the profile's type and limits.
+using AttentionShape = gpu::AttentionTiles;
 AttentionShape attention_shape(const DeviceProfile& profile, int64_t e, int64_t ev, DType dtype);
 Defines attention_defines(DType dtype, const AttentionShape& a, bool index64, const DeviceFeatures& features,
                           const std::string& device);
