@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "burn/tensor/quant.hpp"
 #include "engine.hpp"
 
 namespace burn::onnx {
