@@ -55,7 +55,7 @@
   /* attention (src/ops/attention.cpp) */ \
   OP(attention) \
   /* quant (src/ops/quant.cpp, over gemm_int8) */ \
-  OP(quantized_linear)
+  OP(quantized_linear) OP(matmul_integer)
 // clang-format on
 
 namespace burn::cpu {

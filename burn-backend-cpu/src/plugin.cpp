@@ -28,6 +28,7 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
     case OpId::embedding: return true;
     case OpId::random: return computing;
     case OpId::quantized_linear: return dtype == DType::F32;  // x's dtype; f16/bf16 through the half decorator
+    case OpId::matmul_integer: return dtype == DType::U8 || dtype == DType::I8;  // a's dtype
     case OpId::arange: return num;
     case OpId::scatter_add:
     case OpId::select_add: return num;

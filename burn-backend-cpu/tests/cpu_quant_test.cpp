@@ -2,12 +2,15 @@
 // int64 reference, the saturation corner (u8 activations at 255 against full-range int8 weights), the kernel
 // and burn-tensor's composite (Backend::quantized_linear on the same backend) giving the same bits, the
 // fallback past the int32-exact K, and the packed-weight cache (one pack per weight storage, pinned against
-// in-place writes, dropped with its weight).
+// in-place writes, dropped with its weight). matmul_integer likewise: bitwise equal to an int64 reference for u8/s8
+// operands with per-tensor, per-row and per-column zero points, the saturation corner, the int32 wrap, and the
+// kernel equal to the composite.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <random>
 #include <vector>
@@ -220,6 +223,136 @@ TEST_F(CpuQuantTest, WeightsArePackedOncePerStorageAndPinned) {
   const Prim w2 = b.bitwise_not(std::move(w));
   EXPECT_NE(as_cpu(w2, "test")->storage().get(), w_storage);
   EXPECT_EQ(quantized_linear_cached_weights(), cached) << "the storage's last handle is gone: its entries go";
+}
+
+// ---- matmul_integer ----
+
+// sum_k (a - za)(b - zb) in int64, wrapped to int32; a is [rows, k] with rows a multiple of m (za per row of each
+// matrix when it has m values).
+template <typename A, typename B>
+std::vector<int32_t> matmul_integer_reference(const std::vector<A>& a, const std::vector<B>& b, int64_t rows, int64_t m,
+                                              int64_t k, int64_t n, const std::vector<int32_t>& za,
+                                              const std::vector<int32_t>& zb) {
+  std::vector<int32_t> out(static_cast<size_t>(rows * n));
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t zai = za.empty() ? 0 : za[za.size() == 1 ? 0 : static_cast<size_t>(i % m)];
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t zbj = zb.empty() ? 0 : zb[zb.size() == 1 ? 0 : static_cast<size_t>(j)];
+      int64_t acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk) acc += (int64_t{a[i * k + kk]} - zai) * (int64_t{b[kk * n + j]} - zbj);
+      out[static_cast<size_t>(i * n + j)] = static_cast<int32_t>(acc);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<T> int_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(d(rng));
+  return v;
+}
+
+class CpuMatmulIntegerTest : public CpuQuantTest {
+ public:
+  template <typename T>
+  Prim ints(const std::vector<T>& v, Shape s) {
+    return b.from_data(TensorData::from_vector(v, std::move(s)));
+  }
+  Prim zps(const std::vector<int32_t>& z) { return z.empty() ? nullptr : i32(z, {static_cast<int64_t>(z.size())}); }
+  // The kernel's result and the composite's.
+  std::pair<std::vector<int32_t>, std::vector<int32_t>> both(const Prim& a, const Prim& w, const Prim& za,
+                                                             const Prim& zb) {
+    return {vals<int32_t>(b.matmul_integer(a, w, za, zb)), vals<int32_t>(b.Backend::matmul_integer(a, w, za, zb))};
+  }
+};
+
+template <typename A, typename B>
+void check_case(CpuMatmulIntegerTest& t, std::vector<int64_t> a_dims, int64_t n, const std::vector<int32_t>& za,
+                const std::vector<int32_t>& zb, uint32_t seed) {
+  const int64_t k = a_dims.back(), m = a_dims[a_dims.size() - 2];
+  const Shape as(a_dims);
+  const int64_t rows = as.num_elements() / k;
+  const std::vector<A> a = int_values<A>(static_cast<size_t>(rows * k), seed);
+  const std::vector<B> w = int_values<B>(static_cast<size_t>(k * n), seed + 1);
+  const std::vector<int32_t> want = matmul_integer_reference(a, w, rows, m, k, n, za, zb);
+  const Prim pa = t.ints(a, as), pw = t.ints(w, {k, n}), pza = t.zps(za), pzb = t.zps(zb);
+  for_each_int8_path([&](Int8Path) {
+    auto [kernel, composite] = t.both(pa, pw, pza, pzb);
+    EXPECT_EQ(kernel, want);
+    EXPECT_EQ(composite, want);
+  });
+}
+
+TEST_F(CpuMatmulIntegerTest, EqualsInt64ReferenceOnEveryPath) {
+  SKIP_IF_INT8_PATH_MISSING();
+  check_case<uint8_t, int8_t>(*this, {7, 37}, 11, {}, {}, 1);
+  check_case<uint8_t, int8_t>(*this, {5, 16}, 8, {131}, {-3}, 3);
+  check_case<int8_t, int8_t>(*this, {33, 300}, 17, {-128}, std::vector<int32_t>(17, 127), 5);
+  check_case<int8_t, uint8_t>(*this, {2, 5, 13}, 11, {-128, 0, 5, 127, -1}, {0, 255, 128, 1, 2, 3, 4, 5, 6, 7, 8}, 7);
+  check_case<uint8_t, uint8_t>(*this, {3, 4, 1000}, 3, {0, 255, 128, 7}, {255}, 9);
+  check_case<uint8_t, uint8_t>(*this, {1, 1}, 1, {}, {}, 11);
+}
+
+// u8 255 x s8 -128 / 127 (and u8 b 0 - 255): every pair a vpmaddubsw kernel adds into a saturating int16 is out
+// of its range, and long K. The exact sums, and past int32 (K = 65,793 x 255 x 255) the int32 wrap.
+TEST_F(CpuMatmulIntegerTest, SaturationCornerIsExact) {
+  SKIP_IF_INT8_PATH_MISSING();
+  for (int64_t k : {int64_t{64}, int64_t{4097}, int8_gemm_max_k(false)}) {
+    SCOPED_TRACE(::testing::Message() << "k = " << k);
+    const int64_t m = 2, n = 9;
+    std::vector<uint8_t> a(static_cast<size_t>(m * k), 255);
+    std::vector<int8_t> w(static_cast<size_t>(k * n), -128);
+    for (int64_t kk = 0; kk < k; ++kk) w[static_cast<size_t>(kk * n + 1)] = 127;
+    const std::vector<int32_t> want = matmul_integer_reference(a, w, m, m, k, n, {}, {});
+    EXPECT_EQ(want[0], static_cast<int32_t>(-255 * 128 * k));
+    const Prim pa = ints(a, {m, k}), pw = ints(w, {k, n});
+    std::vector<uint8_t> wu(static_cast<size_t>(k * n), 0);
+    const std::vector<int32_t> want_u = matmul_integer_reference(a, wu, m, m, k, n, {}, {255});
+    EXPECT_EQ(want_u[0], static_cast<int32_t>(int64_t{-255} * 255 * k)) << "wrapped to int32 past its range";
+    const Prim pwu = ints(wu, {k, n}), zb = i32({255}, {1});
+    for_each_int8_path([&](Int8Path) {
+      auto [kernel, composite] = both(pa, pw, nullptr, nullptr);
+      EXPECT_EQ(kernel, want);
+      EXPECT_EQ(composite, want);
+      auto [kernel_u, composite_u] = both(pa, pwu, nullptr, zb);
+      EXPECT_EQ(kernel_u, want_u);
+      EXPECT_EQ(composite_u, want_u);
+    });
+  }
+}
+
+TEST_F(CpuMatmulIntegerTest, KernelAndCompositeAgreeOnRandomShapes) {
+  SKIP_IF_INT8_PATH_MISSING();
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int64_t> size(1, 70);
+  for (int trial = 0; trial < 16; ++trial) {
+    const int64_t m = size(rng), k = size(rng) * 3, n = size(rng);
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    const Prim pa = trial % 2 ? ints(int_values<int8_t>(static_cast<size_t>(m * k), trial), {m, k})
+                              : ints(int_values<uint8_t>(static_cast<size_t>(m * k), trial), {m, k});
+    const Prim pw = trial % 3 ? ints(int_values<int8_t>(static_cast<size_t>(k * n), 100 + trial), {k, n})
+                              : ints(int_values<uint8_t>(static_cast<size_t>(k * n), 100 + trial), {k, n});
+    const Prim za = trial % 4 == 1 ? i32({trial % 2 ? -7 : 200}, {1}) : nullptr;
+    const Prim zb =
+        trial % 4 == 2 ? i32(std::vector<int32_t>(static_cast<size_t>(n), trial % 3 ? 100 : 3), {n}) : nullptr;
+    for_each_int8_path([&](Int8Path) {
+      auto [kernel, composite] = both(pa, pw, za, zb);
+      EXPECT_EQ(kernel, composite);
+    });
+  }
+}
+
+// A u8 b is packed once (shifted to s8) and reused; an i8 view of another weight is another entry.
+TEST_F(CpuMatmulIntegerTest, WeightsArePackedOnce) {
+  const Prim a = ints(int_values<uint8_t>(24, 1), {3, 8});
+  const Prim w = ints(int_values<uint8_t>(32, 2), {8, 4});
+  const uint64_t packs = quantized_linear_packs();
+  const std::vector<int32_t> first = vals<int32_t>(b.matmul_integer(a, w, nullptr, nullptr));
+  EXPECT_EQ(vals<int32_t>(b.matmul_integer(a, w, nullptr, nullptr)), first);
+  EXPECT_EQ(quantized_linear_packs(), packs + 1) << "the second call must reuse the packed weight";
 }
 
 }  // namespace

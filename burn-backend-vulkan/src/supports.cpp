@@ -125,6 +125,14 @@ bool derive(OpId op, DType d, const DeviceFeatures& f, const std::string& device
            derive(OpId::mul, DType::F64, f, device) && derive(OpId::cast, DType::F64, f, device) &&
            derive(OpId::mask_where, d, f, device);
   }
+  if (op == OpId::matmul_integer) {
+    // burn-tensor's composite: the u8/i8 operands and i32 zero points in f64, an f64 matmul, the wrap to int32 by
+    // floor, the result cast to i32.
+    return (d == DType::U8 || d == DType::I8) && derive(OpId::cast, d, f, device) &&
+           derive(OpId::cast, DType::I32, f, device) && derive(OpId::cast, DType::F64, f, device) &&
+           derive(OpId::matmul, DType::F64, f, device) && derive(OpId::sub, DType::F64, f, device) &&
+           derive(OpId::floor, DType::F64, f, device);
+  }
   try {
     glsl_type(d, f, device, op_info(op).name);  // a dtype the device lacks: nothing runs on it
     if (own(op)) {

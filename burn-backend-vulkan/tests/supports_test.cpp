@@ -217,6 +217,10 @@ void configure(Args& a) {
       a.shapes = {{"w_scales", Shape{2}}, {"w_zero_points", Shape{2}}, {"bias", Shape{2}}};
       a.dtypes = {{"w_values", DType::I8}, {"w_scales", DType::F32}, {"w_zero_points", DType::I32}};
       break;
+    case OpId::matmul_integer:
+      a.shapes = {{"a_zero_points", Shape{2}}, {"b_zero_points", Shape{2}}};
+      a.dtypes = {{"a_zero_points", DType::I32}, {"b_zero_points", DType::I32}};
+      break;
     default: break;
   }
 }

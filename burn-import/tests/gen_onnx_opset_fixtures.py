@@ -220,6 +220,70 @@ case("scan_sequence_lens_op8", 8,
      [N("Scan", ["lens", "init", "xa", "xb"], ["final", "ys"], body=scan_body, num_scan_inputs=2, directions=[0, 1])],
      [("lens", i64(3, 1)), ("init", rand(2, 2)), ("xa", rand(2, 3, 2)), ("xb", rand(2, 3, 2))], ["final", "ys"])
 
+# Quantized models on the int8 op (matmul_integer): QDQ (QuantizeLinear -> DequantizeLinear -> MatMul with a
+# DequantizeLinear int8 weight initializer, per column and per tensor), QOperator (QLinearMatMul), the dynamic
+# quantization chain (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul), MatMulInteger over full-range
+# u8 x s8 operands (255 x -128 / 127) and a u8 weight with zero points, ConvInteger and QLinearConv (im2col). burn_import_onnx_engine_test checks that
+# matmul_integer ran (OnnxQuant.*).
+def f32(v):
+    return np.array(v, dtype=np.float32)  # 0-d: a per-tensor scale
+
+
+def init(name, a):
+    return numpy_helper.from_array(a, name)
+
+
+qw = rng.integers(-128, 128, (16, 8)).astype(np.int8)
+case("qdq_matmul_per_column_op19", 19,
+     [N("QuantizeLinear", ["x", "xs", "xz"], ["xq"]), N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+      N("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=1), N("MatMul", ["xd", "wd"], ["m"]),
+      N("Add", ["m", "b"], ["y"])],
+     [("x", rand(3, 16))], ["y"],
+     initializers=[init("xs", f32(0.02)), init("xz", np.array(128, dtype=np.uint8)), init("w", qw),
+                   init("ws", rng.uniform(0.001, 0.01, 8).astype(np.float32)), init("wz", np.zeros(8, np.int8)),
+                   init("b", rand(8))])
+case("qdq_matmul_per_tensor_u8_op19", 19,
+     [N("QuantizeLinear", ["x", "xs", "xz"], ["xq"]), N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+      N("DequantizeLinear", ["w", "ws", "wz"], ["wd"]), N("MatMul", ["xd", "wd"], ["y"])],
+     [("x", rand(2, 3, 16))], ["y"],
+     initializers=[init("xs", f32(0.03)), init("xz", np.array(-3, dtype=np.int8)),
+                   init("w", rng.integers(0, 256, (16, 5)).astype(np.uint8)), init("ws", f32(0.004)),
+                   init("wz", np.array(131, dtype=np.uint8))])
+case("qlinear_matmul_op19", 19,
+     [N("QLinearMatMul", ["a", "as", "az", "w", "ws", "wz", "ys", "yz"], ["y"])],
+     [("a", rng.integers(0, 256, (4, 16)).astype(np.uint8))], ["y"],
+     initializers=[init("as", f32(0.05)), init("az", np.array(120, dtype=np.uint8)), init("w", qw),
+                   init("ws", f32(0.01)), init("wz", np.array(2, dtype=np.int8)), init("ys", f32(0.3)),
+                   init("yz", np.array(100, dtype=np.uint8))])
+case("dynamic_quantize_matmul_integer_op19", 19,
+     [N("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]), N("MatMulInteger", ["xq", "w", "xz", "wz"], ["acc"]),
+      N("Cast", ["acc"], ["accf"], to=F), N("Mul", ["xs", "ws"], ["s"]), N("Mul", ["accf", "s"], ["y"])],
+     [("x", rand(5, 16))], ["acc", "y"],
+     initializers=[init("w", qw), init("wz", np.array(0, dtype=np.int8)), init("ws", f32(0.007))])
+full_a = rng.integers(0, 256, (3, 1024)).astype(np.uint8)
+full_a[0] = 255
+full_b = rng.integers(-128, 128, (1024, 4)).astype(np.int8)
+full_b[:, 0] = -128
+full_b[:, 1] = 127
+case("matmul_integer_full_range_op19", 19,
+     [N("MatMulInteger", ["a", "b"], ["y"]), N("MatMulInteger", ["a", "bu", "", "bz"], ["yu"])],
+     [("a", full_a), ("b", full_b)], ["y", "yu"],
+     initializers=[init("bu", rng.integers(0, 256, (1024, 6)).astype(np.uint8)), init("bz", np.array(255, dtype=np.uint8))])
+
+case("conv_integer_op19", 19,
+     [N("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 2, 0, 1], strides=[2, 1], dilations=[1, 2])],
+     [("x", rng.integers(0, 256, (2, 3, 7, 6)).astype(np.uint8))], ["y"],
+     initializers=[init("w", rng.integers(-128, 128, (4, 3, 3, 2)).astype(np.int8)),
+                   init("xz", np.array(97, dtype=np.uint8)), init("wz", np.array(-5, dtype=np.int8))])
+case("qlinear_conv_op19", 19,
+     [N("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], pads=[1, 1, 1, 1])],
+     [("x", rng.integers(0, 256, (2, 3, 6, 5)).astype(np.uint8))], ["y"],
+     initializers=[init("xs", f32(0.02)), init("xz", np.array(128, dtype=np.uint8)),
+                   init("w", rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)),
+                   init("ws", rng.uniform(0.002, 0.01, 4).astype(np.float32)), init("wz", np.zeros(4, np.int8)),
+                   init("ys", f32(0.05)), init("yz", np.array(110, dtype=np.uint8)),
+                   init("b", rng.integers(-2000, 2000, 4).astype(np.int32))])
+
 
 def build(c):
     inputs = [helper.make_tensor_value_info(n, NP_TO_ONNX[a.dtype], list(a.shape)) for n, a in c["inputs"]]

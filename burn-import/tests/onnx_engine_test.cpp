@@ -543,4 +543,48 @@ TEST(OnnxEngine, MutatedModelsFailCleanly) {
   EXPECT_GT(loaded, 100);  // and many damaged files still parse (flipped weights, names)
 }
 
+// The quantized models of gen_onnx_opset_fixtures.py (QDQ, QOperator, the dynamic chain, full-range MatMulInteger,
+// ConvInteger, QLinearConv) run on trace<cpu>: their outputs are ONNX Runtime's (exact for the integer ones), and
+// every product ran as the integer op matmul_integer (the cpu plugin's int8 GEMM), none as a float or f64 matmul
+// or conv.
+TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
+  Device dev = Device::get("trace<cpu>");
+  auto* counters = static_cast<TraceCounters*>(dev->query_interface("trace"));
+  ASSERT_NE(counters, nullptr);
+  const std::map<std::string, uint64_t> cases = {{"qdq_matmul_per_column_op19", 1},
+                                                 {"qdq_matmul_per_tensor_u8_op19", 1},
+                                                 {"qlinear_matmul_op19", 1},
+                                                 {"dynamic_quantize_matmul_integer_op19", 1},
+                                                 {"matmul_integer_full_range_op19", 2},
+                                                 {"conv_integer_op19", 1},
+                                                 {"qlinear_conv_op19", 1}};
+  for (const auto& [name, products] : cases) {
+    SCOPED_TRACE(name);
+    const std::string dir = kDir + "opsets/" + name + "/";
+    auto model = burn::onnx::OnnxModel::load(dir + "model.onnx", {dev, false});
+    std::vector<TensorHandle> inputs;
+    for (size_t i = 0; i < model->input_names().size(); ++i) {
+      const TensorData d =
+          burn::onnx::read_tensor_proto_file(dir + "test_data_set_0/input_" + std::to_string(i) + ".pb");
+      inputs.push_back(api::from_data(dev, d, api::kind_of(d.dtype())));
+    }
+    counters->reset();
+    const std::vector<TensorHandle> out = model->forward(inputs);
+    EXPECT_EQ(counters->count(OpId::matmul_integer), products);
+    EXPECT_EQ(counters->count(OpId::matmul), 0u);
+    EXPECT_EQ(counters->count(OpId::conv), 0u);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const TensorData want =
+          burn::onnx::read_tensor_proto_file(dir + "test_data_set_0/output_" + std::to_string(i) + ".pb");
+      const TensorData got = api::into_data(out[i]);
+      ASSERT_EQ(got.dtype(), want.dtype()) << "output " << i;
+      if (is_float(want.dtype()))
+        got.assert_approx_eq(want, 1e-5, 1e-5);
+      else
+        EXPECT_EQ(got.convert(DType::I64).to_vec<int64_t>(), want.convert(DType::I64).to_vec<int64_t>())
+            << "output " << i;
+    }
+  }
+}
+
 }  // namespace

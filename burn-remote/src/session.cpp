@@ -144,12 +144,12 @@ void Session::erase(uint64_t handle) {
 namespace {
 
 // Whether a tensor parameter may be absent: the module ops' optional bias and mask, the norms' weight
-// and running statistics, a symmetric quantized weight's zero points (the op table's comments). Backends
+// and running statistics, the quant ops' zero points (absent: symmetric; the op table's comments). Backends
 // dereference every other one unchecked.
 bool may_be_null(OpId op, std::string_view name) {
   if (name == "bias" || name == "mask") return true;
   const OpGroup group = op_info(op).group;
-  if (group == OpGroup::quant) return name == "w_zero_points";
+  if (group == OpGroup::quant) return name.ends_with("zero_points");
   return group == OpGroup::norm && (name == "weight" || name == "running_mean" || name == "running_var");
 }
 

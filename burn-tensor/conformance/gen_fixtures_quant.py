@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-# Writes the reference fixtures of the quant group (quantized_linear): fixtures/quant.json (group "quant").
+# Writes the reference fixtures of the quant group (quantized_linear, matmul_integer): fixtures/quant.json (group
+# "quant").
 # Run with Debian's python3-torch: /usr/bin/python3 burn-tensor/conformance/gen_fixtures_quant.py
 # PyTorch has no op with quantized_linear's exact contract (burn/tensor/quant.hpp: x quantized per row to u8 in
 # f32 arithmetic, the integer sum exact, (sa * sb) * sum + bias in double, rounded once), so the expected values
@@ -94,7 +95,65 @@ def gen_quant():
     g.add("ql_zero_points_shape", "quantized_linear", "quantized_linear",
           [x, w, ok, torch.zeros(8, dtype=torch.int32)], error="ShapeError", attrs={"zero_points": True},
           torch_expr="zero points [8], scales [1]")
+    gen_matmul_integer(g)
     return g
+
+
+def mi_reference(a, b, za=None, zb=None):
+    """matmul_integer's definition: sum_k (a - za)(b - zb) in int64, wrapped to int32."""
+    k = b.shape[0]
+    a64 = a.numpy().astype(np.int64)
+    if za is not None:
+        a64 = a64 - za.numpy().astype(np.int64).reshape(-1, 1)
+    b64 = b.numpy().astype(np.int64)
+    if zb is not None:
+        b64 = b64 - zb.numpy().astype(np.int64).reshape(1, -1)
+    acc = (a64.reshape(-1, k) @ b64).reshape(tuple(a.shape[:-1]) + (b.shape[1],))
+    return torch.from_numpy(acc.astype(np.int32))  # wraps modulo 2^32
+
+
+def add_mi(g, name, a, b, za=None, zb=None, expr=""):
+    inputs = [a, b] + ([za] if za is not None else []) + ([zb] if zb is not None else [])
+    g.add(name, "matmul_integer", "matmul_integer", inputs, mi_reference(a, b, za, zb),
+          attrs={"a_zero_points": za is not None, "b_zero_points": zb is not None}, rtol=0.0, atol=0.0,
+          torch_expr=expr or "sum_k (a - za)(b - zb), int64 (NumPy)")
+
+
+def gen_matmul_integer(g):
+    u8 = torch.uint8
+    a = randint(0, 256, 6, 20, dtype=u8)
+    b = randint(-128, 128, 20, 9, dtype=i8)
+    add_mi(g, "mi_u8_s8", a, b)
+    add_mi(g, "mi_u8_s8_zero_points", a, b, za=torch.tensor([131], dtype=u8), zb=torch.tensor([-3], dtype=i8))
+    # Per-row zero points of a batched a, per-column ones of a u8 b, K not a multiple of 4, N not of 8.
+    a3 = randint(-128, 128, 2, 5, 13, dtype=i8)
+    b3 = randint(0, 256, 13, 11, dtype=u8)
+    add_mi(g, "mi_s8_u8_per_row_column", a3, b3, za=randint(-128, 128, 5, dtype=i8), zb=randint(0, 256, 11, dtype=u8))
+    # The saturation corner: 255 x -128 and 255 x 127 over a K whose pair sums overflow a 16-bit intermediate.
+    ac = torch.full((3, 1000), 255, dtype=u8)
+    ac[1, ::2] = 0
+    bc = torch.full((1000, 4), -128, dtype=i8)
+    bc[:, 1] = 127
+    add_mi(g, "mi_saturation_corner", ac, bc, expr="u8 255 x s8 -128 / 127 over K = 1000")
+    # Zero points at the range ends, i32 zero points (the table's dtype), a sum that wraps int32.
+    add_mi(g, "mi_u8_u8_extreme_zero_points", randint(0, 256, 4, 7, dtype=u8), randint(0, 256, 7, 3, dtype=u8),
+           za=torch.tensor([255], dtype=torch.int32), zb=torch.tensor([0, 255, 128], dtype=torch.int32))
+    aw = torch.full((1, 33100), 255, dtype=u8)
+    bw = torch.full((33100, 1), 0, dtype=u8)
+    add_mi(g, "mi_wraps_int32", aw, bw, zb=torch.tensor([255], dtype=u8),
+           expr="255 x -255 over K = 33,100: -2,152,327,500, wrapped to int32")
+    add_mi(g, "mi_no_rows", torch.zeros(0, 8, dtype=u8), b[:8])
+    g.add("mi_float_a", "matmul_integer", "matmul_integer", [a.to(f32), b], error="DTypeError", attrs={},
+          torch_expr="a f32")
+    g.add("mi_i32_b", "matmul_integer", "matmul_integer", [a, b.to(torch.int32)], error="DTypeError", attrs={},
+          torch_expr="b i32")
+    g.add("mi_inner_dim", "matmul_integer", "matmul_integer", [a[:, :19], b], error="ShapeError", attrs={},
+          torch_expr="a [6, 19], b [20, 9]")
+    g.add("mi_rank1_a", "matmul_integer", "matmul_integer", [a[0], b], error="ShapeError", attrs={},
+          torch_expr="a [20]")
+    g.add("mi_b_zero_points_shape", "matmul_integer", "matmul_integer",
+          [a, b, torch.zeros(4, dtype=i8)], error="ShapeError", attrs={"b_zero_points": True},
+          torch_expr="b's zero points [4] for 9 columns")
 
 
 def main():

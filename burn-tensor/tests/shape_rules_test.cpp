@@ -414,4 +414,38 @@ TEST(ShapeRules, EmbeddingNormAttention) {
       {"[attention]", "no keys"});
 }
 
+// ---- quant ----
+
+TEST(ShapeRules, MatmulInteger) {
+  // np.matmul(np.zeros((2, 3, 4)), np.zeros((4, 5))).shape -> (2, 3, 5), as onnx MatMulInteger
+  const Shape one{1}, three{3}, five{5}, four{4};
+  EXPECT_EQ(rules::matmul_integer(Shape{2, 3, 4}, Shape{4, 5}, &three, &five), Shape({2, 3, 5}));
+  EXPECT_EQ(rules::matmul_integer(Shape{0, 4}, Shape{4, 5}, &one, nullptr), Shape({0, 5}));
+  expect_error<ShapeError>(
+      [] {
+        rules::matmul_integer(Shape{4}, Shape{4, 5}, nullptr, nullptr);
+      },
+      {"[matmul_integer]", "rank 2", "a [4]"});
+  expect_error<ShapeError>(
+      [] {
+        rules::matmul_integer(Shape{3, 4}, Shape{2, 4, 5}, nullptr, nullptr);
+      },
+      {"[matmul_integer]", "2-D", "b [2, 4, 5]"});
+  expect_error<ShapeError>(
+      [] {
+        rules::matmul_integer(Shape{3, 4}, Shape{5, 2}, nullptr, nullptr);
+      },
+      {"[matmul_integer]", "last dim", "a [3, 4], b [5, 2]"});
+  expect_error<ShapeError>(
+      [&] {
+        rules::matmul_integer(Shape{3, 4}, Shape{4, 5}, &four, nullptr);
+      },
+      {"[matmul_integer]", "[1] or [3]", "a's zero points [4]"});
+  expect_error<ShapeError>(
+      [&] {
+        rules::matmul_integer(Shape{3, 4}, Shape{4, 5}, nullptr, &three);
+      },
+      {"[matmul_integer]", "[1] or [5]", "b's zero points [3]"});
+}
+
 }  // namespace

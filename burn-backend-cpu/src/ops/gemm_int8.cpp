@@ -191,21 +191,49 @@ void expand(std::span<const int32_t> v, int64_t count, std::vector<double>& out)
     out[static_cast<size_t>(i)] = v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
 }
 
+ValueError bad_count(const char* who, const char* what, size_t got, bool may_be_empty, int64_t count, const char* per) {
+  return ValueError(kOp, std::string(who) + "'s " + what + " has " + std::to_string(got) + " values; expected " +
+                             (may_be_empty ? "0, " : "") + "1 or " + std::to_string(count) + " (one per " + per + ")");
+}
+
+void check_zero_points(std::span<const int32_t> zp, const char* who, const char* per, int64_t count, int32_t zmin,
+                       int32_t zmax) {
+  if (zp.size() > 1 && zp.size() != static_cast<size_t>(count))
+    throw bad_count(who, "zero point", zp.size(), true, count, per);
+  for (size_t i = 0; i < zp.size(); ++i)
+    if (zp[i] < zmin || zp[i] > zmax)
+      throw ValueError(kOp, std::string(who) + "'s zero point [" + std::to_string(i) + "] = " + std::to_string(zp[i]) +
+                                " is outside [" + std::to_string(zmin) + ", " + std::to_string(zmax) + "]");
+}
+
 void check_quant(const Int8Quant& q, const char* who, const char* per, int64_t count, int32_t zmin, int32_t zmax) {
-  const auto bad_count = [&](const char* what, size_t got, bool may_be_empty) {
-    return ValueError(kOp, std::string(who) + "'s " + what + " has " + std::to_string(got) + " values; expected " +
-                               (may_be_empty ? "0, " : "") + "1 or " + std::to_string(count) + " (one per " + per +
-                               ")");
-  };
   if (q.scale.size() != 1 && q.scale.size() != static_cast<size_t>(count))
-    throw bad_count("scale", q.scale.size(), false);
-  if (q.zero_point.size() > 1 && q.zero_point.size() != static_cast<size_t>(count))
-    throw bad_count("zero point", q.zero_point.size(), true);
-  for (size_t i = 0; i < q.zero_point.size(); ++i)
-    if (q.zero_point[i] < zmin || q.zero_point[i] > zmax)
-      throw ValueError(kOp, std::string(who) + "'s zero point [" + std::to_string(i) +
-                                "] = " + std::to_string(q.zero_point[i]) + " is outside [" + std::to_string(zmin) +
-                                ", " + std::to_string(zmax) + "]");
+    throw bad_count(who, "scale", q.scale.size(), false, count, per);
+  check_zero_points(q.zero_point, who, per, count, zmin, zmax);
+}
+
+// C - za * colsum - zb * rowsum + K * za * zb per entry: every term below 2^33 in magnitude for zero points in
+// range, so the int64 sum is exact and its conversion to int32 wraps as an int32 accumulator would.
+template <typename T>
+void gemm_s32_zp(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, std::span<const int32_t> za,
+                 std::span<const int32_t> zb, int32_t* c, int64_t ldc) {
+  check_gemm_args(std::is_signed_v<T>, lda, m, b, ldc);
+  check_zero_points(za, "A", "row", m, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+  check_zero_points(zb, "B", "column", b.n, -128, 127);
+  const PackedA pa = pack_a(a, lda, m, b.k, b.k_padded);
+  const auto at = [](std::span<const int32_t> v, int64_t i) -> int64_t {
+    return v.empty() ? 0 : v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
+  };
+  for_each_tile(pa, b, [&](const int32_t* tile, int64_t i, int64_t rows, int64_t j, int64_t cols) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t za_r = at(za, i + r), rs = pa.row_sums[static_cast<size_t>(i + r)];
+      int32_t* o = c + (i + r) * ldc + j;
+      for (int64_t q = 0; q < cols; ++q) {
+        const int64_t zb_j = at(zb, j + q), cs = b.col_sums[static_cast<size_t>(j + q)];
+        o[q] = static_cast<int32_t>(int64_t{tile[r * kNr + q]} - za_r * cs - zb_j * rs + b.k * za_r * zb_j);
+      }
+    }
+  });
 }
 
 // out = sa * sb * (c - za * colsum - zb * rowsum + K * za * zb) + bias over one tile, in double (exact up to the
@@ -327,6 +355,14 @@ void gemm_int8(const uint8_t* a, int64_t lda, int64_t m, const PackedInt8Weights
 }
 void gemm_int8(const int8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, int32_t* c, int64_t ldc) {
   gemm_s32(a, lda, m, b, c, ldc);
+}
+void gemm_int8_zp(const uint8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, std::span<const int32_t> za,
+                  std::span<const int32_t> zb, int32_t* c, int64_t ldc) {
+  gemm_s32_zp(a, lda, m, b, za, zb, c, ldc);
+}
+void gemm_int8_zp(const int8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, std::span<const int32_t> za,
+                  std::span<const int32_t> zb, int32_t* c, int64_t ldc) {
+  gemm_s32_zp(a, lda, m, b, za, zb, c, ldc);
 }
 void gemm_int8_dequant(const uint8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, const Int8Epilogue& ep,
                        float* out, int64_t ldo) {

@@ -49,6 +49,15 @@ int64_t int8_gemm_max_k(bool a_signed);
 void gemm_int8(const uint8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, int32_t* c, int64_t ldc);
 void gemm_int8(const int8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, int32_t* c, int64_t ldc);
 
+// C (m x n, leading dim ldc >= n) = sum_k (A[i][k] - za[i]) * (B[k][j] - zb[j]), the integer matmul of ONNX's
+// MatMulInteger: za and zb empty (0), 1 value or one per row of A / column of B, within A's type's range and
+// [-128, 127]; the zero-point terms are formed in int64 and the sum wrapped to int32 (two's complement, as an int32
+// accumulator wraps), so it is exact whenever it fits int32. ValueError for a count or zero point out of range.
+void gemm_int8_zp(const uint8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, std::span<const int32_t> za,
+                  std::span<const int32_t> zb, int32_t* c, int64_t ldc);
+void gemm_int8_zp(const int8_t* a, int64_t lda, int64_t m, const PackedInt8Weights& b, std::span<const int32_t> za,
+                  std::span<const int32_t> zb, int32_t* c, int64_t ldc);
+
 // One operand's quantization: `scale` holds 1 value (per tensor) or one per row of A / per column of B;
 // `zero_point` is empty (0), 1 value or one per row / column, within the operand's type's range.
 struct Int8Quant {

@@ -1,5 +1,6 @@
-// The cpu kernel of quantized_linear (quant group): each row of x quantized to u8 here, in the f32 arithmetic of
+// The cpu kernels of the quant group. quantized_linear: each row of x quantized to u8 here, in the f32 arithmetic of
 // burn-tensor's default body (src/defaults/quant.cpp), then gemm_int8_dequant against the weight packed once.
+// matmul_integer: gemm_int8_zp against b packed once (a u8 b as s8 b - 128, its zero point moved alike).
 // Packed weights are cached per weight storage and view: an entry holds the storage itself, which keeps the
 // storage's use count above one, so no op of this plugin writes into it in place (reusable(), cpu_tensor.hpp)
 // and the packed copy cannot go stale; a storage only the cache still holds is dropped on the next call.
@@ -24,12 +25,13 @@ namespace burn::cpu {
 
 namespace {
 
-// A weight is a view of a storage: its offset, strides and dims.
+// A weight is a view of a storage: its offset, strides, dims and dtype (i8, or u8 packed shifted).
 struct ViewKey {
   int64_t offset;
   std::vector<int64_t> strides, dims;
+  DType dtype;
   bool operator<(const ViewKey& o) const {
-    return std::tie(offset, strides, dims) < std::tie(o.offset, o.strides, o.dims);
+    return std::tie(offset, strides, dims, dtype) < std::tie(o.offset, o.strides, o.dims, o.dtype);
   }
 };
 
@@ -59,7 +61,7 @@ PackedCache& packed_cache() {
 
 std::shared_ptr<const PackedInt8Weights> packed_weights(const CpuPtr& w) {
   PackedCache& c = packed_cache();
-  ViewKey key{w->offset(), w->strides(), w->shape().dims()};
+  ViewKey key{w->offset(), w->strides(), w->shape().dims(), w->dtype()};
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.sweep();
@@ -71,7 +73,16 @@ std::shared_ptr<const PackedInt8Weights> packed_weights(const CpuPtr& w) {
   }
   const CpuPtr wc = contiguous(w);
   const int64_t k = w->shape()[0], n = w->shape()[1];
-  auto packed = std::make_shared<const PackedInt8Weights>(pack_int8_weights(wc->data<int8_t>(), k, n, n));
+  std::shared_ptr<const PackedInt8Weights> packed;
+  if (w->dtype() == DType::U8) {
+    // u8 b is packed as s8 b - 128; the caller moves its zero point by -128 too, so (b - zb) is unchanged.
+    std::vector<int8_t> shifted(static_cast<size_t>(k * n));
+    const uint8_t* src = wc->data<uint8_t>();
+    for (size_t i = 0; i < shifted.size(); ++i) shifted[i] = static_cast<int8_t>(int32_t{src[i]} - 128);
+    packed = std::make_shared<const PackedInt8Weights>(pack_int8_weights(shifted.data(), k, n, n));
+  } else {
+    packed = std::make_shared<const PackedInt8Weights>(pack_int8_weights(wc->data<int8_t>(), k, n, n));
+  }
   std::lock_guard<std::mutex> lock(c.mutex);
   ++c.packs;
   StorageEntry& e = c.entries[w->storage().get()];
@@ -174,6 +185,54 @@ Prim CpuBackend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_z
   gemm_int8_dequant(qa.data(), k, m, *packed, ep, o, n);
   for (int64_t i = 0; i < m; ++i)
     if (bad[static_cast<size_t>(i)]) std::fill_n(o + i * n, n, std::numeric_limits<float>::quiet_NaN());
+  return out;
+}
+
+Prim CpuBackend::matmul_integer(Prim a, Prim b, Prim a_zero_points, Prim b_zero_points) {
+  static constexpr const char* op = "matmul_integer";
+  const Shape zas = a_zero_points ? a_zero_points->shape() : Shape{};
+  const Shape zbs = b_zero_points ? b_zero_points->shape() : Shape{};
+  const Shape out_shape = shape_rules::matmul_integer(a->shape(), b->shape(), a_zero_points ? &zas : nullptr,
+                                                      b_zero_points ? &zbs : nullptr, op);
+  const auto int8 = [](const Prim& p) { return p->dtype() == DType::U8 || p->dtype() == DType::I8; };
+  const auto i32_or_null = [](const Prim& p) { return !p || p->dtype() == DType::I32; };
+  const bool a_signed = a->dtype() == DType::I8;
+  const int64_t m = a->shape()[a->shape().rank() - 2], k = b->shape()[0], n = b->shape()[1];
+  const bool ours =
+      int8(a) && int8(b) && i32_or_null(a_zero_points) && i32_or_null(b_zero_points) && k <= int8_gemm_max_k(a_signed);
+  // Zero points outside their operand's range (possible through the op, never from ONNX) go to the composite too.
+  std::vector<int32_t> za = ours && a_zero_points ? host_values<int32_t>(a_zero_points, op) : std::vector<int32_t>{};
+  std::vector<int32_t> zb = ours && b_zero_points ? host_values<int32_t>(b_zero_points, op) : std::vector<int32_t>{};
+  const int32_t za_min = a_signed ? -128 : 0, za_max = a_signed ? 127 : 255;
+  const int32_t zb_min = b->dtype() == DType::I8 ? -128 : 0, zb_max = b->dtype() == DType::I8 ? 127 : 255;
+  const auto within = [](const std::vector<int32_t>& v, int32_t lo, int32_t hi) {
+    return std::all_of(v.begin(), v.end(), [&](int32_t z) { return z >= lo && z <= hi; });
+  };
+  if (!ours || !within(za, za_min, za_max) || !within(zb, zb_min, zb_max))
+    return Backend::matmul_integer(std::move(a), std::move(b), std::move(a_zero_points), std::move(b_zero_points));
+  const int64_t rows = a->shape().num_elements() / k;
+  CpuPtr out = alloc(out_shape, DType::I32);
+  if (rows == 0 || n == 0) {
+    std::fill_n(out->data<int32_t>(), out_shape.num_elements(), 0);
+    return out;
+  }
+  if (b->dtype() == DType::U8) {
+    if (zb.empty()) zb.push_back(0);
+    for (int32_t& z : zb) z -= 128;
+  }
+  // Per-row zero points of a batched a repeat for every matrix of the batch.
+  if (za.size() > 1 && rows != m) {
+    std::vector<int32_t> all(static_cast<size_t>(rows));
+    for (int64_t i = 0; i < rows; ++i) all[static_cast<size_t>(i)] = za[static_cast<size_t>(i % m)];
+    za = std::move(all);
+  }
+  const CpuPtr ac = contiguous(as_cpu(a, op));
+  const std::shared_ptr<const PackedInt8Weights> packed = packed_weights(as_cpu(b, op));
+  int32_t* o = out->data<int32_t>();
+  if (a_signed)
+    gemm_int8_zp(ac->data<int8_t>(), k, rows, *packed, za, zb, o, n);
+  else
+    gemm_int8_zp(ac->data<uint8_t>(), k, rows, *packed, za, zb, o, n);
   return out;
 }
 

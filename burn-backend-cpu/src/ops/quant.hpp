@@ -1,4 +1,4 @@
-// quantized_linear's pieces that the plugin's tests reach: the row quantizer and the packed-weight cache's
+// The quant ops' pieces that the plugin's tests reach: the row quantizer and the packed-weight cache's
 // counters. Private to the plugin.
 #pragma once
 
@@ -12,7 +12,8 @@ namespace burn::cpu {
 void quantize_rows_u8(const float* x, int64_t m, int64_t k, uint8_t* q, float* scales, int32_t* zero_points,
                       uint8_t* bad_rows);
 
-// How many weights quantized_linear has packed since the process started (each pack is a cache miss).
+// How many weights quantized_linear and matmul_integer have packed since the process started (each pack is a
+// cache miss).
 uint64_t quantized_linear_packs();
 // Packed weights the cache holds now (after dropping the storages only the cache still references).
 size_t quantized_linear_cached_weights();

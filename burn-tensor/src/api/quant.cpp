@@ -1,5 +1,6 @@
-// Tensor API, quant group: quantized_linear's checks with tagged errors, then the backend op. The scales reach the
-// backend as f32 and the zero points as i32, so that a backend's kernel takes one layout.
+// Tensor API, quant group: quantized_linear's and matmul_integer's checks with tagged errors, then the backend op.
+// The scales reach the backend as f32 and the zero points as i32 of rank 1, so that a backend's kernel takes one
+// layout.
 #include <string>
 
 #include "burn/tensor/quant.hpp"
@@ -38,6 +39,38 @@ H quantized_linear(const H& x, const H& w_values, const H& w_scales, const std::
                                 bias ? &shape(*bias) : nullptr, op);
   const H scales = w_scales.prim->dtype() == DType::F32 ? w_scales : cast(w_scales, DType::F32);
   return with(x, b.quantized_linear(x.prim, w_values.prim, scales.prim, zp.prim, bias ? bias->prim : nullptr));
+}
+
+namespace {
+
+// A zero point of an integer dtype, 0-d or 1-D, as the I32 [1] or [n] the backend op takes.
+H zero_points_i32(const H& a, const H& zp, const char* which, const char* op) {
+  same_device(a, zp, op);
+  const DType zd = zp.prim->dtype();
+  if (!is_int(zd)) throw DTypeError(op, std::string(which) + "'s zero points must be integers, got " + dt(zd));
+  if (shape(zp).rank() > 1)
+    throw ShapeError(op, std::string(which) + "'s zero points must be 0-d or 1-D, got " + shape(zp).to_string());
+  const H z = zd == DType::I32 ? zp : cast(zp, DType::I32);
+  return shape(z).rank() == 0 ? reshape(z, {1}) : z;
+}
+
+}  // namespace
+
+H matmul_integer(const H& a, const H& b, const std::optional<H>& a_zero_points, const std::optional<H>& b_zero_points) {
+  static constexpr const char* op = "matmul_integer";
+  Backend& be_a = be(a, op);
+  same_device(a, b, op);
+  const auto int8 = [&](const H& h, const char* which) {
+    const DType d = h.prim->dtype();
+    if (d != DType::U8 && d != DType::I8) throw DTypeError(op, std::string(which) + " must be u8 or i8, got " + dt(d));
+  };
+  int8(a, "a");
+  int8(b, "b");
+  const H za = a_zero_points ? zero_points_i32(a, *a_zero_points, "a", op) : H{};
+  const H zb = b_zero_points ? zero_points_i32(a, *b_zero_points, "b", op) : H{};
+  const Shape zas = za.prim ? za.prim->shape() : Shape{}, zbs = zb.prim ? zb.prim->shape() : Shape{};
+  shape_rules::matmul_integer(shape(a), shape(b), za.prim ? &zas : nullptr, zb.prim ? &zbs : nullptr, op);
+  return with(a, be_a.matmul_integer(a.prim, b.prim, za.prim, zb.prim));
 }
 
 }  // namespace burn::api

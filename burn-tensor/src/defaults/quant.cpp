@@ -1,5 +1,5 @@
-// The DEFAULT ops of the quant group: quantized_linear composed from other ops, exactly as the op's contract
-// (quant.hpp) defines it: each row of x quantized to u8 in f32 arithmetic, the integer products summed exactly
+// The DEFAULT ops of the quant group, composed from other ops exactly as their contracts (quant.hpp) define them.
+// quantized_linear: each row of x quantized to u8 in f32 arithmetic, the integer products summed exactly
 // in f64 (every partial sum is an integer below 2^53), the scaling in f64 in the order (sa * sb) * sum + bias,
 // rounded once. A backend's integer kernel must give these bits (burn-backend-cpu/src/ops/quant.cpp does).
 #include <limits>
@@ -58,6 +58,37 @@ Prim Backend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_zero
   out = cast(std::move(out), out_dtype);
   out = mask_fill(std::move(out), expand(std::move(bad_rows), Shape{m, n}), std::numeric_limits<double>::quiet_NaN());
   return reshape(std::move(out), out_shape);
+}
+
+// matmul_integer: the operands less their zero points in f64, one f64 matmul (every partial sum an integer below
+// 2^53: |(a - za)(b - zb)| <= 255^2 and K below 2^37), then the sum wrapped to int32 as v - 2^32 floor((v + 2^31) /
+// 2^32), each step exact, and cast.
+Prim Backend::matmul_integer(Prim a, Prim b, Prim a_zero_points, Prim b_zero_points) {
+  static constexpr const char* op = "matmul_integer";
+  const Shape zas = a_zero_points ? a_zero_points->shape() : Shape{};
+  const Shape zbs = b_zero_points ? b_zero_points->shape() : Shape{};
+  const Shape out_shape = shape_rules::matmul_integer(a->shape(), b->shape(), a_zero_points ? &zas : nullptr,
+                                                      b_zero_points ? &zbs : nullptr, op);
+  const auto refuse = [&](const char* what, DType d) {
+    throw DTypeError(op, std::string(what) + ", got " + std::string(dtype_name(d)));
+  };
+  for (const Prim* p : {&a, &b})
+    if ((*p)->dtype() != DType::U8 && (*p)->dtype() != DType::I8) refuse("a and b must be u8 or i8", (*p)->dtype());
+  for (const Prim* p : {&a_zero_points, &b_zero_points})
+    if (*p && (*p)->dtype() != DType::I32) refuse("zero points must be i32", (*p)->dtype());
+  const int64_t m = a->shape()[a->shape().rank() - 2], k = b->shape()[0], n = b->shape()[1];
+  const int64_t rows = a->shape().num_elements() / k;
+  if (rows == 0 || n == 0) return full(out_shape, 0, DType::I32);
+
+  Prim a2 = cast(reshape(std::move(a), Shape{rows / m, m, k}), DType::F64);
+  if (a_zero_points) a2 = sub(std::move(a2), cast(reshape(std::move(a_zero_points), Shape{1, zas[0], 1}), DType::F64));
+  Prim b2 = cast(std::move(b), DType::F64);
+  if (b_zero_points) b2 = sub(std::move(b2), cast(reshape(std::move(b_zero_points), Shape{1, zbs[0]}), DType::F64));
+  Prim acc = matmul(reshape(std::move(a2), Shape{rows, k}), std::move(b2));  // exact
+  constexpr double two32 = 4294967296.0;
+  Prim wraps = floor(div_scalar(add_scalar(acc, 2147483648.0), two32));
+  Prim wrapped = sub(std::move(acc), mul_scalar(std::move(wraps), two32));
+  return reshape(cast(std::move(wrapped), DType::I32), out_shape);
 }
 
 }  // namespace burn

@@ -1,4 +1,4 @@
-// Shape rule of the quant group: quantized_linear's operands against each other.
+// Shape rules of the quant group: quantized_linear's and matmul_integer's operands against each other.
 #include "check.hpp"
 
 namespace burn::shape_rules {
@@ -20,6 +20,27 @@ Shape quantized_linear(const Shape& x, const Shape& w, const Shape& scales, cons
   if (bias && *bias != Shape{n})
     throw ShapeError(op, "bias " + bias->to_string() + " must be [" + std::to_string(n) + "]: " + all());
   Shape out = x;
+  out[out.rank() - 1] = n;
+  return out;
+}
+
+Shape matmul_integer(const Shape& a, const Shape& b, const Shape* a_zero_points, const Shape* b_zero_points,
+                     const char* op) {
+  const auto all = [&] {
+    return "a " + a.to_string() + ", b " + b.to_string() +
+           (a_zero_points ? ", a's zero points " + a_zero_points->to_string() : std::string()) +
+           (b_zero_points ? ", b's zero points " + b_zero_points->to_string() : std::string());
+  };
+  if (a.rank() < 2) throw ShapeError(op, "a must have rank 2 or more [..., M, K]: " + all());
+  if (b.rank() != 2) throw ShapeError(op, "b must be 2-D [K, N]: " + all());
+  const int64_t m = a[a.rank() - 2], k = b[0], n = b[1];
+  if (k < 1) throw ShapeError(op, "the inner dim is empty: " + all());
+  if (a[a.rank() - 1] != k) throw ShapeError(op, "a's last dim differs from b's first: " + all());
+  if (a_zero_points && !(*a_zero_points == Shape{1} || *a_zero_points == Shape{m}))
+    throw ShapeError(op, "a's zero points must be [1] or [" + std::to_string(m) + "] (one per row): " + all());
+  if (b_zero_points && !(*b_zero_points == Shape{1} || *b_zero_points == Shape{n}))
+    throw ShapeError(op, "b's zero points must be [1] or [" + std::to_string(n) + "] (one per column): " + all());
+  Shape out = a;
   out[out.rank() - 1] = n;
   return out;
 }

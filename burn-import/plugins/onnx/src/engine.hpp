@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "burn/onnx/model.hpp"
@@ -109,6 +110,11 @@ void add_rnn_ops(std::vector<OpRow>& rows);
 void add_spectral_ops(std::vector<OpRow>& rows);
 void add_sequence_ops(std::vector<OpRow>& rows);
 void add_random_ops(std::vector<OpRow>& rows);
+// The loader's rewrite of QDQ MatMuls (ops_quant.cpp): a MatMul of two DequantizeLinear outputs, the weight's a
+// constant int8/uint8 [K, N] with f32 scales per tensor or per column, the activation's with an f32 scale and zero
+// point per tensor, becomes one burn.internal/QDQMatMul node on the integer op; a DequantizeLinear it was the only
+// reader of (`uses`: reads of each value by nodes, subgraphs and graph outputs) is removed.
+void fuse_qdq_matmuls(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses);
 // The implementation of `op` at `opset`, or nullptr.
 const OpRow* find_op(const std::string& op, int opset);
 
@@ -116,6 +122,11 @@ const OpRow* find_op(const std::string& op, int opset);
 Shape shape_of(const H& h);
 H scalar_tensor(const Device& d, double v, DType dt);           // 0-d
 H ints_tensor(const Device& d, const std::vector<int64_t>& v);  // 1-D i64
+// A conv node's kernel, strides, dilations and pads (auto_pad resolved against the input x).
+struct ConvWindow {
+  std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end;
+};
+ConvWindow conv_window(OpContext& c, const Shape& x, const Shape& weight);
 // Conv with the node's kernel/strides/pads/dilations/group attributes (Conv, ConvInteger, QLinearConv).
 H conv_node(OpContext& c, const H& x, const H& weight, const std::optional<H>& bias);
 // NumPy matmul of operands of rank >= 2 whose ranks differ: the lower one gains leading dims.

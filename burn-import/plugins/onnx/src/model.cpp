@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -359,7 +360,8 @@ Values OpContext::run_graph(const ::onnx::GraphProto& g, const Values& inputs) c
 
 std::vector<OpSupport> supported_ops() {
   std::vector<OpSupport> out;
-  for (const auto& r : table()) out.push_back({r.op, r.since, r.until});
+  for (const auto& r : table())
+    if (std::string_view(r.op).substr(0, 5) != "burn.") out.push_back({r.op, r.since, r.until});  // loader-made
   return out;
 }
 
@@ -449,6 +451,17 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
       domain_opsets[o.domain()] = static_cast<int>(o.version());
   }
   if (I.opset == 0) I.opset = 1;  // IR without opset_import: the first opset
+  {
+    std::unordered_map<std::string, int> uses;
+    for (const auto& n : I.proto.graph().node()) {
+      std::vector<std::string> reads(n.input().begin(), n.input().end());
+      subgraph_reads(n, reads);
+      for (const auto& x : reads)
+        if (!x.empty()) ++uses[x];
+    }
+    for (const auto& o : I.proto.graph().output()) ++uses[o.name()];
+    fuse_qdq_matmuls(*I.proto.mutable_graph(), uses);
+  }
   const auto& g = I.proto.graph();
   auto slot_of = [&](const std::string& n) {
     auto [it, inserted] = I.slot.emplace(n, I.num_slots);

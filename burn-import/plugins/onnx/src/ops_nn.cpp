@@ -54,6 +54,11 @@ std::vector<int64_t> weight_kernel(const Shape& w) {
 
 }  // namespace
 
+ConvWindow conv_window(OpContext& c, const Shape& x, const Shape& weight) {
+  Window w = window(c, x, weight_kernel(weight));
+  return {w.kernel, w.stride, w.dilation, w.pad_begin, w.pad_end};
+}
+
 H conv_node(OpContext& c, const H& x, const H& weight, const std::optional<H>& bias) {
   if (shape_of(weight).rank() != shape_of(x).rank())
     c.invalid("weight " + shape_of(weight).to_string() + " and input " + shape_of(x).to_string() + " differ in rank");

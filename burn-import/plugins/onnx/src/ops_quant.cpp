@@ -1,8 +1,12 @@
-// Quantization (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, ConvInteger,
-// QLinearMatMul, QLinearConv) computed in f64, exact for 8-bit values; and the optimizers of the
-// ai.onnx.preview.training domain (Adagrad, Momentum, Adam) as the arithmetic their specs give.
+// Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls (fuse_qdq_matmuls) on the table's integer
+// op matmul_integer where b is 2-D (the cpu plugin's int8 GEMM), 2-D ungrouped ConvInteger and QLinearConv on it
+// through im2col; QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the other forms (a batched b, grouped
+// or 1-D/3-D convs) computed in f64, exact for 8-bit values. And the
+// optimizers of the ai.onnx.preview.training domain (Adagrad, Momentum, Adam) as the arithmetic their specs give.
 #include <cmath>
+#include <unordered_map>
 
+#include "burn/tensor/quant.hpp"
 #include "engine.hpp"
 
 namespace burn::onnx {
@@ -88,27 +92,139 @@ Hs dynamic_quantize_linear(OpContext& c) {
   return {y, s, scalar_tensor(c.device(), zp, DType::U8)};
 }
 
+int64_t numel(const H& h) { return shape_of(h).num_elements(); }
+
+// Whether matmul_integer takes a @ b with these zero points: u8/i8 operands, b 2-D, a of rank >= 1, each zero
+// point one value or a 1-D one per row of a (per column of b).
+bool integer_op_fits(const H& a, const H& b, const std::optional<H>& za, const std::optional<H>& zb) {
+  const auto int8 = [](const H& h) { return h.prim->dtype() == DType::U8 || h.prim->dtype() == DType::I8; };
+  const Shape &as = shape_of(a), &bs = shape_of(b);
+  if (!int8(a) || !int8(b) || bs.rank() != 2 || as.rank() < 1) return false;
+  const auto fits = [](const std::optional<H>& z, int64_t count) {
+    return !z || numel(*z) == 1 || (shape_of(*z).rank() == 1 && shape_of(*z)[0] == count);
+  };
+  return fits(za, as.rank() >= 2 ? as[as.rank() - 2] : 1) && fits(zb, bs[1]);
+}
+
+// a @ b less their zero points on the integer op (i32); a 1-D a is one row.
+H integer_matmul(const H& a, const H& b, const std::optional<H>& za, const std::optional<H>& zb) {
+  const auto flat = [](const std::optional<H>& z) {
+    return z && numel(*z) == 1 ? std::optional<H>(api::reshape(*z, {1})) : z;
+  };
+  if (shape_of(a).rank() == 1)
+    return api::reshape(api::matmul_integer(api::reshape(a, {1, -1}), b, flat(za), flat(zb)), {-1});
+  return api::matmul_integer(a, b, flat(za), flat(zb));
+}
+
+std::optional<H> opt_in(OpContext& c, size_t i) { return c.has(i) ? std::optional<H>(c.in(i)) : std::nullopt; }
+
 Hs matmul_integer(OpContext& c) {
+  if (integer_op_fits(c.in(0), c.in(1), opt_in(c, 2), opt_in(c, 3)))
+    return {integer_matmul(c.in(0), c.in(1), opt_in(c, 2), opt_in(c, 3))};
   H a = f64(c.in(0)), b = f64(c.in(1));
   if (c.has(2)) a = api::sub(a, along(f64(c.in(2)), c.rank(0), static_cast<int64_t>(c.rank(0)) - 2));
   if (c.has(3)) b = api::sub(b, f64(c.in(3)));
   return {api::cast(api::matmul(a, b), DType::I32)};
 }
 
+// A 2-D ungrouped ConvInteger on the integer op: x padded with its zero point (so padding contributes
+// (za - za) = 0, as ONNX's conv of x - za padded with zeros), its windows gathered by unfold (im2col) into
+// [N * OH * OW, C * KH * KW], times the weight viewed as [C * KH * KW, Cout] with its zero points per column; i32
+// [N, Cout, OH, OW]. Empty when the node's form does not fit (then f64).
+std::optional<H> conv_integer_op(OpContext& c, const H& x, const H& w, const std::optional<H>& zx,
+                                 const std::optional<H>& zw) {
+  const Shape &xs = shape_of(x), &ws = shape_of(w);
+  if (xs.rank() != 4 || ws.rank() != 4 || c.attr_i("group", 1) != 1 || xs[1] != ws[1]) return std::nullopt;
+  if (zx && numel(*zx) != 1) return std::nullopt;
+  const int64_t cout = ws[0];
+  if (zw && numel(*zw) != 1 && !(shape_of(*zw).rank() == 1 && shape_of(*zw)[0] == cout)) return std::nullopt;
+  const H probe_b = api::reshape(w, {cout, -1});  // for the dtype checks only
+  if (!integer_op_fits(x, api::permute(probe_b, {1, 0}), zx, zw)) return std::nullopt;
+  const ConvWindow win = conv_window(c, xs, ws);
+  const double pad_value = zx ? api::into_data(*zx).value_f64(0) : 0.0;
+  H p = api::pad(x, {win.pad_begin[1], win.pad_end[1], win.pad_begin[0], win.pad_end[0]}, PadMode::Constant,
+                 Scalar(pad_value));
+  // Windows along H then W, each of the dilated extent, every dilation-th tap kept: [N, C, OH, OW, KH, KW].
+  for (int64_t d = 0; d < 2; ++d) {
+    const int64_t extent = (win.kernel[d] - 1) * win.dilation[d] + 1;
+    if (shape_of(p)[2 + d] < extent) return std::nullopt;
+    p = api::unfold(p, 2 + d, extent, win.stride[d]);
+    std::vector<Slice> taps(shape_of(p).rank(), Slice{});
+    taps.back().step = win.dilation[d];
+    p = api::slice(p, taps);
+  }
+  const int64_t n = xs[0], oh = shape_of(p)[2], ow = shape_of(p)[3];
+  const H cols = api::reshape(api::permute(p, {0, 2, 3, 1, 4, 5}), {n * oh * ow, -1});
+  const H acc = integer_matmul(cols, api::permute(probe_b, {1, 0}), zx, zw);
+  return api::permute(api::reshape(acc, {n, oh, ow, cout}), {0, 3, 1, 2});
+}
+
 Hs conv_integer(OpContext& c) {
+  if (auto y = conv_integer_op(c, c.in(0), c.in(1), opt_in(c, 2), opt_in(c, 3))) return {*y};
   H x = f64(c.in(0)), w = f64(c.in(1));
   if (c.has(2)) x = api::sub(x, f64(c.in(2)));
   if (c.has(3)) w = api::sub(w, along(f64(c.in(3)), c.rank(1), 0));
   return {api::cast(conv_node(c, x, w, std::nullopt), DType::I32)};
 }
 
+// A float32 scale, one value or one per column of b ([N]), flattened to 1-D.
+bool f32_scale(const H& s, int64_t n) {
+  return s.prim->dtype() == DType::F32 && (numel(s) == 1 || (shape_of(s).rank() == 1 && shape_of(s)[0] == n));
+}
+
+// ONNX Runtime's requantization of an i32 accumulator: the multiplier sa * sb / sy in f32 (sb per tensor or per
+// output channel, viewed as `view`), float(acc) times it, rounded half to even, plus the output's zero point zy,
+// saturated to zy's type.
+H requantize(const H& acc, const H& sa, const H& sb, const H& sy, const H& zy, const std::vector<int64_t>& view) {
+  const H mult =
+      api::reshape(api::div(api::mul(api::reshape(sa, {-1}), api::reshape(sb, {-1})), api::reshape(sy, {-1})), view);
+  H y = api::unary(OpId::round, api::mul(api::cast(acc, DType::F32), mult));
+  y = api::add(y, api::cast(api::reshape(zy, {1}), DType::F32));
+  const DType out = zy.prim->dtype();
+  const double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
+  return api::cast(api::clamp(y, Scalar(lo), Scalar(hi)), out);
+}
+
 Hs qlinear_matmul(OpContext& c) {
-  H a = dequantize(c.in(0), c.in(1), c.in(2));
-  H b = dequantize(c.in(3), c.in(4), c.in(5));
-  return {quantize(api::matmul(a, b), c.in(6), c.in(7), c.dtype(7))};
+  const H &a = c.in(0), &b = c.in(3);
+  const int64_t n = shape_of(b).rank() == 2 ? shape_of(b)[1] : -1;
+  if (integer_op_fits(a, b, c.in(2), c.in(5)) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) &&
+      f32_scale(c.in(6), 1) && numel(c.in(7)) == 1) {
+    const H acc = integer_matmul(a, b, c.in(2), c.in(5));
+    return {requantize(acc, c.in(1), c.in(4), c.in(6), c.in(7), {-1})};
+  }
+  return {quantize(api::matmul(dequantize(a, c.in(1), c.in(2)), dequantize(b, c.in(4), c.in(5))), c.in(6), c.in(7),
+                   c.dtype(7))};
+}
+
+// burn.internal/QDQMatMul, which fuse_qdq_matmuls makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw):
+// inputs qa, sa, za, qw, sw, zw. On the integer op: float(sum (qa - za)(qw - zw)) * (sa * sw) in f32, the sum exact,
+// the product of the dequantized operands up to f32 rounding; otherwise the two DequantizeLinear and the MatMul it
+// replaced.
+Hs qdq_matmul(OpContext& c) {
+  const H &qa = c.in(0), &qw = c.in(3);
+  const std::optional<H> za = opt_in(c, 2), zw = opt_in(c, 5);
+  const int64_t n = shape_of(qw).rank() == 2 ? shape_of(qw)[1] : -1;
+  if (integer_op_fits(qa, qw, za, zw) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) && (!za || numel(*za) == 1)) {
+    const H acc = integer_matmul(qa, qw, za, zw);
+    return {api::mul(api::cast(acc, DType::F32), api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1})))};
+  }
+  const DType out = c.dtype(1);
+  H a = api::cast(dequantize(qa, c.in(1), za), out);
+  H w = api::cast(dequantize(qw, along(c.in(4), c.rank(3), 1), zw ? std::optional<H>(along(*zw, c.rank(3), 1)) : zw),
+                  out);
+  return {matmul_nd(a, w)};
 }
 
 Hs qlinear_conv(OpContext& c) {
+  // x, sx, zx, w, sw, zw, sy, zy, bias (i32): the integer conv plus the bias, requantized as QLinearMatMul.
+  const int64_t cout = c.rank(3) >= 1 ? c.shape(3)[0] : -1;
+  if (f32_scale(c.in(1), 1) && f32_scale(c.in(4), cout) && f32_scale(c.in(6), 1) && numel(c.in(7)) == 1 &&
+      (!c.has(8) || c.dtype(8) == DType::I32))
+    if (auto acc = conv_integer_op(c, c.in(0), c.in(3), c.in(2), c.in(5))) {
+      const H a = c.has(8) ? api::add(*acc, api::reshape(c.in(8), {1, -1, 1, 1})) : *acc;
+      return {requantize(a, c.in(1), c.in(4), c.in(6), c.in(7), {1, -1, 1, 1})};
+    }
   H x = dequantize(c.in(0), c.in(1), c.in(2));
   H w = dequantize(c.in(3), along(c.in(4), c.rank(3), 0), along(c.in(5), c.rank(3), 0));
   std::optional<H> b;
@@ -199,7 +315,88 @@ void add_quant_ops(std::vector<OpRow>& r) {
                         {"ConvInteger", 10, k, conv_integer},
                         {"QLinearMatMul", 10, k, qlinear_matmul},
                         {"QLinearConv", 10, k, qlinear_conv},
+                        {"burn.internal/QDQMatMul", 1, 1, qdq_matmul},
                     });
+}
+
+namespace {
+
+const ::onnx::AttributeProto* find_attr(const ::onnx::NodeProto& n, const char* name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+int64_t proto_numel(const ::onnx::TensorProto& t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims()) n *= d;
+  return n;
+}
+
+}  // namespace
+
+void fuse_qdq_matmuls(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses) {
+  std::unordered_map<std::string, const ::onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const auto& o : g.node(i).output())
+      if (!o.empty()) producer[o] = i;
+  const auto init = [&](const ::onnx::NodeProto& n, int i) -> const ::onnx::TensorProto* {
+    if (i >= n.input_size() || n.input(i).empty()) return nullptr;
+    auto it = inits.find(n.input(i));
+    return it == inits.end() ? nullptr : it->second;
+  };
+  const auto default_domain = [](const ::onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; };
+  // The DequantizeLinear producing `v` (per tensor or per axis, not blocked), or -1.
+  const auto dq_of = [&](const std::string& v) {
+    auto it = producer.find(v);
+    if (it == producer.end()) return -1;
+    const ::onnx::NodeProto& n = g.node(it->second);
+    if (n.op_type() != "DequantizeLinear" || !default_domain(n) || n.input_size() < 2) return -1;
+    if (const auto* b = find_attr(n, "block_size"); b && b->i() != 0) return -1;
+    return it->second;
+  };
+  const auto f32_init = [](const ::onnx::TensorProto* t) { return t && t->data_type() == ::onnx::TensorProto::FLOAT; };
+  std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
+  for (int i = 0; i < g.node_size(); ++i) {
+    ::onnx::NodeProto& mm = *g.mutable_node(i);
+    if (mm.op_type() != "MatMul" || !default_domain(mm) || mm.input_size() != 2) continue;
+    const int da = dq_of(mm.input(0)), dw = dq_of(mm.input(1));
+    if (da < 0 || dw < 0 || da == dw) continue;
+    const ::onnx::NodeProto &a = g.node(da), &w = g.node(dw);
+    // The weight: a constant int8 or uint8 [K, N], its f32 scale per tensor or per column (axis 1).
+    const ::onnx::TensorProto* wq = init(w, 0);
+    if (!wq || wq->dims_size() != 2 ||
+        (wq->data_type() != ::onnx::TensorProto::INT8 && wq->data_type() != ::onnx::TensorProto::UINT8))
+      continue;
+    const ::onnx::TensorProto* ws = init(w, 1);
+    const auto* axis = find_attr(w, "axis");
+    const bool per_column = ws && ws->dims_size() == 1 && ws->dims(0) == wq->dims(1) && ws->dims(0) != 1 &&
+                            (!axis || axis->i() == 1 || axis->i() == -1);
+    if (!f32_init(ws) || (proto_numel(*ws) != 1 && !per_column)) continue;
+    // The activation: an f32 scale and a zero point per tensor, both constants.
+    const ::onnx::TensorProto* as = init(a, 1);
+    if (!f32_init(as) || proto_numel(*as) != 1) continue;
+    const bool has_za = a.input_size() > 2 && !a.input(2).empty();
+    if (has_za && (!init(a, 2) || proto_numel(*init(a, 2)) != 1)) continue;
+    const std::string out = mm.output(0), name = mm.name();
+    const std::string za = has_za ? a.input(2) : "", zw = w.input_size() > 2 ? w.input(2) : "";
+    const std::string qa = a.input(0), sa = a.input(1), qw = w.input(0), sw = w.input(1);
+    // A DequantizeLinear whose output only this MatMul read is no longer computed.
+    if (uses.count(mm.input(0)) && uses.at(mm.input(0)) == 1) drop[static_cast<size_t>(da)] = true;
+    if (uses.count(mm.input(1)) && uses.at(mm.input(1)) == 1) drop[static_cast<size_t>(dw)] = true;
+    mm.Clear();
+    mm.set_op_type("QDQMatMul");
+    mm.set_domain("burn.internal");
+    mm.set_name(name);
+    for (const std::string* x : {&qa, &sa, &za, &qw, &sw, &zw}) mm.add_input(*x);
+    mm.add_output(out);
+  }
+  ::onnx::GraphProto kept;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (!drop[static_cast<size_t>(i)]) *kept.add_node() = std::move(*g.mutable_node(i));
+  g.mutable_node()->Swap(kept.mutable_node());
 }
 
 void add_training_ops(std::vector<OpRow>& r) {

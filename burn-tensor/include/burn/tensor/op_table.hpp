@@ -205,7 +205,8 @@
   X(norm,        rms_norm_backward,           DEFAULT, BACKWARD, MEMORY,  Prims,      (Prim, x), (Prim, weight), (Prim, grad_out), (size_t, normalized_dims), (double, eps)) \
   X(attention,   attention,                   DEFAULT, GRAD,     COMPUTE, Prim,       (Prim, query), (Prim, key), (Prim, value), (Prim, mask), (const AttentionOptions&, options)) \
   /* quant: integer kernels over quantized weights (burn/tensor/quant.hpp); zero points and bias may be null */ \
-  X(quant,       quantized_linear,            DEFAULT, NOGRAD,   COMPUTE, Prim,       (Prim, x), (Prim, w_values), (Prim, w_scales), (Prim, w_zero_points), (Prim, bias))
+  X(quant,       quantized_linear,            DEFAULT, NOGRAD,   COMPUTE, Prim,       (Prim, x), (Prim, w_values), (Prim, w_scales), (Prim, w_zero_points), (Prim, bias)) \
+  X(quant,       matmul_integer,              DEFAULT, NOGRAD,   COMPUTE, Prim,       (Prim, a), (Prim, b), (Prim, a_zero_points), (Prim, b_zero_points))
 
 // clang-format on
 
@@ -257,6 +258,6 @@ inline constexpr uint64_t kOpTableHash = detail::op_table_hash();
 // The fingerprint this table had when BURN_PLUGIN_ABI_VERSION (backend.hpp) was last set. A change to
 // the rows fails to compile until it is updated (the error prints the new value); bump the ABI version
 // too unless it was already bumped since the last release.
-inline constexpr uint64_t kOpTableHashAtAbi = 9381735051104482441ull;
+inline constexpr uint64_t kOpTableHashAtAbi = 5288305109849252101ull;
 
 }  // namespace burn

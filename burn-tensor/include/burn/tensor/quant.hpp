@@ -1,8 +1,8 @@
 // Quantized tensors, as Burn has them: a QuantScheme (value type, mode, level, scale dtype) and a QTensor that
 // keeps the integer values, their scales and zero points together. quantize() and QTensor::dequantize() are
-// compositions of tensor ops, so they run on every backend; quantized_linear() is the op of the table with an
-// integer fast path (the cpu plugin's int8 GEMM). DType stays the numeric set: a QTensor is not a Tensor, and
-// turns into one only through dequantize() (explicit: docs/decisions.md, "quantized tensors").
+// compositions of tensor ops, so they run on every backend; quantized_linear() and matmul_integer() are the ops of
+// the table with an integer fast path (the cpu plugin's int8 GEMM). DType stays the numeric set: a QTensor is not a
+// Tensor, and turns into one only through dequantize() (explicit: docs/decisions.md, "quantized tensors").
 #pragma once
 
 #include <cstdint>
@@ -119,7 +119,24 @@ namespace api {
 // double, rounded once to x's dtype. A row of x holding a NaN or an infinity gives a row of NaN.
 BURN_TENSOR_API H quantized_linear(const H& x, const H& w_values, const H& w_scales,
                                    const std::optional<H>& w_zero_points, const std::optional<H>& bias);
+// The table's integer matmul (docs/decisions.md, "matmul_integer"), ONNX's MatMulInteger with a 2-D b: a U8 or I8
+// [..., M, K], b U8 or I8 [K, N], zero points (absent: 0) of any integer dtype, 0-d or [1] (per tensor), [M] for a
+// (per row) or [N] for b (per column); out I32 [..., M, N] = sum_k (a - za)(b - zb), formed exactly and wrapped to
+// int32 as an int32 accumulator wraps (so exact whenever the sum fits int32).
+BURN_TENSOR_API H matmul_integer(const H& a, const H& b, const std::optional<H>& a_zero_points,
+                                 const std::optional<H>& b_zero_points);
 }  // namespace api
+
+// matmul_integer on typed tensors: a [..., M, K] and b [K, N] of U8 or I8, the result I32.
+template <size_t D>
+Tensor<D, Int> matmul_integer(const Tensor<D, Int>& a, const Tensor<2, Int>& b,
+                              const std::optional<Tensor<1, Int>>& a_zero_points = {},
+                              const std::optional<Tensor<1, Int>>& b_zero_points = {}) {
+  const auto h = [](const std::optional<Tensor<1, Int>>& t) {
+    return t ? std::optional<TensorHandle>(t->handle()) : std::nullopt;
+  };
+  return Tensor<D, Int>(api::matmul_integer(a.handle(), b.handle(), h(a_zero_points), h(b_zero_points)));
+}
 
 // quantized_linear with a QTensor weight [K, N] quantized to int8 per tensor or per channel along axis 1 (the
 // output features): Unsupported for int4 or per-block weights (dequantize them and use matmul).

@@ -174,5 +174,9 @@ BURN_TENSOR_API Shape attention_mask_4d(const Shape& mask);
 // scales' shape, bias (or null) [N]; [..., N].
 BURN_TENSOR_API Shape quantized_linear(const Shape& x, const Shape& w, const Shape& scales, const Shape* zero_points,
                                        const Shape* bias, const char* op = "quantized_linear");
+// matmul_integer: a [..., M, K] (rank >= 2, K >= 1), b [K, N], a's zero points (or null) [1] or [M], b's (or
+// null) [1] or [N]; [..., M, N].
+BURN_TENSOR_API Shape matmul_integer(const Shape& a, const Shape& b, const Shape* a_zero_points,
+                                     const Shape* b_zero_points, const char* op = "matmul_integer");
 
 }  // namespace burn::shape_rules
