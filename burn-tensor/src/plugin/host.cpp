@@ -157,6 +157,7 @@ struct Entry {
   std::string canonical;
   std::shared_ptr<dll::shared_library> library;  // never released: the host does not unload
   const BurnPluginDescriptor* descriptor = nullptr;
+  bool scored = false;  // score() asked: deferred until the plugin's name is first needed
 };
 
 class Host {
@@ -200,6 +201,7 @@ class Host {
 
   std::vector<PluginRecord> report() {
     std::lock_guard lock(mutex_);
+    score_all();
     std::vector<PluginRecord> out;
     out.reserve(entries_.size());
     for (const auto& e : entries_) out.push_back(e.record);
@@ -213,6 +215,7 @@ class Host {
 
   std::vector<std::string> names(uint32_t kind) {
     std::lock_guard lock(mutex_);
+    score_all(kind);
     std::vector<std::string> names;
     for (const auto& e : entries_) {
       if (e.record.selected && e.descriptor && e.descriptor->kind == kind) names.push_back(e.record.name);
@@ -229,6 +232,7 @@ class Host {
       size_t index = 0;
       {
         std::lock_guard lock(mutex_);
+        score_key(k);
         const auto it = selected_.find(k);
         if (it == selected_.end()) throw PluginError("plugins", unknown_plugin_message(kind, name));
         index = it->second;
@@ -288,7 +292,8 @@ class Host {
     return paths;
   }
 
-  std::string unknown_plugin_message(uint32_t kind, std::string_view name) const {
+  std::string unknown_plugin_message(uint32_t kind, std::string_view name) {
+    score_all(kind);
     std::vector<std::string> found;
     std::vector<std::string> rejected;
     for (const auto& e : entries_) {
@@ -342,9 +347,11 @@ class Host {
   std::string load_locked(const fs::path& path, bool is_explicit) {
     const std::string canonical = canonical_or_absolute(path);
     if (const auto it = by_path_.find(canonical); it != by_path_.end()) {
-      const Entry& e = entries_[it->second];
-      detail::logger().debug("plugins: {} already seen as {}", path.string(), e.record.path);
-      return e.record.loaded ? std::string() : e.record.reason;
+      const size_t index = it->second;
+      detail::logger().debug("plugins: {} already seen as {}", path.string(), entries_[index].record.path);
+      if (is_explicit && entries_[index].descriptor)
+        score_key(key(entries_[index].descriptor->kind, entries_[index].record.name));
+      return entries_[index].record.loaded ? std::string() : entries_[index].record.reason;
     }
     // Never reached by discovery's own folder globs, but an explicit path or a wide
     // BURN_PLUGIN_PATH folder may name the host library itself.
@@ -422,42 +429,79 @@ class Host {
     if (!d->score || !d->create || !d->destroy) {
       return reject(e, "the descriptor lacks score(), create() or destroy()");
     }
-    e.record.score = d->score();
-    if (e.record.score <= 0) {
-      std::string why = "score " + std::to_string(e.record.score) + ": cannot run on this machine";
-      // An optional second symbol says why (no Vulkan device, a driver that refuses); see plugin.hpp.
-      if (library->has(kUnavailableSymbol)) {
-        const char* detail = library->get<const char*()>(kUnavailableSymbol)();
-        if (detail && *detail) why += " (" + safe_str(detail) + ")";
-      }
-      return reject(e, why);
-    }
-
     e.descriptor = d;
     e.record.loaded = true;
-    const std::string k = key(d->kind, e.record.name);
-    const size_t self_index = entries_.size() - 1;
-    const auto current = selected_.find(k);
-    if (current == selected_.end()) {
-      e.record.selected = true;
-      selected_[k] = self_index;
-    } else {
-      Entry& other = entries_[current->second];
-      // Ties keep the one found first: the search order is the user's order of preference.
-      Entry& winner = e.record.score > other.record.score ? e : other;
-      Entry& loser = &winner == &e ? other : e;
-      loser.record.selected = false;
-      loser.record.reason = "lost to " + winner.record.path + " (score " + std::to_string(winner.record.score) +
-                            (winner.record.score > loser.record.score ? " > " : " = ") +
-                            std::to_string(loser.record.score) + ")";
-      winner.record.selected = true;
-      winner.record.reason.clear();
-      selected_[k] = &winner == &e ? self_index : current->second;
-      detail::logger().info("plugin {} not selected: {}", loser.record.path, loser.record.reason);
+    detail::logger().debug("plugins: accepted {} '{}' {} from {} (scored when first needed)", e.record.kind,
+                           e.record.name, e.record.version, canonical);
+    // An explicit load answers now whether the plugin can run; discovery leaves that to first use, so a program
+    // on one backend never starts the drivers of the others (PoCL and lavapipe take ~170 ms to come up).
+    if (is_explicit) {
+      const size_t self_index = entries_.size() - 1;
+      score_key(key(d->kind, e.record.name));
+      if (!entries_[self_index].record.loaded) return entries_[self_index].record.reason;
     }
-    detail::logger().debug("plugins: loaded {} '{}' {} (score {}) from {}", e.record.kind, e.record.name,
-                           e.record.version, e.record.score, canonical);
     return {};
+  }
+
+  // Asks score() of every accepted plugin of `k` not yet scored, rejects those that cannot run, and selects the
+  // highest score among the rest (ties keep the one found first: the search order is the user's preference).
+  void score_key(const std::string& k) {
+    bool changed = false;
+    for (Entry& e : entries_) {
+      if (e.scored || !e.record.loaded || !e.descriptor || key(e.descriptor->kind, e.record.name) != k) continue;
+      e.scored = true;
+      changed = true;
+      e.record.score = e.descriptor->score();
+      if (e.record.score <= 0) {
+        std::string why = "score " + std::to_string(e.record.score) + ": cannot run on this machine";
+        // An optional second symbol says why (no Vulkan device, a driver that refuses); see plugin.hpp.
+        if (e.library->has(kUnavailableSymbol)) {
+          const char* detail = e.library->get<const char*()>(kUnavailableSymbol)();
+          if (detail && *detail) why += " (" + safe_str(detail) + ")";
+        }
+        e.descriptor = nullptr;
+        reject(e, why);
+        continue;
+      }
+      detail::logger().debug("plugins: {} '{}' {} scored {} ({})", e.record.kind, e.record.name, e.record.version,
+                             e.record.score, e.record.path);
+    }
+    if (!changed) return;
+    std::optional<size_t> best;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const Entry& o = entries_[i];
+      if (o.scored && o.record.loaded && o.descriptor && key(o.descriptor->kind, o.record.name) == k &&
+          (!best || o.record.score > entries_[*best].record.score)) {
+        best = i;
+      }
+    }
+    if (!best) {
+      selected_.erase(k);
+      return;
+    }
+    const Entry& winner = entries_[*best];
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      Entry& o = entries_[i];
+      if (!o.scored || !o.record.loaded || !o.descriptor || key(o.descriptor->kind, o.record.name) != k) continue;
+      o.record.selected = i == *best;
+      if (o.record.selected) {
+        o.record.reason.clear();
+        continue;
+      }
+      o.record.reason = "lost to " + winner.record.path + " (score " + std::to_string(winner.record.score) +
+                        (winner.record.score > o.record.score ? " > " : " = ") + std::to_string(o.record.score) + ")";
+      detail::logger().info("plugin {} not selected: {}", o.record.path, o.record.reason);
+    }
+    selected_[k] = *best;
+  }
+
+  // Every kind when `kind` is 0.
+  void score_all(uint32_t kind = 0) {
+    std::set<std::string> keys;
+    for (const Entry& e : entries_)
+      if (!e.scored && e.record.loaded && e.descriptor && (kind == 0 || e.descriptor->kind == kind))
+        keys.insert(key(e.descriptor->kind, e.record.name));
+    for (const auto& k : keys) score_key(k);
   }
 
   std::recursive_mutex mutex_;
