@@ -118,6 +118,19 @@ TEST_F(OpenClFusion, ElementwisePiecesAroundAReductionFuse) {
   EXPECT_LT(c.fused, c.op_by_op);
 }
 
+// A chain over more inputs than one launch takes (16: burn_modes' 2 bits each) is cut into programs that fit.
+TEST_F(OpenClFusion, AChainOverTwentyInputsIsCutIntoProgramsThatFit) {
+  const std::vector<Shape> shapes(20, Shape{3, 7});
+  const Count c = run("x0 + x1 + ... + x19", shapes, [](const std::vector<H>& v) {
+    H acc = v[0];
+    for (size_t i = 1; i < v.size(); ++i) acc = api::add(acc, v[i]);
+    return acc;
+  });
+  EXPECT_GE(c.fused_runs, 2u);
+  EXPECT_EQ(c.fused, c.fused_runs + c.eager_ops);
+  EXPECT_EQ(c.op_by_op, 19u);
+}
+
 // An integer division by zero inside a fused chain is the op's error, as op by op.
 TEST_F(OpenClFusion, IntegerDivisionByZeroInAChainIsAnError) {
   Device fus = Device::get("fusion<opencl>");

@@ -15,6 +15,8 @@ namespace burn::opencl {
 
 namespace {
 
+constexpr size_t kMaxInputs = 16, kMaxTensors = 48;
+
 gpu::FusedSpelling spelling(const DeviceProfile& profile) {
   return {gpu::Dialect::OpenCl, [&profile](DType d) { return std::string(cl_type(d, profile, "fusion").compute); }};
 }
@@ -24,6 +26,9 @@ gpu::FusedSpelling spelling(const DeviceProfile& profile) {
 bool OpenClFusedExecutor::can_run(const FusedProgram& p) const {
   if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
   if (gpu::special_index(p) < p.code.size()) return false;
+  // burn_modes holds 2 bits per input; each tensor is 16 bytes of arguments, which OpenCL bounds by
+  // CL_DEVICE_MAX_PARAMETER_SIZE (at least 1024 bytes): longer programs are cut by burn-fusion.
+  if (p.num_inputs > kMaxInputs || p.num_inputs + p.outputs.size() > kMaxTensors) return false;
   try {
     for (DType d : p.reg_dtype) cl_type(d, backend_.context().profile(), "fusion");
   } catch (const Error&) {
