@@ -3,12 +3,9 @@
 // is codegen_reduce.cpp).
 #include "fused/codegen.hpp"
 
-#include <cstring>
 #include <sstream>
 
-#include "burn/gpu/exprs.hpp"
 #include "burn/gpu/fused.hpp"
-#include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
 
