@@ -19,12 +19,15 @@ set(BURN_RUN_EXPECT ${CMAKE_CURRENT_LIST_DIR}/run_expect.cmake)
 
 # Labels and the environment are set from an include file run after discovery: gtest_discover_tests'
 # PROPERTIES splits list values (CMake 3.25), which would keep only the first label or variable.
-function(_burn_discover name list_var labels environment)
+function(_burn_discover name list_var labels environment lock)
   gtest_discover_tests(${name} TEST_LIST ${list_var} DISCOVERY_TIMEOUT 60 ${ARGN})
   set(file ${CMAKE_CURRENT_BINARY_DIR}/${list_var}_labels.cmake)
   set(env "")
   if(environment)
     set(env " ENVIRONMENT \"${environment}\"")
+  endif()
+  if(lock)
+    string(APPEND env " RESOURCE_LOCK ${lock}")
   endif()
   file(WRITE ${file} "foreach(t IN LISTS ${list_var})\n"
                      "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\"${env})\n"
@@ -33,17 +36,17 @@ function(_burn_discover name list_var labels environment)
 endfunction()
 
 function(burn_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;DEVICES;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "" "RESOURCE_LOCK" "SOURCES;LIBS;LABELS;DEVICES;ENVIRONMENT" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   if(NOT ARG_DEVICES)
-    _burn_discover(${name} ${name}_TESTS "${ARG_LABELS}" "${ARG_ENVIRONMENT}")
+    _burn_discover(${name} ${name}_TESTS "${ARG_LABELS}" "${ARG_ENVIRONMENT}" "${ARG_RESOURCE_LOCK}")
     return()
   endif()
   foreach(spec IN LISTS ARG_DEVICES)
     string(MAKE_C_IDENTIFIER "${spec}" suffix)
     set(env "BURN_TEST_DEVICE=${spec}" ${ARG_ENVIRONMENT})
-    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" "${env}" TEST_SUFFIX "@${suffix}")
+    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" "${env}" "${ARG_RESOURCE_LOCK}" TEST_SUFFIX "@${suffix}")
   endforeach()
 endfunction()
 

@@ -121,7 +121,7 @@ void Launch::run_grid(const std::array<size_t, 3>& groups, size_t wg_x, size_t w
 
 void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const std::array<size_t, 3>& local) {
   std::lock_guard lock(ctx_.launch_mutex());
-  cl_kernel k = ctx_.programs().get(kernel_, defines_, op_);
+  cl_kernel k = ctx_.programs().get(kernel_, defines_, op_, text_);
   // burn_modes and burn_rank, every kernel's first two arguments (prelude.clh).
   cl_check(clSetKernelArg(k, 0, sizeof modes_, &modes_), op_, "clSetKernelArg");
   cl_check(clSetKernelArg(k, 1, sizeof rank_, &rank_), op_, "clSetKernelArg");

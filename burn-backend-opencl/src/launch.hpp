@@ -83,6 +83,13 @@ class Launch {
     upload(std::move(bytes));
     return i64(0);
   }
+  // PARAM_WORDS: 64-bit words (a generated kernel's scalars) uploaded for this launch.
+  Launch& words(std::vector<uint8_t> bytes) { return upload(std::move(bytes)); }
+  // Runs `text` (a generated kernel, e.g. a fused program) instead of the kernel named at construction.
+  Launch& generated(std::string text) {
+    text_ = std::move(text);
+    return *this;
+  }
   // PARAM_INDEX the kernel does not read (a null buffer).
   Launch& no_index() {
     mem(nullptr, false);
@@ -123,6 +130,7 @@ class Launch {
 
   Context& ctx_;
   std::string kernel_;
+  std::string text_;  // a generated kernel's text, or empty
   const char* op_;
   Defines defines_;
   std::vector<Arg> args_;

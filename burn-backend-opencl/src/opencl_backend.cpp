@@ -50,6 +50,7 @@ void* OpenClBackend::query_interface(std::string_view name) {
     return &selector;
   }
   if (name == kOpenClStatsInterface) return &ctx_->counters();
+  if (name == kFusedElementwiseInterface) return static_cast<FusedExecutor*>(&fused_);
   return Backend::query_interface(name);
 }
 

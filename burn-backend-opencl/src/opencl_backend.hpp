@@ -7,6 +7,7 @@
 #include <string>
 
 #include "burn/tensor/backend.hpp"
+#include "fused/executor.hpp"
 #include "opencl_tensor.hpp"
 #include "runtime/context.hpp"
 
@@ -70,7 +71,7 @@ class OpenClBackend final : public Backend {
   // supports.cpp: the elementwise table and the device's dtypes; false for the pending ops.
   bool supports(OpId op, DType dtype) const override;
   // kDeviceSelectorInterface: a DeviceSelector for `opencl:<n>`; kOpenClStatsInterface: the device's
-  // OpenClStats (live counters).
+  // OpenClStats (live counters); kFusedElementwiseInterface: the fused executor (src/fused/).
   void* query_interface(std::string_view name) override;
   void sync() override;
 
@@ -89,6 +90,7 @@ class OpenClBackend final : public Backend {
  private:
   std::shared_ptr<Context> ctx_;
   std::string spec_;
+  OpenClFusedExecutor fused_{*this};
 };
 
 // Why CLBlast's GEMM is not used for `dtype` on this device (its self-test at first use, run now if not

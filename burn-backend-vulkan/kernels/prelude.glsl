@@ -112,6 +112,17 @@ uint16_t b_f32_to_bf16(float f) {
 #define KERNEL_MAIN } pc; KERNEL_PREAMBLE void main()
 #define ARG(x) pc.x
 
+// The fusion code generator's kernels (burn-gpu/src/fused.cpp): their tensors arrive as one argument, a table
+// of addresses (push constants stay within 128 bytes whatever the operand count), operand X at entry X_SLOT;
+// their scalars as a table of 64-bit words.
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Addrs { uint64_t v[]; };
+#define PARAM_TENSOR_TABLE(T) ADDR T;
+#define TABLE_TENSOR(X)
+#define TLOAD(X, i) X##_FROM(AT(X##_BUF, Addrs(ARG(io)).v[X##_SLOT], i, X##_SIZE))
+#define TSTORE(X, i, val) AT(X##_BUF, Addrs(ARG(io)).v[X##_SLOT], i, X##_SIZE) = X##_TO(val)
+#define PARAM_WORDS(X) ADDR X;
+#define WORD_AT(X, k) Addrs(ARG(X)).v[k]
+
 // Index arithmetic: 32-bit unless a tensor of the dispatch spans 2^31 elements or more (INDEX64).
 #ifdef INDEX64
 #define idx_t int64_t

@@ -218,9 +218,8 @@ void fused(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     p.outputs = {5, 6};
     Defines defs;
     add_layout_defines(defs, {2, 1}, 2, false, {"IN0", "IN1"});
-    if (d == DType::F64) defs.emplace_back("HAS_F64", "1");
-    if (d == DType::F16) defs.emplace_back("HAS_F16", "1");
-    out.push_back({"fused", with_workgroup(std::move(defs)), generate_elementwise(p, {2, 1}, f, kDevice)});
+    add_fused_operand_defines(defs, p, f, kDevice);
+    out.push_back({"fused", with_workgroup(std::move(defs)), generate_elementwise(p, f, kDevice)});
   }
   fused_reduces(out, f);
   fused_matmuls(out, f);

@@ -1,64 +1,20 @@
-// Generating one kernel per fused program from the expression table: the shared instruction emission, the
-// elementwise kernel and the matmul anchor's epilogue (the reduce kernel is codegen_reduce.cpp).
+// The vulkan plugin's side of the fusion code generator (burn-gpu/src/fused.cpp): what it can generate, the
+// GLSL spelling of the shared instruction emission and the matmul and conv anchors' epilogues (the reduce kernel
+// is codegen_reduce.cpp).
 #include "fused/codegen.hpp"
 
-#include <cstring>
 #include <sstream>
 
-#include "burn/gpu/exprs.hpp"
-#include "ops/elementwise.hpp"
+#include "burn/gpu/fused.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
 
 namespace burn::vulkan {
 
-using gpu::elementwise_expr;
-using gpu::Expr;
-using gpu::scalar_bits;
-using gpu::scalar_decoder;
+using gpu::program_scalars;
+using gpu::special_index;
 
 namespace {
-
-// The expression of one instruction (cast included), or nothing.
-std::optional<Expr> instr_expr(const FusedInstr& in, const std::vector<DType>& reg) {
-  const DType a = reg[in.args[0]];
-  if (in.op == OpId::cast) {
-    const DType to = in.param_dtype;
-    if (to == DType::Bool) return Expr{"(a != A_C(0)) ? 1u : 0u", to, 1};
-    if (is_float(reg[in.args[0]]) && is_int(to)) return Expr{"R_C(b_to_int(a))", to, 1};  // as the copy kernel
-    return Expr{"R_C(a)", to, 1};
-  }
-  return elementwise_expr(in.op, a);
-}
-
-// Activations take doubles (FusedInstr::params); the other ops take Scalars.
-bool takes_params(OpId op) { return op_info(op).group == OpGroup::activation; }
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-  return s;
-}
-
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// `s` with the identifier `name` (whole tokens only) replaced by `to`: the expressions' A_C, R_C and S_C
-// become concrete types, so a generated body needs no #define and fits a single-line define.
-std::string replace_token(const std::string& s, const std::string& name, const std::string& to) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const size_t at = s.find(name, i);
-    if (at == std::string::npos) break;
-    const bool left = at == 0 || !ident_char(s[at - 1]);
-    const bool right = at + name.size() >= s.size() || !ident_char(s[at + name.size()]);
-    out.append(s, i, at - i);
-    out += left && right ? to : name;
-    i = at + name.size();
-  }
-  out.append(s, i, std::string::npos);
-  return out;
-}
 
 bool gpu_float(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
 bool is_numeric(DType d) { return gpu_float(d) || d == DType::I64 || d == DType::I32; }
@@ -116,9 +72,14 @@ bool anchor_ok(const FusedProgram& p, const FusedInstr& in) {
 
 }  // namespace
 
+gpu::FusedSpelling spelling(const DeviceFeatures& features, const std::string& device) {
+  return {gpu::Dialect::Glsl,
+          [features, device](DType d) { return std::string(glsl_type(d, features, device, "fusion").compute); }};
+}
+
 namespace codegen {
 
-std::string decode_scalar(DType d, const std::string& bits) { return replace_all(scalar_decoder(d), "bits", bits); }
+std::string decode_scalar(DType d, const std::string& bits) { return gpu::decode_scalar(d, bits); }
 
 GlslType type_of(DType d, const DeviceFeatures& features, const std::string& device) {
   return glsl_type(d, features, device, "fusion");
@@ -149,57 +110,10 @@ std::string store_output(const FusedProgram& p, size_t m, const std::string& val
 
 void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const DeviceFeatures& features,
                 const std::string& device) {
-  auto type = [&](DType d) { return std::string(type_of(d, features, device).compute); };
-  const FusedInstr& in = p.code[j];
-  const size_t r = p.num_inputs + j;
-  const DType a = p.reg_dtype[in.args[0]];
-  const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
-  const DType sd = e->scalar_i64 ? DType::I64 : a;
-  const std::string rt = type(p.reg_dtype[r]), at = type(a), st = type(sd);
-  auto concrete = [&](std::string text) {
-    text = replace_token(text, "S_C", st);
-    text = replace_token(text, "A_C", at);
-    return replace_token(text, "R_C", rt);
-  };
-  // PRECISE: the driver may not rewrite across instructions what the eager ops computed apart (x - x is
-  // NaN for an infinite x, not 0).
-  s << "PRECISE " << rt << " r" << r << "; {";
-  static const char* const kNames[] = {"a", "b", "c"};
-  for (uint8_t k = 0; k < in.n_args; ++k)
-    s << " const " << type(p.reg_dtype[in.args[k]]) << " " << kNames[k] << " = r" << in.args[k] << ";";
-  for (int k = 0; k < e->scalars; ++k)
-    s << " const " << st << " s" << k << " = " << st << "("
-      << decode_scalar(sd, "sc.v[" + std::to_string(j * 2 + k) + "]") << ");";
-  s << " r" << r << " = " << rt << "(" << concrete(gpu::with_literals(e->text, a, gpu::Dialect::Glsl)) << "); }";
+  gpu::emit_instr(s, p, j, spelling(features, device), [](size_t k) { return "sc.v[" + std::to_string(k) + "]"; });
 }
 
 }  // namespace codegen
-
-size_t special_index(const FusedProgram& p) {
-  for (size_t k = 0; k < p.code.size(); ++k)
-    if (is_fused_reduce(p.code[k].op) || is_fused_anchor(p.code[k].op)) return k;
-  return p.code.size();
-}
-
-namespace {
-
-bool is_compare_elem(OpId op) {
-  return op == OpId::equal_elem || op == OpId::not_equal_elem || op == OpId::greater_elem ||
-         op == OpId::greater_equal_elem || op == OpId::lower_elem || op == OpId::lower_equal_elem;
-}
-
-// The scalar k of instruction `in` as its kernel reads it: an int compare against a float scalar takes the
-// exact int threshold of the eager compare (nullopt: an answer constant for every int, left to the eager op).
-std::optional<Scalar> kernel_scalar(const FusedInstr& in, DType a, int k) {
-  const Scalar s = takes_params(in.op) ? Scalar(in.params[k]) : in.scalars[k];
-  if (k != 0 || !is_compare_elem(in.op) || !is_int(a) || s.kind != Scalar::Kind::Float) return s;
-  bool constant = false;
-  const std::optional<int64_t> v = int_compare_scalar(in.op, s.f, constant);
-  if (!v) return std::nullopt;
-  return Scalar(*v);
-}
-
-}  // namespace
 
 bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const std::string& device) {
   if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
@@ -216,81 +130,19 @@ bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const s
     for (uint16_t o : p.outputs)
       if (o < p.num_inputs || o >= p.reg_dtype.size()) return false;
   }
-  for (size_t k = 0; k < p.code.size(); ++k) {
-    if (k == sk) continue;
-    const FusedInstr& in = p.code[k];
-    if (is_fused_reduce(in.op) || is_fused_anchor(in.op)) return false;  // a second one
-    if (in.n_args == 0 || in.n_args > 3) return false;
-    for (uint8_t q = 0; q < in.n_args; ++q) {
-      if (in.args[q] >= p.num_inputs + k) return false;
-      // The epilogue reads inputs, the reduce's or anchor's result and itself: the prologue's registers are gone.
-      if (k > sk && in.args[q] >= p.num_inputs && in.args[q] < p.num_inputs + sk) return false;
-    }
-    const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
-    if (!e || e->arity != in.n_args) return false;
-    for (uint8_t q = 0; q < in.n_args; ++q) {
-      const DType want = q == e->bool_operand ? DType::Bool : p.reg_dtype[in.args[0]];
-      if (p.reg_dtype[in.args[q]] != want) return false;
-    }
-    if (e->result != p.reg_dtype[p.num_inputs + k]) return false;
-    if (!kernel_scalar(in, p.reg_dtype[in.args[0]], 0)) return false;
-  }
-  return true;
+  return gpu::instructions_generatable(p, sk);
 }
 
-std::vector<uint8_t> program_scalars(const FusedProgram& p) {
-  std::vector<uint8_t> out(std::max<size_t>(p.code.size(), 1) * 16, 0);
-  for (size_t j = 0; j < p.code.size(); ++j) {
-    const FusedInstr& in = p.code[j];
-    const DType a = p.reg_dtype[in.args[0]];
-    if (is_fused_anchor(in.op)) continue;
-    if (is_fused_reduce(in.op)) {  // a norm's eps, in its operand's dtype
-      const uint64_t bits = scalar_bits(Scalar(in.params[0]), a);
-      std::memcpy(out.data() + j * 16, &bits, 8);
-      continue;
-    }
-    const std::optional<Expr> e = instr_expr(in, p.reg_dtype);
-    const DType sd = e && e->scalar_i64 ? DType::I64 : a;
-    for (int k = 0; k < 2; ++k) {
-      const Scalar s = kernel_scalar(in, a, k).value_or(Scalar());
-      const uint64_t bits = scalar_bits(s, sd);
-      std::memcpy(out.data() + j * 16 + k * 8, &bits, 8);
-    }
-  }
-  return out;
+std::string generate_elementwise(const FusedProgram& p, const DeviceFeatures& features, const std::string& device) {
+  return gpu::generate_elementwise(p, spelling(features, device));
 }
 
-std::string generate_elementwise(const FusedProgram& p, const std::vector<int>& input_modes,
-                                 const DeviceFeatures& features, const std::string& device) {
-  std::ostringstream s;
-  s << "// generated by burn-backend-vulkan/src/fused/codegen.cpp\n"
-       "layout(push_constant) uniform Push { ADDR io; ADDR scal; ADDR faults; int64_t n; ADDR lay; uint tag; } pc;\n"
-       "layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Addrs { uint64_t v[]; };\n"
-       "void main() {\n"
-       "  Addrs io = Addrs(pc.io);\n"
-       "  Addrs sc = Addrs(pc.scal);\n"
-       "  for (idx_t i = gid(); i < idx_t(pc.n); i += gstride()) {\n";
-  // Loads of the inputs some instruction reads.
-  std::vector<bool> used(p.num_inputs, false);
-  for (const FusedInstr& in : p.code)
-    for (uint8_t k = 0; k < in.n_args; ++k)
-      if (in.args[k] < p.num_inputs) used[in.args[k]] = true;
-  for (uint16_t o : p.outputs)
-    if (o < p.num_inputs) used[o] = true;
+void add_fused_operand_defines(Defines& d, const FusedProgram& p, const DeviceFeatures& features,
+                               const std::string& device) {
   for (size_t k = 0; k < p.num_inputs; ++k)
-    if (used[k])
-      s << "    "
-        << codegen::load_input(p, k, codegen::input_offset(input_modes[k], k, "RANK", "pc.lay", "i"), features, device)
-        << "\n";
-  for (size_t j = 0; j < p.code.size(); ++j) {
-    s << "    ";
-    codegen::emit_instr(s, p, j, features, device);
-    s << "\n";
-  }
+    add_operand_defines(d, gpu::fused_input(k), p.reg_dtype[k], features, device, "fusion");
   for (size_t m = 0; m < p.outputs.size(); ++m)
-    s << "    " << codegen::store_output(p, m, "r" + std::to_string(p.outputs[m]), "i", features, device) << "\n";
-  s << "  }\n}\n";
-  return s.str();
+    add_operand_defines(d, gpu::fused_output(m), p.reg_dtype[p.outputs[m]], features, device, "fusion");
 }
 
 AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
@@ -305,7 +157,6 @@ AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std
     for (uint8_t q = 0; q < p.code[k].n_args; ++q)
       if (p.code[k].args[q] < p.num_inputs) used[p.code[k].args[q]] = true;
   std::ostringstream s;
-  s << "layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Addrs { uint64_t v[]; }; ";
   s << out_t << " fused_epilogue(" << acc_t
     << " acc, idx_t i) { Addrs io = Addrs(pc.eio); Addrs sc = Addrs(pc.escal); ";
   for (size_t k = 0; k < p.num_inputs; ++k)

@@ -1,9 +1,10 @@
-// The fusion code generator: a FusedProgram (burn/tensor/fused.hpp) becomes one GLSL kernel of the dialect,
-// each elementwise instruction the expression exprs.cpp gives the eager op, so a fused chain computes what
-// the ops computed one at a time, in one dispatch, with only the outputs written to memory. Three shapes of
-// program: elementwise (generate_elementwise), a reduce instruction with its prologue and epilogue
-// (generate_reduce, codegen_reduce.cpp) and a matmul, conv or conv_transpose anchor whose epilogue is
-// kernels/matmul.comp's or burn-gpu/kernels/conv.kernel's EPILOGUE hook (anchor_epilogue).
+// The vulkan plugin's side of the fusion code generator: a FusedProgram (burn/tensor/fused.hpp) becomes one
+// kernel, each elementwise instruction the expression burn-gpu/src/exprs.cpp gives the eager op. Three shapes
+// of program: elementwise (burn-gpu/src/fused.cpp's generate_elementwise, in the dialect, shared with the
+// opencl plugin), a reduce instruction with its prologue and epilogue (generate_reduce, codegen_reduce.cpp)
+// and a matmul, conv or conv_transpose anchor whose epilogue is kernels/matmul.comp's or
+// burn-gpu/kernels/conv.kernel's EPILOGUE hook (anchor_epilogue); the last two are GLSL around the shared
+// instruction emission (burn-gpu's emit_instr).
 #pragma once
 
 #include <optional>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/fused.hpp"
 #include "burn/tensor/fused.hpp"
 #include "dispatch.hpp"
 
@@ -22,14 +24,19 @@ namespace burn::vulkan {
 // prologue register.
 bool can_generate(const FusedProgram& program, const DeviceFeatures& features, const std::string& device);
 
-// The index of the program's reduce or anchor instruction, or code.size() when it has none.
-size_t special_index(const FusedProgram& program);
+using gpu::program_scalars;
+using gpu::special_index;
 
-// The kernel text for an elementwise `program` whose inputs have the given layout modes (Layout::mode: 0
-// contiguous, 1 broadcast scalar, 2 strided); push block: io (input then output addresses), scalars (2 per
-// instruction, as bits), faults, n, lay, tag.
-std::string generate_elementwise(const FusedProgram& program, const std::vector<int>& input_modes,
-                                 const DeviceFeatures& features, const std::string& device);
+// The GLSL spelling of the generated kernels' types (glsl_type's compute types).
+gpu::FusedSpelling spelling(const DeviceFeatures& features, const std::string& device);
+
+// The kernel text of an elementwise `program` (burn-gpu's generate_elementwise); push block: io (input then
+// output addresses), scal (2 words per instruction), faults, n, lay, tag. Its operands' defines come from
+// add_fused_operand_defines, the inputs' modes from the layout (names IN0, IN1, ...).
+std::string generate_elementwise(const FusedProgram& program, const DeviceFeatures& features,
+                                 const std::string& device);
+void add_fused_operand_defines(Defines& d, const FusedProgram& program, const DeviceFeatures& features,
+                               const std::string& device);
 
 // A reduce program's launch: every input's layout mode over the program's shape (layout `lay`, ranks
 // `rank`) and over the reduce's result shape (`elay`, `erank`; reductions to size 1 only), -1 where the
@@ -57,10 +64,6 @@ struct AnchorEpilogue {
 };
 AnchorEpilogue anchor_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
                                size_t rank, const DeviceFeatures& features, const std::string& device);
-
-// The 2 x 64 bits of scalars of every instruction, in the order the generated kernel reads them (a norm's
-// eps as its first).
-std::vector<uint8_t> program_scalars(const FusedProgram& program);
 
 namespace codegen {
 // What codegen_reduce.cpp shares with codegen.cpp.

@@ -134,21 +134,22 @@ Prims VulkanFusedExecutor::run(const FusedProgram& program, const Prims& inputs)
   if (n == 0) return outs;
 
   const Layout l = collapse(program.shape, strides);
-  std::vector<int> modes;
-  for (size_t k = 0; k < in.size(); ++k) modes.push_back(l.mode(k));
   std::vector<uint8_t> io;
   for (const VkPtr& t : in) append_address(io, t);
   for (const VkPtr& t : out) append_address(io, t);
   Dispatch dp(ctx, "fused", "fusion");
   for (const VkPtr& t : in) dp.access(&t->allocation(), false);
   for (const VkPtr& t : out) dp.access(&t->allocation(), true);
-  feature_defines(dp, program);
+  Defines operands;
+  add_fused_operand_defines(operands, program, ctx.profile().features, ctx.profile().name);
+  dp.use(operands);
+  feature_defines(dp, program);  // registers between the operands may have other dtypes (casts)
   dp.args(std::move(io)).args(program_scalars(program)).push_u64(ctx.faults_address()).push_i64(n);
   std::vector<std::string> names;
-  for (size_t k = 0; k < in.size(); ++k) names.push_back("IN" + std::to_string(k));
+  for (size_t k = 0; k < in.size(); ++k) names.push_back(gpu::fused_input(k));
   dp.layout(l, names);
   dp.push_i32(static_cast<int32_t>(ctx.fault_tag("fusion", "a divisor")));
-  dp.generated(generate_elementwise(program, modes, ctx.profile().features, ctx.profile().name));
+  dp.generated(generate_elementwise(program, ctx.profile().features, ctx.profile().name));
   dp.run_1d(n);
   return outs;
 }

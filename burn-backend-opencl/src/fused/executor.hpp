@@ -1,0 +1,24 @@
+// The fused executor burn-fusion asks for through query_interface(kFusedElementwiseInterface): elementwise
+// chains as one kernel of burn-gpu's code generator (burn-gpu/src/fused.cpp), in OpenCL C.
+#pragma once
+
+#include "burn/tensor/backend.hpp"
+#include "burn/tensor/fused.hpp"
+
+namespace burn::opencl {
+
+class OpenClBackend;
+
+class OpenClFusedExecutor final : public FusedExecutor {
+ public:
+  explicit OpenClFusedExecutor(OpenClBackend& backend) : backend_(backend) {}
+  bool can_run(const FusedProgram& program) const override;
+  bool fits(const FusedProgram&) const override { return true; }
+  bool owns(const Primitive& p) const override;
+  Prims run(const FusedProgram& program, const Prims& inputs) override;
+
+ private:
+  OpenClBackend& backend_;
+};
+
+}  // namespace burn::opencl
