@@ -1,12 +1,29 @@
 // The cpu plugin's entry point and its kernels' dtype support table (f16/bf16: see half_backend.cpp).
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "ops/blas.hpp"
 
 namespace burn::cpu {
+namespace {
+
+// The cpu backend drives one device; `burn devices` prints its list() under the backend, so the line says
+// which OpenBLAS kernels the GEMM runs. "cpu:<anything>" stays the error it is for any one-device backend.
+class OneDevice final : public DeviceSelector {
+ public:
+  BackendPtr select(std::string_view arg) override {
+    throw DeviceError("Device::get", "'cpu:" + std::string(arg) + "': the cpu backend drives one device; use 'cpu'");
+  }
+  std::vector<std::string> list() override { return {describe(blas_info())}; }
+};
+
+}  // namespace
 
 bool CpuBackend::supports(OpId op, DType dtype) const {
   const bool f = dtype == DType::F32 || dtype == DType::F64;
@@ -53,6 +70,10 @@ bool CpuBackend::supports(OpId op, DType dtype) const {
 void* CpuBackend::query_interface(std::string_view name) {
   if (name == "memory") return &storage_stats();
   if (name == kFusedElementwiseInterface) return &fused_executor();
+  if (name == kDeviceSelectorInterface) {
+    static OneDevice device;
+    return static_cast<DeviceSelector*>(&device);
+  }
   return Backend::query_interface(name);
 }
 
