@@ -408,6 +408,18 @@ def durable_table(rows, durable):
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
+def blas_core(bin_dir):
+    """The OpenBLAS core the cpu plugin reports (`burn devices`), and the OPENBLAS_CORETYPE the run inherits."""
+    line = "not reported"
+    try:
+        out = subprocess.run([os.path.join(bin_dir, "burn"), "devices"], capture_output=True, text=True,
+                             timeout=60).stdout
+        line = next((l.strip() for l in out.splitlines() if "OpenBLAS core" in l), line)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return f"{line}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')} for both sides"
+
+
 def lscpu():
     try:
         out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
@@ -500,6 +512,8 @@ def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=Non
         f.write(f"- Caches: L1d {cpu.get('L1d cache', '?')}, L2 {cpu.get('L2 cache', '?')}, "
                 f"L3 {cpu.get('L3 cache', '?')}\n")
         f.write(f"- Flags: `{cpu.get('Flags', '?')}`\n")
+        if meta.get("blas"):
+            f.write(f"- BLAS: {meta['blas']} (PyTorch's OpenBLAS reads the same variable)\n")
         f.write(f"- GEMM limit: {limits['gemm_gflops']:.1f} GFLOP/s (raw OpenBLAS SGEMM {limits['gemm_n']}², "
                 f"{THREADS} threads, best of 10; `bench/limits/sgemm_peak.cpp`)\n")
         f.write(f"- Memory limit: {limits['triad_gbs']:.2f} GB/s (triad on 3 x 64M floats, {THREADS} threads, "
@@ -610,7 +624,8 @@ def main():
               "(cmake --build build/release --target burn-bench, with -DBURN_BUILD_BENCH=ON)", file=sys.stderr)
         return 2
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "git": git_rev(), "lscpu": lscpu(),
-            "busy_start": busy_compilers(), "repetitions": reps, "min_time": min_time}
+            "busy_start": busy_compilers(), "repetitions": reps, "min_time": min_time,
+            "blas": blas_core(bin_dir)}
     if meta["busy_start"]:
         print(f"warning: {meta['busy_start']} compiler processes are running; numbers will be noisy", file=sys.stderr)
 
