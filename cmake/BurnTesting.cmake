@@ -1,11 +1,14 @@
-# burn_add_test(NAME SOURCES ... LIBS ... LABELS ... [DEVICES spec ...] [ENVIRONMENT var=value ...]): one
-# GoogleTest executable registered with ctest under the given labels and environment; every component's suite
-# goes through here. With DEVICES, the suite is registered once per device spec (BURN_TEST_DEVICE) with the
-# spec as suffix.
+# burn_add_test(NAME SOURCES ... LIBS ... LABELS ... [DEVICES spec ...] [ENVIRONMENT var=value ...]
+#               [RESOURCE_LOCK name]): one GoogleTest executable registered with ctest under the given labels and
+# environment; every component's suite goes through here. With DEVICES, the suite is registered once per device
+# spec (BURN_TEST_DEVICE) with the spec as suffix. RESOURCE_LOCK puts every discovered test under ctest's lock
+# of that name (burn_opencl_program_cache: the tests that fill PoCL's cache in the build folder, one at a time).
 include(GoogleTest)
 
 # The environment of every test that runs OpenCL kernels: PoCL's kernel cache in the build folder, the plugin's
-# disk cache off (burn-backend-opencl/tests/CMakeLists.txt says why), so no test writes to the home folder.
+# disk cache off (burn-backend-opencl/tests/CMakeLists.txt says why), so no test writes to the home folder. Such
+# tests also hold RESOURCE_LOCK burn_opencl_program_cache, so that a test finds the programs an earlier one
+# compiled instead of several compiling the same ones at once on a cold cache.
 set(BURN_OPENCL_TEST_ENV "POCL_CACHE_DIR=${CMAKE_BINARY_DIR}/cache/pocl;BURN_OPENCL_CACHE_DIR=off")
 
 # For tests of a tool's exit status and messages together:
@@ -14,12 +17,15 @@ set(BURN_RUN_EXPECT ${CMAKE_CURRENT_LIST_DIR}/run_expect.cmake)
 
 # Labels and the environment are set from an include file run after discovery: gtest_discover_tests'
 # PROPERTIES splits list values (CMake 3.25), which would keep only the first label or variable.
-function(_burn_discover name list_var labels environment)
+function(_burn_discover name list_var labels environment lock)
   gtest_discover_tests(${name} TEST_LIST ${list_var} DISCOVERY_TIMEOUT 60 ${ARGN})
   set(file ${CMAKE_CURRENT_BINARY_DIR}/${list_var}_labels.cmake)
   set(env "")
   if(environment)
     set(env " ENVIRONMENT \"${environment}\"")
+  endif()
+  if(lock)
+    string(APPEND env " RESOURCE_LOCK \"${lock}\"")
   endif()
   file(WRITE ${file} "foreach(t IN LISTS ${list_var})\n"
                      "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\"${env})\n"
@@ -28,17 +34,18 @@ function(_burn_discover name list_var labels environment)
 endfunction()
 
 function(burn_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;DEVICES;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "" "RESOURCE_LOCK" "SOURCES;LIBS;LABELS;DEVICES;ENVIRONMENT" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   if(NOT ARG_DEVICES)
-    _burn_discover(${name} ${name}_TESTS "${ARG_LABELS}" "${ARG_ENVIRONMENT}")
+    _burn_discover(${name} ${name}_TESTS "${ARG_LABELS}" "${ARG_ENVIRONMENT}" "${ARG_RESOURCE_LOCK}")
     return()
   endif()
   foreach(spec IN LISTS ARG_DEVICES)
     string(MAKE_C_IDENTIFIER "${spec}" suffix)
     set(env "BURN_TEST_DEVICE=${spec}" ${ARG_ENVIRONMENT})
-    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" "${env}" TEST_SUFFIX "@${suffix}")
+    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" "${env}" "${ARG_RESOURCE_LOCK}"
+                   TEST_SUFFIX "@${suffix}")
   endforeach()
 endfunction()
 
