@@ -1,7 +1,8 @@
-# burn_add_test(NAME SOURCES ... LIBS ... LABELS ... [DEVICES spec ...] [ENVIRONMENT var=value ...]): one
-# GoogleTest executable registered with ctest under the given labels and environment; every component's suite
-# goes through here. With DEVICES, the suite is registered once per device spec (BURN_TEST_DEVICE) with the
-# spec as suffix.
+# burn_add_test(NAME SOURCES ... LIBS ... LABELS ... [DEVICES spec ...] [ENVIRONMENT var=value ...]
+#               [RESOURCE_LOCK name]): one GoogleTest executable registered with ctest under the given labels and
+# environment; every component's suite goes through here. With DEVICES, the suite is registered once per device
+# spec (BURN_TEST_DEVICE) with the spec as suffix. RESOURCE_LOCK puts every discovered test under ctest's lock
+# of that name (burn_opencl_program_cache: the tests that fill PoCL's cache, one at a time).
 include(GoogleTest)
 
 # Where tests keep GPU program caches (PoCL's kernels, the opencl plugin's programs), never the home folder. The
@@ -10,7 +11,9 @@ include(GoogleTest)
 # which saved the asan stage ~6 min of PoCL compiles under ASan.
 set(BURN_TEST_CACHE_DIR "${CMAKE_BINARY_DIR}/cache" CACHE PATH "GPU program caches of the tests")
 # The environment of every test that runs OpenCL kernels: PoCL's kernel cache there, the plugin's disk cache off
-# (burn-backend-opencl/tests/CMakeLists.txt says why).
+# (burn-backend-opencl/tests/CMakeLists.txt says why). Such tests also hold RESOURCE_LOCK
+# burn_opencl_program_cache, so that a test finds the programs an earlier one compiled instead of several
+# compiling the same ones at once on a cold cache.
 set(BURN_OPENCL_TEST_ENV "POCL_CACHE_DIR=${BURN_TEST_CACHE_DIR}/pocl;BURN_OPENCL_CACHE_DIR=off")
 
 # For tests of a tool's exit status and messages together:
@@ -27,7 +30,7 @@ function(_burn_discover name list_var labels environment lock)
     set(env " ENVIRONMENT \"${environment}\"")
   endif()
   if(lock)
-    string(APPEND env " RESOURCE_LOCK ${lock}")
+    string(APPEND env " RESOURCE_LOCK \"${lock}\"")
   endif()
   file(WRITE ${file} "foreach(t IN LISTS ${list_var})\n"
                      "  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${labels}\"${env})\n"
@@ -46,7 +49,8 @@ function(burn_add_test name)
   foreach(spec IN LISTS ARG_DEVICES)
     string(MAKE_C_IDENTIFIER "${spec}" suffix)
     set(env "BURN_TEST_DEVICE=${spec}" ${ARG_ENVIRONMENT})
-    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" "${env}" "${ARG_RESOURCE_LOCK}" TEST_SUFFIX "@${suffix}")
+    _burn_discover(${name} ${name}_${suffix}_TESTS "${ARG_LABELS}" "${env}" "${ARG_RESOURCE_LOCK}"
+                   TEST_SUFFIX "@${suffix}")
   endforeach()
 endfunction()
 

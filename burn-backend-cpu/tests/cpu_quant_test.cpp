@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cpu_test_fixture.hpp"
@@ -353,6 +355,41 @@ TEST_F(CpuMatmulIntegerTest, WeightsArePackedOnce) {
   const std::vector<int32_t> first = vals<int32_t>(b.matmul_integer(a, w, nullptr, nullptr));
   EXPECT_EQ(vals<int32_t>(b.matmul_integer(a, w, nullptr, nullptr)), first);
   EXPECT_EQ(quantized_linear_packs(), packs + 1) << "the second call must reuse the packed weight";
+}
+
+// The operand dtypes the backend ops take are checked once (shape_rules' Prim overloads), alike on the kernel's
+// path and the composite's: a DTypeError naming the op and the operand.
+TEST_F(CpuMatmulIntegerTest, KernelAndCompositeRefuseTheSameDtypes) {
+  const auto refused = [](const std::function<void()>& f, const std::string& what) {
+    try {
+      f();
+      ADD_FAILURE() << "no error for: " << what;
+    } catch (const DTypeError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  const Prim a = ints(int_values<uint8_t>(24, 1), {3, 8}), w = ints(int_values<int8_t>(32, 2), {8, 4});
+  const Prim wrong = i32(std::vector<int32_t>(32, 1), {8, 4}), z8 = ints(std::vector<int8_t>{1}, {1});
+  for (const bool kernel : {true, false}) {
+    SCOPED_TRACE(kernel ? "kernel" : "composite");
+    const auto mi = [&](const Prim& x, const Prim& y, const Prim& zx, const Prim& zy) {
+      return kernel ? b.matmul_integer(x, y, zx, zy) : b.Backend::matmul_integer(x, y, zx, zy);
+    };
+    refused([&] { mi(a, wrong, nullptr, nullptr); }, "[matmul_integer] a and b must be u8 or i8, got i32");
+    refused([&] { mi(a, w, z8, nullptr); }, "[matmul_integer] zero points must be i32, got i8");
+    const Prim x = f32(std::vector<float>(24, 1.0f), {3, 8}), s = f32({0.5f}, {1});
+    const auto ql = [&](const Prim& vals, const Prim& scales, const Prim& bias) {
+      return kernel ? b.quantized_linear(x, vals, scales, nullptr, bias)
+                    : b.Backend::quantized_linear(x, vals, scales, nullptr, bias);
+    };
+    refused(
+        [&] {
+          ql(ints(int_values<uint8_t>(32, 3), {8, 4}), s, nullptr);
+        },
+        "[quantized_linear] the weight's values must be i8, got u8");
+    refused([&] { ql(w, i32({1}, {1}), nullptr); }, "[quantized_linear] the weight's scales must be f32, got i32");
+    refused([&] { ql(w, s, i32({1, 2, 3, 4}, {4})); }, "[quantized_linear] bias must have x's dtype, got i32");
+  }
 }
 
 }  // namespace

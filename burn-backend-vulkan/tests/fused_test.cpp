@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <string>
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/fused.hpp"
@@ -460,7 +461,8 @@ TEST_P(VulkanFusedPrograms, ConvsWithBiasAndEpilogueAreOneDispatch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, VulkanFusedPrograms, ::testing::Values("lines", "tree"));
+INSTANTIATE_TEST_SUITE_P(Modes, VulkanFusedPrograms, ::testing::Values("lines", "tree"),
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 TEST(VulkanFused, WhatCanRunAccepts) {
   auto ctx = context_or_null();

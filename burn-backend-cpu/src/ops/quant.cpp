@@ -146,15 +146,10 @@ void quantize_rows_u8(const float* x, int64_t m, int64_t k, uint8_t* q, float* s
 
 Prim CpuBackend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_zero_points, Prim bias) {
   static constexpr const char* op = "quantized_linear";
-  const Shape zs = w_zero_points ? w_zero_points->shape() : Shape{};
-  const Shape bs = bias ? bias->shape() : Shape{};
-  const Shape out_shape = shape_rules::quantized_linear(x->shape(), w_values->shape(), w_scales->shape(),
-                                                        w_zero_points ? &zs : nullptr, bias ? &bs : nullptr, op);
+  const Shape out_shape = shape_rules::quantized_linear(x, w_values, w_scales, w_zero_points, bias, op);
   const int64_t k = w_values->shape()[0], n = w_values->shape()[1];
-  // The composite takes what the int8 kernel does not: other dtypes, and K past the exact int32 range.
-  const bool ours = x->dtype() == DType::F32 && w_values->dtype() == DType::I8 && w_scales->dtype() == DType::F32 &&
-                    (!w_zero_points || w_zero_points->dtype() == DType::I32) &&
-                    (!bias || bias->dtype() == DType::F32) && k <= int8_gemm_max_k(false);
+  // The composite takes what the int8 kernel does not: f16 and bf16 x, and K past the exact int32 range.
+  const bool ours = x->dtype() == DType::F32 && k <= int8_gemm_max_k(false);
   if (!ours)
     return Backend::quantized_linear(std::move(x), std::move(w_values), std::move(w_scales), std::move(w_zero_points),
                                      std::move(bias));
@@ -190,16 +185,10 @@ Prim CpuBackend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_z
 
 Prim CpuBackend::matmul_integer(Prim a, Prim b, Prim a_zero_points, Prim b_zero_points) {
   static constexpr const char* op = "matmul_integer";
-  const Shape zas = a_zero_points ? a_zero_points->shape() : Shape{};
-  const Shape zbs = b_zero_points ? b_zero_points->shape() : Shape{};
-  const Shape out_shape = shape_rules::matmul_integer(a->shape(), b->shape(), a_zero_points ? &zas : nullptr,
-                                                      b_zero_points ? &zbs : nullptr, op);
-  const auto int8 = [](const Prim& p) { return p->dtype() == DType::U8 || p->dtype() == DType::I8; };
-  const auto i32_or_null = [](const Prim& p) { return !p || p->dtype() == DType::I32; };
+  const Shape out_shape = shape_rules::matmul_integer(a, b, a_zero_points, b_zero_points, op);
   const bool a_signed = a->dtype() == DType::I8;
   const int64_t m = a->shape()[a->shape().rank() - 2], k = b->shape()[0], n = b->shape()[1];
-  const bool ours =
-      int8(a) && int8(b) && i32_or_null(a_zero_points) && i32_or_null(b_zero_points) && k <= int8_gemm_max_k(a_signed);
+  const bool ours = k <= int8_gemm_max_k(a_signed);
   // Zero points outside their operand's range (possible through the op, never from ONNX) go to the composite too.
   std::vector<int32_t> za = ours && a_zero_points ? host_values<int32_t>(a_zero_points, op) : std::vector<int32_t>{};
   std::vector<int32_t> zb = ours && b_zero_points ? host_values<int32_t>(b_zero_points, op) : std::vector<int32_t>{};

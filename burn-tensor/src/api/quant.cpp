@@ -34,8 +34,7 @@ H quantized_linear(const H& x, const H& w_values, const H& w_scales, const std::
     if (bias->prim->dtype() != xd)
       throw DTypeError(op, "bias is " + dt(bias->prim->dtype()) + " and x is " + dt(xd) + "; cast one of them first");
   }
-  const Shape zs = zp.prim ? zp.prim->shape() : Shape{};
-  shape_rules::quantized_linear(shape(x), shape(w_values), shape(w_scales), zp.prim ? &zs : nullptr,
+  shape_rules::quantized_linear(shape(x), shape(w_values), shape(w_scales), zp.prim ? &shape(zp) : nullptr,
                                 bias ? &shape(*bias) : nullptr, op);
   const H scales = w_scales.prim->dtype() == DType::F32 ? w_scales : cast(w_scales, DType::F32);
   return with(x, b.quantized_linear(x.prim, w_values.prim, scales.prim, zp.prim, bias ? bias->prim : nullptr));
@@ -68,8 +67,7 @@ H matmul_integer(const H& a, const H& b, const std::optional<H>& a_zero_points, 
   int8(b, "b");
   const H za = a_zero_points ? zero_points_i32(a, *a_zero_points, "a", op) : H{};
   const H zb = b_zero_points ? zero_points_i32(a, *b_zero_points, "b", op) : H{};
-  const Shape zas = za.prim ? za.prim->shape() : Shape{}, zbs = zb.prim ? zb.prim->shape() : Shape{};
-  shape_rules::matmul_integer(shape(a), shape(b), za.prim ? &zas : nullptr, zb.prim ? &zbs : nullptr, op);
+  shape_rules::matmul_integer(shape(a), shape(b), za.prim ? &shape(za) : nullptr, zb.prim ? &shape(zb) : nullptr, op);
   return with(a, be_a.matmul_integer(a.prim, b.prim, za.prim, zb.prim));
 }
 

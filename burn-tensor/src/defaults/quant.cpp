@@ -3,7 +3,6 @@
 // in f64 (every partial sum is an integer below 2^53), the scaling in f64 in the order (sa * sb) * sum + bias,
 // rounded once. A backend's integer kernel must give these bits (burn-backend-cpu/src/ops/quant.cpp does).
 #include <limits>
-#include <string>
 #include <utility>
 
 #include "helpers.hpp"
@@ -12,23 +11,9 @@ namespace burn {
 using namespace detail;
 
 Prim Backend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_zero_points, Prim bias) {
-  static constexpr const char* op = "quantized_linear";
-  const Shape zs = w_zero_points ? w_zero_points->shape() : Shape{};
-  const Shape bs = bias ? bias->shape() : Shape{};
-  const Shape out_shape = shape_rules::quantized_linear(x->shape(), w_values->shape(), w_scales->shape(),
-                                                        w_zero_points ? &zs : nullptr, bias ? &bs : nullptr, op);
-  const DType out_dtype = x->dtype();
   // The api casts the scales to f32 and the zero points to i32; a direct caller gets the same checks.
-  const auto refuse = [&](const char* what, DType d) {
-    throw DTypeError(op, std::string(what) + ", got " + std::string(dtype_name(d)));
-  };
-  if (out_dtype != DType::F32 && out_dtype != DType::F16 && out_dtype != DType::BF16)
-    refuse("x must be f32, f16 or bf16", out_dtype);
-  if (w_values->dtype() != DType::I8) refuse("the weight's values must be i8", w_values->dtype());
-  if (w_scales->dtype() != DType::F32) refuse("the weight's scales must be f32", w_scales->dtype());
-  if (w_zero_points && w_zero_points->dtype() != DType::I32)
-    refuse("the weight's zero points must be i32", w_zero_points->dtype());
-  if (bias && bias->dtype() != out_dtype) refuse("bias must have x's dtype", bias->dtype());
+  const Shape out_shape = shape_rules::quantized_linear(x, w_values, w_scales, w_zero_points, bias);
+  const DType out_dtype = x->dtype();
   const int64_t k = w_values->shape()[0], n = w_values->shape()[1];
   const int64_t m = x->shape().num_elements() / k;
   if (m == 0 || n == 0) return full(out_shape, 0, out_dtype);
@@ -64,26 +49,17 @@ Prim Backend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_zero
 // 2^53: |(a - za)(b - zb)| <= 255^2 and K below 2^37), then the sum wrapped to int32 as v - 2^32 floor((v + 2^31) /
 // 2^32), each step exact, and cast.
 Prim Backend::matmul_integer(Prim a, Prim b, Prim a_zero_points, Prim b_zero_points) {
-  static constexpr const char* op = "matmul_integer";
-  const Shape zas = a_zero_points ? a_zero_points->shape() : Shape{};
-  const Shape zbs = b_zero_points ? b_zero_points->shape() : Shape{};
-  const Shape out_shape = shape_rules::matmul_integer(a->shape(), b->shape(), a_zero_points ? &zas : nullptr,
-                                                      b_zero_points ? &zbs : nullptr, op);
-  const auto refuse = [&](const char* what, DType d) {
-    throw DTypeError(op, std::string(what) + ", got " + std::string(dtype_name(d)));
-  };
-  for (const Prim* p : {&a, &b})
-    if ((*p)->dtype() != DType::U8 && (*p)->dtype() != DType::I8) refuse("a and b must be u8 or i8", (*p)->dtype());
-  for (const Prim* p : {&a_zero_points, &b_zero_points})
-    if (*p && (*p)->dtype() != DType::I32) refuse("zero points must be i32", (*p)->dtype());
+  const Shape out_shape = shape_rules::matmul_integer(a, b, a_zero_points, b_zero_points);
   const int64_t m = a->shape()[a->shape().rank() - 2], k = b->shape()[0], n = b->shape()[1];
   const int64_t rows = a->shape().num_elements() / k;
   if (rows == 0 || n == 0) return full(out_shape, 0, DType::I32);
+  const int64_t za_len = a_zero_points ? a_zero_points->shape()[0] : 0;
+  const int64_t zb_len = b_zero_points ? b_zero_points->shape()[0] : 0;
 
   Prim a2 = cast(reshape(std::move(a), Shape{rows / m, m, k}), DType::F64);
-  if (a_zero_points) a2 = sub(std::move(a2), cast(reshape(std::move(a_zero_points), Shape{1, zas[0], 1}), DType::F64));
+  if (a_zero_points) a2 = sub(std::move(a2), cast(reshape(std::move(a_zero_points), Shape{1, za_len, 1}), DType::F64));
   Prim b2 = cast(std::move(b), DType::F64);
-  if (b_zero_points) b2 = sub(std::move(b2), cast(reshape(std::move(b_zero_points), Shape{1, zbs[0]}), DType::F64));
+  if (b_zero_points) b2 = sub(std::move(b2), cast(reshape(std::move(b_zero_points), Shape{1, zb_len}), DType::F64));
   Prim acc = matmul(reshape(std::move(a2), Shape{rows, k}), std::move(b2));  // exact
   constexpr double two32 = 4294967296.0;
   Prim wraps = floor(div_scalar(add_scalar(acc, 2147483648.0), two32));

@@ -1,4 +1,8 @@
-// Shape rules of the quant group: quantized_linear's and matmul_integer's operands against each other.
+// Shape rules of the quant group: quantized_linear's and matmul_integer's operands against each other, and their
+// backend ops' operand checks (shapes and dtypes) shared by the default bodies and the plugins.
+#include <string>
+
+#include "burn/tensor/dtype.hpp"
 #include "check.hpp"
 
 namespace burn::shape_rules {
@@ -42,6 +46,41 @@ Shape matmul_integer(const Shape& a, const Shape& b, const Shape* a_zero_points,
     throw ShapeError(op, "b's zero points must be [1] or [" + std::to_string(n) + "] (one per column): " + all());
   Shape out = a;
   out[out.rank() - 1] = n;
+  return out;
+}
+
+namespace {
+
+const Shape* shape_or_null(const Prim& p) { return p ? &p->shape() : nullptr; }
+
+[[noreturn]] void refuse(const char* op, const char* what, DType d) {
+  throw DTypeError(op, std::string(what) + ", got " + std::string(dtype_name(d)));
+}
+
+}  // namespace
+
+Shape quantized_linear(const Prim& x, const Prim& w_values, const Prim& w_scales, const Prim& w_zero_points,
+                       const Prim& bias, const char* op) {
+  const Shape out = quantized_linear(x->shape(), w_values->shape(), w_scales->shape(), shape_or_null(w_zero_points),
+                                     shape_or_null(bias), op);
+  const DType xd = x->dtype();
+  if (xd != DType::F32 && xd != DType::F16 && xd != DType::BF16) refuse(op, "x must be f32, f16 or bf16", xd);
+  if (w_values->dtype() != DType::I8) refuse(op, "the weight's values must be i8", w_values->dtype());
+  if (w_scales->dtype() != DType::F32) refuse(op, "the weight's scales must be f32", w_scales->dtype());
+  if (w_zero_points && w_zero_points->dtype() != DType::I32)
+    refuse(op, "the weight's zero points must be i32", w_zero_points->dtype());
+  if (bias && bias->dtype() != xd) refuse(op, "bias must have x's dtype", bias->dtype());
+  return out;
+}
+
+Shape matmul_integer(const Prim& a, const Prim& b, const Prim& a_zero_points, const Prim& b_zero_points,
+                     const char* op) {
+  const Shape out =
+      matmul_integer(a->shape(), b->shape(), shape_or_null(a_zero_points), shape_or_null(b_zero_points), op);
+  for (const Prim* p : {&a, &b})
+    if ((*p)->dtype() != DType::U8 && (*p)->dtype() != DType::I8) refuse(op, "a and b must be u8 or i8", (*p)->dtype());
+  for (const Prim* p : {&a_zero_points, &b_zero_points})
+    if (*p && (*p)->dtype() != DType::I32) refuse(op, "zero points must be i32", (*p)->dtype());
   return out;
 }
 

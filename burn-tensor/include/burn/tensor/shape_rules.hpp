@@ -8,6 +8,7 @@
 // (size_t, in range of the op's contract): the tensor API maps negative dims and Python slices first.
 // Where a caller must decide without an error (fusion, before recording a call), a try_ variant
 // answers std::nullopt instead: the same rule, which then builds no message and throws nothing.
+// The quant group's rules also come on Prims, checking dtypes too: its backend ops' contracts, written once.
 // Definitions live in src/shape_rules/<group>.cpp, one file per op family of the op table.
 #pragma once
 
@@ -178,5 +179,14 @@ BURN_TENSOR_API Shape quantized_linear(const Shape& x, const Shape& w, const Sha
 // null) [1] or [N]; [..., M, N].
 BURN_TENSOR_API Shape matmul_integer(const Shape& a, const Shape& b, const Shape* a_zero_points,
                                      const Shape* b_zero_points, const char* op = "matmul_integer");
+// The backend ops' contracts on their operands (null for an absent optional one), checked once for the default
+// bodies and the plugins: the rules above, and the dtypes the backend op takes (DTypeError): quantized_linear's x
+// f32, f16 or bf16, weight values i8, scales f32, zero points i32, bias of x's dtype; matmul_integer's a and b u8
+// or i8, zero points i32.
+BURN_TENSOR_API Shape quantized_linear(const Prim& x, const Prim& w_values, const Prim& w_scales,
+                                       const Prim& w_zero_points, const Prim& bias,
+                                       const char* op = "quantized_linear");
+BURN_TENSOR_API Shape matmul_integer(const Prim& a, const Prim& b, const Prim& a_zero_points, const Prim& b_zero_points,
+                                     const char* op = "matmul_integer");
 
 }  // namespace burn::shape_rules
