@@ -285,6 +285,70 @@ case("qlinear_conv_op19", 19,
                    init("b", rng.integers(-2000, 2000, 4).astype(np.int32))])
 
 
+# Grouped, 1-D and 3-D integer convs and MatMulInteger/QLinearMatMul with a batched b, also on matmul_integer (one
+# call per group or per batch entry of b); the weights span the full int8 range (-128 and 127 next to u8 255 inputs).
+def full_range_w(*shape):
+    w = rng.integers(-128, 128, shape).astype(np.int8)
+    w.flat[0::5] = -128
+    w.flat[1::5] = 127
+    return w
+
+
+def full_range_x(*shape):
+    x = rng.integers(0, 256, shape).astype(np.uint8)
+    x.flat[0::3] = 255
+    return x
+
+
+case("conv_integer_grouped_op19", 19,
+     [N("ConvInteger", ["x", "w", "xz", "wz"], ["y"], group=2, pads=[1, 0, 1, 2], strides=[1, 2])],
+     [("x", full_range_x(2, 4, 6, 7))], ["y"],
+     initializers=[init("w", full_range_w(6, 2, 3, 3)), init("xz", np.array(3, dtype=np.uint8)),
+                   init("wz", np.array(-7, dtype=np.int8))])
+case("conv_integer_depthwise_1d_op19", 19,
+     [N("ConvInteger", ["x", "w", "xz"], ["y"], group=3, pads=[2, 1], strides=[2], dilations=[2])],
+     [("x", full_range_x(2, 3, 11))], ["y"],
+     initializers=[init("w", full_range_w(6, 1, 3)), init("xz", np.array(200, dtype=np.uint8))])
+case("conv_integer_3d_op19", 19,
+     [N("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 0, 1, 0, 1, 1], strides=[1, 2, 1])],
+     [("x", full_range_x(2, 2, 4, 5, 4))], ["y"],
+     initializers=[init("w", rng.integers(0, 256, (3, 2, 2, 3, 2)).astype(np.uint8)),
+                   init("xz", np.array(128, dtype=np.uint8)), init("wz", np.array(255, dtype=np.uint8))])
+case("qlinear_conv_grouped_op19", 19,
+     [N("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], group=2, pads=[1, 1, 1, 1])],
+     [("x", full_range_x(2, 4, 5, 5))], ["y"],
+     initializers=[init("xs", f32(0.02)), init("xz", np.array(128, dtype=np.uint8)), init("w", full_range_w(4, 2, 3, 3)),
+                   init("ws", rng.uniform(0.002, 0.01, 4).astype(np.float32)), init("wz", np.zeros(4, np.int8)),
+                   init("ys", f32(0.2)), init("yz", np.array(110, dtype=np.uint8)),
+                   init("b", rng.integers(-2000, 2000, 4).astype(np.int32))])
+case("qlinear_conv_1d_op19", 19,
+     [N("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"], pads=[1, 1], strides=[2])],
+     [("x", full_range_x(2, 3, 9))], ["y"],
+     initializers=[init("xs", f32(0.03)), init("xz", np.array(100, dtype=np.uint8)), init("w", full_range_w(5, 3, 3)),
+                   init("ws", f32(0.004)), init("wz", np.array(0, dtype=np.int8)), init("ys", f32(0.25)),
+                   init("yz", np.array(120, dtype=np.uint8))])
+case("qlinear_conv_3d_op19", 19,
+     [N("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], pads=[0, 1, 1, 1, 0, 1])],
+     [("x", full_range_x(1, 2, 3, 4, 5))], ["y"],
+     initializers=[init("xs", f32(0.02)), init("xz", np.array(128, dtype=np.uint8)), init("w", full_range_w(3, 2, 2, 2, 3)),
+                   init("ws", rng.uniform(0.002, 0.01, 3).astype(np.float32)), init("wz", np.zeros(3, np.int8)),
+                   init("ys", f32(0.15)), init("yz", np.array(90, dtype=np.uint8)),
+                   init("b", rng.integers(-2000, 2000, 3).astype(np.int32))])
+case("matmul_integer_batched_op19", 19,
+     [N("MatMulInteger", ["a", "b", "az", "bz"], ["y"]), N("MatMulInteger", ["a2", "b2"], ["y2"]),
+      N("MatMulInteger", ["a1", "b1", "", "bz1"], ["y1"])],
+     [("a", full_range_x(2, 3, 4, 16)), ("a2", full_range_x(4, 16)), ("a1", full_range_x(16))], ["y", "y2", "y1"],
+     initializers=[init("b", full_range_w(3, 16, 5)), init("az", np.array(7, dtype=np.uint8)),
+                   init("bz", rng.integers(-10, 10, (3, 1, 5)).astype(np.int8)), init("b2", full_range_w(2, 16, 6)),
+                   init("b1", full_range_w(1, 16, 5)), init("bz1", np.array(-3, dtype=np.int8))])
+case("qlinear_matmul_batched_op19", 19,
+     [N("QLinearMatMul", ["a", "as", "az", "w", "ws", "wz", "ys", "yz"], ["y"])],
+     [("a", full_range_x(2, 4, 16))], ["y"],
+     initializers=[init("as", f32(0.05)), init("az", np.array(120, dtype=np.uint8)), init("w", full_range_w(2, 16, 6)),
+                   init("ws", f32(0.01)), init("wz", np.array(2, dtype=np.int8)), init("ys", f32(0.3)),
+                   init("yz", np.array(100, dtype=np.uint8))])
+
+
 def build(c):
     inputs = [helper.make_tensor_value_info(n, NP_TO_ONNX[a.dtype], list(a.shape)) for n, a in c["inputs"]]
     outputs = [helper.make_empty_tensor_value_info(n) for n in c["outputs"]]

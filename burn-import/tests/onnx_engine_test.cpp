@@ -544,7 +544,8 @@ TEST(OnnxEngine, MutatedModelsFailCleanly) {
 }
 
 // The quantized models of gen_onnx_opset_fixtures.py (QDQ, QOperator, the dynamic chain, full-range MatMulInteger,
-// ConvInteger, QLinearConv) run on trace<cpu>: their outputs are ONNX Runtime's (exact for the integer ones), and
+// ConvInteger and QLinearConv of 1 to 3 spatial dims and grouped, MatMulInteger and QLinearMatMul with a batched b)
+// run on trace<cpu>: their outputs are ONNX Runtime's (exact for the integer ones), and
 // every product ran as the integer op matmul_integer (the cpu plugin's int8 GEMM), none as a float or f64 matmul
 // or conv.
 TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
@@ -557,7 +558,16 @@ TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
                                                  {"dynamic_quantize_matmul_integer_op19", 1},
                                                  {"matmul_integer_full_range_op19", 2},
                                                  {"conv_integer_op19", 1},
-                                                 {"qlinear_conv_op19", 1}};
+                                                 {"qlinear_conv_op19", 1},
+                                                 {"conv_integer_grouped_op19", 2},       // one call per group
+                                                 {"conv_integer_depthwise_1d_op19", 3},  // group = channels
+                                                 {"conv_integer_3d_op19", 1},
+                                                 {"qlinear_conv_grouped_op19", 2},
+                                                 {"qlinear_conv_1d_op19", 1},
+                                                 {"qlinear_conv_3d_op19", 1},
+                                                 // b [3, K, N] under a [2, 3, M, K]: 6; b [2, K, N]: 2; b [1, K, N]: 1
+                                                 {"matmul_integer_batched_op19", 9},
+                                                 {"qlinear_matmul_batched_op19", 2}};
   for (const auto& [name, products] : cases) {
     SCOPED_TRACE(name);
     const std::string dir = kDir + "opsets/" + name + "/";
@@ -584,6 +594,56 @@ TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
         EXPECT_EQ(got.convert(DType::I64).to_vec<int64_t>(), want.convert(DType::I64).to_vec<int64_t>())
             << "output " << i;
     }
+  }
+}
+
+// MatMulInteger's a zero points per row, in ONNX's N-D form ([..., M, 1], one row per batch entry) and 1-D ([M]),
+// under a batched b: ONNX Runtime takes a per-tensor a zero point only, so no fixture has them. They run on the
+// integer op, one call per batch entry, and match the int64 sums.
+TEST(OnnxQuant, BatchedZeroPointsPerRowRunOnTheIntegerOp) {
+  GraphBuilder g(19);
+  for (const char* x : {"a", "b", "za", "zb", "zr"}) g.input(x);
+  g.node("MatMulInteger", {"a", "b", "za", "zb"}, "y");
+  g.node("MatMulInteger", {"a", "b", "zr"}, "y_rows");
+  Device dev = Device::get("trace<cpu>");
+  auto* counters = static_cast<TraceCounters*>(dev->query_interface("trace"));
+  ASSERT_NE(counters, nullptr);
+  const int64_t B = 2, M = 3, K = 5, N = 4;
+  std::vector<int64_t> a(B * M * K), b(B * K * N), za(B * M), zb(B * N), zr(M);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = i == 0 ? 255 : static_cast<int64_t>((i * 37 + 11) % 256);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = i == 0 ? -128 : static_cast<int64_t>((i * 53 + 7) % 256) - 128;
+  for (size_t i = 0; i < za.size(); ++i) za[i] = static_cast<int64_t>((i * 29 + 3) % 256);
+  for (size_t i = 0; i < zb.size(); ++i) zb[i] = static_cast<int64_t>(i * 7) - 10;
+  for (size_t i = 0; i < zr.size(); ++i) zr[i] = static_cast<int64_t>(100 + 50 * i);
+  const auto tensor = [&](const std::vector<int64_t>& v, Shape s, DType dt) {
+    return api::cast(api::from_data(dev, TensorData::from_vector(v, s), Kind::Int), dt);
+  };
+  auto model = burn::onnx::OnnxModel::parse(g.m.SerializeAsString(), "zero_points.onnx", {dev, false});
+  counters->reset();
+  const auto out = model->forward({tensor(a, Shape{B, M, K}, DType::U8), tensor(b, Shape{B, K, N}, DType::I8),
+                                   tensor(za, Shape{B, M, 1}, DType::U8), tensor(zb, Shape{B, 1, N}, DType::I8),
+                                   tensor(zr, Shape{M}, DType::U8)});
+  EXPECT_EQ(counters->count(OpId::matmul_integer), 4u);  // two nodes, two batch entries each
+  EXPECT_EQ(counters->count(OpId::matmul), 0u);
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<int64_t> want(B * M * N), want_rows(B * M * N);
+  for (int64_t e = 0; e < B; ++e)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        int64_t s = 0, sr = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          const int64_t av = a[(e * M + i) * K + k], bv = b[(e * K + k) * N + j];
+          s += (av - za[e * M + i]) * (bv - zb[e * N + j]);
+          sr += (av - zr[i]) * bv;
+        }
+        want[(e * M + i) * N + j] = s;
+        want_rows[(e * M + i) * N + j] = sr;
+      }
+  for (size_t o = 0; o < 2; ++o) {
+    const TensorData got = api::into_data(out[o]);
+    EXPECT_EQ(got.dtype(), DType::I32);
+    EXPECT_EQ(got.shape(), (Shape{B, M, N}));
+    EXPECT_EQ(got.convert(DType::I64).to_vec<int64_t>(), o == 0 ? want : want_rows) << "output " << o;
   }
 }
 

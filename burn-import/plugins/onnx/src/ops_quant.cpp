@@ -1,7 +1,8 @@
 // Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls (fuse_qdq_matmuls) on the table's integer
-// op matmul_integer where b is 2-D (the cpu plugin's int8 GEMM), 2-D ungrouped ConvInteger and QLinearConv on it
-// through im2col; QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the other forms (a batched b, grouped
-// or 1-D/3-D convs) computed in f64, exact for 8-bit values. And the
+// op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger and QLinearConv
+// of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+// and the forms the op does not take (zero points of other shapes or dtypes, non-f32 scales) computed in
+// f64, exact for 8-bit values. And the
 // optimizers of the ai.onnx.preview.training domain (Adagrad, Momentum, Adam) as the arithmetic their specs give.
 #include <cmath>
 #include <unordered_map>
@@ -94,26 +95,89 @@ Hs dynamic_quantize_linear(OpContext& c) {
 
 int64_t numel(const H& h) { return shape_of(h).num_elements(); }
 
-// Whether matmul_integer takes a @ b with these zero points: u8/i8 operands, b 2-D, a of rank >= 1, each zero
-// point one value or a 1-D one per row of a (per column of b).
-bool integer_op_fits(const H& a, const H& b, const std::optional<H>& za, const std::optional<H>& zb) {
-  const auto int8 = [](const H& h) { return h.prim->dtype() == DType::U8 || h.prim->dtype() == DType::I8; };
-  const Shape &as = shape_of(a), &bs = shape_of(b);
-  if (!int8(a) || !int8(b) || bs.rank() != 2 || as.rank() < 1) return false;
-  const auto fits = [](const std::optional<H>& z, int64_t count) {
-    return !z || numel(*z) == 1 || (shape_of(*z).rank() == 1 && shape_of(*z)[0] == count);
+// The batch dims of NumPy's matmul of a and b (all but their last two dims, a 1-D a having none) broadcast, or
+// empty when they do not broadcast.
+std::optional<std::vector<int64_t>> matmul_batch(const Shape& as, const Shape& bs) {
+  const auto lead = [](const Shape& s) {
+    return s.rank() < 2 ? std::vector<int64_t>{} : std::vector<int64_t>(s.dims().begin(), s.dims().end() - 2);
   };
-  return fits(za, as.rank() >= 2 ? as[as.rank() - 2] : 1) && fits(zb, bs[1]);
+  std::vector<int64_t> x = lead(as), y = lead(bs);
+  if (x.size() < y.size()) x.insert(x.begin(), y.size() - x.size(), 1);
+  if (y.size() < x.size()) y.insert(y.begin(), x.size() - y.size(), 1);
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == 1) x[i] = y[i];
+    if (x[i] != y[i] && y[i] != 1) return std::nullopt;
+  }
+  return x;
 }
 
-// a @ b less their zero points on the integer op (i32); a 1-D a is one row.
+// A zero point of ONNX's N-D form, one row of a ([..., M, 1]) or one column of b ([..., 1, N]) per batch entry.
+bool per_batch(const std::optional<H>& z) { return z && shape_of(*z).rank() >= 2 && numel(*z) != 1; }
+
+bool int8(const H& h) { return h.prim->dtype() == DType::U8 || h.prim->dtype() == DType::I8; }
+
+// Whether matmul_integer takes a @ b with these zero points: u8/i8 operands, b of rank >= 2 (batched: one call per
+// batch entry), a of rank >= 1, each zero point one value, a 1-D one per row of a (per column of b), or the N-D form
+// per batch entry ([..., M, 1] for a, [..., 1, N] for b).
+bool integer_op_fits(const H& a, const H& b, const std::optional<H>& za, const std::optional<H>& zb) {
+  const Shape &as = shape_of(a), &bs = shape_of(b);
+  if (!int8(a) || !int8(b) || bs.rank() < 2 || as.rank() < 1) return false;
+  if (as[as.rank() - 1] != bs[bs.rank() - 2]) return false;  // the f64 path names the mismatch
+  const auto batch = matmul_batch(as, bs);
+  if (!batch) return false;
+  for (int64_t d : *batch)
+    if (d == 0) return false;  // an empty batch: the f64 path
+  const int64_t m = as.rank() >= 2 ? as[as.rank() - 2] : 1, n = bs[bs.rank() - 1];
+  const auto fits = [&](const std::optional<H>& z, int64_t rows, int64_t cols) {
+    if (!z || numel(*z) == 1) return true;
+    const Shape& zs = shape_of(*z);
+    if (zs.rank() == 1) return zs[0] == rows * cols;
+    if (zs[zs.rank() - 2] != rows || zs[zs.rank() - 1] != cols) return false;
+    std::vector<int64_t> full = *batch;
+    full.insert(full.end(), {rows, cols});
+    const auto zb = matmul_batch(zs, Shape(full));
+    return zb && *zb == *batch;  // broadcasts into the batch without growing it
+  };
+  return fits(za, m, 1) && fits(zb, 1, n);
+}
+
+// a @ b less their zero points on the integer op (i32), NumPy's matmul: a 1-D a is one row (dropped from the
+// result); a batched b (rank > 2) broadcasts with a's batch dims and runs as one matmul_integer per batch entry (the
+// op takes a 2-D b), one call when b's batch dims are all 1 and no zero point is per batch entry.
 H integer_matmul(const H& a, const H& b, const std::optional<H>& za, const std::optional<H>& zb) {
   const auto flat = [](const std::optional<H>& z) {
     return z && numel(*z) == 1 ? std::optional<H>(api::reshape(*z, {1})) : z;
   };
-  if (shape_of(a).rank() == 1)
-    return api::reshape(api::matmul_integer(api::reshape(a, {1, -1}), b, flat(za), flat(zb)), {-1});
-  return api::matmul_integer(a, b, flat(za), flat(zb));
+  const Shape &as = shape_of(a), &bs = shape_of(b);
+  const H a2 = as.rank() == 1 ? api::reshape(a, {1, -1}) : a;
+  const Shape& a2s = shape_of(a2);
+  const int64_t m = a2s[a2s.rank() - 2], k = bs[bs.rank() - 2], n = bs[bs.rank() - 1];
+  const std::vector<int64_t> batch = *matmul_batch(as, bs);
+  std::vector<int64_t> out = batch;
+  if (as.rank() != 1) out.push_back(m);
+  out.push_back(n);
+  if (bs.num_elements() == k * n && !per_batch(za) && !per_batch(zb))  // one call; the op keeps a's batch dims
+    return api::reshape(api::matmul_integer(a2, api::reshape(b, {k, n}), flat(za), flat(zb)), out);
+  // Each operand (and N-D zero point) broadcast to the batch and flattened to [B, rows, cols].
+  const auto batched = [&](const H& h, int64_t rows, int64_t cols) {
+    std::vector<int64_t> full = batch;
+    full.insert(full.end(), {rows, cols});
+    return api::reshape(api::expand(h, full), {-1, rows, cols});
+  };
+  const H ab = batched(a2, m, k), bb = batched(b, k, n);
+  const std::optional<H> zab = per_batch(za) ? std::optional<H>(batched(*za, m, 1)) : std::nullopt;
+  const std::optional<H> zbb = per_batch(zb) ? std::optional<H>(batched(*zb, 1, n)) : std::nullopt;
+  const auto entry = [](const H& h, int64_t i, std::vector<int64_t> dims) {
+    return api::reshape(api::narrow(h, 0, i, 1), dims);
+  };
+  Hs parts;
+  int64_t count = 1;
+  for (int64_t d : batch) count *= d;
+  for (int64_t i = 0; i < count; ++i)
+    parts.push_back(api::matmul_integer(entry(ab, i, {m, k}), entry(bb, i, {k, n}),
+                                        zab ? std::optional<H>(entry(*zab, i, {m})) : flat(za),
+                                        zbb ? std::optional<H>(entry(*zbb, i, {n})) : flat(zb)));
+  return api::reshape(api::stack(parts, 0), out);
 }
 
 std::optional<H> opt_in(OpContext& c, size_t i) { return c.has(i) ? std::optional<H>(c.in(i)) : std::nullopt; }
@@ -127,36 +191,60 @@ Hs matmul_integer(OpContext& c) {
   return {api::cast(api::matmul(a, b), DType::I32)};
 }
 
-// A 2-D ungrouped ConvInteger on the integer op: x padded with its zero point (so padding contributes
-// (za - za) = 0, as ONNX's conv of x - za padded with zeros), its windows gathered by unfold (im2col) into
-// [N * OH * OW, C * KH * KW], times the weight viewed as [C * KH * KW, Cout] with its zero points per column; i32
-// [N, Cout, OH, OW]. Empty when the node's form does not fit (then f64).
+// ConvInteger of any spatial rank and group count on the integer op: x padded with its zero point (so padding
+// contributes (zx - zx) = 0, as ONNX's conv of x - zx padded with zeros), its windows gathered by unfold (im2col) into
+// [N * P, C, T] (P output positions, T kernel taps), each group's [N * P, Cg * T] columns times its weights viewed as
+// [Cg * T, Cout / group] with their zero points per column (one matmul_integer per group); i32 [N, Cout, O...]. Empty
+// when the node's form does not fit (then f64).
 std::optional<H> conv_integer_op(OpContext& c, const H& x, const H& w, const std::optional<H>& zx,
                                  const std::optional<H>& zw) {
   const Shape &xs = shape_of(x), &ws = shape_of(w);
-  if (xs.rank() != 4 || ws.rank() != 4 || c.attr_i("group", 1) != 1 || xs[1] != ws[1]) return std::nullopt;
+  const size_t r = xs.rank(), sd = r - 2;
+  const int64_t groups = c.attr_i("group", 1);
+  if (r < 3 || ws.rank() != r || groups < 1 || xs[1] != ws[1] * groups || ws[0] % groups != 0) return std::nullopt;
   if (zx && numel(*zx) != 1) return std::nullopt;
-  const int64_t cout = ws[0];
+  const int64_t cout = ws[0], cg = ws[1], coutg = cout / groups;
   if (zw && numel(*zw) != 1 && !(shape_of(*zw).rank() == 1 && shape_of(*zw)[0] == cout)) return std::nullopt;
-  const H probe_b = api::reshape(w, {cout, -1});  // for the dtype checks only
-  if (!integer_op_fits(x, api::permute(probe_b, {1, 0}), zx, zw)) return std::nullopt;
+  if (!int8(x) || !int8(w)) return std::nullopt;
+  const H wt = api::permute(api::reshape(w, {cout, -1}), {1, 0});  // [Cg * T, Cout]
   const ConvWindow win = conv_window(c, xs, ws);
   const double pad_value = zx ? api::into_data(*zx).value_f64(0) : 0.0;
-  H p = api::pad(x, {win.pad_begin[1], win.pad_end[1], win.pad_begin[0], win.pad_end[0]}, PadMode::Constant,
-                 Scalar(pad_value));
-  // Windows along H then W, each of the dilated extent, every dilation-th tap kept: [N, C, OH, OW, KH, KW].
-  for (int64_t d = 0; d < 2; ++d) {
+  std::vector<int64_t> pads;  // last spatial dim first
+  for (size_t d = sd; d-- > 0;) pads.insert(pads.end(), {win.pad_begin[d], win.pad_end[d]});
+  H p = api::pad(x, pads, PadMode::Constant, Scalar(pad_value));
+  // Windows along each spatial dim, each of the dilated extent, every dilation-th tap kept: [N, C, O..., T...].
+  for (size_t d = 0; d < sd; ++d) {
     const int64_t extent = (win.kernel[d] - 1) * win.dilation[d] + 1;
-    if (shape_of(p)[2 + d] < extent) return std::nullopt;
-    p = api::unfold(p, 2 + d, extent, win.stride[d]);
+    const int64_t axis = static_cast<int64_t>(2 + d);
+    if (shape_of(p)[static_cast<size_t>(axis)] < extent) return std::nullopt;
+    p = api::unfold(p, axis, extent, win.stride[d]);
     std::vector<Slice> taps(shape_of(p).rank(), Slice{});
     taps.back().step = win.dilation[d];
     p = api::slice(p, taps);
   }
-  const int64_t n = xs[0], oh = shape_of(p)[2], ow = shape_of(p)[3];
-  const H cols = api::reshape(api::permute(p, {0, 2, 3, 1, 4, 5}), {n * oh * ow, -1});
-  const H acc = integer_matmul(cols, api::permute(probe_b, {1, 0}), zx, zw);
-  return api::permute(api::reshape(acc, {n, oh, ow, cout}), {0, 3, 1, 2});
+  const int64_t n = xs[0];
+  int64_t positions = 1;
+  std::vector<int64_t> to_cols = {0}, view = {n}, back = {0, static_cast<int64_t>(sd + 1)};
+  for (size_t d = 0; d < sd; ++d) {
+    positions *= shape_of(p)[2 + d];
+    view.push_back(shape_of(p)[2 + d]);
+    to_cols.push_back(static_cast<int64_t>(2 + d));
+    back.push_back(static_cast<int64_t>(1 + d));
+  }
+  to_cols.push_back(1);
+  for (size_t d = 0; d < sd; ++d) to_cols.push_back(static_cast<int64_t>(2 + sd + d));
+  view.push_back(cout);
+  const H cols = api::reshape(api::permute(p, to_cols), {n * positions, xs[1], -1});  // [N * P, C, T]
+  Hs parts;
+  for (int64_t g = 0; g < groups; ++g) {
+    const bool per_channel = zw && numel(*zw) != 1;
+    const std::optional<H> zw_g =
+        per_channel && groups > 1 ? std::optional<H>(api::narrow(*zw, 0, g * coutg, coutg)) : zw;
+    const H cols_g = api::reshape(groups > 1 ? api::narrow(cols, 1, g * cg, cg) : cols, {n * positions, -1});
+    parts.push_back(integer_matmul(cols_g, groups > 1 ? api::narrow(wt, 1, g * coutg, coutg) : wt, zx, zw_g));
+  }
+  const H acc = groups > 1 ? api::cat(parts, 1) : parts[0];
+  return api::permute(api::reshape(acc, view), back);
 }
 
 Hs conv_integer(OpContext& c) {
@@ -187,7 +275,7 @@ H requantize(const H& acc, const H& sa, const H& sb, const H& sy, const H& zy, c
 
 Hs qlinear_matmul(OpContext& c) {
   const H &a = c.in(0), &b = c.in(3);
-  const int64_t n = shape_of(b).rank() == 2 ? shape_of(b)[1] : -1;
+  const int64_t n = shape_of(b).rank() >= 2 ? shape_of(b)[shape_of(b).rank() - 1] : -1;
   if (integer_op_fits(a, b, c.in(2), c.in(5)) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) &&
       f32_scale(c.in(6), 1) && numel(c.in(7)) == 1) {
     const H acc = integer_matmul(a, b, c.in(2), c.in(5));
@@ -222,8 +310,10 @@ Hs qlinear_conv(OpContext& c) {
   if (f32_scale(c.in(1), 1) && f32_scale(c.in(4), cout) && f32_scale(c.in(6), 1) && numel(c.in(7)) == 1 &&
       (!c.has(8) || c.dtype(8) == DType::I32))
     if (auto acc = conv_integer_op(c, c.in(0), c.in(3), c.in(2), c.in(5))) {
-      const H a = c.has(8) ? api::add(*acc, api::reshape(c.in(8), {1, -1, 1, 1})) : *acc;
-      return {requantize(a, c.in(1), c.in(4), c.in(6), c.in(7), {1, -1, 1, 1})};
+      std::vector<int64_t> channels(shape_of(*acc).rank(), 1);  // [1, Cout, 1...]
+      channels[1] = -1;
+      const H a = c.has(8) ? api::add(*acc, api::reshape(c.in(8), channels)) : *acc;
+      return {requantize(a, c.in(1), c.in(4), c.in(6), c.in(7), channels)};
     }
   H x = dequantize(c.in(0), c.in(1), c.in(2));
   H w = dequantize(c.in(3), along(c.in(4), c.rank(3), 0), along(c.in(5), c.rank(3), 0));
