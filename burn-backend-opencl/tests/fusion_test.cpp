@@ -4,27 +4,16 @@
 // `opencl`'s within the tolerance fusion<vulkan> documents.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <functional>
-#include <iostream>
-#include <random>
-
 #include "burn/fusion/fusion.hpp"
 #include "burn/tensor/api.hpp"
+#include "gpu_test_support.hpp"
 #include "runtime/context.hpp"
 
 namespace burn::opencl {
 namespace {
 
 using H = api::H;
-
-TensorData data_of(const Shape& s, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-2, 2);
-  std::vector<double> v(static_cast<size_t>(s.num_elements()));
-  for (double& x : v) x = u(gen);
-  return TensorData::from_vector(v, s).convert(DType::F32);
-}
+using test::uniform_f32;
 
 // OpenCL kernels enqueued on `d`'s device so far (the counters are per context, shared by opencl and
 // fusion<opencl> on one device).
@@ -33,75 +22,40 @@ uint64_t launches(const Device& d) {
   return s ? s->launches : 0;
 }
 
-struct Count {
-  uint64_t op_by_op = 0, fused = 0, fused_runs = 0, eager_ops = 0;
-};
-
-// Runs f on the same inputs on `opencl` and on `fusion<opencl>`; compares; returns both launch counts.
-Count run(const char* what, const std::vector<Shape>& shapes, const std::function<H(const std::vector<H>&)>& f) {
-  Device cl = Device::get("opencl"), fus = Device::get("fusion<opencl>");
-  std::vector<H> a, b;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    a.push_back(api::from_data(cl, data_of(shapes[i], 40 + static_cast<uint32_t>(i)), Kind::Float));
-    b.push_back(api::from_data(fus, data_of(shapes[i], 40 + static_cast<uint32_t>(i)), Kind::Float));
-  }
-  cl.sync();
-  fus.sync();
-  fusion::Inspector* in = fusion::inspector(fus);
-  EXPECT_NE(in, nullptr);
-  in->reset_stats();
-  Count c;
-  uint64_t before = launches(cl);
-  const TensorData want = api::into_data(f(a));
-  c.op_by_op = launches(cl) - before;
-  before = launches(cl);
-  const TensorData got = api::into_data(f(b));
-  c.fused = launches(cl) - before;
-  const fusion::Stats s = in->stats();
-  c.fused_runs = s.fused_runs;
-  c.eager_ops = s.eager_ops;
-  std::cout << "[ launches ] " << what << ": op by op " << c.op_by_op << ", fused " << c.fused << "\n";
-  EXPECT_EQ(got.dtype(), want.dtype()) << what;
-  const std::vector<double> g = got.convert(DType::F64).to_vec<double>();
-  const std::vector<double> w = want.convert(DType::F64).to_vec<double>();
-  EXPECT_EQ(g.size(), w.size());
-  for (size_t i = 0; i < g.size() && i < w.size(); ++i)
-    EXPECT_NEAR(g[i], w[i], 2e-6 * (1 + std::abs(w[i]))) << what << " at " << i;
-  return c;
+// f on `opencl` and on `fusion<opencl>`: values compared, launch counts returned.
+test::FusionRun run(const char* what, const std::vector<Shape>& shapes,
+                    const std::function<H(const std::vector<H>&)>& f) {
+  return test::run_fused_and_op_by_op("opencl", launches, what, shapes, f);
 }
 
 class OpenClFusion : public ::testing::Test {
  protected:
   void SetUp() override {
-    try {
-      Device::get("fusion<opencl>");
-    } catch (const std::exception& e) {
-      GTEST_SKIP() << "no usable OpenCL device: " << e.what();
-    }
+    if (const auto why = test::unavailable("fusion<opencl>")) GTEST_SKIP() << "no usable OpenCL device: " << *why;
   }
 };
 
 TEST_F(OpenClFusion, BroadcastChainIsOneLaunch) {
-  const Count c = run("gelu(x * 0.5 + bias) - x", {Shape{4, 33}, Shape{33}}, [](const std::vector<H>& v) {
+  const test::FusionRun c = run("gelu(x * 0.5 + bias) - x", {Shape{4, 33}, Shape{33}}, [](const std::vector<H>& v) {
     return api::sub(api::unary(OpId::gelu, api::add(api::mul_scalar(v[0], Scalar(0.5)), v[1])), v[0]);
   });
-  EXPECT_EQ(c.fused_runs, 1u);
-  EXPECT_EQ(c.eager_ops, 0u);
+  EXPECT_EQ(c.stats.fused_runs, 1u);
+  EXPECT_EQ(c.stats.eager_ops, 0u);
   EXPECT_EQ(c.fused, 1u);
   EXPECT_EQ(c.op_by_op, 4u);
 }
 
 // A transposed (strided) input, a comparison, a mask and a cast to int and back: one launch.
 TEST_F(OpenClFusion, StridedMaskedCastChainIsOneLaunch) {
-  const Count c =
+  const test::FusionRun c =
       run("cast(mask_where(x^T > 0, y, exp(x^T)), i32) * 1.0", {Shape{6, 5}, Shape{5, 6}}, [](const std::vector<H>& v) {
         const H xt = api::swap_dims(v[0], 0, 1);
         const H m = api::compare_elem(OpId::greater_elem, xt, Scalar(0.0));
         const H w = api::mask_where(api::unary(OpId::exp, xt), m, v[1]);
         return api::cast(api::mul_scalar(api::cast(w, DType::I32), Scalar(3)), DType::F32);
       });
-  EXPECT_EQ(c.fused_runs, 1u);
-  EXPECT_EQ(c.eager_ops, 0u);
+  EXPECT_EQ(c.stats.fused_runs, 1u);
+  EXPECT_EQ(c.stats.eager_ops, 0u);
   EXPECT_EQ(c.fused, 1u);
   EXPECT_GE(c.op_by_op, 5u);
 }
@@ -109,32 +63,32 @@ TEST_F(OpenClFusion, StridedMaskedCastChainIsOneLaunch) {
 // A reduction between elementwise pieces: the pieces fuse, the softmax runs on its own (the opencl executor
 // has no reduce epilogues yet), and fewer kernels run than op by op.
 TEST_F(OpenClFusion, ElementwisePiecesAroundAReductionFuse) {
-  const Count c =
+  const test::FusionRun c =
       run("softmax(x * 0.125 + mask) * 2 + 1", {Shape{2, 4, 16, 16}, Shape{16, 16}}, [](const std::vector<H>& v) {
         const H s = api::softmax(api::add(api::mul_scalar(v[0], Scalar(0.125)), v[1]), -1);
         return api::add_scalar(api::mul_scalar(s, Scalar(2)), Scalar(1));
       });
-  EXPECT_GE(c.fused_runs, 2u);
+  EXPECT_GE(c.stats.fused_runs, 2u);
   EXPECT_LT(c.fused, c.op_by_op);
 }
 
 // A chain over more inputs than one launch takes (16: burn_modes' 2 bits each) is cut into programs that fit.
 TEST_F(OpenClFusion, AChainOverTwentyInputsIsCutIntoProgramsThatFit) {
   const std::vector<Shape> shapes(20, Shape{3, 7});
-  const Count c = run("x0 + x1 + ... + x19", shapes, [](const std::vector<H>& v) {
+  const test::FusionRun c = run("x0 + x1 + ... + x19", shapes, [](const std::vector<H>& v) {
     H acc = v[0];
     for (size_t i = 1; i < v.size(); ++i) acc = api::add(acc, v[i]);
     return acc;
   });
-  EXPECT_GE(c.fused_runs, 2u);
-  EXPECT_EQ(c.fused, c.fused_runs + c.eager_ops);
+  EXPECT_GE(c.stats.fused_runs, 2u);
+  EXPECT_EQ(c.fused, c.stats.fused_runs + c.stats.eager_ops);
   EXPECT_EQ(c.op_by_op, 19u);
 }
 
 // An integer division by zero inside a fused chain is the op's error, as op by op.
 TEST_F(OpenClFusion, IntegerDivisionByZeroInAChainIsAnError) {
   Device fus = Device::get("fusion<opencl>");
-  const H a = api::cast(api::from_data(fus, data_of(Shape{8}, 3), Kind::Float), DType::I64);
+  const H a = api::cast(api::from_data(fus, uniform_f32(Shape{8}, 3), Kind::Float), DType::I64);
   const H z = api::mul_scalar(a, Scalar(0));
   const H q = api::add_scalar(api::div(a, z), Scalar(1));
   EXPECT_THROW(api::into_data(q), Error);

@@ -15,12 +15,17 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "gpu_test_support.hpp"
 #include "opencl_backend.hpp"
 #include "ops/elementwise.hpp"
 #include "runtime/programs.hpp"
 
 namespace burn::opencl {
 namespace {
+
+using test::expect_close;
+using test::on_both;
+using test::philox;
 
 // PoCL's kernel cache and the plugin's program cache in the build folder (before PoCL reads its variable
 // at the first OpenCL call), unless the caller set them.
@@ -918,28 +923,6 @@ TEST(OpenClRuntime, NormsForwardAndBackward) {
   EXPECT_THROW(be.layer_norm(upload<int64_t>(be, {1, 2}, DType::I64), nullptr, nullptr, 1, 1e-5), DTypeError);
 }
 
-// The same values (from doubles) on the opencl backend and the cpu plugin.
-std::pair<Prim, Prim> on_both(OpenClBackend& be, Backend& cpu, const std::vector<double>& v, const Shape& s, DType d) {
-  const TensorData data = TensorData::from_vector<double>(v, s).convert(d);
-  return {be.from_data(data), cpu.from_data(data)};
-}
-
-// Opencl's result against the cpu plugin's: the same shape and dtype, values within rel * (1 + |cpu|).
-void expect_close(OpenClBackend& be, const Prim& got, Backend& cpu, const Prim& want, double rel,
-                  const std::string& what) {
-  const TensorData g = be.into_data(got), w = cpu.into_data(want);
-  ASSERT_EQ(g.shape(), w.shape()) << what;
-  ASSERT_EQ(g.dtype(), w.dtype()) << what;
-  const std::vector<double> gv = g.to_f64_vec(), wv = w.to_f64_vec();
-  for (size_t i = 0; i < gv.size(); ++i) {
-    if (std::isnan(wv[i])) {
-      ASSERT_TRUE(std::isnan(gv[i])) << what << " at " << i;
-      continue;
-    }
-    ASSERT_NEAR(gv[i], wv[i], rel * (1 + std::abs(wv[i]))) << what << " at " << i;
-  }
-}
-
 TEST(OpenClRuntime, ArangeMatchesTheCpuPluginInEveryDtype) {
   REQUIRE_DEVICE();
   const BackendPtr cpu = plugins::create_backend("cpu");
@@ -1011,21 +994,6 @@ TEST(OpenClRuntime, InterpolateAndItsBackwardMatchTheCpuPlugin) {
   EXPECT_THROW(be.interpolate_backward(xf, upload<float>(be, {1, 2, 3}, DType::F32, Shape{1, 1, 3}), Shape{8},
                                        InterpolateOptions{}),
                ShapeError);
-}
-
-// Philox4x32-10 from its published description (the vulkan plugin's tests check it against the published
-// known answers): the shared kernel's draws must reproduce it bit for bit.
-std::array<uint32_t, 4> philox(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1) {
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
-    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<uint32_t>(p1),
-         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<uint32_t>(p0)};
-  }
-  return c;
 }
 
 // The same bits as the vulkan plugin for the same seed: integer, float uniform and Bernoulli draws against

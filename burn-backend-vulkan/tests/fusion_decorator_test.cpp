@@ -5,27 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
-#include <iostream>
-#include <random>
+#include <string_view>
 
 #include "burn/fusion/fusion.hpp"
 #include "burn/tensor/api.hpp"
 #include "burn/tensor/module.hpp"
+#include "gpu_test_support.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
 namespace {
 
 using H = api::H;
-
-TensorData data_of(const Shape& s, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-2, 2);
-  std::vector<double> v(static_cast<size_t>(s.num_elements()));
-  for (double& x : v) x = u(gen);
-  return TensorData::from_vector(v, s).convert(DType::F32);
-}
+using test::uniform_f32;
 
 // Vulkan dispatches on `d`'s device so far (its stats are per Vulkan context, shared by vulkan and
 // fusion<vulkan> on one physical device).
@@ -34,69 +26,32 @@ uint64_t dispatches(const Device& vk) {
   return s ? s->stats().dispatches : 0;
 }
 
-struct Count {
-  uint64_t op_by_op = 0, fused = 0;
-};
-
-// Runs f on the same inputs on `vulkan` and on `fusion<vulkan>`; compares; returns both dispatch counts.
-Count run(const char* what, const std::vector<Shape>& shapes, const std::function<H(const std::vector<H>&)>& f) {
-  Device vk = Device::get("vulkan"), fus = Device::get("fusion<vulkan>");
-  std::vector<H> a, b;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    a.push_back(api::from_data(vk, data_of(shapes[i], 40 + static_cast<uint32_t>(i)), Kind::Float));
-    b.push_back(api::from_data(fus, data_of(shapes[i], 40 + static_cast<uint32_t>(i)), Kind::Float));
-  }
-  vk.sync();
-  fus.sync();
-  fusion::Inspector* in = fusion::inspector(fus);
-  EXPECT_NE(in, nullptr);
-  in->reset_stats();
-  Count c;
-  uint64_t before = dispatches(vk);
-  H ra = f(a);
-  vk.sync();
-  c.op_by_op = dispatches(vk) - before;
-  before = dispatches(vk);
-  H rb = f(b);
-  fus.sync();
-  const TensorData got = api::into_data(rb);
-  c.fused = dispatches(vk) - before;
-  const fusion::Stats s = in->stats();
-  EXPECT_EQ(s.fused_runs, 1u) << what;
-  EXPECT_EQ(s.eager_ops, 0u) << what;
-  std::string plan;
-  for (const std::string& p : in->last_plan()) plan += p + " ";
-  std::cout << "[ dispatches ] " << what << ": op by op " << c.op_by_op << ", fused " << c.fused << " (" << plan
-            << ")\n";
-  const std::vector<double> g = got.convert(DType::F64).to_vec<double>();
-  const std::vector<double> w = api::into_data(ra).convert(DType::F64).to_vec<double>();
-  EXPECT_EQ(g.size(), w.size());
-  for (size_t i = 0; i < g.size() && i < w.size(); ++i)
-    EXPECT_NEAR(g[i], w[i], 2e-6 * (1 + std::abs(w[i]))) << what << " at " << i;
-  return c;
+// f on `vulkan` and on `fusion<vulkan>`, values compared: one fused program and nothing run op by op.
+test::FusionRun run(const char* what, const std::vector<Shape>& shapes,
+                    const std::function<H(const std::vector<H>&)>& f) {
+  const test::FusionRun r = test::run_fused_and_op_by_op("vulkan", dispatches, what, shapes, f);
+  EXPECT_EQ(r.stats.fused_runs, 1u) << what;
+  EXPECT_EQ(r.stats.eager_ops, 0u) << what;
+  return r;
 }
 
 class VulkanFusionDecorator : public ::testing::Test {
  protected:
   void SetUp() override {
-    try {
-      Device::get("fusion<vulkan>");
-    } catch (const std::exception& e) {
-      GTEST_SKIP() << "no usable Vulkan device: " << e.what();
-    }
+    if (const auto why = test::unavailable("fusion<vulkan>")) GTEST_SKIP() << "no usable Vulkan device: " << *why;
   }
 };
 
 TEST_F(VulkanFusionDecorator, ScaledMaskedSoftmaxIsOneDispatch) {
-  const Count c = run("softmax(x * 0.125 + mask)", {Shape{2, 4, 16, 16}, Shape{16, 16}}, [](const std::vector<H>& v) {
-    return api::softmax(api::add(api::mul_scalar(v[0], Scalar(0.125)), v[1]), -1);
-  });
+  const test::FusionRun c = run(
+      "softmax(x * 0.125 + mask)", {Shape{2, 4, 16, 16}, Shape{16, 16}},
+      [](const std::vector<H>& v) { return api::softmax(api::add(api::mul_scalar(v[0], Scalar(0.125)), v[1]), -1); });
   EXPECT_EQ(c.fused, 1u);
   EXPECT_EQ(c.op_by_op, 3u);
 }
 
 TEST_F(VulkanFusionDecorator, ResidualLayerNormIsOneDispatch) {
-  const Count c =
+  const test::FusionRun c =
       run("layer_norm(x + residual, w, b)", {Shape{4, 10, 64}, Shape{4, 10, 64}, Shape{64}, Shape{64}},
           [](const std::vector<H>& v) { return api::layer_norm(api::add(v[0], v[1]), v[2], v[3], 1, 1e-5); });
   EXPECT_EQ(c.fused, 1u);
@@ -104,9 +59,10 @@ TEST_F(VulkanFusionDecorator, ResidualLayerNormIsOneDispatch) {
 }
 
 TEST_F(VulkanFusionDecorator, LinearWithBiasAndGeluIsOneDispatch) {
-  const Count c = run("gelu(x W^T + b)", {Shape{8, 32}, Shape{24, 32}, Shape{24}}, [](const std::vector<H>& v) {
-    return api::unary(OpId::gelu, api::add(api::matmul(v[0], api::swap_dims(v[1], 0, 1)), v[2]));
-  });
+  const test::FusionRun c =
+      run("gelu(x W^T + b)", {Shape{8, 32}, Shape{24, 32}, Shape{24}}, [](const std::vector<H>& v) {
+        return api::unary(OpId::gelu, api::add(api::matmul(v[0], api::swap_dims(v[1], 0, 1)), v[2]));
+      });
   EXPECT_EQ(c.fused, 1u);
   EXPECT_EQ(c.op_by_op, 3u);
 }
@@ -114,8 +70,9 @@ TEST_F(VulkanFusionDecorator, LinearWithBiasAndGeluIsOneDispatch) {
 TEST_F(VulkanFusionDecorator, ConvWithBiasAndReluIsOneDispatch) {
   ConvOptions o;
   o.padding = {1, 1};
-  const Count c = run("relu(conv2d(x, w, b))", {Shape{2, 3, 8, 8}, Shape{4, 3, 3, 3}, Shape{4}},
-                      [&](const std::vector<H>& v) { return api::unary(OpId::relu, api::conv(v[0], v[1], v[2], o)); });
+  const test::FusionRun c =
+      run("relu(conv2d(x, w, b))", {Shape{2, 3, 8, 8}, Shape{4, 3, 3, 3}, Shape{4}},
+          [&](const std::vector<H>& v) { return api::unary(OpId::relu, api::conv(v[0], v[1], v[2], o)); });
   EXPECT_EQ(c.fused, 1u);
   EXPECT_EQ(c.op_by_op, 2u);
 }
@@ -131,8 +88,8 @@ TEST_F(VulkanFusionDecorator, AReductionTooLongForOneKernelRunsOpByOp) {
       const H y = api::mul_scalar(x, Scalar(0.5));
       return std::string_view(what).starts_with("sum") ? api::reduce_dim(OpId::sum_dim, y, 0) : api::softmax(y, 0);
     };
-    const H a = f(api::from_data(vk, data_of(s, 7), Kind::Float));
-    const H b = f(api::from_data(fus, data_of(s, 7), Kind::Float));
+    const H a = f(api::from_data(vk, uniform_f32(s, 7), Kind::Float));
+    const H b = f(api::from_data(fus, uniform_f32(s, 7), Kind::Float));
     const std::vector<double> w = api::into_data(a).convert(DType::F64).to_vec<double>();
     const std::vector<double> g = api::into_data(b).convert(DType::F64).to_vec<double>();
     ASSERT_EQ(g.size(), w.size());

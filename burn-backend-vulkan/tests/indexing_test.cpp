@@ -12,11 +12,14 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/plugin.hpp"
+#include "gpu_test_support.hpp"
 #include "runtime/instance.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
 namespace {
+
+using test::philox;
 
 class VulkanIndexing : public testing::Test {
  protected:
@@ -51,8 +54,7 @@ class VulkanIndexing : public testing::Test {
 
   // The same values (from doubles) on both backends.
   std::pair<Prim, Prim> both(const std::vector<double>& v, const Shape& s, DType d) {
-    const TensorData data = TensorData::from_vector<double>(v, s).convert(d);
-    return {be().from_data(data), cpu().from_data(data)};
+    return test::on_both(be(), cpu(), v, s, d);
   }
   // Pseudo-random values of dtype d: small integers (exact in every dtype), some negative.
   std::vector<double> values(int64_t n, uint32_t seed) {
@@ -69,10 +71,7 @@ class VulkanIndexing : public testing::Test {
   }
 
   void expect_same(const Prim& vk, const Prim& ref, const std::string& what) {
-    const TensorData a = be().into_data(vk), b = cpu().into_data(ref);
-    EXPECT_EQ(a.shape(), b.shape()) << what;
-    EXPECT_EQ(a.dtype(), b.dtype()) << what;
-    EXPECT_TRUE(a == b) << what << "\n vulkan " << a.to_string() << "\n cpu    " << b.to_string();
+    test::expect_same(be(), vk, cpu(), ref, what);
   }
 
   // The IndexError a fault raised at the next read; the message is returned for checks.
@@ -372,21 +371,7 @@ TEST_F(VulkanIndexing, BitwiseOpsMatchTheCpuIncludingShiftCountsOutOfRange) {
   }
 }
 
-// Philox4x32-10 written from its published description, checked against the published known answers;
-// the kernel's integer draws must reproduce it.
-std::array<uint32_t, 4> philox(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1) {
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
-    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<uint32_t>(p1),
-         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<uint32_t>(p0)};
-  }
-  return c;
-}
-
+// The reference the kernel's integer draws must reproduce (gpu_test_support), against the published known answers.
 TEST(Philox, KnownAnswers) {
   EXPECT_EQ(philox({0, 0, 0, 0}, 0, 0), (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
   EXPECT_EQ(philox({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, 0xffffffff, 0xffffffff),

@@ -20,7 +20,8 @@ struct SortRun {
   const OpenClBackend& be;
   const char* op;
   ClPtr x, values, indices;
-  ClPtr scratch[2], scratch_idx[2];  // runs are read from [0] and merged into [1], then swapped
+  // Only when a line holds more than one run: runs are read from [0] and merged into [1], then swapped.
+  ClPtr scratch[2] = {}, scratch_idx[2] = {};
   gpu::Lines lines;
   int64_t keep = 0;
   bool descending = false;
@@ -59,11 +60,15 @@ PrimPair sort_lines(const OpenClBackend& be, const char* op, const Prim& xp, siz
   const DeviceProfile& profile = be.context().profile();
   const gpu::SortPlan plan = gpu::plan_sort(view_of(*x), dim, k, op, "the OpenCL device " + profile.name);
   reduce_spec(OpId::max_dim, x->dtype(), profile, op);  // the dtypes a comparison takes
-  SortRun r{be, op, x, want_values ? be.alloc(plan.out, x->dtype(), op) : nullptr, be.alloc(plan.out, DType::I64, op)};
+  SortRun r{.be = be,
+            .op = op,
+            .x = x,
+            .values = want_values ? be.alloc(plan.out, x->dtype(), op) : nullptr,
+            .indices = be.alloc(plan.out, DType::I64, op),
+            .lines = plan.lines,
+            .keep = plan.keep,
+            .descending = descending};
   if (plan.out.num_elements() == 0) return {r.values, r.indices};
-  r.lines = plan.lines;
-  r.keep = plan.keep;
-  r.descending = descending;
   const int64_t n = plan.lines.n;
   const int64_t run_units = (n + gpu::kSortRun - 1) / gpu::kSortRun;
   if (n <= gpu::kSortRun) {

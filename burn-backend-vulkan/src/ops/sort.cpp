@@ -64,7 +64,8 @@ struct SortRun {
   const VulkanBackend& be;
   const char* op;
   VkPtr x, values, indices;
-  VkPtr scratch[2], scratch_idx[2];  // runs are read from [0] and merged into [1], then swapped
+  // Only when a line holds more than one run: runs are read from [0] and merged into [1], then swapped.
+  VkPtr scratch[2] = {}, scratch_idx[2] = {};
   Lines lines;
   int64_t keep = 0;
   bool descending = false, want_values = false;
@@ -124,12 +125,16 @@ PrimPair sort_lines(const VulkanBackend& be, const char* op, const Prim& xp, siz
   const DeviceProfile& profile = be.context().profile();
   const gpu::SortPlan plan = gpu::plan_sort(view_of(*x), dim, k, op, "the Vulkan device " + profile.name);
   check_sortable(x->dtype(), profile.features, profile.name, op);
-  SortRun r{be, op, x, want_values ? be.alloc(plan.out, x->dtype()) : nullptr, be.alloc(plan.out, DType::I64)};
+  SortRun r{.be = be,
+            .op = op,
+            .x = x,
+            .values = want_values ? be.alloc(plan.out, x->dtype()) : nullptr,
+            .indices = be.alloc(plan.out, DType::I64),
+            .lines = plan.lines,
+            .keep = plan.keep,
+            .descending = descending,
+            .want_values = want_values};
   if (plan.out.num_elements() == 0) return {r.values, r.indices};
-  r.lines = plan.lines;
-  r.keep = plan.keep;
-  r.descending = descending;
-  r.want_values = want_values;
   const int64_t n = plan.lines.n;
   const bool trees = workgroup_trees(be.context());
   const uint32_t cap = sort_capacity(profile.limits, x->dtype());

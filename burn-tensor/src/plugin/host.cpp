@@ -324,21 +324,8 @@ class Host {
   void reject_selected(size_t index, const std::string& reason) {
     Entry& e = entries_[index];
     if (!e.record.loaded) return;  // another thread got here first
-    const std::string k = key(e.descriptor->kind, e.record.name);
     reject(e, reason);
-    selected_.erase(k);
-    std::optional<size_t> best;
-    for (size_t i = 0; i < entries_.size(); ++i) {
-      const Entry& o = entries_[i];
-      if (o.record.loaded && o.descriptor && key(o.descriptor->kind, o.record.name) == k &&
-          (!best || o.record.score > entries_[*best].record.score)) {
-        best = i;
-      }
-    }
-    if (best) {
-      entries_[*best].record.selected = true;
-      entries_[*best].record.reason.clear();
-      selected_[k] = *best;
+    if (const auto best = select_best(key(e.descriptor->kind, e.record.name))) {
       detail::logger().info("plugin {} selected for '{}' after {} failed", entries_[*best].record.path, e.record.name,
                             e.record.path);
     }
@@ -443,8 +430,8 @@ class Host {
     return {};
   }
 
-  // Asks score() of every accepted plugin of `k` not yet scored, rejects those that cannot run, and selects the
-  // highest score among the rest (ties keep the one found first: the search order is the user's preference).
+  // Asks score() of every accepted plugin of `k` not yet scored, rejects those that cannot run, and selects
+  // among the rest (select_best).
   void score_key(const std::string& k) {
     bool changed = false;
     for (Entry& e : entries_) {
@@ -466,23 +453,27 @@ class Host {
       detail::logger().debug("plugins: {} '{}' {} scored {} ({})", e.record.kind, e.record.name, e.record.version,
                              e.record.score, e.record.path);
     }
-    if (!changed) return;
+    if (changed) select_best(k);
+  }
+
+  // The one choice among the plugins of one kind and name: the highest score among those scored and still loaded
+  // (ties keep the one found first: the search order is the user's preference); the others record why they lost.
+  std::optional<size_t> select_best(const std::string& k) {
+    const auto candidate = [&](const Entry& o) {
+      return o.scored && o.record.loaded && o.descriptor && key(o.descriptor->kind, o.record.name) == k;
+    };
     std::optional<size_t> best;
     for (size_t i = 0; i < entries_.size(); ++i) {
-      const Entry& o = entries_[i];
-      if (o.scored && o.record.loaded && o.descriptor && key(o.descriptor->kind, o.record.name) == k &&
-          (!best || o.record.score > entries_[*best].record.score)) {
-        best = i;
-      }
+      if (candidate(entries_[i]) && (!best || entries_[i].record.score > entries_[*best].record.score)) best = i;
     }
     if (!best) {
       selected_.erase(k);
-      return;
+      return best;
     }
     const Entry& winner = entries_[*best];
     for (size_t i = 0; i < entries_.size(); ++i) {
       Entry& o = entries_[i];
-      if (!o.scored || !o.record.loaded || !o.descriptor || key(o.descriptor->kind, o.record.name) != k) continue;
+      if (!candidate(o)) continue;
       o.record.selected = i == *best;
       if (o.record.selected) {
         o.record.reason.clear();
@@ -493,6 +484,7 @@ class Host {
       detail::logger().info("plugin {} not selected: {}", o.record.path, o.record.reason);
     }
     selected_[k] = *best;
+    return best;
   }
 
   // Every kind when `kind` is 0.

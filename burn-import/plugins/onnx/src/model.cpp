@@ -17,7 +17,7 @@
 
 namespace burn::onnx {
 
-namespace {
+// Named, not in the anonymous namespace: OnnxModel::Impl holds both, and it has external linkage.
 
 // A parameter of any rank: ParamBase's constructors are protected so typed Params fix the rank; an
 // ONNX initializer's rank is only known at run time.
@@ -34,6 +34,8 @@ struct DeclaredInput {
   std::optional<std::vector<std::optional<int64_t>>> dims;
   std::vector<std::string> dim_names;  // "3", "N" or "?", for messages
 };
+
+namespace {
 
 DeclaredInput declared_input(const ::onnx::ValueInfoProto& vi) {
   DeclaredInput d;
