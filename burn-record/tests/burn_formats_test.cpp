@@ -8,8 +8,12 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <map>
+#include <sstream>
 
+#include "burn/record/quant.hpp"
 #include "burn/record/recorder.hpp"
 #include "burn_format.hpp"
 #include "burn_sample.hpp"
@@ -223,6 +227,89 @@ TEST_F(BurnFormats, DamagedFilesAreRefusedNamingTheFile) {
     const std::string e = error_of([&] { load(file(name)); });
     EXPECT_NE(e.find(name), std::string::npos) << name << ": " << e;
   }
+}
+
+// Rust Burn's quantized tensors (fixtures/burn/qfloat_fixtures.py writes them from Burn 0.21's layout and the
+// values they hold): each imports as burn-record's quantized group with its int values, scales and id exact.
+std::map<std::string, std::vector<double>> qfloat_expected() {
+  std::ifstream in(std::string(BURN_RECORD_FIXTURES) + "/burn/qfloat.expected.txt");
+  std::map<std::string, std::vector<double>> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string name, what;
+    ls >> name >> what;
+    std::vector<double>& v = out[name + " " + what];
+    for (double x; ls >> x;) v.push_back(x);
+  }
+  return out;
+}
+
+TEST_F(BurnFormats, RustBurnQFloatEntriesImportAsQuantizedGroups) {
+  const auto expected = qfloat_expected();
+  ASSERT_EQ(expected.size(), 18u);
+  for (const char* name : {"qfloat.mpk", "qfloat.bpk"}) {
+    SCOPED_TRACE(name);
+    const Record r = load(std::string(BURN_RECORD_FIXTURES) + "/burn/" + name);
+    for (const char* entry : {"per_tensor", "per_block", "per_block_f16", "int4", "burn_0_19", "cpu_f16_param"}) {
+      SCOPED_TRACE(entry);
+      const Value& v = r.at(entry);
+      ASSERT_TRUE(is_quantized(v));
+      const QuantizedEntry q = check_quantized(v, entry, "test");
+      const std::vector<double>& want_q = expected.at(std::string(entry) + " q");
+      const std::vector<double>& want_s = expected.at(std::string(entry) + " scales");
+      const std::vector<double>& want_x = expected.at(std::string(entry) + " dequantized");
+      ASSERT_EQ(q.shape.num_elements(), static_cast<int64_t>(want_q.size()));
+      const bool block = want_s.size() > 1;
+      EXPECT_EQ(q.scheme.level, block ? QuantLevel::Block : QuantLevel::Tensor);
+      EXPECT_EQ(q.scheme.mode, QuantMode::Symmetric);
+      EXPECT_EQ(q.scheme.value, std::string(entry) == "int4" ? QuantValue::Q4 : QuantValue::Q8);
+      // F16 scales stay F16; Burn's CPU backends write f32 scales under an F16 param.
+      EXPECT_EQ(q.scheme.scale_dtype, std::string(entry) == "per_block_f16" ? DType::F16 : DType::F32);
+      std::vector<int64_t> ints;
+      const TensorData& values = v.group().at("values").tensor();
+      if (q.scheme.value == QuantValue::Q4) {
+        for (uint8_t b : values.to_vec<uint8_t>())
+          for (int nib : {b & 15, b >> 4}) ints.push_back(nib >= 8 ? nib - 16 : nib);
+        ints.resize(want_q.size());
+      } else {
+        for (int8_t x : values.to_vec<int8_t>()) ints.push_back(x);
+      }
+      const std::vector<double> scales = v.group().at("scales").tensor().convert(DType::F64).to_vec<double>();
+      ASSERT_EQ(scales, want_s);
+      const int64_t per = q.shape.num_elements() / static_cast<int64_t>(scales.size());
+      for (size_t k = 0; k < want_q.size(); ++k) {
+        EXPECT_EQ(ints[k], static_cast<int64_t>(want_q[k])) << k;
+        const float x = static_cast<float>(ints[k]) * static_cast<float>(scales[k / static_cast<size_t>(per)]);
+        EXPECT_EQ(x, static_cast<float>(want_x[k])) << k;
+      }
+      ASSERT_TRUE(r.contains(std::string(burn_format::kParamIds) + "." + entry + ".values"));
+    }
+    // A plain tensor next to them reads as before.
+    EXPECT_EQ(r.at("bias").tensor().to_vec<float>(), (std::vector<float>{0.5f, -1.5f, 2.0f}));
+  }
+  // NamedMpk ids in the file's order, from 1000.
+  const Record m = load(std::string(BURN_RECORD_FIXTURES) + "/burn/qfloat.mpk");
+  EXPECT_EQ(m.at(std::string(burn_format::kParamIds) + ".per_block.values").as_int(), 1001);
+}
+
+TEST_F(BurnFormats, DamagedOrForeignQFloatEntriesAreRefusedNamingTheEntry) {
+  const std::string dir = std::string(BURN_RECORD_FIXTURES) + "/burn/";
+  std::string e = error_of([&] { load(dir + "qfloat_truncated.mpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("holds 8 bytes; 6 values and 1 scales"), std::string::npos) << e;
+  e = error_of([&] { load(dir + "qfloat_scales.bpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("holds 28 bytes; 16 values and 4 scales"), std::string::npos) << e;
+  e = error_of([&] { load(dir + "qfloat_float8.mpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("value type E4M3"), std::string::npos) << e;
+  EXPECT_THROW(load(dir + "qfloat_float8.mpk"), Unsupported);
+  e = error_of([&] { load(dir + "qfloat_newer.bpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("another Burn version"), std::string::npos) << e;
+  EXPECT_THROW(load(dir + "qfloat_newer.bpk"), Unsupported);
 }
 
 }  // namespace
