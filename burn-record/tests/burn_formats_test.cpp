@@ -18,6 +18,7 @@
 #include "burn_format.hpp"
 #include "burn_sample.hpp"
 #include "file_bytes.hpp"
+#include "qfloat.hpp"
 
 namespace {
 
@@ -310,6 +311,122 @@ TEST_F(BurnFormats, DamagedOrForeignQFloatEntriesAreRefusedNamingTheEntry) {
   EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
   EXPECT_NE(e.find("another Burn version"), std::string::npos) << e;
   EXPECT_THROW(load(dir + "qfloat_newer.bpk"), Unsupported);
+}
+
+// qfloat_layout on schemes built here (what a file would hold): each field's corruption is a RecordError, what
+// burn has no counterpart for is Unsupported, both naming the entry; sizes are checked with overflow in mind.
+burn_format::SerdeValue sv(std::string s) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::Str;
+  v.s = std::move(s);
+  return v;
+}
+burn_format::SerdeValue sv(uint64_t u) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::UInt;
+  v.u = u;
+  return v;
+}
+burn_format::SerdeValue sv_map(std::vector<std::pair<std::string, burn_format::SerdeValue>> kv) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::Map;
+  for (auto& [k, x] : kv) {
+    v.items.push_back(sv(k));
+    v.items.push_back(std::move(x));
+  }
+  return v;
+}
+burn_format::SerdeValue sv_array(std::vector<burn_format::SerdeValue> items) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::Array;
+  v.items = std::move(items);
+  return v;
+}
+burn_format::SerdeValue block(std::vector<uint64_t> dims) {
+  std::vector<burn_format::SerdeValue> storage;
+  for (size_t k = 0; k < 5; ++k) storage.push_back(sv(k < dims.size() ? dims[k] : 1));
+  return sv_map({{"Block", sv_map({{"storage", sv_array(storage)}, {"len", sv(uint64_t(dims.size()))}})}});
+}
+burn_format::SerdeValue qscheme(const std::string& value = "Q8S", const std::string& param = "F32",
+                                burn_format::SerdeValue store = sv_map({{"PackedU32", sv(uint64_t(0))}}),
+                                burn_format::SerdeValue level = sv("Tensor")) {
+  return sv_map({{"value", sv(value)},
+                 {"param", sv(param)},
+                 {"store", std::move(store)},
+                 {"level", std::move(level)},
+                 {"mode", sv("Symmetric")}});
+}
+
+TEST_F(BurnFormats, QFloatSchemesAreCheckedFieldByField) {
+  auto layout_error = [](const burn_format::SerdeValue& s, std::vector<uint64_t> dims, uint64_t bytes,
+                         bool* unsupported) -> std::string {
+    *unsupported = false;
+    try {
+      (void)burn_format::qfloat_layout(s, dims, bytes, "f.mpk", "m.w", "namedmpk");
+    } catch (const Unsupported& e) {
+      *unsupported = true;
+      return e.what();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  struct Case {
+    burn_format::SerdeValue scheme;
+    std::vector<uint64_t> dims;
+    uint64_t bytes;
+    bool unsupported;
+    const char* message;
+  };
+  const std::vector<Case> cases{
+      {qscheme("E4M3"), {4}, 8, true, "value type E4M3"},
+      {qscheme("Q2S"), {4}, 8, true, "value type Q2S"},
+      {qscheme("Q8S", "UE8M0"), {4}, 5, true, "scale type UE8M0"},
+      {qscheme("Q9S"), {4}, 8, true, "value 'Q9S' (not a variant of Burn 0.19 to 0.21)"},
+      {qscheme("Q8S", "F32", sv_map({{"PackedU32", sv(uint64_t(1))}})), {2, 4}, 12, true, "packed along dim 1"},
+      {qscheme("Q8S", "F32", sv_map({{"PackedNative", sv(uint64_t(0))}})), {4}, 8, true, "store PackedNative"},
+      {qscheme("Q4S", "F32", sv("Native")), {8}, 8, true, "int4 values stored natively"},
+      {qscheme("Q8S", "F32", sv("Native"), block({2, 4})), {4, 8}, 32 + 16, true, "blocks over more than the last dim"},
+      {qscheme("Q8S", "F32", sv("Native"), block({3})), {2, 8}, 16 + 24, true, "does not divide the last dim 8"},
+      {qscheme("Q8S", "F32", sv("Native"), block({0})), {8}, 8 + 4, false, "block dim 0 is not in [1, 255]"},
+      {qscheme(), {}, 8, true, "of rank 0"},
+      {qscheme(), {2, 0}, 4, true, "with no elements"},
+      {qscheme(), {uint64_t(1) << 62, 8}, 8, false, "more elements than fit in 64 bits"},
+      {qscheme(), {uint64_t(1) << 62}, 8, false, "holds 8 bytes; 4611686018427387904 values and 1 scales"},
+      {qscheme("Q8S", "F32", sv("Native"), block({1})), {uint64_t(1) << 62}, 8, false, "sizes overflow"},
+      {sv_map({{"value", sv("Q8S")}, {"store", sv("Native")}, {"mode", sv("Symmetric")}}),
+       {4},
+       8,
+       true,
+       "another Burn version"},
+      {sv("Q8S"), {4}, 8, false, "scheme is neither a map nor an array"},
+      {qscheme("Q8S", "F32", sv("Native"), sv_map({{"Block", sv(uint64_t(4))}})),
+       {8},
+       12,
+       false,
+       "block size is neither a map nor an array"},
+  };
+  for (const Case& c : cases) {
+    bool unsupported = false;
+    const std::string e = layout_error(c.scheme, c.dims, c.bytes, &unsupported);
+    SCOPED_TRACE(c.message);
+    EXPECT_NE(e.find("f.mpk"), std::string::npos) << e;
+    EXPECT_NE(e.find("entry 'm.w'"), std::string::npos) << e;
+    EXPECT_NE(e.find(c.message), std::string::npos) << e;
+    EXPECT_EQ(unsupported, c.unsupported) << e;
+  }
+  // What reads: Burn 0.19's U32 store, a struct as an array, variants by index, f32 scales under an f16 param.
+  const auto q = burn_format::qfloat_layout(qscheme("Q8S", "F32", sv("U32")), {5}, 12, "f", "e", "op");
+  EXPECT_EQ(q.parts[2].offset, 8u);
+  const auto a = burn_format::qfloat_layout(
+      sv_array({sv(uint64_t(6)), sv(uint64_t(1)), sv("Native"), sv(uint64_t(0)), sv(uint64_t(0))}), {3}, 6, "f", "e",
+      "op");
+  EXPECT_EQ(a.parts[2].dtype, DType::F16);
+  const auto f =
+      burn_format::qfloat_layout(qscheme("Q8S", "BF16", sv("Native"), block({2})), {4}, 4 + 8, "f", "e", "op");
+  EXPECT_EQ(f.parts[2].dtype, DType::F32);
+  EXPECT_EQ(f.parts[2].shape, (Shape{2}));
+  EXPECT_EQ(f.parts[0].header, (std::vector<int64_t>{1, 0, 0, 2, 0, 2, 0, 4}));
 }
 
 }  // namespace

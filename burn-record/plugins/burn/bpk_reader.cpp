@@ -189,8 +189,7 @@ SerdeValue cbor_serde(const CborValue& c) {
       break;
     case CborValue::Map:
       v.type = SerdeValue::Map;
-      for (size_t k = 0; k + 1 < c.items.size(); k += 2)
-        v.pairs.emplace_back(cbor_serde(c.items[k]), cbor_serde(c.items[k + 1]));
+      for (const CborValue& x : c.items) v.items.push_back(cbor_serde(x));  // key, value, ...
       break;
     default: break;
   }

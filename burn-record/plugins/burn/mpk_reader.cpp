@@ -386,8 +386,7 @@ class MpkReader final : public RecordReader {
         break;
       case Node::Map:
         v.type = SerdeValue::Map;
-        for (size_t k = 0; k + 1 < n.kids.size(); k += 2)
-          v.pairs.emplace_back(serde(nodes_[n.kids[k]]), serde(nodes_[n.kids[k + 1]]));
+        for (uint32_t k : n.kids) v.items.push_back(serde(nodes_[k]));  // key, value, ...
         break;
       default: break;
     }

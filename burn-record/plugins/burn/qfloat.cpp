@@ -46,8 +46,8 @@ class Decoder {
       return v.items[k];
     }
     if (v.type != SerdeValue::Map) fail(std::string(what) + " is neither a map nor an array");
-    for (const auto& [key, value] : v.pairs)
-      if (key.type == SerdeValue::Str && key.s == names[k]) return value;
+    for (size_t i = 0; i + 1 < v.items.size(); i += 2)
+      if (v.items[i].type == SerdeValue::Str && v.items[i].s == names[k]) return v.items[i + 1];
     // Burn after 0.21 reshaped the scheme (no `param`, no `level`).
     unsupported("scheme without the field '" + std::string(names[k]) +
                 "': the layout of another Burn version (this reader follows Burn 0.19 to 0.21)");
@@ -60,9 +60,10 @@ class Decoder {
     *payload = nullptr;
     const SerdeValue* tag = &v;
     if (v.type == SerdeValue::Map) {
-      if (v.pairs.size() != 1) fail(std::string(what) + " is a map of " + std::to_string(v.pairs.size()) + " entries");
-      tag = &v.pairs[0].first;
-      *payload = &v.pairs[0].second;
+      if (v.items.size() != 2)
+        fail(std::string(what) + " is a map of " + std::to_string(v.items.size() / 2) + " entries, not one variant");
+      tag = &v.items[0];
+      *payload = &v.items[1];
     }
     if (tag->type == SerdeValue::UInt) {
       if (tag->u >= N) fail(std::string(what) + " variant index " + std::to_string(tag->u) + " is unknown");
@@ -90,11 +91,11 @@ class Decoder {
 }  // namespace
 
 bool is_qfloat(const SerdeValue& dtype, const SerdeValue** scheme) {
-  if (dtype.type != SerdeValue::Map || dtype.pairs.size() != 1) return false;
-  const SerdeValue& key = dtype.pairs[0].first;
+  if (dtype.type != SerdeValue::Map || dtype.items.size() != 2) return false;
+  const SerdeValue& key = dtype.items[0];
   // QFloat is the 15th variant of Burn 0.20/0.21's DType (index 14).
   if ((key.type == SerdeValue::Str && key.s == "QFloat") || (key.type == SerdeValue::UInt && key.u == 14)) {
-    *scheme = &dtype.pairs[0].second;
+    *scheme = &dtype.items[1];
     return true;
   }
   return false;

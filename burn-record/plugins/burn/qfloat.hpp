@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "burn/tensor/dtype.hpp"
@@ -20,10 +19,9 @@ namespace burn::record::burn_format {
 // The serde value of a QuantScheme, whatever tree the format's parser made (MessagePack or CBOR).
 struct SerdeValue {
   enum Type : uint8_t { Str, UInt, Map, Array, Other } type = Other;
-  std::string s;                                         // Str
-  uint64_t u = 0;                                        // UInt
-  std::vector<std::pair<SerdeValue, SerdeValue>> pairs;  // Map
-  std::vector<SerdeValue> items;                         // Array
+  std::string s;                  // Str
+  uint64_t u = 0;                 // UInt
+  std::vector<SerdeValue> items;  // Array: the elements; Map: key, value, key, value...
 };
 
 // One tensor of the group: its bytes [offset, offset + bytes) within the entry's data, or `header` (the
