@@ -418,6 +418,8 @@ TEST_F(BurnFormats, QFloatSchemesAreCheckedFieldByField) {
   // What reads: Burn 0.19's U32 store, a struct as an array, variants by index, f32 scales under an f16 param.
   const auto q = burn_format::qfloat_layout(qscheme("Q8S", "F32", sv("U32")), {5}, 12, "f", "e", "op");
   EXPECT_EQ(q.parts[2].offset, 8u);
+  const auto nil = burn_format::qfloat_layout(qscheme("Q8S", "F32", sv_map({{"Native", {}}})), {5}, 12, "f", "e", "op");
+  EXPECT_EQ(nil.parts[1].bytes, 5u);
   const auto a = burn_format::qfloat_layout(
       sv_array({sv(uint64_t(6)), sv(uint64_t(1)), sv("Native"), sv(uint64_t(0)), sv(uint64_t(0))}), {3}, 6, "f", "e",
       "op");

@@ -63,7 +63,8 @@ class Decoder {
       if (v.items.size() != 2)
         fail(std::string(what) + " is a map of " + std::to_string(v.items.size() / 2) + " entries, not one variant");
       tag = &v.items[0];
-      *payload = &v.items[1];
+      // {"Variant": nil} is a unit variant too.
+      if (v.items[1].type != SerdeValue::Other) *payload = &v.items[1];
     }
     if (tag->type == SerdeValue::UInt) {
       if (tag->u >= N) fail(std::string(what) + " variant index " + std::to_string(tag->u) + " is unknown");
