@@ -129,7 +129,8 @@ QFloatLayout qfloat_layout(const SerdeValue& scheme, const std::vector<uint64_t>
   if (store == "PackedU32") {
     if (!store_arg) d.fail("store PackedU32 has no packing dim");
     if (d.uint(*store_arg, "the packing dim") != 0)
-      d.unsupported("packed along dim " + std::to_string(store_arg->u) + " (burn packs the innermost dim)" + named);
+      d.unsupported("packed along dim " + std::to_string(store_arg->u) +
+                    " counted from the innermost (burn reads dim 0, the innermost)" + named);
   } else if (store_arg) {
     d.fail("store " + std::string(store) + " takes no argument");
   }
@@ -172,9 +173,10 @@ QFloatLayout qfloat_layout(const SerdeValue& scheme, const std::vector<uint64_t>
     params = n / block_size;
   }
 
-  // Bytes: values (padded to a multiple of 4; int4 in whole u32 words), then the scales.
-  const uint64_t per_word = q4 ? 8 : 4;
-  const uint64_t value_bytes = (n / per_word + (n % per_word != 0)) * 4;  // n >= 1: no overflow
+  // Bytes: values (int8 bytes padded to the scales' alignment; int4 in whole u32 words), then the scales. No
+  // overflow: n < 2^63.
+  const uint64_t value_bytes =
+      q4 ? (n / 8 + (n % 8 != 0)) * 4 : (n / kParamAlign + (n % kParamAlign != 0)) * kParamAlign;
   uint64_t scale_bytes = 0, total = 0;
   DType scale_dtype = param == "F32" ? DType::F32 : param == "F16" ? DType::F16 : DType::BF16;
   if (!checked_mul(params, scale_size, &scale_bytes) || !checked_add(value_bytes, scale_bytes, &total))
@@ -191,7 +193,6 @@ QFloatLayout qfloat_layout(const SerdeValue& scheme, const std::vector<uint64_t>
              std::to_string(value_bytes) + " with padding, scales " + std::to_string(scale_bytes) + ")");
     }
   }
-  static_assert(kParamAlign == 4);
 
   std::vector<int64_t> shape(sizes.dims.begin(), sizes.dims.end());
   std::vector<int64_t> header{kQuantRecordVersion,
