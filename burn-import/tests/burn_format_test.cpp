@@ -9,6 +9,7 @@
 #include "burn/import/importer.hpp"
 #include "burn/import/load.hpp"
 #include "burn/nn.hpp"
+#include "burn/record/quant.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn_format.hpp"
 
@@ -71,6 +72,27 @@ TEST(BurnMpk, SniffedWithoutTheExtension) {
   std::filesystem::copy_file(fixture("model.mpk"), p, std::filesystem::copy_options::overwrite_existing);
   ASSERT_NE(import::importer_for_file(p.string()), nullptr);
   EXPECT_EQ(import::importer_for_file(p.string())->name(), "burn");
+}
+
+// Rust Burn's quantized tensors (QFloat; burn-record/tests/fixtures/burn/qfloat_fixtures.py wrote the files)
+// import as burn-record's quantized groups, which remap and select move whole, with their ids.
+TEST(BurnMpk, QFloatEntriesImportAsQuantizedGroups) {
+  for (const char* name : {"qfloat.mpk", "qfloat.bpk"}) {
+    SCOPED_TRACE(name);
+    import::LoadOptions o;
+    o.remap = {{"^per_block\\.", "blk."}};
+    o.select = "^(blk|int4)\\.";
+    const record::Record r = import::load(fixture(name), o);
+    const record::QuantizedEntry q = record::check_quantized(r.at("blk"), "blk", "test");
+    EXPECT_EQ(q.scheme, QuantScheme::per_block(4));
+    EXPECT_EQ(q.shape, (Shape{2, 8}));
+    EXPECT_EQ(r.at("blk.values").tensor().to_vec<int8_t>(),
+              (std::vector<int8_t>{-128, -1, 0, 1, 2, 3, 126, 127, 5, -5, 10, -10, 100, -100, 7, -7}));
+    EXPECT_EQ(r.at("blk.scales").tensor().to_vec<float>(), (std::vector<float>{0.5f, 0.25f, 0.03125f, 2.0f}));
+    EXPECT_TRUE(r.contains("_param_ids.blk.values"));
+    EXPECT_EQ(record::check_quantized(r.at("int4"), "int4", "test").scheme, QuantScheme::per_block(8, QuantValue::Q4));
+    EXPECT_FALSE(r.contains("per_tensor"));
+  }
 }
 
 // Rust Burn's layouts are burn-nn's (Linear [in, out], gamma/beta): no adapter, ids kept.

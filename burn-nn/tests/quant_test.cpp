@@ -195,6 +195,42 @@ TEST_P(QuantRecord, PartlyQuantizedModel) {
 INSTANTIATE_TEST_SUITE_P(Recorders, QuantRecord,
                          ::testing::Values(".json", ".bpz", ".h5", ".safetensors", ".mpk", ".mpk.gz", ".bpk"));
 
+// A Linear(2, 3) quantized by Rust Burn (weight and bias QFloat, written from Burn 0.21's layout by
+// burn-record/tests/fixtures/burn/qfloat_fixtures.py): a module quantized beforehand takes the weight's QTensor,
+// the float bias the dequantized values; a float module refuses the weight and says what to do.
+TEST(QuantRecordErrors, RustBurnQuantizedLinearLoadsIntoAQuantizedModule) {
+  const std::string dir = std::string(BURN_NN_FIXTURES) + "/../../../burn-record/tests/fixtures/burn/";
+  const std::vector<double> weight{-127 * 0.0125f, -64 * 0.0125f, 0, 0.0125f, 64 * 0.0125f, 127 * 0.0125f};
+  for (const char* name : {"qfloat_linear.mpk", "qfloat_linear.bpk"}) {
+    SCOPED_TRACE(name);
+    const record::Record rec = record::load(dir + name);
+    nn::Linear f;
+    f.weight = nn::Param<Tensor<2>>(Tensor<2>::zeros({2, 3}, cpu()));
+    f.bias = nn::Param<Tensor<1>>(Tensor<1>::zeros({3}, cpu()));
+    nn::Linear q = nn::quantize_dynamic(f, QuantScheme::per_channel(1));
+    const nn::LoadReport report = nn::load_record(q, rec);
+    EXPECT_TRUE(report.ok()) << report.to_string();
+    ASSERT_TRUE(q.quantized_weight.has_value());
+    EXPECT_EQ(q.quantized_weight->scheme(), QuantScheme::per_tensor());
+    EXPECT_EQ(q.quantized_weight->dequantize<2>().to_vec<double>(), weight);
+    EXPECT_EQ(q.weight.val().to_vec<double>(), weight);
+    EXPECT_EQ(q.bias->val().to_vec<double>(), (std::vector<double>{0.5, -1, 2}));
+    // The file's ids: NamedMpk's from 10 in field order, burnpack's from 1000 in name order.
+    EXPECT_EQ(q.weight.id(), std::string(name).ends_with(".mpk") ? 10u : 1001u);
+    try {
+      nn::load_record(f, rec);
+      ADD_FAILURE() << "a quantized weight loaded into a float Linear";
+    } catch (const RecordError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("weight: the record holds a quantized tensor (q8 symmetric per-tensor scales f32 [2, 3]), the "
+                       "module a float parameter [2, 3] f32 (quantize the module before loading: quantize_dynamic)"),
+                std::string::npos)
+          << m;
+      EXPECT_EQ(m.find("bias"), std::string::npos) << "the bias loads dequantized: " << m;
+    }
+  }
+}
+
 TEST(QuantRecordErrors, QuantizedRecordIntoAFloatModelNamesBothKinds) {
   const record::Record rec = nn::quantize_dynamic(mlp(cpu())).into_record();
   Mlp f = mlp(cpu());

@@ -8,12 +8,17 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <map>
+#include <sstream>
 
+#include "burn/record/quant.hpp"
 #include "burn/record/recorder.hpp"
 #include "burn_format.hpp"
 #include "burn_sample.hpp"
 #include "file_bytes.hpp"
+#include "qfloat.hpp"
 
 namespace {
 
@@ -223,6 +228,207 @@ TEST_F(BurnFormats, DamagedFilesAreRefusedNamingTheFile) {
     const std::string e = error_of([&] { load(file(name)); });
     EXPECT_NE(e.find(name), std::string::npos) << name << ": " << e;
   }
+}
+
+// Rust Burn's quantized tensors (fixtures/burn/qfloat_fixtures.py writes them from Burn 0.21's layout and the
+// values they hold): each imports as burn-record's quantized group with its int values, scales and id exact.
+std::map<std::string, std::vector<double>> qfloat_expected() {
+  std::ifstream in(std::string(BURN_RECORD_FIXTURES) + "/burn/qfloat.expected.txt");
+  std::map<std::string, std::vector<double>> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string name, what;
+    ls >> name >> what;
+    std::vector<double>& v = out[name + " " + what];
+    for (double x; ls >> x;) v.push_back(x);
+  }
+  return out;
+}
+
+TEST_F(BurnFormats, RustBurnQFloatEntriesImportAsQuantizedGroups) {
+  const auto expected = qfloat_expected();
+  ASSERT_EQ(expected.size(), 18u);
+  for (const char* name : {"qfloat.mpk", "qfloat.bpk"}) {
+    SCOPED_TRACE(name);
+    const Record r = load(std::string(BURN_RECORD_FIXTURES) + "/burn/" + name);
+    for (const char* entry : {"per_tensor", "per_block", "per_block_f16", "int4", "burn_0_19", "cpu_f16_param"}) {
+      SCOPED_TRACE(entry);
+      const Value& v = r.at(entry);
+      ASSERT_TRUE(is_quantized(v));
+      const QuantizedEntry q = check_quantized(v, entry, "test");
+      const std::vector<double>& want_q = expected.at(std::string(entry) + " q");
+      const std::vector<double>& want_s = expected.at(std::string(entry) + " scales");
+      const std::vector<double>& want_x = expected.at(std::string(entry) + " dequantized");
+      ASSERT_EQ(q.shape.num_elements(), static_cast<int64_t>(want_q.size()));
+      const bool block = want_s.size() > 1;
+      EXPECT_EQ(q.scheme.level, block ? QuantLevel::Block : QuantLevel::Tensor);
+      EXPECT_EQ(q.scheme.mode, QuantMode::Symmetric);
+      EXPECT_EQ(q.scheme.value, std::string(entry) == "int4" ? QuantValue::Q4 : QuantValue::Q8);
+      // F16 scales stay F16; Burn's CPU backends write f32 scales under an F16 param.
+      EXPECT_EQ(q.scheme.scale_dtype, std::string(entry) == "per_block_f16" ? DType::F16 : DType::F32);
+      std::vector<int64_t> ints;
+      const TensorData& values = v.group().at("values").tensor();
+      if (q.scheme.value == QuantValue::Q4) {
+        for (uint8_t b : values.to_vec<uint8_t>())
+          for (int nib : {b & 15, b >> 4}) ints.push_back(nib >= 8 ? nib - 16 : nib);
+        ints.resize(want_q.size());
+      } else {
+        for (int8_t x : values.to_vec<int8_t>()) ints.push_back(x);
+      }
+      const std::vector<double> scales = v.group().at("scales").tensor().convert(DType::F64).to_vec<double>();
+      ASSERT_EQ(scales, want_s);
+      const int64_t per = q.shape.num_elements() / static_cast<int64_t>(scales.size());
+      for (size_t k = 0; k < want_q.size(); ++k) {
+        EXPECT_EQ(ints[k], static_cast<int64_t>(want_q[k])) << k;
+        const float x = static_cast<float>(ints[k]) * static_cast<float>(scales[k / static_cast<size_t>(per)]);
+        EXPECT_EQ(x, static_cast<float>(want_x[k])) << k;
+      }
+      ASSERT_TRUE(r.contains(std::string(burn_format::kParamIds) + "." + entry + ".values"));
+    }
+    // A plain tensor next to them reads as before.
+    EXPECT_EQ(r.at("bias").tensor().to_vec<float>(), (std::vector<float>{0.5f, -1.5f, 2.0f}));
+  }
+  // NamedMpk ids in the file's order, from 1000.
+  const Record m = load(std::string(BURN_RECORD_FIXTURES) + "/burn/qfloat.mpk");
+  EXPECT_EQ(m.at(std::string(burn_format::kParamIds) + ".per_block.values").as_int(), 1001);
+}
+
+TEST_F(BurnFormats, DamagedOrForeignQFloatEntriesAreRefusedNamingTheEntry) {
+  const std::string dir = std::string(BURN_RECORD_FIXTURES) + "/burn/";
+  std::string e = error_of([&] { load(dir + "qfloat_truncated.mpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("holds 8 bytes; 6 values and 1 scales"), std::string::npos) << e;
+  e = error_of([&] { load(dir + "qfloat_scales.bpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("holds 28 bytes; 16 values and 4 scales"), std::string::npos) << e;
+  e = error_of([&] { load(dir + "qfloat_float8.mpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("value type E4M3"), std::string::npos) << e;
+  EXPECT_THROW(load(dir + "qfloat_float8.mpk"), Unsupported);
+  e = error_of([&] { load(dir + "qfloat_newer.bpk"); });
+  EXPECT_NE(e.find("entry 'w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("another Burn version"), std::string::npos) << e;
+  EXPECT_THROW(load(dir + "qfloat_newer.bpk"), Unsupported);
+}
+
+// qfloat_layout on schemes built here (what a file would hold): each field's corruption is a RecordError, what
+// burn has no counterpart for is Unsupported, both naming the entry; sizes are checked with overflow in mind.
+burn_format::SerdeValue sv(std::string s) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::Str;
+  v.s = std::move(s);
+  return v;
+}
+burn_format::SerdeValue sv(uint64_t u) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::UInt;
+  v.u = u;
+  return v;
+}
+burn_format::SerdeValue sv_map(std::vector<std::pair<std::string, burn_format::SerdeValue>> kv) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::Map;
+  for (auto& [k, x] : kv) {
+    v.items.push_back(sv(k));
+    v.items.push_back(std::move(x));
+  }
+  return v;
+}
+burn_format::SerdeValue sv_array(std::vector<burn_format::SerdeValue> items) {
+  burn_format::SerdeValue v;
+  v.type = burn_format::SerdeValue::Array;
+  v.items = std::move(items);
+  return v;
+}
+burn_format::SerdeValue block(std::vector<uint64_t> dims) {
+  std::vector<burn_format::SerdeValue> storage;
+  for (size_t k = 0; k < 5; ++k) storage.push_back(sv(k < dims.size() ? dims[k] : 1));
+  return sv_map({{"Block", sv_map({{"storage", sv_array(storage)}, {"len", sv(uint64_t(dims.size()))}})}});
+}
+burn_format::SerdeValue qscheme(const std::string& value = "Q8S", const std::string& param = "F32",
+                                burn_format::SerdeValue store = sv_map({{"PackedU32", sv(uint64_t(0))}}),
+                                burn_format::SerdeValue level = sv("Tensor")) {
+  return sv_map({{"value", sv(value)},
+                 {"param", sv(param)},
+                 {"store", std::move(store)},
+                 {"level", std::move(level)},
+                 {"mode", sv("Symmetric")}});
+}
+
+TEST_F(BurnFormats, QFloatSchemesAreCheckedFieldByField) {
+  auto layout_error = [](const burn_format::SerdeValue& s, std::vector<uint64_t> dims, uint64_t bytes,
+                         bool* unsupported) -> std::string {
+    *unsupported = false;
+    try {
+      (void)burn_format::qfloat_layout(s, dims, bytes, "f.mpk", "m.w", "namedmpk");
+    } catch (const Unsupported& e) {
+      *unsupported = true;
+      return e.what();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  struct Case {
+    burn_format::SerdeValue scheme;
+    std::vector<uint64_t> dims;
+    uint64_t bytes;
+    bool unsupported;
+    const char* message;
+  };
+  const std::vector<Case> cases{
+      {qscheme("E4M3"), {4}, 8, true, "value type E4M3"},
+      {qscheme("Q2S"), {4}, 8, true, "value type Q2S"},
+      {qscheme("Q8S", "UE8M0"), {4}, 5, true, "scale type UE8M0"},
+      {qscheme("Q9S"), {4}, 8, true, "value 'Q9S' (not a variant of Burn 0.19 to 0.21)"},
+      {qscheme("Q8S", "F32", sv_map({{"PackedU32", sv(uint64_t(1))}})), {2, 4}, 12, true, "packed along dim 1"},
+      {qscheme("Q8S", "F32", sv_map({{"PackedNative", sv(uint64_t(0))}})), {4}, 8, true, "store PackedNative"},
+      {qscheme("Q4S", "F32", sv("Native")), {8}, 8, true, "int4 values stored natively"},
+      {qscheme("Q8S", "F32", sv("Native"), block({2, 4})), {4, 8}, 32 + 16, true, "blocks over more than the last dim"},
+      {qscheme("Q8S", "F32", sv("Native"), block({3})), {2, 8}, 16 + 24, true, "does not divide the last dim 8"},
+      {qscheme("Q8S", "F32", sv("Native"), block({0})), {8}, 8 + 4, false, "block dim 0 is not in [1, 255]"},
+      {qscheme(), {}, 8, true, "of rank 0"},
+      {qscheme(), {2, 0}, 4, true, "with no elements"},
+      {qscheme(), {uint64_t(1) << 62, 8}, 8, false, "more elements than fit in 64 bits"},
+      {qscheme(), {uint64_t(1) << 62}, 8, false, "holds 8 bytes; 4611686018427387904 values and 1 scales"},
+      {qscheme("Q8S", "F32", sv("Native"), block({1})), {uint64_t(1) << 62}, 8, false, "sizes overflow"},
+      {sv_map({{"value", sv("Q8S")}, {"store", sv("Native")}, {"mode", sv("Symmetric")}}),
+       {4},
+       8,
+       true,
+       "another Burn version"},
+      {sv("Q8S"), {4}, 8, false, "scheme is neither a map nor an array"},
+      {qscheme("Q8S", "F32", sv("Native"), sv_map({{"Block", sv(uint64_t(4))}})),
+       {8},
+       12,
+       false,
+       "block size is neither a map nor an array"},
+  };
+  for (const Case& c : cases) {
+    bool unsupported = false;
+    const std::string e = layout_error(c.scheme, c.dims, c.bytes, &unsupported);
+    SCOPED_TRACE(c.message);
+    EXPECT_NE(e.find("f.mpk"), std::string::npos) << e;
+    EXPECT_NE(e.find("entry 'm.w'"), std::string::npos) << e;
+    EXPECT_NE(e.find(c.message), std::string::npos) << e;
+    EXPECT_EQ(unsupported, c.unsupported) << e;
+  }
+  // What reads: Burn 0.19's U32 store, a struct as an array, variants by index, f32 scales under an f16 param.
+  const auto q = burn_format::qfloat_layout(qscheme("Q8S", "F32", sv("U32")), {5}, 12, "f", "e", "op");
+  EXPECT_EQ(q.parts[2].offset, 8u);
+  const auto nil = burn_format::qfloat_layout(qscheme("Q8S", "F32", sv_map({{"Native", {}}})), {5}, 12, "f", "e", "op");
+  EXPECT_EQ(nil.parts[1].bytes, 5u);
+  const auto a = burn_format::qfloat_layout(
+      sv_array({sv(uint64_t(6)), sv(uint64_t(1)), sv("Native"), sv(uint64_t(0)), sv(uint64_t(0))}), {3}, 6, "f", "e",
+      "op");
+  EXPECT_EQ(a.parts[2].dtype, DType::F16);
+  const auto f =
+      burn_format::qfloat_layout(qscheme("Q8S", "BF16", sv("Native"), block({2})), {4}, 4 + 8, "f", "e", "op");
+  EXPECT_EQ(f.parts[2].dtype, DType::F32);
+  EXPECT_EQ(f.parts[2].shape, (Shape{2}));
+  EXPECT_EQ(f.parts[0].header, (std::vector<int64_t>{1, 0, 0, 2, 0, 2, 0, 4}));
 }
 
 }  // namespace

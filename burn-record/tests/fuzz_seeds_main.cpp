@@ -1,6 +1,7 @@
 // Writes seed files for the recorder fuzzers (burn-record/fuzz): DIR/<recorder>/*.<ext>, a small
 // record with every kind and dtype, one with multi-chunk tensors (Rust Burn's formats: their samples), and
-// one with quantized tensors (burn/record/quant.hpp's groups), for the checks the fuzzers run on them.
+// one with quantized tensors (burn/record/quant.hpp's groups), for the checks the fuzzers run on them, and the
+// committed Rust Burn files with QFloat tensors (fixtures/burn/qfloat.*), which burn's writers do not write.
 #include <filesystem>
 #include <iostream>
 
@@ -59,5 +60,9 @@ int main(int argc, char** argv) {
   save((dir / "burnpack" / "empty.bpk").string(), Record());
   save((dir / "burnpack" / "quantized.bpk").string(), quantized_sample());
   save((dir / "namedmpk" / "quantized.mpk").string(), quantized_sample());
+  // Rust Burn's own quantized tensors (QFloat), which burn's writers do not write: the committed fixtures.
+  const std::filesystem::path fixtures = std::filesystem::path(BURN_RECORD_FIXTURES) / "burn";
+  for (const auto& [file, fuzzer] : {std::pair{"qfloat.mpk", "namedmpk"}, {"qfloat.bpk", "burnpack"}})
+    std::filesystem::copy_file(fixtures / file, dir / fuzzer / file, std::filesystem::copy_options::overwrite_existing);
   return 0;
 }

@@ -342,9 +342,26 @@ LoadReport load_record(ModuleRef m, const record::Record& full, const ModuleLoad
       read.push_back(path);
       const record::QuantizedEntry e = record::check_quantized(*v, path, op);
       std::string problem;
+      if (!rp.quantized) {
+        // A parameter with no quantized form (a bias, a norm's weight: Rust Burn's Quantizer quantizes every
+        // float parameter) takes the dequantized values.
+        if (p.kind() != Kind::Float)
+          problem = "the record holds a quantized tensor (" + e.describe() + ") for a non-float parameter";
+        else if (e.shape.rank() != p.rank() || (p.initialized() && e.shape != p.shape()))
+          problem = "record quantized " + e.describe() + ", module " + describe_param(p);
+        if (!problem.empty()) {
+          report.mismatched.push_back(path + ": " + problem);
+          continue;
+        }
+        if (!p.initialized()) throw RecordError(op, "parameter '" + path + "' has no tensor to give a device to");
+        const QTensor q = record::read_quantized(*v, path, valid_device(p.handle().device), op);
+        updates.emplace_back(&p, api::to_device(q.dequantize_handle(p.dtype()), p.handle().device));
+        report.loaded.push_back(path);
+        continue;
+      }
       if (!module_quantized)
         problem = "the record holds a quantized tensor (" + e.describe() + "), the module a float parameter " +
-                  describe_param(p) + (rp.quantized ? " (quantize the module before loading: quantize_dynamic)" : "");
+                  describe_param(p) + " (quantize the module before loading: quantize_dynamic)";
       else if (e.shape != p.shape())
         problem = "record quantized " + e.describe() + ", module " + shape_string(p.shape());
       if (!problem.empty()) {

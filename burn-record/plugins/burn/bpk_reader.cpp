@@ -11,6 +11,7 @@
 #include "burn/record/file.hpp"
 #include "burn/tensor/shape.hpp"
 #include "burn_format.hpp"
+#include "qfloat.hpp"
 
 namespace burn::record::burn_format {
 
@@ -149,9 +150,51 @@ constexpr BpkDType kBurnpackDTypes[] = {
 
 struct Slot {
   const BpkDType* dtype = nullptr;
-  uint64_t begin = 0, end = 0;  // absolute in the file
-  int64_t id = 0;               // _param_ids entries
+  uint64_t begin = 0, end = 0;    // absolute in the file
+  int64_t id = 0;                 // _param_ids entries
+  std::vector<int64_t> header{};  // a QFloat entry's quant_scheme (made, not read)
 };
+
+const BpkDType* bpk_dtype(std::string_view name) {
+  for (const auto& t : kBurnpackDTypes)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+// The plain dtype a QFloat part is copied as.
+const BpkDType* bpk_part_dtype(DType d) {
+  switch (d) {
+    case DType::I8: return bpk_dtype("I8");
+    case DType::U8: return bpk_dtype("U8");
+    case DType::F16: return bpk_dtype("F16");
+    case DType::BF16: return bpk_dtype("BF16");
+    default: return bpk_dtype("F32");
+  }
+}
+
+SerdeValue cbor_serde(const CborValue& c) {
+  SerdeValue v;
+  switch (c.type) {
+    case CborValue::Text:
+      v.type = SerdeValue::Str;
+      v.s = std::string(c.s);
+      break;
+    case CborValue::UInt:
+      v.type = SerdeValue::UInt;
+      v.u = c.u;
+      break;
+    case CborValue::Array:
+      v.type = SerdeValue::Array;
+      for (const CborValue& x : c.items) v.items.push_back(cbor_serde(x));
+      break;
+    case CborValue::Map:
+      v.type = SerdeValue::Map;
+      for (const CborValue& x : c.items) v.items.push_back(cbor_serde(x));  // key, value, ...
+      break;
+    default: break;
+  }
+  return v;
+}
 
 class BpkReader final : public RecordReader {
  public:
@@ -194,6 +237,10 @@ class BpkReader final : public RecordReader {
     if (info.kind == EntryKind::Int) return Value(s.id);
     const size_t n = static_cast<size_t>(s.end - s.begin);
     TensorData t = TensorData::uninitialized(info.shape, info.dtype);
+    if (!s.header.empty()) {
+      std::memcpy(t.raw(), s.header.data(), s.header.size() * sizeof(int64_t));
+      return Value(std::move(t));
+    }
     const std::string_view name = s.dtype->name;
     if (name == "I16" || name == "U16" || name == "U32") {
       std::vector<uint8_t> raw(n);
@@ -249,6 +296,7 @@ class BpkReader final : public RecordReader {
       bool has_id;
     };
     std::vector<Pending> pending;
+    std::vector<std::pair<uint64_t, uint64_t>> spans;  // each descriptor's data_offsets
     uint64_t max_end = 0;
     for (size_t k = 0; k + 1 < tensors->items.size(); k += 2) {
       const std::string name(text(tensors->items[k]));
@@ -260,13 +308,14 @@ class BpkReader final : public RecordReader {
       const CborValue* off = field(d, "data_offsets");
       if (!dt || !sh || !off) throw fail(name, "the descriptor lacks one of dtype, shape, data_offsets");
       std::string_view dname = text(*dt);
-      if (dt->type == CborValue::Map && dt->items.size() == 2) dname = text(dt->items[0]);  // {"QFloat": ...}
-      const BpkDType* bd = nullptr;
-      for (const auto& t : kBurnpackDTypes) {
-        if (dname == t.name) bd = &t;
-      }
-      if (!bd) {
-        if (dname == "U64" || dname == "QFloat")
+      if (dt->type == CborValue::Map && dt->items.size() == 2) dname = text(dt->items[0]);  // {"Bool": store}
+      SerdeValue dv;
+      const SerdeValue* scheme = nullptr;
+      if (dt->type == CborValue::Map) dv = cbor_serde(*dt);
+      const bool qfloat = is_qfloat(dv, &scheme);
+      const BpkDType* bd = bpk_dtype(dname);
+      if (!bd && !qfloat) {
+        if (dname == "U64")
           throw Unsupported(op_, path_ + ": entry '" + name + "': dtype " + std::string(dname) + " is not supported");
         throw fail(name, "unknown dtype '" + std::string(dname) + "'");
       }
@@ -278,31 +327,42 @@ class BpkReader final : public RecordReader {
         if (x.type != CborValue::UInt) throw fail(name, "a dim is not a non-negative integer");
         dims.push_back(x.u);
       }
-      EntrySizes sizes;
-      switch (entry_sizes(dims, bd->size, dtype_size(bd->as), &sizes)) {
-        case SizeFault::Elements: throw fail(name, "the shape has more elements than fit in 64 bits");
-        case SizeFault::Bytes: throw fail(name, "the shape has more bytes than fit in 64 bits");
-        case SizeFault::None: break;
-      }
-      const uint64_t bytes = sizes.file_bytes, out = sizes.tensor_bytes;
       if (off->type != CborValue::Array || off->items.size() != 2 || off->items[0].type != CborValue::UInt ||
           off->items[1].type != CborValue::UInt)
         throw fail(name, "data_offsets is not [begin, end]");
       const uint64_t b = off->items[0].u, e = off->items[1].u;
-      if (b > e || e - b != bytes) {
-        throw fail(name, "data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "] do not hold the " +
-                             std::to_string(bytes) + " bytes of its shape and dtype");
-      }
-      max_end = std::max(max_end, e);
-      Slot slot{bd, b, e, 0};
       const CborValue* id = field(d, "param_id");
       const bool has_id = id && id->type == CborValue::UInt;  // its bits in the Int entry, as burn-nn's u64 ParamId
-      if (has_id) slot.id = static_cast<int64_t>(id->u);
-      pending.push_back({{name, EntryKind::Tensor, bd->as, Shape(std::move(sizes.dims)), out}, slot, has_id});
+      if (qfloat) {
+        if (b > e) throw fail(name, "data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "] are reversed");
+        // The group of its parts; the id rides on the values (burn-nn's into_record).
+        for (QFloatPart& q : qfloat_layout(*scheme, dims, e - b, path_, name, op_).parts) {
+          Slot slot{bpk_part_dtype(q.dtype), b + q.offset, b + q.offset + q.bytes, 0, std::move(q.header)};
+          const bool values = q.name == "values";
+          if (values && has_id) slot.id = static_cast<int64_t>(id->u);
+          pending.push_back(
+              {{name + "." + q.name, EntryKind::Tensor, q.dtype, q.shape, q.bytes}, slot, values && has_id});
+        }
+      } else {
+        EntrySizes sizes;
+        switch (entry_sizes(dims, bd->size, dtype_size(bd->as), &sizes)) {
+          case SizeFault::Elements: throw fail(name, "the shape has more elements than fit in 64 bits");
+          case SizeFault::Bytes: throw fail(name, "the shape has more bytes than fit in 64 bits");
+          case SizeFault::None: break;
+        }
+        const uint64_t bytes = sizes.file_bytes, out = sizes.tensor_bytes;
+        if (b > e || e - b != bytes) {
+          throw fail(name, "data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "] do not hold the " +
+                               std::to_string(bytes) + " bytes of its shape and dtype");
+        }
+        Slot slot{bd, b, e, 0, {}};
+        if (has_id) slot.id = static_cast<int64_t>(id->u);
+        pending.push_back({{name, EntryKind::Tensor, bd->as, Shape(std::move(sizes.dims)), out}, slot, has_id});
+      }
+      max_end = std::max(max_end, e);
+      spans.emplace_back(b, e);
     }
     // No two tensors may share bytes.
-    std::vector<std::pair<uint64_t, uint64_t>> spans;
-    for (const auto& p : pending) spans.emplace_back(p.slot.begin, p.slot.end);
     std::sort(spans.begin(), spans.end());
     for (size_t k = 1; k < spans.size(); ++k) {
       if (spans[k].first < spans[k - 1].second)
@@ -336,7 +396,7 @@ class BpkReader final : public RecordReader {
       if (p.has_id) ids.emplace_back(p.info.path, p.slot.id);
       const size_t i = index_.add(std::move(p.info));
       slots_.resize(i + 1);
-      slots_[i] = p.slot;
+      slots_[i] = std::move(p.slot);
     }
     for (auto& [name, id] : ids) {
       const size_t i = index_.add({std::string(kParamIds) + "." + name, EntryKind::Int, DType::F32, {}, 8});

@@ -13,6 +13,7 @@
 #include "burn/record/entry_index.hpp"
 #include "burn/record/file.hpp"
 #include "burn/tensor/shape.hpp"
+#include "qfloat.hpp"
 
 namespace burn::record::burn_format {
 
@@ -171,7 +172,15 @@ struct Leaf {
   const Node* node = nullptr;        // Str / Bin / numbers
   const BurnDType* dtype = nullptr;  // tensors
   int64_t id = 0;                    // _param_ids entries
+  uint64_t off = 0, len = 0;         // tensors: their bytes in the buffer
+  std::vector<int64_t> header{};     // a QFloat entry's quant_scheme (made, not read)
 };
+
+const BurnDType* mpk_dtype(std::string_view name) {
+  for (const auto& t : kNamedMpkDTypes)
+    if (name == t.name) return &t;
+  return nullptr;
+}
 
 class MpkReader final : public RecordReader {
  public:
@@ -285,7 +294,7 @@ class MpkReader final : public RecordReader {
   size_t add_leaf(EntryInfo e, Leaf l) {
     const size_t i = index_.add(std::move(e));
     leaves_.resize(i + 1);
-    leaves_[i] = l;
+    leaves_[i] = std::move(l);
     return i;
   }
 
@@ -312,14 +321,15 @@ class MpkReader final : public RecordReader {
     const Node* param = field(n, "param");
     const Node* id = field(n, "id");
     if (n.kids.size() == 4 && param && id && is_tensor_data(*param)) {  // a Param: {id, param}
-      add_tensor(*param, path);
+      // A quantized tensor's id rides on its values (burn-nn's into_record).
+      const std::string id_path = add_tensor(*param, path) ? path + ".values" : path;
       if (id->type == Node::Str) {
         uint64_t u = 0;
         const char* s = buf_.data() + id->off;
         // Burn writes ids as decimal u64 strings; others (older random strings) are not kept. The
         // Int entry holds the u64's bits (burn-nn's ParamId is a uint64_t too).
         const auto [end, ec] = std::from_chars(s, s + id->len, u);
-        if (ec == std::errc() && end == s + id->len) ids_.emplace_back(path, static_cast<int64_t>(u));
+        if (ec == std::errc() && end == s + id->len) ids_.emplace_back(id_path, static_cast<int64_t>(u));
       }
       return;
     }
@@ -356,15 +366,38 @@ class MpkReader final : public RecordReader {
         return &t;
       }
     }
-    if (name == "QFloat")
-      throw Unsupported(op_, path_ + ": entry '" + path + "': quantized tensors (QFloat) are not supported");
     throw fail(path, "unknown dtype '" + name + "'");
   }
 
-  void add_tensor(const Node& td, const std::string& path) {
+  SerdeValue serde(const Node& n) const {
+    SerdeValue v;
+    switch (n.type) {
+      case Node::Str:
+        v.type = SerdeValue::Str;
+        v.s.assign(buf_.data() + n.off, n.len);
+        break;
+      case Node::UInt:
+        v.type = SerdeValue::UInt;
+        v.u = n.u;
+        break;
+      case Node::Array:
+        v.type = SerdeValue::Array;
+        for (uint32_t k : n.kids) v.items.push_back(serde(nodes_[k]));
+        break;
+      case Node::Map:
+        v.type = SerdeValue::Map;
+        for (uint32_t k : n.kids) v.items.push_back(serde(nodes_[k]));  // key, value, ...
+        break;
+      default: break;
+    }
+    return v;
+  }
+
+  // Adds the tensor (a QFloat one as the group of its parts: returns true).
+  bool add_tensor(const Node& td, const std::string& path) {
     const Node& bytes = *field(td, "bytes");
     const Node& shape = *field(td, "shape");
-    const BurnDType* dt = dtype_of(*field(td, "dtype"), path);
+    const Node& dtype = *field(td, "dtype");
     if (bytes.type != Node::Bin) throw fail(path, "tensor bytes are not MessagePack bin");
     if (shape.type != Node::Array) throw fail(path, "tensor shape is not an array");
     if (shape.kids.size() > kMaxRank)
@@ -375,6 +408,19 @@ class MpkReader final : public RecordReader {
       if (d.type != Node::UInt) throw fail(path, "a dim of the shape is not a non-negative integer");
       dims.push_back(d.u);
     }
+    if (dtype.type == Node::Map) {
+      const SerdeValue dv = serde(dtype);
+      const SerdeValue* scheme = nullptr;
+      if (is_qfloat(dv, &scheme)) {
+        const QFloatLayout q = qfloat_layout(*scheme, dims, bytes.len, path_, path, op_);
+        for (const QFloatPart& p : q.parts) {
+          add_leaf({path + "." + p.name, EntryKind::Tensor, p.dtype, p.shape, p.bytes},
+                   {&bytes, part_dtype(p.dtype), 0, bytes.off + p.offset, p.bytes, p.header});
+        }
+        return true;
+      }
+    }
+    const BurnDType* dt = dtype_of(dtype, path);
     EntrySizes sizes;
     switch (entry_sizes(dims, dt->size, dtype_size(dt->as), &sizes)) {
       case SizeFault::Elements: throw fail(path, "the shape has more elements than fit in 64 bits");
@@ -386,13 +432,31 @@ class MpkReader final : public RecordReader {
       throw fail(path, "holds " + std::to_string(bytes.len) + " bytes, " + std::to_string(count) + " " + dt->name +
                            " elements need " + std::to_string(want));
     }
-    add_leaf({path, EntryKind::Tensor, dt->as, Shape(std::move(sizes.dims)), out}, {&bytes, dt});
+    add_leaf({path, EntryKind::Tensor, dt->as, Shape(std::move(sizes.dims)), out},
+             {&bytes, dt, 0, bytes.off, bytes.len, {}});
+    return false;
+  }
+
+  // The plain dtype a QFloat part is copied as.
+  static const BurnDType* part_dtype(DType d) {
+    switch (d) {
+      case DType::I64: return mpk_dtype("I64");
+      case DType::I8: return mpk_dtype("I8");
+      case DType::U8: return mpk_dtype("U8");
+      case DType::F16: return mpk_dtype("F16");
+      case DType::BF16: return mpk_dtype("BF16");
+      default: return mpk_dtype("F32");
+    }
   }
 
   TensorData tensor(const EntryInfo& info, const Leaf& l) const {
     TensorData t = TensorData::uninitialized(info.shape, info.dtype);
-    const char* src = buf_.data() + l.node->off;
-    const size_t n = static_cast<size_t>(l.node->len);
+    if (!l.header.empty()) {
+      std::memcpy(t.raw(), l.header.data(), l.header.size() * sizeof(int64_t));
+      return t;
+    }
+    const char* src = buf_.data() + l.off;
+    const size_t n = static_cast<size_t>(l.len);
     const std::string_view name = l.dtype->name;
     auto widen = [&](auto from, auto* to) {
       using From = decltype(from);
