@@ -318,4 +318,96 @@ TEST_F(PluginElfHeader, DamagedTablesAreRefusedWithTheirOffsets) {
   EXPECT_NE(wrapped_segment.find("(PT_LOAD) (offset 18446744073709551615 + "), std::string::npos) << wrapped_segment;
 }
 
+// ---- the .burn_plugin section (kind and name, read before dlopen), patched into a complete plugin ----
+
+class PluginElfSection : public PluginElfHeader {
+ protected:
+  // The section header of .burn_plugin in `bytes`, found through the section name table.
+  static Shdr* note_header(std::string& bytes) {
+    Ehdr eh{};
+    std::memcpy(&eh, bytes.data(), sizeof eh);
+    auto* sh = reinterpret_cast<Shdr*>(bytes.data() + eh.e_shoff);
+    const char* names = bytes.data() + sh[eh.e_shstrndx].sh_offset;
+    for (uint64_t k = 0; k < eh.e_shnum; ++k) {
+      if (std::strcmp(names + sh[k].sh_name, BURN_PLUGIN_NOTE_SECTION) == 0) return &sh[k];
+    }
+    return nullptr;
+  }
+  // load()'s reason for the plugin with its note changed by `patch`.
+  template <class Patch>
+  std::string patched_note(const std::string& name, Patch patch) {
+    return reason(load_patched(name, [&](Ehdr&, std::string& bytes) {
+      Shdr* sh = note_header(bytes);
+      ASSERT_NE(sh, nullptr) << "the fwdtest plugin has no " << BURN_PLUGIN_NOTE_SECTION << " section";
+      auto* note = reinterpret_cast<BurnPluginNote*>(bytes.data() + sh->sh_offset);
+      patch(*sh, *note);
+    }));
+  }
+};
+
+TEST_F(PluginElfSection, TheMacroWritesTheDescriptorsKindAndName) {
+  std::string bytes = good_;
+  const Shdr* sh = note_header(bytes);
+  ASSERT_NE(sh, nullptr);
+  ASSERT_EQ(sh->sh_size, sizeof(BurnPluginNote));
+  BurnPluginNote note{};
+  std::memcpy(&note, bytes.data() + sh->sh_offset, sizeof note);
+  EXPECT_EQ(std::string(note.magic), BURN_PLUGIN_NOTE_MAGIC);
+  EXPECT_EQ(note.layout, BURN_PLUGIN_NOTE_LAYOUT);
+  EXPECT_EQ(note.kind, BURN_PLUGIN_BACKEND);
+  EXPECT_EQ(std::string(note.name), "fwdtest");
+  EXPECT_EQ(sh->sh_flags & SHF_WRITE, 0u) << "the section is read-only";
+}
+
+TEST_F(PluginElfSection, ADamagedSectionIsRefusedWithItsReason) {
+  const std::string damaged = "damaged .burn_plugin section: ";
+  EXPECT_EQ(patched_note("libburn-backend-magic.so", [](Shdr&, BurnPluginNote& n) { n.magic[0] = 'X'; }),
+            damaged + "its magic is not \"burnplg\"");
+  EXPECT_EQ(patched_note("libburn-backend-layout0.so", [](Shdr&, BurnPluginNote& n) { n.layout = 0; }),
+            damaged + "layout 0");
+  EXPECT_EQ(patched_note("libburn-backend-kind9.so", [](Shdr&, BurnPluginNote& n) { n.kind = 9; }),
+            damaged + "kind 9, host expects 1 (backend), 2 (recorder), 3 (importer) or 4 (collective)");
+  EXPECT_EQ(patched_note("libburn-backend-bang.so", [](Shdr&, BurnPluginNote& n) { n.name[3] = '!'; }),
+            damaged + "the name has byte 33 at 3, host expects [A-Za-z0-9_-]");
+  EXPECT_EQ(patched_note("libburn-backend-empty.so", [](Shdr&, BurnPluginNote& n) { n.name[0] = '\0'; }),
+            damaged + "the name is empty");
+  EXPECT_EQ(patched_note("libburn-backend-nonul.so",
+                         [](Shdr&, BurnPluginNote& n) { std::memset(n.name, 'a', sizeof n.name); }),
+            damaged + "the name is not NUL-terminated within its 64 bytes");
+  EXPECT_EQ(patched_note("libburn-backend-short.so", [](Shdr& sh, BurnPluginNote&) { sh.sh_size = 10; }),
+            damaged + "10 bytes, shorter than its 16-byte header (magic, layout, kind)");
+  EXPECT_EQ(patched_note("libburn-backend-half.so", [](Shdr& sh, BurnPluginNote&) { sh.sh_size = 40; }),
+            damaged + "40 bytes, layout 1 is 80 bytes");
+  EXPECT_EQ(patched_note("libburn-backend-nobits.so", [](Shdr& sh, BurnPluginNote&) { sh.sh_type = SHT_NOBITS; }),
+            damaged + "it holds no bytes in the file (SHT_NOBITS)");
+}
+
+TEST_F(PluginElfSection, ASectionPastTheEndIsRefusedWithItsOffsets) {
+  const uint64_t size = good_.size();
+  uint64_t offset = 0;
+  const std::string e = patched_note("libburn-backend-notefar.so", [&](Shdr& sh, BurnPluginNote&) {
+    sh.sh_offset = size - 8;
+    offset = sh.sh_offset;
+  });
+  EXPECT_EQ(e, "truncated ELF file: the .burn_plugin section ends at byte " + std::to_string(offset + 80) +
+                   " (offset " + std::to_string(offset) + " + 80 bytes), past the end of the file (" +
+                   std::to_string(size) + " bytes)");
+  const std::string wrapped =
+      patched_note("libburn-backend-notewrap.so", [](Shdr& sh, BurnPluginNote&) { sh.sh_offset = ~uint64_t{0}; });
+  EXPECT_EQ(wrapped,
+            "damaged ELF file: the .burn_plugin section (offset 18446744073709551615 + 80 bytes) ends past "
+            "byte 2^64");
+}
+
+TEST_F(PluginElfSection, ANewerLayoutIsLeftToTheDescriptor) {
+  // A host reads the layouts it knows; a plugin of a newer one is opened at discovery, as one without the section.
+  EXPECT_EQ(load_patched("libburn-backend-layout2.so",
+                         [](Ehdr&, std::string& bytes) {
+                           Shdr* sh = note_header(bytes);
+                           ASSERT_NE(sh, nullptr);
+                           reinterpret_cast<BurnPluginNote*>(bytes.data() + sh->sh_offset)->layout = 2;
+                         }),
+            "");
+}
+
 }  // namespace

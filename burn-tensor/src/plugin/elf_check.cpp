@@ -9,10 +9,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
+
+#include "burn/tensor/plugin.hpp"
 
 namespace burn::detail {
 namespace {
@@ -170,9 +173,94 @@ std::string table_extent(uint64_t offset, uint64_t count, uint64_t entry) {
   return "offset " + std::to_string(offset) + " + " + std::to_string(count) + " x " + std::to_string(entry) + " bytes";
 }
 
-}  // namespace
+constexpr char kNoteSection[] = BURN_PLUGIN_NOTE_SECTION;
 
-std::string elf_plugin_problem(const std::string& path) {
+std::string damaged_note(const std::string& why) { return std::string("damaged ") + kNoteSection + " section: " + why; }
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+// The .burn_plugin section `sh` (already found by name) read and validated into `note`; "" or the reason.
+// A layout newer than this host's is left unread: the plugin is then opened at discovery, as one without it.
+std::string read_note(int fd, uint64_t size, const Shdr& sh, std::optional<PluginNote>& note) {
+  if (sh.sh_type == SHT_NOBITS) return damaged_note("it holds no bytes in the file (SHT_NOBITS)");
+  const std::string extent = "offset " + std::to_string(sh.sh_offset) + " + " + std::to_string(sh.sh_size) + " bytes";
+  const std::string what = std::string("the ") + kNoteSection + " section";
+  const auto end = add(sh.sh_offset, sh.sh_size);
+  if (!end) return overflows(what, extent);
+  if (*end > size) return past_the_end(what, *end, extent, size);
+  constexpr size_t kHeader = offsetof(BurnPluginNote, name);
+  if (sh.sh_size < kHeader) {
+    return damaged_note(std::to_string(sh.sh_size) + " bytes, shorter than its " + std::to_string(kHeader) +
+                        "-byte header (magic, layout, kind)");
+  }
+  BurnPluginNote n{};
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(sh.sh_size, sizeof n));
+  if (read_at(fd, sh.sh_offset, &n, want) != static_cast<ssize_t>(want)) return {};
+  if (std::memcmp(n.magic, BURN_PLUGIN_NOTE_MAGIC, sizeof n.magic) != 0) {
+    return damaged_note("its magic is not \"" BURN_PLUGIN_NOTE_MAGIC "\"");
+  }
+  if (n.layout == 0) return damaged_note("layout 0");
+  if (n.layout > BURN_PLUGIN_NOTE_LAYOUT) return {};
+  if (sh.sh_size != sizeof n) {
+    return damaged_note(std::to_string(sh.sh_size) + " bytes, layout " + std::to_string(n.layout) + " is " +
+                        std::to_string(sizeof n) + " bytes");
+  }
+  if (std::string(plugin_kind_name(n.kind)) == "unknown") {
+    return damaged_note("kind " + std::to_string(n.kind) + ", host expects " + kKnownPluginKinds);
+  }
+  const char* nul = static_cast<const char*>(std::memchr(n.name, '\0', sizeof n.name));
+  if (!nul)
+    return damaged_note("the name is not NUL-terminated within its " + std::to_string(sizeof n.name) + " bytes");
+  const std::string name(n.name, static_cast<size_t>(nul - n.name));
+  if (name.empty()) return damaged_note("the name is empty");
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (!is_name_char(name[i])) {
+      return damaged_note("the name has byte " + std::to_string(static_cast<unsigned char>(name[i])) + " at " +
+                          std::to_string(i) + ", host expects [A-Za-z0-9_-]");
+    }
+  }
+  note = PluginNote{n.kind, name};
+  return {};
+}
+
+// Finds the section named .burn_plugin through the section name table and reads it (read_note).
+std::string find_note(int fd, uint64_t size, uint64_t shoff, uint64_t shnum, uint64_t shstrndx,
+                      std::optional<PluginNote>& note) {
+  if (shstrndx == SHN_UNDEF) return {};  // no section names: no note
+  if (shstrndx >= shnum) {
+    return "damaged ELF header: section name table index " + std::to_string(shstrndx) + ", the file has " +
+           std::to_string(shnum) + " sections";
+  }
+  Shdr names{};
+  if (read_at(fd, shoff + shstrndx * sizeof(Shdr), &names, sizeof names) != static_cast<ssize_t>(sizeof names))
+    return {};
+  if (names.sh_type == SHT_NOBITS) return {};
+  const std::string extent =
+      "offset " + std::to_string(names.sh_offset) + " + " + std::to_string(names.sh_size) + " bytes";
+  const auto names_end = add(names.sh_offset, names.sh_size);
+  if (!names_end) return overflows("the section name table", extent);
+  if (*names_end > size) return past_the_end("the section name table", *names_end, extent, size);
+
+  std::array<Shdr, 64> batch{};
+  for (uint64_t first = 0; first < shnum; first += batch.size()) {
+    const uint64_t count = std::min<uint64_t>(batch.size(), shnum - first);
+    const size_t bytes = static_cast<size_t>(count) * sizeof(Shdr);
+    if (read_at(fd, shoff + first * sizeof(Shdr), batch.data(), bytes) != static_cast<ssize_t>(bytes)) return {};
+    for (uint64_t i = 0; i < count; ++i) {
+      const Shdr& sh = batch[i];
+      // The name and its NUL must lie inside the name table; a name that does not is not ours.
+      if (sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name < sizeof kNoteSection) continue;
+      char name[sizeof kNoteSection] = {};
+      if (read_at(fd, names.sh_offset + sh.sh_name, name, sizeof name) != static_cast<ssize_t>(sizeof name)) return {};
+      if (std::memcmp(name, kNoteSection, sizeof name) == 0) return read_note(fd, size, sh, note);
+    }
+  }
+  return {};
+}
+
+std::string check_file(const std::string& path, std::optional<PluginNote>& note) {
   const Fd fd(path);
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return {};  // dlopen then gives the accurate reason
@@ -217,7 +305,8 @@ std::string elf_plugin_problem(const std::string& path) {
     return "damaged ELF header: section header entries of " + std::to_string(eh.e_shentsize) + " bytes, host expects " +
            std::to_string(sizeof(Shdr));
   }
-  if (shoff != 0 && (shnum == 0 || phnum == PN_XNUM)) {
+  uint64_t shstrndx = eh.e_shstrndx;
+  if (shoff != 0 && (shnum == 0 || phnum == PN_XNUM || shstrndx == SHN_XINDEX)) {
     const auto end = table_end(shoff, 1, sizeof(Shdr));
     if (!end) return overflows("the section header table", table_extent(shoff, 1, sizeof(Shdr)));
     if (*end > size) return past_the_end("the section header table", *end, table_extent(shoff, 1, sizeof(Shdr)), size);
@@ -225,6 +314,7 @@ std::string elf_plugin_problem(const std::string& path) {
     if (read_at(fd.get(), shoff, &first, sizeof first) != static_cast<ssize_t>(sizeof first)) return {};
     if (shnum == 0) shnum = first.sh_size;
     if (phnum == PN_XNUM) phnum = first.sh_info;
+    if (shstrndx == SHN_XINDEX) shstrndx = first.sh_link;
   }
 
   if (phnum == 0) return "the ELF file has no program headers: nothing to load";
@@ -262,8 +352,30 @@ std::string elf_plugin_problem(const std::string& path) {
     const auto sh_end = table_end(shoff, shnum, sizeof(Shdr));
     if (!sh_end) return overflows("the section header table", sh_extent);
     if (*sh_end > size) return past_the_end("the section header table", *sh_end, sh_extent, size);
+    return find_note(fd.get(), size, shoff, shnum, shstrndx, note);
   }
   return {};
+}
+
+}  // namespace
+
+const char* const kKnownPluginKinds = "1 (backend), 2 (recorder), 3 (importer) or 4 (collective)";
+
+const char* plugin_kind_name(uint32_t kind) {
+  switch (kind) {
+    case BURN_PLUGIN_BACKEND: return "backend";
+    case BURN_PLUGIN_RECORDER: return "recorder";
+    case BURN_PLUGIN_IMPORTER: return "importer";
+    case BURN_PLUGIN_COLLECTIVE: return "collective";
+    default: return "unknown";
+  }
+}
+
+ElfPluginCheck check_plugin_elf(const std::string& path) {
+  ElfPluginCheck out;
+  out.problem = check_file(path, out.note);
+  if (!out.problem.empty()) out.note.reset();
+  return out;
 }
 
 }  // namespace burn::detail

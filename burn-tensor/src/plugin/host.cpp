@@ -41,15 +41,7 @@ namespace dll = boost::dll;
 constexpr const char* kEntrySymbol = "burn_plugin_entry";
 constexpr const char* kUnavailableSymbol = "burn_plugin_unavailable_reason";
 
-const char* kind_name(uint32_t kind) {
-  switch (kind) {
-    case BURN_PLUGIN_BACKEND: return "backend";
-    case BURN_PLUGIN_RECORDER: return "recorder";
-    case BURN_PLUGIN_IMPORTER: return "importer";
-    case BURN_PLUGIN_COLLECTIVE: return "collective";
-    default: return "unknown";
-  }
-}
+const char* kind_name(uint32_t kind) { return burn::detail::plugin_kind_name(kind); }
 
 // Plugin strings come from foreign code: a null pointer must not crash the host.
 std::string safe_str(const char* s) { return s ? std::string(s) : std::string(); }
@@ -157,7 +149,10 @@ struct Entry {
   std::string canonical;
   std::shared_ptr<dll::shared_library> library;  // never released: the host does not unload
   const BurnPluginDescriptor* descriptor = nullptr;
-  bool scored = false;  // score() asked: deferred until the plugin's name is first needed
+  uint32_t kind = 0;                       // the descriptor's, or the .burn_plugin section's while pending
+  std::optional<detail::PluginNote> note;  // the file's .burn_plugin section, when it has a valid one
+  bool pending = false;  // registered from its section, not opened yet: opened when its name is first needed
+  bool scored = false;   // score() asked: deferred until the plugin's name is first needed
 };
 
 class Host {
@@ -201,7 +196,7 @@ class Host {
 
   std::vector<PluginRecord> report() {
     std::lock_guard lock(mutex_);
-    score_all();
+    score_all();  // opens every pending plugin too
     std::vector<PluginRecord> out;
     out.reserve(entries_.size());
     for (const auto& e : entries_) out.push_back(e.record);
@@ -218,7 +213,7 @@ class Host {
     score_all(kind);
     std::vector<std::string> names;
     for (const auto& e : entries_) {
-      if (e.record.selected && e.descriptor && e.descriptor->kind == kind) names.push_back(e.record.name);
+      if (e.record.selected && e.descriptor && e.kind == kind) names.push_back(e.record.name);
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -294,6 +289,9 @@ class Host {
 
   std::string unknown_plugin_message(uint32_t kind, std::string_view name) {
     score_all(kind);
+    // A plugin of that name but another kind is listed among the rejected ones when it is.
+    for (size_t i = 0; i < entries_.size(); ++i)
+      if (entries_[i].pending && entries_[i].record.name == name) open_entry(i);
     std::vector<std::string> found;
     std::vector<std::string> rejected;
     for (const auto& e : entries_) {
@@ -325,7 +323,7 @@ class Host {
     Entry& e = entries_[index];
     if (!e.record.loaded) return;  // another thread got here first
     reject(e, reason);
-    if (const auto best = select_best(key(e.descriptor->kind, e.record.name))) {
+    if (const auto best = select_best(key(e.kind, e.record.name))) {
       detail::logger().info("plugin {} selected for '{}' after {} failed", entries_[*best].record.path, e.record.name,
                             e.record.path);
     }
@@ -336,8 +334,8 @@ class Host {
     if (const auto it = by_path_.find(canonical); it != by_path_.end()) {
       const size_t index = it->second;
       detail::logger().debug("plugins: {} already seen as {}", path.string(), entries_[index].record.path);
-      if (is_explicit && entries_[index].descriptor)
-        score_key(key(entries_[index].descriptor->kind, entries_[index].record.name));
+      if (is_explicit && (entries_[index].descriptor || entries_[index].pending))
+        score_key(key(entries_[index].kind, entries_[index].record.name));
       return entries_[index].record.loaded ? std::string() : entries_[index].record.reason;
     }
     // Never reached by discovery's own folder globs, but an explicit path or a wide
@@ -364,11 +362,41 @@ class Host {
     if (fs::is_directory(path, ec)) return reject(e, "a folder, not a plugin file (folders go in BURN_PLUGIN_PATH)");
     // A truncated or foreign file is refused here: dlopen would map it, and touching a page past the
     // end of a truncated file kills the process with SIGBUS.
-    if (std::string elf = burn::detail::elf_plugin_problem(canonical); !elf.empty()) return reject(e, std::move(elf));
+    detail::ElfPluginCheck elf = burn::detail::check_plugin_elf(canonical);
+    if (!elf.problem.empty()) return reject(e, std::move(elf.problem));
+    e.note = std::move(elf.note);
+    const size_t index = entries_.size() - 1;
+    if (e.note && !is_explicit) {
+      // Registered now, opened when its kind and name are first needed: a program on one backend never maps
+      // the others (and the libraries they link).
+      e.kind = e.note->kind;
+      e.record.kind = kind_name(e.kind);
+      e.record.name = e.note->name;
+      if (is_disabled(e.record.name)) return reject(e, "disabled by BURN_PLUGIN_DISABLE");
+      e.pending = true;
+      detail::logger().debug("plugins: registered {} '{}' from {} (opened when first needed)", e.record.kind,
+                             e.record.name, canonical);
+      return {};
+    }
+    if (std::string why = open_entry(index); !why.empty()) return why;
+    // An explicit load answers now whether the plugin can run; discovery leaves that to first use, so a program
+    // on one backend never starts the drivers of the others (PoCL and lavapipe take ~170 ms to come up).
+    if (is_explicit) {
+      score_key(key(entries_[index].kind, entries_[index].record.name));
+      if (!entries_[index].record.loaded) return entries_[index].record.reason;
+    }
+    return {};
+  }
 
+  // dlopen and every descriptor check of entries_[index] (pending or just found); "" or why it was rejected.
+  // The entry is looked up again after dlopen: a plugin's static initialiser may ask the host for more.
+  std::string open_entry(size_t index) {
+    entries_[index].pending = false;
+    const std::string canonical = entries_[index].canonical;
     auto library = std::make_shared<dll::shared_library>();
     boost::system::error_code load_ec;
     library->load(fs::path(canonical), dll::load_mode::rtld_now | dll::load_mode::rtld_local, load_ec);
+    Entry& e = entries_[index];
     if (load_ec) return reject(e, "dlopen failed: " + dlopen_reason(canonical));
     e.library = library;  // from here on the library stays loaded, even when rejected
 
@@ -404,38 +432,43 @@ class Host {
                            BURN_TENSOR_VERSION + " (major " + std::to_string(BURN_TENSOR_VERSION_MAJOR) + ")");
     }
     if (e.record.kind == "unknown") {
-      return reject(e, "kind " + std::to_string(d->kind) +
-                           ", host expects 1 (backend), 2 (recorder), 3 (importer) or 4 (collective)");
+      return reject(e, "kind " + std::to_string(d->kind) + ", host expects " + detail::kKnownPluginKinds);
     }
     if (d->kind == BURN_PLUGIN_BACKEND && d->op_table_hash != kOpTableHash) {
       return reject(e, "op table fingerprint " + std::to_string(d->op_table_hash) + ", host expects " +
                            std::to_string(kOpTableHash) + " (built against another op table at the same ABI version)");
     }
     if (e.record.name.empty()) return reject(e, "the descriptor has an empty name");
+    if (e.note && (e.note->kind != d->kind || e.note->name != e.record.name)) {
+      return reject(e, std::string("the descriptor says ") + e.record.kind + " '" + e.record.name + "' but its " +
+                           BURN_PLUGIN_NOTE_SECTION + " section says " + kind_name(e.note->kind) + " '" + e.note->name +
+                           "'");
+    }
     if (is_disabled(e.record.name)) return reject(e, "disabled by BURN_PLUGIN_DISABLE");
     if (!d->score || !d->create || !d->destroy) {
       return reject(e, "the descriptor lacks score(), create() or destroy()");
     }
     e.descriptor = d;
+    e.kind = d->kind;
     e.record.loaded = true;
     detail::logger().debug("plugins: accepted {} '{}' {} from {} (scored when first needed)", e.record.kind,
                            e.record.name, e.record.version, canonical);
-    // An explicit load answers now whether the plugin can run; discovery leaves that to first use, so a program
-    // on one backend never starts the drivers of the others (PoCL and lavapipe take ~170 ms to come up).
-    if (is_explicit) {
-      const size_t self_index = entries_.size() - 1;
-      score_key(key(d->kind, e.record.name));
-      if (!entries_[self_index].record.loaded) return entries_[self_index].record.reason;
-    }
     return {};
+  }
+
+  // Opens the pending plugins of `k` ("kind:name"), in discovery order.
+  void open_key(const std::string& k) {
+    for (size_t i = 0; i < entries_.size(); ++i)
+      if (entries_[i].pending && key(entries_[i].kind, entries_[i].record.name) == k) open_entry(i);
   }
 
   // Asks score() of every accepted plugin of `k` not yet scored, rejects those that cannot run, and selects
   // among the rest (select_best).
   void score_key(const std::string& k) {
+    open_key(k);
     bool changed = false;
     for (Entry& e : entries_) {
-      if (e.scored || !e.record.loaded || !e.descriptor || key(e.descriptor->kind, e.record.name) != k) continue;
+      if (e.scored || !e.record.loaded || !e.descriptor || key(e.kind, e.record.name) != k) continue;
       e.scored = true;
       changed = true;
       e.record.score = e.descriptor->score();
@@ -460,7 +493,7 @@ class Host {
   // (ties keep the one found first: the search order is the user's preference); the others record why they lost.
   std::optional<size_t> select_best(const std::string& k) {
     const auto candidate = [&](const Entry& o) {
-      return o.scored && o.record.loaded && o.descriptor && key(o.descriptor->kind, o.record.name) == k;
+      return o.scored && o.record.loaded && o.descriptor && key(o.kind, o.record.name) == k;
     };
     std::optional<size_t> best;
     for (size_t i = 0; i < entries_.size(); ++i) {
@@ -487,12 +520,14 @@ class Host {
     return best;
   }
 
-  // Every kind when `kind` is 0.
+  // Opens the pending plugins and scores those not yet scored, of every kind when `kind` is 0.
   void score_all(uint32_t kind = 0) {
+    for (size_t i = 0; i < entries_.size(); ++i)
+      if (entries_[i].pending && (kind == 0 || entries_[i].kind == kind)) open_entry(i);
     std::set<std::string> keys;
     for (const Entry& e : entries_)
-      if (!e.scored && e.record.loaded && e.descriptor && (kind == 0 || e.descriptor->kind == kind))
-        keys.insert(key(e.descriptor->kind, e.record.name));
+      if (!e.scored && e.record.loaded && e.descriptor && (kind == 0 || e.kind == kind))
+        keys.insert(key(e.kind, e.record.name));
     for (const auto& k : keys) score_key(k);
   }
 

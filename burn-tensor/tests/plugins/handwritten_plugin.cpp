@@ -1,5 +1,6 @@
 // A test plugin with a hand-written descriptor, so one field at a time can be made wrong
-// (ABI version, struct size, toolchain tag, burn-tensor major, op table fingerprint) through compile definitions.
+// (ABI version, struct size, toolchain tag, burn-tensor major, op table fingerprint) through compile definitions;
+// TEST_NOTE_NAME and TEST_NOTE_KIND add a .burn_plugin section (none by default, as a hand-written plugin has).
 #include "burn/tensor/plugin.hpp"
 
 #ifndef TEST_PLUGIN_NAME
@@ -43,6 +44,13 @@ const BurnPluginDescriptor descriptor = {static_cast<uint32_t>(TEST_STRUCT_SIZE)
                                          &create,
                                          &destroy,
                                          TEST_OP_TABLE_HASH};
+
+#ifdef TEST_NOTE_NAME
+// A .burn_plugin section that disagrees with the descriptor: registered under the section's kind and name,
+// rejected when opened.
+__attribute__((section(BURN_PLUGIN_NOTE_SECTION), used)) constexpr BurnPluginNote note =
+    burn::detail::plugin_note(TEST_NOTE_KIND, TEST_NOTE_NAME);
+#endif
 
 }  // namespace
 

@@ -59,7 +59,46 @@ struct BurnPluginDescriptor {
 };
 
 typedef const BurnPluginDescriptor* (*BurnPluginEntryFn)(void);
+
+// The plugin's kind and name in a read-only ELF section of its own, which the host reads before dlopen so
+// that discovery registers the plugin without mapping it (it is opened when its name is first needed).
+// Additive to the ABI above: a host that does not know the section ignores it, and a plugin without it
+// is opened at discovery. The plugin macros write it; see docs/plugins.md.
+#define BURN_PLUGIN_NOTE_SECTION ".burn_plugin"
+#define BURN_PLUGIN_NOTE_MAGIC "burnplg"  // 7 characters and the NUL: fills `magic`
+#define BURN_PLUGIN_NOTE_LAYOUT 1u
+#define BURN_PLUGIN_NOTE_NAME_SIZE 64u  // the name, [A-Za-z0-9_-]+, and its NUL
+
+struct BurnPluginNote {
+  char magic[8];                          // BURN_PLUGIN_NOTE_MAGIC
+  uint32_t layout;                        // BURN_PLUGIN_NOTE_LAYOUT when built
+  uint32_t kind;                          // BurnPluginKind, as in the descriptor
+  char name[BURN_PLUGIN_NOTE_NAME_SIZE];  // the descriptor's name, NUL-padded
+};
 }
+
+namespace burn::detail {
+
+// The note of a plugin of `kind` named `name`, at compile time; a name that is empty, too long or has a
+// character outside [A-Za-z0-9_-] does not compile (the throw is not a constant expression).
+constexpr BurnPluginNote plugin_note(uint32_t kind, const char* name) {
+  BurnPluginNote note{};
+  for (unsigned i = 0; i < sizeof note.magic; ++i) note.magic[i] = BURN_PLUGIN_NOTE_MAGIC[i];
+  note.layout = BURN_PLUGIN_NOTE_LAYOUT;
+  note.kind = kind;
+  unsigned n = 0;
+  for (; name[n] != '\0'; ++n) {
+    const char c = name[n];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!ok) throw "a plugin name is made of [A-Za-z0-9_-]";
+    if (n + 1 >= BURN_PLUGIN_NOTE_NAME_SIZE) throw "a plugin name has at most 63 characters";
+    note.name[n] = c;
+  }
+  if (n == 0) throw "a plugin name is not empty";
+  return note;
+}
+
+}  // namespace burn::detail
 
 namespace burn::plugins {
 
@@ -120,43 +159,46 @@ BURN_TENSOR_API std::shared_ptr<void> create_object(BurnPluginKind kind, std::st
 // BURN_IMPORTER_PLUGIN). Before it, the kind's macro defines in an anonymous namespace
 // `void* burn_plugin_make_()` (may throw) and `void burn_plugin_free_(void*) noexcept`; here score()
 // and create() turn what SCORE and make throw into 0 and a message in `err`, as the ABI asks.
-#define BURN_PLUGIN_ENTRY_(KIND, NAME, VERSION, SCORE, OP_TABLE_HASH)                                 \
-  namespace {                                                                                         \
-  int32_t burn_plugin_score_() noexcept {                                                             \
-    try {                                                                                             \
-      return static_cast<int32_t>((SCORE)());                                                         \
-    } catch (...) {                                                                                   \
-      return 0;                                                                                       \
-    }                                                                                                 \
-  }                                                                                                   \
-  void* burn_plugin_create_(char* err, size_t err_len) noexcept {                                     \
-    try {                                                                                             \
-      return burn_plugin_make_();                                                                     \
-    } catch (const std::exception& e) {                                                               \
-      if (err && err_len) {                                                                           \
-        std::snprintf(err, err_len, "%s", e.what());                                                  \
-      }                                                                                               \
-    } catch (...) {                                                                                   \
-      if (err && err_len) {                                                                           \
-        std::snprintf(err, err_len, "unknown exception");                                             \
-      }                                                                                               \
-    }                                                                                                 \
-    return nullptr;                                                                                   \
-  }                                                                                                   \
-  const BurnPluginDescriptor burn_plugin_descriptor_ = {sizeof(BurnPluginDescriptor),                 \
-                                                        BURN_PLUGIN_ABI_VERSION,                      \
-                                                        KIND,                                         \
-                                                        NAME,                                         \
-                                                        VERSION,                                      \
-                                                        BURN_TENSOR_VERSION,                          \
-                                                        BURN_TOOLCHAIN_TAG,                           \
-                                                        &burn_plugin_score_,                          \
-                                                        &burn_plugin_create_,                         \
-                                                        &burn_plugin_free_,                           \
-                                                        OP_TABLE_HASH};                               \
-  }                                                                                                   \
-  extern "C" __attribute__((visibility("default"))) const BurnPluginDescriptor* burn_plugin_entry() { \
-    return &burn_plugin_descriptor_;                                                                  \
+#define BURN_PLUGIN_ENTRY_(KIND, NAME, VERSION, SCORE, OP_TABLE_HASH)                                   \
+  namespace {                                                                                           \
+  int32_t burn_plugin_score_() noexcept {                                                               \
+    try {                                                                                               \
+      return static_cast<int32_t>((SCORE)());                                                           \
+    } catch (...) {                                                                                     \
+      return 0;                                                                                         \
+    }                                                                                                   \
+  }                                                                                                     \
+  void* burn_plugin_create_(char* err, size_t err_len) noexcept {                                       \
+    try {                                                                                               \
+      return burn_plugin_make_();                                                                       \
+    } catch (const std::exception& e) {                                                                 \
+      if (err && err_len) {                                                                             \
+        std::snprintf(err, err_len, "%s", e.what());                                                    \
+      }                                                                                                 \
+    } catch (...) {                                                                                     \
+      if (err && err_len) {                                                                             \
+        std::snprintf(err, err_len, "unknown exception");                                               \
+      }                                                                                                 \
+    }                                                                                                   \
+    return nullptr;                                                                                     \
+  }                                                                                                     \
+  /* `used`: nothing refers to it; the host reads it from the file. */                                  \
+  __attribute__((section(BURN_PLUGIN_NOTE_SECTION), used)) constexpr BurnPluginNote burn_plugin_note_ = \
+      burn::detail::plugin_note(KIND, NAME);                                                            \
+  const BurnPluginDescriptor burn_plugin_descriptor_ = {sizeof(BurnPluginDescriptor),                   \
+                                                        BURN_PLUGIN_ABI_VERSION,                        \
+                                                        KIND,                                           \
+                                                        NAME,                                           \
+                                                        VERSION,                                        \
+                                                        BURN_TENSOR_VERSION,                            \
+                                                        BURN_TOOLCHAIN_TAG,                             \
+                                                        &burn_plugin_score_,                            \
+                                                        &burn_plugin_create_,                           \
+                                                        &burn_plugin_free_,                             \
+                                                        OP_TABLE_HASH};                                 \
+  }                                                                                                     \
+  extern "C" __attribute__((visibility("default"))) const BurnPluginDescriptor* burn_plugin_entry() {   \
+    return &burn_plugin_descriptor_;                                                                    \
   }
 
 // The make and free of a plugin kind whose create() returns a struct {struct_size, version the plugin
