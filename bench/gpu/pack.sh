@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Packs the Vulkan GPU benchmarks into one folder that runs on a machine with a GPU and its Vulkan driver
-# but without Debian's libraries: the benchmark program, burn's libraries and the vulkan plugin, every
-# shared library they need (found with ldd), bench/gpu/run.sh and the PyTorch reference script.
+# Packs the GPU benchmarks into one folder that runs on a machine with a GPU and its Vulkan or OpenCL driver
+# but without Debian's libraries: the benchmark program, burn's libraries, the vulkan and opencl plugins,
+# every shared library they need (found with ldd), bench/gpu/run.sh, its table and the PyTorch reference.
 #   bash bench/gpu/pack.sh [--out DIR] [--build-dir DIR] [--no-build]
 #     --out DIR        the pack (default build/gpu-pack; replaced); a DIR.tar.gz beside it too
 #     --build-dir DIR  the release build to pack (default build/release)
 #     --no-build       pack what is built (the ctest; otherwise the release preset with -DBURN_BUILD_BENCH=ON
-#                      and the burn-bench-vulkan target are built first)
-# Layout: bin/ (the program), lib/ (burn's libraries, lib/burn/plugins/ the vulkan plugin: the folders the
+#                      and the burn-bench-gpu target are built first)
+# Layout: bin/ (the program), lib/ (burn's libraries, lib/burn/plugins/ the GPU plugins: the folders the
 # plugin host looks in beside libburn-tensor), lib/deps/ (the other libraries, libstdc++ and libgcc_s
-# included: newer than most hosts' and backward compatible), lib/glibc/ (Debian's glibc with its loader,
-# used only where the host's glibc is older than the pack needs), burn-bench-vulkan (the wrapper that runs
-# bin/burn-bench-vulkan with them: bench/gpu/wrapper.sh), run.sh, torch_ref.py and
-# MANIFEST (what is in it and the glibc the programs need). The cpu plugin is left out (the benchmarks run
-# the vulkan device only, and its OpenBLAS alone is 36 MiB).
+# included: newer than most hosts' and backward compatible; the Vulkan and OpenCL loaders; glvnd's
+# libGLdispatch, which NVIDIA's Vulkan driver needs and a bare container may lack), lib/glibc/ (Debian's
+# glibc with its loader, used only where the host's glibc is older than the pack needs), burn-bench-gpu
+# (the wrapper that runs bin/burn-bench-gpu with them: bench/gpu/wrapper.sh), run.sh, table.py,
+# torch_ref.py and MANIFEST (what is in it and the glibc the programs need). The cpu plugin is left out
+# (the benchmarks run the GPU devices only, and its OpenBLAS alone is 36 MiB).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -33,17 +34,18 @@ done
 
 if [ "$do_build" = 1 ]; then
   (cd "$root" && cmake --preset release -DBURN_BUILD_BENCH=ON >/dev/null &&
-     cmake --build "$build" --target burn-bench-vulkan burn-autodiff burn-fusion)
+     cmake --build "$build" --target burn-bench-gpu burn-autodiff burn-fusion)
 fi
-program="$build/bin/burn-bench-vulkan"
-for f in "$program" "$build/lib/burn/plugins/libburn-backend-vulkan.so"; do
-  [ -f "$f" ] || { echo "pack.sh: $f is missing (build with -DBURN_BUILD_BENCH=ON, target burn-bench-vulkan)" >&2; exit 1; }
+program="$build/bin/burn-bench-gpu"
+plugins=("$build/lib/burn/plugins/libburn-backend-vulkan.so" "$build/lib/burn/plugins/libburn-backend-opencl.so")
+for f in "$program" "${plugins[@]}"; do
+  [ -f "$f" ] || { echo "pack.sh: $f is missing (build with -DBURN_BUILD_BENCH=ON, target burn-bench-gpu)" >&2; exit 1; }
 done
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib/burn/plugins" "$out/lib/deps" "$out/lib/glibc"
 install -m 755 "$program" "$out/bin/"
-install -m 644 "$build/lib/burn/plugins/libburn-backend-vulkan.so" "$out/lib/burn/plugins/"
+install -m 644 "${plugins[@]}" "$out/lib/burn/plugins/"
 # burn's libraries under their soname (the decorators autodiff and fusion are loaded by name at run time).
 for lib in "$build"/lib/libburn-*.so.*.*.*; do
   soname="$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')"
@@ -57,7 +59,7 @@ is_glibc() {
     *) return 1 ;;
   esac
 }
-elves=("$out/bin/burn-bench-vulkan" "$out"/lib/*.so.* "$out/lib/burn/plugins/libburn-backend-vulkan.so")
+elves=("$out/bin/burn-bench-gpu" "$out"/lib/*.so.* "$out"/lib/burn/plugins/*.so)
 declare -A seen=()
 while [ ${#elves[@]} -gt 0 ]; do
   next=()
@@ -88,15 +90,20 @@ done
 find "$out/bin" "$out/lib" -type f -name '*.so*' -o -type f -path '*/bin/*' | grep -v '/glibc/' |
   xargs strip --strip-unneeded 2>/dev/null || true
 
+# NVIDIA's Vulkan driver (libGLX_nvidia) needs glvnd's dispatcher, which a container without GL lacks.
+for extra in libGLdispatch.so.0; do
+  p="$(ldconfig -p | awk -v n="$extra" '$1 == n && /x86-64/ {print $NF; exit}')"
+  [ -z "$p" ] || [ -f "$out/lib/deps/$extra" ] || install -m 644 "$(realpath "$p")" "$out/lib/deps/$extra"
+done
 install -m 755 "$here/run.sh" "$out/run.sh"
-install -m 755 "$here/wrapper.sh" "$out/burn-bench-vulkan"
-install -m 644 "$here/torch_ref.py" "$out/torch_ref.py"
+install -m 755 "$here/wrapper.sh" "$out/burn-bench-gpu"
+install -m 644 "$here/torch_ref.py" "$here/table.py" "$out/"
 
 # The newest glibc symbol version any packed file needs: run.sh compares the host's with it.
 need="$(find "$out/bin" "$out/lib" -path "$out/lib/glibc" -prune -o -type f -print |
           xargs objdump -T 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)"
 {
-  echo "burn-cpp Vulkan GPU benchmark pack ($(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown))"
+  echo "burn-cpp GPU benchmark pack (Vulkan, OpenCL) ($(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown))"
   echo "glibc_needed $need"
   echo "built_on $(. /etc/os-release && echo "$PRETTY_NAME"), glibc $(getconf GNU_LIBC_VERSION | cut -d' ' -f2)"
   (cd "$out" && find . -type f | sort | xargs ls -l | awk '{print $5, $9}')

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch CUDA references for bench/gpu/run.sh, one JSON line per result (the same case names and units
-as burn-bench-vulkan): GEMM N^3 in f32 (TF32 off: cuBLAS's f32) and f16, y = x * 2 and a device-to-device
+as burn-bench-gpu): GEMM N^3 in f32 (TF32 off: cuBLAS's f32) and f16, y = x * 2 and a device-to-device
 copy of the same bytes, the ResNet-50 of examples/models/resnet.hpp (torchvision's Bottleneck network,
 built here: the pack has no torchvision) with its batch norms folded (convs with bias) at batch 1 and 32, and the transformer encoder layer forward + backward (d 256, 4 heads,
 ReLU feed-forward 1024, no dropout). Times are medians of CUDA-synchronised runs after a warm-up.

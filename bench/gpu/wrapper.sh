@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pack's entry to burn-bench-vulkan (bench/gpu/pack.sh installs it at the pack's top): the pack's
+# The pack's entry to burn-bench-gpu (bench/gpu/pack.sh installs it at the pack's top): the pack's
 # libraries first, with the host's glibc when it is at least the one the pack was linked against (MANIFEST),
 # else with the pack's own loader and glibc. BURN_PACK_GLIBC=host|pack forces one.
 pack="$(cd "$(dirname "$0")" && pwd)"
@@ -14,7 +14,7 @@ if [ -z "$mode" ]; then
 fi
 if [ "$mode" = host ]; then
   export LD_LIBRARY_PATH="$pack/lib:$pack/lib/deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  exec "$pack/bin/burn-bench-vulkan" "$@"
+  exec "$pack/bin/burn-bench-gpu" "$@"
 fi
 exec "$pack/lib/glibc/ld-linux-x86-64.so.2" --library-path "$pack/lib:$pack/lib/deps:$pack/lib/glibc" \
-  "$pack/bin/burn-bench-vulkan" "$@"
+  "$pack/bin/burn-bench-gpu" "$@"

@@ -2,14 +2,14 @@
 # The lavapipe measurements (bash bench/run.sh --vulkan runs this): the fixed cost per
 # dispatch at submission batches of 1, 16, 64 and 256 dispatches (BURN_VULKAN_BATCH; 100000: all 20000 ops
 # recorded before one submission, the recording alone) and the dispatches
-# fusion saves on the MLP and transformer training steps, counted by the plugin. Builds burn-bench-vulkan
+# fusion saves on the MLP and transformer training steps, counted by the plugin. Builds burn-bench-gpu
 # into build/release, prints the JSON lines (build/release/bench-vulkan.jsonl) and a markdown table.
 # lavapipe runs on the CPU: a correctness device, its times say what the host side costs, not a GPU's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmake --preset release -DBURN_BUILD_BENCH=ON >/dev/null
-cmake --build build/release --target burn-bench-vulkan burn-autodiff burn-fusion >/dev/null
-bin=build/release/bin/burn-bench-vulkan
+cmake --build build/release --target burn-bench-gpu burn-autodiff burn-fusion >/dev/null
+bin=build/release/bin/burn-bench-gpu
 out=build/release/bench-vulkan.jsonl
 rc=0
 "$bin" devices > "$out" || rc=$?

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <burn/backend/opencl/stats.hpp>
+
 #include "runtime/cl.hpp"
 #include "runtime/platforms.hpp"
 
@@ -43,17 +45,6 @@ class Allocation {
   cl_event last_write_ = nullptr;
 };
 using AllocationPtr = std::shared_ptr<Allocation>;
-
-// Counters for tests, through query_interface(kOpenClStatsInterface).
-struct OpenClStats {
-  uint64_t launches = 0;    // kernels enqueued
-  uint64_t compiled = 0;    // programs built from source
-  uint64_t from_disk = 0;   // programs loaded from the disk cache
-  uint64_t pool_hits = 0;   // allocations served from the pool
-  uint64_t buffers = 0;     // buffers created
-  uint64_t bytes_held = 0;  // bytes of every buffer burn holds (in use or pooled)
-};
-inline constexpr std::string_view kOpenClStatsInterface = "opencl-stats";
 
 class Context : public std::enable_shared_from_this<Context> {
  public:

@@ -1,7 +1,7 @@
 // The vulkan plugin's counters, reached through query_interface("vulkan-stats") on any chain over a
 // Vulkan device (decorators forward it): dispatches, submissions, barriers and pipelines since the device's
 // context was made. Header-only and free of Vulkan's headers, so tests and benchmarks outside the plugin
-// (bench/vulkan) can read them.
+// (bench/gpu) can read them.
 #pragma once
 
 #include <cstdint>

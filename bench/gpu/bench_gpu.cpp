@@ -1,25 +1,32 @@
-// The Vulkan measurements: burn-bench-vulkan CASE [options], one JSON line per result on stdout.
-//   dispatch     the fixed cost of one dispatch: a tiny elementwise op (x * 1.0001 on 256 f32) repeated,
-//                recorded into the stream's batches (BURN_VULKAN_BATCH, default 64 dispatches a
-//                submission); the host's recording cost per op (no wait) and the end-to-end cost with the
-//                final sync, in microseconds (median and minimum of 7 rounds), and the latency of one op +
-//                sync. A batch above --ops records everything before the one submission at the sync: the
-//                recording alone, with no device work beside it.
-//   steps        dispatches and submissions of one training step, autodiff<vulkan> against
-//                autodiff<fusion<vulkan>>: the MLP 784-512-512-10 Adam step and the transformer encoder
-//                layer forward + backward, alone and with its Adam update (bench/nn_models.hpp), counted by
-//                the plugin (vulkan-stats).
+// The GPU measurements: burn-bench-gpu CASE [options], one JSON line per result on stdout, on a Vulkan or
+// an OpenCL device (--device: "vulkan", "vulkan:1", "opencl", "opencl:nvidia"; the decorators are put
+// around it).
+//   dispatch     the fixed cost of one dispatch: a tiny elementwise op (x * 1.0001 on 256 f32) repeated;
+//                the host's recording cost per op (no wait) and the end-to-end cost with the final sync, in
+//                microseconds (median and minimum of 7 rounds), and the latency of one op + sync. On Vulkan
+//                the ops are recorded into the stream's batches (BURN_VULKAN_BATCH, default 64 dispatches a
+//                submission; a batch above --ops records everything before the one submission at the sync:
+//                the recording alone, with no device work beside it); on OpenCL each is one enqueue.
+//   steps        dispatches (Vulkan) or kernel launches (OpenCL) of one training step, autodiff<DEVICE>
+//                against autodiff<fusion<DEVICE>>: the MLP 784-512-512-10 Adam step and the transformer
+//                encoder layer forward + backward, alone and with its Adam update (bench/nn_models.hpp),
+//                counted by the plugin (vulkan-stats, opencl-stats).
 //   gemm         C = A x B, N x N x N, --dtype f32|f16; TFLOP/s (the kernel is the one the device's
-//                profile picks: BURN_VULKAN_DISABLE=cooperative_matrix turns the cooperative-matrix one off).
+//                profile picks: BURN_VULKAN_DISABLE=cooperative_matrix turns Vulkan's cooperative-matrix
+//                one off, BURN_OPENCL_BLAS=off OpenCL's CLBlast path).
+//   gemm_clblast CLBlast's own SGEMM, N x N x N, on the OpenCL device burn picks by default (the peer of
+//                the OpenCL f32 row; bench/gpu/clblast_gemm.cpp).
 //   bandwidth    y = x * 2 over --mib MiB of f32 against a copy of the same bytes (cat of x with itself,
 //                the copy kernel), GB/s read + written.
 //   resnet       inference of examples/models/resnet.hpp's ResNet-50 (torchvision's Bottleneck network) at
 //                --batch B, 224 x 224, batch norms folded; ms per batch (--smoke: one block a layer, width 16).
-//   transformer  the transformer layer forward + backward, autodiff<vulkan> against autodiff<fusion<vulkan>>,
+//   transformer  the transformer layer forward + backward, autodiff<DEVICE> against autodiff<fusion<DEVICE>>,
 //                ms per step.
-//   devices      the Vulkan devices, one line each (as `burn devices`); exit 77 when there is none.
-// --smoke: tiny sizes, so that every case runs in seconds on lavapipe (bench/gpu/run.sh --smoke).
-// --device SPEC: the Vulkan device ("vulkan", "vulkan:1"); the decorators are put around it.
+//   devices      the devices of --device's kind, one line each (as `burn devices`); exit 77 when there is
+//                none.
+// A case the backend cannot run (burn::Unsupported) prints {"case": "unsupported", ...} and exits 3.
+// --smoke: tiny sizes, so that every case runs in seconds on lavapipe and PoCL (bench/gpu/run.sh --smoke).
+#include <burn/backend/opencl/stats.hpp>
 #include <burn/backend/vulkan/stats.hpp>
 #include <burn/nn.hpp>
 #include <burn/nn/loss.hpp>
@@ -30,10 +37,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "../nn_models.hpp"
+#include "clblast_gemm.hpp"
 #include "resnet.hpp"
 
 using namespace burn;
@@ -73,13 +82,26 @@ double time_ms(int reps, const std::function<void()>& step) {
   return median(t);
 }
 
-vulkan::VulkanStats stats(const Device& d) {
-  auto* s = static_cast<vulkan::VulkanStatsSource*>(d.backend()->query_interface(vulkan::kVulkanStatsInterface));
-  if (!s) {
-    std::fprintf(stderr, "burn-bench-vulkan: %s has no Vulkan counters (not a Vulkan chain)\n", d.name().c_str());
-    std::exit(1);
+// The plugin's counters: dispatches and submissions on Vulkan, kernel launches on OpenCL.
+struct Counters {
+  uint64_t launches = 0;
+  std::optional<uint64_t> submits, barriers;  // Vulkan's alone
+};
+
+Counters counters(const Device& d) {
+  if (auto* v = static_cast<vulkan::VulkanStatsSource*>(d.backend()->query_interface(vulkan::kVulkanStatsInterface))) {
+    const vulkan::VulkanStats s = v->stats();
+    return {s.dispatches, s.submits, s.barriers};
   }
-  return s->stats();
+  if (auto* c = static_cast<const opencl::OpenClStats*>(d.backend()->query_interface(opencl::kOpenClStatsInterface)))
+    return {c->launches, std::nullopt, std::nullopt};
+  std::fprintf(stderr, "burn-bench-gpu: %s has no counters (not a Vulkan or OpenCL chain)\n", d.name().c_str());
+  std::exit(1);
+}
+
+// A counter difference as JSON: null where the backend has no such counter.
+std::string delta(const std::optional<uint64_t>& after, const std::optional<uint64_t>& before) {
+  return after && before ? std::to_string(*after - *before) : "null";
 }
 
 std::string chain(const Options& o, const char* decorators) {
@@ -102,17 +124,18 @@ void dispatch_cost(const Options& o) {
   d.sync();
   const int rounds = o.smoke ? 2 : 7;
   std::vector<double> record_us, total_us, latency_us;
-  uint64_t dispatches = 0, submits = 0;
+  uint64_t dispatches = 0;
+  std::string submits = "null";
   for (int r = 0; r < rounds; ++r) {
-    const vulkan::VulkanStats s0 = stats(d);
+    const Counters s0 = counters(d);
     const auto t0 = Clock::now();
     for (int i = 0; i < n; ++i) x = x.mul_scalar(1.0001);
     const double rec = ms_since(t0);
     d.sync();
     const double tot = ms_since(t0);
-    const vulkan::VulkanStats s1 = stats(d);
-    dispatches = s1.dispatches - s0.dispatches;
-    submits = s1.submits - s0.submits;
+    const Counters s1 = counters(d);
+    dispatches = s1.launches - s0.launches;
+    submits = delta(s1.submits, s0.submits);
     record_us.push_back(rec * 1e3 / n);
     total_us.push_back(tot * 1e3 / n);
     std::vector<double> lat;
@@ -126,27 +149,26 @@ void dispatch_cost(const Options& o) {
   }
   std::printf(
       "{\"case\": \"dispatch\", \"device\": \"%s\", \"batch\": %d, \"ops\": %d, \"dispatches\": %llu, \"submits\": "
-      "%llu, \"record_us_per_op\": %.3f, \"end_to_end_us_per_op\": %.3f, \"one_op_sync_us\": %.2f, "
+      "%s, \"record_us_per_op\": %.3f, \"end_to_end_us_per_op\": %.3f, \"one_op_sync_us\": %.2f, "
       "\"record_us_min\": %.3f, \"end_to_end_us_min\": %.3f}\n",
-      d.name().c_str(), batch, n, static_cast<unsigned long long>(dispatches), static_cast<unsigned long long>(submits),
-      median(record_us), median(total_us), median(latency_us), *std::min_element(record_us.begin(), record_us.end()),
+      d.name().c_str(), batch, n, static_cast<unsigned long long>(dispatches), submits.c_str(), median(record_us),
+      median(total_us), median(latency_us), *std::min_element(record_us.begin(), record_us.end()),
       *std::min_element(total_us.begin(), total_us.end()));
 }
 
 // Dispatches and submissions of the third step (the first two compile and warm the pool).
 void count_step(const char* name, const std::string& spec, const Device& vk, const std::function<void()>& step) {
   for (int i = 0; i < 2; ++i) step();
-  const vulkan::VulkanStats s0 = stats(vk);
+  const Counters s0 = counters(vk);
   const auto t0 = Clock::now();
   step();
   const double ms = ms_since(t0);
-  const vulkan::VulkanStats s1 = stats(vk);
+  const Counters s1 = counters(vk);
   std::printf(
-      "{\"case\": \"steps\", \"step\": \"%s\", \"chain\": \"%s\", \"dispatches\": %llu, \"submits\": %llu, "
-      "\"barriers\": %llu, \"ms\": %.1f}\n",
-      name, spec.c_str(), static_cast<unsigned long long>(s1.dispatches - s0.dispatches),
-      static_cast<unsigned long long>(s1.submits - s0.submits),
-      static_cast<unsigned long long>(s1.barriers - s0.barriers), ms);
+      "{\"case\": \"steps\", \"step\": \"%s\", \"chain\": \"%s\", \"dispatches\": %llu, \"submits\": %s, "
+      "\"barriers\": %s, \"ms\": %.1f}\n",
+      name, spec.c_str(), static_cast<unsigned long long>(s1.launches - s0.launches),
+      delta(s1.submits, s0.submits).c_str(), delta(s1.barriers, s0.barriers).c_str(), ms);
   std::fflush(stdout);
 }
 
@@ -209,11 +231,12 @@ void gemm(const Options& o) {
                             }) /
                     inner;
   const char* disabled = std::getenv("BURN_VULKAN_DISABLE");
+  const char* blas = std::getenv("BURN_OPENCL_BLAS");
   std::printf(
-      "{\"case\": \"gemm\", \"dtype\": \"%s\", \"n\": %lld, \"disabled\": \"%s\", \"ms\": %.4f, "
+      "{\"case\": \"gemm\", \"dtype\": \"%s\", \"n\": %lld, \"disabled\": \"%s\", \"blas\": \"%s\", \"ms\": %.4f, "
       "\"tflops\": %.3f}\n",
-      std::string(dtype_name(o.dtype)).c_str(), static_cast<long long>(n), disabled ? disabled : "", ms,
-      2.0 * n * n * n / (ms * 1e-3) / 1e12);
+      std::string(dtype_name(o.dtype)).c_str(), static_cast<long long>(n), disabled ? disabled : "", blas ? blas : "",
+      ms, 2.0 * n * n * n / (ms * 1e-3) / 1e12);
 }
 
 void bandwidth(const Options& o) {
@@ -282,16 +305,15 @@ int devices(const Options& o) {
       std::printf("{\"case\": \"devices\", \"device\": \"%s\"}\n", line.c_str());
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "burn-bench-vulkan: no Vulkan device: %s\n", e.what());
+    std::fprintf(stderr, "burn-bench-gpu: no %s device: %s\n", o.device.c_str(), e.what());
     return 77;
   }
 }
 
 int usage() {
-  std::fprintf(
-      stderr,
-      "usage: burn-bench-vulkan devices|dispatch|steps|gemm|bandwidth|resnet|transformer [--smoke] [--device SPEC]\n"
-      "       [--size N] [--dtype f32|f16] [--mib M] [--batch B] [--reps R] [--ops N]\n");
+  std::fprintf(stderr,
+               "usage: burn-bench-gpu devices|dispatch|steps|gemm|gemm_clblast|bandwidth|resnet|transformer [--smoke]\n"
+               "       [--device SPEC] [--size N] [--dtype f32|f16] [--mib M] [--batch B] [--reps R] [--ops N]\n");
   return 2;
 }
 
@@ -305,7 +327,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "burn-bench-vulkan: %s needs a value\n", a.c_str());
+        std::fprintf(stderr, "burn-bench-gpu: %s needs a value\n", a.c_str());
         std::exit(2);
       }
       return argv[++i];
@@ -329,7 +351,7 @@ int main(int argc, char** argv) {
       if (t != "f32" && t != "f16") return usage();
       o.dtype = t == "f16" ? DType::F16 : DType::F32;
     } else {
-      std::fprintf(stderr, "burn-bench-vulkan: unknown argument '%s'\n", a.c_str());
+      std::fprintf(stderr, "burn-bench-gpu: unknown argument '%s'\n", a.c_str());
       return usage();
     }
   }
@@ -342,6 +364,8 @@ int main(int argc, char** argv) {
       steps(o);
     } else if (which == "gemm") {
       gemm(o);
+    } else if (which == "gemm_clblast") {
+      return bench::clblast_gemm(o.smoke ? 64 : o.size, o.smoke ? 1 : 10, o.reps ? o.reps : (o.smoke ? 1 : 5));
     } else if (which == "bandwidth") {
       bandwidth(o);
     } else if (which == "resnet") {
@@ -351,8 +375,15 @@ int main(int argc, char** argv) {
     } else {
       return usage();
     }
+  } catch (const Unsupported& e) {
+    // A feature the backend lacks is a row of the table that names it, not a failed run (exit 3).
+    std::string why = e.what();
+    std::replace(why.begin(), why.end(), '"', '\'');
+    std::printf("{\"case\": \"unsupported\", \"args\": \"%s\", \"dtype\": \"%s\", \"why\": \"%s\"}\n", which.c_str(),
+                std::string(dtype_name(o.dtype)).c_str(), why.c_str());
+    return 3;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "burn-bench-vulkan %s: %s\n", which.c_str(), e.what());
+    std::fprintf(stderr, "burn-bench-gpu %s: %s\n", which.c_str(), e.what());
     return 1;
   }
   return 0;
