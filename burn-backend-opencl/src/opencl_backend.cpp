@@ -76,7 +76,7 @@ void OpenClBackend::copy_into(const OpenClTensor& src, const OpenClTensor& dst, 
   lc.use(d).buffer(src, false).buffer(dst, true).i64(n).layout(l, {"X", "Y"});
   if (dst.dtype() == DType::Bool && src.dtype() != DType::Bool) lc.define("TO_BOOL");
   if (is_float(src.dtype()) && is_int(dst.dtype())) lc.define("TO_INT");
-  lc.run_1d(n);
+  lc.define("ITEMS", std::to_string(gpu::kItemsPerInvocation)).run_1d(gpu::items_invocations(n));
 }
 
 ClPtr OpenClBackend::contiguous(const ClPtr& x, const char* op) const {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "burn/gpu/exprs.hpp"
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/fused.hpp"
 #include "dispatch.hpp"
 #include "fused/codegen.hpp"
@@ -69,6 +70,7 @@ void copies(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
         add_operand_defines(d, "X", from, f, kDevice, "cast");
         add_operand_defines(d, "Y", to, f, kDevice, "cast");
         add_layout_defines(d, {mode, mode}, 2, false, {"X", "Y"});
+        d.emplace_back("ITEMS", std::to_string(gpu::kItemsPerInvocation));
         if (to == DType::Bool && from != DType::Bool) d.emplace_back("TO_BOOL", "1");
         if (is_float(from) && is_int(to)) d.emplace_back("TO_INT", "1");
         out.push_back({"copy", with_workgroup(std::move(d)), {}});

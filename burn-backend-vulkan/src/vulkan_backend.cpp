@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "dispatch.hpp"
 #include "runtime/vk_error.hpp"
@@ -95,7 +96,7 @@ void VulkanBackend::copy_into(const VulkanTensor& src, const VulkanTensor& dst, 
   dp.tensor("X", src, false).tensor("Y", dst, true).push_i64(n).layout(l, {"X", "Y"});
   if (dst.dtype() == DType::Bool && src.dtype() != DType::Bool) dp.define("TO_BOOL");
   if (is_float(src.dtype()) && is_int(dst.dtype())) dp.define("TO_INT");
-  dp.run_1d(n);
+  dp.define("ITEMS", std::to_string(gpu::kItemsPerInvocation)).run_1d(gpu::items_invocations(n));
 }
 
 VkPtr VulkanBackend::contiguous(const VkPtr& x, const char* op) const {

@@ -93,7 +93,7 @@ Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> i
   lc.layout_block(l);
   lc.u32(plan.expr.faults ? ctx.fault_tag(name, "a divisor") : 0);
   lc.u32(family_of(op, plan.dtype, plan.expr).code);
-  lc.run_1d(plan.n);
+  lc.run_1d(gpu::items_invocations(plan.n));
   return out;
 }
 
@@ -115,6 +115,7 @@ gpu::Defines elementwise_defines(OpId op, DType d, size_t arity, const DevicePro
   out.emplace_back("OP_FAMILY", "1");
   out.emplace_back("OPS(CASE)", cases);
   out.emplace_back("ARITY", std::to_string(arity));
+  out.emplace_back("ITEMS", std::to_string(gpu::kItemsPerInvocation));
   out.emplace_back("S_C", cl_type(sd, profile, name).compute);
   if (e->scalars > 0) out.emplace_back("SCALAR0(bits)", gpu::scalar_decoder(sd));
   if (e->scalars > 1) out.emplace_back("SCALAR1(bits)", gpu::scalar_decoder(sd));

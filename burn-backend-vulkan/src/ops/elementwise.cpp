@@ -48,7 +48,7 @@ Prim elementwise(const VulkanBackend& be, OpId op, std::initializer_list<Prim> i
   dp.push_u64(plan.expr.scalars > 1 ? scalar_bits(s1, plan.scalar_dtype) : 0);
   dp.layout_block(l);
   dp.push_i32(plan.expr.faults ? static_cast<int32_t>(ctx.fault_tag(name, "a divisor")) : 0);
-  dp.run_1d(plan.n);
+  dp.run_1d(gpu::items_invocations(plan.n));
   return out;
 }
 
@@ -67,6 +67,7 @@ Defines elementwise_defines(OpId op, DType d, const std::vector<int>& modes, siz
   const DType sd = e->scalar_i64 ? DType::I64 : d;
   out.emplace_back("OP", gpu::with_literals(e->text, d, gpu::Dialect::Glsl));
   out.emplace_back("ARITY", std::to_string(modes.size()));
+  out.emplace_back("ITEMS", std::to_string(gpu::kItemsPerInvocation));
   out.emplace_back("S_C", glsl_type(sd, features, device, name).compute);
   if (e->scalars > 0) out.emplace_back("SCALAR0(bits)", scalar_decoder(sd));
   if (e->scalars > 1) out.emplace_back("SCALAR1(bits)", scalar_decoder(sd));

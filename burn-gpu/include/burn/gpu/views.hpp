@@ -98,6 +98,12 @@ View memory_order(const View& x);
 // f32, i64 for f64 (no float64 feature needed for a copy), u8 for i8 and bool; f16 and bf16 stay.
 DType bits_dtype(DType dtype);
 
+// Elements each invocation of the elementwise and copy kernels takes per pass (their ITEMS define): several
+// loads in flight per invocation, which a GPU's memory needs to run at its bandwidth. Hosts launch
+// items_invocations(n) invocations.
+inline constexpr int64_t kItemsPerInvocation = 4;
+inline int64_t items_invocations(int64_t n) { return (n + kItemsPerInvocation - 1) / kItemsPerInvocation; }
+
 // One elementwise op over its inputs: the expression for the inputs' dtype, the broadcast result shape,
 // the input whose buffer takes the result (-1: a new one) and the scalars' dtype.
 struct ElementwisePlan {
