@@ -204,6 +204,8 @@ QUICK_CASES = ("add/16M", "nn_resnet18_infer/b1_224", "nn_mlp_train_adam/784-512
                "record_load/zstd/resnet50", "import_pytorch_load/resnet18_zip")
 QUICK_FUSION_ROWS = ("exp(relu(x*2+1)), 16M",)
 JOURNAL = "docs/benchmarks-journal.md"
+# The last run of bench/gpu/run.sh on a GPU machine, its table and provenance (the page quotes it).
+GPU_RESULTS = "bench/gpu/last-run.md"
 
 
 def roberta_onnx():
@@ -534,10 +536,13 @@ def markdown(path, rows, limits, meta, cmd, durable=None, epoch=None, fusion=Non
                 "triad for the rest.\n\n")
         for title, what, text in sections(rows, limits, meta, durable, epoch, fusion, dist, remote):
             f.write(f"## {title}\n\n{what}\n\n{text or '(not run)'}\n\n")
-        f.write("## Vulkan and GPUs\n\nNot part of this run: `bash bench/run.sh --vulkan` measures the Vulkan plugin on "
-                "lavapipe (a correctness device on the CPU: fixed cost per dispatch, dispatches fusion saves), and "
-                "`bench/gpu/pack.sh` packs the GPU cases for a machine with a GPU; their figures are in the "
-                f"[journal]({JOURNAL}) (\"Vulkan\").\n")
+        f.write("## Vulkan, OpenCL and GPUs\n\nNot part of this run (this machine has no GPU): `bash bench/run.sh --vulkan` "
+                "measures the Vulkan plugin on lavapipe (a correctness device on the CPU: fixed cost per dispatch, "
+                "dispatches fusion saves), and `bench/gpu/pack.sh` packs the GPU cases for a machine with a GPU. "
+                f"The last GPU run, as committed in {GPU_RESULTS} (its causes and history in the "
+                f"[journal]({JOURNAL}), \"GPU\"):\n\n")
+        gpu = os.path.join(ROOT, GPU_RESULTS)
+        f.write(open(gpu).read() if os.path.exists(gpu) else "(none committed)\n")
 
 
 def programs(todo, epoch_and_fusion=True, remote=()):

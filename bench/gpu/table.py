@@ -19,6 +19,16 @@ def fmt(x, unit=""):
     return "—" if x is None else f"{x:.2f}" + (f" {unit}" if unit else "")
 
 
+def met(ratio, target):
+    """'yes'/'no' for a target written '≥ x', '≤ x' or '< x' (its first number), '' without one."""
+    parts = target.split()
+    if ratio is None or len(parts) < 2 or parts[0] not in ("≥", "≤", "<"):
+        return ""
+    bound = float(parts[1])
+    ok = ratio >= bound if parts[0] == "≥" else ratio <= bound if parts[0] == "≤" else ratio < bound
+    return "yes" if ok else "no"
+
+
 def main():
     path, out, smoke = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
     rows = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
@@ -28,7 +38,7 @@ def main():
     def row(name, ours, ref, target, unit, ref_name="PyTorch CUDA"):
         ratio = ours / ref if ours is not None and ref else None
         table.append((name, fmt(ours, unit), f"{fmt(ref, unit)} ({ref_name})" if ref is not None else "—",
-                      fmt(ratio), target))
+                      fmt(ratio), target, met(ratio, target)))
 
     heads = []
     for backend in ("vulkan", "opencl"):
@@ -38,7 +48,7 @@ def main():
         name = NAMES[backend]
         absent = find(burn, "absent")
         if absent:
-            table.append((f"{name}: no device", absent.get("why", ""), "", "", ""))
+            table.append((f"{name}: no device", absent.get("why", ""), "", "", "", ""))
             continue
         dev = find(burn, "devices")
         heads.append(f"{name}: {dev['device'] if dev else '?'}")
@@ -82,16 +92,16 @@ def main():
             row(f"{name} host recording per dispatch", d["record_us_per_op"], None, "", "µs")
             row(f"{name} one op + sync", d["one_op_sync_us"], None, "", "µs")
         for s in [r for r in burn if r.get("case") == "steps"]:
-            table.append((f"{name} dispatches per step: {s['step']} on {s['chain']}", str(s["dispatches"]), "", "", ""))
+            table.append((f"{name} dispatches per step: {s['step']} on {s['chain']}", str(s["dispatches"]), "", "", "", ""))
         for u in [r for r in burn if r.get("case") == "unsupported"]:
-            table.append((f"{name} {u['args']} {u.get('dtype', '')}: unsupported", u["why"], "", "", ""))
+            table.append((f"{name} {u['args']} {u.get('dtype', '')}: unsupported", u["why"], "", "", "", ""))
         for lo in [r for r in burn if r.get("case") == "loader"]:
             heads.append(f"{name} loader: {lo['why']}")
 
     head = "GPU benchmarks" + (" (SMOKE: tiny sizes, numbers meaningless)" if smoke else "")
     if torch:
         head += f"; reference: PyTorch {torch[0].get('version', '?')} on {torch[0].get('device', '?')}"
-    lines = [head, ""] + [f"- {h}" for h in heads] + ["", "| case | burn | reference | ratio | target |", "|---|---|---|---|---|"]
+    lines = [head, ""] + [f"- {h}" for h in heads] + ["", "| case | burn | reference | ratio | target | met |", "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(r) + " |" for r in table]
     problems = [r for r in rows if r.get("case") in ("failed", "skipped")]
     for p in problems:
@@ -100,7 +110,7 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     open(f"{out}/results.md", "w").write(text)
-    json.dump({"rows": rows, "table": [dict(zip(("case", "burn", "reference", "ratio", "target"), r)) for r in table]},
+    json.dump({"rows": rows, "table": [dict(zip(("case", "burn", "reference", "ratio", "target", "met"), r)) for r in table]},
               open(f"{out}/results.json", "w"), indent=1)
     return 1 if problems else 0
 
