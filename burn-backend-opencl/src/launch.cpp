@@ -85,7 +85,7 @@ Launch& Launch::upload(std::vector<uint8_t> block) {
   Arg a{Arg::block};
   a.block_index = static_cast<uint32_t>(blocks_.size());
   blocks_.push_back(std::move(block));
-  args_.push_back(a);
+  push(a);
   return *this;
 }
 
@@ -127,7 +127,8 @@ void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const
   cl_check(clSetKernelArg(k, 0, sizeof modes_, &modes_), op_, "clSetKernelArg");
   cl_check(clSetKernelArg(k, 1, sizeof rank_, &rank_), op_, "clSetKernelArg");
   cl_uint i = 2;
-  for (const Arg& a : args_) {
+  for (size_t n = 0; n < nargs_; ++n) {
+    const Arg& a = arg(n);
     cl_int err = CL_SUCCESS;
     if (a.kind == Arg::value) {
       err = clSetKernelArg(k, i, a.size, &a.bits);

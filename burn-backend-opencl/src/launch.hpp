@@ -38,8 +38,7 @@ void add_operand_defines(Defines& d, const std::string& name, DType dtype, const
 class Launch {
  public:
   Launch(Context& ctx, std::string_view kernel, const char* op) : ctx_(ctx), kernel_(kernel), op_(op) {
-    args_.reserve(24);
-    defines_.reserve(24);
+    defines_.reserve(8);
   }
   Launch& define(std::string name, std::string value = "1") {
     defines_.emplace_back(std::move(name), std::move(value));
@@ -117,7 +116,7 @@ class Launch {
   // An argument: a value of up to 8 bytes, a buffer (null: none), or blocks_[block] (its device copy is
   // found or uploaded at enqueue).
   struct Arg {
-    enum Kind : uint8_t { value, mem, block } kind;
+    enum Kind : uint8_t { value, mem, block } kind = value;
     uint8_t size = 0;
     uint32_t block_index = 0;
     uint64_t bits = 0;
@@ -127,7 +126,7 @@ class Launch {
     Arg a{Arg::value};
     a.size = static_cast<uint8_t>(n);
     std::memcpy(&a.bits, p, n);
-    args_.push_back(a);
+    push(a);
     return *this;
   }
   // A read-only argument block: the context's cached copy, or a buffer of its own when larger than the
@@ -136,7 +135,7 @@ class Launch {
   void mem(cl_mem m, bool) {
     Arg a{Arg::mem};
     a.buffer = m;
-    args_.push_back(a);
+    push(a);
   }
 
   void enqueue(size_t global, size_t local) { enqueue_nd(1, {global, 1, 1}, {local, 1, 1}); }
@@ -148,7 +147,19 @@ class Launch {
   const char* op_;
   const Defines* shared_ = nullptr;
   Defines defines_;
-  std::vector<Arg> args_;
+  // The arguments in order: the first kInlineArgs in place, so that a launch allocates nothing for them.
+  static constexpr size_t kInlineArgs = 24;
+  void push(const Arg& a) {
+    if (nargs_ < kInlineArgs)
+      inline_args_[nargs_] = a;
+    else
+      more_args_.push_back(a);
+    ++nargs_;
+  }
+  const Arg& arg(size_t i) const { return i < kInlineArgs ? inline_args_[i] : more_args_[i - kInlineArgs]; }
+  std::array<Arg, kInlineArgs> inline_args_;
+  std::vector<Arg> more_args_;
+  size_t nargs_ = 0;
   std::vector<std::vector<uint8_t>> blocks_;
   std::vector<Allocation*> writes_;
   std::vector<AllocationPtr> keep_;  // blocks too large for the cache, alive until enqueued
