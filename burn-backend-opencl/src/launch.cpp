@@ -66,9 +66,9 @@ Launch& Launch::layout_args(const std::vector<int>& modes, size_t rank, bool ind
   modes_ = 0;
   for (size_t k = 0; k < names.size(); ++k) {
     modes_ |= static_cast<uint32_t>(modes[k] & 3) << (2 * k);
-    define(names[k] + "_MODE", "((burn_modes >> " + std::to_string(2 * k) + "u) & 3u)");
+    define(names[k] + "_MODE", "BURN_MODE(" + std::to_string(k) + ")");
     // Operand k's strides follow the shape and the k operands before it in the block.
-    define(names[k] + "_STRIDES", "(burn_rank * " + std::to_string(k + 1) + ")");
+    define(names[k] + "_STRIDES", "BURN_STRIDES(" + std::to_string(k + 1) + ")");
   }
   rank_ = static_cast<int32_t>(rank);
   return *this;
@@ -82,10 +82,10 @@ Launch& Launch::index_block(const std::vector<int64_t>& values, bool index64) {
 
 Launch& Launch::upload(std::vector<uint8_t> block) {
   if (block.empty()) block.resize(8);  // a valid buffer even for a rank-0 layout or an empty array
-  AllocationPtr a = ctx_.allocate(block.size(), op_);
-  ctx_.write(*a, 0, block.data(), block.size(), op_);
-  mem(a->mem(), false);
-  keep_.push_back(std::move(a));
+  Arg a{Arg::block};
+  a.block_index = static_cast<uint32_t>(blocks_.size());
+  blocks_.push_back(std::move(block));
+  push(a);
   return *this;
 }
 
@@ -121,14 +121,23 @@ void Launch::run_grid(const std::array<size_t, 3>& groups, size_t wg_x, size_t w
 
 void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const std::array<size_t, 3>& local) {
   std::lock_guard lock(ctx_.launch_mutex());
-  cl_kernel k = ctx_.programs().get(kernel_, defines_, op_, text_);
+  static const Defines kNone;
+  cl_kernel k = ctx_.programs().get(kernel_, shared_ ? *shared_ : kNone, defines_, op_, text_);
   // burn_modes and burn_rank, every kernel's first two arguments (prelude.clh).
   cl_check(clSetKernelArg(k, 0, sizeof modes_, &modes_), op_, "clSetKernelArg");
   cl_check(clSetKernelArg(k, 1, sizeof rank_, &rank_), op_, "clSetKernelArg");
   cl_uint i = 2;
-  for (const Arg& a : args_) {
-    const cl_int err = a.is_mem ? clSetKernelArg(k, i, sizeof(cl_mem), a.mem ? &a.mem : nullptr)
-                                : clSetKernelArg(k, i, a.bytes.size(), a.bytes.data());
+  for (size_t n = 0; n < nargs_; ++n) {
+    const Arg& a = arg(n);
+    cl_int err = CL_SUCCESS;
+    if (a.kind == Arg::value) {
+      err = clSetKernelArg(k, i, a.size, &a.bits);
+    } else if (a.kind == Arg::mem) {
+      err = clSetKernelArg(k, i, sizeof(cl_mem), a.buffer ? &a.buffer : nullptr);
+    } else {
+      cl_mem m = ctx_.argument_block(blocks_[a.block_index], op_, keep_);
+      err = clSetKernelArg(k, i, sizeof(cl_mem), &m);
+    }
     if (err != CL_SUCCESS)
       throw DeviceError(op_, "kernel '" + kernel_ + "' argument " + std::to_string(i) +
                                  ": clSetKernelArg failed: " + cl_error_name(err));
@@ -137,8 +146,9 @@ void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const
   const int end = 0;  // KERNEL_MAIN's closing parameter
   cl_check(clSetKernelArg(k, i, sizeof end, &end), op_, "clSetKernelArg");
   cl_event e = nullptr;
-  const cl_int err =
-      clEnqueueNDRangeKernel(ctx_.queue(), k, dims, nullptr, global.data(), local.data(), 0, nullptr, &e);
+  cl_event gate = ctx_.gate();
+  const cl_int err = clEnqueueNDRangeKernel(ctx_.queue(), k, dims, nullptr, global.data(), local.data(), gate ? 1 : 0,
+                                            gate ? &gate : nullptr, &e);
   if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
     throw OutOfMemory(op_, "the OpenCL device " + ctx_.profile().name + " could not run kernel '" + kernel_ +
                                "': " + cl_error_name(err));
@@ -147,6 +157,7 @@ void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const
   if (faults_) ctx_.faulting_kernel(e);
   ++ctx_.counters().launches;
   clReleaseEvent(e);
+  ctx_.launched();
 }
 
 }  // namespace burn::opencl

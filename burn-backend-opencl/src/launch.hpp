@@ -37,13 +37,21 @@ void add_operand_defines(Defines& d, const std::string& name, DType dtype, const
 
 class Launch {
  public:
-  Launch(Context& ctx, std::string_view kernel, const char* op) : ctx_(ctx), kernel_(kernel), op_(op) {}
+  Launch(Context& ctx, std::string_view kernel, const char* op) : ctx_(ctx), kernel_(kernel), op_(op) {
+    defines_.reserve(8);
+  }
   Launch& define(std::string name, std::string value = "1") {
     defines_.emplace_back(std::move(name), std::move(value));
     return *this;
   }
   Launch& use(const Defines& d) {
     defines_.insert(defines_.end(), d.begin(), d.end());
+    return *this;
+  }
+  // Defines that outlive the launch (a table built once per op and dtype), ahead of every other define,
+  // looked up without a copy. One list per launch.
+  Launch& use_shared(const Defines& d) {
+    shared_ = &d;
     return *this;
   }
   // PARAM_TENSOR(name): the defines of t's dtype, its buffer and element offset.
@@ -105,24 +113,29 @@ class Launch {
   void run_grid(const std::array<size_t, 3>& groups, size_t wg_x, size_t wg_y);
 
  private:
+  // An argument: a value of up to 8 bytes, a buffer (null: none), or blocks_[block] (its device copy is
+  // found or uploaded at enqueue).
   struct Arg {
-    std::vector<uint8_t> bytes;
-    cl_mem mem = nullptr;
-    bool is_mem = false;
+    enum Kind : uint8_t { value, mem, block } kind = value;
+    uint8_t size = 0;
+    uint32_t block_index = 0;
+    uint64_t bits = 0;
+    cl_mem buffer = nullptr;
   };
   Launch& value(const void* p, size_t n) {
-    Arg a;
-    a.bytes.assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-    args_.push_back(std::move(a));
+    Arg a{Arg::value};
+    a.size = static_cast<uint8_t>(n);
+    std::memcpy(&a.bits, p, n);
+    push(a);
     return *this;
   }
-  // An argument block in a buffer of its own, alive until the launch is enqueued.
+  // A read-only argument block: the context's cached copy, or a buffer of its own when larger than the
+  // cache takes.
   Launch& upload(std::vector<uint8_t> block);
   void mem(cl_mem m, bool) {
-    Arg a;
-    a.mem = m;
-    a.is_mem = true;
-    args_.push_back(std::move(a));
+    Arg a{Arg::mem};
+    a.buffer = m;
+    push(a);
   }
 
   void enqueue(size_t global, size_t local) { enqueue_nd(1, {global, 1, 1}, {local, 1, 1}); }
@@ -132,10 +145,24 @@ class Launch {
   std::string kernel_;
   std::string text_;  // a generated kernel's text, or empty
   const char* op_;
+  const Defines* shared_ = nullptr;
   Defines defines_;
-  std::vector<Arg> args_;
+  // The arguments in order: the first kInlineArgs in place, so that a launch allocates nothing for them.
+  static constexpr size_t kInlineArgs = 24;
+  void push(const Arg& a) {
+    if (nargs_ < kInlineArgs)
+      inline_args_[nargs_] = a;
+    else
+      more_args_.push_back(a);
+    ++nargs_;
+  }
+  const Arg& arg(size_t i) const { return i < kInlineArgs ? inline_args_[i] : more_args_[i - kInlineArgs]; }
+  std::array<Arg, kInlineArgs> inline_args_;
+  std::vector<Arg> more_args_;
+  size_t nargs_ = 0;
+  std::vector<std::vector<uint8_t>> blocks_;
   std::vector<Allocation*> writes_;
-  std::vector<AllocationPtr> keep_;  // uploaded blocks, alive until enqueued
+  std::vector<AllocationPtr> keep_;  // blocks too large for the cache, alive until enqueued
   bool faults_ = false;
   uint32_t modes_ = 0;  // burn_modes: 2 bits per operand slot
   int32_t rank_ = 0;    // burn_rank

@@ -297,6 +297,70 @@ TEST(OpenClRuntime, TwoProgramsServeEveryLayoutOfItsOperands) {
   EXPECT_EQ(programs(), after_copy);
 }
 
+TEST(OpenClRuntime, ARepeatedArgumentBlockIsUploadedOnce) {
+  REQUIRE_DEVICE();
+  // [4, 1] + [1, 3]: a broadcast layout, whose block ([shape | strides]) the launch passes.
+  Prim a = upload<float>(be, {1, 2, 3, 4}, DType::F32, Shape{4, 1});
+  Prim b = upload<float>(be, {10, 20, 30}, DType::F32, Shape{1, 3});
+  const std::vector<float> want{11, 21, 31, 12, 22, 32, 13, 23, 33, 14, 24, 34};
+  EXPECT_EQ(download<float>(be, be.add(a, b)), want);
+  const uint64_t written = ctx->stats().blocks_written;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(download<float>(be, be.add(a, b)), want);
+  EXPECT_EQ(ctx->stats().blocks_written, written);
+  // Another layout is another block, uploaded once as well.
+  Prim c = upload<float>(be, {1, 2, 3, 4, 5}, DType::F32, Shape{5, 1});
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(download<float>(be, be.add(c, b)),
+              (std::vector<float>{11, 21, 31, 12, 22, 32, 13, 23, 33, 14, 24, 34, 15, 25, 35}));
+  EXPECT_EQ(ctx->stats().blocks_written, written + 1);
+}
+
+TEST(OpenClRuntime, MoreBlocksThanTheCacheKeepsStartItOverAndValuesStayRight) {
+  REQUIRE_DEVICE();
+  // [n, 1] + [1, 2] for n = 1 .. kBlockCacheEntries + 100, read only at the end: the cache starts over while
+  // launches reading the dropped blocks are still queued, and their buffers go to later blocks.
+  const int64_t count = static_cast<int64_t>(Context::kBlockCacheEntries) + 100;
+  Prim b = upload<int32_t>(be, {1000, 2000}, DType::I32, Shape{1, 2});
+  const uint64_t written = ctx->stats().blocks_written;
+  std::vector<Prim> outs;
+  for (int64_t n = 1; n <= count; ++n) {
+    std::vector<int32_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    outs.push_back(be.add(upload<int32_t>(be, v, DType::I32, Shape{n, 1}), b));
+  }
+  EXPECT_GE(ctx->stats().blocks_written - written, static_cast<uint64_t>(Context::kBlockCacheEntries));
+  for (int64_t n = 1; n <= count; ++n) {
+    const std::vector<int32_t> got = download<int32_t>(be, outs[static_cast<size_t>(n - 1)]);
+    ASSERT_EQ(got.size(), static_cast<size_t>(2 * n));
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(got[static_cast<size_t>(2 * i)], 1000 + i) << "n = " << n;
+      ASSERT_EQ(got[static_cast<size_t>(2 * i + 1)], 2000 + i) << "n = " << n;
+    }
+  }
+}
+
+TEST(OpenClRuntime, BatchedLaunchesRunAtTheNextReadOrSync) {
+  auto platforms = platforms_or_skip();
+  if (!platforms) GTEST_SKIP() << "no usable OpenCL device";
+  const DeviceProfile& profile = platforms->choose("");
+  {
+    Env e("BURN_OPENCL_BATCH", "many");
+    EXPECT_THROW(Context::create(profile), ValueError);
+  }
+  // A batch larger than every launch here: nothing runs until the read (or the sync) opens the gate.
+  for (const char* batch : {"1000", "2", "0"}) {
+    Env e("BURN_OPENCL_BATCH", batch);
+    OpenClBackend be(Context::create(profile), "opencl");
+    Prim x = upload<float>(be, {1, 2, 3, 4}, DType::F32);
+    for (int i = 0; i < 5; ++i) x = be.mul_scalar(x, Scalar(2.0));
+    Prim y = be.add_scalar(x, Scalar(1.0));
+    be.sync();
+    EXPECT_EQ(download<float>(be, y), (std::vector<float>{33, 65, 97, 129})) << "BURN_OPENCL_BATCH=" << batch;
+    for (int i = 0; i < 3; ++i) x = be.mul_scalar(x, Scalar(0.5));
+    EXPECT_EQ(download<float>(be, x), (std::vector<float>{4, 8, 12, 16})) << "BURN_OPENCL_BATCH=" << batch;
+  }
+}
+
 TEST(OpenClRuntime, AnIntegerDivisionByZeroIsAValueErrorAtTheNextRead) {
   REQUIRE_DEVICE();
   Prim q = be.div(upload<int32_t>(be, {6, 1}, DType::I32), upload<int32_t>(be, {3, 0}, DType::I32));

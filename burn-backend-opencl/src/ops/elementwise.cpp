@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "burn/gpu/exprs.hpp"
@@ -34,7 +35,7 @@ struct Family {
 
 // The program of `op` on `d`: the ops of op's group whose expression on d has op's shape, in table order,
 // cut into runs of kFamilyMax. The same list for every member, so they share one program text.
-Family family_of(OpId op, DType d, const gpu::Expr& e) {
+const Family& family_of(OpId op, DType d, const gpu::Expr& e) {
   static std::mutex mu;
   static std::map<std::pair<OpId, DType>, Family> cache;
   std::lock_guard lock(mu);
@@ -75,7 +76,7 @@ Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> i
   std::vector<int> modes;
   for (size_t i = 0; i < in.size(); ++i) modes.push_back(l.mode(i));
   Launch lc(ctx, "elementwise", name);
-  lc.use(elementwise_defines(op, plan.dtype, modes.size(), ctx.profile()));
+  lc.use_shared(elementwise_defines(op, plan.dtype, modes.size(), ctx.profile()));
   std::vector<std::string> names = {"A", "B", "C"};
   names.resize(modes.size());
   lc.layout_args(modes, l.rank(), l.index64, names);
@@ -97,7 +98,9 @@ Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> i
   return out;
 }
 
-gpu::Defines elementwise_defines(OpId op, DType d, size_t arity, const DeviceProfile& profile) {
+namespace {
+
+gpu::Defines build_defines(OpId op, DType d, size_t arity, const DeviceProfile& profile) {
   const char* name = op_info(op).name;
   const std::optional<gpu::Expr> e = gpu::elementwise_expr(op, d);
   if (!e) throw Unsupported(name, "dtype " + std::string(dtype_name(d)) + " on OpenCL device " + profile.name);
@@ -108,7 +111,7 @@ gpu::Defines elementwise_defines(OpId op, DType d, size_t arity, const DevicePro
   add_operand_defines(out, "Y", e->result, profile, name);
   const DType sd = e->scalar_i64 ? DType::I64 : d;
   // The op's family (family_of) in one program; the launch passes the op's code.
-  const Family f = family_of(op, d, *e);
+  const Family& f = family_of(op, d, *e);
   std::string cases;
   for (size_t k = 0; k < f.exprs.size(); ++k)
     cases += (k ? " " : "") + std::string("CASE(") + std::to_string(k) + "u, (" + f.exprs[k] + "))";
@@ -120,6 +123,22 @@ gpu::Defines elementwise_defines(OpId op, DType d, size_t arity, const DevicePro
   if (e->scalars > 0) out.emplace_back("SCALAR0(bits)", gpu::scalar_decoder(sd));
   if (e->scalars > 1) out.emplace_back("SCALAR1(bits)", gpu::scalar_decoder(sd));
   return out;
+}
+
+}  // namespace
+
+const gpu::Defines& elementwise_defines(OpId op, DType d, size_t arity, const DeviceProfile& profile) {
+  // Built once per op, dtype, arity and fp64 support (all they depend on), so a launch copies none.
+  static std::mutex mu;
+  static std::map<std::tuple<OpId, DType, size_t, bool>, gpu::Defines> cache;
+  const auto key = std::make_tuple(op, d, arity, profile.fp64);
+  {
+    std::lock_guard lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  gpu::Defines built = build_defines(op, d, arity, profile);
+  std::lock_guard lock(mu);
+  return cache.emplace(key, std::move(built)).first->second;
 }
 
 }  // namespace burn::opencl

@@ -17,7 +17,7 @@ namespace burn::opencl {
 Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0 = {}, Scalar s1 = {});
 
 // Every define of the elementwise kernel for `op` on `dtype` with `arity` operands (their layout is the
-// launch's arguments: Launch::layout_args).
-gpu::Defines elementwise_defines(OpId op, DType dtype, size_t arity, const DeviceProfile& profile);
+// launch's arguments: Launch::layout_args), built at the first call and kept for the process.
+const gpu::Defines& elementwise_defines(OpId op, DType dtype, size_t arity, const DeviceProfile& profile);
 
 }  // namespace burn::opencl

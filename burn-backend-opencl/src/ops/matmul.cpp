@@ -111,6 +111,7 @@ std::string try_clblast(Context& ctx, const Gemm& g) {
   if (a_stride < 0 || b_stride < 0) return "a batch stride is negative";
   const auto sz = [](int64_t v) { return static_cast<size_t>(v); };
   std::lock_guard lock(ctx.launch_mutex());
+  ctx.submit_locked();  // CLBlast may wait for the queue
   cl_command_queue q = ctx.queue();
   cl_event e = nullptr;
   CLBlastStatusCode st;

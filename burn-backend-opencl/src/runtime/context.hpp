@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <burn/backend/opencl/stats.hpp>
@@ -60,6 +61,16 @@ class Context : public std::enable_shared_from_this<Context> {
   Programs& programs() { return *programs_; }
   // Kernel objects carry their arguments: a launch sets them and enqueues under this lock.
   std::mutex& launch_mutex() { return launch_mutex_; }
+  // Kernels are enqueued in batches held back by a user event (the gate): the driver starts a batch when
+  // it is full (BURN_OPENCL_BATCH launches) or when the host is about to wait for the queue, so PoCL's
+  // worker threads are woken once per batch, not once per launch. gate() is the event the next launch
+  // waits on (null when batching is off), launched() counts it; both under the launch mutex.
+  cl_event gate();
+  void launched();
+  // Opens the gate: everything enqueued may run. Before any wait on the queue's work (a read, a finish, a
+  // blocking write, CLBlast, which may wait itself); submit_locked() under the launch mutex.
+  void submit();
+  void submit_locked();
 
   // A buffer of at least `bytes` from the pool; OutOfMemory naming `op` and the bytes when the device
   // cannot give it (larger than one allocation may be, or refused after the pool was emptied).
@@ -69,6 +80,14 @@ class Context : public std::enable_shared_from_this<Context> {
   // Enqueues a copy of `bytes` host bytes into `dst` at `offset` without waiting: the bytes are copied
   // first and freed when the write completes.
   void write(Allocation& dst, size_t offset, const void* data, size_t bytes, const char* op);
+  // A device buffer holding `bytes`, a read-only argument block (a layout, an index table, a fused program's
+  // scalars). Blocks up to kBlockCacheMax bytes are found by content, so a launch that repeats one writes
+  // nothing; a larger one gets a buffer of its own, written now and held by `keep` until the launch is
+  // enqueued. Call under the launch mutex.
+  static constexpr size_t kBlockCacheMax = 1024;
+  // Blocks kept at most; past it the cache starts over, its buffers back to the pool.
+  static constexpr size_t kBlockCacheEntries = 2048;
+  cl_mem argument_block(const std::vector<uint8_t>& bytes, const char* op, std::vector<AllocationPtr>& keep);
   // Reads `bytes` at `offset` of `src` into `out`, waiting only for the last write of `src`; raises a
   // fault a kernel reported.
   void read(const Allocation& src, size_t offset, void* out, size_t bytes, const char* op);
@@ -96,6 +115,21 @@ class Context : public std::enable_shared_from_this<Context> {
  private:
   explicit Context(const DeviceProfile& profile);
   void check_faults(const char* op);
+  // A pooled or new buffer of at least `bytes` and its capacity (allocate's work).
+  std::pair<cl_mem, size_t> take(size_t bytes, const char* op);
+  // write() under the launch mutex.
+  void write_locked(cl_mem dst, size_t offset, const void* data, size_t bytes, const char* op, cl_event* done);
+  void drop_blocks();
+
+  // Transparent, so that a lookup by a block's bytes copies nothing.
+  struct BlockHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct Block {
+    cl_mem mem;
+    size_t capacity;
+  };
 
   DeviceProfile profile_;
   cl_context ctx_ = nullptr;
@@ -103,6 +137,10 @@ class Context : public std::enable_shared_from_this<Context> {
   cl_command_queue read_queue_ = nullptr;
   std::unique_ptr<Programs> programs_;
   std::mutex launch_mutex_;
+  size_t batch_;             // launches per gate; 0: no gate (BURN_OPENCL_BATCH)
+  cl_event gate_ = nullptr;  // under launch_mutex_
+  size_t gated_ = 0;         // launches waiting on gate_
+  std::unordered_map<std::string, Block, BlockHash, std::equal_to<>> blocks_;  // by content; under launch_mutex_
   Blas blas_;
   std::mutex pool_mutex_;
   std::map<size_t, std::vector<cl_mem>> free_;  // by capacity
