@@ -934,17 +934,22 @@ TEST(OpenClRuntime, NormsForwardAndBackward) {
 TEST(OpenClRuntime, ArangeMatchesTheCpuPluginInEveryDtype) {
   REQUIRE_DEVICE();
   const BackendPtr cpu = plugins::create_backend("cpu");
-  std::vector<DType> dtypes{DType::F32, DType::I64, DType::I32, DType::I8, DType::U8};
+  std::vector<DType> dtypes{DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I8, DType::U8};
   if (ctx->profile().fp64) dtypes.push_back(DType::F64);
   const std::vector<std::array<int64_t, 3>> ranges{{0, 7, 1}, {3, 100, 7}, {0, 0, 1}};
-  for (DType d : dtypes)
-    for (const std::array<int64_t, 3>& r : ranges) {
+  // Past f16's and bf16's exact integers (2049 and 257 round), for the float dtypes.
+  const std::vector<std::array<int64_t, 3>> float_ranges{{2045, 2053, 1}, {-259, 300, 3}};
+  for (DType d : dtypes) {
+    std::vector<std::array<int64_t, 3>> rs = ranges;
+    if (is_float(d)) rs.insert(rs.end(), float_ranges.begin(), float_ranges.end());
+    for (const std::array<int64_t, 3>& r : rs) {
       const std::string what = std::string(dtype_name(d)) + " arange(" + std::to_string(r[0]) + ", " +
                                std::to_string(r[1]) + ", " + std::to_string(r[2]) + ")";
       const Prim got = be.arange(r[0], r[1], r[2], d);
       const Prim want = cpu->arange(r[0], r[1], r[2], d);
       EXPECT_TRUE(be.into_data(got) == cpu->into_data(want)) << what;
     }
+  }
   // Downwards, and values past 2^31 in i64.
   EXPECT_EQ(download<int64_t>(be, be.arange(5, -4, -3, DType::I64)), (std::vector<int64_t>{5, 2, -1}));
   const int64_t big = int64_t{3} << 32;
