@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 
 namespace burn::opencl {
@@ -23,8 +24,9 @@ ClType cl_type(DType dtype, const DeviceProfile& p, const char* op) {
     case DType::I8: return {"char", "int"};
     case DType::U8: return {"uchar", "int"};
     case DType::Bool: return {"uchar", "uint"};
-    case DType::F16:
-    case DType::BF16: return unsupported("not implemented yet on the opencl backend");
+    // 16-bit floats: their bits in a ushort, computed as float (prelude.clh's conversions; docs/decisions.md).
+    case DType::F16: return {"ushort", "float", "b_f16_to_f32", "b_to_f16"};
+    case DType::BF16: return {"ushort", "float", "b_bf16_to_f32", "b_to_bf16"};
   }
   return unsupported("unknown dtype");
 }
@@ -33,10 +35,18 @@ void add_operand_defines(Defines& d, const std::string& name, DType dtype, const
   const ClType t = cl_type(dtype, p, op);
   d.emplace_back(name + "_T", t.storage);
   d.emplace_back(name + "_C", t.compute);
-  d.emplace_back(name + "_FROM(v)", std::string("((") + t.compute + ")(v))");
-  d.emplace_back(name + "_TO(v)", std::string("((") + t.storage + ")(v))");
+  d.emplace_back(name + "_FROM(v)", t.from ? std::string(t.from) + "(v)" : std::string("((") + t.compute + ")(v))");
+  d.emplace_back(name + "_TO(v)", t.to ? std::string(t.to) + "(v)" : std::string("((") + t.storage + ")(v))");
   if (dtype == DType::F64 && std::none_of(d.begin(), d.end(), [](const auto& kv) { return kv.first == "HAS_F64"; }))
     d.emplace_back("HAS_F64", "1");
+}
+
+void add_bits_defines(Defines& d, const std::string& name, DType dtype, const DeviceProfile& p, const char* op) {
+  if (dtype != DType::F16 && dtype != DType::BF16) return add_operand_defines(d, name, gpu::bits_dtype(dtype), p, op);
+  d.emplace_back(name + "_T", "ushort");
+  d.emplace_back(name + "_C", "uint");
+  d.emplace_back(name + "_FROM(v)", "((uint)(v))");
+  d.emplace_back(name + "_TO(v)", "((ushort)(v))");
 }
 
 Launch& Launch::buffer(const OpenClTensor& t, bool write) {

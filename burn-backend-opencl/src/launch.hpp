@@ -22,18 +22,24 @@ inline constexpr int64_t kIndex32 = int64_t{1} << 31;
 
 using gpu::Layout;
 
-// The OpenCL C spelling of a dtype's storage and compute types ("uchar", "uint" for bool); Unsupported
-// naming the op, dtype and device when the device lacks it (f64 without cl_khr_fp64; f16 and bf16 are
-// not implemented yet).
+// The OpenCL C spelling of a dtype's storage and compute types ("uchar", "uint" for bool; "ushort", "float"
+// for f16 and bf16, with the prelude's conversions between them); Unsupported naming the op, dtype and
+// device when the device lacks it (f64 without cl_khr_fp64).
 struct ClType {
   const char* storage;
   const char* compute;
+  const char* from = nullptr;  // storage -> compute when not a cast: "b_f16_to_f32"
+  const char* to = nullptr;    // any scalar -> storage when not a cast: "b_to_f16"
 };
 ClType cl_type(DType dtype, const DeviceProfile& profile, const char* op);
 
 // Operand `name`'s name_T, name_C, name_FROM(v), name_TO(v) and the HAS_F64 switch.
 void add_operand_defines(Defines& d, const std::string& name, DType dtype, const DeviceProfile& profile,
                          const char* op);
+
+// Operand `name`'s defines for moving dtype's elements as bits (copies within a dtype, gathers): the int of
+// its size (gpu::bits_dtype), a ushort for f16 and bf16 (a conversion would quiet a signalling NaN).
+void add_bits_defines(Defines& d, const std::string& name, DType dtype, const DeviceProfile& profile, const char* op);
 
 class Launch {
  public:
@@ -57,6 +63,11 @@ class Launch {
   // PARAM_TENSOR(name): the defines of t's dtype, its buffer and element offset.
   Launch& tensor(const std::string& name, const OpenClTensor& t, bool write) {
     add_operand_defines(defines_, name, t.dtype(), ctx_.profile(), op_);
+    return buffer(t, write);
+  }
+  // PARAM_TENSOR(name) whose elements the kernel moves as bits (add_bits_defines).
+  Launch& bits(const std::string& name, const OpenClTensor& t, bool write) {
+    add_bits_defines(defines_, name, t.dtype(), ctx_.profile(), op_);
     return buffer(t, write);
   }
   // PARAM_TENSOR without defines (they came with use()).

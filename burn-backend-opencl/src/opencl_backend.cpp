@@ -67,11 +67,16 @@ void OpenClBackend::copy_into(const OpenClTensor& src, const OpenClTensor& dst, 
   if (n == 0) return;
   const gpu::Layout l =
       gpu::collapse(dst.shape(), {gpu::broadcast_strides(src.shape(), src.strides(), dst.shape()), dst.strides()});
-  // A copy within a dtype moves bits as the int of its size (gpu::bits_dtype): one program per element size.
+  // A copy within a dtype moves bits as the int of its size (add_bits_defines): one program per element size.
   const bool same = src.dtype() == dst.dtype();
   gpu::Defines d;
-  add_operand_defines(d, "X", same ? gpu::bits_dtype(src.dtype()) : src.dtype(), ctx_->profile(), op);
-  add_operand_defines(d, "Y", same ? gpu::bits_dtype(dst.dtype()) : dst.dtype(), ctx_->profile(), op);
+  if (same) {
+    add_bits_defines(d, "X", src.dtype(), ctx_->profile(), op);
+    add_bits_defines(d, "Y", dst.dtype(), ctx_->profile(), op);
+  } else {
+    add_operand_defines(d, "X", src.dtype(), ctx_->profile(), op);
+    add_operand_defines(d, "Y", dst.dtype(), ctx_->profile(), op);
+  }
   Launch lc(*ctx_, "copy", op);
   lc.use(d).buffer(src, false).buffer(dst, true).i64(n).layout(l, {"X", "Y"});
   if (dst.dtype() == DType::Bool && src.dtype() != DType::Bool) lc.define("TO_BOOL");

@@ -32,11 +32,10 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
   } catch (const Unsupported&) {
     return false;
   }
-  if (op == OpId::matmul)
-    return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32;
+  if (op == OpId::matmul) return is_float(dtype) || dtype == DType::I64 || dtype == DType::I32;
   if (op == OpId::gather || op == OpId::select || op == OpId::argwhere) return true;  // they move bits or test them
   if (op == OpId::arange) return dtype != DType::Bool;  // arange_length refuses a range of bool
-  if (op == OpId::softmax || op == OpId::log_softmax) return dtype == DType::F32 || dtype == DType::F64;
+  if (op == OpId::softmax || op == OpId::log_softmax) return is_float(dtype);
   if (op == OpId::sort || op == OpId::argsort || op == OpId::topk) {
     try {
       reduce_spec(OpId::max_dim, dtype, ctx_->profile(), op_info(op).name);  // the dtypes a comparison takes
@@ -48,7 +47,7 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
   if (op == OpId::scatter_add || op == OpId::select_add) return dtype != DType::Bool;
   if (op_info(op).group == OpGroup::pool || op_info(op).group == OpGroup::conv || op_info(op).group == OpGroup::norm ||
       op_info(op).group == OpGroup::resample || op_info(op).group == OpGroup::attention)
-    return dtype == DType::F32 || dtype == DType::F64;
+    return is_float(dtype);
   switch (op_info(op).group) {
     case OpGroup::creation:
     case OpGroup::layout: return true;
@@ -66,7 +65,7 @@ bool OpenClBackend::supports(OpId op, DType dtype) const {
         return false;
       }
     }
-    default: return gpu::elementwise_expr(op, dtype).has_value();
+    default: return gpu::elementwise_expr(op, dtype, gpu::Bf16::as_float).has_value();
   }
 }
 

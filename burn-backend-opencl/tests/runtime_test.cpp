@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -24,6 +25,7 @@ namespace burn::opencl {
 namespace {
 
 using test::expect_close;
+using test::expect_same;
 using test::on_both;
 using test::philox;
 
@@ -616,7 +618,13 @@ TEST(OpenClRuntime, SupportsAnswersByOpAndDtype) {
   EXPECT_TRUE(be.supports(OpId::add, DType::F32));
   EXPECT_TRUE(be.supports(OpId::exp, DType::F32));
   EXPECT_FALSE(be.supports(OpId::exp, DType::I64));
-  EXPECT_FALSE(be.supports(OpId::add, DType::F16));
+  EXPECT_TRUE(be.supports(OpId::add, DType::F16));
+  EXPECT_TRUE(be.supports(OpId::exp, DType::BF16));
+  EXPECT_FALSE(be.supports(OpId::bitwise_and, DType::BF16));
+  EXPECT_TRUE(be.supports(OpId::sum_dim, DType::BF16));
+  EXPECT_TRUE(be.supports(OpId::matmul, DType::F16));
+  EXPECT_TRUE(be.supports(OpId::matmul, DType::BF16));
+  EXPECT_TRUE(be.supports(OpId::random, DType::BF16));
   EXPECT_TRUE(be.supports(OpId::matmul, DType::F32));
   EXPECT_TRUE(be.supports(OpId::matmul, DType::I64));
   EXPECT_FALSE(be.supports(OpId::matmul, DType::Bool));
@@ -628,7 +636,7 @@ TEST(OpenClRuntime, SupportsAnswersByOpAndDtype) {
   EXPECT_TRUE(be.supports(OpId::topk, DType::I64));
   EXPECT_FALSE(be.supports(OpId::argsort, DType::Bool));
   EXPECT_TRUE(be.supports(OpId::argwhere, DType::Bool));
-  EXPECT_FALSE(be.supports(OpId::argwhere, DType::F16));
+  EXPECT_TRUE(be.supports(OpId::argwhere, DType::F16));
 }
 
 // Sorts by (value, index): stable, NaN largest, descending, along either dim of a transposed view, a line
@@ -990,17 +998,22 @@ TEST(OpenClRuntime, NormsForwardAndBackward) {
 TEST(OpenClRuntime, ArangeMatchesTheCpuPluginInEveryDtype) {
   REQUIRE_DEVICE();
   const BackendPtr cpu = plugins::create_backend("cpu");
-  std::vector<DType> dtypes{DType::F32, DType::I64, DType::I32, DType::I8, DType::U8};
+  std::vector<DType> dtypes{DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I8, DType::U8};
   if (ctx->profile().fp64) dtypes.push_back(DType::F64);
   const std::vector<std::array<int64_t, 3>> ranges{{0, 7, 1}, {3, 100, 7}, {0, 0, 1}};
-  for (DType d : dtypes)
-    for (const std::array<int64_t, 3>& r : ranges) {
+  // Past f16's and bf16's exact integers (2049 and 257 round), for the float dtypes.
+  const std::vector<std::array<int64_t, 3>> float_ranges{{2045, 2053, 1}, {-259, 300, 3}};
+  for (DType d : dtypes) {
+    std::vector<std::array<int64_t, 3>> rs = ranges;
+    if (is_float(d)) rs.insert(rs.end(), float_ranges.begin(), float_ranges.end());
+    for (const std::array<int64_t, 3>& r : rs) {
       const std::string what = std::string(dtype_name(d)) + " arange(" + std::to_string(r[0]) + ", " +
                                std::to_string(r[1]) + ", " + std::to_string(r[2]) + ")";
       const Prim got = be.arange(r[0], r[1], r[2], d);
       const Prim want = cpu->arange(r[0], r[1], r[2], d);
       EXPECT_TRUE(be.into_data(got) == cpu->into_data(want)) << what;
     }
+  }
   // Downwards, and values past 2^31 in i64.
   EXPECT_EQ(download<int64_t>(be, be.arange(5, -4, -3, DType::I64)), (std::vector<int64_t>{5, 2, -1}));
   const int64_t big = int64_t{3} << 32;
@@ -1181,6 +1194,155 @@ TEST(OpenClRuntime, AttentionMatchesTheCpuPlugin) {
   EXPECT_FALSE(be.supports(OpId::attention, DType::I32));
   const Prim xi = upload<int32_t>(be, std::vector<int32_t>(8, 1), DType::I32, Shape{1, 1, 2, 4});
   EXPECT_THROW(be.attention(xi, xi, xi, nullptr, AttentionOptions{}), DTypeError);
+}
+
+// f16 and bf16 are stored as 16 bits and computed as float: the loads (vload_half, bf16's shift) and the
+// stores (vstore_half_rte, bf16's rounding to nearest even) give the cpu plugin's casts bit for bit.
+TensorData bits16(const std::vector<uint16_t>& bits, DType d) {
+  TensorData t = TensorData::uninitialized(Shape{static_cast<int64_t>(bits.size())}, d);
+  std::memcpy(t.raw(), bits.data(), bits.size() * 2);
+  return t;
+}
+
+std::vector<uint16_t> bits_of(const TensorData& t) {
+  std::vector<uint16_t> v(static_cast<size_t>(t.num_elements()));
+  std::memcpy(v.data(), t.raw(), v.size() * 2);
+  return v;
+}
+
+void expect_same_bits(const TensorData& got, const TensorData& want, const std::string& what) {
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  ASSERT_EQ(got.bytes().size(), want.bytes().size()) << what;
+  const auto* g = static_cast<const uint8_t*>(got.raw());
+  const auto* w = static_cast<const uint8_t*>(want.raw());
+  const size_t size = dtype_size(got.dtype());
+  int shown = 0;
+  for (size_t i = 0; i < got.bytes().size() && shown < 8; i += size)
+    if (std::memcmp(g + i, w + i, size) != 0) {
+      uint64_t gb = 0, wb = 0;
+      std::memcpy(&gb, g + i, size);
+      std::memcpy(&wb, w + i, size);
+      ADD_FAILURE() << what << ": element " << i / size << " is 0x" << std::hex << gb << ", the cpu plugin's 0x" << wb
+                    << std::dec;
+      ++shown;
+    }
+}
+
+TEST(OpenClHalf, WideningEveryPatternMatchesTheCpuPlugin) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  std::vector<uint16_t> all(65536);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  for (DType d : {DType::F16, DType::BF16}) {
+    const TensorData t = bits16(all, d);
+    // Loaded and stored back unchanged (a copy moves bits: signalling NaNs stay), widened as the cpu does.
+    const Prim x = be.from_data(t);
+    expect_same_bits(be.into_data(be.contiguous(be.cl(be.flip(x, {0}), "test"), "test")),
+                     cpu->into_data(cpu->flip(cpu->from_data(t), {0})), std::string(dtype_name(d)) + " copy");
+    expect_same_bits(be.into_data(be.cast(x, DType::F32)), cpu->into_data(cpu->cast(cpu->from_data(t), DType::F32)),
+                     std::string(dtype_name(d)) + " to f32");
+  }
+}
+
+TEST(OpenClHalf, NarrowingRoundsAsTheCpuPlugin) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  const float inf = std::numeric_limits<float>::infinity();
+  // Ties to even and past them in both formats, f16's largest finite value and where it overflows, f16
+  // subnormals (ties included), f32 subnormals (bf16 keeps them), bf16's overflow, NaN with its sign and
+  // payload, signed zeros.
+  std::vector<float> v{1.0f + 0x1p-11f,
+                       1.0f + 3 * 0x1p-11f,
+                       1.0f + 0x1p-11f + 0x1p-23f,
+                       65504.0f,
+                       65519.99f,
+                       65520.0f,
+                       -65520.0f,
+                       inf,
+                       -inf,
+                       0x1p-24f,
+                       0x1p-25f,
+                       3 * 0x1p-26f,
+                       0x1p-14f - 0x1p-25f,
+                       0x1p-149f,
+                       0x1p-130f,
+                       1.0f + 0x1p-8f,
+                       1.0f + 3 * 0x1p-8f,
+                       1.0f + 0x1p-8f + 0x1p-23f,
+                       0x1.fffffep127f,
+                       0.0f,
+                       -0.0f,
+                       -1.5f,
+                       3.14159f};
+  for (uint32_t nan : {0x7fc00000u, 0xffc00001u, 0x7fa00000u, 0x7f800001u, 0xffe01234u}) {
+    float f;
+    std::memcpy(&f, &nan, 4);
+    v.push_back(f);
+  }
+  // And 20,000 patterns of every exponent.
+  std::mt19937 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t u = rng();
+    float f;
+    std::memcpy(&f, &u, 4);
+    v.push_back(f);
+  }
+  const TensorData t = TensorData::from_vector(v, Shape{static_cast<int64_t>(v.size())});
+  const Prim x = be.from_data(t), xc = cpu->from_data(t);
+  for (DType d : {DType::F16, DType::BF16})
+    expect_same_bits(be.into_data(be.cast(x, d)), cpu->into_data(cpu->cast(xc, d)),
+                     std::string("f32 to ") + std::string(dtype_name(d)));
+  const std::vector<uint16_t> h =
+      bits_of(be.into_data(be.cast(upload<float>(be, {1.0f + 0x1p-11f, 65520.0f}, DType::F32), DType::F16)));
+  EXPECT_EQ(h, (std::vector<uint16_t>{0x3c00, 0x7c00}));  // the tie to even, the overflow to inf
+  // From f64 and from ints, through float as the cpu.
+  std::vector<std::pair<Prim, Prim>> from;
+  if (ctx->profile().fp64) {
+    const TensorData dd = TensorData::from_vector(
+        std::vector<double>{1.0 + 0x1p-11 + 0x1p-40, 65519.999, 1e300, -0x1p-25, 0.1}, Shape{5});
+    from.emplace_back(be.from_data(dd), cpu->from_data(dd));
+  }
+  const TensorData di =
+      TensorData::from_vector(std::vector<int64_t>{2049, 65519, 70000, -3, int64_t{1} << 40}, Shape{5});
+  from.emplace_back(be.from_data(di), cpu->from_data(di));
+  for (const auto& [g, c] : from)
+    for (DType d : {DType::F16, DType::BF16})
+      expect_same_bits(be.into_data(be.cast(g, d)), cpu->into_data(cpu->cast(c, d)),
+                       std::string(dtype_name(be.into_data(g).dtype())) + " to " + std::string(dtype_name(d)));
+}
+
+// The ops compute in f32 and round once, as the cpu plugin: elementwise, a reduction (f32 partials), the
+// plugin's GEMM kernel (K folded in f32), softmax; bf16 as f16 where the ops take it.
+TEST(OpenClHalf, OpsComputeInF32AndRoundOnceAsTheCpuPlugin) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  std::vector<double> av, bv;
+  for (int i = 0; i < 64 * 48; ++i) av.push_back(std::sin(i * 0.37) * 3), bv.push_back(std::cos(i * 0.11) * 2);
+  for (DType d : {DType::F16, DType::BF16}) {
+    const std::string n(dtype_name(d));
+    const auto [a, ac] = on_both(be, *cpu, av, Shape{64, 48}, d);
+    const auto [b, bc] = on_both(be, *cpu, bv, Shape{64, 48}, d);
+    // Sums of 48 and 3,072 terms: the cpu's order differs, so within the f32 sum's error, then one rounding.
+    const double ulp = d == DType::F16 ? 0x1p-10 : 0x1p-7;
+    expect_close(be, be.sum_dim(a, 1), *cpu, cpu->sum_dim(ac, 1), ulp, n + " sum_dim");
+    expect_close(be, be.mean(a), *cpu, cpu->mean(ac), ulp, n + " mean");
+    expect_same(be, be.max_dim(a, 0), *cpu, cpu->max_dim(ac, 0), n + " max_dim");
+    expect_close(be, be.softmax(a, 1), *cpu, cpu->softmax(ac, 1), ulp, n + " softmax");
+    expect_same(be, be.argsort(a, 1, false, true), *cpu, cpu->argsort(ac, 1, false, true), n + " argsort");
+    expect_close(be, be.cumsum(a, 1), *cpu, cpu->cumsum(ac, 1), ulp, n + " cumsum");
+    expect_same(be, be.add(a, b), *cpu, cpu->add(ac, bc), n + " add");
+    expect_same(be, be.mul_scalar(a, Scalar(0.3)), *cpu, cpu->mul_scalar(ac, Scalar(0.3)), n + " mul_scalar");
+    expect_same(be, be.exp(a), *cpu, cpu->exp(ac), n + " exp");
+    expect_same(be, be.greater(a, b), *cpu, cpu->greater(ac, bc), n + " greater");
+    expect_close(be, be.matmul(a, be.permute(b, {1, 0})), *cpu, cpu->matmul(ac, cpu->permute(bc, {1, 0})), ulp,
+                 n + " matmul");
+    // Uniform draws rounded to the format stay below the bound (a draw that rounds up to it becomes the
+    // largest value under it: about 8 of 4,096 in bf16).
+    const TensorData r = be.into_data(be.random(Shape{4096}, Distribution::uniform(0.0, 1.0), d));
+    EXPECT_EQ(r.dtype(), d);
+    const std::vector<float> rv = r.convert(DType::F32).to_vec<float>();
+    EXPECT_TRUE(std::all_of(rv.begin(), rv.end(), [](float f) { return f >= 0.0f && f < 1.0f; })) << n;
+  }
 }
 
 }  // namespace

@@ -304,6 +304,13 @@ std::optional<Expr> elementwise_expr(OpId op, DType d) {
   return std::nullopt;
 }
 
+std::optional<Expr> elementwise_expr(OpId op, DType d, Bf16 bf16) {
+  if (d != DType::BF16 || bf16 == Bf16::storage) return elementwise_expr(op, d);
+  std::optional<Expr> x = elementwise_expr(op, DType::F16);
+  if (x && x->result == DType::F16) x->result = DType::BF16;
+  return x;
+}
+
 std::string with_literals(std::string text, DType d, Dialect dialect) {
   for (size_t at = text.find("LIT("); at != std::string::npos; at = text.find("LIT(", at)) {
     const size_t close = text.find(')', at);

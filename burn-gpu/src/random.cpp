@@ -12,7 +12,7 @@ namespace burn::gpu {
 
 namespace {
 
-bool float_target(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
+bool float_target(DType d) { return is_float(d); }
 
 // The largest value of float dtype d below b (b finite): where a uniform draw that rounds up to b goes.
 double below_in(DType d, double b) {
@@ -21,12 +21,15 @@ double below_in(DType d, double b) {
     const float f = static_cast<float>(b);
     return f < b ? f : std::nextafter(f, -INFINITY);
   }
-  const uint16_t h = f32_to_f16(static_cast<float>(b));  // f16
-  if (f16_to_f32(h) < b) return f16_to_f32(h);
+  // f16 or bf16 (the vulkan plugin draws no bf16; the opencl plugin does)
+  const bool f16 = d == DType::F16;
+  const auto widen = [f16](uint16_t v) { return static_cast<double>(f16 ? f16_to_f32(v) : bf16_to_f32(v)); };
+  const uint16_t h = f16 ? f32_to_f16(static_cast<float>(b)) : f32_to_bf16(static_cast<float>(b));
+  if (widen(h) < b) return widen(h);
   const uint16_t down = (h & 0x7fff) == 0 ? 0x8001
                         : (h & 0x8000)    ? static_cast<uint16_t>(h + 1)
                                           : static_cast<uint16_t>(h - 1);
-  return f16_to_f32(down);
+  return widen(down);
 }
 
 }  // namespace

@@ -181,7 +181,7 @@ DType bits_dtype(DType d) {
 }
 
 ElementwisePlan plan_elementwise(OpId op, std::initializer_list<Prim> inputs, const std::string& device,
-                                 const std::function<bool(const Prim&, const Shape&, DType)>& reusable) {
+                                 const std::function<bool(const Prim&, const Shape&, DType)>& reusable, Bf16 bf16) {
   const char* name = op_info(op).name;
   std::vector<Shape> shapes;
   for (const Prim& p : inputs) {
@@ -189,7 +189,7 @@ ElementwisePlan plan_elementwise(OpId op, std::initializer_list<Prim> inputs, co
     shapes.push_back(p->shape());
   }
   const DType d = inputs.begin()->get()->dtype();
-  const std::optional<Expr> e = elementwise_expr(op, d);
+  const std::optional<Expr> e = elementwise_expr(op, d, bf16);
   if (!e) throw Unsupported(name, "dtype " + std::string(dtype_name(d)) + " on " + device);
   int k = 0;
   for (const Prim& p : inputs) {

@@ -21,8 +21,9 @@ Prim softmax_op(const OpenClBackend& be, Prim x, size_t dim, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   const ClPtr in = be.cl(x, op);
   x.reset();
-  if (in->dtype() != DType::F32 && in->dtype() != DType::F64)
-    throw DTypeError(op, "input must be a float tensor (f32 or f64), got " + std::string(dtype_name(in->dtype())));
+  if (!is_float(in->dtype()))
+    throw DTypeError(
+        op, "input must be a float tensor (f32, f64, f16 or bf16), got " + std::string(dtype_name(in->dtype())));
   const ClPtr t = be.contiguous(in, op);
   const Shape& s = t->shape();
   const gpu::AroundDim a = gpu::around_dim(s, dim, op);

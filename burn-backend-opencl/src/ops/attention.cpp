@@ -20,8 +20,8 @@ Prim OpenClBackend::attention(Prim query, Prim key, Prim value, Prim mask, const
   if (!query || !key || !value) throw ValueError(op, "a tensor argument is missing");
   const ClPtr q = cl(query, op), k = cl(key, op), v = cl(value, op);
   const DType dt = q->dtype();
-  if (dt != DType::F32 && dt != DType::F64)
-    throw DTypeError(op, "expected float tensors (f32 or f64), got " + std::string(dtype_name(dt)));
+  if (!is_float(dt))
+    throw DTypeError(op, "expected float tensors (f32, f64, f16 or bf16), got " + std::string(dtype_name(dt)));
   if (k->dtype() != dt || v->dtype() != dt)
     throw DTypeError(op, "query, key and value must share a dtype, got " + std::string(dtype_name(dt)) + ", " +
                              std::string(dtype_name(k->dtype())) + " and " + std::string(dtype_name(v->dtype())));

@@ -44,7 +44,7 @@ const Family& family_of(OpId op, DType d, const gpu::Expr& e) {
   size_t at = 0;
   for (const OpInfo& info : all_ops()) {
     if (info.group != op_info(op).group) continue;
-    const std::optional<gpu::Expr> x = gpu::elementwise_expr(info.id, d);
+    const std::optional<gpu::Expr> x = gpu::elementwise_expr(info.id, d, gpu::Bf16::as_float);
     if (!x || !same_shape(*x, e)) continue;
     if (info.id == op) at = members.size();
     members.push_back(info.id);
@@ -52,7 +52,8 @@ const Family& family_of(OpId op, DType d, const gpu::Expr& e) {
   const size_t first = at / kFamilyMax * kFamilyMax;
   Family f;
   for (size_t k = first; k < members.size() && k < first + kFamilyMax; ++k)
-    f.exprs.push_back(gpu::with_literals(gpu::elementwise_expr(members[k], d)->text, d, gpu::Dialect::OpenCl));
+    f.exprs.push_back(
+        gpu::with_literals(gpu::elementwise_expr(members[k], d, gpu::Bf16::as_float)->text, d, gpu::Dialect::OpenCl));
   f.code = static_cast<uint32_t>(at - first);
   return cache.emplace(std::make_pair(op, d), std::move(f)).first->second;
 }
@@ -62,7 +63,8 @@ const Family& family_of(OpId op, DType d, const gpu::Expr& e) {
 Prim elementwise(const OpenClBackend& be, OpId op, std::initializer_list<Prim> inputs, Scalar s0, Scalar s1) {
   const char* name = op_info(op).name;
   Context& ctx = be.context();
-  const gpu::ElementwisePlan plan = gpu::plan_elementwise(op, inputs, "OpenCL device " + ctx.profile().name, reusable);
+  const gpu::ElementwisePlan plan =
+      gpu::plan_elementwise(op, inputs, "OpenCL device " + ctx.profile().name, reusable, gpu::Bf16::as_float);
   std::vector<ClPtr> in;
   std::vector<gpu::View> views;
   for (const Prim& p : inputs) {
@@ -102,7 +104,7 @@ namespace {
 
 gpu::Defines build_defines(OpId op, DType d, size_t arity, const DeviceProfile& profile) {
   const char* name = op_info(op).name;
-  const std::optional<gpu::Expr> e = gpu::elementwise_expr(op, d);
+  const std::optional<gpu::Expr> e = gpu::elementwise_expr(op, d, gpu::Bf16::as_float);
   if (!e) throw Unsupported(name, "dtype " + std::string(dtype_name(d)) + " on OpenCL device " + profile.name);
   static const char* const kNames[] = {"A", "B", "C"};
   gpu::Defines out;

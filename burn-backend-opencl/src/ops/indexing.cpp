@@ -56,11 +56,6 @@ ClPtr along_dim(const ClPtr& idx, const Shape& shape, size_t dim) {
   return make_view(idx, shape, std::move(strides), idx->offset());
 }
 
-// A view of t's buffer with another dtype of the same element size (the gather kernel moves bits).
-ClPtr as_bits(const ClPtr& t) {
-  return std::make_shared<OpenClTensor>(t->shape(), gpu::bits_dtype(t->dtype()), t->alloc(), t->strides(), t->offset());
-}
-
 ClPtr run_gather(const OpenClBackend& be, const ClPtr& x, size_t dim, const ClPtr& idx, const char* op,
                  const std::string& what) {
   Context& ctx = be.context();
@@ -75,7 +70,7 @@ ClPtr run_gather(const OpenClBackend& be, const ClPtr& x, size_t dim, const ClPt
   l.index64 = l.index64 || spans_2g(*x);
   Launch lc(ctx, "indexing", op);
   lc.define("GATHER");
-  lc.tensor("X", *as_bits(x), false).tensor("I", *idx, false).tensor("Y", *as_bits(out), true);
+  lc.bits("X", *x, false).tensor("I", *idx, false).bits("Y", *out, true);  // the gather moves bits
   lc.faults(true);
   lc.i64(n).i64(x->strides()[dim]).i64(x->shape()[dim]);
   lc.layout(l, {"I", "X"});
@@ -124,6 +119,13 @@ Prim OpenClBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   if (x->dtype() != v->dtype())
     throw DTypeError("scatter_add", "tensor " + std::string(dtype_name(x->dtype())) + " and values " +
                                         std::string(dtype_name(v->dtype())) + " differ");
+  // Values added to one element in turn (duplicate indices) are summed in f32 and rounded once, as the cpu
+  // backend's f16 and bf16 ops.
+  if (x->dtype() == DType::F16 || x->dtype() == DType::BF16) {
+    const DType h = x->dtype();
+    return cast(
+        scatter_add(cast(std::move(x), DType::F32), dim, std::move(indices), cast(std::move(values), DType::F32)), h);
+  }
   const Shape& is = idx->shape();
   shape_rules::scatter_add(x->shape(), dim, is, v->shape());
   cl_type(x->dtype(), ctx_->profile(), "scatter_add");  // Unsupported before copying
@@ -151,6 +153,13 @@ Prim OpenClBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   if (x->dtype() != v->dtype())
     throw DTypeError("select_add", "tensor " + std::string(dtype_name(x->dtype())) + " and values " +
                                        std::string(dtype_name(v->dtype())) + " differ");
+  // Values added to one element in turn (duplicate indices) are summed in f32 and rounded once, as the cpu
+  // backend's f16 and bf16 ops.
+  if (x->dtype() == DType::F16 || x->dtype() == DType::BF16) {
+    const DType h = x->dtype();
+    return cast(
+        select_add(cast(std::move(x), DType::F32), dim, std::move(indices), cast(std::move(values), DType::F32)), h);
+  }
   shape_rules::select_add(x->shape(), dim, idx->shape(), v->shape());
   cl_type(x->dtype(), ctx_->profile(), "select_add");
   ClPtr out = scatter_target(*this, x, "select_add");

@@ -198,8 +198,9 @@ Prim OpenClBackend::matmul(Prim lhs, Prim rhs) {
   if (b->dtype() != d)
     throw DTypeError(kOp, "lhs " + std::string(dtype_name(d)) + " and rhs " + std::string(dtype_name(b->dtype())) +
                               ": operands must have the same dtype");
-  if (d != DType::F32 && d != DType::F64 && d != DType::I64 && d != DType::I32)
-    throw DTypeError(kOp, "expected a numeric tensor (f32, f64, i64 or i32), got " + std::string(dtype_name(d)));
+  if (!is_float(d) && d != DType::I64 && d != DType::I32)
+    throw DTypeError(kOp,
+                     "expected a numeric tensor (f32, f64, f16, bf16, i64 or i32), got " + std::string(dtype_name(d)));
   cl_type(d, ctx_->profile(), kOp);  // Unsupported for f64 without cl_khr_fp64
   const Shape out_shape = shape_rules::matmul(a->shape(), b->shape(), kOp);
   const ClPtr out = alloc(out_shape, d, kOp);

@@ -20,7 +20,7 @@ namespace {
 
 // Elements an invocation folds in order (the vulkan plugin's column chunk).
 constexpr int64_t kChunk = 256;
-bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64; }
+bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16; }
 bool is_numeric(DType d) { return is_float_dtype(d) || d == DType::I64 || d == DType::I32; }
 bool is_any_all(OpId op) { return op == OpId::any || op == OpId::all || op == OpId::any_dim || op == OpId::all_dim; }
 
@@ -253,9 +253,13 @@ ReduceSpec reduce_spec(OpId op, DType d, const DeviceProfile& profile, const cha
   ReduceSpec s;
   s.op = name;
   s.in = s.out = d;
-  if (!is_any_all(op) && !is_numeric(d)) wrong_dtype(s.op, "numeric tensor (f32, f64, i64 or i32)", d);
-  cl_type(d, profile, s.op);  // Unsupported for f64 without cl_khr_fp64, f16 and bf16
-  s.acc = is_any_all(op) ? DType::Bool : (op == OpId::mean || op == OpId::mean_dim) && d == DType::I32 ? DType::I64 : d;
+  if (!is_any_all(op) && !is_numeric(d)) wrong_dtype(s.op, "numeric tensor (f32, f64, f16, bf16, i64 or i32)", d);
+  cl_type(d, profile, s.op);  // Unsupported for f64 without cl_khr_fp64
+  // f16 and bf16 accumulate in f32 (the vulkan plugin's and the cpu backend's rule), rounded once at the end.
+  s.acc = is_any_all(op)                                                  ? DType::Bool
+          : (op == OpId::mean || op == OpId::mean_dim) && d == DType::I32 ? DType::I64
+          : d == DType::F16 || d == DType::BF16                           ? DType::F32
+                                                                          : d;
   s.acc_cl = cl_type(s.acc, profile, s.op).compute;
   s.finish = "(a)";
   switch (op) {

@@ -29,7 +29,10 @@ Prim run(const OpenClBackend& be, const ClPtr& x, const ClPtr& g, const Shape& o
   const bool index64 = std::max(s.num_elements(), p.out.num_elements()) >= kIndex32;
   Launch lc(ctx, "resample", op);
   gpu::Defines d;
-  for (const char* name : {"X", "G", "Y", "W"}) add_operand_defines(d, name, x->dtype(), prof, op);
+  for (const char* name : {"X", "G", "Y"}) add_operand_defines(d, name, x->dtype(), prof, op);
+  // The tap weights: f64 for f64, else f32 (f16 and bf16 compute in f32).
+  const bool w64 = x->dtype() == DType::F64;
+  add_operand_defines(d, "W", w64 ? DType::F64 : DType::F32, prof, op);
   if (!backward) d.emplace_back("FORWARD", "1");
   if (index64) d.emplace_back("INDEX64", "1");
   lc.use(d);
@@ -37,7 +40,7 @@ Prim run(const OpenClBackend& be, const ClPtr& x, const ClPtr& g, const Shape& o
     lc.no_tensor().buffer(*g, false);
   else
     lc.buffer(*x, false).no_tensor();
-  lc.buffer(*y, true).index_block(p.ints, index64).array(p.weight_bytes(x->dtype() == DType::F64));
+  lc.buffer(*y, true).index_block(p.ints, index64).array(p.weight_bytes(w64));
   lc.i64(p.planes);
   for (int a = 0; a < 3; ++a) lc.i32(static_cast<int32_t>(p.in[a]));
   for (int a = 0; a < 3; ++a) lc.i32(static_cast<int32_t>(p.out_dims[a]));

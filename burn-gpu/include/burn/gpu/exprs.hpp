@@ -29,6 +29,12 @@ struct Expr {
 // that dtype (the caller raises Unsupported naming both).
 std::optional<Expr> elementwise_expr(OpId op, DType dtype);
 
+// What a plugin does with bf16 operands of an elementwise op: nothing (the vulkan plugin keeps bf16 for
+// storage, moves and casts), or compute them in float as f16 (the opencl plugin: both are loaded to float
+// and stored rounded, so bf16 takes f16's expression, its f16 result read as bf16).
+enum class Bf16 { storage, as_float };
+std::optional<Expr> elementwise_expr(OpId op, DType dtype, Bf16 bf16);
+
 // `text` with every LIT(x) written as a literal of dtype's precision in `dialect` (GLSL: x or xlf; OpenCL
 // C: xf or x). Neither preprocessor can paste a suffix onto a number, so the host writes them.
 std::string with_literals(std::string text, DType dtype, Dialect dialect);

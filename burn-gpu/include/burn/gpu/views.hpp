@@ -119,7 +119,8 @@ struct ElementwisePlan {
 // another dtype, the shape rules' errors. `reusable(p, shape, dtype)` says whether p's buffer may take
 // the result (the plugin's ownership check).
 ElementwisePlan plan_elementwise(OpId op, std::initializer_list<Prim> inputs, const std::string& device,
-                                 const std::function<bool(const Prim&, const Shape&, DType)>& reusable);
+                                 const std::function<bool(const Prim&, const Shape&, DType)>& reusable,
+                                 Bf16 bf16 = Bf16::storage);
 
 // The collapsed layout of views (shape, strides) broadcast to `shape`, one operand each, in order.
 Layout broadcast_layout(const Shape& shape, const std::vector<View>& operands);
