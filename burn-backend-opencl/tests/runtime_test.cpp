@@ -201,6 +201,7 @@ TEST(OpenClRuntime, ASecondContextLoadsTheProgramFromTheDiskCache) {
   std::filesystem::remove_all(dir);
   EXPECT_EQ(be.into_data(be.full(Shape{3}, Scalar(int64_t{4}), DType::I32)).to_vec<int32_t>(),
             (std::vector<int32_t>{4, 4, 4}));
+  std::filesystem::remove_all(dir);  // the fill above wrote its program back into the folder
 }
 
 TEST(OpenClRuntime, WritesReadsAndThePool) {
