@@ -100,11 +100,14 @@ function(burn_add_sanitizer_suite)
 endfunction()
 
 # Test code (the sources in a tests/ or conformance/ folder, benchmarks apart) is compiled with less
-# optimisation than the libraries it tests: -O1 in Release, -O0 in RelWithDebInfo (the asan preset). The
-# suites spend their time in the libraries, while their own sources (gtest bodies, fixtures, the conformance
-# cases) are 40 % of a cold build. A library source a test target compiles again (examples/demo.cpp in
-# tests/robustness) keeps the library's flags, so ccache still finds it. Called once, at the end of the
-# top-level CMakeLists.txt.
+# optimisation than the libraries it tests: -O0 in Release, but -O1 for the case-driving code of the
+# conformance chains and gradcheck (burn-tensor/conformance, tests/gradcheck: thousands of cases built and
+# compared per process), and -O0 in RelWithDebInfo (the asan preset), where test code also goes without
+# UBSan (ASan stays): UBSan took 27 % of a sanitized test file's compile, and what the stage checks is the
+# libraries, still compiled with both. The suites spend their time in the libraries, while their own
+# sources (gtest bodies, fixtures, the conformance cases) are 40 % of a cold build. A library source a test
+# target compiles again (examples/demo.cpp in tests/robustness) keeps the library's flags, so ccache still
+# finds it. Called once, at the end of the top-level CMakeLists.txt.
 function(burn_lighten_test_code dir)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
@@ -128,7 +131,14 @@ function(burn_lighten_test_code dir)
         set(other_sources TRUE)
       endif()
     endforeach()
-    set(lighter $<$<CONFIG:Release>:-O1> $<$<CONFIG:RelWithDebInfo>:-O0>)
+    set(release_level -O0)
+    if(source_dir MATCHES "/(conformance|gradcheck)$")
+      set(release_level -O1)
+    endif()
+    set(lighter $<$<CONFIG:Release>:${release_level}> $<$<CONFIG:RelWithDebInfo>:-O0>)
+    if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*undefined")
+      list(APPEND lighter -fno-sanitize=undefined)
+    endif()
     if(test_sources AND NOT other_sources)
       # On the target, so that the asan preset's unity build still merges its sources (CMake leaves a
       # source with its own COMPILE_OPTIONS out of the unity files).
@@ -142,4 +152,37 @@ function(burn_lighten_test_code dir)
   foreach(sub IN LISTS subdirs)
     burn_lighten_test_code(${sub})
   endforeach()
+endfunction()
+
+# The fuzz project (tests/fuzz: the recorders' and importers' libFuzzer targets, one Clang project) as two
+# ctest fixtures, registered once whichever component's tests ask first: `fuzz.configure` and `fuzz.build`
+# (labels fuzz, record, import). Sets BURN_FUZZ_DIR (the folder the fuzzers run in; executables under
+# its build/) in the caller's scope, empty without Clang (then no fuzz test is registered).
+function(burn_add_fuzz_project)
+  find_program(BURN_CLANGXX clang++)
+  find_program(BURN_CLANG clang)
+  if(NOT BURN_CLANGXX OR NOT BURN_CLANG)
+    set(BURN_FUZZ_DIR "" PARENT_SCOPE)
+    return()
+  endif()
+  set(dir ${CMAKE_BINARY_DIR}/fuzz)
+  set(BURN_FUZZ_DIR ${dir} PARENT_SCOPE)
+  get_property(done GLOBAL PROPERTY BURN_FUZZ_PROJECT_ADDED)
+  if(done)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY BURN_FUZZ_PROJECT_ADDED TRUE)
+  set(args -G "${CMAKE_GENERATOR}" "-DCMAKE_CXX_COMPILER=${BURN_CLANGXX}" "-DCMAKE_C_COMPILER=${BURN_CLANG}")
+  foreach(var CMAKE_MAKE_PROGRAM CMAKE_CXX_COMPILER_LAUNCHER)
+    if(NOT "${${var}}" STREQUAL "")
+      list(APPEND args "-D${var}=${${var}}")
+    endif()
+  endforeach()
+  add_test(NAME fuzz.configure
+    COMMAND ${CMAKE_COMMAND} --fresh -S ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../tests/fuzz -B ${dir}/build ${args})
+  set_tests_properties(fuzz.configure PROPERTIES LABELS "fuzz;record;import" TIMEOUT 300
+    FIXTURES_SETUP burn_fuzz_configured)
+  add_test(NAME fuzz.build COMMAND ${CMAKE_COMMAND} --build ${dir}/build)
+  set_tests_properties(fuzz.build PROPERTIES LABELS "fuzz;record;import" TIMEOUT 2700
+    FIXTURES_REQUIRED burn_fuzz_configured FIXTURES_SETUP burn_fuzz_built)
 endfunction()

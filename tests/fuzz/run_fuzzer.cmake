@@ -1,5 +1,5 @@
-# Runs one recorder fuzzer for SECONDS from SEEDS (cmake -P, for ctest): a fresh CORPUS folder, inputs
-# up to 8 KiB, 2 GiB of memory, 10 s per input. Fails on any crash, leak, timeout or sanitizer report,
+# Runs one fuzzer (a recorder's or an importer's) for SECONDS from SEEDS (cmake -P, for ctest): a fresh
+# CORPUS folder, inputs up to 8 KiB, 2 GiB of memory, 10 s per input. Fails on any crash, leak, timeout or sanitizer report,
 # and prints libFuzzer's final statistics (executions, speed).
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${CORPUS}")
