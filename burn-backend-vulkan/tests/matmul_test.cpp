@@ -252,6 +252,14 @@ TEST(VulkanMatmul, BadOperandsAreErrorsLikeTheCpuBackend) {
     Prim x = vk.from_data(matmul_operand(Shape{2, 2}, DType::F32, 52));
     EXPECT_THROW(vk.matmul(vk.cast(x, DType::F64), vk.cast(x, DType::F64)), Unsupported);
   }
+  // bf16 is a matmul dtype on the cpu plugin, storage only here: a missing feature, not a wrong dtype.
+  Prim b = vk.cast(f32(Shape{2, 2}), DType::BF16);
+  try {
+    vk.matmul(b, b);
+    ADD_FAILURE() << "bf16 matmul ran";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("bf16 is storage only"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VulkanMatmul, TheEpilogueHookRewritesEachResult) {

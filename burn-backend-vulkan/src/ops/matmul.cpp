@@ -111,6 +111,10 @@ GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t a
 }
 
 void check_gemm_dtype(DType d, const DeviceFeatures& features, const std::string& device) {
+  // bf16 is a matmul dtype (the cpu and opencl plugins run it, accumulating in f32); here it is storage only.
+  if (d == DType::BF16)
+    throw Unsupported("matmul", "dtype bf16 on Vulkan device " + device +
+                                    ": bf16 is storage only here (cast to f32 or f16 for the matmul)");
   if (d != DType::F32 && d != DType::F64 && d != DType::F16 && d != DType::I64 && d != DType::I32)
     throw DTypeError("matmul",
                      "expected a numeric tensor (f32, f64, f16, i64 or i32), got " + std::string(dtype_name(d)));
