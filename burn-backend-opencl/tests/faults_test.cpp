@@ -133,6 +133,21 @@ TEST(OpenClFaults, ADeviceLostAtAWaitFailsThisAndEveryLaterOpWithOneCause) {
   lose_device("device-lost-wait", "into_data", "clEnqueueReadBuffer", "CL_OUT_OF_RESOURCES (-5)");
 }
 
+TEST(OpenClFaults, ADeviceLostAtAnUploadNamesTheWrite) {
+  REQUIRE_PLATFORMS();
+  Device d = own_device(*platforms);
+  {
+    InjectFault f("device-lost");
+    try {
+      small(d);
+      FAIL() << "the injected device loss was ignored";
+    } catch (const DeviceError& e) {
+      EXPECT_CONTAINS(e.what(), "was lost (clEnqueueWriteBuffer: CL_INVALID_COMMAND_QUEUE (-36), in op 'from_data')");
+    }
+  }
+  EXPECT_THROW(small(d), DeviceError);
+}
+
 TEST(OpenClFaults, ADeviceLostAtFinishIsLostToo) {
   REQUIRE_PLATFORMS();
   Device d = own_device(*platforms);
