@@ -98,7 +98,6 @@ class Context : public std::enable_shared_from_this<Context> {
   // A lost device (docs/decisions.md): an enqueue that returns CL_INVALID_COMMAND_QUEUE, or a wait that returns
   // it, CL_OUT_OF_RESOURCES or CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, loses the device for good: that op
   // and every later one on it are a DeviceError with the first cause, and teardown waits for nothing.
-  bool lost() const { return lost_; }
   // DeviceError naming `op` and the first cause when the device was lost; a load when it was not.
   void throw_if_lost(const char* op) const;
   // After an enqueue of work: a lost device's code loses it (`injected`: by BURN_OPENCL_FAULT=device-lost),
