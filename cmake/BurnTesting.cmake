@@ -24,6 +24,10 @@ set(BURN_SANITIZER_LABELS "unit|conformance|gradcheck")
 # For tests of a tool's exit status and messages together:
 #   add_test(NAME t COMMAND ${CMAKE_COMMAND} -P ${BURN_RUN_EXPECT} EXIT nonzero MATCH "re" -- $<TARGET_FILE:tool> args)
 set(BURN_RUN_EXPECT ${CMAKE_CURRENT_LIST_DIR}/run_expect.cmake)
+# A plugin copy with one DT_NEEDED library renamed to one that does not exist (the plugins' no-loader tests):
+#   add_test(... COMMAND ${CMAKE_COMMAND} -DPLUGIN=... -DOUT_DIR=... -DLIBRARY=... -DREPLACEMENT=...
+#                -P ${BURN_COPY_PLUGIN_WITHOUT_LIBRARY})
+set(BURN_COPY_PLUGIN_WITHOUT_LIBRARY ${CMAKE_CURRENT_LIST_DIR}/copy_plugin_without_library.cmake)
 
 # How ctest runs a GoogleTest executable: one process per case (gtest_discover_tests; a failure names its
 # case, a crash takes down one case), or with BURN_TEST_PER_SUITE one process per suite ("Suite.*", run with

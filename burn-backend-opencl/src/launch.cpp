@@ -6,6 +6,7 @@
 
 #include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
+#include "runtime/fault_injection.hpp"
 
 namespace burn::opencl {
 
@@ -130,6 +131,7 @@ void Launch::run_grid(const std::array<size_t, 3>& groups, size_t wg_x, size_t w
 }
 
 void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const std::array<size_t, 3>& local) {
+  ctx_.throw_if_lost(op_);  // before building anything for a device that runs nothing more
   std::lock_guard lock(ctx_.launch_mutex());
   static const Defines kNone;
   cl_kernel k = ctx_.programs().get(kernel_, shared_ ? *shared_ : kNone, defines_, op_, text_);
@@ -157,12 +159,16 @@ void Launch::enqueue_nd(cl_uint dims, const std::array<size_t, 3>& global, const
   cl_check(clSetKernelArg(k, i, sizeof end, &end), op_, "clSetKernelArg");
   cl_event e = nullptr;
   cl_event gate = ctx_.gate();
-  const cl_int err = clEnqueueNDRangeKernel(ctx_.queue(), k, dims, nullptr, global.data(), local.data(), gate ? 1 : 0,
-                                            gate ? &gate : nullptr, &e);
+  const bool injected = fault_injected(Fault::device_lost);
+  const cl_int err = injected ? CL_INVALID_COMMAND_QUEUE
+                              : clEnqueueNDRangeKernel(ctx_.queue(), k, dims, nullptr, global.data(), local.data(),
+                                                       gate ? 1 : 0, gate ? &gate : nullptr, &e);
+  // CL_OUT_OF_RESOURCES at an enqueue is also a kernel the device cannot fit (registers, local memory): not a
+  // lost device (docs/decisions.md); the next wait tells a device that faulted.
   if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
     throw OutOfMemory(op_, "the OpenCL device " + ctx_.profile().name + " could not run kernel '" + kernel_ +
                                "': " + cl_error_name(err));
-  cl_check(err, op_, "clEnqueueNDRangeKernel");
+  ctx_.check_enqueue(err, op_, "clEnqueueNDRangeKernel", injected);
   for (Allocation* w : writes_) w->set_last_write(e);
   if (faults_) ctx_.faulting_kernel(e);
   ++ctx_.counters().launches;

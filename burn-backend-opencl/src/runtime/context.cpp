@@ -7,6 +7,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/log.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/programs.hpp"
 
 namespace burn::opencl {
@@ -87,7 +88,7 @@ Context::Context(const DeviceProfile& profile) : profile_(profile), batch_(batch
 
 Context::~Context() {
   submit();
-  clFinish(queue_);
+  if (!lost_) clFinish(queue_);  // a lost device may never finish: nothing is waited for
   programs_.reset();
   drop_blocks();
   for (auto& [cap, mems] : free_)
@@ -105,6 +106,7 @@ AllocationPtr Context::allocate(size_t bytes, const char* op) {
 }
 
 std::pair<cl_mem, size_t> Context::take(size_t bytes, const char* op) {
+  throw_if_lost(op);
   const size_t cap = size_class(bytes == 0 ? 1 : bytes);
   if (bytes > profile_.max_alloc)
     throw OutOfMemory(op, "a buffer of " + std::to_string(bytes) + " bytes is larger than one allocation of " +
@@ -124,8 +126,14 @@ std::pair<cl_mem, size_t> Context::take(size_t bytes, const char* op) {
   const size_t size = cap > profile_.max_alloc ? bytes : cap;
   std::lock_guard lock(pool_mutex_);  // the counters and the pool's emptying below
   cl_int err = CL_SUCCESS;
+  const bool refuse = size > (size_t{16} << 20) && fault_injected(Fault::alloc);
+  const auto create = [&] {
+    if (!refuse) return clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+    err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return cl_mem{nullptr};
+  };
   cl_mem m = nullptr;
-  if (stats_.bytes_held + size <= profile_.global_mem) m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+  if (stats_.bytes_held + size <= profile_.global_mem) m = create();
   if (!m) {
     // Give the pooled buffers back and try once more.
     for (auto& [c, mems] : free_) {
@@ -134,14 +142,13 @@ std::pair<cl_mem, size_t> Context::take(size_t bytes, const char* op) {
       mems.clear();
     }
     err = CL_SUCCESS;
-    if (stats_.bytes_held + size <= profile_.global_mem)
-      m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+    if (stats_.bytes_held + size <= profile_.global_mem) m = create();
     if (!m)
       throw OutOfMemory(op, profile_.name + " cannot give " + std::to_string(bytes) + " bytes (" +
                                 (err != CL_SUCCESS ? "clCreateBuffer: " + cl_error_name(err)
                                                    : std::string("beyond CL_DEVICE_GLOBAL_MEM_SIZE")) +
                                 "; burn holds " + std::to_string(stats_.bytes_held) + " bytes of its " +
-                                std::to_string(profile_.global_mem) + ")");
+                                std::to_string(profile_.global_mem) + ")" + (refuse ? injected_note() : ""));
   }
   ++stats_.buffers;
   stats_.bytes_held += size;
@@ -154,6 +161,7 @@ void Context::release(cl_mem mem, size_t capacity) {
 }
 
 void Context::write(Allocation& dst, size_t offset, const void* data, size_t bytes, const char* op) {
+  throw_if_lost(op);
   if (bytes == 0) return;
   cl_event e = nullptr;
   std::lock_guard lock(launch_mutex_);
@@ -165,17 +173,26 @@ void Context::write(Allocation& dst, size_t offset, const void* data, size_t byt
 void Context::write_locked(cl_mem dst, size_t offset, const void* data, size_t bytes, const char* op, cl_event* done) {
   auto* copy = new std::vector<uint8_t>(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
   cl_event e = nullptr;
-  const cl_int err = clEnqueueWriteBuffer(queue_, dst, CL_FALSE, offset, bytes, copy->data(), 0, nullptr, &e);
+  const bool injected = fault_injected(Fault::device_lost);
+  const cl_int err = injected
+                         ? CL_INVALID_COMMAND_QUEUE
+                         : clEnqueueWriteBuffer(queue_, dst, CL_FALSE, offset, bytes, copy->data(), 0, nullptr, &e);
   if (err != CL_SUCCESS) {
     delete copy;
-    cl_check(err, op, "clEnqueueWriteBuffer");
+    check_enqueue(err, op, "clEnqueueWriteBuffer", injected);
   }
   if (clSetEventCallback(
           e, CL_COMPLETE, [](cl_event, cl_int, void* p) { delete static_cast<std::vector<uint8_t>*>(p); }, copy) !=
       CL_SUCCESS) {
     submit_locked();
-    clWaitForEvents(1, &e);  // no callback: the bytes are freed once the write is done
+    const cl_int waited = clWaitForEvents(1, &e);  // no callback: the bytes are freed once the write is done
     delete copy;
+    try {
+      check_wait(waited, op, "clWaitForEvents");
+    } catch (...) {
+      clReleaseEvent(e);
+      throw;
+    }
   }
   if (done)
     *done = e;
@@ -246,22 +263,69 @@ void Context::submit_locked() {
 }
 
 void Context::read(const Allocation& src, size_t offset, void* out, size_t bytes, const char* op) {
+  throw_if_lost(op);
   if (bytes > 0) {
     cl_event wait = src.last_write();
     if (wait) submit();
     // The read queue waits on an event of the kernel queue: that queue must have been flushed.
-    if (wait) cl_check(clFlush(queue_), op, "clFlush");
-    cl_check(clEnqueueReadBuffer(read_queue_, src.mem(), CL_TRUE, offset, bytes, out, wait ? 1 : 0,
-                                 wait ? &wait : nullptr, nullptr),
-             op, "clEnqueueReadBuffer");
+    if (wait) check_enqueue(clFlush(queue_), op, "clFlush");
+    // Blocking: the read is the wait for the work that wrote `src`.
+    check_wait(clEnqueueReadBuffer(read_queue_, src.mem(), CL_TRUE, offset, bytes, out, wait ? 1 : 0,
+                                   wait ? &wait : nullptr, nullptr),
+               op, "clEnqueueReadBuffer");
   }
   check_faults(op);
 }
 
 void Context::finish(const char* op) {
+  throw_if_lost(op);
   submit();
-  cl_check(clFinish(queue_), op, "clFinish");
+  check_wait(clFinish(queue_), op, "clFinish");
   check_faults(op);
+}
+
+namespace {
+constexpr const char* kLostAdvice =
+    "; the device runs nothing more and its tensors are gone (restart the process; other devices and backends "
+    "keep working)";
+}
+
+void Context::throw_if_lost(const char* op) const {
+  if (!lost_) return;
+  std::lock_guard lock(lost_mutex_);
+  throw DeviceError(op, lost_what_ + kLostAdvice);
+}
+
+void Context::check_enqueue(cl_int err, const char* op, const char* call, bool injected) {
+  if (err == CL_SUCCESS) return;
+  if (err == CL_INVALID_COMMAND_QUEUE) lose(op, call, err, injected);
+  cl_check(err, op, call);
+}
+
+void Context::check_wait(cl_int err, const char* op, const char* call) {
+  bool injected = false;
+  if (err == CL_SUCCESS) {
+    // After the real wait, so that nothing of this device still runs when it is torn down.
+    if (!fault_injected(Fault::device_lost_wait)) return;
+    err = CL_OUT_OF_RESOURCES;
+    injected = true;
+  }
+  if (err == CL_OUT_OF_RESOURCES || err == CL_INVALID_COMMAND_QUEUE ||
+      err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    lose(op, call, err, injected);
+  cl_check(err, op, call);
+}
+
+void Context::lose(const char* op, const char* call, cl_int code, bool injected) {
+  {
+    std::lock_guard lock(lost_mutex_);
+    if (lost_what_.empty())  // another thread may have lost it first: its cause stands
+      lost_what_ = "the OpenCL device " + profile_.name + " was lost (" + call + ": " + cl_error_name(code) +
+                   ", in op '" + op + "')" + (injected ? injected_note() : "");
+  }
+  lost_ = true;
+  std::lock_guard lock(lost_mutex_);
+  throw DeviceError(op, lost_what_ + kLostAdvice);
 }
 
 uint32_t Context::fault_tag(const char* op, const char* operand) {
@@ -291,7 +355,7 @@ void Context::check_faults(const char* op) {
   submit();
   const cl_int err = clEnqueueReadBuffer(read_queue_, faults_, CL_TRUE, 0, sizeof f, &f, 1, &wait, nullptr);
   clReleaseEvent(wait);
-  cl_check(err, op, "clEnqueueReadBuffer (fault block)");
+  check_wait(err, op, "clEnqueueReadBuffer (fault block)");
   if (f.code == 0) return;
   const FaultBlock zero{};
   {

@@ -3,6 +3,7 @@
 // fault block. Shared by every backend object naming the device.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -94,6 +95,18 @@ class Context : public std::enable_shared_from_this<Context> {
   // Waits for everything enqueued; raises a fault a kernel reported.
   void finish(const char* op);
 
+  // A lost device (docs/decisions.md): an enqueue that returns CL_INVALID_COMMAND_QUEUE, or a wait that returns
+  // it, CL_OUT_OF_RESOURCES or CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, loses the device for good: that op
+  // and every later one on it are a DeviceError with the first cause, and teardown waits for nothing.
+  // DeviceError naming `op` and the first cause when the device was lost; a load when it was not.
+  void throw_if_lost(const char* op) const;
+  // After an enqueue of work: a lost device's code loses it (`injected`: by BURN_OPENCL_FAULT=device-lost),
+  // any other error is cl_check's DeviceError.
+  void check_enqueue(cl_int err, const char* op, const char* call, bool injected = false);
+  // After a wait for the device's work (a blocking read, clFinish, clWaitForEvents), where
+  // BURN_OPENCL_FAULT=device-lost-wait turns a success into CL_OUT_OF_RESOURCES.
+  void check_wait(cl_int err, const char* op, const char* call);
+
   // The fault block for kernels that may report one; fault_tag() names the op and operand for the message.
   cl_mem faults() const { return faults_; }
   uint32_t fault_tag(const char* op, const char* operand);
@@ -120,6 +133,8 @@ class Context : public std::enable_shared_from_this<Context> {
   // write() under the launch mutex.
   void write_locked(cl_mem dst, size_t offset, const void* data, size_t bytes, const char* op, cl_event* done);
   void drop_blocks();
+  // Marks the device lost at `call` in `op` (the first cause stands) and throws.
+  [[noreturn]] void lose(const char* op, const char* call, cl_int code, bool injected);
 
   // Transparent, so that a lookup by a block's bytes copies nothing.
   struct BlockHash {
@@ -149,6 +164,9 @@ class Context : public std::enable_shared_from_this<Context> {
   cl_event fault_event_ = nullptr;
   std::vector<std::pair<std::string, std::string>> fault_tags_;
   OpenClStats stats_;
+  std::atomic<bool> lost_{false};
+  mutable std::mutex lost_mutex_;
+  std::string lost_what_;  // where and in which op the device was first lost, repeated by every later error
 };
 
 // The size class of a request: powers of two and 1.5x between, at least 256 bytes.

@@ -9,6 +9,7 @@
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/log.hpp"
 #include "runtime/context.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/kernel_sources.hpp"
 
 namespace burn::opencl {
@@ -63,7 +64,13 @@ Programs::~Programs() {
     }
 }
 
-cl_program Programs::build(const std::string& source, std::string_view name, const Defines& defines, const char* op) {
+cl_program Programs::build(const std::string& good, std::string_view name, const Defines& defines, const char* op) {
+  // BURN_OPENCL_FAULT=compile: a line the compiler rejects, so that the driver's own failure and log come back
+  // (and no cached binary of the good source is found).
+  const bool injected = fault_injected(Fault::compile);
+  const std::string faulty =
+      injected ? good + "\n__constant int burn_injected = injected_by_BURN_OPENCL_FAULT;\n" : std::string();
+  const std::string& source = injected ? faulty : good;
   const DeviceProfile& p = ctx_.profile();
   cl_device_id dev = p.device;
   const std::string path =
@@ -103,7 +110,8 @@ cl_program Programs::build(const std::string& source, std::string_view name, con
     const std::string log = build_log(prog, dev);
     clReleaseProgram(prog);
     throw DeviceError(op, "OpenCL kernel '" + std::string(name) + "' [" + describe(defines) + "] does not build on " +
-                              p.name + " (" + cl_error_name(err) + "); build log:\n" + log);
+                              p.name + " (" + cl_error_name(err) + ")" + (injected ? injected_note() : "") +
+                              "; build log:\n" + log);
   }
   ++ctx_.counters().compiled;
   // BURN_LOG=debug lists every program built from source: which variants a workload compiles, and at what cost.
