@@ -157,6 +157,8 @@ int lid_y() { return int(gl_LocalInvocationID.y); }
 #define SHARED_ARRAYS_KERNEL(decls)
 // Entry k of the index block argument L (a layout's [shape | strides...]).
 #define INDEX_AT(L, k) IdxBuf(ARG(L)).v[k]
+// The index block argument L as strided_offset takes it.
+#define INDEX_BLOCK(L) IdxBuf(ARG(L))
 
 // The element offset of flat row-major index i of a strided view, from a layout block holding the shape
 // (RANK entries) at `shape` and the view's strides (RANK entries) at `strides`, both indices into IdxBuf L.

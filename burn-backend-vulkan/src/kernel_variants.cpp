@@ -145,9 +145,7 @@ void fused_reduces(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
           l.erank = 2;
         }
         Defines defs;
-        if (d == DType::F64) defs.emplace_back("HAS_F64", "1");
-        if (d == DType::F16) defs.emplace_back("HAS_F16", "1");
-        if (tree && keeps) defs.emplace_back("WG_REDUCE_T", glsl_type(d, f, kDevice, "fusion").compute);
+        add_fused_operand_defines(defs, p, f, kDevice);
         if (tree) defs.emplace_back("INDEX64", "1");
         out.push_back(
             {"fused", with_workgroup(std::move(defs), tree ? kFusedTreeGroup : 64), generate_reduce(p, l, f, kDevice)});
