@@ -1,6 +1,7 @@
 // fusion<opencl> through the fusion decorator (burn-fusion): elementwise chains, with broadcast and strided
-// inputs, casts, masks and an integer division, and reductions (sum_dim, mean_dim, argmax, softmax,
-// log_softmax, layer_norm, rms_norm) with their elementwise prologue and epilogue, run as one fused program
+// inputs, casts, masks and an integer division, reductions (sum_dim, mean_dim, argmax, softmax, log_softmax,
+// layer_norm, rms_norm) with their elementwise prologue and epilogue, and conv / conv_transpose with their
+// epilogue, run as one fused program
 // (the inspector's stats) in one OpenCL launch, where op by op on `opencl` they take one launch per op; the
 // values equal op-by-op `opencl`'s within the tolerance fusion<vulkan> documents.
 #include <gtest/gtest.h>
@@ -88,10 +89,9 @@ TEST_F(OpenClFusion, LongLinesReduceInWorkGroups) {
   EXPECT_EQ(n.stats.fused_runs, 1u);
   EXPECT_EQ(n.fused, 1u);
   EXPECT_EQ(n.op_by_op, 2u);
-  const test::FusionRun r = run("rms_norm(x * x, w, 2 dims) - x", {Shape{2, 16, 16}, Shape{16, 16}},
-                                [](const std::vector<H>& v) {
-                                  return api::sub(api::rms_norm(api::mul(v[0], v[0]), v[1], 2, 1e-6), v[0]);
-                                });
+  const test::FusionRun r =
+      run("rms_norm(x * x, w, 2 dims) - x", {Shape{2, 16, 16}, Shape{16, 16}},
+          [](const std::vector<H>& v) { return api::sub(api::rms_norm(api::mul(v[0], v[0]), v[1], 2, 1e-6), v[0]); });
   EXPECT_EQ(r.stats.fused_runs, 1u);
   EXPECT_EQ(r.fused, 1u);
 }
@@ -112,6 +112,35 @@ TEST_F(OpenClFusion, DimFoldsOverAStridedInputAreOneLaunch) {
   });
   EXPECT_EQ(a.stats.fused_runs, 1u);
   EXPECT_EQ(a.fused, 1u);
+}
+
+// A conv and a conv_transpose with their bias, a residual add and an activation: one launch each; a matmul
+// runs CLBlast's GEMM on its own, its epilogue fused apart.
+TEST_F(OpenClFusion, ConvWithBiasResidualAndReluIsOneLaunch) {
+  ConvOptions o;
+  o.padding = {1, 1};
+  const test::FusionRun c = run(
+      "relu(conv2d(x, w, b) + r)", {Shape{2, 3, 8, 8}, Shape{4, 3, 3, 3}, Shape{4}, Shape{2, 4, 8, 8}},
+      [&](const std::vector<H>& v) { return api::unary(OpId::relu, api::add(api::conv(v[0], v[1], v[2], o), v[3])); });
+  EXPECT_EQ(c.stats.fused_runs, 1u);
+  EXPECT_EQ(c.stats.eager_ops, 0u);
+  EXPECT_EQ(c.fused, 1u);
+  EXPECT_EQ(c.op_by_op, 3u);
+  ConvTransposeOptions t;
+  t.stride = {2, 2};
+  const test::FusionRun ct =
+      run("gelu(conv_transpose2d(x, w, b)) * 0.5", {Shape{2, 4, 5, 5}, Shape{4, 3, 3, 3}, Shape{3}},
+          [&](const std::vector<H>& v) {
+            return api::mul_scalar(api::unary(OpId::gelu, api::conv_transpose(v[0], v[1], v[2], t)), Scalar(0.5));
+          });
+  EXPECT_EQ(ct.stats.fused_runs, 1u);
+  EXPECT_EQ(ct.fused, 1u);
+  const test::FusionRun mm =
+      run("gelu(x W^T + b)", {Shape{8, 32}, Shape{24, 32}, Shape{24}}, [](const std::vector<H>& v) {
+        return api::unary(OpId::gelu, api::add(api::matmul(v[0], api::swap_dims(v[1], 0, 1)), v[2]));
+      });
+  EXPECT_EQ(mm.stats.eager_ops, 1u);
+  EXPECT_LT(mm.fused, mm.op_by_op);
 }
 
 // A chain over more inputs than one launch takes (16: burn_modes' 2 bits each) is cut into programs that fit.

@@ -506,12 +506,12 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
       relu.n_args = 1;
       p.code = {c, add_in, relu};
       p.outputs = {6, 4};
-      const AnchorEpilogue e = anchor_epilogue(p, 0, {-1, -1, -1, 2}, 4, f, kDevice);
+      const ConvEpilogue e = conv_epilogue(p, 0, {-1, -1, -1, 2}, 4, f, kDevice);
       ConvVariant v{m, d};
       v.tiled = tiled;
       v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, 1000, 64, acc);
       Defines defs = conv_defines(v, f, kDevice);
-      add_conv_epilogue_defines(defs, ConvEpilogue{e.expression, e.push, e.preamble, nullptr, false});
+      add_conv_epilogue_defines(defs, e);
       add(out, "conv", std::move(defs), v.tiles.wg_x, v.tiles.wg_y);
     }
 }

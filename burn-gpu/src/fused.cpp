@@ -112,6 +112,24 @@ bool reduce_generatable(const FusedProgram& p, size_t k) {
   return true;
 }
 
+bool anchor_generatable(const FusedProgram& p, size_t sk) {
+  if (sk != 0) return false;
+  const FusedInstr& in = p.code[0];
+  if (in.n_args != (in.op == OpId::matmul ? 2 : 3)) return false;
+  const DType r = p.reg_dtype[p.num_inputs];
+  if (!gpu_float(r)) return false;
+  for (size_t q = 0; q < in.n_args; ++q) {
+    if (q == 2 && in.args[q] == kNoRegister) continue;
+    if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
+  }
+  for (uint16_t o : p.outputs)
+    if (o < p.num_inputs || o >= p.reg_dtype.size()) return false;
+  // The kernel's own output is one of the anchor's dtype.
+  for (uint16_t o : p.outputs)
+    if (p.reg_dtype[o] == r) return true;
+  return false;
+}
+
 int64_t reduce_line_length(const FusedProgram& p, const FusedInstr& red) {
   const char* name = op_info(red.op).name;
   const Shape& shape = p.shape;
@@ -202,6 +220,13 @@ void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const FusedSpe
 std::string fused_input(size_t k) { return "IN" + std::to_string(k); }
 std::string fused_output(size_t m) { return "OUT" + std::to_string(m); }
 std::string fused_result() { return "RES"; }
+
+std::string fused_input_offset(int mode, size_t k, size_t rank, const std::string& lay, const std::string& i) {
+  if (mode == 0) return i;
+  if (mode == 1) return "CVT(idx_t, 0)";
+  return "strided_offset(INDEX_BLOCK(" + lay + "), 0, " + std::to_string((k + 1) * rank) + ", " + std::to_string(rank) +
+         ", " + i + ")";
+}
 
 std::string generate_elementwise(const FusedProgram& p, const FusedSpelling& sp) {
   std::ostringstream s;

@@ -18,15 +18,6 @@ namespace burn::gpu {
 
 namespace {
 
-// Input k's offset for flat index i: its mode (0 contiguous, 1 broadcast, 2 strided) over the layout block
-// `lay` of `rank` dims (its strides after the shape, a block of rank entries per input).
-std::string input_offset(int mode, size_t k, size_t rank, const std::string& lay, const std::string& i) {
-  if (mode == 0) return i;
-  if (mode == 1) return "CVT(idx_t, 0)";
-  return "strided_offset(INDEX_BLOCK(" + lay + "), 0, " + std::to_string((k + 1) * rank) + ", " +
-         std::to_string(rank) + ", " + i + ")";
-}
-
 // The strides over `shape` of the inputs in `used` (zeros for the others, which that layout never reads).
 Layout layout_of(const std::vector<View>& in, const std::vector<bool>& used, const Shape& shape) {
   std::vector<std::vector<int64_t>> strides;
@@ -163,7 +154,7 @@ std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const 
     std::ostringstream b;
     b << "{ const idx_t f = " << f << ";";
     for (size_t k = 0; k < p.num_inputs; ++k)
-      if (pro_in[k]) b << " " << load(k, input_offset(l.modes[k], k, l.rank, "lay", "f"));
+      if (pro_in[k]) b << " " << load(k, fused_input_offset(l.modes[k], k, l.rank, "lay", "f"));
     for (size_t j = 0; j < rk; ++j) {
       b << " ";
       emit_instr(b, p, j, sp, word);
@@ -180,11 +171,10 @@ std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const 
     for (size_t k = 0; k < p.num_inputs; ++k)
       if (epi_in[k])
         b << " "
-          << load(k, keeps ? input_offset(l.modes[k], k, l.rank, "lay", "e")
-                           : input_offset(l.emodes[k], k, l.erank, "elay", "e"));
+          << load(k, keeps ? fused_input_offset(l.modes[k], k, l.rank, "lay", "e")
+                           : fused_input_offset(l.emodes[k], k, l.erank, "elay", "e"));
     // As the eager op stored it (an f16 result rounded to f16).
-    b << " const " << rt << " r" << rr << " = " << fused_result() << "_FROM(" << fused_result() << "_TO(" << v
-      << "));";
+    b << " const " << rt << " r" << rr << " = " << fused_result() << "_FROM(" << fused_result() << "_TO(" << v << "));";
     for (size_t j = rk + 1; j < p.code.size(); ++j) {
       b << " ";
       emit_instr(b, p, j, sp, word);
@@ -225,11 +215,12 @@ std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const 
       const bool log = red.op == OpId::log_softmax;
       s << "    ACC m = -CVT(ACC, F32_INF);\n    for (idx_t k = J0; k < len; k += JS) {\n      ACC v;\n      "
         << pro(at_k, true, "v") << "\n      m = b_max(m, v);\n    }\n"
-        << wg("m", "b_max") << "    ACC se = CVT(ACC, 0);\n    for (idx_t k = J0; k < len; k += JS) {\n      ACC v;\n      "
+        << wg("m", "b_max")
+        << "    ACC se = CVT(ACC, 0);\n    for (idx_t k = J0; k < len; k += JS) {\n      ACC v;\n      "
         << pro(at_k, false, "v") << "\n      se += b_exp(v - m);\n    }\n"
         << wg("se", "fused_add") << "    const ACC q = " << (log ? "b_log(se)" : "CVT(ACC, 1) / se")
-        << ";\n    for (idx_t k = J0; k < len; k += JS) {\n      ACC x;\n      " << pro(at_k, false, "x")
-        << "\n      " << epi(at_k, log ? "(x - m) - q" : "b_exp(x - m) * q") << "\n    }\n";
+        << ";\n    for (idx_t k = J0; k < len; k += JS) {\n      ACC x;\n      " << pro(at_k, false, "x") << "\n      "
+        << epi(at_k, log ? "(x - m) - q" : "b_exp(x - m) * q") << "\n    }\n";
     } else {
       const bool rms = red.op == OpId::rms_norm;
       auto param = [&](size_t q) -> std::string {

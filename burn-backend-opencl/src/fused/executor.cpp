@@ -12,6 +12,7 @@
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
+#include "ops/conv.hpp"
 #include "ops/reduce.hpp"
 
 namespace burn::opencl {
@@ -43,11 +44,13 @@ bool reduce_ok(const FusedProgram& p, size_t k, const DeviceProfile& profile) {
 // Operand defines of the program's inputs, outputs and (a reduce program) the reduce's result.
 void operand_defines(Launch& lc, const FusedProgram& p, const DeviceProfile& profile) {
   Defines d;
-  for (size_t k = 0; k < p.num_inputs; ++k) add_operand_defines(d, gpu::fused_input(k), p.reg_dtype[k], profile, "fusion");
+  for (size_t k = 0; k < p.num_inputs; ++k)
+    add_operand_defines(d, gpu::fused_input(k), p.reg_dtype[k], profile, "fusion");
   for (size_t m = 0; m < p.outputs.size(); ++m)
     add_operand_defines(d, gpu::fused_output(m), p.reg_dtype[p.outputs[m]], profile, "fusion");
   const size_t sk = gpu::special_index(p);
-  if (sk < p.code.size()) add_operand_defines(d, gpu::fused_result(), p.reg_dtype[p.num_inputs + sk], profile, "fusion");
+  if (sk < p.code.size())
+    add_operand_defines(d, gpu::fused_result(), p.reg_dtype[p.num_inputs + sk], profile, "fusion");
   // Registers between the operands may be f64 (casts).
   const bool f64 = std::find(p.reg_dtype.begin(), p.reg_dtype.end(), DType::F64) != p.reg_dtype.end();
   if (f64 && std::none_of(d.begin(), d.end(), [](const auto& kv) { return kv.first == "HAS_F64"; }))
@@ -60,8 +63,13 @@ void operand_defines(Launch& lc, const FusedProgram& p, const DeviceProfile& pro
 bool OpenClFusedExecutor::can_run(const FusedProgram& p) const {
   if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
   const size_t sk = gpu::special_index(p);
-  if (sk < p.code.size() && (is_fused_anchor(p.code[sk].op) || !reduce_ok(p, sk, backend_.context().profile())))
-    return false;
+  if (sk < p.code.size()) {
+    const OpId op = p.code[sk].op;
+    // A matmul runs CLBlast's GEMM, which has no epilogue hook (docs/decisions.md).
+    if (op == OpId::matmul) return false;
+    if (is_fused_anchor(op) ? !gpu::anchor_generatable(p, sk) : !reduce_ok(p, sk, backend_.context().profile()))
+      return false;
+  }
   // burn_modes holds 2 bits per input; each tensor is 16 bytes of arguments, which OpenCL bounds by
   // CL_DEVICE_MAX_PARAMETER_SIZE (at least 1024 bytes): longer programs are cut by burn-fusion.
   if (p.num_inputs > kMaxInputs || p.num_inputs + p.outputs.size() > kMaxTensors) return false;
@@ -87,9 +95,9 @@ Prims OpenClFusedExecutor::run(const FusedProgram& p, const Prims& inputs) {
                 "a fused program of " + std::to_string(p.num_inputs) + " inputs got " + std::to_string(inputs.size()));
   const size_t sk = gpu::special_index(p);
   if (sk < p.code.size()) {
-    if (is_fused_anchor(p.code[sk].op))
-      throw Error("fusion", "internal: the opencl fused executor got a program with an anchor");
-    return run_reduce(p, inputs);
+    if (p.code[sk].op == OpId::matmul)
+      throw Error("fusion", "internal: the opencl fused executor got a program with a matmul anchor");
+    return is_fused_anchor(p.code[sk].op) ? run_conv(p, inputs) : run_reduce(p, inputs);
   }
   Context& ctx = backend_.context();
   std::vector<ClPtr> in;
@@ -154,8 +162,8 @@ Prims OpenClFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
     outs.push_back(out.back());
   }
   // As the eager softmax chooses (gpu::around_dim): a work-group per long contiguous line.
-  plan.launch.tree = plan.inner == 1 && plan.n >= gpu::AroundDim::kRowsMin &&
-                     ctx.profile().max_work_group >= kTreeGroup;
+  plan.launch.tree =
+      plan.inner == 1 && plan.n >= gpu::AroundDim::kRowsMin && ctx.profile().max_work_group >= kTreeGroup;
 
   gpu::FusedFold fold;
   if (!fused_reduce_keeps_shape(red.op)) {
@@ -163,7 +171,8 @@ Prims OpenClFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
     fold = {spec.acc_cl, spec.init, spec.step, spec.finish, spec.better};
   }
   bool faults = false;
-  for (size_t k = 0; k < p.code.size(); ++k) faults = faults || (k != rk && gpu::fused_expr(p.code[k], p.reg_dtype)->faults);
+  for (size_t k = 0; k < p.code.size(); ++k)
+    faults = faults || (k != rk && gpu::fused_expr(p.code[k], p.reg_dtype)->faults);
   Launch lc(ctx, "fused", "fusion");
   operand_defines(lc, p, ctx.profile());
   if (plan.lay.index64) lc.define("INDEX64");
@@ -179,6 +188,72 @@ Prims OpenClFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
     lc.run_groups(plan.lines, kTreeGroup);
   else
     lc.run_1d(plan.lines);
+  return outs;
+}
+
+Prims OpenClFusedExecutor::run_conv(const FusedProgram& p, const Prims& inputs) {
+  Context& ctx = backend_.context();
+  const FusedInstr& an = p.code[0];
+  const DType d = p.reg_dtype[p.num_inputs];
+  size_t c = 0;
+  while (p.reg_dtype[p.outputs[c]] != d) ++c;  // can_run: some output has the anchor's dtype
+  const std::vector<bool> used = gpu::inputs_read(p, 1, p.code.size());
+  std::vector<ClPtr> in(inputs.size());
+  std::vector<gpu::View> views;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (used[k]) in[k] = backend_.cl(inputs[k], "fusion");
+    // The epilogue's operands over the conv's shape (the conv's own are read whole by the kernel).
+    views.push_back(used[k] ? view_of(*in[k]) : gpu::View{p.shape, std::vector<int64_t>(p.shape.rank(), 0), 0});
+  }
+  gpu::Layout l = gpu::broadcast_layout(p.shape, views);
+  // The layout block has the kernel's index width, which the conv's operands may make 64-bit.
+  int64_t span = p.shape.num_elements();
+  for (size_t q = 0; q < 2; ++q)
+    span = std::max(span, backend_.cl(inputs[an.args[q]], "fusion")->shape().num_elements());
+  l.index64 = l.index64 || span >= kIndex32;
+  const std::vector<int> modes = gpu::modes_of(l, used);
+  Prims outs(p.outputs.size());
+  std::vector<ClPtr> out(p.outputs.size());
+  for (size_t m = 0; m < p.outputs.size(); ++m)
+    if (m != c) outs[m] = out[m] = backend_.alloc(p.shape, p.reg_dtype[p.outputs[m]], "fusion");
+
+  bool faults = false;
+  for (size_t k = 1; k < p.code.size(); ++k) faults = faults || gpu::fused_expr(p.code[k], p.reg_dtype)->faults;
+  const gpu::ConvEpilogueText t = gpu::generate_conv_epilogue(p, c, modes, l.rank(), spelling(ctx.profile()));
+  ConvEpilogue e;
+  e.store = t.store;
+  e.params = t.params;
+  e.index64 = l.index64;
+  e.defines = t.slots;
+  for (size_t k = 0; k < p.num_inputs; ++k)
+    add_operand_defines(e.defines, gpu::fused_input(k), p.reg_dtype[k], ctx.profile(), "fusion");
+  for (size_t m = 0; m < p.outputs.size(); ++m)
+    add_operand_defines(e.defines, gpu::fused_output(m), p.reg_dtype[p.outputs[m]], ctx.profile(), "fusion");
+  add_operand_defines(e.defines, gpu::fused_result(), d, ctx.profile(), "fusion");
+  e.bind = [&](Launch& lc) {
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (in[k])
+        lc.buffer(*in[k], false);
+      else
+        lc.no_tensor();
+    }
+    for (size_t m = 0; m < out.size(); ++m) {
+      if (out[m])
+        lc.buffer(*out[m], true);
+      else
+        lc.no_tensor();
+    }
+    lc.words(gpu::program_scalars(p));
+    lc.layout_block(l);
+    lc.faults(faults);
+    lc.u32(faults ? ctx.fault_tag("fusion", "a divisor") : 0);
+  };
+  auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
+  outs[c] = an.op == OpId::conv ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, e)
+                                : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, e);
+  if (outs[c]->shape() != p.shape)
+    throw Error(op_info(an.op).name, "internal: the fused anchor's result " + outs[c]->shape().to_string() +
+                                         " does not match the program's shape " + p.shape.to_string());
   return outs;
 }
 

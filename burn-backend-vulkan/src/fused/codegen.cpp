@@ -16,8 +16,6 @@ using gpu::special_index;
 
 namespace {
 
-bool gpu_float(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
-
 // A reduce instruction the shared generator writes, whose eager fold this device has for its dtype.
 bool reduce_ok(const FusedProgram& p, size_t k, const DeviceFeatures& f, const std::string& device) {
   if (!gpu::reduce_generatable(p, k)) return false;
@@ -29,22 +27,6 @@ bool reduce_ok(const FusedProgram& p, size_t k, const DeviceFeatures& f, const s
     return false;
   }
   return true;
-}
-
-// A matmul anchor (lhs, rhs) or a conv / conv_transpose (x, weight, bias or none): inputs of the result's
-// float dtype.
-bool anchor_ok(const FusedProgram& p, const FusedInstr& in) {
-  if (in.n_args != (in.op == OpId::matmul ? 2 : 3)) return false;
-  const DType r = p.reg_dtype[p.num_inputs];
-  if (!gpu_float(r)) return false;
-  for (size_t q = 0; q < in.n_args; ++q) {
-    if (q == 2 && in.args[q] == kNoRegister) continue;
-    if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
-  }
-  // The kernel's C is an output of the anchor's dtype.
-  for (uint16_t o : p.outputs)
-    if (p.reg_dtype[o] == r) return true;
-  return false;
 }
 
 }  // namespace
@@ -100,14 +82,7 @@ bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const s
   const size_t sk = special_index(p);
   if (sk < p.code.size()) {
     const FusedInstr& sp = p.code[sk];
-    if (is_fused_anchor(sp.op)) {
-      if (sk != 0 || !anchor_ok(p, sp)) return false;
-      // Outputs are registers computed here (an input stored again has no place in these kernels).
-      for (uint16_t o : p.outputs)
-        if (o < p.num_inputs || o >= p.reg_dtype.size()) return false;
-    } else if (!reduce_ok(p, sk, features, device)) {
-      return false;
-    }
+    if (is_fused_anchor(sp.op) ? !gpu::anchor_generatable(p, sk) : !reduce_ok(p, sk, features, device)) return false;
   }
   return gpu::instructions_generatable(p, sk);
 }
@@ -138,11 +113,22 @@ std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const 
   return gpu::generate_reduce(p, l, fold, spelling(f, device));
 }
 
+ConvEpilogue conv_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
+                           const DeviceFeatures& features, const std::string& device) {
+  const gpu::ConvEpilogueText t =
+      gpu::generate_conv_epilogue(p, c_output, input_modes, rank, spelling(features, device));
+  ConvEpilogue e;
+  e.store = t.store;
+  e.push = t.params;
+  e.defines = t.slots;
+  add_fused_operand_defines(e.defines, p, features, device);
+  return e;
+}
+
 AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
                                const DeviceFeatures& features, const std::string& device) {
-  const bool mm = p.code[0].op == OpId::matmul;
-  // The kernel's accumulator and output types: matmul.comp's A and C operands, burn-gpu/kernels/conv.kernel's X and Y.
-  const std::string acc_t = mm ? "A_C" : "X_C", out_t = mm ? "C_C" : "Y_C";
+  // The kernel's accumulator and output types: matmul.comp's A and C operands.
+  const std::string acc_t = "A_C", out_t = "C_C";
   const uint16_t anchor = static_cast<uint16_t>(p.num_inputs);
   const GlslType at = codegen::type_of(p.reg_dtype[anchor], features, device);
   std::vector<bool> used(p.num_inputs, false);
@@ -170,8 +156,7 @@ AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std
   AnchorEpilogue e;
   e.preamble = s.str();
   e.push = "ADDR eio; ADDR escal; ADDR elay; ADDR faults; uint tag;";
-  e.expression = mm ? "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))"
-                    : "fused_epilogue(v, i)";
+  e.expression = "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))";
   return e;
 }
 

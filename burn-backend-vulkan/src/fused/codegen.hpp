@@ -1,9 +1,10 @@
 // The vulkan plugin's side of the fusion code generator: a FusedProgram (burn/tensor/fused.hpp) becomes one
 // kernel, each elementwise instruction the expression burn-gpu/src/exprs.cpp gives the eager op. Three shapes
-// of program: elementwise (burn-gpu's generate_elementwise) and a reduce instruction with its prologue and
-// epilogue (burn-gpu's generate_reduce), both in the dialect and shared with the opencl plugin, and a matmul,
-// conv or conv_transpose anchor whose epilogue is kernels/matmul.comp's or burn-gpu/kernels/conv.kernel's
-// EPILOGUE hook (anchor_epilogue), GLSL around the shared instruction emission (burn-gpu's emit_instr).
+// of program: elementwise (burn-gpu's generate_elementwise), a reduce instruction with its prologue and
+// epilogue (burn-gpu's generate_reduce) and a conv or conv_transpose anchor with its epilogue
+// (burn-gpu/kernels/conv.kernel's EPILOGUE_STORE hook, burn-gpu's generate_conv_epilogue), all in the dialect
+// and shared with the opencl plugin, and a matmul anchor whose epilogue is kernels/matmul.comp's EPILOGUE hook
+// (anchor_epilogue), GLSL around the shared instruction emission (burn-gpu's emit_instr).
 #pragma once
 
 #include <optional>
@@ -14,6 +15,7 @@
 #include "burn/gpu/fused.hpp"
 #include "burn/tensor/fused.hpp"
 #include "dispatch.hpp"
+#include "ops/nn.hpp"
 
 namespace burn::vulkan {
 
@@ -46,16 +48,20 @@ inline constexpr uint32_t kFusedTreeGroup = 256;
 std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const DeviceFeatures& features,
                             const std::string& device);
 
-// An anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)) or burn-gpu/kernels/conv.kernel
-// (EPILOGUE(v, i): conv and conv_transpose): the expression, the EPILOGUE_PUSH fields (eio: inputs then
-// outputs, escal, elay, faults, tag) and the preamble function (matmul.comp's EPILOGUE_PREAMBLE, the dialect's
-// KERNEL_PREAMBLE for conv.kernel), every one a single line (they are
-// defines). Output `c_output` is the kernel's C (Y); the function stores the others itself.
+// A matmul anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)): the expression, the
+// EPILOGUE_PUSH fields (eio: inputs then outputs, escal, elay, faults, tag) and the preamble function
+// (matmul.comp's EPILOGUE_PREAMBLE), every one a single line (they are defines). Output `c_output` is the
+// kernel's C; the function stores the others itself. GLSL: matmul.comp is the vulkan plugin's own kernel.
 struct AnchorEpilogue {
   std::string expression, push, preamble;
 };
 AnchorEpilogue anchor_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
                                size_t rank, const DeviceFeatures& features, const std::string& device);
+
+// A conv or conv_transpose anchor's epilogue for burn-gpu/kernels/conv.kernel (burn-gpu's
+// generate_conv_epilogue, shared with the opencl plugin) with its operand defines; `bind` left to the caller.
+ConvEpilogue conv_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
+                           size_t rank, const DeviceFeatures& features, const std::string& device);
 
 namespace codegen {
 // Instruction j as GLSL statements declaring r<out> from the r<args> in scope (scalars from `sc`).

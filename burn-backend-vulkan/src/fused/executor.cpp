@@ -192,7 +192,6 @@ Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
   for (size_t m = 0; m < p.outputs.size(); ++m)
     if (m != c) outs[m] = out[m] = backend_.alloc(p.shape, p.reg_dtype[p.outputs[m]]);
 
-  const AnchorEpilogue e = anchor_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
   auto bind = [&](Dispatch& dp) {
     std::vector<uint8_t> io;
     for (size_t k = 0; k < in.size(); ++k) {
@@ -218,6 +217,7 @@ Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
   auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
   const char* name = op_info(an.op).name;
   if (an.op == OpId::matmul) {
+    const AnchorEpilogue e = anchor_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
     GemmOptions o;
     o.epilogue = e.expression;
     o.epilogue_push = e.push;
@@ -226,7 +226,9 @@ Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
     o.bind = bind;
     outs[c] = matmul_with(backend_, arg(0), arg(1), gemm_kernel(ctx.profile(), d), o);
   } else {
-    const ConvEpilogue o{e.expression, e.push, e.preamble, bind, l.index64};
+    ConvEpilogue o = conv_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
+    o.bind = bind;
+    o.index64 = l.index64;
     outs[c] = an.op == OpId::conv
                   ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, o)
                   : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, o);

@@ -38,6 +38,12 @@ size_t special_index(const FusedProgram& program);
 // in the kernel. The plugin checks that its eager fold takes the dtype on its device (reduce_spec).
 bool reduce_generatable(const FusedProgram& program, size_t sk);
 
+// Whether the anchor instruction at `sk` is one the epilogue generators take: the program's first, a matmul
+// (lhs, rhs) or a conv / conv_transpose (x, weight, bias or none) reading inputs of the result's float dtype
+// (f32, f64, f16), some output of that dtype (the kernel's own output), every output a register computed in
+// the kernel.
+bool anchor_generatable(const FusedProgram& program, size_t sk);
+
 // The length of the lines the reduce instruction `red` of `program` folds: a norm's over its last `dim`
 // dims, every other along `dim`.
 int64_t reduce_line_length(const FusedProgram& program, const FusedInstr& red);
@@ -73,6 +79,10 @@ std::string generate_elementwise(const FusedProgram& program, const FusedSpellin
 // The operand name of the reduce's result (a reduce kernel rounds it to its dtype as the eager op stored
 // it: RES_FROM(RES_TO(v))); the host gives it the operand defines of that dtype.
 std::string fused_result();
+
+// Input k's offset for flat index `i` in the generated text: its mode (0 contiguous, 1 broadcast, 2 strided)
+// over the layout block argument `lay` of `rank` dims (its strides after the shape, rank entries per input).
+std::string fused_input_offset(int mode, size_t k, size_t rank, const std::string& lay, const std::string& i);
 
 // A reduce program's launch: every input's layout mode over the program's shape (layout `lay`, `rank` dims)
 // and over the reduce's result shape (`elay`, `erank`; reductions to size 1 only), -1 where the input is not
@@ -114,5 +124,21 @@ struct FusedFold {
 // program's flat index) (int64_t each), tag (uint). The host defines WG_X (kFusedTreeGroup for a tree).
 std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const FusedFold& fold,
                             const FusedSpelling& spelling);
+
+// A conv or conv_transpose anchor's epilogue for burn-gpu/kernels/conv.kernel's hook, two single lines (they
+// are defines): `store`, the statement EPILOGUE_STORE(epi_v, epi_i) (epi_v the sum plus the bias, epi_i Y's
+// flat index: the anchor's register as the eager conv stored it, the epilogue's instructions, the other
+// outputs stored, output `c_output` stored as Y), and `params`, EPILOGUE_PUSH's arguments after the kernel's
+// own: the tensor table `io` (the inputs then the outputs; the unused ones and output c_output bound to
+// nothing), `escal` (program_scalars), the layout block `elay` of the inputs over the program's shape
+// (`input_modes`, -1 where unused, `rank` dims), `faults`, tag (uint); `slots`, the table's defines. The
+// host gives the operand defines of IN<k>, OUT<m> and fused_result() (the anchor's dtype).
+struct ConvEpilogueText {
+  std::string store, params;
+  Defines slots;
+};
+ConvEpilogueText generate_conv_epilogue(const FusedProgram& program, size_t c_output,
+                                        const std::vector<int>& input_modes, size_t rank,
+                                        const FusedSpelling& spelling);
 
 }  // namespace burn::gpu
