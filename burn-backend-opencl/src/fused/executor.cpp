@@ -41,8 +41,8 @@ bool reduce_ok(const FusedProgram& p, size_t k, const DeviceProfile& profile) {
   return true;
 }
 
-// Operand defines of the program's inputs, outputs and (a reduce program) the reduce's result.
-void operand_defines(Launch& lc, const FusedProgram& p, const DeviceProfile& profile) {
+// Operand defines of the program's inputs, outputs and (a reduce or anchor program) its result.
+Defines operand_defines(const FusedProgram& p, const DeviceProfile& profile) {
   Defines d;
   for (size_t k = 0; k < p.num_inputs; ++k)
     add_operand_defines(d, gpu::fused_input(k), p.reg_dtype[k], profile, "fusion");
@@ -55,7 +55,7 @@ void operand_defines(Launch& lc, const FusedProgram& p, const DeviceProfile& pro
   const bool f64 = std::find(p.reg_dtype.begin(), p.reg_dtype.end(), DType::F64) != p.reg_dtype.end();
   if (f64 && std::none_of(d.begin(), d.end(), [](const auto& kv) { return kv.first == "HAS_F64"; }))
     d.emplace_back("HAS_F64", "1");
-  lc.use(d);
+  return d;
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ Prims OpenClFusedExecutor::run(const FusedProgram& p, const Prims& inputs) {
     modes.push_back(l.mode(k));
   }
   Launch lc(ctx, "fused", "fusion");
-  operand_defines(lc, p, ctx.profile());
+  lc.use(operand_defines(p, ctx.profile()));
   lc.layout_args(modes, l.rank(), l.index64, names);
   for (size_t k = 0; k < in.size(); ++k) lc.buffer(*in[k], false);
   for (size_t m = 0; m < out.size(); ++m) lc.buffer(*out[m], true);
@@ -174,7 +174,7 @@ Prims OpenClFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
   for (size_t k = 0; k < p.code.size(); ++k)
     faults = faults || (k != rk && gpu::fused_expr(p.code[k], p.reg_dtype)->faults);
   Launch lc(ctx, "fused", "fusion");
-  operand_defines(lc, p, ctx.profile());
+  lc.use(operand_defines(p, ctx.profile()));
   if (plan.lay.index64) lc.define("INDEX64");
   for (const ClPtr& t : in) lc.buffer(*t, false);
   for (const ClPtr& t : out) lc.buffer(*t, true);
@@ -225,11 +225,8 @@ Prims OpenClFusedExecutor::run_conv(const FusedProgram& p, const Prims& inputs) 
   e.params = t.params;
   e.index64 = l.index64;
   e.defines = t.slots;
-  for (size_t k = 0; k < p.num_inputs; ++k)
-    add_operand_defines(e.defines, gpu::fused_input(k), p.reg_dtype[k], ctx.profile(), "fusion");
-  for (size_t m = 0; m < p.outputs.size(); ++m)
-    add_operand_defines(e.defines, gpu::fused_output(m), p.reg_dtype[p.outputs[m]], ctx.profile(), "fusion");
-  add_operand_defines(e.defines, gpu::fused_result(), d, ctx.profile(), "fusion");
+  const Defines operands = operand_defines(p, ctx.profile());
+  e.defines.insert(e.defines.end(), operands.begin(), operands.end());
   e.bind = [&](Launch& lc) {
     for (size_t k = 0; k < in.size(); ++k) {
       if (in[k])
