@@ -735,25 +735,3 @@ float b_remainder(float a, float b) {
   }
 BURN_ACTIVATION_OPS(float, 0.79788456080286535588f, 0.044715f)
 
-// ---- workgroup reductions, for kernels that define WG_REDUCE_T: one value per invocation of a 1-D
-// workgroup (WG_X a power of two) combined by a tree in shared memory, always in the same order, so a
-// result does not depend on timing. Called in uniform control flow (by every invocation of the workgroup).
-#ifdef WG_REDUCE_T
-SHARED WG_REDUCE_T wg_red[WG_X];
-#define BURN_WG_REDUCE(NAME, COMBINE)                             \
-  WG_REDUCE_T NAME(WG_REDUCE_T v) {                               \
-    const uint t = gl_LocalInvocationID.x;                        \
-    wg_red[t] = v;                                                \
-    BARRIER();                                                    \
-    for (uint s = WG_X / 2; s > 0; s >>= 1) {                     \
-      if (t < s) wg_red[t] = COMBINE(wg_red[t], wg_red[t + s]);   \
-      BARRIER();                                                  \
-    }                                                             \
-    const WG_REDUCE_T r = wg_red[0];                              \
-    BARRIER();                                                    \
-    return r;                                                     \
-  }
-WG_REDUCE_T b_wg_add(WG_REDUCE_T a, WG_REDUCE_T b) { return a + b; }
-BURN_WG_REDUCE(wg_sum, b_wg_add)
-BURN_WG_REDUCE(wg_max, b_max)  // NaN-propagating
-#endif

@@ -104,12 +104,7 @@ uint16_t b_f32_to_bf16(float f) {
 #define PARAM_FAULTS(X) ADDR X;
 #define PARAM_INDEX(X) ADDR X;
 #define PARAM(T, X) T X;
-// KERNEL_PREAMBLE (a host define, GLSL only): code between the block and main that reads pc (the fusion
-// code generator's epilogue functions).
-#ifndef KERNEL_PREAMBLE
-#define KERNEL_PREAMBLE
-#endif
-#define KERNEL_MAIN } pc; KERNEL_PREAMBLE void main()
+#define KERNEL_MAIN } pc; void main()
 #define ARG(x) pc.x
 
 // The fusion code generator's kernels (burn-gpu/src/fused.cpp): their tensors arrive as one argument, a table
@@ -157,6 +152,8 @@ int lid_y() { return int(gl_LocalInvocationID.y); }
 #define SHARED_ARRAYS_KERNEL(decls)
 // Entry k of the index block argument L (a layout's [shape | strides...]).
 #define INDEX_AT(L, k) IdxBuf(ARG(L)).v[k]
+// The index block argument L as strided_offset takes it.
+#define INDEX_BLOCK(L) IdxBuf(ARG(L))
 
 // The element offset of flat row-major index i of a strided view, from a layout block holding the shape
 // (RANK entries) at `shape` and the view's strides (RANK entries) at `strides`, both indices into IdxBuf L.

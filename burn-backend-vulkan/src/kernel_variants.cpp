@@ -145,9 +145,7 @@ void fused_reduces(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
           l.erank = 2;
         }
         Defines defs;
-        if (d == DType::F64) defs.emplace_back("HAS_F64", "1");
-        if (d == DType::F16) defs.emplace_back("HAS_F16", "1");
-        if (tree && keeps) defs.emplace_back("WG_REDUCE_T", glsl_type(d, f, kDevice, "fusion").compute);
+        add_fused_operand_defines(defs, p, f, kDevice);
         if (tree) defs.emplace_back("INDEX64", "1");
         out.push_back(
             {"fused", with_workgroup(std::move(defs), tree ? kFusedTreeGroup : 64), generate_reduce(p, l, f, kDevice)});
@@ -508,12 +506,12 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
       relu.n_args = 1;
       p.code = {c, add_in, relu};
       p.outputs = {6, 4};
-      const AnchorEpilogue e = anchor_epilogue(p, 0, {-1, -1, -1, 2}, 4, f, kDevice);
+      const ConvEpilogue e = conv_epilogue(p, 0, {-1, -1, -1, 2}, 4, f, kDevice);
       ConvVariant v{m, d};
       v.tiled = tiled;
       v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, 1000, 64, acc);
       Defines defs = conv_defines(v, f, kDevice);
-      add_conv_epilogue_defines(defs, ConvEpilogue{e.expression, e.push, e.preamble, nullptr, false});
+      add_conv_epilogue_defines(defs, e);
       add(out, "conv", std::move(defs), v.tiles.wg_x, v.tiles.wg_y);
     }
 }

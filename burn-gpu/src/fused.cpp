@@ -6,6 +6,9 @@
 #include <cstring>
 #include <sstream>
 
+#include "burn/gpu/views.hpp"
+#include "burn/tensor/error.hpp"
+
 namespace burn::gpu {
 
 namespace {
@@ -72,6 +75,75 @@ size_t special_index(const FusedProgram& p) {
   for (size_t k = 0; k < p.code.size(); ++k)
     if (is_fused_reduce(p.code[k].op) || is_fused_anchor(p.code[k].op)) return k;
   return p.code.size();
+}
+
+namespace {
+bool gpu_float(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
+bool is_numeric(DType d) { return gpu_float(d) || d == DType::I64 || d == DType::I32; }
+}  // namespace
+
+bool reduce_generatable(const FusedProgram& p, size_t k) {
+  const FusedInstr& in = p.code[k];
+  const bool norm = in.op == OpId::layer_norm || in.op == OpId::rms_norm;
+  if (in.n_args != (in.op == OpId::layer_norm ? 3 : in.op == OpId::rms_norm ? 2 : 1)) return false;
+  if (in.args[0] >= p.num_inputs + k) return false;
+  const DType a = p.reg_dtype[in.args[0]], r = p.reg_dtype[p.num_inputs + k];
+  for (size_t q = 1; norm && q < in.n_args; ++q)
+    if (in.args[q] != kNoRegister && (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != a)) return false;
+  // (The program's shape is not known yet: burn-fusion asks while planning; run() checks the dims.)
+  if (norm && in.dim == 0) return false;
+  switch (in.op) {
+    case OpId::sum_dim:
+    case OpId::mean_dim:
+    case OpId::max_dim:
+    case OpId::min_dim:
+      if (!is_numeric(a) || r != a) return false;
+      break;
+    case OpId::argmax:
+    case OpId::argmin:
+      if (!is_numeric(a) || r != DType::I64) return false;
+      break;
+    default:
+      if (!gpu_float(a) || r != a) return false;
+  }
+  // Outputs are registers computed here (an input stored again has no place in the kernel).
+  for (uint16_t o : p.outputs)
+    if (o < p.num_inputs || o >= p.reg_dtype.size()) return false;
+  return true;
+}
+
+bool anchor_generatable(const FusedProgram& p, size_t sk) {
+  if (sk != 0) return false;
+  const FusedInstr& in = p.code[0];
+  if (in.n_args != (in.op == OpId::matmul ? 2 : 3)) return false;
+  const DType r = p.reg_dtype[p.num_inputs];
+  if (!gpu_float(r)) return false;
+  for (size_t q = 0; q < in.n_args; ++q) {
+    if (q == 2 && in.args[q] == kNoRegister) continue;
+    if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
+  }
+  for (uint16_t o : p.outputs)
+    if (o < p.num_inputs || o >= p.reg_dtype.size()) return false;
+  // The kernel's own output is one of the anchor's dtype.
+  for (uint16_t o : p.outputs)
+    if (p.reg_dtype[o] == r) return true;
+  return false;
+}
+
+int64_t reduce_line_length(const FusedProgram& p, const FusedInstr& red) {
+  const char* name = op_info(red.op).name;
+  const Shape& shape = p.shape;
+  const size_t rank = shape.rank();
+  if (red.op == OpId::layer_norm || red.op == OpId::rms_norm) {
+    if (red.dim == 0 || red.dim > rank)
+      throw Error(name, "internal: a fused norm over " + std::to_string(red.dim) + " dims of a program of shape " +
+                            shape.to_string());
+    int64_t n = 1;
+    for (size_t d = rank - red.dim; d < rank; ++d) n *= shape[d];
+    return n;
+  }
+  check_dim(name, shape, red.dim);
+  return shape[red.dim];
 }
 
 bool instructions_generatable(const FusedProgram& p, size_t sk) {
@@ -147,6 +219,14 @@ void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const FusedSpe
 
 std::string fused_input(size_t k) { return "IN" + std::to_string(k); }
 std::string fused_output(size_t m) { return "OUT" + std::to_string(m); }
+std::string fused_result() { return "RES"; }
+
+std::string fused_input_offset(int mode, size_t k, size_t rank, const std::string& lay, const std::string& i) {
+  if (mode == 0) return i;
+  if (mode == 1) return "CVT(idx_t, 0)";
+  return "strided_offset(INDEX_BLOCK(" + lay + "), 0, " + std::to_string((k + 1) * rank) + ", " + std::to_string(rank) +
+         ", " + i + ")";
+}
 
 std::string generate_elementwise(const FusedProgram& p, const FusedSpelling& sp) {
   std::ostringstream s;

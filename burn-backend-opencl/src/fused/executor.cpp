@@ -1,15 +1,19 @@
-// The OpenCL backend's fused executor (burn/tensor/fused.hpp): an elementwise chain runs as one launch of
-// the kernel burn-gpu's code generator writes in the dialect, built through the program cache like every
-// kernel. Programs with a reduce or an anchor are refused (the vulkan plugin's reduce and anchor generators
-// are GLSL of their own, burn-backend-opencl/README.md), so burn-fusion cuts them and runs those ops one by
-// one, fusing the elementwise pieces around them.
+// The OpenCL backend's fused executor (burn/tensor/fused.hpp): an elementwise chain, or a reduce with its
+// prologue and epilogue, runs as one launch of the kernel burn-gpu's code generator writes in the dialect
+// (the vulkan plugin runs the same text), built through the program cache like every kernel. Programs with
+// an anchor are refused (burn-backend-opencl/README.md), so burn-fusion cuts them and runs the anchor op by
+// itself, fusing the elementwise pieces around it.
 #include "fused/executor.hpp"
+
+#include <algorithm>
 
 #include "burn/gpu/fused.hpp"
 #include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
+#include "ops/conv.hpp"
+#include "ops/reduce.hpp"
 
 namespace burn::opencl {
 
@@ -17,15 +21,55 @@ namespace {
 
 constexpr size_t kMaxInputs = 16, kMaxTensors = 48;
 
+// A tree launch's work-group: the eager kernels' size (ops/activation.cpp), a power of two.
+constexpr size_t kTreeGroup = 64;
+
 gpu::FusedSpelling spelling(const DeviceProfile& profile) {
   return {gpu::Dialect::OpenCl, [&profile](DType d) { return std::string(cl_type(d, profile, "fusion").compute); }};
+}
+
+// A reduce instruction the shared generator writes, whose eager fold this device has for its dtype.
+bool reduce_ok(const FusedProgram& p, size_t k, const DeviceProfile& profile) {
+  if (!gpu::reduce_generatable(p, k)) return false;
+  const FusedInstr& in = p.code[k];
+  if (fused_reduce_keeps_shape(in.op)) return true;
+  try {
+    reduce_spec(in.op, p.reg_dtype[in.args[0]], profile, "fusion");
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+// Operand defines of the program's inputs, outputs and (a reduce or anchor program) its result.
+Defines operand_defines(const FusedProgram& p, const DeviceProfile& profile) {
+  Defines d;
+  for (size_t k = 0; k < p.num_inputs; ++k)
+    add_operand_defines(d, gpu::fused_input(k), p.reg_dtype[k], profile, "fusion");
+  for (size_t m = 0; m < p.outputs.size(); ++m)
+    add_operand_defines(d, gpu::fused_output(m), p.reg_dtype[p.outputs[m]], profile, "fusion");
+  const size_t sk = gpu::special_index(p);
+  if (sk < p.code.size())
+    add_operand_defines(d, gpu::fused_result(), p.reg_dtype[p.num_inputs + sk], profile, "fusion");
+  // Registers between the operands may be f64 (casts).
+  const bool f64 = std::find(p.reg_dtype.begin(), p.reg_dtype.end(), DType::F64) != p.reg_dtype.end();
+  if (f64 && std::none_of(d.begin(), d.end(), [](const auto& kv) { return kv.first == "HAS_F64"; }))
+    d.emplace_back("HAS_F64", "1");
+  return d;
 }
 
 }  // namespace
 
 bool OpenClFusedExecutor::can_run(const FusedProgram& p) const {
   if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
-  if (gpu::special_index(p) < p.code.size()) return false;
+  const size_t sk = gpu::special_index(p);
+  if (sk < p.code.size()) {
+    const OpId op = p.code[sk].op;
+    // A matmul runs CLBlast's GEMM, which has no epilogue hook (docs/decisions.md).
+    if (op == OpId::matmul) return false;
+    if (is_fused_anchor(op) ? !gpu::anchor_generatable(p, sk) : !reduce_ok(p, sk, backend_.context().profile()))
+      return false;
+  }
   // burn_modes holds 2 bits per input; each tensor is 16 bytes of arguments, which OpenCL bounds by
   // CL_DEVICE_MAX_PARAMETER_SIZE (at least 1024 bytes): longer programs are cut by burn-fusion.
   if (p.num_inputs > kMaxInputs || p.num_inputs + p.outputs.size() > kMaxTensors) return false;
@@ -37,7 +81,7 @@ bool OpenClFusedExecutor::can_run(const FusedProgram& p) const {
   // An output is a register of the program (an input stored again included).
   for (uint16_t o : p.outputs)
     if (o >= p.reg_dtype.size()) return false;
-  return gpu::instructions_generatable(p, p.code.size());
+  return gpu::instructions_generatable(p, sk);
 }
 
 bool OpenClFusedExecutor::owns(const Primitive& p) const {
@@ -49,8 +93,12 @@ Prims OpenClFusedExecutor::run(const FusedProgram& p, const Prims& inputs) {
   if (inputs.size() != p.num_inputs)
     throw Error("fusion",
                 "a fused program of " + std::to_string(p.num_inputs) + " inputs got " + std::to_string(inputs.size()));
-  if (gpu::special_index(p) < p.code.size())
-    throw Error("fusion", "internal: the opencl fused executor got a program with a reduce or an anchor");
+  const size_t sk = gpu::special_index(p);
+  if (sk < p.code.size()) {
+    if (p.code[sk].op == OpId::matmul)
+      throw Error("fusion", "internal: the opencl fused executor got a program with a matmul anchor");
+    return is_fused_anchor(p.code[sk].op) ? run_conv(p, inputs) : run_reduce(p, inputs);
+  }
   Context& ctx = backend_.context();
   std::vector<ClPtr> in;
   std::vector<gpu::View> views;
@@ -78,11 +126,10 @@ Prims OpenClFusedExecutor::run(const FusedProgram& p, const Prims& inputs) {
     modes.push_back(l.mode(k));
   }
   Launch lc(ctx, "fused", "fusion");
-  for (const DType d : p.reg_dtype)
-    if (d == DType::F64) lc.define("HAS_F64");  // registers between the operands may be f64 (casts)
+  lc.use(operand_defines(p, ctx.profile()));
   lc.layout_args(modes, l.rank(), l.index64, names);
-  for (size_t k = 0; k < in.size(); ++k) lc.tensor(names[k], *in[k], false);
-  for (size_t m = 0; m < out.size(); ++m) lc.tensor(gpu::fused_output(m), *out[m], true);
+  for (size_t k = 0; k < in.size(); ++k) lc.buffer(*in[k], false);
+  for (size_t m = 0; m < out.size(); ++m) lc.buffer(*out[m], true);
   lc.words(gpu::program_scalars(p));
   lc.faults(faults);
   lc.i64(n);
@@ -90,6 +137,120 @@ Prims OpenClFusedExecutor::run(const FusedProgram& p, const Prims& inputs) {
   lc.u32(faults ? ctx.fault_tag("fusion", "a divisor") : 0);
   lc.generated(gpu::generate_elementwise(p, spelling(ctx.profile())));
   lc.run_1d(n);
+  return outs;
+}
+
+Prims OpenClFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs) {
+  Context& ctx = backend_.context();
+  const size_t rk = gpu::special_index(p);
+  const FusedInstr& red = p.code[rk];
+  const uint16_t rr = static_cast<uint16_t>(p.num_inputs + rk);
+  const char* name = op_info(red.op).name;
+  const bool norm = red.op == OpId::layer_norm || red.op == OpId::rms_norm;
+  std::vector<ClPtr> in;
+  for (const Prim& x : inputs) in.push_back(backend_.cl(x, "fusion"));
+  // A norm's weight and bias are read whole, element k of the line at k.
+  for (size_t q = 1; norm && q < red.n_args; ++q)
+    if (red.args[q] != kNoRegister) in[red.args[q]] = backend_.contiguous(in[red.args[q]], name);
+  std::vector<gpu::View> views;
+  for (const ClPtr& t : in) views.push_back(view_of(*t));
+  gpu::ReducePlan plan = gpu::plan_reduce(p, views);
+  Prims outs;
+  std::vector<ClPtr> out;
+  for (uint16_t o : p.outputs) {
+    out.push_back(backend_.alloc(o < rr ? p.shape : plan.result_shape, p.reg_dtype[o], "fusion"));
+    outs.push_back(out.back());
+  }
+  // As the eager softmax chooses (gpu::around_dim): a work-group per long contiguous line.
+  plan.launch.tree =
+      plan.inner == 1 && plan.n >= gpu::AroundDim::kRowsMin && ctx.profile().max_work_group >= kTreeGroup;
+
+  gpu::FusedFold fold;
+  if (!fused_reduce_keeps_shape(red.op)) {
+    const ReduceSpec spec = reduce_spec(red.op, p.reg_dtype[red.args[0]], ctx.profile(), "fusion");
+    fold = {spec.acc_cl, spec.init, spec.step, spec.finish, spec.better};
+  }
+  bool faults = false;
+  for (size_t k = 0; k < p.code.size(); ++k)
+    faults = faults || (k != rk && gpu::fused_expr(p.code[k], p.reg_dtype)->faults);
+  Launch lc(ctx, "fused", "fusion");
+  lc.use(operand_defines(p, ctx.profile()));
+  if (plan.lay.index64) lc.define("INDEX64");
+  for (const ClPtr& t : in) lc.buffer(*t, false);
+  for (const ClPtr& t : out) lc.buffer(*t, true);
+  lc.words(gpu::program_scalars(p));
+  lc.faults(faults);
+  lc.layout_block(plan.lay).layout_block(plan.elay);
+  lc.i64(plan.lines).i64(plan.n).i64(plan.inner);
+  lc.u32(faults ? ctx.fault_tag("fusion", "a divisor") : 0);
+  lc.generated(gpu::generate_reduce(p, plan.launch, fold, spelling(ctx.profile())));
+  if (plan.launch.tree)
+    lc.run_groups(plan.lines, kTreeGroup);
+  else
+    lc.run_1d(plan.lines);
+  return outs;
+}
+
+Prims OpenClFusedExecutor::run_conv(const FusedProgram& p, const Prims& inputs) {
+  Context& ctx = backend_.context();
+  const FusedInstr& an = p.code[0];
+  const DType d = p.reg_dtype[p.num_inputs];
+  size_t c = 0;
+  while (p.reg_dtype[p.outputs[c]] != d) ++c;  // can_run: some output has the anchor's dtype
+  const std::vector<bool> used = gpu::inputs_read(p, 1, p.code.size());
+  std::vector<ClPtr> in(inputs.size());
+  std::vector<gpu::View> views;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (used[k]) in[k] = backend_.cl(inputs[k], "fusion");
+    // The epilogue's operands over the conv's shape (the conv's own are read whole by the kernel).
+    views.push_back(used[k] ? view_of(*in[k]) : gpu::View{p.shape, std::vector<int64_t>(p.shape.rank(), 0), 0});
+  }
+  gpu::Layout l = gpu::broadcast_layout(p.shape, views);
+  // The layout block has the kernel's index width, which the conv's operands may make 64-bit.
+  int64_t span = p.shape.num_elements();
+  for (size_t q = 0; q < 2; ++q)
+    span = std::max(span, backend_.cl(inputs[an.args[q]], "fusion")->shape().num_elements());
+  l.index64 = l.index64 || span >= kIndex32;
+  const std::vector<int> modes = gpu::modes_of(l, used);
+  Prims outs(p.outputs.size());
+  std::vector<ClPtr> out(p.outputs.size());
+  for (size_t m = 0; m < p.outputs.size(); ++m)
+    if (m != c) outs[m] = out[m] = backend_.alloc(p.shape, p.reg_dtype[p.outputs[m]], "fusion");
+
+  bool faults = false;
+  for (size_t k = 1; k < p.code.size(); ++k) faults = faults || gpu::fused_expr(p.code[k], p.reg_dtype)->faults;
+  const gpu::ConvEpilogueText t = gpu::generate_conv_epilogue(p, c, modes, l.rank(), spelling(ctx.profile()));
+  ConvEpilogue e;
+  e.store = t.store;
+  e.params = t.params;
+  e.index64 = l.index64;
+  e.defines = t.slots;
+  const Defines operands = operand_defines(p, ctx.profile());
+  e.defines.insert(e.defines.end(), operands.begin(), operands.end());
+  e.bind = [&](Launch& lc) {
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (in[k])
+        lc.buffer(*in[k], false);
+      else
+        lc.no_tensor();
+    }
+    for (size_t m = 0; m < out.size(); ++m) {
+      if (out[m])
+        lc.buffer(*out[m], true);
+      else
+        lc.no_tensor();
+    }
+    lc.words(gpu::program_scalars(p));
+    lc.layout_block(l);
+    lc.faults(faults);
+    lc.u32(faults ? ctx.fault_tag("fusion", "a divisor") : 0);
+  };
+  auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
+  outs[c] = an.op == OpId::conv ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, e)
+                                : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, e);
+  if (outs[c]->shape() != p.shape)
+    throw Error(op_info(an.op).name, "internal: the fused anchor's result " + outs[c]->shape().to_string() +
+                                         " does not match the program's shape " + p.shape.to_string());
   return outs;
 }
 

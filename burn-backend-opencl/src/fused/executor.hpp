@@ -1,5 +1,7 @@
 // The fused executor burn-fusion asks for through query_interface(kFusedElementwiseInterface): elementwise
-// chains as one kernel of burn-gpu's code generator (burn-gpu/src/fused.cpp), in OpenCL C.
+// chains, reductions with their prologue and epilogue, and conv / conv_transpose with their epilogue as one
+// kernel of burn-gpu's code generator (burn-gpu/src/fused.cpp, fused_reduce.cpp, fused_anchor.cpp), in the
+// dialect.
 #pragma once
 
 #include "burn/tensor/backend.hpp"
@@ -18,6 +20,8 @@ class OpenClFusedExecutor final : public FusedExecutor {
   Prims run(const FusedProgram& program, const Prims& inputs) override;
 
  private:
+  Prims run_reduce(const FusedProgram& program, const Prims& inputs);
+  Prims run_conv(const FusedProgram& program, const Prims& inputs);
   OpenClBackend& backend_;
 };
 

@@ -4,15 +4,18 @@
 // transposed conv is the input gradient of the conv from its output to its input, and its backward the
 // forward and weight gradient of that conv. Every device runs the register-blocked GEMM shape (the kernel's
 // shared-memory tiles, the vulkan plugin's on GPUs, are not launched on OpenCL yet), shaped to the product.
-// f32 and f64 (with cl_khr_fp64); shapes and options come from shape_rules.
+// f32 and f64 (with cl_khr_fp64); shapes and options come from shape_rules. conv and conv_transpose take the
+// fused executor's epilogue (ops/conv.hpp).
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "burn/gpu/conv.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
+#include "ops/conv.hpp"
 #include "ops/nn_operands.hpp"
 
 namespace burn::opencl {
@@ -29,7 +32,7 @@ constexpr size_t kBiasWorkgroup = 64;
 
 // One product of conv.kernel into y. Operands absent from the mode are null.
 void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const ClPtr& x, const ClPtr& gy, const ClPtr& w,
-              const ClPtr& bias, const ClPtr& y, const char* op) {
+              const ClPtr& bias, const ClPtr& y, const char* op, const ConvEpilogue* epilogue = nullptr) {
   if (y->shape().num_elements() == 0) return;
   Context& ctx = be.context();
   const DeviceProfile& prof = ctx.profile();
@@ -37,7 +40,7 @@ void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const Cl
   int64_t span = y->shape().num_elements();
   for (const ClPtr* t : {&x, &gy, &w})
     if (*t) span = std::max(span, (*t)->shape().num_elements());
-  const bool index64 = span >= kIndex32;
+  const bool index64 = span >= kIndex32 || (epilogue && epilogue->index64);
   Launch lc(ctx, "conv", op);
   gpu::Defines d{{gpu::conv_mode_define(mode), "1"}};
   for (const char* name : {"X", "G", "W", "B", "Y"}) add_operand_defines(d, name, y->dtype(), prof, op);
@@ -50,6 +53,12 @@ void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const Cl
     d.emplace_back("TM", std::to_string(t.tm));
     d.emplace_back("TN", std::to_string(t.tn));
   }
+  if (epilogue) {
+    d.insert(d.end(), epilogue->defines.begin(), epilogue->defines.end());
+    d.emplace_back("EPILOGUE_PUSH", epilogue->params);
+    d.emplace_back("EPILOGUE_STORE(epi_v, epi_i)", epilogue->store);
+    d.emplace_back("EPILOGUE_ONCE", "1");
+  }
   lc.use(d);
   for (const ClPtr* o : {&x, &gy, &w, &bias}) {
     if (*o)
@@ -60,6 +69,7 @@ void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const Cl
   lc.buffer(*y, true);
   lc.index_block(gpu::conv_geo_entries(g, p, op, "the OpenCL device " + prof.name), index64);
   lc.u32(gpu::conv_flags(bias != nullptr));
+  if (epilogue) epilogue->bind(lc);
   if (mode == ConvMode::bias_grad) return lc.run_groups(g.cout, std::min(kBiasWorkgroup, prof.max_work_group));
   const uint32_t max[3] = {kMaxGroups, kMaxGroups, kMaxGroups};
   const gpu::ConvGrid grid = gpu::conv_grid(t, p, g.groups, max);
@@ -68,18 +78,23 @@ void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const Cl
 
 }  // namespace
 
-Prim OpenClBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
+Prim conv_with_epilogue(const OpenClBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,
+                        const ConvEpilogue& e) {
   static constexpr const char* op = "conv";
-  const ClPtr a = nn::float_operand(*this, x, nullptr, op, "input");
+  const ClPtr a = nn::float_operand(be, x, nullptr, op, "input");
   const DType dt = a->dtype();
-  const ClPtr w = nn::float_operand(*this, weight, &dt, op, "weight");
-  const ClPtr b = bias ? nn::float_operand(*this, bias, &dt, op, "bias") : nullptr;
+  const ClPtr w = nn::float_operand(be, weight, &dt, op, "weight");
+  const ClPtr b = bias ? nn::float_operand(be, bias, &dt, op, "bias") : nullptr;
   ConvOptions o = options;
   const Shape ys = shape_rules::conv(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = gpu::conv_geo(a->shape(), w->shape(), o, ys);
-  const ClPtr y = alloc(ys, dt, op);
-  run_conv(*this, ConvMode::forward, g, a, nullptr, w, b, y, op);
+  const ClPtr y = be.alloc(ys, dt, op);
+  run_conv(be, ConvMode::forward, g, a, nullptr, w, b, y, op, e.bind ? &e : nullptr);
   return y;
+}
+
+Prim OpenClBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
+  return conv_with_epilogue(*this, std::move(x), std::move(weight), std::move(bias), options, {});
 }
 
 Prims OpenClBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
@@ -101,18 +116,23 @@ Prims OpenClBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const Con
   return {gx, gw, gb};
 }
 
-Prim OpenClBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
+Prim conv_transpose_with_epilogue(const OpenClBackend& be, Prim x, Prim weight, Prim bias,
+                                  const ConvTransposeOptions& options, const ConvEpilogue& e) {
   static constexpr const char* op = "conv_transpose";
-  const ClPtr a = nn::float_operand(*this, x, nullptr, op, "input");
+  const ClPtr a = nn::float_operand(be, x, nullptr, op, "input");
   const DType dt = a->dtype();
-  const ClPtr w = nn::float_operand(*this, weight, &dt, op, "weight");
-  const ClPtr b = bias ? nn::float_operand(*this, bias, &dt, op, "bias") : nullptr;
+  const ClPtr w = nn::float_operand(be, weight, &dt, op, "weight");
+  const ClPtr b = bias ? nn::float_operand(be, bias, &dt, op, "bias") : nullptr;
   ConvTransposeOptions o = options;
   const Shape ys = shape_rules::conv_transpose(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = gpu::transpose_geo(a->shape(), w->shape(), o, ys);
-  const ClPtr y = alloc(ys, dt, op);
-  run_conv(*this, ConvMode::grad_input, g, nullptr, a, w, b, y, op);
+  const ClPtr y = be.alloc(ys, dt, op);
+  run_conv(be, ConvMode::grad_input, g, nullptr, a, w, b, y, op, e.bind ? &e : nullptr);
   return y;
+}
+
+Prim OpenClBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransposeOptions& options) {
+  return conv_transpose_with_epilogue(*this, std::move(x), std::move(weight), std::move(bias), options, {});
 }
 
 Prims OpenClBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,

@@ -1,6 +1,6 @@
 // The vulkan plugin's side of the fusion code generator (burn-gpu/src/fused.cpp): what it can generate, the
-// GLSL spelling of the shared instruction emission and the matmul and conv anchors' epilogues (the reduce kernel
-// is codegen_reduce.cpp).
+// GLSL spelling of the shared instruction emission, this device's folds for the shared reduce kernel, and the
+// matmul and conv anchors' epilogues.
 #include "fused/codegen.hpp"
 
 #include <sstream>
@@ -16,58 +16,17 @@ using gpu::special_index;
 
 namespace {
 
-bool gpu_float(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
-bool is_numeric(DType d) { return gpu_float(d) || d == DType::I64 || d == DType::I32; }
-
-// A reduce instruction this generator writes: its operands and result dtypes as the eager op's.
-bool reduce_ok(const FusedProgram& p, const FusedInstr& in, size_t k, const DeviceFeatures& f,
-               const std::string& device) {
-  const bool norm = in.op == OpId::layer_norm || in.op == OpId::rms_norm;
-  if (in.n_args != (in.op == OpId::layer_norm ? 3 : in.op == OpId::rms_norm ? 2 : 1)) return false;
-  if (in.args[0] >= p.num_inputs + k) return false;
-  const DType a = p.reg_dtype[in.args[0]], r = p.reg_dtype[p.num_inputs + k];
-  for (size_t q = 1; norm && q < in.n_args; ++q)
-    if (in.args[q] != kNoRegister && (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != a)) return false;
-  // (The program's shape is not known yet: burn-fusion asks while planning; run() checks the dims.)
-  if (norm && in.dim == 0) return false;
-  switch (in.op) {
-    case OpId::sum_dim:
-    case OpId::mean_dim:
-    case OpId::max_dim:
-    case OpId::min_dim:
-      if (!is_numeric(a) || r != a) return false;
-      break;
-    case OpId::argmax:
-    case OpId::argmin:
-      if (!is_numeric(a) || r != DType::I64) return false;
-      break;
-    default:
-      if (!gpu_float(a) || r != a) return false;
-  }
-  if (!fused_reduce_keeps_shape(in.op)) {
-    try {
-      reduce_spec(in.op, a, f, device, "fusion");
-    } catch (const Error&) {
-      return false;
-    }
+// A reduce instruction the shared generator writes, whose eager fold this device has for its dtype.
+bool reduce_ok(const FusedProgram& p, size_t k, const DeviceFeatures& f, const std::string& device) {
+  if (!gpu::reduce_generatable(p, k)) return false;
+  const FusedInstr& in = p.code[k];
+  if (fused_reduce_keeps_shape(in.op)) return true;
+  try {
+    reduce_spec(in.op, p.reg_dtype[in.args[0]], f, device, "fusion");
+  } catch (const Error&) {
+    return false;
   }
   return true;
-}
-
-// A matmul anchor (lhs, rhs) or a conv / conv_transpose (x, weight, bias or none): inputs of the result's
-// float dtype.
-bool anchor_ok(const FusedProgram& p, const FusedInstr& in) {
-  if (in.n_args != (in.op == OpId::matmul ? 2 : 3)) return false;
-  const DType r = p.reg_dtype[p.num_inputs];
-  if (!gpu_float(r)) return false;
-  for (size_t q = 0; q < in.n_args; ++q) {
-    if (q == 2 && in.args[q] == kNoRegister) continue;
-    if (in.args[q] >= p.num_inputs || p.reg_dtype[in.args[q]] != r) return false;
-  }
-  // The kernel's C is an output of the anchor's dtype.
-  for (uint16_t o : p.outputs)
-    if (p.reg_dtype[o] == r) return true;
-  return false;
 }
 
 }  // namespace
@@ -78,8 +37,6 @@ gpu::FusedSpelling spelling(const DeviceFeatures& features, const std::string& d
 }
 
 namespace codegen {
-
-std::string decode_scalar(DType d, const std::string& bits) { return gpu::decode_scalar(d, bits); }
 
 GlslType type_of(DType d, const DeviceFeatures& features, const std::string& device) {
   return glsl_type(d, features, device, "fusion");
@@ -125,10 +82,7 @@ bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const s
   const size_t sk = special_index(p);
   if (sk < p.code.size()) {
     const FusedInstr& sp = p.code[sk];
-    if (is_fused_anchor(sp.op) ? (sk != 0 || !anchor_ok(p, sp)) : !reduce_ok(p, sp, sk, features, device)) return false;
-    // Outputs are registers computed here (an input stored again has no place in these kernels).
-    for (uint16_t o : p.outputs)
-      if (o < p.num_inputs || o >= p.reg_dtype.size()) return false;
+    if (is_fused_anchor(sp.op) ? !gpu::anchor_generatable(p, sk) : !reduce_ok(p, sk, features, device)) return false;
   }
   return gpu::instructions_generatable(p, sk);
 }
@@ -143,13 +97,38 @@ void add_fused_operand_defines(Defines& d, const FusedProgram& p, const DeviceFe
     add_operand_defines(d, gpu::fused_input(k), p.reg_dtype[k], features, device, "fusion");
   for (size_t m = 0; m < p.outputs.size(); ++m)
     add_operand_defines(d, gpu::fused_output(m), p.reg_dtype[p.outputs[m]], features, device, "fusion");
+  const size_t sk = special_index(p);
+  if (sk < p.code.size())
+    add_operand_defines(d, gpu::fused_result(), p.reg_dtype[p.num_inputs + sk], features, device, "fusion");
+}
+
+std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const DeviceFeatures& f,
+                            const std::string& device) {
+  const FusedInstr& red = p.code[special_index(p)];
+  gpu::FusedFold fold;
+  if (!fused_reduce_keeps_shape(red.op)) {
+    const ReduceSpec spec = reduce_spec(red.op, p.reg_dtype[red.args[0]], f, device, "fusion");
+    fold = {spec.acc_glsl, spec.init, spec.step, spec.finish, spec.better};
+  }
+  return gpu::generate_reduce(p, l, fold, spelling(f, device));
+}
+
+ConvEpilogue conv_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
+                           const DeviceFeatures& features, const std::string& device) {
+  const gpu::ConvEpilogueText t =
+      gpu::generate_conv_epilogue(p, c_output, input_modes, rank, spelling(features, device));
+  ConvEpilogue e;
+  e.store = t.store;
+  e.push = t.params;
+  e.defines = t.slots;
+  add_fused_operand_defines(e.defines, p, features, device);
+  return e;
 }
 
 AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
                                const DeviceFeatures& features, const std::string& device) {
-  const bool mm = p.code[0].op == OpId::matmul;
-  // The kernel's accumulator and output types: matmul.comp's A and C operands, burn-gpu/kernels/conv.kernel's X and Y.
-  const std::string acc_t = mm ? "A_C" : "X_C", out_t = mm ? "C_C" : "Y_C";
+  // The kernel's accumulator and output types: matmul.comp's A and C operands.
+  const std::string acc_t = "A_C", out_t = "C_C";
   const uint16_t anchor = static_cast<uint16_t>(p.num_inputs);
   const GlslType at = codegen::type_of(p.reg_dtype[anchor], features, device);
   std::vector<bool> used(p.num_inputs, false);
@@ -177,8 +156,7 @@ AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std
   AnchorEpilogue e;
   e.preamble = s.str();
   e.push = "ADDR eio; ADDR escal; ADDR elay; ADDR faults; uint tag;";
-  e.expression = mm ? "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))"
-                    : "fused_epilogue(v, i)";
+  e.expression = "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))";
   return e;
 }
 

@@ -1,10 +1,10 @@
 // The vulkan plugin's side of the fusion code generator: a FusedProgram (burn/tensor/fused.hpp) becomes one
 // kernel, each elementwise instruction the expression burn-gpu/src/exprs.cpp gives the eager op. Three shapes
-// of program: elementwise (burn-gpu/src/fused.cpp's generate_elementwise, in the dialect, shared with the
-// opencl plugin), a reduce instruction with its prologue and epilogue (generate_reduce, codegen_reduce.cpp)
-// and a matmul, conv or conv_transpose anchor whose epilogue is kernels/matmul.comp's or
-// burn-gpu/kernels/conv.kernel's EPILOGUE hook (anchor_epilogue); the last two are GLSL around the shared
-// instruction emission (burn-gpu's emit_instr).
+// of program: elementwise (burn-gpu's generate_elementwise), a reduce instruction with its prologue and
+// epilogue (burn-gpu's generate_reduce) and a conv or conv_transpose anchor with its epilogue
+// (burn-gpu/kernels/conv.kernel's EPILOGUE_STORE hook, burn-gpu's generate_conv_epilogue), all in the dialect
+// and shared with the opencl plugin, and a matmul anchor whose epilogue is kernels/matmul.comp's EPILOGUE hook
+// (anchor_epilogue), GLSL around the shared instruction emission (burn-gpu's emit_instr).
 #pragma once
 
 #include <optional>
@@ -15,6 +15,7 @@
 #include "burn/gpu/fused.hpp"
 #include "burn/tensor/fused.hpp"
 #include "dispatch.hpp"
+#include "ops/nn.hpp"
 
 namespace burn::vulkan {
 
@@ -32,41 +33,37 @@ gpu::FusedSpelling spelling(const DeviceFeatures& features, const std::string& d
 
 // The kernel text of an elementwise `program` (burn-gpu's generate_elementwise); push block: io (input then
 // output addresses), scal (2 words per instruction), faults, n, lay, tag. Its operands' defines come from
-// add_fused_operand_defines, the inputs' modes from the layout (names IN0, IN1, ...).
+// add_fused_operand_defines (with the reduce's result, gpu::fused_result, in a reduce program), the inputs'
+// modes from the layout (names IN0, IN1, ...).
 std::string generate_elementwise(const FusedProgram& program, const DeviceFeatures& features,
                                  const std::string& device);
 void add_fused_operand_defines(Defines& d, const FusedProgram& program, const DeviceFeatures& features,
                                const std::string& device);
 
-// A reduce program's launch: every input's layout mode over the program's shape (layout `lay`, ranks
-// `rank`) and over the reduce's result shape (`elay`, `erank`; reductions to size 1 only), -1 where the
-// input is not read through that layout; `tree`: a workgroup per line with shared-memory trees (GPUs), else
-// an invocation per line (CPU-type devices, short lines).
-struct ReduceLaunch {
-  std::vector<int> modes, emodes;
-  size_t rank = 0, erank = 0;
-  bool tree = false;
-};
+using gpu::ReduceLaunch;
 // The workgroup size of a tree launch.
 inline constexpr uint32_t kFusedTreeGroup = 256;
-// The kernel text for a reduce program; push block: io (inputs then outputs), scalars, faults, lay, elay,
-// lines, total (elements per line), inner (the line's stride in the program's flat index), tag.
+// The kernel text for a reduce program (burn-gpu's generate_reduce with this device's folds); its operands'
+// defines come from add_fused_operand_defines.
 std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const DeviceFeatures& features,
                             const std::string& device);
 
-// An anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)) or burn-gpu/kernels/conv.kernel
-// (EPILOGUE(v, i): conv and conv_transpose): the expression, the EPILOGUE_PUSH fields (eio: inputs then
-// outputs, escal, elay, faults, tag) and the preamble function (matmul.comp's EPILOGUE_PREAMBLE, the dialect's
-// KERNEL_PREAMBLE for conv.kernel), every one a single line (they are
-// defines). Output `c_output` is the kernel's C (Y); the function stores the others itself.
+// A matmul anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)): the expression, the
+// EPILOGUE_PUSH fields (eio: inputs then outputs, escal, elay, faults, tag) and the preamble function
+// (matmul.comp's EPILOGUE_PREAMBLE), every one a single line (they are defines). Output `c_output` is the
+// kernel's C; the function stores the others itself. GLSL: matmul.comp is the vulkan plugin's own kernel.
 struct AnchorEpilogue {
   std::string expression, push, preamble;
 };
 AnchorEpilogue anchor_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
                                size_t rank, const DeviceFeatures& features, const std::string& device);
 
+// A conv or conv_transpose anchor's epilogue for burn-gpu/kernels/conv.kernel (burn-gpu's
+// generate_conv_epilogue, shared with the opencl plugin) with its operand defines; `bind` left to the caller.
+ConvEpilogue conv_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
+                           size_t rank, const DeviceFeatures& features, const std::string& device);
+
 namespace codegen {
-// What codegen_reduce.cpp shares with codegen.cpp.
 // Instruction j as GLSL statements declaring r<out> from the r<args> in scope (scalars from `sc`).
 void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const DeviceFeatures& features,
                 const std::string& device);
@@ -78,8 +75,6 @@ std::string input_offset(int mode, size_t k, const std::string& rank, const std:
 // `AT(...) = store(value)` of output m (io.v[num_inputs + m]) at index i.
 std::string store_output(const FusedProgram& p, size_t m, const std::string& value, const std::string& i,
                          const DeviceFeatures& features, const std::string& device);
-// The GLSL expression of a scalar of dtype d (its compute type) from the 64 bits at `bits`.
-std::string decode_scalar(DType d, const std::string& bits);
 GlslType type_of(DType d, const DeviceFeatures& features, const std::string& device);
 }  // namespace codegen
 

@@ -91,10 +91,10 @@ Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const
 }
 
 void add_conv_epilogue_defines(Defines& d, const ConvEpilogue& e) {
-  if (!e.expression.empty()) d.emplace_back("EPILOGUE(v, i)", e.expression);
+  d.insert(d.end(), e.defines.begin(), e.defines.end());
   if (!e.push.empty()) d.emplace_back("EPILOGUE_PUSH", e.push);
-  if (!e.preamble.empty()) {
-    d.emplace_back("KERNEL_PREAMBLE", e.preamble);
+  if (!e.store.empty()) {
+    d.emplace_back("EPILOGUE_STORE(epi_v, epi_i)", e.store);
     d.emplace_back("EPILOGUE_ONCE", "1");
   }
 }
@@ -116,7 +116,7 @@ Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
   const Shape ys = shape_rules::conv(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = gpu::conv_geo(a->shape(), w->shape(), o, ys);
   VkPtr y = be.alloc(ys, a->dtype());
-  launch(be, ConvMode::forward, g, a, nullptr, w, b, y, op, e.bind || !e.expression.empty() ? &e : nullptr);
+  launch(be, ConvMode::forward, g, a, nullptr, w, b, y, op, e.bind || !e.store.empty() ? &e : nullptr);
   return y;
 }
 
@@ -143,7 +143,7 @@ Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, 
   const Shape ys = shape_rules::conv_transpose(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = gpu::transpose_geo(a->shape(), w->shape(), o, ys);
   VkPtr y = be.alloc(ys, a->dtype());
-  launch(be, ConvMode::grad_input, g, nullptr, a, w, b, y, op, e.bind || !e.expression.empty() ? &e : nullptr);
+  launch(be, ConvMode::grad_input, g, nullptr, a, w, b, y, op, e.bind || !e.store.empty() ? &e : nullptr);
   return y;
 }
 

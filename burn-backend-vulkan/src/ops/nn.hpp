@@ -65,16 +65,18 @@ struct ConvVariant {
   ConvTiles tiles;
 };
 Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const std::string& device);
-// What the fusion code generator adds to a conv or conv_transpose: the EPILOGUE(v, i) body, EPILOGUE_PUSH
-// fields and the preamble (KERNEL_PREAMBLE; single lines), `bind` pushing those fields and recording the epilogue's
-// accesses, `index64` when its own layout needs 64-bit indices.
+// What the fusion code generator adds to a conv or conv_transpose (burn-gpu's generate_conv_epilogue): the
+// EPILOGUE_STORE(epi_v, epi_i) statement and EPILOGUE_PUSH fields (single lines), the defines they read
+// (operands, table slots), `bind` pushing those fields and recording the epilogue's accesses, `index64` when
+// its own layout needs 64-bit indices.
 class VulkanBackend;
 struct ConvEpilogue {
-  std::string expression, push, preamble;
+  std::string store, push;
+  Defines defines;
   std::function<void(Dispatch&)> bind;
   bool index64 = false;
 };
-// The EPILOGUE, EPILOGUE_PUSH, KERNEL_PREAMBLE and EPILOGUE_ONCE defines of `e` (launcher and compile test).
+// The EPILOGUE_STORE, EPILOGUE_PUSH and EPILOGUE_ONCE defines of `e` and its own (launcher and compile test).
 void add_conv_epilogue_defines(Defines& defines, const ConvEpilogue& e);
 // conv / conv_transpose as VulkanBackend's, each stored value passed through `e`.
 Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,
