@@ -1,9 +1,10 @@
 // One or more Fashion-MNIST epochs of the MLP or the small CNN (nn_models.hpp) as a burn user writes
 // them: burn::data's MnistDataset and DataLoader (shuffled, worker threads), Adam, cross-entropy, on
-// autodiff<cpu>. Prints one JSON line: each epoch's time, the time spent waiting for the loader, and the
-// test accuracy at the end. bench/train_epoch.py runs it and bench/torch/train_epoch.py in the same run.
+// autodiff<cpu>. Prints one JSON line: each epoch's time, the time spent waiting for the loader, the test
+// accuracy after each epoch (untimed) and the dtype of the model's output in the last step.
+// bench/train_epoch.py runs it and bench/torch/train_epoch.py in the same run.
 // --autocast bf16|f16 trains (and tests) under burn/tensor/autocast.hpp's AutocastGuard, the parameters
-// in f32; f16 also scales the loss (optim::GradScaler).
+// in f32; f16 also scales the loss (optim::GradScaler). The step is train_step.hpp's.
 // Under `burn run` (WORLD_SIZE > 1) the ranks train data-parallel (train::DataParallel, the loader
 // sharded by rank): --batch-size is the global batch, each rank takes batch-size / ranks of it, and
 // rank 0 alone tests and prints (bench/distributed.py's epoch rows). Alone, nothing of that runs.
@@ -23,7 +24,7 @@
 #include <memory>
 #include <string>
 
-#include "nn_models.hpp"
+#include "train_step.hpp"
 
 namespace {
 
@@ -33,12 +34,6 @@ using Clock = std::chrono::steady_clock;
 constexpr float kMean = 0.2860f, kStd = 0.3530f;
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-// Images [B, 28, 28] as the model's input: [B, 784] for the MLP, [B, 1, 28, 28] for the CNN.
-Tensor<2> as_input(const bench::Mlp&, const Tensor<3>& images) { return images.flatten<2>(1, 2); }
-Tensor<4> as_input(const bench::SmallCnn&, const Tensor<3>& images) {
-  return images.reshape<4>({images.dim(0), 1, 28, 28});
-}
 
 // dp: the job's data parallelism (null alone): rank 0's parameters, a shard of each batch, the gradients
 // averaged over the ranks.
@@ -62,8 +57,26 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
   const nn::loss::CrossEntropyLoss loss = nn::loss::CrossEntropyLossConfig{}.init(ad);
   std::optional<optim::GradScaler> scaler;
   if (autocast == DType::F16) scaler.emplace();
-  auto amp = [&] { return autocast ? std::make_optional<AutocastGuard>(*autocast) : std::nullopt; };
-  std::string epoch_s, wait_s;
+  const data::MnistDataset test = data::MnistDataset::test();
+  data::DataLoader<data::MnistItem, data::MnistBatch> test_loader(
+      std::make_shared<data::MnistDataset>(test), std::make_shared<data::MnistBatcher>(cpu, kMean, kStd),
+      {.batch_size = 1000});
+  // Percent of the test set right, the forward under the training's autocast (not timed).
+  auto test_accuracy = [&] {
+    const M eval = nn::valid(model);
+    int64_t right = 0;
+    auto it = test_loader.iter();
+    while (auto b = it.next()) {
+      const auto guard = autocast ? std::make_optional<AutocastGuard>(*autocast) : std::nullopt;
+      const auto pred =
+          eval.forward(bench::as_input(eval, b->images)).argmax(1).template squeeze<1>(1).template to_vec<int64_t>();
+      const auto truth = b->targets.to_vec<int64_t>();
+      for (size_t i = 0; i < pred.size(); ++i) right += pred[i] == truth[i];
+    }
+    return 100.0 * static_cast<double>(right) / static_cast<double>(test.size());
+  };
+  std::string epoch_s, wait_s, accuracy;
+  DType logits_dtype = DType::F32;
   for (int e = 0; e < epochs; ++e) {
     const auto start = Clock::now();
     Clock::duration wait{};
@@ -74,53 +87,30 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
       wait += Clock::now() - t;
       if (!b) break;
       if (dp) {
-        optim::GradientsParams grads =
-            dp->backward(loss.forward(model.forward(as_input(model, b->images)), b->targets), nn::ModuleRef(model));
+        optim::GradientsParams grads = dp->backward(
+            loss.forward(model.forward(bench::as_input(model, b->images)), b->targets), nn::ModuleRef(model));
         model = opt.step(1e-3, model, std::move(grads));
         continue;
       }
-      if (!autocast) {
-        Gradients grads = loss.forward(model.forward(as_input(model, b->images)), b->targets).backward();
-        model = opt.step(1e-3, model, optim::GradientsParams::from_grads(grads, model));
-        continue;
-      }
-      Tensor<1> l;
-      {
-        const auto guard = amp();
-        l = loss.forward(model.forward(as_input(model, b->images)), b->targets);
-      }
-      Gradients grads = scaler ? scaler->scale(l).backward() : l.backward();
-      optim::GradientsParams gp = optim::GradientsParams::from_grads(grads, model);
-      if (!scaler) {
-        opt.step_module(1e-3, nn::ModuleRef(model), gp);
-        continue;
-      }
-      scaler->step(opt, 1e-3, nn::ModuleRef(model), gp);
-      scaler->update();
+      logits_dtype =
+          bench::train_step(model, b->images, b->targets, opt, loss, 1e-3, autocast, scaler ? &*scaler : nullptr)
+              .logits_dtype;
     }
     epoch_s += (e ? "," : "") + std::to_string(seconds(Clock::now() - start));
     wait_s += (e ? "," : "") + std::to_string(seconds(wait));
+    // Alone, the test set after every epoch; data-parallel, rank 0 tests once at the end (a test between
+    // epochs would hold the other ranks at their first all-reduce).
+    if (!dp && e + 1 < epochs) accuracy += std::to_string(test_accuracy()) + ",";
   }
   if (dp && dp->rank() != 0) return 0;  // the parameters are rank 0's: it tests and reports alone
-  const M eval = nn::valid(model);
-  const data::MnistDataset test = data::MnistDataset::test();
-  data::DataLoader<data::MnistItem, data::MnistBatch> test_loader(
-      std::make_shared<data::MnistDataset>(test), std::make_shared<data::MnistBatcher>(cpu, kMean, kStd),
-      {.batch_size = 1000});
-  int64_t right = 0;
-  auto it = test_loader.iter();
-  while (auto b = it.next()) {
-    const auto guard = amp();
-    const auto pred =
-        eval.forward(as_input(eval, b->images)).argmax(1).template squeeze<1>(1).template to_vec<int64_t>();
-    const auto truth = b->targets.to_vec<int64_t>();
-    for (size_t i = 0; i < pred.size(); ++i) right += pred[i] == truth[i];
-  }
+  accuracy += std::to_string(test_accuracy());
   std::printf(
       "{\"side\": \"burn\", \"model\": \"%s\", \"autocast\": \"%s\", \"ranks\": %zu, \"epoch_seconds\": [%s], "
-      "\"loader_wait_seconds\": [%s], \"test_accuracy\": %.4f}\n",
+      "\"loader_wait_seconds\": [%s], \"logits_dtype\": \"%s\", \"test_accuracy_per_epoch\": [%s], "
+      "\"test_accuracy\": %s}\n",
       name.c_str(), autocast ? std::string(dtype_name(*autocast)).c_str() : "off", ranks, epoch_s.c_str(),
-      wait_s.c_str(), 100.0 * static_cast<double>(right) / static_cast<double>(test.size()));
+      wait_s.c_str(), std::string(dtype_name(logits_dtype)).c_str(), accuracy.c_str(),
+      accuracy.substr(accuracy.rfind(',') + 1).c_str());
   return 0;
 }
 

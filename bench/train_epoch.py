@@ -1,7 +1,9 @@
 """One Fashion-MNIST epoch of the MLP and the small CNN, burn (bench/train_epoch.cpp) against PyTorch
 (bench/torch/train_epoch.py) in the same run, alternating sides, same batch size, Adam, loader workers
 and 2 compute threads. Prints a markdown table: the median epoch time of each side, the ratio, the
-share of the epoch spent waiting for the data loader, and the test accuracy after the epochs.
+share of the epoch spent waiting for the data loader, and the test accuracy after the epochs. The CNN
+also trains under bf16 autocast (burn-bench-train-epoch --autocast bf16, burn alone: PyTorch 1.13's CPU
+bf16 is no peer), alternating with its f32 runs: AMP's epoch time against f32 and both accuracies.
 Target: burn's epoch at most 0.7x PyTorch's. bench/run.py imports measure() and table() for the
 benchmark page's epoch section.
 
@@ -24,8 +26,9 @@ def run(cmd, env):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def measure(build_dir, models=MODELS, epochs=1, repeats=2, batch_size=64, workers=2, seed=1, log=None):
-    """Per model a dict: median epoch seconds of each side, their ratio, loader-wait shares, test accuracies."""
+def measure(build_dir, models=MODELS, epochs=1, repeats=2, batch_size=64, workers=2, seed=1, log=None, amp=("cnn",)):
+    """Per model a dict: median epoch seconds of each side, their ratio, loader-wait shares, test accuracies;
+    for the models in amp also burn's bf16 autocast epoch and accuracy (keys burn_bf16_s, burn_bf16_acc)."""
     env = dict(os.environ, BURN_NUM_THREADS="2", OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="1")
     # The same Adam on both sides (Burn's default epsilon is 1e-5, torch.optim.Adam's 1e-8), so the
     # accuracies compare the frameworks, not two settings; one seed's accuracy varies by about 1 point.
@@ -33,9 +36,12 @@ def measure(build_dir, models=MODELS, epochs=1, repeats=2, batch_size=64, worker
             "1e-8", "--seed", str(seed)]
     rows = []
     for model in models:
-        burn, torch = [], []
+        burn, torch, bf16 = [], [], []
         for _ in range(repeats):
-            burn.append(run([os.path.join(build_dir, "bin", "burn-bench-train-epoch"), "--model", model] + args, env))
+            program = [os.path.join(build_dir, "bin", "burn-bench-train-epoch"), "--model", model] + args
+            burn.append(run(program, env))
+            if model in amp:
+                bf16.append(run(program + ["--autocast", "bf16"], env))
             torch.append(run(["/usr/bin/python3", os.path.join(HERE, "torch", "train_epoch.py"), "--model", model] + args,
                              env))
         b = statistics.median(sum(r["epoch_seconds"]) / len(r["epoch_seconds"]) for r in burn)
@@ -45,8 +51,12 @@ def measure(build_dir, models=MODELS, epochs=1, repeats=2, batch_size=64, worker
         rows.append({"model": model, "burn_s": b, "torch_s": t, "ratio": b / t, "burn_wait_pct": 100 * bw,
                      "torch_wait_pct": 100 * tw, "burn_acc": burn[-1]["test_accuracy"],
                      "torch_acc": torch[-1]["test_accuracy"], "epochs": epochs, "repeats": repeats, "seed": seed})
+        if bf16:
+            rows[-1]["burn_bf16_s"] = statistics.median(sum(r["epoch_seconds"]) / len(r["epoch_seconds"]) for r in bf16)
+            rows[-1]["burn_bf16_acc"] = bf16[-1]["test_accuracy"]
         if log:
-            log(f"  epoch/{model:35s} burn {b:.1f} s  torch {t:.1f} s  ratio {b / t:.2f}")
+            log(f"  epoch/{model:35s} burn {b:.1f} s  torch {t:.1f} s  ratio {b / t:.2f}"
+                + (f"  bf16 autocast {rows[-1]['burn_bf16_s']:.1f} s" if bf16 else ""))
     return rows
 
 
@@ -62,6 +72,13 @@ def table(rows):
         lines.append(f"| {r['model']} | {r['burn_s']:.1f} s | {r['torch_s']:.1f} s | {r['ratio']:.2f} | ≤ {TARGET} | "
                      f"{met} | {r['burn_wait_pct']:.1f} % | {r['torch_wait_pct']:.1f} % | {r['burn_acc']:.2f} % "
                      f"| {r['torch_acc']:.2f} % |")
+    for r in rows:
+        if "burn_bf16_s" in r:  # absent from runs saved before the AMP row
+            lines.append(f"\nAMP, the {r['model']} with bf16 autocast (`burn-bench-train-epoch --autocast bf16`: "
+                         f"convolutions and linear layers in bf16, the parameters, loss and optimizer in f32; burn "
+                         f"alone): epoch {r['burn_bf16_s']:.1f} s against f32's {r['burn_s']:.1f} s in the same run "
+                         f"(bf16/f32 {r['burn_bf16_s'] / r['burn_s']:.2f}); test acc after {epochs} (seed {seed}) "
+                         f"{r['burn_bf16_acc']:.2f} % against {r['burn_acc']:.2f} %.")
     return "\n".join(lines)
 
 
