@@ -1,5 +1,5 @@
 // The epoch benchmark's training step (train_epoch.cpp), shared with its test
-// (tests/learning_curve/train_step_test.cpp) so that the test drives the step the benchmark times.
+// (tests/learning_curve/learning_curve_test.cpp, AutocastStep) so that the test drives the step the benchmark times.
 // With `autocast` set, the forward pass and the loss run under an AutocastGuard (the parameters stay
 // f32, so no master copy is needed: the casts are recorded and f32 gradients come back); f16 also
 // scales the loss through `scaler` (bf16 has f32's exponent range and needs no scaler).
