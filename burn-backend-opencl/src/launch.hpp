@@ -19,6 +19,8 @@ namespace burn::opencl {
 
 // Element counts from here on need the kernels' 64-bit index type (INDEX64).
 inline constexpr int64_t kIndex32 = int64_t{1} << 31;
+// Work-groups a grid launch walks at most per axis (the kernels' loops cover the rest).
+inline constexpr uint32_t kMaxGroups = 65535;
 
 using gpu::Layout;
 

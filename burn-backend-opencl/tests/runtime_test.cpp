@@ -575,6 +575,37 @@ TEST(OpenClRuntime, MatmulThroughClblastAndTheKernelAgree) {
                ShapeError);
 }
 
+// The plugin's GEMM kernel (BLAS off) past one tile in M, N and K, against the cpu plugin: a broadcast
+// batch, a transposed and a flipped (negative strides) operand, M = 1 and K = 1, K = 0 (zeros).
+TEST(OpenClRuntime, TheGemmKernelCrossesTilesEdgesAndLayoutsAsTheCpuPlugin) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  Env off("BURN_OPENCL_BLAS", "off");
+  std::vector<double> av(2 * 70 * 45), bv(3 * 37 * 45);
+  for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<double>((i * 7) % 11) - 5;
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<double>((i * 5) % 13) - 6;
+  for (DType d : {DType::F32, DType::F64, DType::I64, DType::I32}) {
+    if (d == DType::F64 && !ctx->profile().fp64) continue;
+    const std::string n(dtype_name(d));
+    const auto [a, ac] = on_both(be, *cpu, av, Shape{2, 1, 70, 45}, d);
+    const auto [bt, btc] = on_both(be, *cpu, bv, Shape{1, 3, 37, 45}, d);
+    // [2, 1, 70, 45] x [1, 3, 45, 37] (B read transposed) to [2, 3, 70, 37]; small integers: exact sums.
+    expect_same(be, be.matmul(a, be.permute(bt, {0, 1, 3, 2})), *cpu, cpu->matmul(ac, cpu->permute(btc, {0, 1, 3, 2})),
+                n + " broadcast, transposed rhs");
+    expect_same(be, be.matmul(be.flip(a, {2, 3}), be.permute(bt, {0, 1, 3, 2})), *cpu,
+                cpu->matmul(cpu->flip(ac, {2, 3}), cpu->permute(btc, {0, 1, 3, 2})), n + " flipped lhs");
+    expect_same(be, be.matmul(be.permute(bt, {0, 1, 3, 2}), be.flip(bt, {3})), *cpu,
+                cpu->matmul(cpu->permute(btc, {0, 1, 3, 2}), cpu->flip(btc, {3})), n + " [45, 37] x [37, 45]");
+    const auto [r, rc] = on_both(be, *cpu, {1, 2, 3}, Shape{1, 3}, d);
+    const auto [c, cc] = on_both(be, *cpu, {4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6}, Shape{3, 4}, d);
+    expect_same(be, be.matmul(r, c), *cpu, cpu->matmul(rc, cc), n + " M = 1");
+    expect_same(be, be.matmul(be.permute(r, {1, 0}), r), *cpu, cpu->matmul(cpu->permute(rc, {1, 0}), rc), n + " K = 1");
+    const auto [e0, e0c] = on_both(be, *cpu, {}, Shape{3, 0}, d);
+    const auto [e1, e1c] = on_both(be, *cpu, {}, Shape{0, 5}, d);
+    expect_same(be, be.matmul(e0, e1), *cpu, cpu->matmul(e0c, e1c), n + " K = 0");
+  }
+}
+
 TEST(OpenClRuntime, GatherScatterAndSelectCheckTheirIndices) {
   REQUIRE_DEVICE();
   // [[1, 2, 3], [4, 5, 6]]

@@ -14,8 +14,10 @@ foreach(dir IN LISTS dirs)
   foreach(path IN LISTS files)
     get_filename_component(name ${path} NAME_WLE)
     get_filename_component(ext ${path} LAST_EXT)
+    # EXCLUDE names a file by its name (every extension) or by its name and extension (matmul.kernel).
     list(FIND excluded "${name}" skip)
-    if(NOT skip EQUAL -1)
+    list(FIND excluded "${name}${ext}" skip_ext)
+    if(NOT skip EQUAL -1 OR NOT skip_ext EQUAL -1)
       continue()
     endif()
     # The map keeps the first of two equal names: a shared kernel would silently replace a plugin's own.

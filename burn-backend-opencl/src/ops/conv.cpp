@@ -25,8 +25,6 @@ namespace {
 using gpu::ConvGeo;
 using gpu::ConvMode;
 
-// Work-groups a launch walks at most per grid axis (the kernel's loops cover the rest).
-constexpr uint32_t kMaxGroups = 65535;
 // Work-items of the bias sums' work-groups (one per channel, a tree in local memory).
 constexpr size_t kBiasWorkgroup = 64;
 

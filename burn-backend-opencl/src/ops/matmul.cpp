@@ -1,8 +1,9 @@
 // matmul on the device (torch.matmul semantics for operands of equal rank >= 2, batch dims broadcast as
 // shape_rules::matmul says): f32 and f64 through CLBlast's strided-batched GEMM where both operands are
 // row- or column-major matrices and the batch is one stride each; everything else (i64, i32, other
-// layouts, a device where CLBlast failed its self-test) through burn-gpu/kernels/matmul_direct.kernel, which
-// reads the operands in place through their strides.
+// layouts, a device where CLBlast failed its self-test) through burn-gpu/kernels/matmul.kernel, which
+// reads the operands in place through their strides: register-blocked on CPU-type devices, tiled in local
+// memory on GPUs (the tile shapes of the conv kernel's GEMMs, gpu::conv_tiles).
 #include <clblast_c.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "burn/gpu/conv.hpp"
 #include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/log.hpp"
@@ -66,20 +68,40 @@ Gemm plan(const ClPtr& a, const ClPtr& b, const ClPtr& c) {
   return g;
 }
 
+// Sizes the kernel indexes with 32-bit ints (tile loops, row and column numbers), with room for a tile.
+constexpr int64_t kMaxDim = (int64_t{1} << 31) - 4096;
+
 // The project's kernel: every dtype, every layout.
 void run_kernel(const OpenClBackend& be, const Gemm& g) {
   Context& ctx = be.context();
-  Launch lc(ctx, "matmul_direct", kOp);
-  gpu::Defines d;
+  const DeviceProfile& prof = ctx.profile();
+  if (g.m > kMaxDim || g.n > kMaxDim || g.k > kMaxDim || g.count > kMaxDim)
+    throw Unsupported(kOp, "a batch, M, N or K of 2^31 or more on the OpenCL device " + prof.name);
   const DType dt = g.c->dtype();
-  add_operand_defines(d, "A", dt, ctx.profile(), kOp);
-  add_operand_defines(d, "B", dt, ctx.profile(), kOp);
-  add_operand_defines(d, "C", dt, ctx.profile(), kOp);
+  const auto wg = static_cast<uint32_t>(std::min<size_t>(prof.max_work_group, UINT32_MAX));
+  const bool tiled = prof.is_gpu();
+  const gpu::ConvTiles t =
+      gpu::conv_tiles({!tiled, wg, wg, wg, prof.local_mem}, tiled, g.m, g.n, dtype_size(dt) == 8 ? 8 : 4);
+  Launch lc(ctx, "matmul", kOp);
+  gpu::Defines d;
+  add_operand_defines(d, "A", dt, prof, kOp);
+  add_operand_defines(d, "B", dt, prof, kOp);
+  add_operand_defines(d, "C", dt, prof, kOp);
+  d.emplace_back("TM", std::to_string(t.tm));
+  d.emplace_back("TN", std::to_string(t.tn));
+  if (tiled) {
+    d.emplace_back("GEMM_TILED", "1");
+    d.emplace_back("BK", std::to_string(t.bk));
+  }
   lc.use(d);
   lc.layout_args({g.batch.mode(0), g.batch.mode(1)}, g.batch.rank(), g.batch.index64, {"A", "B"});
   lc.buffer(*g.a, false).buffer(*g.b, false).buffer(*g.c, true).layout_block(g.batch);
-  lc.i64(g.a_rs).i64(g.a_cs).i64(g.b_rs).i64(g.b_cs).i64(g.m).i64(g.n).i64(g.k).i64(g.count * g.m * g.n);
-  lc.run_1d(g.count * g.m * g.n);
+  lc.i64(g.a_rs).i64(g.a_cs).i64(g.b_rs).i64(g.b_cs);
+  lc.i32(static_cast<int32_t>(g.m)).i32(static_cast<int32_t>(g.n)).i32(static_cast<int32_t>(g.k));
+  lc.i32(static_cast<int32_t>(g.count));
+  const uint32_t max[3] = {kMaxGroups, kMaxGroups, kMaxGroups};
+  const gpu::ConvGrid grid = gpu::conv_grid(t, gpu::ConvGemm{g.m, g.n, g.k}, g.count, max);
+  lc.run_grid({grid.x, grid.y, grid.z}, t.wg_x, t.wg_y);
 }
 
 // A matrix of rows x cols with these strides as CLBlast reads it (row-major, maybe transposed).
