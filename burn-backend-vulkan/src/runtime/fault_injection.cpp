@@ -1,8 +1,7 @@
 // BURN_VULKAN_FAULT: which failures the runtime pretends the driver gave.
 #include "runtime/fault_injection.hpp"
 
-#include <cstdlib>
-#include <string_view>
+#include "burn/gpu/fault_list.hpp"
 
 namespace burn::vulkan {
 
@@ -22,26 +21,8 @@ const char* name_of(Fault f) {
 
 }  // namespace
 
-bool fault_injected(Fault f) {
-  const char* env = std::getenv("BURN_VULKAN_FAULT");
-  if (!env || !*env) return false;
-  const std::string_view want = name_of(f);
-  std::string_view list(env);
-  while (!list.empty()) {
-    const size_t comma = list.find(',');
-    std::string_view item = list.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item == want) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
-}
+bool fault_injected(Fault f) { return gpu::fault_listed("BURN_VULKAN_FAULT", name_of(f)); }
 
-std::string injected_note() {
-  const char* env = std::getenv("BURN_VULKAN_FAULT");
-  return std::string(" (injected by BURN_VULKAN_FAULT=") + (env ? env : "") + ")";
-}
+std::string injected_note() { return gpu::injected_note("BURN_VULKAN_FAULT"); }
 
 }  // namespace burn::vulkan
