@@ -223,7 +223,8 @@ case("scan_sequence_lens_op8", 8,
 # Quantized models on the int8 op (matmul_integer): QDQ (QuantizeLinear -> DequantizeLinear -> MatMul with a
 # DequantizeLinear int8 weight initializer, per column and per tensor), QOperator (QLinearMatMul), the dynamic
 # quantization chain (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul), MatMulInteger over full-range
-# u8 x s8 operands (255 x -128 / 127) and a u8 weight with zero points, ConvInteger and QLinearConv (im2col). burn_import_onnx_engine_test checks that
+# u8 x s8 operands (255 x -128 / 127) and a u8 weight with zero points, ConvInteger and QLinearConv (im2col), QDQ
+# Convs (below). burn_import_onnx_engine_test checks that
 # matmul_integer ran (OnnxQuant.*).
 def f32(v):
     return np.array(v, dtype=np.float32)  # 0-d: a per-tensor scale
@@ -347,6 +348,28 @@ case("qlinear_matmul_batched_op19", 19,
      initializers=[init("as", f32(0.05)), init("az", np.array(120, dtype=np.uint8)), init("w", full_range_w(2, 16, 6)),
                    init("ws", f32(0.01)), init("wz", np.array(2, dtype=np.int8)), init("ys", f32(0.3)),
                    init("yz", np.array(100, dtype=np.uint8))])
+
+# QDQ Convs (DequantizeLinear -> Conv <- DequantizeLinear of a constant int8 weight), which the loader rewrites into
+# one burn.internal/QDQConv node on matmul_integer: per-output-channel weight scales (axis 0) with a float bias,
+# and a grouped, dilated conv with an int8 activation, a per-tensor weight zero point and the exporters' int32 bias
+# through its own DequantizeLinear.
+case("qdq_conv_per_channel_op19", 19,
+     [N("QuantizeLinear", ["x", "xs", "xz"], ["xq"]), N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+      N("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+      N("Conv", ["xd", "wd", "b"], ["y"], pads=[1, 1, 1, 1], strides=[2, 1])],
+     [("x", rand(2, 3, 7, 6))], ["y"],
+     initializers=[init("xs", f32(0.02)), init("xz", np.array(128, dtype=np.uint8)), init("w", full_range_w(4, 3, 3, 3)),
+                   init("ws", rng.uniform(0.002, 0.01, 4).astype(np.float32)), init("wz", np.zeros(4, np.int8)),
+                   init("b", rand(4))])
+case("qdq_conv_grouped_op19", 19,
+     [N("QuantizeLinear", ["x", "xs", "xz"], ["xq"]), N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+      N("DequantizeLinear", ["w", "ws", "wz"], ["wd"]), N("DequantizeLinear", ["bq", "bs"], ["bd"], axis=0),
+      N("Conv", ["xd", "wd", "bd"], ["y"], group=2, pads=[0, 1, 2, 1], dilations=[2, 1])],
+     [("x", rand(2, 4, 8, 5))], ["y"],
+     initializers=[init("xs", f32(0.03)), init("xz", np.array(-4, dtype=np.int8)), init("w", full_range_w(6, 2, 2, 3)),
+                   init("ws", f32(0.006)), init("wz", np.array(-3, dtype=np.int8)),
+                   init("bq", rng.integers(-5000, 5000, 6).astype(np.int32)),
+                   init("bs", np.full(6, np.float32(0.03) * np.float32(0.006), np.float32))])
 
 
 def build(c):

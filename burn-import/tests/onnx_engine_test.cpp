@@ -544,7 +544,8 @@ TEST(OnnxEngine, MutatedModelsFailCleanly) {
 }
 
 // The quantized models of gen_onnx_opset_fixtures.py (QDQ, QOperator, the dynamic chain, full-range MatMulInteger,
-// ConvInteger and QLinearConv of 1 to 3 spatial dims and grouped, MatMulInteger and QLinearMatMul with a batched b)
+// ConvInteger and QLinearConv of 1 to 3 spatial dims and grouped, MatMulInteger and QLinearMatMul with a batched b,
+// QDQ Convs)
 // run on trace<cpu>: their outputs are ONNX Runtime's (exact for the integer ones), and
 // every product ran as the integer op matmul_integer (the cpu plugin's int8 GEMM), none as a float or f64 matmul
 // or conv.
@@ -567,7 +568,9 @@ TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
                                                  {"qlinear_conv_3d_op19", 1},
                                                  // b [3, K, N] under a [2, 3, M, K]: 6; b [2, K, N]: 2; b [1, K, N]: 1
                                                  {"matmul_integer_batched_op19", 9},
-                                                 {"qlinear_matmul_batched_op19", 2}};
+                                                 {"qlinear_matmul_batched_op19", 2},
+                                                 {"qdq_conv_per_channel_op19", 1},
+                                                 {"qdq_conv_grouped_op19", 2}};
   for (const auto& [name, products] : cases) {
     SCOPED_TRACE(name);
     const std::string dir = kDir + "opsets/" + name + "/";

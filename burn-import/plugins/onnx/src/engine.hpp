@@ -110,11 +110,13 @@ void add_rnn_ops(std::vector<OpRow>& rows);
 void add_spectral_ops(std::vector<OpRow>& rows);
 void add_sequence_ops(std::vector<OpRow>& rows);
 void add_random_ops(std::vector<OpRow>& rows);
-// The loader's rewrite of QDQ MatMuls (ops_quant.cpp): a MatMul of two DequantizeLinear outputs, the weight's a
-// constant int8/uint8 [K, N] with f32 scales per tensor or per column, the activation's with an f32 scale and zero
-// point per tensor, becomes one burn.internal/QDQMatMul node on the integer op; a DequantizeLinear it was the only
-// reader of (`uses`: reads of each value by nodes, subgraphs and graph outputs) is removed.
-void fuse_qdq_matmuls(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses);
+// The loader's rewrite of QDQ products (ops_quant.cpp): a MatMul or Conv of two DequantizeLinear outputs, the
+// weight's a constant int8/uint8 ([K, N] with f32 scales per tensor or per column; [Cout, Cg, k...] with f32 scales
+// per tensor or per output channel), the activation's with an f32 scale and zero point per tensor, becomes one
+// burn.internal/QDQMatMul or QDQConv node on the integer op (a Conv keeps its attributes and bias); a
+// DequantizeLinear it was the only reader of (`uses`: reads of each value by nodes, subgraphs and graph outputs) is
+// removed.
+void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses);
 // The implementation of `op` at `opset`, or nullptr.
 const OpRow* find_op(const std::string& op, int opset);
 

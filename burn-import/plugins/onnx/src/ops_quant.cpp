@@ -1,9 +1,9 @@
-// Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls (fuse_qdq_matmuls) on the table's integer
-// op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger and QLinearConv
-// of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
-// and the forms the op does not take (zero points of other shapes or dtypes, non-f32 scales) computed in
-// f64, exact for 8-bit values. And the
-// optimizers of the ai.onnx.preview.training domain (Adagrad, Momentum, Adam) as the arithmetic their specs give.
+// Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls and Convs (fuse_qdq_products) on the table's
+// integer op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger and
+// QLinearConv of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear and the forms the op does not take (zero points of other shapes or dtypes, non-f32 scales)
+// computed in f64, exact for 8-bit values. And the optimizers of the ai.onnx.preview.training domain (Adagrad,
+// Momentum, Adam) as the arithmetic their specs give.
 #include <cmath>
 #include <unordered_map>
 
@@ -304,6 +304,28 @@ Hs qdq_matmul(OpContext& c) {
   return {matmul_nd(a, w)};
 }
 
+// burn.internal/QDQConv, which fuse_qdq_products makes of DequantizeLinear(qx) -> Conv <- DequantizeLinear(qw) with
+// the Conv's attributes: inputs qx, sx, zx, qw, sw, zw and the Conv's bias (any float). On the integer op:
+// float(sum (qx - zx)(qw - zw)) * (sx * sw) in f32 per output channel, plus the bias; otherwise the two
+// DequantizeLinear and the Conv it replaced.
+Hs qdq_conv(OpContext& c) {
+  const std::optional<H> zx = opt_in(c, 2), zw = opt_in(c, 5), bias = opt_in(c, 6);
+  const int64_t cout = c.rank(3) >= 1 ? c.shape(3)[0] : -1;
+  const DType out = c.dtype(1);
+  if (f32_scale(c.in(1), 1) && f32_scale(c.in(4), cout) && (!bias || c.dtype(6) == out))
+    if (auto acc = conv_integer_op(c, c.in(0), c.in(3), zx, zw)) {
+      std::vector<int64_t> channels(shape_of(*acc).rank(), 1);  // [1, Cout, 1...]
+      channels[1] = -1;
+      const H scale = api::reshape(api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1})), channels);
+      const H y = api::mul(api::cast(*acc, DType::F32), scale);
+      return {bias ? api::add(y, api::reshape(*bias, channels)) : y};
+    }
+  const H x = api::cast(dequantize(c.in(0), c.in(1), zx), out);
+  const H w = api::cast(
+      dequantize(c.in(3), along(c.in(4), c.rank(3), 0), zw ? std::optional<H>(along(*zw, c.rank(3), 0)) : zw), out);
+  return {conv_node(c, x, w, bias)};
+}
+
 Hs qlinear_conv(OpContext& c) {
   // x, sx, zx, w, sw, zw, sy, zy, bias (i32): the integer conv plus the bias, requantized as QLinearMatMul.
   const int64_t cout = c.rank(3) >= 1 ? c.shape(3)[0] : -1;
@@ -406,6 +428,7 @@ void add_quant_ops(std::vector<OpRow>& r) {
                         {"QLinearMatMul", 10, k, qlinear_matmul},
                         {"QLinearConv", 10, k, qlinear_conv},
                         {"burn.internal/QDQMatMul", 1, 1, qdq_matmul},
+                        {"burn.internal/QDQConv", 1, 1, qdq_conv},
                     });
 }
 
@@ -425,7 +448,7 @@ int64_t proto_numel(const ::onnx::TensorProto& t) {
 
 }  // namespace
 
-void fuse_qdq_matmuls(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses) {
+void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses) {
   std::unordered_map<std::string, const ::onnx::TensorProto*> inits;
   for (const auto& t : g.initializer()) inits[t.name()] = &t;
   std::unordered_map<std::string, int> producer;
@@ -451,20 +474,27 @@ void fuse_qdq_matmuls(::onnx::GraphProto& g, const std::unordered_map<std::strin
   std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
   for (int i = 0; i < g.node_size(); ++i) {
     ::onnx::NodeProto& mm = *g.mutable_node(i);
-    if (mm.op_type() != "MatMul" || !default_domain(mm) || mm.input_size() != 2) continue;
+    const bool conv = mm.op_type() == "Conv";
+    if (!default_domain(mm) ||
+        !(conv ? mm.input_size() == 2 || mm.input_size() == 3 : mm.op_type() == "MatMul" && mm.input_size() == 2))
+      continue;
     const int da = dq_of(mm.input(0)), dw = dq_of(mm.input(1));
     if (da < 0 || dw < 0 || da == dw) continue;
     const ::onnx::NodeProto &a = g.node(da), &w = g.node(dw);
-    // The weight: a constant int8 or uint8 [K, N], its f32 scale per tensor or per column (axis 1).
+    // The weight: a constant int8 or uint8, [K, N] with its f32 scale per tensor or per column (axis 1) for a
+    // MatMul, [Cout, Cg, k...] with its scale per tensor or per output channel (axis 0) for a Conv.
     const ::onnx::TensorProto* wq = init(w, 0);
-    if (!wq || wq->dims_size() != 2 ||
+    const int rank = wq ? wq->dims_size() : 0;
+    if (!wq || (conv ? rank < 3 : rank != 2) ||
         (wq->data_type() != ::onnx::TensorProto::INT8 && wq->data_type() != ::onnx::TensorProto::UINT8))
       continue;
     const ::onnx::TensorProto* ws = init(w, 1);
     const auto* axis = find_attr(w, "axis");
-    const bool per_column = ws && ws->dims_size() == 1 && ws->dims(0) == wq->dims(1) && ws->dims(0) != 1 &&
-                            (!axis || axis->i() == 1 || axis->i() == -1);
-    if (!f32_init(ws) || (proto_numel(*ws) != 1 && !per_column)) continue;
+    const int channel = conv ? 0 : 1;  // the weight's axis a per-channel scale runs along
+    const int64_t axis_value = axis ? (axis->i() < 0 ? axis->i() + rank : axis->i()) : 1;  // ONNX's default: 1
+    const bool per_channel =
+        ws && ws->dims_size() == 1 && ws->dims(0) == wq->dims(channel) && ws->dims(0) != 1 && axis_value == channel;
+    if (!f32_init(ws) || (proto_numel(*ws) != 1 && !per_channel)) continue;
     // The activation: an f32 scale and a zero point per tensor, both constants.
     const ::onnx::TensorProto* as = init(a, 1);
     if (!f32_init(as) || proto_numel(*as) != 1) continue;
@@ -473,14 +503,18 @@ void fuse_qdq_matmuls(::onnx::GraphProto& g, const std::unordered_map<std::strin
     const std::string out = mm.output(0), name = mm.name();
     const std::string za = has_za ? a.input(2) : "", zw = w.input_size() > 2 ? w.input(2) : "";
     const std::string qa = a.input(0), sa = a.input(1), qw = w.input(0), sw = w.input(1);
-    // A DequantizeLinear whose output only this MatMul read is no longer computed.
+    const std::string bias = conv && mm.input_size() == 3 ? mm.input(2) : "";
+    const auto attributes = mm.attribute();  // a Conv's window and groups
+    // A DequantizeLinear whose output only this product read is no longer computed.
     if (uses.count(mm.input(0)) && uses.at(mm.input(0)) == 1) drop[static_cast<size_t>(da)] = true;
     if (uses.count(mm.input(1)) && uses.at(mm.input(1)) == 1) drop[static_cast<size_t>(dw)] = true;
     mm.Clear();
-    mm.set_op_type("QDQMatMul");
+    mm.set_op_type(conv ? "QDQConv" : "QDQMatMul");
     mm.set_domain("burn.internal");
     mm.set_name(name);
     for (const std::string* x : {&qa, &sa, &za, &qw, &sw, &zw}) mm.add_input(*x);
+    if (!bias.empty()) mm.add_input(bias);
+    *mm.mutable_attribute() = attributes;
     mm.add_output(out);
   }
   ::onnx::GraphProto kept;
