@@ -95,14 +95,14 @@ class LearningCurve : public ::testing::Test {
     double worst = 0;
     for (size_t s = 0; s < expected.size(); ++s) {
       const data::MnistBatch b = first_items(train, s * batch, batch, ad);
-      const Tensor<1> l = loss.forward(model.forward(as_input(model, b.images)), b.targets);
-      const double got = l.template item<double>();
+      // The benchmark's f32 step: its loss is the one before the update, as PyTorch's fixture records it.
+      const double got = bench::train_step(model, b.images, b.targets, opt, loss, fixture_["lr"].get<double>(),
+                                           std::nullopt, nullptr)
+                             .loss.template item<double>();
       const double rel = std::abs(got - expected[s]) / std::abs(expected[s]);
       worst = std::max(worst, rel);
       EXPECT_LE(rel, s < close_steps ? rtol : later_rtol)
           << kind << " step " << s << ": burn " << got << ", PyTorch " << expected[s];
-      Gradients grads = l.backward();
-      model = opt.step(fixture_["lr"].get<double>(), model, optim::GradientsParams::from_grads(grads, model));
     }
     const M eval = nn::valid(model);
     const Device cpu = Device::get("cpu");
