@@ -424,7 +424,7 @@ def table(rows, limits, libtorch=True, ort=None):
             fn = twin_ns.get(case.f32_twin)
             fratio = bn / fn if bn and fn else None
             ftarget = F32_TWIN_TARGETS.get(case.group)
-            cells += ["n/a" if fratio is None else f"{fratio:.3f} ({1 / fratio:.2f}x faster)",
+            cells += ["n/a" if fratio is None else f"{fratio:.3f} ({1 / fratio:.2f}x as fast)",
                       "—" if ftarget is None else f"≤ {ftarget}", met(fratio, ftarget)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
