@@ -171,6 +171,54 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) void tile_vnni(const
   _mm256_storeu_si256(t + 3, _mm256_add_epi32(c30, c31));
 }
 
+// Two panels at once on zmm: each group's two 32-byte rows (panel p, panel p + 1) side by side in one register, so
+// one vpdpbusd does 64 multiply-adds; out is 4 rows x 16 columns (panel p's 8, then panel p + 1's).
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m512i quad512(const uint8_t* p) {
+  return _mm512_set1_epi32(_mm_cvtsi128_si32(_mm_loadu_si32(p)));
+}
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline void dpbusd512(__m512i& acc, __m512i a, __m512i b) {
+  asm("vpdpbusd %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
+}
+// Group g's rows of the two panels in one register.
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m512i both(const __m256i* p0, const __m256i* p1,
+                                                                                int64_t g) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(p0 + g)), _mm256_loadu_si256(p1 + g), 1);
+}
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) void tile_vnni_pair(const uint8_t* a, int64_t k_padded,
+                                                                                const int8_t* panel0,
+                                                                                const int8_t* panel1, int32_t* out) {
+  const uint8_t *a0 = a, *a1 = a + k_padded, *a2 = a + 2 * k_padded, *a3 = a + 3 * k_padded;
+  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  const auto* p0 = reinterpret_cast<const __m256i*>(panel0);
+  const auto* p1 = reinterpret_cast<const __m256i*>(panel1);
+  const int64_t groups = k_padded / kInt8KGroup;
+  int64_t g = 0;
+  for (; g + 1 < groups; g += 2) {
+    const __m512i b0 = both(p0, p1, g), b1 = both(p0, p1, g + 1);
+    const int64_t o = g * kInt8KGroup;
+    dpbusd512(c00, quad512(a0 + o), b0);
+    dpbusd512(c10, quad512(a1 + o), b0);
+    dpbusd512(c20, quad512(a2 + o), b0);
+    dpbusd512(c30, quad512(a3 + o), b0);
+    dpbusd512(c01, quad512(a0 + o + kInt8KGroup), b1);
+    dpbusd512(c11, quad512(a1 + o + kInt8KGroup), b1);
+    dpbusd512(c21, quad512(a2 + o + kInt8KGroup), b1);
+    dpbusd512(c31, quad512(a3 + o + kInt8KGroup), b1);
+  }
+  if (g < groups) {
+    const __m512i b0 = both(p0, p1, g);
+    const int64_t o = g * kInt8KGroup;
+    dpbusd512(c00, quad512(a0 + o), b0);
+    dpbusd512(c10, quad512(a1 + o), b0);
+    dpbusd512(c20, quad512(a2 + o), b0);
+    dpbusd512(c30, quad512(a3 + o), b0);
+  }
+  _mm512_storeu_si512(out, _mm512_add_epi32(c00, c01));
+  _mm512_storeu_si512(out + 16, _mm512_add_epi32(c10, c11));
+  _mm512_storeu_si512(out + 32, _mm512_add_epi32(c20, c21));
+  _mm512_storeu_si512(out + 48, _mm512_add_epi32(c30, c31));
+}
+
 // ---- the choice --------------------------------------------------------------------------------------
 
 constexpr Int8Path kPaths[] = {Int8Path::Scalar, Int8Path::Avx2, Int8Path::Vnni};
@@ -217,36 +265,54 @@ void check_gemm_args(bool a_signed, int64_t lda, int64_t m, const PackedInt8Weig
 }
 
 // Runs every 4 x 8 tile of A x B over the pool and hands it to sink(tile, row, rows, col, cols), where rows and
-// cols count the tile's valid entries.
+// cols count the tile's valid entries. The VNNI path computes two panels' tiles at once (4 x 16, zmm).
 template <typename Sink>
 void for_each_tile(const PackedA& pa, const PackedInt8Weights& b, const Sink& sink) {
   const int64_t m = pa.m, n = b.n, kp = b.k_padded, panels = b.panels();
   if (m == 0 || n == 0) return;
   const TileFn tile_of = tile_fn();
+  const int64_t span = pa.as_bytes ? 2 : 1;  // panels per task
+  const int64_t units = (panels + span - 1) / span;
   const int64_t row_blocks = (m + kRowBlock - 1) / kRowBlock;
-  const int64_t task_macs = std::min(m, kRowBlock) * kNr * std::max<int64_t>(kp, 1);
-  // Task t is (row block t / panels, panel t % panels): a thread's run of tasks reuses one A block from L2.
-  parallel_for(row_blocks * panels, std::max<int64_t>(1, kGrainMacs / task_macs), [&](int64_t s, int64_t e) {
-    alignas(32) int32_t tile[kMr * kNr];
+  const int64_t task_macs = std::min(m, kRowBlock) * span * kNr * std::max<int64_t>(kp, 1);
+  // sum_k (a + 128) b = sum_k a b + 128 * col_sum. For K past u8's exact length the shifted sum wraps in
+  // vpdpbusd's int32 lanes; the true sum fits int32, so the difference taken modulo 2^32 is still exact.
+  const auto unshift = [&](int32_t* tile, int64_t j0, int64_t cols) {
+    if (!pa.shifted) return;
+    for (int64_t r = 0; r < kMr; ++r)
+      for (int64_t q = 0; q < cols; ++q)
+        tile[r * kNr + q] = static_cast<int32_t>(static_cast<uint32_t>(tile[r * kNr + q]) -
+                                                 static_cast<uint32_t>(128 * b.col_sums[static_cast<size_t>(j0 + q)]));
+  };
+  // Task t is (row block t / units, panels of unit t % units): a thread's run of tasks reuses one A block from L2.
+  parallel_for(row_blocks * units, std::max<int64_t>(1, kGrainMacs / task_macs), [&](int64_t s, int64_t e) {
+    alignas(64) int32_t tile[kMr * kNr], wide[kMr * 2 * kNr], second[kMr * kNr];
     for (int64_t t = s; t < e; ++t) {
-      const int64_t rb = t / panels, p = t % panels;
+      const int64_t rb = t / units, p = (t % units) * span;
       const int64_t j0 = p * kNr, cols = std::min(kNr, n - j0);
       const int8_t* panel = b.data.data() + p * kp * kNr;
+      const bool pair = pa.as_bytes && p + 1 < panels;
       for (int64_t i = rb * kRowBlock; i < std::min(m, (rb + 1) * kRowBlock); i += kMr) {
+        const int64_t rows = std::min(kMr, m - i);
         if (!pa.as_bytes) {
           tile_of(pa.data.data() + i * kp, kp, panel, tile);
-        } else {
+        } else if (!pair) {
           tile_vnni(pa.bytes.data() + i * kp, kp, panel, tile);
-          // sum_k (a + 128) b = sum_k a b + 128 * col_sum. For K past u8's exact length the shifted sum wraps in
-          // vpdpbusd's int32 lanes; the true sum fits int32, so the difference taken modulo 2^32 is still exact.
-          if (pa.shifted)
-            for (int64_t r = 0; r < kMr; ++r)
-              for (int64_t q = 0; q < cols; ++q)
-                tile[r * kNr + q] =
-                    static_cast<int32_t>(static_cast<uint32_t>(tile[r * kNr + q]) -
-                                         static_cast<uint32_t>(128 * b.col_sums[static_cast<size_t>(j0 + q)]));
+          unshift(tile, j0, cols);
+        } else {
+          tile_vnni_pair(pa.bytes.data() + i * kp, kp, panel, panel + kp * kNr, wide);
+          for (int64_t r = 0; r < kMr; ++r) {
+            std::memcpy(tile + r * kNr, wide + r * 2 * kNr, sizeof(int32_t) * kNr);
+            std::memcpy(second + r * kNr, wide + r * 2 * kNr + kNr, sizeof(int32_t) * kNr);
+          }
+          const int64_t j1 = j0 + kNr, cols1 = std::min(kNr, n - j1);
+          unshift(tile, j0, cols);
+          unshift(second, j1, cols1);
+          sink(tile, i, rows, j0, cols);
+          sink(second, i, rows, j1, cols1);
+          continue;
         }
-        sink(tile, i, std::min(kMr, m - i), j0, cols);
+        sink(tile, i, rows, j0, cols);
       }
     }
   });
