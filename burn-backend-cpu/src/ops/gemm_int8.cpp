@@ -3,10 +3,10 @@
 // clamped (ONNX Runtime's and oneDNN's AVX2 int8 kernels have this corner; oneDNN documents it and asks for 7-bit
 // data). Here A and B are widened to int16 (vpmovsxbw / packed A) and multiplied by vpmaddwd, whose pair sums
 // of int16 products are exact int32; the int32 accumulation is exact up to int8_gemm_max_k.
-// With AVX512-VNNI (and AVX512VL), vpdpbusd on ymm multiplies u8 by s8 and adds the four products of a 32-bit lane
+// With AVX512-VNNI (and AVX512VL), vpdpbusd multiplies u8 by s8 and adds the four products of a 32-bit lane
 // straight into int32: each u8 x s8 product fits int16 and the sum does not saturate (vpdpbusd, not vpdpbusds), so
-// it is exact too, at 32 multiply-adds per instruction on one 32-byte group row of the same packing. A is packed as
-// bytes for it, s8 A shifted by +128 into u8 and each tile corrected by 128 * col_sums.
+// it is exact too; on zmm, the group rows of two panels of the same packing side by side, 64 multiply-adds per
+// instruction. A is packed as bytes for it, s8 A shifted by +128 into u8 and each tile corrected by 128 * col_sums.
 #include "ops/gemm_int8.hpp"
 
 #include <immintrin.h>
