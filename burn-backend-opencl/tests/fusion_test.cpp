@@ -143,9 +143,8 @@ TEST_F(OpenClFusion, ConvWithBiasResidualAndReluIsOneLaunch) {
   EXPECT_LT(mm.fused, mm.op_by_op);
 }
 
-// Where CLBlast does not run the dtype (here BURN_OPENCL_BLAS=off; f16 always), a matmul with its bias, a
-// residual and an activation is one launch of matmul.kernel with its epilogue: a transposed rhs (a Linear's
-// weight), the residual strided.
+// Where CLBlast does not run (here BURN_OPENCL_BLAS=off), a matmul with its bias, a residual and an activation
+// is one launch of matmul.kernel with its epilogue: a transposed rhs (a Linear's weight), the residual strided.
 TEST_F(OpenClFusion, MatmulWithBiasAndGeluIsOneLaunchWhereClblastDoesNotRun) {
   ::setenv("BURN_OPENCL_BLAS", "off", 1);
   const test::FusionRun mm =
