@@ -209,7 +209,7 @@ Prims OpenClFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
   // as the kernel's launcher does, before either is written.
   const ClPtr a = backend_.cl(inputs[an.args[0]], "fusion"), b = backend_.cl(inputs[an.args[1]], "fusion");
   if (an.op == OpId::matmul) {
-    l.index64 = l.index64 || gemm_index64(view_of(*a), view_of(*b), p.shape.num_elements());
+    l.index64 = l.index64 || gpu::gemm_index64(view_of(*a), view_of(*b), p.shape.num_elements());
   } else {
     const int64_t span = std::max({p.shape.num_elements(), a->shape().num_elements(), b->shape().num_elements()});
     l.index64 = l.index64 || span >= kIndex32;

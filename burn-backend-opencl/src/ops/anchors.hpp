@@ -2,7 +2,6 @@
 // of burn-gpu/kernels/matmul.kernel and conv.kernel. Private to the plugin.
 #pragma once
 
-#include "burn/gpu/views.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
 
@@ -17,8 +16,5 @@ Prim conv_transpose_with_epilogue(const OpenClBackend& be, Prim x, Prim weight, 
 // matmul as OpenClBackend's on the plugin's kernel (never CLBlast, which has no epilogue hook), each stored
 // value passed through `e`.
 Prim matmul_with_epilogue(const OpenClBackend& be, Prim lhs, Prim rhs, const AnchorEpilogue& e);
-// Whether the matmul kernel indexes with 64 bits for these operands and a result of `c_elements`: C, or an
-// offset into A or B, reaches 2^31 elements (the launcher and the fused executor ask it).
-bool gemm_index64(const gpu::View& lhs, const gpu::View& rhs, int64_t c_elements);
 
 }  // namespace burn::opencl

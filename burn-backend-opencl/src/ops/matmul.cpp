@@ -58,7 +58,7 @@ Gemm plan(const ClPtr& a, const ClPtr& b, const ClPtr& c) {
   g.a_cs = g.k == 1 ? 0 : as[rank - 1];
   g.b_rs = g.k == 1 ? 0 : bs[rank - 2];
   g.b_cs = g.n == 1 ? 0 : bs[rank - 1];
-  g.batch.index64 = g.batch.index64 || gemm_index64(view_of(*a), view_of(*b), c->shape().num_elements());
+  g.batch.index64 = g.batch.index64 || gpu::gemm_index64(view_of(*a), view_of(*b), c->shape().num_elements());
   return g;
 }
 
@@ -221,17 +221,6 @@ Operands operands(const OpenClBackend& be, Prim& lhs, Prim& rhs) {
 }
 
 }  // namespace
-
-bool gemm_index64(const gpu::View& a, const gpu::View& b, int64_t c_elements) {
-  // The furthest element a view reaches from its buffer's start.
-  auto span = [](const gpu::View& t) {
-    int64_t s = t.offset;
-    for (size_t d = 0; d < t.shape.rank(); ++d)
-      if (t.shape[d] > 0) s += (t.shape[d] - 1) * std::abs(t.strides[d]);
-    return s;
-  };
-  return c_elements >= kIndex32 || span(a) >= kIndex32 || span(b) >= kIndex32;
-}
 
 bool clblast_runs(OpenClBackend& be, DType d) { return clblast_usable(be, d); }
 

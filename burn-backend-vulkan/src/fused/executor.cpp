@@ -51,7 +51,7 @@ bool walk_fits(uint32_t max_loop, int64_t per_invocation, size_t rank) {
 
 bool anchor_index64(OpId op, bool epilogue_index64, const gpu::View& a, const gpu::View& b, const Shape& result) {
   if (epilogue_index64) return true;
-  if (op == OpId::matmul) return gemm_index64(a, b);
+  if (op == OpId::matmul) return gpu::gemm_index64(a, b, result.num_elements());
   // ops/conv.cpp's launch: the largest of its operands and result.
   return nn::needs_index64(std::max({result.num_elements(), a.shape.num_elements(), b.shape.num_elements()}));
 }

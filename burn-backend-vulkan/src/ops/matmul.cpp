@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
@@ -159,27 +160,6 @@ Defines gemm_defines(DType d, GemmKernel kernel, const GemmTiles& t, const std::
   return out;
 }
 
-bool gemm_index64(const gpu::View& a, const gpu::View& b) {
-  const Shape out = shape_rules::matmul(a.shape, b.shape, "matmul");
-  const size_t rank = a.shape.rank();
-  const int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
-  int64_t batch = 1, a_span = 0, b_span = 0;
-  for (size_t i = 0; i + 2 < rank; ++i) {
-    batch *= out[i];
-    // Broadcast batch dims are read with stride 0.
-    if (a.shape[i] != 1) a_span += (out[i] - 1) * std::abs(a.strides[i]);
-    if (b.shape[i] != 1) b_span += (out[i] - 1) * std::abs(b.strides[i]);
-  }
-  if (batch * m * n == 0) return false;
-  // The matrix strides, 0 along a dim of size 1 (it never steps, and then spans nothing).
-  if (m > 1) a_span += (m - 1) * std::abs(a.strides[rank - 2]);
-  if (k > 1) a_span += (k - 1) * std::abs(a.strides[rank - 1]);
-  if (k > 1) b_span += (k - 1) * std::abs(b.strides[rank - 2]);
-  if (n > 1) b_span += (n - 1) * std::abs(b.strides[rank - 1]);
-  constexpr int64_t k2G = int64_t{1} << 31;
-  return batch * m * n >= k2G || (k > 0 && (a_span >= k2G || b_span >= k2G));
-}
-
 Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options) {
   static constexpr const char* op = "matmul";
   Context& ctx = be.context();
@@ -223,8 +203,8 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
   const int64_t a_rs = m == 1 ? 0 : as[rank - 2], a_cs = k == 1 ? 0 : as[rank - 1];
   const int64_t b_rs = k == 1 ? 0 : bs[rank - 2], b_cs = n == 1 ? 0 : bs[rank - 1];
   Layout l = collapse(Shape(batch_dims), {a_batch, b_batch});
-  // A fused epilogue's width is worked out with gemm_index64 too (anchor_index64), so the two agree.
-  l.index64 = options.fused.index64 || gemm_index64(view_of(*a), view_of(*b));
+  // A fused epilogue's width is worked out with gpu::gemm_index64 too (anchor_index64), so the two agree.
+  l.index64 = l.index64 || options.fused.index64 || gpu::gemm_index64(view_of(*a), view_of(*b), batch * m * n);
 
   const GemmTiles t = gemm_tiles(ctx.profile(), kernel, dtype_size(d) == 8 ? 8 : 4);
   if (t.wg_x == 0)

@@ -5,11 +5,9 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "burn/gpu/views.hpp"
 #include "dispatch.hpp"
 #include "runtime/compiler.hpp"
 
@@ -58,10 +56,6 @@ struct GemmOptions {
   AnchorEpilogue fused;
   std::array<uint32_t, 3> max_groups{};
 };
-
-// Whether the GEMM of these operands (lhs [..., M, K], rhs [..., K, N], views read in place) indexes with 64
-// bits: C, or an offset into A or B, reaches 2^31 elements. The launcher and anchor_index64 ask it.
-bool gemm_index64(const gpu::View& lhs, const gpu::View& rhs);
 
 // DTypeError for a dtype the GEMM kernels do not take (bool, i8, u8, bf16), Unsupported for one the device
 // lacks.
