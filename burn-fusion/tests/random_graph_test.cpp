@@ -477,7 +477,7 @@ TEST(FusionRandomGraphs, DISABLED_FusedVulkanMatchesVulkan) {
 // fusion<opencl> against opencl op by op (fusion.random_graph_opencl, PoCL in CI), fusion<vulkan>'s bounds
 // but for matmul epilogues: the opencl executor fuses elementwise chains and reductions with their prologue
 // and epilogue, and a matmul's epilogue only where CLBlast does not run it (burn-backend-opencl/README.md):
-// with BURN_OPENCL_BLAS=off (fusion.random_graph_opencl_blas_off) it must have fused some.
+// with BURN_OPENCL_BLAS=off (as fusion.random_graph_opencl runs it) it must have fused some.
 TEST(FusionRandomGraphs, DISABLED_FusedOpenClMatchesOpenCl) {
   try {
     Device::get("opencl");
