@@ -240,7 +240,8 @@ void reduce_lanes(MakeSrc&& make_src, typename Op::O* out, Lanes l) {
         1, std::min<int64_t>(std::max((2 * threads + tasks - 1) / tasks, total / (kClaim * tasks)), n / 2048));
   const int64_t span = (n + splits - 1) / std::max<int64_t>(splits, 1);
   const int64_t units = tasks * splits, unit = std::max<int64_t>(1, span * width);
-  // Units per claim: about kClaim elements, at least kGrain of them, and at least 4 claims per thread.
+  // Units per claim: about kClaim elements, or a quarter of a thread's share when that is less, and at least
+  // kGrain elements.
   const int64_t per_claim =
       std::max(std::max<int64_t>(1, kGrain / unit), std::min(kClaim / unit, (units + 4 * threads - 1) / (4 * threads)));
   const int64_t claims = (units + per_claim - 1) / per_claim;
