@@ -1,6 +1,6 @@
-// Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls and Convs (fuse_qdq_products) on the table's
-// integer op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger and
-// QLinearConv of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear,
+// Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls, Gemms and Convs (fuse_qdq_products) on the
+// table's integer op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger
+// and QLinearConv of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear and the forms the op does not take (zero points of other shapes or dtypes, non-f32 scales)
 // computed in f64, exact for 8-bit values. And the optimizers of the ai.onnx.preview.training domain (Adagrad,
 // Momentum, Adam) as the arithmetic their specs give.
@@ -285,23 +285,31 @@ Hs qlinear_matmul(OpContext& c) {
                    c.dtype(7))};
 }
 
-// burn.internal/QDQMatMul, which fuse_qdq_matmuls makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw):
-// inputs qa, sa, za, qw, sw, zw. On the integer op: float(sum (qa - za)(qw - zw)) * (sa * sw) in f32, the sum exact,
-// the product of the dequantized operands up to f32 rounding; otherwise the two DequantizeLinear and the MatMul it
-// replaced.
+// burn.internal/QDQMatMul, which fuse_qdq_products makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw), and
+// of a Gemm (alpha and beta 1, a not transposed) with its transB and bias: inputs qa, sa, za, qw, sw, zw and the
+// bias (any float). On the integer op: float(sum (qa - za)(qw - zw)) * (sa * sw) in f32, the sum exact, the product
+// of the dequantized operands up to f32 rounding, plus the bias; otherwise the two DequantizeLinear and the MatMul or
+// Gemm it replaced.
 Hs qdq_matmul(OpContext& c) {
-  const H &qa = c.in(0), &qw = c.in(3);
-  const std::optional<H> za = opt_in(c, 2), zw = opt_in(c, 5);
+  const H& qa = c.in(0);
+  const bool trans_b = c.attr_i("transB", 0) != 0;  // a Gemm's [N, K] weight, its scale per row
+  const H qw = trans_b ? api::permute(c.in(3), {1, 0}) : c.in(3);
+  const std::optional<H> za = opt_in(c, 2), zw = opt_in(c, 5), bias = opt_in(c, 6);
   const int64_t n = shape_of(qw).rank() == 2 ? shape_of(qw)[1] : -1;
-  if (integer_op_fits(qa, qw, za, zw) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) && (!za || numel(*za) == 1)) {
-    const H acc = integer_matmul(qa, qw, za, zw);
-    return {api::mul(api::cast(acc, DType::F32), api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1})))};
-  }
   const DType out = c.dtype(1);
+  const auto with_bias = [&](const H& y) { return bias ? api::add(y, *bias) : y; };
+  if (integer_op_fits(qa, qw, za, zw) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) && (!za || numel(*za) == 1) &&
+      (!bias || c.dtype(6) == out)) {
+    const H acc = integer_matmul(qa, qw, za, zw);
+    return {with_bias(
+        api::mul(api::cast(acc, DType::F32), api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1}))))};
+  }
+  const int64_t axis = trans_b ? 0 : 1;
   H a = api::cast(dequantize(qa, c.in(1), za), out);
-  H w = api::cast(dequantize(qw, along(c.in(4), c.rank(3), 1), zw ? std::optional<H>(along(*zw, c.rank(3), 1)) : zw),
-                  out);
-  return {matmul_nd(a, w)};
+  H w = api::cast(
+      dequantize(c.in(3), along(c.in(4), c.rank(3), axis), zw ? std::optional<H>(along(*zw, c.rank(3), axis)) : zw),
+      out);
+  return {with_bias(matmul_nd(a, trans_b ? api::permute(w, {1, 0}) : w))};
 }
 
 // burn.internal/QDQConv, which fuse_qdq_products makes of DequantizeLinear(qx) -> Conv <- DequantizeLinear(qw) with
@@ -474,15 +482,22 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
   std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
   for (int i = 0; i < g.node_size(); ++i) {
     ::onnx::NodeProto& mm = *g.mutable_node(i);
-    const bool conv = mm.op_type() == "Conv";
-    if (!default_domain(mm) ||
-        !(conv ? mm.input_size() == 2 || mm.input_size() == 3 : mm.op_type() == "MatMul" && mm.input_size() == 2))
+    const bool conv = mm.op_type() == "Conv", gemm = mm.op_type() == "Gemm";
+    const auto attr_is = [&](const char* name, double value) {
+      const auto* a = find_attr(mm, name);
+      return !a || (a->type() == ::onnx::AttributeProto::FLOAT ? a->f() : static_cast<double>(a->i())) == value;
+    };
+    // A Gemm as a MatMul plus its bias: a not transposed, alpha and beta 1.
+    if (gemm && !(attr_is("transA", 0) && attr_is("alpha", 1) && attr_is("beta", 1))) continue;
+    if (!default_domain(mm) || !(conv || gemm ? mm.input_size() == 2 || mm.input_size() == 3
+                                              : mm.op_type() == "MatMul" && mm.input_size() == 2))
       continue;
     const int da = dq_of(mm.input(0)), dw = dq_of(mm.input(1));
     if (da < 0 || dw < 0 || da == dw) continue;
     const ::onnx::NodeProto &a = g.node(da), &w = g.node(dw);
     // The weight: a constant int8 or uint8, [K, N] with its f32 scale per tensor or per column (axis 1) for a
-    // MatMul, [Cout, Cg, k...] with its scale per tensor or per output channel (axis 0) for a Conv.
+    // MatMul (a Gemm's transB: [N, K], per row), [Cout, Cg, k...] with its scale per tensor or per output channel
+    // (axis 0) for a Conv.
     const ::onnx::TensorProto* wq = init(w, 0);
     const int rank = wq ? wq->dims_size() : 0;
     if (!wq || (conv ? rank < 3 : rank != 2) ||
@@ -490,7 +505,7 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
       continue;
     const ::onnx::TensorProto* ws = init(w, 1);
     const auto* axis = find_attr(w, "axis");
-    const int channel = conv ? 0 : 1;  // the weight's axis a per-channel scale runs along
+    const int channel = conv || (gemm && !attr_is("transB", 0)) ? 0 : 1;  // the axis a per-channel scale runs along
     const int64_t axis_value = axis ? (axis->i() < 0 ? axis->i() + rank : axis->i()) : 1;  // ONNX's default: 1
     const bool per_channel =
         ws && ws->dims_size() == 1 && ws->dims(0) == wq->dims(channel) && ws->dims(0) != 1 && axis_value == channel;
@@ -503,8 +518,9 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     const std::string out = mm.output(0), name = mm.name();
     const std::string za = has_za ? a.input(2) : "", zw = w.input_size() > 2 ? w.input(2) : "";
     const std::string qa = a.input(0), sa = a.input(1), qw = w.input(0), sw = w.input(1);
-    const std::string bias = conv && mm.input_size() == 3 ? mm.input(2) : "";
+    const std::string bias = mm.input_size() == 3 ? mm.input(2) : "";
     const auto attributes = mm.attribute();  // a Conv's window and groups
+    const bool trans_b = gemm && !attr_is("transB", 0);
     // A DequantizeLinear whose output only this product read is no longer computed.
     if (uses.count(mm.input(0)) && uses.at(mm.input(0)) == 1) drop[static_cast<size_t>(da)] = true;
     if (uses.count(mm.input(1)) && uses.at(mm.input(1)) == 1) drop[static_cast<size_t>(dw)] = true;
@@ -514,7 +530,13 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     mm.set_name(name);
     for (const std::string* x : {&qa, &sa, &za, &qw, &sw, &zw}) mm.add_input(*x);
     if (!bias.empty()) mm.add_input(bias);
-    *mm.mutable_attribute() = attributes;
+    if (conv) *mm.mutable_attribute() = attributes;
+    if (trans_b) {
+      ::onnx::AttributeProto* t = mm.add_attribute();
+      t->set_name("transB");
+      t->set_type(::onnx::AttributeProto::INT);
+      t->set_i(1);
+    }
     mm.add_output(out);
   }
   ::onnx::GraphProto kept;
