@@ -17,6 +17,8 @@ using Hs = std::vector<H>;
 
 H f64(const H& h) { return h.prim->dtype() == DType::F64 ? h : api::cast(h, DType::F64); }
 
+bool int8(const H& h) { return h.prim->dtype() == DType::U8 || h.prim->dtype() == DType::I8; }
+
 // A per-axis parameter (scale, zero point) viewed to broadcast along `axis` of a rank-r tensor.
 H along(const H& p, size_t r, int64_t axis) {
   if (shape_of(p).rank() != 1 || shape_of(p)[0] == 1 || r == 0) return p;
@@ -26,13 +28,20 @@ H along(const H& p, size_t r, int64_t axis) {
 }
 
 H quantize(const H& x, const H& scale, const std::optional<H>& zp, DType out) {
-  // x / scale in x's float dtype (the reference divides f32 by f32), then rounded half to even.
+  double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
   DType dt = x.prim->dtype();
+  // An f32 x and scale to 8 bits in f32: rounding x / scale, adding a zero point of 8 bits and saturating are exact
+  // there (beyond 2^24 the value saturates either way), so half the bytes of f64 and no cast pass.
+  if (dt == DType::F32 && scale.prim->dtype() == DType::F32 && out != DType::I32) {
+    H q = api::unary(OpId::round, api::div(x, scale));
+    if (zp) q = api::add(q, api::cast(*zp, DType::F32));
+    return api::cast(api::clamp(q, Scalar(lo), Scalar(hi)), out);
+  }
+  // x / scale in x's float dtype (the reference divides f32 by f32), then rounded half to even.
   H q = is_float(dt) ? f64(api::div(x, scale.prim->dtype() == dt ? scale : api::cast(scale, dt)))
                      : api::div(f64(x), f64(scale));
   q = api::unary(OpId::round, q);
   if (zp) q = api::add(q, f64(*zp));
-  double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
   if (out == DType::I32) lo = -2147483648.0, hi = 2147483647.0;
   return api::cast(api::clamp(q, Scalar(lo), Scalar(hi)), out);
 }
@@ -78,11 +87,18 @@ Hs dequantize_linear(OpContext& c) {
   std::optional<H> zp = c.has(2) ? std::optional<H>(along(c.in(2), r, axis)) : std::nullopt;
   // The output takes the scale's float type from opset 19 (f32 before).
   DType out = c.opset() >= 19 && is_float(c.dtype(1)) ? c.dtype(1) : DType::F32;
+  // 8-bit values to f32 by an f32 scale in f32: x - zp is exact and its product rounds once, as the exact f64
+  // product cast to f32 does.
+  if (out == DType::F32 && c.dtype(1) == DType::F32 && int8(c.in(0)) && (!zp || int8(*zp))) {
+    H v = api::cast(c.in(0), DType::F32);
+    if (zp) v = api::sub(v, api::cast(*zp, DType::F32));
+    return {api::mul(v, along(c.in(1), r, axis))};
+  }
   return {api::cast(dequantize(c.in(0), along(c.in(1), r, axis), zp), out)};
 }
 
 Hs dynamic_quantize_linear(OpContext& c) {
-  H x = f64(c.in(0));
+  const H& x = c.in(0);  // its max and min are exact in its own dtype
   double mx = std::max(0.0, api::into_data(api::reduce_all(OpId::max, x)).value_f64(0));
   double mn = std::min(0.0, api::into_data(api::reduce_all(OpId::min, x)).value_f64(0));
   // The scale is an f32 (the reference's), and x / scale is divided in x's dtype.
@@ -113,8 +129,6 @@ std::optional<std::vector<int64_t>> matmul_batch(const Shape& as, const Shape& b
 
 // A zero point of ONNX's N-D form, one row of a ([..., M, 1]) or one column of b ([..., 1, N]) per batch entry.
 bool per_batch(const std::optional<H>& z) { return z && shape_of(*z).rank() >= 2 && numel(*z) != 1; }
-
-bool int8(const H& h) { return h.prim->dtype() == DType::U8 || h.prim->dtype() == DType::I8; }
 
 // Whether matmul_integer takes a @ b with these zero points: u8/i8 operands, b of rank >= 2 (batched: one call per
 // batch entry), a of rank >= 1, each zero point one value, a 1-D one per row of a (per column of b), or the N-D form
@@ -192,10 +206,11 @@ Hs matmul_integer(OpContext& c) {
 }
 
 // ConvInteger of any spatial rank and group count on the integer op: x padded with its zero point (so padding
-// contributes (zx - zx) = 0, as ONNX's conv of x - zx padded with zeros), its windows gathered by unfold (im2col) into
-// [N * P, C, T] (P output positions, T kernel taps), each group's [N * P, Cg * T] columns times its weights viewed as
-// [Cg * T, Cout / group] with their zero points per column (one matmul_integer per group); i32 [N, Cout, O...]. Empty
-// when the node's form does not fit (then f64).
+// contributes (zx - zx) = 0, as ONNX's conv of x - zx padded with zeros); each kernel tap's window positions a strided
+// slice of it (a view), the taps stacked into the columns [C * T, N * P] (T taps, P output positions) in one copy
+// whose runs are output rows; each group's weights [Cout / group, Cg * T] (a view of the constant) times its columns,
+// the weight zero points per row, one matmul_integer per group, gives [Cout, N * P]; i32 [N, Cout, O...]. Empty when
+// the node's form does not fit (then f64).
 std::optional<H> conv_integer_op(OpContext& c, const H& x, const H& w, const std::optional<H>& zx,
                                  const std::optional<H>& zw) {
   const Shape &xs = shape_of(x), &ws = shape_of(w);
@@ -203,47 +218,49 @@ std::optional<H> conv_integer_op(OpContext& c, const H& x, const H& w, const std
   const int64_t groups = c.attr_i("group", 1);
   if (r < 3 || ws.rank() != r || groups < 1 || xs[1] != ws[1] * groups || ws[0] % groups != 0) return std::nullopt;
   if (zx && numel(*zx) != 1) return std::nullopt;
-  const int64_t cout = ws[0], cg = ws[1], coutg = cout / groups;
+  const int64_t cout = ws[0], coutg = cout / groups;
   if (zw && numel(*zw) != 1 && !(shape_of(*zw).rank() == 1 && shape_of(*zw)[0] == cout)) return std::nullopt;
   if (!int8(x) || !int8(w)) return std::nullopt;
-  const H wt = api::permute(api::reshape(w, {cout, -1}), {1, 0});  // [Cg * T, Cout]
   const ConvWindow win = conv_window(c, xs, ws);
   const double pad_value = zx ? api::into_data(*zx).value_f64(0) : 0.0;
   std::vector<int64_t> pads;  // last spatial dim first
   for (size_t d = sd; d-- > 0;) pads.insert(pads.end(), {win.pad_begin[d], win.pad_end[d]});
-  H p = api::pad(x, pads, PadMode::Constant, Scalar(pad_value));
-  // Windows along each spatial dim, each of the dilated extent, every dilation-th tap kept: [N, C, O..., T...].
-  for (size_t d = 0; d < sd; ++d) {
-    const int64_t extent = (win.kernel[d] - 1) * win.dilation[d] + 1;
-    const int64_t axis = static_cast<int64_t>(2 + d);
-    if (shape_of(p)[static_cast<size_t>(axis)] < extent) return std::nullopt;
-    p = api::unfold(p, axis, extent, win.stride[d]);
-    std::vector<Slice> taps(shape_of(p).rank(), Slice{});
-    taps.back().step = win.dilation[d];
-    p = api::slice(p, taps);
-  }
+  const H p = api::swap_dims(api::pad(x, pads, PadMode::Constant, Scalar(pad_value)), 0, 1);  // [C, N, S...]
   const int64_t n = xs[0];
-  int64_t positions = 1;
-  std::vector<int64_t> to_cols = {0}, view = {n}, back = {0, static_cast<int64_t>(sd + 1)};
+  std::vector<int64_t> outs, view = {cout, n}, back = {1, 0};
+  int64_t positions = 1, taps = 1;
   for (size_t d = 0; d < sd; ++d) {
-    positions *= shape_of(p)[2 + d];
-    view.push_back(shape_of(p)[2 + d]);
-    to_cols.push_back(static_cast<int64_t>(2 + d));
-    back.push_back(static_cast<int64_t>(1 + d));
+    const int64_t extent = (win.kernel[d] - 1) * win.dilation[d] + 1, size = shape_of(p)[2 + d];
+    if (size < extent) return std::nullopt;
+    outs.push_back((size - extent) / win.stride[d] + 1);
+    positions *= outs.back();
+    taps *= win.kernel[d];
+    view.push_back(outs.back());
+    back.push_back(static_cast<int64_t>(2 + d));
   }
-  to_cols.push_back(1);
-  for (size_t d = 0; d < sd; ++d) to_cols.push_back(static_cast<int64_t>(2 + sd + d));
-  view.push_back(cout);
-  const H cols = api::reshape(api::permute(p, to_cols), {n * positions, xs[1], -1});  // [N * P, C, T]
+  Hs windows;  // per tap, in the weight's order (the last spatial dim fastest): [C, N, O...]
+  for (int64_t t = 0; t < taps; ++t) {
+    std::vector<Slice> at(r, Slice{});
+    for (size_t d = sd, rest = static_cast<size_t>(t); d-- > 0;) {
+      const int64_t k = static_cast<int64_t>(rest % static_cast<size_t>(win.kernel[d]));
+      rest /= static_cast<size_t>(win.kernel[d]);
+      const int64_t start = k * win.dilation[d];
+      at[2 + d] = Slice::range(start, start + (outs[d] - 1) * win.stride[d] + 1, win.stride[d]);
+    }
+    windows.push_back(api::slice(p, at));
+  }
+  const H cols = api::reshape(api::stack(windows, 1), {-1, n * positions});  // [C * T, N * P]
+  const H w2 = api::reshape(w, {cout, -1});                                  // [Cout, Cg * T]
+  const int64_t kg = shape_of(w2)[1];
+  const bool per_channel = zw && numel(*zw) != 1;
   Hs parts;
   for (int64_t g = 0; g < groups; ++g) {
-    const bool per_channel = zw && numel(*zw) != 1;
     const std::optional<H> zw_g =
         per_channel && groups > 1 ? std::optional<H>(api::narrow(*zw, 0, g * coutg, coutg)) : zw;
-    const H cols_g = api::reshape(groups > 1 ? api::narrow(cols, 1, g * cg, cg) : cols, {n * positions, -1});
-    parts.push_back(integer_matmul(cols_g, groups > 1 ? api::narrow(wt, 1, g * coutg, coutg) : wt, zx, zw_g));
+    parts.push_back(integer_matmul(groups > 1 ? api::narrow(w2, 0, g * coutg, coutg) : w2,
+                                   groups > 1 ? api::narrow(cols, 0, g * kg, kg) : cols, zw_g, zx));
   }
-  const H acc = groups > 1 ? api::cat(parts, 1) : parts[0];
+  const H acc = groups > 1 ? api::cat(parts, 0) : parts[0];  // [Cout, N * P]
   return api::permute(api::reshape(acc, view), back);
 }
 
