@@ -56,14 +56,23 @@ ReduceOp engine_op(ReduceOp op, DType original, const char* name) {
   return op == ReduceOp::Mean ? ReduceOp::Sum : op;
 }
 
-void divide(TensorData& d, int world) {
-  if (d.dtype() == DType::F32) {
-    auto* p = static_cast<float*>(d.raw());
-    for (int64_t i = 0; i < d.num_elements(); ++i) p[i] /= static_cast<float>(world);
+// By a power of two the product with its inverse is the quotient exactly, and it vectorises (a
+// scalar division per gradient was 1-2% of a data-parallel CNN step).
+template <typename T>
+void divide_as(T* p, int64_t n, int world) {
+  if ((world & (world - 1)) == 0) {
+    const T inverse = T(1) / static_cast<T>(world);
+    for (int64_t i = 0; i < n; ++i) p[i] *= inverse;
   } else {
-    auto* p = static_cast<double*>(d.raw());
-    for (int64_t i = 0; i < d.num_elements(); ++i) p[i] /= static_cast<double>(world);
+    for (int64_t i = 0; i < n; ++i) p[i] /= static_cast<T>(world);
   }
+}
+
+void divide(TensorData& d, int world) {
+  if (d.dtype() == DType::F32)
+    divide_as(static_cast<float*>(d.raw()), d.num_elements(), world);
+  else
+    divide_as(static_cast<double*>(d.raw()), d.num_elements(), world);
 }
 
 TensorData checked_data(const TensorHandle& t, const char* name) {
