@@ -6,6 +6,8 @@
 // batch 8 (cpu and fusion<cpu>), and RoBERTa-base imported from ONNX ($BURN_BENCH_ROBERTA_ONNX,
 // bench/onnxruntime/export_roberta.py); the same ResNet-18
 // imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin;
+// both files quantized to int8 by bench/onnxruntime/quantize_onnx.py ($BURN_BENCH_RESNET18_INT8_ONNX: QDQ,
+// $BURN_BENCH_ROBERTA_INT8_ONNX: dynamic), against ONNX Runtime on the same files;
 // the MLP step on autodiff<remote<...>> against a burn server ($BURN_BENCH_REMOTE, bench/remote_table.py);
 // a Linear 768->3072 at batch 128 in f32 and under quantize_dynamic (int8) against PyTorch's quantize_dynamic.
 #include <burn/import/importer.hpp>
@@ -122,6 +124,36 @@ void roberta_train_loop(benchmark::State& st, const Device& device) {
   }
 }
 
+// An ONNX model on cpu through the onnx importer plugin, the file named by the environment variable `file_var`
+// (bench/run.py writes and sets it): an image model on [batch, 3, 224, 224] (logits read back) ...
+void onnx_image_loop(benchmark::State& st, const char* file_var, int64_t batch) {
+  const char* path = std::getenv(file_var);
+  if (!path) {
+    st.SkipWithError((std::string(file_var) + " is not set (bench/run.py writes the file and sets it)").c_str());
+    return;
+  }
+  const auto model = import::load_model(path, {.device = cpu(), .trainable = false});
+  const std::vector<TensorHandle> x = {input<4>({batch, 3, 224, 224}).handle()};
+  for (auto _ : st) benchmark::DoNotOptimize(api::into_data(model->forward(x).at(0)));
+}
+
+// ... or RoBERTa-base's export on [batch, 128] token ids and an all-ones mask (both outputs read back).
+void onnx_roberta_loop(benchmark::State& st, const char* file_var, int64_t batch) {
+  const char* path = std::getenv(file_var);
+  if (!path) {
+    st.SkipWithError((std::string(file_var) + " is not set (bench/run.py writes the file and sets it)").c_str());
+    return;
+  }
+  const auto model = import::load_model(path, {.device = cpu(), .trainable = false});
+  const Tensor<2, Int> ids = Tensor<2>::random(Shape{batch, 128}, Distribution::uniform(3, 50000), cpu()).to_int();
+  const std::vector<TensorHandle> x = {ids.handle(), Tensor<2, Int>::ones({batch, 128}, cpu()).handle()};
+  for (auto _ : st) {
+    const std::vector<TensorHandle> out = model->forward(x);
+    benchmark::DoNotOptimize(api::into_data(out.at(0)));
+    benchmark::DoNotOptimize(api::into_data(out.at(1)));
+  }
+}
+
 void register_cases() {
   add_case("nn_mlp_train_adam/784-512-512-10_b128", [](benchmark::State& st) {
     train_loop(st, make_mlp(ad()), Tensor<2>::from_inner(input<2>({128, 784}), ad()), labels(128, 10));
@@ -165,22 +197,12 @@ void register_cases() {
     add_case("nn_roberta_base_infer" + s, [batch](benchmark::State& st) { roberta_infer_loop(st, cpu(), batch); });
     add_case("nn_roberta_base_infer_fused" + s,
              [batch](benchmark::State& st) { roberta_infer_loop(st, Device::get("fusion<cpu>"), batch); });
-    // The same network imported from ONNX (the twin's export) through the onnx importer plugin.
-    add_case("nn_roberta_base_onnx_infer" + s, [batch](benchmark::State& st) {
-      const char* path = std::getenv("BURN_BENCH_ROBERTA_ONNX");
-      if (!path) {
-        st.SkipWithError("BURN_BENCH_ROBERTA_ONNX is not set (bench/onnxruntime/export_roberta.py OUT.onnx)");
-        return;
-      }
-      const auto model = import::load_model(path, {.device = cpu(), .trainable = false});
-      const Tensor<2, Int> ids = Tensor<2>::random(Shape{batch, 128}, Distribution::uniform(3, 50000), cpu()).to_int();
-      const std::vector<TensorHandle> x = {ids.handle(), Tensor<2, Int>::ones({batch, 128}, cpu()).handle()};
-      for (auto _ : st) {
-        const std::vector<TensorHandle> out = model->forward(x);
-        benchmark::DoNotOptimize(api::into_data(out.at(0)));
-        benchmark::DoNotOptimize(api::into_data(out.at(1)));
-      }
-    });
+    // The same network imported from ONNX (the twin's export) through the onnx importer plugin, and that file
+    // dynamic-quantized (bench/onnxruntime/quantize_onnx.py: its MatMuls on MatMulInteger).
+    add_case("nn_roberta_base_onnx_infer" + s,
+             [batch](benchmark::State& st) { onnx_roberta_loop(st, "BURN_BENCH_ROBERTA_ONNX", batch); });
+    add_case("nn_roberta_base_int8_onnx_infer" + s,
+             [batch](benchmark::State& st) { onnx_roberta_loop(st, "BURN_BENCH_ROBERTA_INT8_ONNX", batch); });
   }
   for (int64_t batch : {1, 8}) {
     const std::string b = "/b" + std::to_string(batch) + "_224";
@@ -194,16 +216,12 @@ void register_cases() {
     add_case("nn_resnet50_infer_fused" + b, [batch](benchmark::State& st) {
       resnet_infer_loop<models::BottleneckResNetConfig>(st, Device::get("fusion<cpu>"), batch);
     });
-    add_case("nn_resnet18_onnx_infer/b" + std::to_string(batch) + "_224", [batch](benchmark::State& st) {
-      const char* path = std::getenv("BURN_BENCH_RESNET18_ONNX");
-      if (!path) {
-        st.SkipWithError("BURN_BENCH_RESNET18_ONNX is not set (bench/onnxruntime/export_torchvision.py OUT.onnx)");
-        return;
-      }
-      const auto model = import::load_model(path, {.device = cpu(), .trainable = false});
-      const std::vector<TensorHandle> x = {input<4>({batch, 3, 224, 224}).handle()};
-      for (auto _ : st) benchmark::DoNotOptimize(api::into_data(model->forward(x).at(0)));
-    });
+    // The same network imported from ONNX (torchvision's export), and that file with its convs and fc in QDQ int8
+    // (bench/onnxruntime/quantize_onnx.py).
+    add_case("nn_resnet18_onnx_infer" + b,
+             [batch](benchmark::State& st) { onnx_image_loop(st, "BURN_BENCH_RESNET18_ONNX", batch); });
+    add_case("nn_resnet18_int8_onnx_infer" + b,
+             [batch](benchmark::State& st) { onnx_image_loop(st, "BURN_BENCH_RESNET18_INT8_ONNX", batch); });
   }
 }
 

@@ -143,6 +143,13 @@ def cases():
                             ort_batch=batch, ort_model="roberta-base"))
         out.append(Case(f"nn_roberta_base_onnx_infer/b{batch}_s128", "nn", "gemm", batch * roberta_flops,
                         "roberta onnx inference"))
+    # int8: the ResNet-18 and RoBERTa-base exports quantized (bench/onnxruntime/quantize_onnx.py), burn's onnx engine
+    # against ONNX Runtime on the same file; the work is the fp32 model's flops
+    for batch in (1, 8):
+        out.append(Case(f"nn_resnet18_int8_onnx_infer/b{batch}_224", "nn", "gemm", batch * 2 * 1.82e9,
+                        "int8 onnx inference", ort_batch=batch, ort_model="resnet18-int8-qdq"))
+        out.append(Case(f"nn_roberta_base_int8_onnx_infer/b{batch}_s128", "nn", "gemm", batch * roberta_flops,
+                        "int8 onnx inference", ort_batch=batch, ort_model="roberta-base-int8-dynamic"))
     # its AdamW train step at batch 8 with a 2-class head on the pooled <s>: three times the forward's flops
     for name in ("nn_roberta_base_train_adamw", "nn_roberta_base_train_adamw_fused"):
         out.append(Case(f"{name}/b8_s128", "nn", "gemm", 3 * 8 * roberta_flops, "roberta train step"))
@@ -175,7 +182,8 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8,
            "resnet18 onnx inference": None,  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
            "pytorch load": 1.0, "resnet50 inference": 0.6, "roberta inference": 0.6, "roberta train step": 0.7,
-           "roberta onnx inference": None}
+           "roberta onnx inference": None,
+           "int8 onnx inference": None}
 # The fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 # burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).
@@ -211,7 +219,14 @@ SECTIONS = [
      "One forward + backward (+ optimizer step for the `nn_` rows) on `autodiff<cpu>` (`_fused`: "
      "`autodiff<fusion<cpu>>`) against PyTorch's autograd, `nn` modules and `torch.optim`. Target: burn/PyTorch "
      "at most the ratio shown; the conv block has none ('—'): compared with PyTorch only."),
-    ("Quantized (int8)", ("f32 linear", "int8 linear"), INT8_LINEAR_WHAT),
+    ("Quantized (int8)", ("f32 linear", "int8 linear", "int8 onnx inference"),
+     INT8_LINEAR_WHAT + " The ONNX rows (`_int8_onnx_`): "
+     "ResNet-18 in ONNX Runtime's static QDQ form (convs and fc int8 per output channel, u8 activations) and "
+     "RoBERTa-base in its dynamic form (MatMulInteger), both written from the fp32 exports by "
+     "bench/onnxruntime/quantize_onnx.py, run by burn's onnx engine (the products on the int8 op `matmul_integer`) "
+     "against ONNX Runtime on the same file, and against PyTorch's own int8 of the same networks (eager static "
+     "quantization of torchvision's quantizable ResNet-18, `quantize_dynamic` of the RoBERTa twin; engine onednn); "
+     "no target for them ('—'), the ratios are reported."),
     ("Records", ("record save", "record load"),
      "A ResNet-50 state dict (102 MB) saved and loaded by each burn-record recorder against `torch.save` / "
      "`torch.load`. Target: at most PyTorch's time (≤ 1.0); the durable `torch.save` column (fsync and rename, "
@@ -249,6 +264,23 @@ def torchvision_onnx(arch="resnet18"):
     return model
 
 
+# The int8 files (bench/onnxruntime/quantize_onnx.py): ort_model -> (the variable burn-bench-nn reads, the mode, the
+# fp32 export it is written from).
+INT8_ONNX = {"resnet18-int8-qdq": ("BURN_BENCH_RESNET18_INT8_ONNX", "static", lambda: torchvision_onnx("resnet18")),
+             "roberta-base-int8-dynamic": ("BURN_BENCH_ROBERTA_INT8_ONNX", "dynamic", roberta_onnx)}
+
+
+def int8_onnx(name):
+    """An fp32 export quantized to int8 once per machine (the int8 cases' file, for burn and ONNX Runtime)."""
+    model = os.path.join(os.environ.get("BURN_BENCH_TMP", "/tmp"), f"burn-bench-{name}.onnx")
+    if not os.path.exists(model):
+        _, mode, fp32 = INT8_ONNX[name]
+        out = subprocess.run(["/usr/bin/python3", os.path.join(ORT_DIR, "quantize_onnx.py"), mode, fp32(), model],
+                             check=True, capture_output=True, text=True)
+        print(out.stdout.strip(), flush=True)  # its check against the fp32 model in ONNX Runtime
+    return model
+
+
 def resnet18_pt_files():
     """The torch.save files of the import cases, written by bench_torch.py's own function (both sides load them)."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import bench_torch; "
@@ -275,7 +307,10 @@ def run_ort(case, iters, reps):
     model exported once per machine, the same iterations and repetitions as the burn side."""
     if not os.path.isdir(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
         return {"error": "no bench/onnxruntime/node_modules (ONNXRUNTIME_NODE_INSTALL=skip npm install there)"}
-    model = roberta_onnx() if case.ort_model == "roberta-base" else torchvision_onnx(case.ort_model)
+    if case.ort_model in INT8_ONNX:
+        model = int8_onnx(case.ort_model)
+    else:
+        model = roberta_onnx() if case.ort_model == "roberta-base" else torchvision_onnx(case.ort_model)
     out = subprocess.run(["node", os.path.join(ORT_DIR, "bench_ort.mjs"), model, str(case.ort_batch), str(THREADS),
                           str(max(iters, 1)), str(reps)], capture_output=True, text=True, env=env())
     if out.returncode != 0:
@@ -304,6 +339,8 @@ def run_burn(bin_dir, case, reps, min_time, warmup, program=None, extra_env=None
         e["BURN_BENCH_ROBERTA_ONNX"] = roberta_onnx()
     elif "onnx" in case.name:
         e["BURN_BENCH_RESNET18_ONNX"] = torchvision_onnx("resnet18")
+    if case.ort_model in INT8_ONNX:
+        e[INT8_ONNX[case.ort_model][0]] = int8_onnx(case.ort_model)
     if case.program == "import":
         resnet18_pt_files()
     out = subprocess.run(cmd, capture_output=True, text=True, env=e)
@@ -509,7 +546,7 @@ def sections(rows, limits, meta, durable=None, epoch=None, fusion=None, dist=Non
                 if c.name in FIXED_COST_WHAT:
                     text += (f"\n\nFixed cost per op ({FIXED_COST_WHAT[c.name]}): burn-cpp {mops(b)}, "
                              f"libtorch (C++) {mops(lt)}, PyTorch (from Python) {mops(t)}.")
-        elif title == "Model inference":
+        elif title in ("Model inference", "Quantized (int8)"):
             text = table(mine, limits, libtorch=False, ort=meta.get("onnxruntime", {})) if mine else ""
         else:
             text = table(mine, limits, libtorch=False) if mine else ""

@@ -324,6 +324,45 @@ for _batch in (1, 8):
         CASES[f"{_case}/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base(batch)
 
 
+# The int8 ONNX rows run burn's engine against ONNX Runtime on bench/onnxruntime/quantize_onnx.py's files; PyTorch's
+# side is what a PyTorch user writes for int8 with this build's quantized engine (torch.backends.quantized.engine:
+# onednn; Debian's torch has no fbgemm): torchvision's quantizable ResNet-18, fused, eager static quantization
+# calibrated on 4 random images, and the RoBERTa twin under quantize_dynamic of its Linear layers.
+def nn_resnet18_int8(batch):
+    import warnings
+    from torchvision.models import quantization
+    model = quantization.resnet18(quantize=False).eval()
+    model.fuse_model()
+    model.qconfig = torch.ao.quantization.get_default_qconfig(torch.backends.quantized.engine)
+    with warnings.catch_warnings():  # the observers' reduce_range deprecation
+        warnings.simplefilter("ignore")
+        torch.ao.quantization.prepare(model, inplace=True)
+        for _ in range(4):
+            model(uniform(1, 3, 224, 224))
+        torch.ao.quantization.convert(model, inplace=True)
+    x = uniform(batch, 3, 224, 224)
+
+    def run():
+        with torch.inference_mode():
+            return model(x)
+    return run
+
+
+def nn_roberta_base_int8(batch):
+    model = torch.ao.quantization.quantize_dynamic(roberta_twin().eval(), {torch.nn.Linear}, dtype=torch.qint8)
+    ids = torch.randint(3, 50000, (batch, 128))
+    mask = torch.ones_like(ids)
+
+    def run():
+        with torch.inference_mode():
+            return model(ids, mask)
+    return run
+
+
+for _batch in (1, 8):
+    CASES[f"nn_resnet18_int8_onnx_infer/b{_batch}_224"] = lambda batch=_batch: nn_resnet18_int8(batch)
+    CASES[f"nn_roberta_base_int8_onnx_infer/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base_int8(batch)
+
 # Records: torch.save / torch.load of the ResNet-50 state dict whose shapes are in
 # bench/record_resnet50_shapes.txt, floats normal(0, 0.02), int64 counters 0: the workload of
 # burn-bench-record. The same torch case serves each recorder's case name.

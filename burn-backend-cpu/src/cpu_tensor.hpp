@@ -2,6 +2,7 @@
 // Private to the plugin; nothing here is installed.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -87,6 +88,38 @@ void parallel_for(int64_t n, int64_t grain, F&& fn) {
 }
 size_t num_threads();
 void set_num_threads(size_t n);
+
+// Tasks [0, total) claimed one at a time from both ends, for kernels that balance their threads
+// themselves: chunk 0 of a parallel_for over the threads takes them from the front, the other chunks
+// from the back, so on 2 threads each walks its own end of the work in order and a thread that starts
+// late or runs slower (a busy core) just claims fewer. The blocked convs order their tasks (tile, panel),
+// panels innermost, and rebuild a tile's input only when they move to another tile, so on 2 threads at
+// most the one tile where the two meet is built twice (claimed from the front only, both threads took the
+// panels of every tile in turns and each built every tile). (Past 2^32 tasks, all from the front.)
+class TaskClaims {
+ public:
+  explicit TaskClaims(int64_t total)
+      : wide_(total >= (int64_t{1} << 32)), total_(total), range_(wide_ ? 0 : static_cast<uint64_t>(total) << 32) {}
+  int64_t next(bool back) {
+    if (wide_) {
+      const int64_t t = static_cast<int64_t>(range_.fetch_add(1, std::memory_order_relaxed));
+      return t < total_ ? t : -1;
+    }
+    uint64_t r = range_.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t lo = r & 0xffffffffu, hi = r >> 32;
+      if (lo >= hi) return -1;
+      const uint64_t nr = back ? (hi - 1) << 32 | lo : hi << 32 | (lo + 1);
+      if (range_.compare_exchange_weak(r, nr, std::memory_order_relaxed))
+        return static_cast<int64_t>(back ? hi - 1 : lo);
+    }
+  }
+
+ private:
+  bool wide_;
+  int64_t total_;
+  std::atomic<uint64_t> range_;
+};
 
 // Walks every element of a strided shape in row-major order, yielding element offsets.
 // Used by the generic (non-contiguous) paths; contiguous paths index directly.

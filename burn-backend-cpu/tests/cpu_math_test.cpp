@@ -888,6 +888,33 @@ TEST_F(CpuMath, ReduceDimFirstSplitsRowsAcrossThreads) {
   }
 }
 
+// reduce_lanes hands its pieces to whichever thread claims them first (from both ends): a sum split into
+// many pieces and rows of odd lengths must still match a f64 sum, and give the same bits on every call.
+TEST_F(CpuMath, ReductionsClaimedByThreadsGiveTheSameBitsEveryCall) {
+  const size_t threads = num_threads();
+  set_num_threads(3);
+  const int64_t rows = 1001, len = 4097;  // rows of 4097: more than one row block, odd claims
+  std::vector<float> v(static_cast<size_t>(rows * len));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7919) % 1000) * 0.001f - 0.4f;
+  const Prim all = f32(v, {rows * len}), mat = f32(v, {rows, len});
+  double want = 0;
+  for (float x : v) want += x;
+  const float first = vals<float>(b.sum(all))[0];
+  EXPECT_NEAR(first, want, 1e-6 * std::fabs(want) + 1e-2);
+  const std::vector<float> first_rows = vals<float>(b.sum_dim(mat, 1));
+  ASSERT_EQ(first_rows.size(), static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (int64_t k = 0; k < len; ++k) s += v[static_cast<size_t>(r * len + k)];
+    ASSERT_NEAR(first_rows[r], s, 1e-3) << r;
+  }
+  for (int rep = 0; rep < 20; ++rep) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(vals<float>(b.sum(all))[0]), std::bit_cast<uint32_t>(first)) << rep;
+    ASSERT_EQ(vals<float>(b.sum_dim(mat, 1)), first_rows) << rep;
+  }
+  set_num_threads(threads);
+}
+
 TEST_F(CpuMath, LargeBuffersAreReusedAfterTheLastViewGoes) {
   // 4 MB buffers go through the pool; a freed one comes back for the next alloc of its size class,
   // but never while a view still holds it.

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -179,6 +180,16 @@ class Launch {
   bool faults_ = false;
   uint32_t modes_ = 0;  // burn_modes: 2 bits per operand slot
   int32_t rank_ = 0;    // burn_rank
+};
+
+// What the fusion code generator adds to an anchor's launch (matmul, conv, conv_transpose; burn-gpu's
+// generate_anchor_epilogue): the kernel's hook defines with the operand defines they read, `bind` setting the
+// hook's arguments, and `index64`, the launch's index width, which the kernel takes as its own: the
+// epilogue's layout block is written in it.
+struct AnchorEpilogue {
+  gpu::Defines defines;
+  std::function<void(Launch&)> bind;
+  bool index64 = false;
 };
 
 }  // namespace burn::opencl

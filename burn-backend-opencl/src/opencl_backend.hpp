@@ -96,5 +96,8 @@ class OpenClBackend final : public Backend {
 // Why CLBlast's GEMM is not used for `dtype` on this device (its self-test at first use, run now if not
 // yet), or empty when it is (src/ops/matmul.cpp; the tests ask).
 std::string clblast_refusal(OpenClBackend& be, DType dtype);
+// Whether CLBlast's GEMM runs this dtype's matmuls here (f32 and f64, BURN_OPENCL_BLAS not off, the self-test
+// passed; run now if not yet). Where it does, the fused executor refuses a matmul anchor.
+bool clblast_runs(OpenClBackend& be, DType dtype);
 
 }  // namespace burn::opencl

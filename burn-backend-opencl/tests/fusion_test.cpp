@@ -1,7 +1,7 @@
 // fusion<opencl> through the fusion decorator (burn-fusion): elementwise chains, with broadcast and strided
 // inputs, casts, masks and an integer division, reductions (sum_dim, mean_dim, argmax, softmax, log_softmax,
-// layer_norm, rms_norm) with their elementwise prologue and epilogue, and conv / conv_transpose with their
-// epilogue, run as one fused program
+// layer_norm, rms_norm) with their elementwise prologue and epilogue, and conv / conv_transpose (and matmul
+// where CLBlast does not run it) with their epilogue, run as one fused program
 // (the inspector's stats) in one OpenCL launch, where op by op on `opencl` they take one launch per op; the
 // values equal op-by-op `opencl`'s within the tolerance fusion<vulkan> documents.
 #include <gtest/gtest.h>
@@ -141,6 +141,22 @@ TEST_F(OpenClFusion, ConvWithBiasResidualAndReluIsOneLaunch) {
       });
   EXPECT_EQ(mm.stats.eager_ops, 1u);
   EXPECT_LT(mm.fused, mm.op_by_op);
+}
+
+// Where CLBlast does not run (here BURN_OPENCL_BLAS=off), a matmul with its bias, a residual and an activation
+// is one launch of matmul.kernel with its epilogue: a transposed rhs (a Linear's weight), the residual strided.
+TEST_F(OpenClFusion, MatmulWithBiasAndGeluIsOneLaunchWhereClblastDoesNotRun) {
+  ::setenv("BURN_OPENCL_BLAS", "off", 1);
+  const test::FusionRun mm =
+      run("gelu(x W^T + b) + r^T", {Shape{7, 33}, Shape{19, 33}, Shape{19}, Shape{19, 7}}, [](const std::vector<H>& v) {
+        H y = api::add(api::matmul(v[0], api::swap_dims(v[1], 0, 1)), v[2]);
+        return api::add(api::unary(OpId::gelu, y), api::swap_dims(v[3], 0, 1));
+      });
+  ::unsetenv("BURN_OPENCL_BLAS");
+  EXPECT_EQ(mm.stats.fused_runs, 1u);
+  EXPECT_EQ(mm.stats.eager_ops, 0u);
+  EXPECT_EQ(mm.fused, 1u);
+  EXPECT_EQ(mm.op_by_op, 4u);
 }
 
 // A chain over more inputs than one launch takes (16: burn_modes' 2 bits each) is cut into programs that fit.

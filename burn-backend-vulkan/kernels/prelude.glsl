@@ -16,7 +16,7 @@
 #extension GL_EXT_shader_16bit_storage : require
 #endif
 #ifdef HAS_COOPMAT_NV
-// Cooperative matrices (the f16 GEMM, kernels/matmul.comp GEMM_COOP): gl_ScopeSubgroup comes from the
+// Cooperative matrices (the f16 GEMM, kernels/matmul_coop.comp): gl_ScopeSubgroup comes from the
 // memory-scope extension, gl_SubgroupID from subgroup_basic.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require

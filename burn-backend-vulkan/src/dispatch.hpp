@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +120,16 @@ class Dispatch {
   std::string generated_;
   // Argument blocks: where in push_ each one's address goes (written at run()) and its bytes.
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> blocks_;
+};
+
+// What the fusion code generator adds to an anchor's launch (matmul, conv, conv_transpose; burn-gpu's
+// generate_anchor_epilogue): the kernel's hook defines with the operand defines they read, `bind` pushing the
+// hook's arguments and recording its accesses, and `index64`, the launch's index width (anchor_index64), which
+// the kernel takes as its own: the epilogue's layout block is written in it.
+struct AnchorEpilogue {
+  Defines defines;
+  std::function<void(Dispatch&)> bind;
+  bool index64 = false;
 };
 
 }  // namespace burn::vulkan

@@ -154,8 +154,8 @@ void fused_reduces(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   }
 }
 
-// A matmul anchor with an epilogue (+ a broadcast bias, gelu, the product kept as a second output) through
-// matmul.comp's EPILOGUE hook, on both GEMM kernels, for each float dtype.
+// A matmul anchor with an epilogue (+ a broadcast bias, gelu, the product kept as a second output) through the
+// EPILOGUE_STORE hook, on every GEMM kernel (matmul.kernel's two for each float dtype, matmul_coop.comp's f16).
 void fused_matmuls(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   DeviceProfile cpu, gpu;
   cpu.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
@@ -165,6 +165,11 @@ void fused_matmuls(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   gpu = cpu;
   gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
   gpu.limits.max_shared_memory = 49152;
+  gpu.limits.subgroup_size = 32;
+  DeviceProfile coop = gpu;
+  coop.features = f;
+  coop.features.cooperative_matrix = true;
+  coop.limits.coopmat_f16 = {16, 16, 16};
   for (DType d : {DType::F32, DType::F64, DType::F16}) {
     if (!supported(d, f)) continue;
     FusedProgram p;
@@ -174,18 +179,17 @@ void fused_matmuls(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     p.code = {fused_instr(OpId::matmul, 0, 1, 2), fused_instr(OpId::add, 3, 2, 2), fused_instr(OpId::gelu, 4, 0, 1)};
     p.outputs = {5, 3};
     const AnchorEpilogue e = anchor_epilogue(p, 0, {-1, -1, 2}, 2, f, kDevice);
-    GemmOptions o;
-    o.epilogue = e.expression;
-    o.epilogue_push = e.push;
-    o.epilogue_preamble = e.preamble;
-    for (auto [profile, kernel] : {std::pair{&cpu, GemmKernel::register_blocked}, {&gpu, GemmKernel::shared_tiled}}) {
+    std::vector<std::pair<const DeviceProfile*, GemmKernel>> kernels{{&cpu, GemmKernel::register_blocked},
+                                                                     {&gpu, GemmKernel::shared_tiled}};
+    if (d == DType::F16) kernels.emplace_back(&coop, GemmKernel::cooperative_matrix);
+    for (auto [profile, kernel] : kernels) {
       const GemmTiles t = gemm_tiles(*profile, kernel, dtype_size(d) == 8 ? 8 : 4);
-      Defines g = gemm_defines(d, kernel, t, {0, 2}, 1, false, o.epilogue, f, kDevice);
-      add_epilogue_defines(g, o);
+      Defines g = gemm_defines(d, kernel, t, {0, 2}, 1, false, "", f, kDevice);
+      g.insert(g.end(), e.defines.begin(), e.defines.end());
       g.emplace_back("WG_X", std::to_string(t.wg_x));
       g.emplace_back("WG_Y", std::to_string(t.wg_y));
       g.emplace_back("WG_Z", "1");
-      out.push_back({"matmul", std::move(g), {}});
+      out.push_back({gemm_source(kernel), std::move(g), {}});
     }
   }
 }
@@ -392,7 +396,7 @@ void gemm(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
     for (int mode : {0, 2}) {
       Defines g = gemm_defines(DType::F16, GemmKernel::cooperative_matrix, t, {mode, mode}, 2, mode == 2,
                                mode == 2 ? "acc + 1" : "", f, kDevice);
-      out.push_back({"matmul", with_workgroup(std::move(g), t.wg_x), {}});
+      out.push_back({gemm_source(GemmKernel::cooperative_matrix), with_workgroup(std::move(g), t.wg_x), {}});
     }
   }
 }
@@ -506,12 +510,12 @@ void convs(std::vector<KernelVariant>& out, const DeviceFeatures& f, DType d) {
       relu.n_args = 1;
       p.code = {c, add_in, relu};
       p.outputs = {6, 4};
-      const ConvEpilogue e = conv_epilogue(p, 0, {-1, -1, -1, 2}, 4, f, kDevice);
+      const AnchorEpilogue e = anchor_epilogue(p, 0, {-1, -1, -1, 2}, 4, f, kDevice);
       ConvVariant v{m, d};
       v.tiled = tiled;
       v.tiles = conv_tiles(tiled ? gpu : cpu_like, tiled, 1000, 64, acc);
       Defines defs = conv_defines(v, f, kDevice);
-      add_conv_epilogue_defines(defs, e);
+      defs.insert(defs.end(), e.defines.begin(), e.defines.end());
       add(out, "conv", std::move(defs), v.tiles.wg_x, v.tiles.wg_y);
     }
 }

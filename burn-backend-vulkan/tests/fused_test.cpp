@@ -14,6 +14,7 @@
 #include "burn/tensor/fused.hpp"
 #include "burn/tensor/plugin.hpp"
 #include "device_support.hpp"
+#include "fused/executor.hpp"
 #include "runtime/instance.hpp"
 #include "vulkan_backend.hpp"
 
@@ -517,6 +518,27 @@ TEST(VulkanFused, AnEmptyMatmulProgramGivesEmptyOutputs) {
                            be.from_data(TensorData::from_vector<float>(std::vector<float>(12, 1.0f), Shape{3, 4}))});
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_EQ(outs[0]->shape(), (Shape{0, 4}));
+}
+
+// An anchor's index width comes before its launch, from the epilogue's layout and the anchor kernel's own
+// rule, so the layout block and the kernel agree; views that reach 2^31 without allocating anything.
+TEST(VulkanFused, TheAnchorsIndexWidthCoversTheEpilogueAndTheKernel) {
+  constexpr int64_t k1G = int64_t{1} << 30;
+  const gpu::View a{Shape{4, 8}, {8, 1}, 0}, b{Shape{8, 4}, {4, 1}, 0};
+  EXPECT_FALSE(anchor_index64(OpId::matmul, false, a, b, Shape{4, 4}));
+  EXPECT_TRUE(anchor_index64(OpId::matmul, true, a, b, Shape{4, 4}));  // the epilogue's layout needs it
+  // The lhs's rows 2^30 elements apart: its offsets reach 3 * 2^30, the epilogue's layout is 16 elements.
+  EXPECT_TRUE(anchor_index64(OpId::matmul, false, gpu::View{Shape{4, 8}, {k1G, 1}, 0}, b, Shape{4, 4}));
+  // The same stride on a broadcast batch dim is never stepped; on a real batch dim it is.
+  const gpu::View b3{Shape{3, 8, 4}, {32, 4, 1}, 0};
+  EXPECT_FALSE(anchor_index64(OpId::matmul, false, gpu::View{Shape{1, 4, 8}, {4 * k1G, 8, 1}, 0}, b3, Shape{3, 4, 4}));
+  EXPECT_TRUE(anchor_index64(OpId::matmul, false, gpu::View{Shape{3, 4, 8}, {k1G, 8, 1}, 0}, b3, Shape{3, 4, 4}));
+  // A conv whose input has 2^31 elements though its result is small.
+  const gpu::View w{Shape{1, 1 << 16, 3}, {3 << 16, 3, 1}, 0};
+  EXPECT_TRUE(anchor_index64(OpId::conv, false, gpu::View{Shape{1, 1 << 16, 1 << 15}, {k1G * 2, 1 << 15, 1}, 0}, w,
+                             Shape{1, 1, (1 << 15) - 2}));
+  EXPECT_FALSE(
+      anchor_index64(OpId::conv, false, gpu::View{Shape{1, 1 << 16, 8}, {1 << 19, 8, 1}, 0}, w, Shape{1, 1, 6}));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// matmul on the Vulkan device against the cpu plugin, on both GEMM kernels of kernels/matmul.comp (the
+// matmul on the Vulkan device against the cpu plugin, on both GEMM kernels of burn-gpu/kernels/matmul.kernel (the
 // register-blocked and the shared-memory tiled one, whichever the profile picks): edge sizes (1, 0, odd,
 // several tiles, grids beyond the device's limit), broadcast batches, transposed, sliced, flipped and expanded views
 // read in place, every dtype the device has (f16 against f32 sums of the same values), wrapping integer sums, errors,

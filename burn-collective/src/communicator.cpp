@@ -56,14 +56,23 @@ ReduceOp engine_op(ReduceOp op, DType original, const char* name) {
   return op == ReduceOp::Mean ? ReduceOp::Sum : op;
 }
 
-void divide(TensorData& d, int world) {
-  if (d.dtype() == DType::F32) {
-    auto* p = static_cast<float*>(d.raw());
-    for (int64_t i = 0; i < d.num_elements(); ++i) p[i] /= static_cast<float>(world);
+// By a power of two the product with its inverse is the quotient exactly, and it vectorises (a
+// scalar division per gradient was 1-2% of a data-parallel CNN step).
+template <typename T>
+void divide_as(T* p, int64_t n, int world) {
+  if ((world & (world - 1)) == 0) {
+    const T inverse = T(1) / static_cast<T>(world);
+    for (int64_t i = 0; i < n; ++i) p[i] *= inverse;
   } else {
-    auto* p = static_cast<double*>(d.raw());
-    for (int64_t i = 0; i < d.num_elements(); ++i) p[i] /= static_cast<double>(world);
+    for (int64_t i = 0; i < n; ++i) p[i] /= static_cast<T>(world);
   }
+}
+
+void divide(TensorData& d, int world) {
+  if (d.dtype() == DType::F32)
+    divide_as(static_cast<float*>(d.raw()), d.num_elements(), world);
+  else
+    divide_as(static_cast<double*>(d.raw()), d.num_elements(), world);
 }
 
 TensorData checked_data(const TensorHandle& t, const char* name) {
@@ -153,43 +162,60 @@ std::string describe(const OpCall& c) {
 
 bool same(const OpCall& a, const OpCall& b) { return std::memcmp(&a, &b, sizeof(OpCall)) == 0; }
 
-// Runs one collective under the communicator's lock, after the ranks have agreed on the call; a
-// CollectiveError breaks the communicator.
+std::string who(const Communicator::State& s) {
+  return "rank " + std::to_string(s.rank) + " of " + std::to_string(s.world_size);
+}
+
+// The ranks' calls, exchanged before the collective: an error naming every rank's call when they differ.
+void require_same_calls(const Communicator::State& s, const char* name, const OpCall& call,
+                        const std::vector<OpCall>& all) {
+  bool agree = true;
+  for (const OpCall& c : all) agree = agree && same(c, call);
+  if (agree) return;
+  std::string calls;
+  for (size_t r = 0; r < all.size(); ++r)
+    calls += (r ? ", rank " : "rank ") + std::to_string(r) + " " + describe(all[r]);
+  throw CollectiveError(name, who(s) + ": the ranks called different collectives: " + calls);
+}
+
+// Runs f under the communicator's lock; a CollectiveError breaks the communicator, and one raised by
+// the call exchange carries the caller's op (the exchange is part of the caller's collective).
 template <typename F>
-void run_collective(Communicator::State& s, const char* name, const OpCall& call, Timeout timeout, F&& f) {
+void locked(Communicator::State& s, const char* name, F&& f) {
   std::lock_guard lock(s.mutex);
-  const std::string me = "rank " + std::to_string(s.rank) + " of " + std::to_string(s.world_size);
   if (!s.broken.empty()) {
-    throw CollectiveError(name, me + ": the communicator is broken by an earlier error: " + s.broken);
+    throw CollectiveError(name, who(s) + ": the communicator is broken by an earlier error: " + s.broken);
   }
   try {
+    f();
+  } catch (const CollectiveError& e) {
+    const std::string what = e.what();
+    const std::string prefix = std::string("[") + name + "] ";
+    if (what.rfind(prefix, 0) == 0) {
+      s.broken = what;
+      throw;
+    }
+    const size_t at = what.find("] ");
+    const CollectiveError renamed(name, at == std::string::npos ? what : what.substr(at + 2));
+    s.broken = renamed.what();
+    throw renamed;
+  }
+}
+
+// Runs one collective under the communicator's lock, after the ranks have agreed on the call.
+template <typename F>
+void run_collective(Communicator::State& s, const char* name, const OpCall& call, Timeout timeout, F&& f) {
+  locked(s, name, [&] {
     const auto start = std::chrono::steady_clock::now();
     if (s.check_calls) {
       std::vector<OpCall> all(static_cast<size_t>(s.world_size));
-      try {
-        s.transport->all_gather(&call, all.data(), sizeof(OpCall), timeout);
-      } catch (const CollectiveError& e) {
-        // The exchange is part of the caller's collective: its failure carries the caller's op.
-        const std::string what = e.what();
-        const size_t at = what.find("] ");
-        throw CollectiveError(name, at == std::string::npos ? what : what.substr(at + 2));
-      }
-      bool agree = true;
-      for (const OpCall& c : all) agree = agree && same(c, call);
-      if (!agree) {
-        std::string calls;
-        for (size_t r = 0; r < all.size(); ++r)
-          calls += (r ? ", rank " : "rank ") + std::to_string(r) + " " + describe(all[r]);
-        throw CollectiveError(name, me + ": the ranks called different collectives: " + calls);
-      }
+      s.transport->exchange_calls(&call, all.data(), sizeof(OpCall), timeout);
+      require_same_calls(s, name, call, all);
     }
     // The timeout bounds the exchange and the collective together.
     const auto spent = std::chrono::duration_cast<Timeout>(std::chrono::steady_clock::now() - start);
     f(std::max(timeout - spent, Timeout(1)));
-  } catch (const CollectiveError& e) {
-    s.broken = e.what();
-    throw;
-  }
+  });
 }
 
 Timeout or_default(Timeout t, const Communicator::State& s) { return t.count() > 0 ? t : s.timeout; }
@@ -209,8 +235,24 @@ void Communicator::all_reduce(TensorData& data, ReduceOp op, Timeout timeout) {
   const size_t n = static_cast<size_t>(buffer.num_elements());
   if (s_->transport) {
     const Timeout to = or_default(timeout, *s_);
-    run_collective(*s_, kName, op_call(1, &data, static_cast<int64_t>(op)), to, [&](Timeout left) {
-      if (n > 0) s_->transport->all_reduce(buffer.raw(), n, engine_dtype, eop, left);
+    const OpCall call = op_call(1, &data, static_cast<int64_t>(op));
+    locked(*s_, kName, [&] {
+      if (!s_->check_calls) {
+        if (n > 0) s_->transport->all_reduce(buffer.raw(), n, engine_dtype, eop, to);
+        return;
+      }
+      // The calls travel with the data where the engine can (one exchange for a small buffer).
+      std::vector<OpCall> all(static_cast<size_t>(s_->world_size));
+      const auto same_calls = [&](const void*) {
+        for (const OpCall& c : all)
+          if (!same(c, call)) return false;
+        return true;
+      };
+      if (!s_->transport->all_reduce_checked(buffer.raw(), n, engine_dtype, eop, &call, all.data(), sizeof(OpCall),
+                                             same_calls, to)) {
+        require_same_calls(*s_, kName, call, all);
+        throw CollectiveError(kName, who(*s_) + ": the engine refused calls that agree");
+      }
     });
   }
   if (op == ReduceOp::Mean) divide(buffer, s_->world_size);

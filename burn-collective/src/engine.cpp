@@ -2,6 +2,7 @@
 #include "burn/collective/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -9,6 +10,21 @@
 namespace burn::collective {
 
 Transport::~Transport() = default;
+
+void Transport::exchange_calls(const void* call, void* calls, size_t call_bytes, std::chrono::milliseconds timeout) {
+  all_gather(call, calls, call_bytes, timeout);
+}
+
+bool Transport::all_reduce_checked(void* data, size_t count, DType dtype, ReduceOp op, const void* call, void* calls,
+                                   size_t call_bytes, const std::function<bool(const void*)>& agree,
+                                   std::chrono::milliseconds timeout) {
+  const auto start = std::chrono::steady_clock::now();
+  exchange_calls(call, calls, call_bytes, timeout);
+  if (!agree(calls)) return false;
+  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  if (count > 0) all_reduce(data, count, dtype, op, std::max(timeout - spent, std::chrono::milliseconds(1)));
+  return true;
+}
 Engine::~Engine() = default;
 
 const char* reduce_op_name(ReduceOp op) {

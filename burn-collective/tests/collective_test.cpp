@@ -90,6 +90,18 @@ TEST_F(Distributed, ValuesOfEveryCollectiveAndDTypeOnThreeRanks) {
 }
 
 // A decorated device: results are made on the input's device (the rank checks it), here trace<cpu>.
+// all_reduce across the sizes where the gloo engine changes how it sends (the data in the call frame,
+// the rest in segments on 2 ranks, Gloo's ring for the rest on 3), its kept buffers reused by calls of
+// other sizes.
+TEST_F(Distributed, AllReduceValuesAcrossTheEnginesSizeStepsOnTwoAndThreeRanks) {
+  for (const int nproc : {2, 3}) {
+    const Job job = run("sizes", nproc);
+    ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
+    for (int r = 0; r < nproc; ++r)
+      EXPECT_NE(job.logs[static_cast<size_t>(r)].find(" 0 failures"), std::string::npos) << all_logs(job);
+  }
+}
+
 TEST_F(Distributed, ValuesOnADecoratedDevice) {
   const Job job = run("values", 2, true, "trace<cpu>");
   ASSERT_EQ(job.result.exit_code, 0) << all_logs(job);
@@ -195,6 +207,18 @@ TEST_F(Distributed, RanksCallingDifferentCollectivesAreToldWhatEachCalled) {
                   "error: [collective.all_reduce] rank " + std::to_string(r) +
                   " of 2: the ranks called different collectives: rank 0 all_reduce(sum) f32 [1000], rank 1 "
                   "all_reduce(sum) f32 [2000]"),
+              std::string::npos)
+        << all_logs(job);
+  }
+  // Larger than the call frame: the rest is never sent, so no rank overflows a buffer.
+  job = run("mismatch-size-large", 2, false);
+  ASSERT_FALSE(job.result.timed_out) << all_logs(job);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(job.result.ranks[static_cast<size_t>(r)].exit_code, 3) << all_logs(job);
+    EXPECT_NE(job.logs[static_cast<size_t>(r)].find(
+                  "error: [collective.all_reduce] rank " + std::to_string(r) +
+                  " of 2: the ranks called different collectives: rank 0 all_reduce(sum) f32 [1000000], rank 1 "
+                  "all_reduce(sum) f32 [2000000]"),
               std::string::npos)
         << all_logs(job);
   }

@@ -136,6 +136,38 @@ int run_values() {
   return g_failures == 0 ? 0 : 1;
 }
 
+// all_reduce of sizes on both sides of what the gloo engine carries in its call frame (64 KiB) and of
+// its 4 MiB segments (2 of them for f64 at 540,000 elements), its kept buffers grown by the larger calls
+// and reused by the smaller ones after them; on tensors and on host data in place; sum and max of f32,
+// sum of i32 and f64.
+int run_sizes() {
+  Communicator c = Communicator::from_environment();
+  const Device dev = Device::get("cpu");
+  const int w = c.world_size(), me = c.rank();
+  const int64_t sizes[] = {1, 16383, 16384, 16385, 540000, 5000, 100001};
+  for (const int64_t n : sizes) {
+    for (const DType d : {DType::F32, DType::I32, DType::F64}) {
+      for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Max}) {
+        if (d != DType::F32 && op == ReduceOp::Max) continue;
+        const std::string what = "all_reduce " + std::string(reduce_op_name(op)) + " " + std::string(dtype_name(d)) +
+                                 " n=" + std::to_string(n);
+        const TensorData want = expected_reduce(d, op, w, Shape{n}, 0);
+        if (d == DType::I32) {
+          check(c.all_reduce(Tensor<1, Int>::from_data(make(d, Shape{n}, me), dev), op).into_data(), want, what);
+        } else {
+          check(c.all_reduce(Tensor<1>::from_data(make(d, Shape{n}, me), dev), op).into_data(), want, what);
+        }
+        TensorData host = make(d, Shape{n}, me);
+        c.all_reduce(host, op);
+        check(host, want, "host data " + what);
+      }
+    }
+  }
+  c.barrier();
+  std::cout << "rank " << me << ": " << g_checks << " checks, " << g_failures << " failures\n";
+  return g_failures == 0 ? 0 : 1;
+}
+
 // Rank 1 ends (SIGKILL) or freezes (SIGSTOP) after a barrier; the others' next all_reduce must fail.
 int run_fault(int sig, Communicator::Timeout timeout) {
   Communicator c = Communicator::from_environment();
@@ -174,11 +206,13 @@ int run_world() {
   return 3;
 }
 
-// The ranks disagree: rank 1 reduces twice as many elements (`size`) or calls a barrier instead
-// (`op`); every rank must get an error within the op's timeout (2 s), none may hang or crash.
+// The ranks disagree: rank 1 reduces twice as many elements (`size`; `size-large`: 1M against 2M,
+// more than the gloo engine's call frame carries) or calls a barrier instead (`op`); every rank must get
+// an error within the op's timeout (2 s), none may hang or crash.
 int run_mismatch(const std::string& what) {
   Communicator c = Communicator::from_environment();
-  const int64_t n = c.rank() == 1 && what == "size" ? 2000 : 1000;
+  const int64_t base = what == "size-large" ? 1000000 : 1000;
+  const int64_t n = c.rank() == 1 && what != "op" ? 2 * base : base;
   const auto t = Tensor<1>::from_data(make(DType::F32, Shape{n}, c.rank()), Device::get("cpu"));
   try {
     if (c.rank() == 1 && what == "op") {
@@ -204,7 +238,9 @@ int main(int argc, char** argv) {
     if (scenario == "kill") return run_fault(SIGKILL, std::chrono::seconds(60));
     if (scenario == "stop") return run_fault(SIGSTOP, std::chrono::milliseconds(1500));
     if (scenario == "world") return run_world();
+    if (scenario == "sizes") return run_sizes();
     if (scenario == "mismatch-size") return run_mismatch("size");
+    if (scenario == "mismatch-size-large") return run_mismatch("size-large");
     if (scenario == "mismatch-op") return run_mismatch("op");
     std::cerr << "usage: burn-collective-test-rank values|kill|stop|world [DEVICE_SPEC]\n";
     return 2;

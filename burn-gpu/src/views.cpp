@@ -219,4 +219,8 @@ Layout broadcast_layout(const Shape& shape, const std::vector<View>& operands) {
   return collapse(shape, strides);
 }
 
+bool gemm_index64(const View& lhs, const View& rhs, int64_t c_elements) {
+  return c_elements >= kIndex32 || lhs.offset + span_of(lhs) > kIndex32 || rhs.offset + span_of(rhs) > kIndex32;
+}
+
 }  // namespace burn::gpu

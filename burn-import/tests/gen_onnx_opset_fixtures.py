@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -380,6 +381,48 @@ def build(c):
                           opset_imports=[helper.make_opsetid("", c["opset"])])
     m.ir_version = 10 if c["opset"] >= 21 else 9 if c["opset"] >= 19 else 8
     return m
+
+
+# Small models of the benchmark's int8 forms, quantized by the benchmark's own quantizer
+# (bench/onnxruntime/quantize_onnx.py, as ONNX Runtime's tool writes them): a QDQ CNN (per-channel int8 convs and
+# a Gemm with int32 biases, u8 activations calibrated in ONNX Runtime, a residual Add, MaxPool, GlobalAveragePool,
+# the Relus dropped into the u8 ranges) and a dynamic-quantized MLP on a [batch, sequence, features] input (two
+# MatMuls sharing one DynamicQuantizeLinear). OnnxQuant checks every product ran on matmul_integer.
+sys.path.insert(0, os.path.join(here, "..", "..", "bench", "onnxruntime"))
+import quantize_onnx  # noqa: E402
+
+
+def quantized_case(name, opset, nodes, inputs, outputs, initializers, calibration=None):
+    """The fp32 model of these nodes quantized: QDQ with ranges from the feed sets `calibration`, else dynamic."""
+    fp32 = build(dict(name=name, opset=opset, nodes=nodes, inputs=inputs, outputs=outputs, initializers=initializers))
+    q = quantize_onnx.calibrated_static(fp32, calibration) if calibration else quantize_onnx.quantize_dynamic(fp32)
+    case(name, opset, list(q.graph.node), inputs, outputs, list(q.graph.initializer))
+
+
+def conv_weight(cout, cin, k):
+    return (rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(np.float32)
+
+
+x = rand(2, 3, 10, 10)
+quantized_case("qdq_cnn_op19", 19,
+               [N("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]), N("Relu", ["c1"], ["r1"]),
+                N("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]), N("Add", ["c2", "r1"], ["a"]),
+                N("Relu", ["a"], ["r2"]), N("MaxPool", ["r2"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+                N("Conv", ["p", "w3", "b3"], ["c3"], pads=[1, 1, 1, 1], strides=[2, 2]), N("Relu", ["c3"], ["r3"]),
+                N("GlobalAveragePool", ["r3"], ["g"]), N("Flatten", ["g"], ["f"]),
+                N("Gemm", ["f", "wf", "bf"], ["logits"], transB=1)],
+               [("x", x)], ["logits"],
+               [init("w1", conv_weight(8, 3, 3)), init("b1", rand(8) * 0.1), init("w2", conv_weight(8, 8, 3)),
+                init("b2", rand(8) * 0.1), init("w3", conv_weight(16, 8, 3)), init("b3", rand(16) * 0.1),
+                init("wf", rand(10, 16) * 0.25), init("bf", rand(10) * 0.1)],
+               calibration=[{"x": x}] + [{"x": rand(2, 3, 10, 10)} for _ in range(3)])
+quantized_case("dynamic_quantized_mlp_op19", 19,
+               [N("MatMul", ["x", "w1"], ["m1"]), N("Add", ["m1", "b1"], ["h1"]), N("Relu", ["h1"], ["r1"]),
+                N("MatMul", ["x", "w2"], ["m2"]), N("Add", ["m2", "b2"], ["h2"]), N("Mul", ["r1", "h2"], ["h"]),
+                N("MatMul", ["h", "w3"], ["m3"]), N("Add", ["m3", "b3"], ["y"])],
+               [("x", rand(2, 5, 32))], ["y"],
+               [init("w1", rand(32, 48) * 0.2), init("b1", rand(48) * 0.1), init("w2", rand(32, 48) * 0.2),
+                init("b2", rand(48) * 0.1), init("w3", rand(48, 16) * 0.2), init("b3", rand(16) * 0.1)])
 
 
 def main():

@@ -545,7 +545,7 @@ TEST(OnnxEngine, MutatedModelsFailCleanly) {
 
 // The quantized models of gen_onnx_opset_fixtures.py (QDQ, QOperator, the dynamic chain, full-range MatMulInteger,
 // ConvInteger and QLinearConv of 1 to 3 spatial dims and grouped, MatMulInteger and QLinearMatMul with a batched b,
-// QDQ Convs)
+// QDQ Convs, and the benchmark's QDQ CNN with its Gemm and dynamic-quantized MLP)
 // run on trace<cpu>: their outputs are ONNX Runtime's (exact for the integer ones), and
 // every product ran as the integer op matmul_integer (the cpu plugin's int8 GEMM), none as a float or f64 matmul
 // or conv.
@@ -570,7 +570,11 @@ TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
                                                  {"matmul_integer_batched_op19", 9},
                                                  {"qlinear_matmul_batched_op19", 2},
                                                  {"qdq_conv_per_channel_op19", 1},
-                                                 {"qdq_conv_grouped_op19", 2}};
+                                                 {"qdq_conv_grouped_op19", 2},
+                                                 // the benchmark's forms (bench/onnxruntime/quantize_onnx.py): three
+                                                 // convs and the Gemm; three MatMuls
+                                                 {"qdq_cnn_op19", 4},
+                                                 {"dynamic_quantized_mlp_op19", 3}};
   for (const auto& [name, products] : cases) {
     SCOPED_TRACE(name);
     const std::string dir = kDir + "opsets/" + name + "/";

@@ -293,6 +293,42 @@ int run_broadcast() {
   return g_failures == 0 ? 0 : 1;
 }
 
+// fc1 takes part in the first 2 steps only: from step 3 its gradient never comes and counts as zero,
+// though the bucket buffers are reused from step to step (its slots still hold step 2's gradients), so
+// SGD leaves fc1 as step 2 left it while fc2 goes on changing.
+int run_unused() {
+  collective::Communicator c = collective::Communicator::from_environment();
+  const Device ad = Device::get("autodiff<cpu>");
+  train::DataParallel dp(c);
+  Net net = dp.broadcast(make_net(ad, 0));
+  optim::Optimizer opt = optim::SgdConfig{}.init();
+  data::DataLoader<Item, Batch> loader(make_items(64), batcher(ad),
+                                       {.batch_size = kBatch,
+                                        .num_shards = static_cast<size_t>(c.world_size()),
+                                        .shard_index = static_cast<size_t>(c.rank())});
+  auto it = loader.iter();
+  std::vector<float> fc1_after_2, fc2_after_2;
+  for (int s = 0; s < 4; ++s) {
+    auto b = it.next();
+    // Without fc1: fc2 on the first 8 columns of the input repeated (fc2 takes 8 features).
+    const Tensor<1> loss = s < 2 ? loss_of(net, *b) : [&] {
+      const Tensor<2> d = net.fc2.forward(Tensor<2>::cat({b->x, b->x}, 1)) - b->y;
+      return (d * d).mean();
+    }();
+    net = opt.step(1.0 / 16, net, dp.backward(loss, net));
+    if (s == 1) {
+      fc1_after_2 = api::into_data(net.fc1.weight.handle()).to_vec<float>();
+      fc2_after_2 = api::into_data(net.fc2.weight.handle()).to_vec<float>();
+    }
+  }
+  const auto fc1 = api::into_data(net.fc1.weight.handle()).to_vec<float>();
+  const auto fc2 = api::into_data(net.fc2.weight.handle()).to_vec<float>();
+  expect(bitwise(fc1, fc1_after_2), "a parameter without a gradient in steps 3-4 is left as step 2 left it");
+  expect(!bitwise(fc2, fc2_after_2), "the parameter in use goes on changing");
+  expect(same_on_every_rank(c, flat(net)), "parameters identical on every rank");
+  return g_failures == 0 ? 0 : 1;
+}
+
 // Rank 1 dies (SIGKILL) in the middle of its second step, after its forward; the others are in
 // that step's all-reduce and must fail at once naming it.
 int run_kill() {
@@ -349,11 +385,13 @@ int main(int argc, char** argv) {
     if (scenario == "after-backward") return run_after_backward();
     if (scenario == "accumulate") return run_accumulate();
     if (scenario == "broadcast") return run_broadcast();
+    if (scenario == "unused") return run_unused();
     if (scenario == "kill") return run_kill();
     if (scenario == "learner" && argc == 5)
       return run_learner(argv[2], std::stoll(argv[3]), std::string(argv[4]) == "1");
-    std::cerr << "usage: burn-train-data-parallel-rank steps|after-backward|accumulate|broadcast|kill|learner DIR "
-                 "EPOCHS RESUME\n";
+    std::cerr
+        << "usage: burn-train-data-parallel-rank steps|after-backward|accumulate|broadcast|unused|kill|learner DIR "
+           "EPOCHS RESUME\n";
     return 2;
   } catch (const collective::CollectiveError& e) {
     std::cerr << "error: " << e.what() << "\n";

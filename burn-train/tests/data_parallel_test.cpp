@@ -54,6 +54,12 @@ TEST_F(DataParallelJob, AccumulationEqualsOneStepOnTheWholeBatch) {
   expect_passed(run({"accumulate"}, 3), 3, 3);
 }
 
+// A parameter left out of later steps gets a zero gradient there, not one left in a reused bucket.
+TEST_F(DataParallelJob, AParameterWithoutAGradientCountsAsZeroInLaterSteps) {
+  expect_passed(run({"unused"}, 2), 2, 3);
+  expect_passed(run({"unused"}, 3), 3, 3);
+}
+
 TEST_F(DataParallelJob, BroadcastOverwritesAnotherInitOnRankOne) {
   expect_passed(run({"broadcast"}, 2), 2, 3);
   expect_passed(run({"broadcast"}, 3), 3, 3);

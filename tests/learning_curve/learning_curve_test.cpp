@@ -96,9 +96,9 @@ class LearningCurve : public ::testing::Test {
     for (size_t s = 0; s < expected.size(); ++s) {
       const data::MnistBatch b = first_items(train, s * batch, batch, ad);
       // The benchmark's f32 step: its loss is the one before the update, as PyTorch's fixture records it.
-      const double got = bench::train_step(model, b.images, b.targets, opt, loss, fixture_["lr"].get<double>(),
-                                           std::nullopt, nullptr)
-                             .loss.template item<double>();
+      const double got =
+          bench::train_step(model, b.images, b.targets, opt, loss, fixture_["lr"].get<double>(), std::nullopt, nullptr)
+              .loss.template item<double>();
       const double rel = std::abs(got - expected[s]) / std::abs(expected[s]);
       worst = std::max(worst, rel);
       EXPECT_LE(rel, s < close_steps ? rtol : later_rtol)

@@ -2,11 +2,12 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
+
+#include "cpu_tensor.hpp"  // TaskClaims
 
 namespace burn::cpu::conv_detail {
 
@@ -51,37 +52,6 @@ inline float* conv_scratch(int slot, int64_t n) {
   if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
   return b.data();
 }
-
-// Tasks [0, total) claimed one at a time from both ends: chunk 0 of the parallel_for takes them from
-// the front, the other chunks from the back. Tasks are ordered (tile, panel), panels
-// innermost, and a thread rebuilds a tile's input only when it moves to another tile, so on 2 threads
-// at most the one tile where the two meet is built twice (claimed from the front only, both threads
-// took the panels of every tile in turns and each built every tile).
-// (Past 2^32 tasks, all from the front.)
-class TaskClaims {
- public:
-  explicit TaskClaims(int64_t total)
-      : wide_(total >= (int64_t{1} << 32)), total_(total), range_(wide_ ? 0 : static_cast<uint64_t>(total) << 32) {}
-  int64_t next(bool back) {
-    if (wide_) {
-      const int64_t t = static_cast<int64_t>(range_.fetch_add(1, std::memory_order_relaxed));
-      return t < total_ ? t : -1;
-    }
-    uint64_t r = range_.load(std::memory_order_relaxed);
-    for (;;) {
-      const uint64_t lo = r & 0xffffffffu, hi = r >> 32;
-      if (lo >= hi) return -1;
-      const uint64_t nr = back ? (hi - 1) << 32 | lo : hi << 32 | (lo + 1);
-      if (range_.compare_exchange_weak(r, nr, std::memory_order_relaxed))
-        return static_cast<int64_t>(back ? hi - 1 : lo);
-    }
-  }
-
- private:
-  bool wide_;
-  int64_t total_;
-  std::atomic<uint64_t> range_;
-};
 
 // The output positions [lo, hi) of one row whose input index ix0 + o*s lies in [0, n). Written so
 // that a stride or padding near INT64_MAX does not overflow (-ix0 + s - 1 would).

@@ -496,15 +496,23 @@ PackedInt8Weights pack_int8_weights(const int8_t* b, int64_t k, int64_t n, int64
   w.k = k, w.n = n, w.k_padded = round_up(k, kInt8KGroup);
   w.data.assign(static_cast<size_t>(w.panels() * w.k_padded * kNr), 0);
   w.col_sums.assign(static_cast<size_t>(n), 0);
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const int64_t g = kk / kInt8KGroup, r = kk % kInt8KGroup;
-    for (int64_t j = 0; j < n; ++j) {
-      const int8_t v = b[kk * ldb + j];
-      w.data[static_cast<size_t>((j / kNr) * w.k_padded * kNr + g * kInt8KGroup * kNr + (j % kNr) * kInt8KGroup + r)] =
-          v;
-      w.col_sums[static_cast<size_t>(j)] += v;
+  // One panel of kNr columns per task: the panels and their column sums are disjoint, so threads share nothing (a
+  // b made per call, such as the columns of an integer conv, is packed at the threads' pace).
+  parallel_for(w.panels(), std::max<int64_t>(1, 65536 / std::max<int64_t>(k * kNr, 1)), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t j0 = p * kNr, cols = std::min(n - j0, kNr);
+      int8_t* panel = w.data.data() + p * w.k_padded * kNr;
+      int32_t* sums = w.col_sums.data() + j0;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const int8_t* row = b + kk * ldb + j0;
+        int8_t* dst = panel + (kk / kInt8KGroup) * kInt8KGroup * kNr + kk % kInt8KGroup;
+        for (int64_t j = 0; j < cols; ++j) {
+          dst[j * kInt8KGroup] = row[j];
+          sums[j] += row[j];
+        }
+      }
     }
-  }
+  });
   return w;
 }
 

@@ -130,6 +130,9 @@ inline constexpr int64_t kWideCols = 4096;
 inline constexpr int64_t kRowBlock = 4096;  // elements folded into 16 lanes before a merge (cascade summation)
 inline constexpr int64_t kColBlock = 512;   // rows folded per partial in the column kernels (cascade summation)
 inline constexpr int kLanes = 16;
+// Elements per piece of work a thread claims in reduce_lanes: 1 MB of f32, so claiming (one atomic) costs
+// nothing next to reading it, and a thread held up elsewhere leaves at most that much to the other.
+inline constexpr int64_t kClaim = int64_t{1} << 18;
 
 // The eager source: the contiguous input itself; every span is in place.
 template <typename T>
@@ -215,8 +218,12 @@ void reduce_cols(const T* base, int64_t k0, int64_t k1, int64_t inner, int64_t w
 }
 
 // Reduces the lanes (outer x n x inner) along n into out (outer x inner). When there are fewer lanes
-// than threads the reduced dim is split too and the partials merged afterwards. make_src(end) gives a
-// chunk's source; `end` is the flat index its chunk stops at when its spans are contiguous, else -1.
+// than threads the reduced dim is split too and the partials merged afterwards, in a fixed order. The
+// pieces (whole lanes or parts of one) are claimed by the threads about kClaim elements at a time from
+// both ends (TaskClaims), not cut into one static half per thread: a thread that starts late (woken
+// after the caller began) or reads slower takes fewer pieces instead of holding up the result. Which
+// thread folds a piece never changes its bits. make_src(end) gives a claim's source; `end` is the flat
+// index its claim stops at when its spans are contiguous, else -1.
 template <class Op, typename T, typename MakeSrc>
 void reduce_lanes(MakeSrc&& make_src, typename Op::O* out, Lanes l) {
   using A = typename Op::A;
@@ -226,35 +233,46 @@ void reduce_lanes(MakeSrc&& make_src, typename Op::O* out, Lanes l) {
   const int64_t width = std::min(inner, kWideCols);
   const int64_t tasks = outer * col_chunks;
   const int64_t threads = static_cast<int64_t>(num_threads());
+  const int64_t total = outer * n * inner;
   int64_t splits = 1;
-  if (outer * n * inner >= 2 * kGrain && tasks < threads && threads > 1)
-    splits = std::max<int64_t>(1, std::min<int64_t>((2 * threads + tasks - 1) / tasks, n / 2048));
+  if (total >= 2 * kGrain && tasks < threads && threads > 1)
+    splits = std::max<int64_t>(
+        1, std::min<int64_t>(std::max((2 * threads + tasks - 1) / tasks, total / (kClaim * tasks)), n / 2048));
   const int64_t span = (n + splits - 1) / std::max<int64_t>(splits, 1);
-  std::vector<A> partial(splits > 1 ? static_cast<size_t>(tasks * splits * width) : 0);
-  const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(1, span * width));
-  parallel_for(tasks * splits, grain, [&](int64_t b, int64_t e) {
-    int64_t end = -1;
-    if (col_chunks == 1) {
-      const int64_t last = e - 1, s = last % splits;
-      end = (last / splits * n + std::min(n, std::min(n, s * span) + span)) * inner;
-    }
-    auto src = make_src(end);
-    // On the heap: one chunk per thread per call, and up to 2 x 32 KB would crowd small thread stacks.
+  const int64_t units = tasks * splits, unit = std::max<int64_t>(1, span * width);
+  // Units per claim: about kClaim elements, or a quarter of a thread's share when that is less, and at least
+  // kGrain elements.
+  const int64_t per_claim =
+      std::max(std::max<int64_t>(1, kGrain / unit), std::min(kClaim / unit, (units + 4 * threads - 1) / (4 * threads)));
+  const int64_t claims = (units + per_claim - 1) / per_claim;
+  std::vector<A> partial(splits > 1 ? static_cast<size_t>(units * width) : 0);
+  TaskClaims next(claims);
+  parallel_for(std::min(claims, threads), 1, [&](int64_t b, int64_t) {
+    // On the heap: one set per thread per call, and up to 2 x 32 KB would crowd small thread stacks.
     std::vector<A> acc_buf(static_cast<size_t>(width)), part_buf(inner == 1 ? 0 : static_cast<size_t>(width));
     A* acc = acc_buf.data();
-    for (int64_t t = b; t < e; ++t) {
-      const int64_t task = t / splits, s = t % splits;
-      const int64_t o = task / col_chunks, j0 = (task % col_chunks) * kWideCols;
-      const int64_t w = std::min(kWideCols, inner - j0);
-      const int64_t k0 = std::min(n, s * span), k1 = std::min(n, k0 + span);
-      if (inner == 1)
-        acc[0] = reduce_row<Op, T>(src, l, o, k0, k1 - k0);
-      else
-        reduce_cols<Op, T>(src, l, o, j0, w, k0, k1, acc, part_buf.data());
-      if (splits == 1) {
-        for (int64_t j = 0; j < w; ++j) out[o * inner + j0 + j] = Op::finish(acc[j], n);
-      } else {
-        std::copy(acc, acc + w, partial.begin() + (task * splits + s) * width);
+    for (int64_t c; (c = next.next(b > 0)) >= 0;) {
+      const int64_t u0 = c * per_claim, u1 = std::min(units, u0 + per_claim);
+      int64_t end = -1;
+      if (col_chunks == 1) {
+        const int64_t last = u1 - 1, s = last % splits;
+        end = (last / splits * n + std::min(n, std::min(n, s * span) + span)) * inner;
+      }
+      auto src = make_src(end);
+      for (int64_t t = u0; t < u1; ++t) {
+        const int64_t task = t / splits, s = t % splits;
+        const int64_t o = task / col_chunks, j0 = (task % col_chunks) * kWideCols;
+        const int64_t w = std::min(kWideCols, inner - j0);
+        const int64_t k0 = std::min(n, s * span), k1 = std::min(n, k0 + span);
+        if (inner == 1)
+          acc[0] = reduce_row<Op, T>(src, l, o, k0, k1 - k0);
+        else
+          reduce_cols<Op, T>(src, l, o, j0, w, k0, k1, acc, part_buf.data());
+        if (splits == 1) {
+          for (int64_t j = 0; j < w; ++j) out[o * inner + j0 + j] = Op::finish(acc[j], n);
+        } else {
+          std::copy(acc, acc + w, partial.begin() + t * width);
+        }
       }
     }
   });

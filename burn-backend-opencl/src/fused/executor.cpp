@@ -1,8 +1,9 @@
-// The OpenCL backend's fused executor (burn/tensor/fused.hpp): an elementwise chain, or a reduce with its
-// prologue and epilogue, runs as one launch of the kernel burn-gpu's code generator writes in the dialect
-// (the vulkan plugin runs the same text), built through the program cache like every kernel. Programs with
-// an anchor are refused (burn-backend-opencl/README.md), so burn-fusion cuts them and runs the anchor op by
-// itself, fusing the elementwise pieces around it.
+// The OpenCL backend's fused executor (burn/tensor/fused.hpp): an elementwise chain, a reduce with its
+// prologue and epilogue, or a matmul, conv or conv_transpose with its epilogue runs as one launch of the
+// kernel burn-gpu's code generator writes in the dialect (the vulkan plugin runs the same text), built through
+// the program cache like every kernel. A matmul anchor of a dtype CLBlast runs is refused
+// (burn-backend-opencl/README.md), so burn-fusion runs the matmul by itself and fuses the elementwise ops
+// after it.
 #include "fused/executor.hpp"
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
-#include "ops/conv.hpp"
+#include "ops/anchors.hpp"
 #include "ops/reduce.hpp"
 
 namespace burn::opencl {
@@ -65,8 +66,8 @@ bool OpenClFusedExecutor::can_run(const FusedProgram& p) const {
   const size_t sk = gpu::special_index(p);
   if (sk < p.code.size()) {
     const OpId op = p.code[sk].op;
-    // A matmul runs CLBlast's GEMM, which has no epilogue hook (docs/decisions.md).
-    if (op == OpId::matmul) return false;
+    // CLBlast's GEMM has no epilogue hook (docs/decisions.md): where it runs the dtype, the matmul runs alone.
+    if (op == OpId::matmul && clblast_runs(backend_, p.reg_dtype[p.num_inputs])) return false;
     if (is_fused_anchor(op) ? !gpu::anchor_generatable(p, sk) : !reduce_ok(p, sk, backend_.context().profile()))
       return false;
   }
@@ -95,9 +96,7 @@ Prims OpenClFusedExecutor::run(const FusedProgram& p, const Prims& inputs) {
                 "a fused program of " + std::to_string(p.num_inputs) + " inputs got " + std::to_string(inputs.size()));
   const size_t sk = gpu::special_index(p);
   if (sk < p.code.size()) {
-    if (p.code[sk].op == OpId::matmul)
-      throw Error("fusion", "internal: the opencl fused executor got a program with a matmul anchor");
-    return is_fused_anchor(p.code[sk].op) ? run_conv(p, inputs) : run_reduce(p, inputs);
+    return is_fused_anchor(p.code[sk].op) ? run_anchor(p, inputs) : run_reduce(p, inputs);
   }
   Context& ctx = backend_.context();
   std::vector<ClPtr> in;
@@ -191,7 +190,7 @@ Prims OpenClFusedExecutor::run_reduce(const FusedProgram& p, const Prims& inputs
   return outs;
 }
 
-Prims OpenClFusedExecutor::run_conv(const FusedProgram& p, const Prims& inputs) {
+Prims OpenClFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs) {
   Context& ctx = backend_.context();
   const FusedInstr& an = p.code[0];
   const DType d = p.reg_dtype[p.num_inputs];
@@ -202,15 +201,19 @@ Prims OpenClFusedExecutor::run_conv(const FusedProgram& p, const Prims& inputs) 
   std::vector<gpu::View> views;
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (used[k]) in[k] = backend_.cl(inputs[k], "fusion");
-    // The epilogue's operands over the conv's shape (the conv's own are read whole by the kernel).
+    // The epilogue's operands over the anchor's shape (its own are read whole by the kernel).
     views.push_back(used[k] ? view_of(*in[k]) : gpu::View{p.shape, std::vector<int64_t>(p.shape.rank(), 0), 0});
   }
   gpu::Layout l = gpu::broadcast_layout(p.shape, views);
-  // The layout block has the kernel's index width, which the conv's operands may make 64-bit.
-  int64_t span = p.shape.num_elements();
-  for (size_t q = 0; q < 2; ++q)
-    span = std::max(span, backend_.cl(inputs[an.args[q]], "fusion")->shape().num_elements());
-  l.index64 = l.index64 || span >= kIndex32;
+  // The layout block has the kernel's index width, which the anchor's operands may make 64-bit: worked out here
+  // as the kernel's launcher does, before either is written.
+  const ClPtr a = backend_.cl(inputs[an.args[0]], "fusion"), b = backend_.cl(inputs[an.args[1]], "fusion");
+  if (an.op == OpId::matmul) {
+    l.index64 = l.index64 || gpu::gemm_index64(view_of(*a), view_of(*b), p.shape.num_elements());
+  } else {
+    const int64_t span = std::max({p.shape.num_elements(), a->shape().num_elements(), b->shape().num_elements()});
+    l.index64 = l.index64 || span >= kIndex32;
+  }
   const std::vector<int> modes = gpu::modes_of(l, used);
   Prims outs(p.outputs.size());
   std::vector<ClPtr> out(p.outputs.size());
@@ -219,14 +222,11 @@ Prims OpenClFusedExecutor::run_conv(const FusedProgram& p, const Prims& inputs) 
 
   bool faults = false;
   for (size_t k = 1; k < p.code.size(); ++k) faults = faults || gpu::fused_expr(p.code[k], p.reg_dtype)->faults;
-  const gpu::ConvEpilogueText t = gpu::generate_conv_epilogue(p, c, modes, l.rank(), spelling(ctx.profile()));
-  ConvEpilogue e;
-  e.store = t.store;
-  e.params = t.params;
-  e.index64 = l.index64;
-  e.defines = t.slots;
+  AnchorEpilogue e;
+  e.defines = gpu::generate_anchor_epilogue(p, c, modes, l.rank(), spelling(ctx.profile()));
   const Defines operands = operand_defines(p, ctx.profile());
   e.defines.insert(e.defines.end(), operands.begin(), operands.end());
+  e.index64 = l.index64;
   e.bind = [&](Launch& lc) {
     for (size_t k = 0; k < in.size(); ++k) {
       if (in[k])
@@ -246,8 +246,12 @@ Prims OpenClFusedExecutor::run_conv(const FusedProgram& p, const Prims& inputs) 
     lc.u32(faults ? ctx.fault_tag("fusion", "a divisor") : 0);
   };
   auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
-  outs[c] = an.op == OpId::conv ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, e)
-                                : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, e);
+  if (an.op == OpId::matmul)
+    outs[c] = matmul_with_epilogue(backend_, arg(0), arg(1), e);
+  else if (an.op == OpId::conv)
+    outs[c] = conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, e);
+  else
+    outs[c] = conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, e);
   if (outs[c]->shape() != p.shape)
     throw Error(op_info(an.op).name, "internal: the fused anchor's result " + outs[c]->shape().to_string() +
                                          " does not match the program's shape " + p.shape.to_string());

@@ -1,5 +1,5 @@
 // The fused executor burn-fusion asks for through query_interface(kFusedElementwiseInterface): elementwise
-// chains, reductions with their prologue and epilogue, and conv / conv_transpose with their epilogue as one
+// chains, reductions with their prologue and epilogue, and matmul, conv and conv_transpose with their epilogue as one
 // kernel of burn-gpu's code generator (burn-gpu/src/fused.cpp, fused_reduce.cpp, fused_anchor.cpp), in the
 // dialect.
 #pragma once
@@ -21,7 +21,7 @@ class OpenClFusedExecutor final : public FusedExecutor {
 
  private:
   Prims run_reduce(const FusedProgram& program, const Prims& inputs);
-  Prims run_conv(const FusedProgram& program, const Prims& inputs);
+  Prims run_anchor(const FusedProgram& program, const Prims& inputs);
   OpenClBackend& backend_;
 };
 

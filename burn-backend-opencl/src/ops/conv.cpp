@@ -5,7 +5,7 @@
 // forward and weight gradient of that conv. Every device runs the register-blocked GEMM shape (the kernel's
 // shared-memory tiles, the vulkan plugin's on GPUs, are not launched on OpenCL yet), shaped to the product.
 // f32 and f64 (with cl_khr_fp64); shapes and options come from shape_rules. conv and conv_transpose take the
-// fused executor's epilogue (ops/conv.hpp).
+// fused executor's epilogue (ops/anchors.hpp).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -15,7 +15,7 @@
 #include "burn/tensor/shape_rules.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
-#include "ops/conv.hpp"
+#include "ops/anchors.hpp"
 #include "ops/nn_operands.hpp"
 
 namespace burn::opencl {
@@ -30,7 +30,7 @@ constexpr size_t kBiasWorkgroup = 64;
 
 // One product of conv.kernel into y. Operands absent from the mode are null.
 void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const ClPtr& x, const ClPtr& gy, const ClPtr& w,
-              const ClPtr& bias, const ClPtr& y, const char* op, const ConvEpilogue* epilogue = nullptr) {
+              const ClPtr& bias, const ClPtr& y, const char* op, const AnchorEpilogue* epilogue = nullptr) {
   if (y->shape().num_elements() == 0) return;
   Context& ctx = be.context();
   const DeviceProfile& prof = ctx.profile();
@@ -51,12 +51,7 @@ void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const Cl
     d.emplace_back("TM", std::to_string(t.tm));
     d.emplace_back("TN", std::to_string(t.tn));
   }
-  if (epilogue) {
-    d.insert(d.end(), epilogue->defines.begin(), epilogue->defines.end());
-    d.emplace_back("EPILOGUE_PUSH", epilogue->params);
-    d.emplace_back("EPILOGUE_STORE(epi_v, epi_i)", epilogue->store);
-    d.emplace_back("EPILOGUE_ONCE", "1");
-  }
+  if (epilogue) d.insert(d.end(), epilogue->defines.begin(), epilogue->defines.end());
   lc.use(d);
   for (const ClPtr* o : {&x, &gy, &w, &bias}) {
     if (*o)
@@ -77,7 +72,7 @@ void run_conv(const OpenClBackend& be, ConvMode mode, const ConvGeo& g, const Cl
 }  // namespace
 
 Prim conv_with_epilogue(const OpenClBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,
-                        const ConvEpilogue& e) {
+                        const AnchorEpilogue& e) {
   static constexpr const char* op = "conv";
   const ClPtr a = nn::float_operand(be, x, nullptr, op, "input");
   const DType dt = a->dtype();
@@ -115,7 +110,7 @@ Prims OpenClBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const Con
 }
 
 Prim conv_transpose_with_epilogue(const OpenClBackend& be, Prim x, Prim weight, Prim bias,
-                                  const ConvTransposeOptions& options, const ConvEpilogue& e) {
+                                  const ConvTransposeOptions& options, const AnchorEpilogue& e) {
   static constexpr const char* op = "conv_transpose";
   const ClPtr a = nn::float_operand(be, x, nullptr, op, "input");
   const DType dt = a->dtype();

@@ -3,7 +3,8 @@
 // row- or column-major matrices and the batch is one stride each; everything else (i64, i32, other
 // layouts, a device where CLBlast failed its self-test) through burn-gpu/kernels/matmul.kernel, which
 // reads the operands in place through their strides: register-blocked on CPU-type devices, tiled in local
-// memory on GPUs (the tile shapes of the conv kernel's GEMMs, gpu::conv_tiles).
+// memory on GPUs (the tile shapes of the conv kernel's GEMMs, gpu::conv_tiles). The fused executor's matmul
+// anchor runs that kernel with its epilogue (matmul_with_epilogue) where CLBlast does not run the dtype.
 #include <clblast_c.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "burn/tensor/shape_rules.hpp"
 #include "launch.hpp"
 #include "opencl_backend.hpp"
+#include "ops/anchors.hpp"
 
 namespace burn::opencl {
 
@@ -56,23 +58,15 @@ Gemm plan(const ClPtr& a, const ClPtr& b, const ClPtr& c) {
   g.a_cs = g.k == 1 ? 0 : as[rank - 1];
   g.b_rs = g.k == 1 ? 0 : bs[rank - 2];
   g.b_cs = g.n == 1 ? 0 : bs[rank - 1];
-  // 64-bit indices when C or an offset into A or B reaches 2^31 elements.
-  auto span = [&](const ClPtr& t) {
-    int64_t s = 0;
-    for (size_t d = 0; d < t->shape().rank(); ++d)
-      if (t->shape()[d] > 0) s += (t->shape()[d] - 1) * std::abs(t->strides()[d]);
-    return s + t->offset();
-  };
-  constexpr int64_t k2G = int64_t{1} << 31;
-  g.batch.index64 = g.batch.index64 || c->shape().num_elements() >= k2G || span(a) >= k2G || span(b) >= k2G;
+  g.batch.index64 = g.batch.index64 || gpu::gemm_index64(view_of(*a), view_of(*b), c->shape().num_elements());
   return g;
 }
 
 // Sizes the kernel indexes with 32-bit ints (tile loops, row and column numbers), with room for a tile.
 constexpr int64_t kMaxDim = (int64_t{1} << 31) - 4096;
 
-// The project's kernel: every dtype, every layout.
-void run_kernel(const OpenClBackend& be, const Gemm& g) {
+// The project's kernel: every dtype, every layout; with a fusion epilogue, at its index width.
+void run_kernel(const OpenClBackend& be, Gemm g, const AnchorEpilogue* epilogue = nullptr) {
   Context& ctx = be.context();
   const DeviceProfile& prof = ctx.profile();
   if (g.m > kMaxDim || g.n > kMaxDim || g.k > kMaxDim || g.count > kMaxDim)
@@ -82,6 +76,7 @@ void run_kernel(const OpenClBackend& be, const Gemm& g) {
   const bool tiled = prof.is_gpu();
   const gpu::ConvTiles t =
       gpu::conv_tiles({!tiled, wg, wg, wg, prof.local_mem}, tiled, g.m, g.n, dtype_size(dt) == 8 ? 8 : 4);
+  if (epilogue) g.batch.index64 = g.batch.index64 || epilogue->index64;
   Launch lc(ctx, "matmul", kOp);
   gpu::Defines d;
   add_operand_defines(d, "A", dt, prof, kOp);
@@ -93,12 +88,14 @@ void run_kernel(const OpenClBackend& be, const Gemm& g) {
     d.emplace_back("GEMM_TILED", "1");
     d.emplace_back("BK", std::to_string(t.bk));
   }
+  if (epilogue) d.insert(d.end(), epilogue->defines.begin(), epilogue->defines.end());
   lc.use(d);
   lc.layout_args({g.batch.mode(0), g.batch.mode(1)}, g.batch.rank(), g.batch.index64, {"A", "B"});
   lc.buffer(*g.a, false).buffer(*g.b, false).buffer(*g.c, true).layout_block(g.batch);
   lc.i64(g.a_rs).i64(g.a_cs).i64(g.b_rs).i64(g.b_cs);
   lc.i32(static_cast<int32_t>(g.m)).i32(static_cast<int32_t>(g.n)).i32(static_cast<int32_t>(g.k));
   lc.i32(static_cast<int32_t>(g.count));
+  if (epilogue) epilogue->bind(lc);
   const uint32_t max[3] = {kMaxGroups, kMaxGroups, kMaxGroups};
   const gpu::ConvGrid grid = gpu::conv_grid(t, gpu::ConvGemm{g.m, g.n, g.k}, g.count, max);
   lc.run_grid({grid.x, grid.y, grid.z}, t.wg_x, t.wg_y);
@@ -203,7 +200,29 @@ bool clblast_usable(OpenClBackend& be, DType d) {
   return state == Context::Blas::usable;
 }
 
+// The checked operands of a matmul and its allocated result.
+struct Operands {
+  ClPtr a, b, out;
+};
+Operands operands(const OpenClBackend& be, Prim& lhs, Prim& rhs) {
+  Operands o{be.cl(lhs, kOp), be.cl(rhs, kOp), nullptr};
+  lhs.reset();
+  rhs.reset();
+  const DType d = o.a->dtype();
+  if (o.b->dtype() != d)
+    throw DTypeError(kOp, "lhs " + std::string(dtype_name(d)) + " and rhs " + std::string(dtype_name(o.b->dtype())) +
+                              ": operands must have the same dtype");
+  if (!is_float(d) && d != DType::I64 && d != DType::I32)
+    throw DTypeError(kOp,
+                     "expected a numeric tensor (f32, f64, f16, bf16, i64 or i32), got " + std::string(dtype_name(d)));
+  cl_type(d, be.context().profile(), kOp);  // Unsupported for f64 without cl_khr_fp64
+  o.out = be.alloc(shape_rules::matmul(o.a->shape(), o.b->shape(), kOp), d, kOp);
+  return o;
+}
+
 }  // namespace
+
+bool clblast_runs(OpenClBackend& be, DType d) { return clblast_usable(be, d); }
 
 std::string clblast_refusal(OpenClBackend& be, DType d) {
   clblast_usable(be, d);
@@ -213,24 +232,19 @@ std::string clblast_refusal(OpenClBackend& be, DType d) {
 }
 
 Prim OpenClBackend::matmul(Prim lhs, Prim rhs) {
-  const ClPtr a = cl(lhs, kOp), b = cl(rhs, kOp);
-  lhs.reset();
-  rhs.reset();
-  const DType d = a->dtype();
-  if (b->dtype() != d)
-    throw DTypeError(kOp, "lhs " + std::string(dtype_name(d)) + " and rhs " + std::string(dtype_name(b->dtype())) +
-                              ": operands must have the same dtype");
-  if (!is_float(d) && d != DType::I64 && d != DType::I32)
-    throw DTypeError(kOp,
-                     "expected a numeric tensor (f32, f64, f16, bf16, i64 or i32), got " + std::string(dtype_name(d)));
-  cl_type(d, ctx_->profile(), kOp);  // Unsupported for f64 without cl_khr_fp64
-  const Shape out_shape = shape_rules::matmul(a->shape(), b->shape(), kOp);
-  const ClPtr out = alloc(out_shape, d, kOp);
-  if (out_shape.num_elements() == 0) return out;
+  const auto [a, b, out] = operands(*this, lhs, rhs);
+  if (out->shape().num_elements() == 0) return out;
   const Gemm g = plan(a, b, out);
   // K = 0 leaves zeros, which the kernel writes.
-  if (g.k > 0 && clblast_usable(*this, d) && try_clblast(*ctx_, g).empty()) return out;
+  if (g.k > 0 && clblast_usable(*this, out->dtype()) && try_clblast(*ctx_, g).empty()) return out;
   run_kernel(*this, g);
+  return out;
+}
+
+Prim matmul_with_epilogue(const OpenClBackend& be, Prim lhs, Prim rhs, const AnchorEpilogue& e) {
+  const auto [a, b, out] = operands(be, lhs, rhs);
+  if (out->shape().num_elements() == 0) return out;
+  run_kernel(be, plan(a, b, out), &e);
   return out;
 }
 

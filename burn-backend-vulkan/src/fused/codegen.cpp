@@ -1,12 +1,9 @@
 // The vulkan plugin's side of the fusion code generator (burn-gpu/src/fused.cpp): what it can generate, the
-// GLSL spelling of the shared instruction emission, this device's folds for the shared reduce kernel, and the
-// matmul and conv anchors' epilogues.
+// GLSL spelling of the shared generator's types, this device's folds for the shared reduce kernel, and the
+// anchors' epilogue defines.
 #include "fused/codegen.hpp"
 
-#include <sstream>
-
 #include "burn/gpu/fused.hpp"
-#include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
 
 namespace burn::vulkan {
@@ -35,42 +32,6 @@ gpu::FusedSpelling spelling(const DeviceFeatures& features, const std::string& d
   return {gpu::Dialect::Glsl,
           [features, device](DType d) { return std::string(glsl_type(d, features, device, "fusion").compute); }};
 }
-
-namespace codegen {
-
-GlslType type_of(DType d, const DeviceFeatures& features, const std::string& device) {
-  return glsl_type(d, features, device, "fusion");
-}
-
-std::string input_offset(int mode, size_t k, const std::string& rank, const std::string& lay, const std::string& i) {
-  if (mode == 0) return i;
-  if (mode == 1) return "idx_t(0)";
-  return "strided_offset(IdxBuf(" + lay + "), 0, " + std::to_string(k + 1) + " * " + rank + ", " + rank + ", " + i +
-         ")";
-}
-
-std::string load_input(const FusedProgram& p, size_t k, const std::string& offset, const DeviceFeatures& features,
-                       const std::string& device) {
-  const GlslType t = type_of(p.reg_dtype[k], features, device);
-  const std::string at = std::string("AT(") + t.buffer + ", io.v[" + std::to_string(k) + "], " + offset + ", " +
-                         std::to_string(dtype_size(p.reg_dtype[k])) + ")";
-  return std::string("const ") + t.compute + " r" + std::to_string(k) + " = " + t.load(at) + ";";
-}
-
-std::string store_output(const FusedProgram& p, size_t m, const std::string& value, const std::string& i,
-                         const DeviceFeatures& features, const std::string& device) {
-  const DType d = p.reg_dtype[p.outputs[m]];
-  const GlslType t = type_of(d, features, device);
-  return std::string("AT(") + t.buffer + ", io.v[" + std::to_string(p.num_inputs + m) + "], " + i + ", " +
-         std::to_string(dtype_size(d)) + ") = " + t.store(value) + ";";
-}
-
-void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const DeviceFeatures& features,
-                const std::string& device) {
-  gpu::emit_instr(s, p, j, spelling(features, device), [](size_t k) { return "sc.v[" + std::to_string(k) + "]"; });
-}
-
-}  // namespace codegen
 
 bool can_generate(const FusedProgram& p, const DeviceFeatures& features, const std::string& device) {
   if (p.code.empty() || p.reg_dtype.size() != p.num_inputs + p.code.size()) return false;
@@ -113,50 +74,11 @@ std::string generate_reduce(const FusedProgram& p, const ReduceLaunch& l, const 
   return gpu::generate_reduce(p, l, fold, spelling(f, device));
 }
 
-ConvEpilogue conv_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
-                           const DeviceFeatures& features, const std::string& device) {
-  const gpu::ConvEpilogueText t =
-      gpu::generate_conv_epilogue(p, c_output, input_modes, rank, spelling(features, device));
-  ConvEpilogue e;
-  e.store = t.store;
-  e.push = t.params;
-  e.defines = t.slots;
-  add_fused_operand_defines(e.defines, p, features, device);
-  return e;
-}
-
 AnchorEpilogue anchor_epilogue(const FusedProgram& p, size_t c_output, const std::vector<int>& input_modes, size_t rank,
                                const DeviceFeatures& features, const std::string& device) {
-  // The kernel's accumulator and output types: matmul.comp's A and C operands.
-  const std::string acc_t = "A_C", out_t = "C_C";
-  const uint16_t anchor = static_cast<uint16_t>(p.num_inputs);
-  const GlslType at = codegen::type_of(p.reg_dtype[anchor], features, device);
-  std::vector<bool> used(p.num_inputs, false);
-  for (size_t k = 1; k < p.code.size(); ++k)
-    for (uint8_t q = 0; q < p.code[k].n_args; ++q)
-      if (p.code[k].args[q] < p.num_inputs) used[p.code[k].args[q]] = true;
-  std::ostringstream s;
-  s << out_t << " fused_epilogue(" << acc_t
-    << " acc, idx_t i) { Addrs io = Addrs(pc.eio); Addrs sc = Addrs(pc.escal); ";
-  for (size_t k = 0; k < p.num_inputs; ++k)
-    if (used[k])
-      s << codegen::load_input(p, k, codegen::input_offset(input_modes[k], k, std::to_string(rank), "pc.elay", "i"),
-                               features, device)
-        << " ";
-  // The anchor's value as the eager matmul stored it (rounded to f16 for an f16 matmul).
-  s << "const " << at.compute << " r" << anchor << " = " << at.load(at.store("acc")) << "; ";
-  for (size_t j = 1; j < p.code.size(); ++j) {
-    codegen::emit_instr(s, p, j, features, device);
-    s << " ";
-  }
-  for (size_t m = 0; m < p.outputs.size(); ++m)
-    if (m != c_output)
-      s << codegen::store_output(p, m, "r" + std::to_string(p.outputs[m]), "i", features, device) << " ";
-  s << "return " << out_t << "(r" << p.outputs[c_output] << "); }";
   AnchorEpilogue e;
-  e.preamble = s.str();
-  e.push = "ADDR eio; ADDR escal; ADDR elay; ADDR faults; uint tag;";
-  e.expression = "fused_epilogue(acc, (idx_t(z) * idx_t(pc.M) + idx_t(row)) * idx_t(pc.N) + idx_t(col))";
+  e.defines = gpu::generate_anchor_epilogue(p, c_output, input_modes, rank, spelling(features, device));
+  add_fused_operand_defines(e.defines, p, features, device);
   return e;
 }
 

@@ -1,21 +1,17 @@
 // The vulkan plugin's side of the fusion code generator: a FusedProgram (burn/tensor/fused.hpp) becomes one
 // kernel, each elementwise instruction the expression burn-gpu/src/exprs.cpp gives the eager op. Three shapes
 // of program: elementwise (burn-gpu's generate_elementwise), a reduce instruction with its prologue and
-// epilogue (burn-gpu's generate_reduce) and a conv or conv_transpose anchor with its epilogue
-// (burn-gpu/kernels/conv.kernel's EPILOGUE_STORE hook, burn-gpu's generate_conv_epilogue), all in the dialect
-// and shared with the opencl plugin, and a matmul anchor whose epilogue is kernels/matmul.comp's EPILOGUE hook
-// (anchor_epilogue), GLSL around the shared instruction emission (burn-gpu's emit_instr).
+// epilogue (burn-gpu's generate_reduce) and a matmul, conv or conv_transpose anchor with its epilogue (the
+// EPILOGUE_STORE hook of burn-gpu/kernels/matmul.kernel, conv.kernel and kernels/matmul_coop.comp, burn-gpu's
+// generate_anchor_epilogue), all in the dialect and shared with the opencl plugin.
 #pragma once
 
-#include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "burn/gpu/fused.hpp"
 #include "burn/tensor/fused.hpp"
 #include "dispatch.hpp"
-#include "ops/nn.hpp"
 
 namespace burn::vulkan {
 
@@ -48,34 +44,9 @@ inline constexpr uint32_t kFusedTreeGroup = 256;
 std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const DeviceFeatures& features,
                             const std::string& device);
 
-// A matmul anchor's epilogue for kernels/matmul.comp (EPILOGUE(acc, z, row, col)): the expression, the
-// EPILOGUE_PUSH fields (eio: inputs then outputs, escal, elay, faults, tag) and the preamble function
-// (matmul.comp's EPILOGUE_PREAMBLE), every one a single line (they are defines). Output `c_output` is the
-// kernel's C; the function stores the others itself. GLSL: matmul.comp is the vulkan plugin's own kernel.
-struct AnchorEpilogue {
-  std::string expression, push, preamble;
-};
+// A matmul, conv or conv_transpose anchor's epilogue (burn-gpu's generate_anchor_epilogue, shared with the
+// opencl plugin) with its operand defines; `bind` and `index64` left to the caller.
 AnchorEpilogue anchor_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
                                size_t rank, const DeviceFeatures& features, const std::string& device);
-
-// A conv or conv_transpose anchor's epilogue for burn-gpu/kernels/conv.kernel (burn-gpu's
-// generate_conv_epilogue, shared with the opencl plugin) with its operand defines; `bind` left to the caller.
-ConvEpilogue conv_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
-                           size_t rank, const DeviceFeatures& features, const std::string& device);
-
-namespace codegen {
-// Instruction j as GLSL statements declaring r<out> from the r<args> in scope (scalars from `sc`).
-void emit_instr(std::ostream& s, const FusedProgram& p, size_t j, const DeviceFeatures& features,
-                const std::string& device);
-// `const T r<k> = <input k at offset>;` for input k, with its offset expression.
-std::string load_input(const FusedProgram& p, size_t k, const std::string& offset, const DeviceFeatures& features,
-                       const std::string& device);
-// Input k's offset for flat index `i`: its mode over a layout at `lay` of `rank` dims.
-std::string input_offset(int mode, size_t k, const std::string& rank, const std::string& lay, const std::string& i);
-// `AT(...) = store(value)` of output m (io.v[num_inputs + m]) at index i.
-std::string store_output(const FusedProgram& p, size_t m, const std::string& value, const std::string& i,
-                         const DeviceFeatures& features, const std::string& device);
-GlslType type_of(DType d, const DeviceFeatures& features, const std::string& device);
-}  // namespace codegen
 
 }  // namespace burn::vulkan

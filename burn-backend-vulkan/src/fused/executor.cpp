@@ -1,16 +1,17 @@
 // The Vulkan backend's fused executor (burn/tensor/fused.hpp): every program the code generator can write
-// runs as one dispatch: an elementwise chain, a reduce with its prologue and epilogue, a matmul with its
-// epilogue (kernels/matmul.comp's EPILOGUE hook), a conv or conv_transpose with its bias and epilogue
-// (burn-gpu/kernels/conv.kernel's). The rest (ops without an expression) are refused, so burn-fusion runs them op by
-// op.
+// runs as one dispatch: an elementwise chain, a reduce with its prologue and epilogue, a matmul, conv or
+// conv_transpose with its epilogue (the EPILOGUE_STORE hook of burn-gpu/kernels/matmul.kernel, conv.kernel and
+// kernels/matmul_coop.comp). The rest (ops without an expression) are refused, so burn-fusion runs them op by op.
 #include "fused/executor.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "burn/tensor/error.hpp"
 #include "fused/codegen.hpp"
 #include "ops/matmul.hpp"
 #include "ops/nn.hpp"
+#include "ops/nn_common.hpp"
 #include "ops/reduce.hpp"
 #include "vulkan_backend.hpp"
 
@@ -47,6 +48,13 @@ bool walk_fits(uint32_t max_loop, int64_t per_invocation, size_t rank) {
 }
 
 }  // namespace
+
+bool anchor_index64(OpId op, bool epilogue_index64, const gpu::View& a, const gpu::View& b, const Shape& result) {
+  if (epilogue_index64) return true;
+  if (op == OpId::matmul) return gpu::gemm_index64(a, b, result.num_elements());
+  // ops/conv.cpp's launch: the largest of its operands and result.
+  return nn::needs_index64(std::max({result.num_elements(), a.shape.num_elements(), b.shape.num_elements()}));
+}
 
 bool VulkanFusedExecutor::can_run(const FusedProgram& program) const {
   const DeviceProfile& p = backend_.context().profile();
@@ -185,14 +193,20 @@ Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
   std::vector<std::vector<int64_t>> strides;
   for (size_t k = 0; k < in.size(); ++k)
     strides.push_back(used[k] ? broadcast_strides(*in[k], p.shape) : std::vector<int64_t>(p.shape.rank(), 0));
-  const Layout l = collapse(p.shape, strides);
+  Layout l = collapse(p.shape, strides);
   const std::vector<int> modes = gpu::modes_of(l, used);
+  auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
+  // The anchor's operands are the program's inputs (anchor_generatable), read whole by the kernel.
+  const gpu::View a = view_of(*backend_.vk(arg(0), "fusion")), b = view_of(*backend_.vk(arg(1), "fusion"));
+  l.index64 = anchor_index64(an.op, l.index64, a, b, p.shape);
   Prims outs(p.outputs.size());
   std::vector<VkPtr> out(p.outputs.size());
   for (size_t m = 0; m < p.outputs.size(); ++m)
     if (m != c) outs[m] = out[m] = backend_.alloc(p.shape, p.reg_dtype[p.outputs[m]]);
 
-  auto bind = [&](Dispatch& dp) {
+  AnchorEpilogue e = anchor_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
+  e.index64 = l.index64;
+  e.bind = [&](Dispatch& dp) {
     std::vector<uint8_t> io;
     for (size_t k = 0; k < in.size(); ++k) {
       if (!used[k]) {
@@ -214,24 +228,15 @@ Prims VulkanFusedExecutor::run_anchor(const FusedProgram& p, const Prims& inputs
     dp.args(std::move(io)).args(program_scalars(p)).layout_block(l).push_u64(ctx.faults_address());
     dp.push_i32(static_cast<int32_t>(ctx.fault_tag("fusion", "a divisor")));
   };
-  auto arg = [&](size_t q) -> Prim { return an.args[q] == kNoRegister ? nullptr : inputs[an.args[q]]; };
   const char* name = op_info(an.op).name;
   if (an.op == OpId::matmul) {
-    const AnchorEpilogue e = anchor_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
     GemmOptions o;
-    o.epilogue = e.expression;
-    o.epilogue_push = e.push;
-    o.epilogue_preamble = e.preamble;
-    o.index64 = l.index64;
-    o.bind = bind;
+    o.fused = std::move(e);
     outs[c] = matmul_with(backend_, arg(0), arg(1), gemm_kernel(ctx.profile(), d), o);
   } else {
-    ConvEpilogue o = conv_epilogue(p, c, modes, l.rank(), ctx.profile().features, ctx.profile().name);
-    o.bind = bind;
-    o.index64 = l.index64;
     outs[c] = an.op == OpId::conv
-                  ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, o)
-                  : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, o);
+                  ? conv_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv, e)
+                  : conv_transpose_with_epilogue(backend_, arg(0), arg(1), arg(2), an.conv_transpose, e);
   }
   if (outs[c]->shape() != p.shape)
     throw Error(name, "internal: the fused anchor's result " + outs[c]->shape().to_string() +

@@ -22,7 +22,7 @@ using gpu::ConvGeo;
 
 // One product of conv.kernel into y. Operands absent from the mode are null.
 void launch(const VulkanBackend& be, ConvMode mode, const ConvGeo& g, const VkPtr& x, const VkPtr& gy, const VkPtr& w,
-            const VkPtr& bias, const VkPtr& y, const char* op, const ConvEpilogue* epilogue = nullptr) {
+            const VkPtr& bias, const VkPtr& y, const char* op, const AnchorEpilogue* epilogue = nullptr) {
   if (y->shape().num_elements() == 0) return;
   Context& ctx = be.context();
   const gpu::ConvGemm p = gpu::conv_gemm(mode, g);
@@ -37,7 +37,7 @@ void launch(const VulkanBackend& be, ConvMode mode, const ConvGeo& g, const VkPt
                 : conv_tiles(ctx.profile(), v.tiled, p.m, p.n, dtype_size(nn::acc_dtype(v.dtype)));
   Dispatch dp(ctx, "conv", op);
   Defines defs = conv_defines(v, ctx.profile().features, ctx.profile().name);
-  if (epilogue) add_conv_epilogue_defines(defs, *epilogue);
+  if (epilogue) defs.insert(defs.end(), epilogue->defines.begin(), epilogue->defines.end());
   dp.use(defs);
   for (const VkPtr* t : {&x, &gy, &w, &bias}) {
     if (*t)
@@ -90,15 +90,6 @@ Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const
   return d;
 }
 
-void add_conv_epilogue_defines(Defines& d, const ConvEpilogue& e) {
-  d.insert(d.end(), e.defines.begin(), e.defines.end());
-  if (!e.push.empty()) d.emplace_back("EPILOGUE_PUSH", e.push);
-  if (!e.store.empty()) {
-    d.emplace_back("EPILOGUE_STORE(epi_v, epi_i)", e.store);
-    d.emplace_back("EPILOGUE_ONCE", "1");
-  }
-}
-
 Prim VulkanBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
   return conv_with_epilogue(*this, std::move(x), std::move(weight), std::move(bias), options, {});
 }
@@ -108,7 +99,7 @@ Prim VulkanBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTra
 }
 
 Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,
-                        const ConvEpilogue& e) {
+                        const AnchorEpilogue& e) {
   static constexpr const char* op = "conv";
   auto [a, w] = operands(be, x, weight, op);
   const VkPtr b = nn::optional_operand(be, bias, a->dtype(), op, "bias");
@@ -116,7 +107,7 @@ Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
   const Shape ys = shape_rules::conv(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = gpu::conv_geo(a->shape(), w->shape(), o, ys);
   VkPtr y = be.alloc(ys, a->dtype());
-  launch(be, ConvMode::forward, g, a, nullptr, w, b, y, op, e.bind || !e.store.empty() ? &e : nullptr);
+  launch(be, ConvMode::forward, g, a, nullptr, w, b, y, op, e.bind || !e.defines.empty() ? &e : nullptr);
   return y;
 }
 
@@ -135,7 +126,7 @@ Prims VulkanBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const Con
 }
 
 Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
-                                  const ConvTransposeOptions& options, const ConvEpilogue& e) {
+                                  const ConvTransposeOptions& options, const AnchorEpilogue& e) {
   static constexpr const char* op = "conv_transpose";
   auto [a, w] = operands(be, x, weight, op);
   const VkPtr b = nn::optional_operand(be, bias, a->dtype(), op, "bias");
@@ -143,7 +134,7 @@ Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, 
   const Shape ys = shape_rules::conv_transpose(a->shape(), w->shape(), b ? &b->shape() : nullptr, o, op);
   const ConvGeo g = gpu::transpose_geo(a->shape(), w->shape(), o, ys);
   VkPtr y = be.alloc(ys, a->dtype());
-  launch(be, ConvMode::grad_input, g, nullptr, a, w, b, y, op, e.bind || !e.store.empty() ? &e : nullptr);
+  launch(be, ConvMode::grad_input, g, nullptr, a, w, b, y, op, e.bind || !e.defines.empty() ? &e : nullptr);
   return y;
 }
 

@@ -1,5 +1,7 @@
 // matmul on the device (torch.matmul semantics for operands of equal rank >= 2, as the cpu backend): one
-// dispatch of kernels/matmul.comp over every batch, operands read in place through their strides.
+// dispatch over every batch, operands read in place through their strides: burn-gpu/kernels/matmul.kernel
+// (register-blocked or tiled, the opencl plugin's kernel too) or, f16 on cooperative matrices,
+// kernels/matmul_coop.comp.
 #include "ops/matmul.hpp"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "burn/tensor/shape_rules.hpp"
 #include "dispatch.hpp"
@@ -29,6 +32,8 @@ const char* gemm_kernel_name(GemmKernel k) {
     default: return "register-blocked";
   }
 }
+
+const char* gemm_source(GemmKernel k) { return k == GemmKernel::cooperative_matrix ? "matmul_coop" : "matmul"; }
 
 uint64_t GemmTiles::shared_bytes(uint32_t acc_bytes) const {
   if (cm[0]) return uint64_t{2} * bk * (block_rows() + block_cols()) + uint64_t{4} * block_rows() * block_cols();
@@ -96,7 +101,8 @@ GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t a
     }
   }
   if (kernel == GemmKernel::shared_tiled) {
-    // Both padded tiles (kernels/matmul.comp: BK rows of BM + 1 and of BN + 1 sums) within the shared memory.
+    // Both padded tiles (burn-gpu/kernels/matmul.kernel: BK rows of BM + 1 and of BN + 1 sums) within the shared
+    // memory.
     auto bytes = [&] { return t.shared_bytes(acc_bytes); };
     while (bytes() > lim.max_shared_memory && t.bk > 1) t.bk /= 2;
     while (bytes() > lim.max_shared_memory && (t.tm > 1 || t.tn > 1)) {
@@ -154,14 +160,6 @@ Defines gemm_defines(DType d, GemmKernel kernel, const GemmTiles& t, const std::
   return out;
 }
 
-void add_epilogue_defines(Defines& d, const GemmOptions& o) {
-  if (!o.epilogue_push.empty()) d.emplace_back("EPILOGUE_PUSH", o.epilogue_push);
-  if (!o.epilogue_preamble.empty()) {
-    d.emplace_back("EPILOGUE_PREAMBLE", o.epilogue_preamble);
-    d.emplace_back("EPILOGUE_ONCE", "1");
-  }
-}
-
 Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel, const GemmOptions& options) {
   static constexpr const char* op = "matmul";
   Context& ctx = be.context();
@@ -205,30 +203,23 @@ Prim matmul_with(const VulkanBackend& be, Prim lhs, Prim rhs, GemmKernel kernel,
   const int64_t a_rs = m == 1 ? 0 : as[rank - 2], a_cs = k == 1 ? 0 : as[rank - 1];
   const int64_t b_rs = k == 1 ? 0 : bs[rank - 2], b_cs = n == 1 ? 0 : bs[rank - 1];
   Layout l = collapse(Shape(batch_dims), {a_batch, b_batch});
-  // 64-bit indices when C, or any offset into A or B, reaches 2^31 elements.
-  auto span = [&](const std::vector<int64_t>& s, int64_t rows, int64_t rs, int64_t cols, int64_t cs) {
-    int64_t total = (rows - 1) * std::abs(rs) + (cols - 1) * std::abs(cs);
-    for (size_t i = 0; i < s.size(); ++i) total += (batch_dims[i] - 1) * std::abs(s[i]);
-    return total;
-  };
-  constexpr int64_t k2G = int64_t{1} << 31;
-  l.index64 = l.index64 || options.index64 || batch * m * n >= k2G ||
-              (k > 0 && span(a_batch, m, a_rs, k, a_cs) >= k2G) || (k > 0 && span(b_batch, k, b_rs, n, b_cs) >= k2G);
+  // A fused epilogue's width is worked out with gpu::gemm_index64 too (anchor_index64), so the two agree.
+  l.index64 = l.index64 || options.fused.index64 || gpu::gemm_index64(view_of(*a), view_of(*b), batch * m * n);
 
   const GemmTiles t = gemm_tiles(ctx.profile(), kernel, dtype_size(d) == 8 ? 8 : 4);
   if (t.wg_x == 0)
     throw Unsupported(op, std::string("the ") + gemm_kernel_name(kernel) + " GEMM on Vulkan device " +
                               ctx.profile().name + " (no cooperative-matrix shape that fits its limits)");
-  Dispatch dp(ctx, "matmul", op);
+  Dispatch dp(ctx, gemm_source(kernel), op);
   Defines defs = gemm_defines(d, kernel, t, {l.mode(0), l.mode(1)}, l.rank(), l.index64, options.epilogue,
                               ctx.profile().features, ctx.profile().name);
-  add_epilogue_defines(defs, options);
+  defs.insert(defs.end(), options.fused.defines.begin(), options.fused.defines.end());
   dp.use(defs);
   dp.address(*a, false).address(*b, false).address(*out, true).layout_block(l);
   dp.push_i64(a_rs).push_i64(a_cs).push_i64(b_rs).push_i64(b_cs);
   dp.push_i32(static_cast<int32_t>(m)).push_i32(static_cast<int32_t>(n)).push_i32(static_cast<int32_t>(k));
   dp.push_i32(static_cast<int32_t>(batch));
-  if (options.bind) options.bind(dp);
+  if (options.fused.bind) options.fused.bind(dp);
 
   // One workgroup per tile and batch, up to the device's grid limits; the kernel walks the rest.
   const auto& count = ctx.profile().limits.max_workgroup_count;

@@ -1,10 +1,10 @@
-// The GEMM kernels of kernels/matmul.comp and how a device's profile picks one and its tile sizes. Private
-// to the plugin; the unit tests and the measurement use matmul_with to run both kernels on one device.
+// The GEMM kernels (burn-gpu/kernels/matmul.kernel's register-blocked and tiled ones, kernels/matmul_coop.comp)
+// and how a device's profile picks one and its tile sizes. Private to the plugin; the unit tests and the
+// measurement use matmul_with to run each kernel on one device.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +21,8 @@ enum class GemmKernel {
   cooperative_matrix,  // f16: the staged tiles multiplied on cooperative matrices (VK_NV_cooperative_matrix)
 };
 const char* gemm_kernel_name(GemmKernel k);
+// The kernel's source: "matmul" (burn-gpu/kernels/matmul.kernel) or "matmul_coop" (kernels/matmul_coop.comp).
+const char* gemm_source(GemmKernel k);
 
 // The kernel the profile selects for `dtype`: cooperative matrices for f16 where the device has them with
 // an f16 shape (DeviceLimits::coopmat_f16) and their tiles fit its limits, else the tiled one unless the
@@ -45,26 +47,21 @@ struct GemmTiles {
 // `acc_bytes` (4 or 8); for cooperative_matrix, all zeros when the device's shape or limits do not allow it.
 GemmTiles gemm_tiles(const DeviceProfile& profile, GemmKernel kernel, uint32_t acc_bytes);
 
-// What a caller may add to a launch: the body of the kernel's EPILOGUE(acc, z, row, col) hook (a GLSL
-// expression, kernels/matmul.comp; the fusion code generator's entry), and for tests a grid smaller than
-// the device's (0: the device's maxComputeWorkGroupCount), so that walking the rest is tested cheaply.
-// The generator also gives EPILOGUE_PUSH fields and an EPILOGUE_PREAMBLE (single lines), `bind` pushing those
-// fields and recording the epilogue's accesses, and `index64` when its own layout needs 64-bit indices.
+// What a caller may add to a launch: the body of the kernels' EPILOGUE(acc, z, row, col) hook (an expression,
+// burn-gpu/kernels/matmul.kernel), the fusion code generator's epilogue (its EPILOGUE_STORE hook), and for
+// tests a grid smaller than the device's (0: the device's maxComputeWorkGroupCount), so that walking the rest
+// is tested cheaply.
 struct GemmOptions {
   std::string epilogue;
-  std::string epilogue_push, epilogue_preamble;
-  std::function<void(Dispatch&)> bind;
-  bool index64 = false;
+  AnchorEpilogue fused;
   std::array<uint32_t, 3> max_groups{};
 };
-// The EPILOGUE_PUSH and EPILOGUE_PREAMBLE defines of `options` (the launcher and the compile-everything test).
-void add_epilogue_defines(Defines& defines, const GemmOptions& options);
 
 // DTypeError for a dtype the GEMM kernels do not take (bool, i8, u8, bf16), Unsupported for one the device
 // lacks.
 void check_gemm_dtype(DType dtype, const DeviceFeatures& features, const std::string& device);
 
-// Every define of kernels/matmul.comp for one launch (the launcher and the compile-everything test);
+// Every define of the GEMM kernel's source for one launch (the launcher and the compile-everything test);
 // check_gemm_dtype's errors.
 Defines gemm_defines(DType dtype, GemmKernel kernel, const GemmTiles& tiles, const std::vector<int>& batch_modes,
                      size_t batch_rank, bool index64, const std::string& epilogue, const DeviceFeatures& features,

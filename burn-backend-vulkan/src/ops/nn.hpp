@@ -65,24 +65,12 @@ struct ConvVariant {
   ConvTiles tiles;
 };
 Defines conv_defines(const ConvVariant& v, const DeviceFeatures& features, const std::string& device);
-// What the fusion code generator adds to a conv or conv_transpose (burn-gpu's generate_conv_epilogue): the
-// EPILOGUE_STORE(epi_v, epi_i) statement and EPILOGUE_PUSH fields (single lines), the defines they read
-// (operands, table slots), `bind` pushing those fields and recording the epilogue's accesses, `index64` when
-// its own layout needs 64-bit indices.
+// conv / conv_transpose as VulkanBackend's, each stored value passed through the fusion epilogue `e`.
 class VulkanBackend;
-struct ConvEpilogue {
-  std::string store, push;
-  Defines defines;
-  std::function<void(Dispatch&)> bind;
-  bool index64 = false;
-};
-// The EPILOGUE_STORE, EPILOGUE_PUSH and EPILOGUE_ONCE defines of `e` and its own (launcher and compile test).
-void add_conv_epilogue_defines(Defines& defines, const ConvEpilogue& e);
-// conv / conv_transpose as VulkanBackend's, each stored value passed through `e`.
 Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias, const ConvOptions& options,
-                        const ConvEpilogue& e);
+                        const AnchorEpilogue& e);
 Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
-                                  const ConvTransposeOptions& options, const ConvEpilogue& e);
+                                  const ConvTransposeOptions& options, const AnchorEpilogue& e);
 
 // burn-gpu/kernels/attention.kernel: gpu::attention_tiles for the profile's type and limits.
 using AttentionShape = gpu::AttentionTiles;

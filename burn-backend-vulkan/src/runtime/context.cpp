@@ -44,7 +44,7 @@ void Context::init() {
   qi.queueFamilyIndex = profile_.compute_queue_family;
   qi.queueCount = 1;
   qi.pQueuePriorities = &priority;
-  // The f16 GEMM on cooperative matrices (kernels/matmul.comp, GEMM_COOP) when the profile found a shape.
+  // The f16 GEMM on cooperative matrices (kernels/matmul_coop.comp) when the profile found a shape.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   std::vector<const char*> extensions;
   if (f.cooperative_matrix) {

@@ -1,6 +1,13 @@
 // Collectives on Gloo's algorithms (ring allreduce, one-to-all broadcast, ring allgather, pairwise
 // alltoall for reduce_scatter). Each op has a tag of its own (the ranks count ops in the same order)
 // and its timeout; a failure is turned into a CollectiveError that names the dead peer when it can.
+//
+// The Communicator's call check travels in a frame of a fixed capacity that every rank sends every
+// other (Gloo's unbound buffers, a slot sequence of its own): a receiver never gets more than it posted,
+// whatever the peer called. An all_reduce puts its first kInlineBytes of data in the frame too: a small
+// one is done in that one exchange, each rank reducing the frames in rank order (the same values on
+// every rank). On 2 ranks the rest goes straight to the peer once the calls agree, in segments reduced
+// as they arrive (the bytes of a 2-rank ring in one step instead of two); on more, Gloo's ring reduces it.
 #include "gloo_transport.hpp"
 
 #include <gloo/allgather.h>
@@ -9,8 +16,10 @@
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/math.h>
+#include <gloo/types.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -24,6 +33,7 @@ namespace burn::collective::gloo_engine {
 namespace {
 
 using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
 using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 
 template <typename T>
@@ -56,6 +66,14 @@ Reduction reduction(DType d, ReduceOp op, const char* name) {
                                   std::string(dtype_name(d)) + " (the Communicator stages f16, bf16 and bool)");
   }
 }
+
+// Slot prefixes of the call frames and of a 2-rank all-reduce's rest (Gloo's own prefixes are 0x01-0x08).
+constexpr uint8_t kFrameSlotPrefix = 0x40;
+constexpr uint8_t kRestSlotPrefix = 0x41;
+// An all_reduce's data carried in its call frame (a multiple of every element size).
+constexpr size_t kInlineBytes = 64u << 10;
+// A 2-rank all_reduce's rest is sent in segments of this size, each reduced as it arrives.
+constexpr size_t kSegmentBytes = 4u << 20;
 
 // Whether a process of this host is gone (no such pid, or a zombie waiting for its parent).
 bool process_gone(long pid) {
@@ -91,6 +109,84 @@ class GlooTransport final : public Transport {
       opts.setTimeout(timeout);
       ::gloo::allreduce(opts);
     });
+  }
+
+  void exchange_calls(const void* call, void* calls, size_t call_bytes, milliseconds timeout) override {
+    run("collective.call_check", timeout, [&] {
+      exchange_frames(call, call_bytes, nullptr, 0, Clock::now() + timeout);
+      for (int r = 0; r < world_; ++r)
+        std::memcpy(static_cast<uint8_t*>(calls) + call_bytes * static_cast<size_t>(r), frame(r), call_bytes);
+    });
+  }
+
+  bool all_reduce_checked(void* data, size_t count, DType dtype, ReduceOp op, const void* call, void* calls,
+                          size_t call_bytes, const std::function<bool(const void*)>& agree,
+                          milliseconds timeout) override {
+    const char* name = "collective.all_reduce";
+    const Reduction r = reduction(dtype, op, name);
+    const size_t bytes = count * r.element_size;
+    const size_t first = std::min(bytes, kInlineBytes);
+    const auto deadline = Clock::now() + timeout;
+    bool agreed = false;
+    run(name, timeout, [&] {
+      auto* d = static_cast<uint8_t*>(data);
+      const bool direct = bytes > first && world_ == 2;
+      // Posted before the calls are known to agree: the peer sends nothing into them unless they do.
+      std::unique_ptr<::gloo::transport::UnboundBuffer> out;
+      uint64_t rest_slot = 0;
+      size_t segments = 0;
+      if (direct) {
+        rest_slot = ::gloo::Slot::build(kRestSlotPrefix, next_tag());
+        if (inbox_.size() < bytes - first) {
+          inbox_buf_.reset();
+          inbox_ = std::vector<uint8_t>(bytes - first);
+          inbox_buf_ = context_->createUnboundBuffer(inbox_.data(), inbox_.size());
+        }
+        segments = (bytes - first + kSegmentBytes - 1) / kSegmentBytes;
+        for (size_t k = 0; k < segments; ++k)
+          inbox_buf_->recv(1 - rank_, rest_slot, k * kSegmentBytes, segment_bytes(k, bytes - first));
+      }
+      exchange_frames(call, call_bytes, d, first, deadline);
+      for (int q = 0; q < world_; ++q)
+        std::memcpy(static_cast<uint8_t*>(calls) + call_bytes * static_cast<size_t>(q), frame(q), call_bytes);
+      if (!agree(calls)) return;
+      agreed = true;
+      if (direct) {
+        out = context_->createUnboundBuffer(d + first, bytes - first);
+        for (size_t k = 0; k < segments; ++k)
+          out->send(1 - rank_, rest_slot, k * kSegmentBytes, segment_bytes(k, bytes - first));
+      }
+      // The first part: the frames in rank order.
+      const size_t n_first = first / r.element_size;
+      if (first > 0) {
+        r.fn(d, frame(0) + call_bytes_padded_, frame(1) + call_bytes_padded_, n_first);
+        for (int q = 2; q < world_; ++q) r.fn(d, d, frame(q) + call_bytes_padded_, n_first);
+      }
+      if (bytes == first) return;
+      if (!direct) {  // more than 2 ranks: Gloo's ring on the rest
+        ::gloo::AllreduceOptions opts(context_);
+        set_buffer(opts, d + first, count - n_first, r.element_size);
+        opts.setReduceFunction(r.fn);
+        opts.setTag(next_tag());
+        opts.setTimeout(left(deadline));
+        ::gloo::allreduce(opts);
+        return;
+      }
+      // Segments complete in order (one pair, one slot): each is reduced once both sides are done with it.
+      for (size_t k = 0; k < segments; ++k) {
+        inbox_buf_->waitRecv(left(deadline));
+        out->waitSend(left(deadline));
+        const size_t off = k * kSegmentBytes;
+        uint8_t* mine = d + first + off;
+        const uint8_t* peer = inbox_.data() + off;
+        const size_t n = segment_bytes(k, bytes - first) / r.element_size;
+        if (rank_ == 0)
+          r.fn(mine, mine, peer, n);
+        else
+          r.fn(mine, peer, mine, n);
+      }
+    });
+    return agreed;
   }
 
   void broadcast(void* data, size_t bytes, int root, milliseconds timeout) override {
@@ -156,6 +252,41 @@ class GlooTransport final : public Transport {
 
   uint32_t next_tag() { return tag_++; }
 
+  static milliseconds left(Clock::time_point deadline) {
+    return std::max(std::chrono::duration_cast<milliseconds>(deadline - Clock::now()), milliseconds(1));
+  }
+
+  static size_t segment_bytes(size_t k, size_t total) { return std::min(kSegmentBytes, total - k * kSegmentBytes); }
+
+  // Rank q's frame: its call, padded to 8 bytes, then the data it carried.
+  const uint8_t* frame(int q) const { return frames_.data() + frame_capacity_ * static_cast<size_t>(q); }
+
+  // Sends this rank's frame (the call, then `data_bytes` of `data`) to every other rank and receives
+  // theirs; every frame is at most frame_capacity_, which every rank posts for every peer.
+  void exchange_frames(const void* call, size_t call_bytes, const void* data, size_t data_bytes,
+                       Clock::time_point deadline) {
+    const size_t padded = (call_bytes + 7) / 8 * 8;
+    if (frames_buf_ == nullptr || padded != call_bytes_padded_) {
+      call_bytes_padded_ = padded;
+      frame_capacity_ = padded + kInlineBytes;
+      frames_buf_.reset();
+      frames_ = std::vector<uint8_t>(frame_capacity_ * static_cast<size_t>(world_));
+      frames_buf_ = context_->createUnboundBuffer(frames_.data(), frames_.size());
+    }
+    const uint64_t slot = ::gloo::Slot::build(kFrameSlotPrefix, call_seq_++);
+    const size_t mine = frame_capacity_ * static_cast<size_t>(rank_);
+    for (int q = 0; q < world_; ++q)
+      if (q != rank_) frames_buf_->recv(q, slot, frame_capacity_ * static_cast<size_t>(q), frame_capacity_);
+    std::memcpy(frames_.data() + mine, call, call_bytes);
+    if (data_bytes > 0) std::memcpy(frames_.data() + mine + padded, data, data_bytes);
+    for (int q = 0; q < world_; ++q)
+      if (q != rank_) frames_buf_->send(q, slot, mine, padded + data_bytes);
+    for (int q = 1; q < world_; ++q) {
+      frames_buf_->waitRecv(left(deadline));
+      frames_buf_->waitSend(left(deadline));
+    }
+  }
+
   template <typename F>
   void run(const char* name, milliseconds timeout, F&& f) {
     const SigpipeBlocked blocked;
@@ -203,6 +334,15 @@ class GlooTransport final : public Transport {
   std::vector<PeerRecord> peers_;
   std::string host_;
   uint32_t tag_ = 0;
+  uint32_t call_seq_ = 0;  // the call frames' own sequence: one per checked collective, whatever its op
+  // Kept across calls (fresh pages cost tens of µs each on some VMs): every rank's frame, and the
+  // peer's rest of a 2-rank all_reduce (grown to the largest).
+  size_t call_bytes_padded_ = 0;
+  size_t frame_capacity_ = 0;
+  std::vector<uint8_t> frames_;
+  std::unique_ptr<::gloo::transport::UnboundBuffer> frames_buf_;
+  std::vector<uint8_t> inbox_;
+  std::unique_ptr<::gloo::transport::UnboundBuffer> inbox_buf_;
 };
 
 }  // namespace

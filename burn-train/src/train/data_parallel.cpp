@@ -31,9 +31,10 @@ struct Bucket {
   std::vector<size_t> params;  // indices into Impl::params, in the bucket's order
   std::vector<int64_t> offsets;
   int64_t elements = 0;
-  TensorData data;      // this step's gradients, then their average
-  size_t filled = 0;    // parameters copied in this step
-  bool queued = false;  // handed to the communication thread
+  TensorData data;                 // this step's gradients, then their average
+  std::vector<TensorData> staged;  // per parameter: its averaged gradient on the way to its device
+  size_t filled = 0;               // parameters copied in this step
+  bool queued = false;             // handed to the communication thread
   bool done = false;
 };
 
@@ -55,6 +56,9 @@ struct DataParallel::Impl {
   std::vector<std::string> layout_paths;  // the fixed order of the buckets' parameters ("" before)
   std::vector<std::string> readiness;     // paths in the order their gradients came, this step
   std::vector<Bucket> buckets;
+  // What the buckets were made for (per parameter in layout order: index, elements, dtype): while a
+  // step has the same, its buffers are reused (fresh pages cost tens of µs each on some VMs).
+  std::vector<int64_t> buckets_for;
   std::vector<size_t> bucket_of;                              // per param
   std::unordered_map<uint64_t, size_t> by_key;                // gradient key -> param
   std::unordered_map<nn::ParamId, TensorHandle> accumulated;  // no_sync sums, by parameter id
@@ -202,9 +206,22 @@ std::unique_ptr<GradReadyScope> DataParallel::begin_step(nn::ModuleRef model) {
     std::unique_lock lock(im.mu);
     im.cv.wait(lock, [&] { return !im.busy; });  // a step that threw may have left a bucket in flight
     if (im.error) std::rethrow_exception(im.error);
-    im.make_buckets(order);
+    std::vector<int64_t> wanted;
+    for (size_t i : order)
+      wanted.insert(wanted.end(), {static_cast<int64_t>(i), im.params[i].param->num_elements(),
+                                   static_cast<int64_t>(im.params[i].param->dtype())});
+    if (wanted != im.buckets_for) {
+      im.make_buckets(order);
+      // Every slot is written each step (a gradient, an accumulated one, or zeros in finish_step).
+      for (Bucket& b : im.buckets) b.data = TensorData::uninitialized(Shape{b.elements}, b.dtype);
+      im.buckets_for = std::move(wanted);
+    }
+    for (Bucket& b : im.buckets) {
+      b.filled = 0;
+      b.queued = false;
+      b.done = false;
+    }
     im.sent_during_backward = 0;
-    for (Bucket& b : im.buckets) b.data = TensorData(Shape{b.elements}, b.dtype);
     im.next_bucket = 0;
   }
   return std::make_unique<GradReadyScope>([&im](uint64_t key, const TensorHandle& grad) {
@@ -217,7 +234,8 @@ std::unique_ptr<GradReadyScope> DataParallel::begin_step(nn::ModuleRef model) {
     im.readiness.push_back(p.path);
     TensorHandle g = grad;
     if (const auto acc = im.accumulated.find(p.param->id()); acc != im.accumulated.end()) g = api::add(g, acc->second);
-    const TensorData data = api::into_data(g).convert(p.param->dtype());
+    TensorData data = api::into_data(g);
+    if (data.dtype() != p.param->dtype()) data = data.convert(p.param->dtype());
     Bucket& b = im.buckets[im.bucket_of[it->second]];
     size_t slot = 0;
     while (b.params[slot] != it->second) ++slot;
@@ -261,11 +279,13 @@ optim::GradientsParams DataParallel::finish_step(Gradients& grads, nn::ModuleRef
       TrainableParam& p = im.params[b.params[k]];
       if (p.ready) continue;
       p.ready = true;
+      uint8_t* slot = static_cast<uint8_t*>(b.data.raw()) + static_cast<size_t>(b.offsets[k]) * dtype_size(b.dtype);
       if (const auto acc = im.accumulated.find(p.param->id()); acc != im.accumulated.end()) {
         const TensorData data = api::into_data(acc->second).convert(p.param->dtype());
-        std::memcpy(static_cast<uint8_t*>(b.data.raw()) + static_cast<size_t>(b.offsets[k]) * dtype_size(b.dtype),
-                    data.raw(), data.bytes().size());
+        std::memcpy(slot, data.raw(), data.bytes().size());
         p.grad_device = acc->second.device;
+      } else {
+        std::memset(slot, 0, static_cast<size_t>(p.param->num_elements()) * dtype_size(b.dtype));
       }
       ++b.filled;
     }
@@ -292,11 +312,16 @@ optim::GradientsParams DataParallel::finish_step(Gradients& grads, nn::ModuleRef
     for (int64_t i : order) im.layout_paths.push_back(im.params.at(static_cast<size_t>(i)).path);
   }
   optim::GradientsParams out;
-  for (const Bucket& b : im.buckets) {
+  for (Bucket& b : im.buckets) {
     const size_t width = dtype_size(b.dtype);
+    if (b.staged.size() != b.params.size()) {
+      b.staged.clear();
+      for (const size_t i : b.params)
+        b.staged.push_back(TensorData::uninitialized(im.params[i].param->shape(), b.dtype));
+    }
     for (size_t k = 0; k < b.params.size(); ++k) {
       const TrainableParam& p = im.params[b.params[k]];
-      TensorData d = TensorData::uninitialized(p.param->shape(), b.dtype);
+      TensorData& d = b.staged[k];
       std::memcpy(d.raw(), static_cast<const uint8_t*>(b.data.raw()) + static_cast<size_t>(b.offsets[k]) * width,
                   d.bytes().size());
       const Device dev = p.grad_device ? *p.grad_device : autodiff_of(p.param->handle().device)->inner_device();

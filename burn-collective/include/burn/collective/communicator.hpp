@@ -22,9 +22,9 @@ struct BURN_COLLECTIVE_API CommunicatorConfig {
   std::string engine = "gloo";  // the collective plugin's name
   int local_rank = 0;           // rank on this machine (informational: choosing a device, threads)
   // Before each collective the ranks exchange what they are about to call (op, reduction, root, dtype,
-  // shape: one all_gather of 104 bytes per rank) and fail with every rank's call when they differ. Off
-  // (BURN_COLLECTIVE_CHECK=off) saves that round trip; ranks that disagree may then wait for the timeout,
-  // or abort inside Gloo when a message is larger than the receiver's buffer.
+  // shape: 104 bytes per rank; an all_reduce carries it in its own exchange) and fail with every rank's
+  // call when they differ. Off (BURN_COLLECTIVE_CHECK=off) skips that exchange; ranks that disagree may
+  // then wait for the timeout, or abort inside Gloo when a message is larger than the receiver's buffer.
   bool check_calls = true;
   ConnectOptions connect;
   static CommunicatorConfig from_environment();

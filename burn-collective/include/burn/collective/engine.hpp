@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -50,6 +51,18 @@ class BURN_COLLECTIVE_API Transport {
   virtual int world_size() const = 0;
   // In place: data holds this rank's values and receives the reduction of every rank's.
   virtual void all_reduce(void* data, size_t count, DType dtype, ReduceOp op, std::chrono::milliseconds timeout) = 0;
+  // The Communicator's call check, the first exchange of every checked collective: `calls`
+  // (world_size * call_bytes) receives every rank's `call` (call_bytes, the same on every rank) in rank
+  // order. The default is all_gather; whatever an engine does, a rank in this exchange must meet a rank
+  // in all_reduce_checked's without hanging or overflowing a buffer (their calls then differ).
+  virtual void exchange_calls(const void* call, void* calls, size_t call_bytes, std::chrono::milliseconds timeout);
+  // all_reduce after the ranks have exchanged their calls as exchange_calls does: no peer's data arrives
+  // before agree(calls) has returned true here, and false sends nothing more, leaves `data` unchanged and
+  // returns false. The default is exchange_calls then all_reduce; an engine may carry the calls in the
+  // all-reduce's own exchange instead (the gloo engine does: one exchange for small buffers).
+  virtual bool all_reduce_checked(void* data, size_t count, DType dtype, ReduceOp op, const void* call, void* calls,
+                                  size_t call_bytes, const std::function<bool(const void* calls)>& agree,
+                                  std::chrono::milliseconds timeout);
   // data: `bytes` bytes, read on `root` and written on every other rank.
   virtual void broadcast(void* data, size_t bytes, int root, std::chrono::milliseconds timeout) = 0;
   // out (world_size * bytes_per_rank bytes) receives every rank's `in`, in rank order.

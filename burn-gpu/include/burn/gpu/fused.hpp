@@ -1,8 +1,7 @@
 // The fusion code generator's shared part: a FusedProgram (burn/tensor/fused.hpp) becomes kernel text of
 // burn's kernel dialect (README.md), each elementwise instruction the expression exprs.cpp gives the eager
 // op, so a fused chain computes what the ops computed one at a time, in one launch, with only the outputs
-// written to memory. Both GPU plugins run the elementwise and the reduce kernels; the vulkan plugin builds
-// its matmul anchor's epilogue on emit_instr (burn-backend-vulkan/src/fused/).
+// written to memory. Both GPU plugins run the elementwise and the reduce kernels and the anchors' epilogues.
 #pragma once
 
 #include <cstdint>
@@ -125,20 +124,16 @@ struct FusedFold {
 std::string generate_reduce(const FusedProgram& program, const ReduceLaunch& launch, const FusedFold& fold,
                             const FusedSpelling& spelling);
 
-// A conv or conv_transpose anchor's epilogue for burn-gpu/kernels/conv.kernel's hook, two single lines (they
-// are defines): `store`, the statement EPILOGUE_STORE(epi_v, epi_i) (epi_v the sum plus the bias, epi_i Y's
-// flat index: the anchor's register as the eager conv stored it, the epilogue's instructions, the other
-// outputs stored, output `c_output` stored as Y), and `params`, EPILOGUE_PUSH's arguments after the kernel's
-// own: the tensor table `io` (the inputs then the outputs; the unused ones and output c_output bound to
-// nothing), `escal` (program_scalars), the layout block `elay` of the inputs over the program's shape
-// (`input_modes`, -1 where unused, `rank` dims), `faults`, tag (uint); `slots`, the table's defines. The
-// host gives the operand defines of IN<k>, OUT<m> and fused_result() (the anchor's dtype).
-struct ConvEpilogueText {
-  std::string store, params;
-  Defines slots;
-};
-ConvEpilogueText generate_conv_epilogue(const FusedProgram& program, size_t c_output,
-                                        const std::vector<int>& input_modes, size_t rank,
-                                        const FusedSpelling& spelling);
+// A matmul, conv or conv_transpose anchor's epilogue as the defines of its kernel's hook (burn-gpu/kernels/
+// matmul.kernel, conv.kernel; the vulkan plugin's matmul_coop.comp), each a single line: EPILOGUE_STORE(epi_v,
+// epi_i), the statement the kernel runs at each element it stores (epi_v the sum, plus the bias for a conv;
+// epi_i the flat index of its output, C or Y): the anchor's register as the eager op stored it, the epilogue's
+// instructions, the other outputs stored, output `c_output` stored as the kernel's output; EPILOGUE_PUSH, its
+// arguments after the kernel's own: the tensor table `io` (the inputs then the outputs; the unused ones and
+// output c_output bound to nothing), `escal` (program_scalars), the layout block `elay` of the inputs over the
+// program's shape (`input_modes`, -1 where unused, `rank` dims), `faults`, tag (uint); the table's slots;
+// EPILOGUE_ONCE. The host gives the operand defines of IN<k>, OUT<m> and fused_result() (the anchor's dtype).
+Defines generate_anchor_epilogue(const FusedProgram& program, size_t c_output, const std::vector<int>& input_modes,
+                                 size_t rank, const FusedSpelling& spelling);
 
 }  // namespace burn::gpu

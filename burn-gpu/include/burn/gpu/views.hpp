@@ -125,4 +125,10 @@ ElementwisePlan plan_elementwise(OpId op, std::initializer_list<Prim> inputs, co
 // The collapsed layout of views (shape, strides) broadcast to `shape`, one operand each, in order.
 Layout broadcast_layout(const Shape& shape, const std::vector<View>& operands);
 
+// Whether burn-gpu/kernels/matmul.kernel (and the vulkan plugin's matmul_coop.comp) index with 64 bits for
+// these operands (lhs [..., M, K], rhs [..., K, N], read in place, their offsets counted) and a result of
+// `c_elements`: C, or an element of A or B, at 2^31 or more. The launchers and the fused executors ask it, so a
+// fused epilogue's layout block and the kernel agree.
+bool gemm_index64(const View& lhs, const View& rhs, int64_t c_elements);
+
 }  // namespace burn::gpu

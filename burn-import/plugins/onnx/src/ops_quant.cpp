@@ -1,6 +1,6 @@
-// Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls and Convs (fuse_qdq_products) on the table's
-// integer op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger and
-// QLinearConv of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear,
+// Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls, Gemms and Convs (fuse_qdq_products) on the
+// table's integer op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger
+// and QLinearConv of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear and the forms the op does not take (zero points of other shapes or dtypes, non-f32 scales)
 // computed in f64, exact for 8-bit values. And the optimizers of the ai.onnx.preview.training domain (Adagrad,
 // Momentum, Adam) as the arithmetic their specs give.
@@ -17,6 +17,8 @@ using Hs = std::vector<H>;
 
 H f64(const H& h) { return h.prim->dtype() == DType::F64 ? h : api::cast(h, DType::F64); }
 
+bool int8(const H& h) { return h.prim->dtype() == DType::U8 || h.prim->dtype() == DType::I8; }
+
 // A per-axis parameter (scale, zero point) viewed to broadcast along `axis` of a rank-r tensor.
 H along(const H& p, size_t r, int64_t axis) {
   if (shape_of(p).rank() != 1 || shape_of(p)[0] == 1 || r == 0) return p;
@@ -26,13 +28,20 @@ H along(const H& p, size_t r, int64_t axis) {
 }
 
 H quantize(const H& x, const H& scale, const std::optional<H>& zp, DType out) {
-  // x / scale in x's float dtype (the reference divides f32 by f32), then rounded half to even.
+  double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
   DType dt = x.prim->dtype();
+  // An f32 x and scale to 8 bits in f32: rounding x / scale, adding a zero point of 8 bits and saturating are exact
+  // there (beyond 2^24 the value saturates either way), so half the bytes of f64 and no cast pass.
+  if (dt == DType::F32 && scale.prim->dtype() == DType::F32 && out != DType::I32) {
+    H q = api::unary(OpId::round, api::div(x, scale));
+    if (zp) q = api::add(q, api::cast(*zp, DType::F32));
+    return api::cast(api::clamp(q, Scalar(lo), Scalar(hi)), out);
+  }
+  // x / scale in x's float dtype (the reference divides f32 by f32), then rounded half to even.
   H q = is_float(dt) ? f64(api::div(x, scale.prim->dtype() == dt ? scale : api::cast(scale, dt)))
                      : api::div(f64(x), f64(scale));
   q = api::unary(OpId::round, q);
   if (zp) q = api::add(q, f64(*zp));
-  double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
   if (out == DType::I32) lo = -2147483648.0, hi = 2147483647.0;
   return api::cast(api::clamp(q, Scalar(lo), Scalar(hi)), out);
 }
@@ -78,11 +87,18 @@ Hs dequantize_linear(OpContext& c) {
   std::optional<H> zp = c.has(2) ? std::optional<H>(along(c.in(2), r, axis)) : std::nullopt;
   // The output takes the scale's float type from opset 19 (f32 before).
   DType out = c.opset() >= 19 && is_float(c.dtype(1)) ? c.dtype(1) : DType::F32;
+  // 8-bit values to f32 by an f32 scale in f32: x - zp is exact and its product rounds once, as the exact f64
+  // product cast to f32 does.
+  if (out == DType::F32 && c.dtype(1) == DType::F32 && int8(c.in(0)) && (!zp || int8(*zp))) {
+    H v = api::cast(c.in(0), DType::F32);
+    if (zp) v = api::sub(v, api::cast(*zp, DType::F32));
+    return {api::mul(v, along(c.in(1), r, axis))};
+  }
   return {api::cast(dequantize(c.in(0), along(c.in(1), r, axis), zp), out)};
 }
 
 Hs dynamic_quantize_linear(OpContext& c) {
-  H x = f64(c.in(0));
+  const H& x = c.in(0);  // its max and min are exact in its own dtype
   double mx = std::max(0.0, api::into_data(api::reduce_all(OpId::max, x)).value_f64(0));
   double mn = std::min(0.0, api::into_data(api::reduce_all(OpId::min, x)).value_f64(0));
   // The scale is an f32 (the reference's), and x / scale is divided in x's dtype.
@@ -113,8 +129,6 @@ std::optional<std::vector<int64_t>> matmul_batch(const Shape& as, const Shape& b
 
 // A zero point of ONNX's N-D form, one row of a ([..., M, 1]) or one column of b ([..., 1, N]) per batch entry.
 bool per_batch(const std::optional<H>& z) { return z && shape_of(*z).rank() >= 2 && numel(*z) != 1; }
-
-bool int8(const H& h) { return h.prim->dtype() == DType::U8 || h.prim->dtype() == DType::I8; }
 
 // Whether matmul_integer takes a @ b with these zero points: u8/i8 operands, b of rank >= 2 (batched: one call per
 // batch entry), a of rank >= 1, each zero point one value, a 1-D one per row of a (per column of b), or the N-D form
@@ -192,10 +206,11 @@ Hs matmul_integer(OpContext& c) {
 }
 
 // ConvInteger of any spatial rank and group count on the integer op: x padded with its zero point (so padding
-// contributes (zx - zx) = 0, as ONNX's conv of x - zx padded with zeros), its windows gathered by unfold (im2col) into
-// [N * P, C, T] (P output positions, T kernel taps), each group's [N * P, Cg * T] columns times its weights viewed as
-// [Cg * T, Cout / group] with their zero points per column (one matmul_integer per group); i32 [N, Cout, O...]. Empty
-// when the node's form does not fit (then f64).
+// contributes (zx - zx) = 0, as ONNX's conv of x - zx padded with zeros); each kernel tap's window positions a strided
+// slice of it (a view), the taps stacked into the columns [C * T, N * P] (T taps, P output positions) in one copy
+// whose runs are output rows; each group's weights [Cout / group, Cg * T] (a view of the constant) times its columns,
+// the weight zero points per row, one matmul_integer per group, gives [Cout, N * P]; i32 [N, Cout, O...]. Empty when
+// the node's form does not fit (then f64).
 std::optional<H> conv_integer_op(OpContext& c, const H& x, const H& w, const std::optional<H>& zx,
                                  const std::optional<H>& zw) {
   const Shape &xs = shape_of(x), &ws = shape_of(w);
@@ -203,47 +218,49 @@ std::optional<H> conv_integer_op(OpContext& c, const H& x, const H& w, const std
   const int64_t groups = c.attr_i("group", 1);
   if (r < 3 || ws.rank() != r || groups < 1 || xs[1] != ws[1] * groups || ws[0] % groups != 0) return std::nullopt;
   if (zx && numel(*zx) != 1) return std::nullopt;
-  const int64_t cout = ws[0], cg = ws[1], coutg = cout / groups;
+  const int64_t cout = ws[0], coutg = cout / groups;
   if (zw && numel(*zw) != 1 && !(shape_of(*zw).rank() == 1 && shape_of(*zw)[0] == cout)) return std::nullopt;
   if (!int8(x) || !int8(w)) return std::nullopt;
-  const H wt = api::permute(api::reshape(w, {cout, -1}), {1, 0});  // [Cg * T, Cout]
   const ConvWindow win = conv_window(c, xs, ws);
   const double pad_value = zx ? api::into_data(*zx).value_f64(0) : 0.0;
   std::vector<int64_t> pads;  // last spatial dim first
   for (size_t d = sd; d-- > 0;) pads.insert(pads.end(), {win.pad_begin[d], win.pad_end[d]});
-  H p = api::pad(x, pads, PadMode::Constant, Scalar(pad_value));
-  // Windows along each spatial dim, each of the dilated extent, every dilation-th tap kept: [N, C, O..., T...].
-  for (size_t d = 0; d < sd; ++d) {
-    const int64_t extent = (win.kernel[d] - 1) * win.dilation[d] + 1;
-    const int64_t axis = static_cast<int64_t>(2 + d);
-    if (shape_of(p)[static_cast<size_t>(axis)] < extent) return std::nullopt;
-    p = api::unfold(p, axis, extent, win.stride[d]);
-    std::vector<Slice> taps(shape_of(p).rank(), Slice{});
-    taps.back().step = win.dilation[d];
-    p = api::slice(p, taps);
-  }
+  const H p = api::swap_dims(api::pad(x, pads, PadMode::Constant, Scalar(pad_value)), 0, 1);  // [C, N, S...]
   const int64_t n = xs[0];
-  int64_t positions = 1;
-  std::vector<int64_t> to_cols = {0}, view = {n}, back = {0, static_cast<int64_t>(sd + 1)};
+  std::vector<int64_t> outs, view = {cout, n}, back = {1, 0};
+  int64_t positions = 1, taps = 1;
   for (size_t d = 0; d < sd; ++d) {
-    positions *= shape_of(p)[2 + d];
-    view.push_back(shape_of(p)[2 + d]);
-    to_cols.push_back(static_cast<int64_t>(2 + d));
-    back.push_back(static_cast<int64_t>(1 + d));
+    const int64_t extent = (win.kernel[d] - 1) * win.dilation[d] + 1, size = shape_of(p)[2 + d];
+    if (size < extent) return std::nullopt;
+    outs.push_back((size - extent) / win.stride[d] + 1);
+    positions *= outs.back();
+    taps *= win.kernel[d];
+    view.push_back(outs.back());
+    back.push_back(static_cast<int64_t>(2 + d));
   }
-  to_cols.push_back(1);
-  for (size_t d = 0; d < sd; ++d) to_cols.push_back(static_cast<int64_t>(2 + sd + d));
-  view.push_back(cout);
-  const H cols = api::reshape(api::permute(p, to_cols), {n * positions, xs[1], -1});  // [N * P, C, T]
+  Hs windows;  // per tap, in the weight's order (the last spatial dim fastest): [C, N, O...]
+  for (int64_t t = 0; t < taps; ++t) {
+    std::vector<Slice> at(r, Slice{});
+    for (size_t d = sd, rest = static_cast<size_t>(t); d-- > 0;) {
+      const int64_t k = static_cast<int64_t>(rest % static_cast<size_t>(win.kernel[d]));
+      rest /= static_cast<size_t>(win.kernel[d]);
+      const int64_t start = k * win.dilation[d];
+      at[2 + d] = Slice::range(start, start + (outs[d] - 1) * win.stride[d] + 1, win.stride[d]);
+    }
+    windows.push_back(api::slice(p, at));
+  }
+  const H cols = api::reshape(api::stack(windows, 1), {-1, n * positions});  // [C * T, N * P]
+  const H w2 = api::reshape(w, {cout, -1});                                  // [Cout, Cg * T]
+  const int64_t kg = shape_of(w2)[1];
+  const bool per_channel = zw && numel(*zw) != 1;
   Hs parts;
   for (int64_t g = 0; g < groups; ++g) {
-    const bool per_channel = zw && numel(*zw) != 1;
     const std::optional<H> zw_g =
         per_channel && groups > 1 ? std::optional<H>(api::narrow(*zw, 0, g * coutg, coutg)) : zw;
-    const H cols_g = api::reshape(groups > 1 ? api::narrow(cols, 1, g * cg, cg) : cols, {n * positions, -1});
-    parts.push_back(integer_matmul(cols_g, groups > 1 ? api::narrow(wt, 1, g * coutg, coutg) : wt, zx, zw_g));
+    parts.push_back(integer_matmul(groups > 1 ? api::narrow(w2, 0, g * coutg, coutg) : w2,
+                                   groups > 1 ? api::narrow(cols, 0, g * kg, kg) : cols, zw_g, zx));
   }
-  const H acc = groups > 1 ? api::cat(parts, 1) : parts[0];
+  const H acc = groups > 1 ? api::cat(parts, 0) : parts[0];  // [Cout, N * P]
   return api::permute(api::reshape(acc, view), back);
 }
 
@@ -285,23 +302,31 @@ Hs qlinear_matmul(OpContext& c) {
                    c.dtype(7))};
 }
 
-// burn.internal/QDQMatMul, which fuse_qdq_matmuls makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw):
-// inputs qa, sa, za, qw, sw, zw. On the integer op: float(sum (qa - za)(qw - zw)) * (sa * sw) in f32, the sum exact,
-// the product of the dequantized operands up to f32 rounding; otherwise the two DequantizeLinear and the MatMul it
-// replaced.
+// burn.internal/QDQMatMul, which fuse_qdq_products makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw), and
+// of a Gemm (alpha and beta 1, a not transposed) with its transB and bias: inputs qa, sa, za, qw, sw, zw and the
+// bias (any float). On the integer op: float(sum (qa - za)(qw - zw)) * (sa * sw) in f32, the sum exact, the product
+// of the dequantized operands up to f32 rounding, plus the bias; otherwise the two DequantizeLinear and the MatMul or
+// Gemm it replaced.
 Hs qdq_matmul(OpContext& c) {
-  const H &qa = c.in(0), &qw = c.in(3);
-  const std::optional<H> za = opt_in(c, 2), zw = opt_in(c, 5);
+  const H& qa = c.in(0);
+  const bool trans_b = c.attr_i("transB", 0) != 0;  // a Gemm's [N, K] weight, its scale per row
+  const H qw = trans_b ? api::permute(c.in(3), {1, 0}) : c.in(3);
+  const std::optional<H> za = opt_in(c, 2), zw = opt_in(c, 5), bias = opt_in(c, 6);
   const int64_t n = shape_of(qw).rank() == 2 ? shape_of(qw)[1] : -1;
-  if (integer_op_fits(qa, qw, za, zw) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) && (!za || numel(*za) == 1)) {
-    const H acc = integer_matmul(qa, qw, za, zw);
-    return {api::mul(api::cast(acc, DType::F32), api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1})))};
-  }
   const DType out = c.dtype(1);
+  const auto with_bias = [&](const H& y) { return bias ? api::add(y, *bias) : y; };
+  if (integer_op_fits(qa, qw, za, zw) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) && (!za || numel(*za) == 1) &&
+      (!bias || c.dtype(6) == out)) {
+    const H acc = integer_matmul(qa, qw, za, zw);
+    return {with_bias(
+        api::mul(api::cast(acc, DType::F32), api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1}))))};
+  }
+  const int64_t axis = trans_b ? 0 : 1;
   H a = api::cast(dequantize(qa, c.in(1), za), out);
-  H w = api::cast(dequantize(qw, along(c.in(4), c.rank(3), 1), zw ? std::optional<H>(along(*zw, c.rank(3), 1)) : zw),
-                  out);
-  return {matmul_nd(a, w)};
+  H w = api::cast(
+      dequantize(c.in(3), along(c.in(4), c.rank(3), axis), zw ? std::optional<H>(along(*zw, c.rank(3), axis)) : zw),
+      out);
+  return {with_bias(matmul_nd(a, trans_b ? api::permute(w, {1, 0}) : w))};
 }
 
 // burn.internal/QDQConv, which fuse_qdq_products makes of DequantizeLinear(qx) -> Conv <- DequantizeLinear(qw) with
@@ -474,15 +499,22 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
   std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
   for (int i = 0; i < g.node_size(); ++i) {
     ::onnx::NodeProto& mm = *g.mutable_node(i);
-    const bool conv = mm.op_type() == "Conv";
-    if (!default_domain(mm) ||
-        !(conv ? mm.input_size() == 2 || mm.input_size() == 3 : mm.op_type() == "MatMul" && mm.input_size() == 2))
+    const bool conv = mm.op_type() == "Conv", gemm = mm.op_type() == "Gemm";
+    const auto attr_is = [&](const char* name, double value) {
+      const auto* a = find_attr(mm, name);
+      return !a || (a->type() == ::onnx::AttributeProto::FLOAT ? a->f() : static_cast<double>(a->i())) == value;
+    };
+    // A Gemm as a MatMul plus its bias: a not transposed, alpha and beta 1.
+    if (gemm && !(attr_is("transA", 0) && attr_is("alpha", 1) && attr_is("beta", 1))) continue;
+    if (!default_domain(mm) || !(conv || gemm ? mm.input_size() == 2 || mm.input_size() == 3
+                                              : mm.op_type() == "MatMul" && mm.input_size() == 2))
       continue;
     const int da = dq_of(mm.input(0)), dw = dq_of(mm.input(1));
     if (da < 0 || dw < 0 || da == dw) continue;
     const ::onnx::NodeProto &a = g.node(da), &w = g.node(dw);
     // The weight: a constant int8 or uint8, [K, N] with its f32 scale per tensor or per column (axis 1) for a
-    // MatMul, [Cout, Cg, k...] with its scale per tensor or per output channel (axis 0) for a Conv.
+    // MatMul (a Gemm's transB: [N, K], per row), [Cout, Cg, k...] with its scale per tensor or per output channel
+    // (axis 0) for a Conv.
     const ::onnx::TensorProto* wq = init(w, 0);
     const int rank = wq ? wq->dims_size() : 0;
     if (!wq || (conv ? rank < 3 : rank != 2) ||
@@ -490,7 +522,7 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
       continue;
     const ::onnx::TensorProto* ws = init(w, 1);
     const auto* axis = find_attr(w, "axis");
-    const int channel = conv ? 0 : 1;  // the weight's axis a per-channel scale runs along
+    const int channel = conv || (gemm && !attr_is("transB", 0)) ? 0 : 1;  // the axis a per-channel scale runs along
     const int64_t axis_value = axis ? (axis->i() < 0 ? axis->i() + rank : axis->i()) : 1;  // ONNX's default: 1
     const bool per_channel =
         ws && ws->dims_size() == 1 && ws->dims(0) == wq->dims(channel) && ws->dims(0) != 1 && axis_value == channel;
@@ -503,8 +535,9 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     const std::string out = mm.output(0), name = mm.name();
     const std::string za = has_za ? a.input(2) : "", zw = w.input_size() > 2 ? w.input(2) : "";
     const std::string qa = a.input(0), sa = a.input(1), qw = w.input(0), sw = w.input(1);
-    const std::string bias = conv && mm.input_size() == 3 ? mm.input(2) : "";
+    const std::string bias = mm.input_size() == 3 ? mm.input(2) : "";
     const auto attributes = mm.attribute();  // a Conv's window and groups
+    const bool trans_b = gemm && !attr_is("transB", 0);
     // A DequantizeLinear whose output only this product read is no longer computed.
     if (uses.count(mm.input(0)) && uses.at(mm.input(0)) == 1) drop[static_cast<size_t>(da)] = true;
     if (uses.count(mm.input(1)) && uses.at(mm.input(1)) == 1) drop[static_cast<size_t>(dw)] = true;
@@ -514,7 +547,13 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     mm.set_name(name);
     for (const std::string* x : {&qa, &sa, &za, &qw, &sw, &zw}) mm.add_input(*x);
     if (!bias.empty()) mm.add_input(bias);
-    *mm.mutable_attribute() = attributes;
+    if (conv) *mm.mutable_attribute() = attributes;
+    if (trans_b) {
+      ::onnx::AttributeProto* t = mm.add_attribute();
+      t->set_name("transB");
+      t->set_type(::onnx::AttributeProto::INT);
+      t->set_i(1);
+    }
     mm.add_output(out);
   }
   ::onnx::GraphProto kept;
