@@ -8,7 +8,8 @@
 // imported from ONNX (torchvision's export, $BURN_BENCH_RESNET18_ONNX) through the onnx importer plugin;
 // both files quantized to int8 by bench/onnxruntime/quantize_onnx.py ($BURN_BENCH_RESNET18_INT8_ONNX: QDQ,
 // $BURN_BENCH_ROBERTA_INT8_ONNX: dynamic), against ONNX Runtime on the same files;
-// the MLP step on autodiff<remote<...>> against a burn server ($BURN_BENCH_REMOTE, bench/remote_table.py).
+// the MLP step on autodiff<remote<...>> against a burn server ($BURN_BENCH_REMOTE, bench/remote_table.py);
+// a Linear 768->3072 at batch 128 in f32 and under quantize_dynamic (int8) against PyTorch's quantize_dynamic.
 #include <burn/import/importer.hpp>
 #include <burn/nn.hpp>
 #include <burn/nn/loss.hpp>
@@ -83,6 +84,20 @@ void roberta_infer_loop(benchmark::State& st, const Device& device, int64_t batc
     benchmark::DoNotOptimize(out.last_hidden_state.into_data());
     benchmark::DoNotOptimize(out.pooler_output->into_data());
   }
+}
+
+// A Linear 768->3072 with bias on [128, 768] inputs, forward only: f32, or (int8) under nn::quantize_dynamic, the
+// weight int8 per output channel and each input row quantized to u8 at the call (the op quantized_linear; the cpu
+// plugin packs the weight at the first call, the warm-up's).
+void linear_infer_loop(benchmark::State& st, bool int8) {
+  nn::Linear fc = nn::LinearConfig{768, 3072}.init(cpu());
+  if (int8) fc = nn::quantize_dynamic(fc);
+  if (int8 && !fc.quantized_weight) {
+    st.SkipWithError("quantize_dynamic left the Linear's weight in f32");
+    return;
+  }
+  const Tensor<2> x = input<2>({128, 768});
+  for (auto _ : st) benchmark::DoNotOptimize(fc.forward(x));
 }
 
 // RoBERTa-base with a 2-class head on the pooled <s> (a sentence classifier), for the train step.
@@ -164,6 +179,8 @@ void register_cases() {
     train_loop(st, std::move(model), x, y);
     report_traffic(st, before, remote_stats(rad));
   });
+  add_case("nn_linear_f32/768-3072_b128", [](benchmark::State& st) { linear_infer_loop(st, false); });
+  add_case("nn_linear_int8_dynamic/768-3072_b128", [](benchmark::State& st) { linear_infer_loop(st, true); });
   add_case("nn_cnn_train_adam/b64_28x28", [](benchmark::State& st) {
     train_loop(st, make_small_cnn(ad()), Tensor<4>::from_inner(input<4>({64, 1, 28, 28}), ad()), labels(64, 10));
   });

@@ -39,7 +39,7 @@ class Case:
     """One workload: its name (shared with the torch side), program, limit kind and work, target group."""
 
     def __init__(self, name, program, kind, work, group, cpp_peer=False, ort_batch=None, durable_peer=None,
-                 ort_model="resnet18"):
+                 ort_model="resnet18", f32_twin=None):
         self.name, self.program, self.kind, self.work, self.group = name, program, kind, work, group
         self.cpp_peer = cpp_peer  # also run by burn-bench-libtorch under the same name
         self.ort_batch = ort_batch  # also run by ONNX Runtime (bench/onnxruntime) at this batch size
@@ -49,6 +49,9 @@ class Case:
         # A second torch case, reported beside the first but never the target: for the record saves,
         # torch.save made durable as burn's saves are (temporary file, fsync, rename, folder fsync).
         self.durable_peer = durable_peer
+        # The burn case of the same table whose time this one's is also divided by (F32_TWIN_TARGETS): the int8
+        # rows against burn's own f32 layer.
+        self.f32_twin = f32_twin
 
 
 def cases():
@@ -150,6 +153,13 @@ def cases():
     # its AdamW train step at batch 8 with a 2-class head on the pooled <s>: three times the forward's flops
     for name in ("nn_roberta_base_train_adamw", "nn_roberta_base_train_adamw_fused"):
         out.append(Case(f"{name}/b8_s128", "nn", "gemm", 3 * 8 * roberta_flops, "roberta train step"))
+    # int8: a Linear 768->3072 at batch 128 under quantize_dynamic against PyTorch's, and against burn's f32 layer
+    linear = 2.0 * 128 * 768 * 3072
+    out += [
+        Case("nn_linear_f32/768-3072_b128", "nn", "gemm", linear, "f32 linear"),
+        Case("nn_linear_int8_dynamic/768-3072_b128", "nn", "gemm", linear, "int8 linear",
+             f32_twin="nn_linear_f32/768-3072_b128"),
+    ]
     # records: a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
@@ -168,6 +178,7 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "conv": 1.1, "conv fwd+bwd": 1.2, "max_pool": 0.3, "max_pool (indices)": 0.5,
            "avg_pool, interpolate": 0.7, "norm, attention": None,
            "mlp step": 1.0, "conv block step": 1.0, "autodiff fixed cost": 0.5,
+           "f32 linear": None, "int8 linear": 1.0,  # the int8 row against PyTorch's quantize_dynamic (issue 31)
            "record save": 1.0, "record load": 1.0, "nn train step": 0.8, "resnet18 inference": 0.8,
            "resnet18 onnx inference": None,  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
            "pytorch load": 1.0, "resnet50 inference": 0.6, "roberta inference": 0.6, "roberta train step": 0.7,
@@ -177,6 +188,17 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 # burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).
 ORT_TARGETS = {"resnet18 inference": 1.2, "resnet50 inference": 1.0, "roberta inference": 1.0}
+# burn against its own f32 twin (Case.f32_twin): 1.6x faster at least (issue 31).
+F32_TWIN_TARGETS = {"int8 linear": 0.625}
+INT8_LINEAR_WHAT = (
+    "A Linear 768→3072 with bias on [128, 768], forward only on `cpu`: f32 (`nn_linear_f32`) and under "
+    "`nn::quantize_dynamic` (`nn_linear_int8_dynamic`: the weight int8 per output channel, each input row quantized "
+    "to u8 at the call, the op `quantized_linear` on the cpu plugin's exact int8 GEMM, the weight packed once), against "
+    "PyTorch's `nn.Linear` and `torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)` (the "
+    "weight int8 per tensor; quantized engine onednn: Debian's torch 1.13 has no fbgemm). Targets (issue 31): the int8 "
+    "row at most PyTorch's int8 time (≤ 1.0) and at least 1.6x faster than burn's f32 row (burn/burn f32 ≤ 0.625); "
+    "the f32 row is the baseline ('—'). '% of limit' of the int8 rows: their multiply-adds, counted as the f32 "
+    "layer's flops, over the f32 SGEMM limit.")
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
 
 # The page's tables: (title, target groups, what the rows measure and what their target means).
@@ -197,13 +219,14 @@ SECTIONS = [
      "One forward + backward (+ optimizer step for the `nn_` rows) on `autodiff<cpu>` (`_fused`: "
      "`autodiff<fusion<cpu>>`) against PyTorch's autograd, `nn` modules and `torch.optim`. Target: burn/PyTorch "
      "at most the ratio shown; the conv block has none ('—'): compared with PyTorch only."),
-    ("Quantized (int8)", ("int8 onnx inference",),
+    ("Quantized (int8)", ("f32 linear", "int8 linear", "int8 onnx inference"),
+     INT8_LINEAR_WHAT + " The ONNX rows (`_int8_onnx_`): "
      "ResNet-18 in ONNX Runtime's static QDQ form (convs and fc int8 per output channel, u8 activations) and "
      "RoBERTa-base in its dynamic form (MatMulInteger), both written from the fp32 exports by "
      "bench/onnxruntime/quantize_onnx.py, run by burn's onnx engine (the products on the int8 op `matmul_integer`) "
      "against ONNX Runtime on the same file, and against PyTorch's own int8 of the same networks (eager static "
-     "quantization of torchvision's quantizable ResNet-18, `quantize_dynamic` of the RoBERTa twin; engine onednn). "
-     "No target ('—'); the ratios are reported."),
+     "quantization of torchvision's quantizable ResNet-18, `quantize_dynamic` of the RoBERTa twin; engine onednn); "
+     "no target for them ('—'), the ratios are reported."),
     ("Records", ("record save", "record load"),
      "A ResNet-50 state dict (102 MB) saved and loaded by each burn-record recorder against `torch.save` / "
      "`torch.load`. Target: at most PyTorch's time (≤ 1.0); the durable `torch.save` column (fsync and rename, "
@@ -402,6 +425,10 @@ def table(rows, limits, libtorch=True, ort=None):
                  "met vs libtorch (≤ " + "/".join(sorted({str(t) for t in LIBTORCH_TARGETS.values()})) + ")"]
     if ort is not None:
         head += ["ONNX Runtime median", "burn/ORT", "target vs ORT", "met vs ORT"]
+    twin_ns = {case.name: b.get("median_ns") for case, b, _, _ in rows}  # the f32 twins' times, by name
+    with_twin = any(case.f32_twin for case, _, _, _ in rows)
+    if with_twin:
+        head += ["burn/burn f32", "target vs burn f32", "met vs burn f32"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, b, t, lt in rows:
         bn, tn = b.get("median_ns"), t.get("median_ns")
@@ -428,6 +455,14 @@ def table(rows, limits, libtorch=True, ort=None):
             cells += [fmt_time(on) if on else "error: " + str(ort[case.name].get("error")),
                       "n/a" if oratio is None else f"{oratio:.2f}", "—" if otarget is None else f"≤ {otarget}",
                       met(oratio, otarget)]
+        if with_twin and not case.f32_twin:
+            cells += ["—", "—", "—"]
+        elif with_twin:
+            fn = twin_ns.get(case.f32_twin)
+            fratio = bn / fn if bn and fn else None
+            ftarget = F32_TWIN_TARGETS.get(case.group)
+            cells += ["n/a" if fratio is None else f"{fratio:.3f} ({1 / fratio:.2f}x as fast)",
+                      "—" if ftarget is None else f"≤ {ftarget}", met(fratio, ftarget)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

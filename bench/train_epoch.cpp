@@ -5,6 +5,8 @@
 // bench/train_epoch.py runs it and bench/torch/train_epoch.py in the same run.
 // --autocast bf16|f16 trains (and tests) under burn/tensor/autocast.hpp's AutocastGuard, the parameters
 // in f32; f16 also scales the loss (optim::GradScaler). The step is train_step.hpp's.
+// --int8-accuracy 1 also tests the trained model after nn::quantize_dynamic (test_accuracy_int8: Linear layers on
+// the int8 op, convs with int8 weights; untimed), as bench/torch/train_epoch.py does with PyTorch's.
 // Under `burn run` (WORLD_SIZE > 1) the ranks train data-parallel (train::DataParallel, the loader
 // sharded by rank): --batch-size is the global batch, each rank takes batch-size / ranks of it, and
 // rank 0 alone tests and prints (bench/distributed.py's epoch rows). Alone, nothing of that runs.
@@ -14,6 +16,7 @@
 #include <burn/collective/communicator.hpp>
 #include <burn/data/mnist.hpp>
 #include <burn/nn/loss.hpp>
+#include <burn/nn/quant.hpp>
 #include <burn/optim.hpp>
 #include <burn/optim/grad_scaler.hpp>
 #include <burn/tensor/autocast.hpp>
@@ -39,7 +42,7 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 // averaged over the ranks.
 template <class M>
 int run(M model, const std::string& name, int epochs, size_t batch_size, size_t workers, double epsilon, uint64_t seed,
-        std::optional<DType> autocast, train::DataParallel* dp = nullptr) {
+        std::optional<DType> autocast, bool int8_accuracy, train::DataParallel* dp = nullptr) {
   const Device ad = Device::get("autodiff<cpu>");
   const Device cpu = Device::get("cpu");
   auto train = std::make_shared<data::MnistDataset>(data::MnistDataset::train());
@@ -61,9 +64,8 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
   data::DataLoader<data::MnistItem, data::MnistBatch> test_loader(
       std::make_shared<data::MnistDataset>(test), std::make_shared<data::MnistBatcher>(cpu, kMean, kStd),
       {.batch_size = 1000});
-  // Percent of the test set right, the forward under the training's autocast (not timed).
-  auto test_accuracy = [&] {
-    const M eval = nn::valid(model);
+  // Percent of the test set right for `eval`, the forward under the training's autocast (not timed).
+  auto accuracy_of = [&](const M& eval) {
     int64_t right = 0;
     auto it = test_loader.iter();
     while (auto b = it.next()) {
@@ -75,6 +77,7 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
     }
     return 100.0 * static_cast<double>(right) / static_cast<double>(test.size());
   };
+  auto test_accuracy = [&] { return accuracy_of(nn::valid(model)); };
   std::string epoch_s, wait_s, accuracy;
   DType logits_dtype = DType::F32;
   for (int e = 0; e < epochs; ++e) {
@@ -104,13 +107,16 @@ int run(M model, const std::string& name, int epochs, size_t batch_size, size_t 
   }
   if (dp && dp->rank() != 0) return 0;  // the parameters are rank 0's: it tests and reports alone
   accuracy += std::to_string(test_accuracy());
+  const std::string int8 =
+      int8_accuracy ? ", \"test_accuracy_int8\": " + std::to_string(accuracy_of(nn::quantize_dynamic(nn::valid(model))))
+                    : std::string();
   std::printf(
       "{\"side\": \"burn\", \"model\": \"%s\", \"autocast\": \"%s\", \"ranks\": %zu, \"epoch_seconds\": [%s], "
       "\"loader_wait_seconds\": [%s], \"logits_dtype\": \"%s\", \"test_accuracy_per_epoch\": [%s], "
-      "\"test_accuracy\": %s}\n",
+      "\"test_accuracy\": %s%s}\n",
       name.c_str(), autocast ? std::string(dtype_name(*autocast)).c_str() : "off", ranks, epoch_s.c_str(),
       wait_s.c_str(), std::string(dtype_name(logits_dtype)).c_str(), accuracy.c_str(),
-      accuracy.substr(accuracy.rfind(',') + 1).c_str());
+      accuracy.substr(accuracy.rfind(',') + 1).c_str(), int8.c_str());
   return 0;
 }
 
@@ -123,6 +129,7 @@ int main(int argc, char** argv) {
   double epsilon = optim::AdamConfig{}.epsilon;
   uint64_t seed = 1;
   std::optional<DType> autocast;
+  bool int8_accuracy = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--model"))
       model = argv[i + 1];
@@ -140,13 +147,19 @@ int main(int argc, char** argv) {
       autocast = DType::BF16;
     else if (!std::strcmp(argv[i], "--autocast") && !std::strcmp(argv[i + 1], "f16"))
       autocast = DType::F16;
+    else if (!std::strcmp(argv[i], "--int8-accuracy"))
+      int8_accuracy = std::strcmp(argv[i + 1], "0") != 0;
     else {
       std::fprintf(stderr,
                    "usage: %s [--model mlp|cnn] [--epochs N] [--batch-size B] [--workers W] [--epsilon E] [--seed S] "
-                   "[--autocast bf16|f16]\n",
+                   "[--autocast bf16|f16] [--int8-accuracy 0|1]\n",
                    argv[0]);
       return 2;
     }
+  }
+  if (int8_accuracy && autocast) {  // the int8 model is tested in f32 activations, as PyTorch's is
+    std::fprintf(stderr, "burn-bench-train-epoch: --int8-accuracy is measured without --autocast\n");
+    return 2;
   }
   Device::get("autodiff<cpu>").seed(seed);
   try {
@@ -165,10 +178,10 @@ int main(int argc, char** argv) {
     }
     if (model == "mlp")
       return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed, autocast,
-                 dp.get());
+                 int8_accuracy, dp.get());
     if (model == "cnn")
       return run(bench::make_small_cnn(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed,
-                 autocast, dp.get());
+                 autocast, int8_accuracy, dp.get());
     std::fprintf(stderr, "unknown model '%s' (mlp or cnn)\n", model.c_str());
     return 2;
   } catch (const std::exception& e) {

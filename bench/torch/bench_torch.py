@@ -258,6 +258,23 @@ CASES["nn_resnet18_infer/b8_224"] = lambda: nn_resnet18(8)
 # The ONNX-imported ResNet-18 is the same network: PyTorch's side is the same module.
 CASES["nn_resnet18_onnx_infer/b1_224"] = lambda: nn_resnet18(1)
 CASES["nn_resnet18_onnx_infer/b8_224"] = lambda: nn_resnet18(8)
+
+
+# The Linear 768->3072 of the int8 rows at batch 128: f32, and as a PyTorch user quantizes it dynamically:
+# quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8) (weights int8 per tensor; engine
+# torch.backends.quantized.engine: onednn in Debian's 1.13, which has no fbgemm). quantize_dynamic swaps a model's
+# children, never the model itself, so the layer sits in a Sequential.
+def nn_linear(int8):
+    model = torch.nn.Sequential(torch.nn.Linear(768, 3072)).eval()
+    if int8:
+        model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        assert isinstance(model[0], torch.nn.quantized.dynamic.Linear) and model[0].weight().dtype == torch.qint8
+    x = uniform(128, 768)
+    return lambda: model(x)
+
+
+CASES["nn_linear_f32/768-3072_b128"] = lambda: nn_linear(False)
+CASES["nn_linear_int8_dynamic/768-3072_b128"] = lambda: nn_linear(True)
 # ResNet-50: burn's cpu and fusion<cpu> rows both against PyTorch's eager module.
 for _batch in (1, 8):
     for _case in ("nn_resnet50_infer", "nn_resnet50_infer_fused"):

@@ -2,7 +2,9 @@
 CNN (bench_torch.make_mlp / make_small_cnn) as a PyTorch user writes them: the IDX files read with
 numpy into a TensorDataset, torch.utils.data.DataLoader (shuffled, the same batch size and workers),
 torch.optim.Adam, F.cross_entropy. Prints one JSON line: the time of each epoch, the time spent waiting
-for the loader, and the test accuracy at the end.
+for the loader, and the test accuracy at the end; with --int8-accuracy 1 also the test accuracy after
+torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8) (test_accuracy_int8: the Linear layers
+int8, the CNN's convs left in f32, as PyTorch's dynamic quantization of nn.Linear does).
 
   /usr/bin/python3 bench/torch/train_epoch.py --model cnn --epochs 1 --batch-size 64 --workers 2
 """
@@ -51,6 +53,7 @@ def main():
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--epsilon", type=float, default=1e-8)  # torch.optim.Adam's default
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--int8-accuracy", type=int, default=0)
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     model = bench_torch.make_mlp() if a.model == "mlp" else bench_torch.make_small_cnn()
@@ -77,12 +80,18 @@ def main():
         waits.append(wait)
     model.eval()
     test = dataset("t10k", a.model)
-    with torch.no_grad():
-        right = sum(int((model(x).argmax(1) == y).sum()) for x, y in
-                    torch.utils.data.DataLoader(test, batch_size=1000))
-    print(json.dumps({"side": "pytorch", "model": a.model, "threads": torch.get_num_threads(),
-                      "epoch_seconds": epochs, "loader_wait_seconds": waits,
-                      "test_accuracy": 100.0 * right / len(test)}))
+
+    def accuracy(m):
+        with torch.no_grad():
+            right = sum(int((m(x).argmax(1) == y).sum()) for x, y in torch.utils.data.DataLoader(test, batch_size=1000))
+        return 100.0 * right / len(test)
+    out = {"side": "pytorch", "model": a.model, "threads": torch.get_num_threads(), "epoch_seconds": epochs,
+           "loader_wait_seconds": waits, "test_accuracy": accuracy(model)}
+    if a.int8_accuracy:
+        out["test_accuracy_int8"] = accuracy(
+            torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8))
+        out["quantized_engine"] = torch.backends.quantized.engine
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -220,10 +220,12 @@ TEST(Int8Gemm, BadArgumentsAreValueErrors) {
 }
 
 TEST(Int8Gemm, EnvironmentChoosesThePath) {
-  // ctest runs the Int8Gemm tests under BURN_CPU_INT8=scalar and =avx2 too (tests/CMakeLists.txt).
+  // ctest runs the Int8Gemm tests under BURN_CPU_INT8=scalar, =avx2 and =vnni too (tests/CMakeLists.txt).
   const char* env = std::getenv("BURN_CPU_INT8");
   if (!env || !*env) {  // empty counts as unset, as in the kernel
-    EXPECT_EQ(int8_path(), int8_path_available(Int8Path::Avx2) ? Int8Path::Avx2 : Int8Path::Scalar);
+    EXPECT_EQ(int8_path(), int8_path_available(Int8Path::Vnni)   ? Int8Path::Vnni
+                           : int8_path_available(Int8Path::Avx2) ? Int8Path::Avx2
+                                                                 : Int8Path::Scalar);
     return;
   }
   SKIP_IF_INT8_PATH_MISSING();

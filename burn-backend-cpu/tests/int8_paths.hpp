@@ -11,7 +11,7 @@
 
 namespace burn::cpu {
 
-inline constexpr Int8Path kInt8Paths[] = {Int8Path::Scalar, Int8Path::Avx2};
+inline constexpr Int8Path kInt8Paths[] = {Int8Path::Scalar, Int8Path::Avx2, Int8Path::Vnni};
 
 // The path BURN_CPU_INT8 forces when this CPU lacks it, else null.
 inline const char* missing_int8_path() {

@@ -2,7 +2,8 @@
 // (gen_fixtures_quant.py): PyTorch's documentation gives no numeric bound for dynamic quantization, so the bound
 // is the error PyTorch's own quantized model shows against the float model: burn-cpp's quantized model must be
 // within twice that of the float output, and of PyTorch's quantized output. Also: the path filter, schemes
-// without an integer path (run by dequantizing), and a quantized model on the autodiff device. Then records of
+// without an integer path (run by dequantizing), a quantized model on the autodiff device, and the int8 op's
+// calls counted on trace<cpu> (no fallback to matmul). Then records of
 // quantized modules in every recorder (bit for bit, kind mismatches, damaged entries), calibration observers
 // against hand-computed ranges, quantize_weights on an MLP and a ConvNet within the weight bound, and
 // quantize_dynamic on a Conv2d.
@@ -108,6 +109,27 @@ TEST(QuantizeDynamic, AutodiffModelGivesThePlainDevicesResult) {
   const Tensor<2> x = fixture_tensor<2>(quant()["x"], cpu());
   EXPECT_EQ(values(q_ad.forward(fixture_tensor<2>(quant()["x"], ad))), values(q_cpu.forward(x)));
   EXPECT_EQ(values(nn::valid(q_ad).forward(x)), values(q_cpu.forward(x)));
+}
+
+// No silent f32 fallback: on trace<cpu>, a quantize_dynamic MLP runs the int8 op quantized_linear once per Linear
+// and no matmul, and gives the cpu device's values; the same MLP under quantize_weights (dequantized at forward)
+// runs the matmuls instead, so the counts tell the two paths apart.
+TEST(QuantizeDynamic, LinearRunsTheInt8OpNotMatmul) {
+  const Device traced = Device::get("trace<cpu>");
+  auto* counters = static_cast<TraceCounters*>(traced->query_interface("trace"));
+  ASSERT_NE(counters, nullptr);
+  const Tensor<2> x = fixture_tensor<2>(quant()["x"], traced);
+  const Mlp q = nn::quantize_dynamic(mlp(traced));
+  counters->reset();
+  const Tensor<2> y = q.forward(x);
+  EXPECT_EQ(counters->count(OpId::quantized_linear), 2u);
+  EXPECT_EQ(counters->count(OpId::matmul), 0u);
+  EXPECT_EQ(values(y), values(nn::quantize_dynamic(mlp(cpu())).forward(fixture_tensor<2>(quant()["x"], cpu()))));
+  const Mlp w = nn::quantize_weights(mlp(traced));
+  counters->reset();
+  (void)w.forward(x);
+  EXPECT_EQ(counters->count(OpId::quantized_linear), 0u);
+  EXPECT_EQ(counters->count(OpId::matmul), 2u);
 }
 
 // Records of quantized modules (burn/record/quant.hpp): every recorder gives back the same values, scales, zero

@@ -3,9 +3,10 @@
 // clamped (ONNX Runtime's and oneDNN's AVX2 int8 kernels have this corner; oneDNN documents it and asks for 7-bit
 // data). Here A and B are widened to int16 (vpmovsxbw / packed A) and multiplied by vpmaddwd, whose pair sums
 // of int16 products are exact int32; the int32 accumulation is exact up to int8_gemm_max_k.
-// Where a VNNI path would go: an AVX512-VNNI / AVX-VNNI tile (vpdpbusd on one 32-byte group row of the same
-// packing, s8 A shifted by +128 into u8 and corrected by 128 * col_sums) is a third Int8Path; not written yet
-// because no machine here has VNNI to test it on.
+// With AVX512-VNNI (and AVX512VL), vpdpbusd multiplies u8 by s8 and adds the four products of a 32-bit lane
+// straight into int32: each u8 x s8 product fits int16 and the sum does not saturate (vpdpbusd, not vpdpbusds), so
+// it is exact too; on zmm, the group rows of two panels of the same packing side by side, 64 multiply-adds per
+// instruction. A is packed as bytes for it, s8 A shifted by +128 into u8 and each tile corrected by 128 * col_sums.
 #include "ops/gemm_int8.hpp"
 
 #include <immintrin.h>
@@ -33,25 +34,43 @@ constexpr int64_t kGrainMacs = int64_t{1} << 18;  // multiply-adds below which a
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
-// A widened to int16, m_padded x k_padded (zero padding: padded k meets B's zero rows, padded rows are dropped),
-// and each row's sum for B's zero-point correction.
+// A, m_padded x k_padded (zero padding: padded k meets B's zero rows, padded rows are dropped), widened to int16
+// (scalar and AVX2 paths) or as bytes (VNNI: s8 shifted by +128 into u8, `shifted`), and each row's sum of the
+// unshifted values for B's zero-point correction.
 struct PackedA {
   int64_t m = 0, k = 0, k_padded = 0;
   std::vector<int16_t> data;
+  std::vector<uint8_t> bytes;
+  bool as_bytes = false, shifted = false;
   std::vector<int32_t> row_sums;
 };
 
 template <typename T>
-PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded) {
-  PackedA p{m, k, k_padded, std::vector<int16_t>(static_cast<size_t>(round_up(m, kMr) * k_padded), 0),
-            std::vector<int32_t>(static_cast<size_t>(m))};
+PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded, bool as_bytes) {
+  PackedA p{
+      m, k, k_padded, {}, {}, as_bytes, as_bytes && std::is_signed_v<T>, std::vector<int32_t>(static_cast<size_t>(m))};
+  const size_t size = static_cast<size_t>(round_up(m, kMr) * k_padded);
+  if (as_bytes)
+    p.bytes.assign(size, 0);
+  else
+    p.data.assign(size, 0);
+  const int32_t shift = p.shifted ? 128 : 0;
   parallel_for(m, std::max<int64_t>(1, 65536 / std::max<int64_t>(k, 1)), [&](int64_t s, int64_t e) {
     for (int64_t i = s; i < e; ++i) {
       int32_t sum = 0;  // |sum| <= 255 * K, far inside int32 for every allowed K
-      int16_t* row = p.data.data() + i * k_padded;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        row[kk] = a[i * lda + kk];
-        sum += a[i * lda + kk];
+      const T* src = a + i * lda;
+      if (as_bytes) {
+        uint8_t* row = p.bytes.data() + i * k_padded;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          row[kk] = static_cast<uint8_t>(int32_t{src[kk]} + shift);
+          sum += src[kk];
+        }
+      } else {
+        int16_t* row = p.data.data() + i * k_padded;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          row[kk] = src[kk];
+          sum += src[kk];
+        }
       }
       p.row_sums[static_cast<size_t>(i)] = sum;
     }
@@ -103,30 +122,136 @@ BURN_AVX2_FMA void tile_avx2(const int16_t* a, int64_t k_padded, const int8_t* p
   }
 }
 
+// AVX512-VNNI: per group of 4 k, B's 32 bytes are 8 columns x 4 k, one 32-bit lane per column, and each row's 4
+// u8 values broadcast to every lane; vpdpbusd adds each lane's 4 products to its column. Two accumulators per row
+// (even and odd groups) keep 8 independent chains in flight over vpdpbusd's latency.
+// A row's 4 bytes of a group in every lane, broadcast straight from memory (a load, no shuffle port).
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m256i quad(const uint8_t* p) {
+  return _mm256_broadcastd_epi32(_mm_loadu_si32(p));
+}
+
+// acc += the u8 x s8 products of a and b, lane by lane, in place: GCC 12 copies the accumulator of
+// _mm256_dpbusd_epi32 around the loop (two register moves per instruction, which made the loop front-end bound).
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline void dpbusd(__m256i& acc, __m256i a, __m256i b) {
+  asm("vpdpbusd %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
+}
+
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) void tile_vnni(const uint8_t* a, int64_t k_padded,
+                                                                           const int8_t* panel, int32_t* tile) {
+  // Written out per accumulator: as an array of them the compiler shuffled registers in the loop.
+  const uint8_t *a0 = a, *a1 = a + k_padded, *a2 = a + 2 * k_padded, *a3 = a + 3 * k_padded;
+  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  const auto* bg = reinterpret_cast<const __m256i*>(panel);  // one 32-byte row per group
+  const int64_t groups = k_padded / kInt8KGroup;
+  int64_t g = 0;
+  for (; g + 1 < groups; g += 2) {
+    const __m256i b0 = _mm256_loadu_si256(bg + g), b1 = _mm256_loadu_si256(bg + g + 1);
+    const int64_t o = g * kInt8KGroup;
+    dpbusd(c00, quad(a0 + o), b0);
+    dpbusd(c10, quad(a1 + o), b0);
+    dpbusd(c20, quad(a2 + o), b0);
+    dpbusd(c30, quad(a3 + o), b0);
+    dpbusd(c01, quad(a0 + o + kInt8KGroup), b1);
+    dpbusd(c11, quad(a1 + o + kInt8KGroup), b1);
+    dpbusd(c21, quad(a2 + o + kInt8KGroup), b1);
+    dpbusd(c31, quad(a3 + o + kInt8KGroup), b1);
+  }
+  if (g < groups) {
+    const __m256i b0 = _mm256_loadu_si256(bg + g);
+    const int64_t o = g * kInt8KGroup;
+    dpbusd(c00, quad(a0 + o), b0);
+    dpbusd(c10, quad(a1 + o), b0);
+    dpbusd(c20, quad(a2 + o), b0);
+    dpbusd(c30, quad(a3 + o), b0);
+  }
+  auto* t = reinterpret_cast<__m256i*>(tile);
+  _mm256_storeu_si256(t, _mm256_add_epi32(c00, c01));
+  _mm256_storeu_si256(t + 1, _mm256_add_epi32(c10, c11));
+  _mm256_storeu_si256(t + 2, _mm256_add_epi32(c20, c21));
+  _mm256_storeu_si256(t + 3, _mm256_add_epi32(c30, c31));
+}
+
+// Two panels at once on zmm: each group's two 32-byte rows (panel p, panel p + 1) side by side in one register, so
+// one vpdpbusd does 64 multiply-adds; out is 4 rows x 16 columns (panel p's 8, then panel p + 1's).
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m512i quad512(const uint8_t* p) {
+  return _mm512_set1_epi32(_mm_cvtsi128_si32(_mm_loadu_si32(p)));
+}
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline void dpbusd512(__m512i& acc, __m512i a, __m512i b) {
+  asm("vpdpbusd %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
+}
+// Group g's rows of the two panels in one register.
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m512i both(const __m256i* p0, const __m256i* p1,
+                                                                                int64_t g) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(p0 + g)), _mm256_loadu_si256(p1 + g), 1);
+}
+__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) void tile_vnni_pair(const uint8_t* a, int64_t k_padded,
+                                                                                const int8_t* panel0,
+                                                                                const int8_t* panel1, int32_t* out) {
+  const uint8_t *a0 = a, *a1 = a + k_padded, *a2 = a + 2 * k_padded, *a3 = a + 3 * k_padded;
+  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  const auto* p0 = reinterpret_cast<const __m256i*>(panel0);
+  const auto* p1 = reinterpret_cast<const __m256i*>(panel1);
+  const int64_t groups = k_padded / kInt8KGroup;
+  int64_t g = 0;
+  for (; g + 1 < groups; g += 2) {
+    const __m512i b0 = both(p0, p1, g), b1 = both(p0, p1, g + 1);
+    const int64_t o = g * kInt8KGroup;
+    dpbusd512(c00, quad512(a0 + o), b0);
+    dpbusd512(c10, quad512(a1 + o), b0);
+    dpbusd512(c20, quad512(a2 + o), b0);
+    dpbusd512(c30, quad512(a3 + o), b0);
+    dpbusd512(c01, quad512(a0 + o + kInt8KGroup), b1);
+    dpbusd512(c11, quad512(a1 + o + kInt8KGroup), b1);
+    dpbusd512(c21, quad512(a2 + o + kInt8KGroup), b1);
+    dpbusd512(c31, quad512(a3 + o + kInt8KGroup), b1);
+  }
+  if (g < groups) {
+    const __m512i b0 = both(p0, p1, g);
+    const int64_t o = g * kInt8KGroup;
+    dpbusd512(c00, quad512(a0 + o), b0);
+    dpbusd512(c10, quad512(a1 + o), b0);
+    dpbusd512(c20, quad512(a2 + o), b0);
+    dpbusd512(c30, quad512(a3 + o), b0);
+  }
+  _mm512_storeu_si512(out, _mm512_add_epi32(c00, c01));
+  _mm512_storeu_si512(out + 16, _mm512_add_epi32(c10, c11));
+  _mm512_storeu_si512(out + 32, _mm512_add_epi32(c20, c21));
+  _mm512_storeu_si512(out + 48, _mm512_add_epi32(c30, c31));
+}
+
 // ---- the choice --------------------------------------------------------------------------------------
 
+constexpr Int8Path kPaths[] = {Int8Path::Scalar, Int8Path::Avx2, Int8Path::Vnni};
+
 Int8Path best_path() {
-  // A VNNI path would be chosen here first, when the CPU has AVX512-VNNI or AVX-VNNI (see the top of the file).
-  if (int8_path_available(Int8Path::Avx2)) return Int8Path::Avx2;
+  for (Int8Path p : {Int8Path::Vnni, Int8Path::Avx2})
+    if (int8_path_available(p)) return p;
   return Int8Path::Scalar;
 }
 
 Int8Path path_from_env() {
   const char* env = std::getenv("BURN_CPU_INT8");
   if (!env || !*env) return best_path();
-  for (Int8Path p : {Int8Path::Scalar, Int8Path::Avx2}) {
+  for (Int8Path p : kPaths) {
     if (std::strcmp(env, int8_path_name(p)) != 0) continue;
     if (!int8_path_available(p))
-      throw Unsupported("BURN_CPU_INT8", std::string("'") + env + "' asks for int8 kernels this CPU lacks (AVX2)");
+      throw Unsupported("BURN_CPU_INT8", std::string("'") + env + "' asks for int8 kernels this CPU lacks (" +
+                                             (p == Int8Path::Vnni ? "AVX512-VNNI and AVX512VL" : "AVX2") + ")");
     return p;
   }
-  throw ValueError("BURN_CPU_INT8", std::string("unknown int8 GEMM path '") + env + "'; expected scalar or avx2");
+  throw ValueError("BURN_CPU_INT8", std::string("unknown int8 GEMM path '") + env + "'; expected scalar, avx2 or vnni");
 }
 
 // The path in use: -1 until the first GEMM reads BURN_CPU_INT8.
 std::atomic<int> g_path{-1};
 
 TileFn tile_fn() { return int8_path() == Int8Path::Avx2 ? tile_avx2 : tile_scalar; }
+
+// Packs A as the path in use reads it.
+template <typename T>
+PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded) {
+  return pack_a(a, lda, m, k, k_padded, int8_path() == Int8Path::Vnni);
+}
 
 // ---- the driver --------------------------------------------------------------------------------------
 
@@ -140,24 +265,54 @@ void check_gemm_args(bool a_signed, int64_t lda, int64_t m, const PackedInt8Weig
 }
 
 // Runs every 4 x 8 tile of A x B over the pool and hands it to sink(tile, row, rows, col, cols), where rows and
-// cols count the tile's valid entries.
+// cols count the tile's valid entries. The VNNI path computes two panels' tiles at once (4 x 16, zmm).
 template <typename Sink>
 void for_each_tile(const PackedA& pa, const PackedInt8Weights& b, const Sink& sink) {
   const int64_t m = pa.m, n = b.n, kp = b.k_padded, panels = b.panels();
   if (m == 0 || n == 0) return;
   const TileFn tile_of = tile_fn();
+  const int64_t span = pa.as_bytes ? 2 : 1;  // panels per task
+  const int64_t units = (panels + span - 1) / span;
   const int64_t row_blocks = (m + kRowBlock - 1) / kRowBlock;
-  const int64_t task_macs = std::min(m, kRowBlock) * kNr * std::max<int64_t>(kp, 1);
-  // Task t is (row block t / panels, panel t % panels): a thread's run of tasks reuses one A block from L2.
-  parallel_for(row_blocks * panels, std::max<int64_t>(1, kGrainMacs / task_macs), [&](int64_t s, int64_t e) {
-    alignas(32) int32_t tile[kMr * kNr];
+  const int64_t task_macs = std::min(m, kRowBlock) * span * kNr * std::max<int64_t>(kp, 1);
+  // sum_k (a + 128) b = sum_k a b + 128 * col_sum. For K past u8's exact length the shifted sum wraps in
+  // vpdpbusd's int32 lanes; the true sum fits int32, so the difference taken modulo 2^32 is still exact.
+  const auto unshift = [&](int32_t* tile, int64_t j0, int64_t cols) {
+    if (!pa.shifted) return;
+    for (int64_t r = 0; r < kMr; ++r)
+      for (int64_t q = 0; q < cols; ++q)
+        tile[r * kNr + q] = static_cast<int32_t>(static_cast<uint32_t>(tile[r * kNr + q]) -
+                                                 static_cast<uint32_t>(128 * b.col_sums[static_cast<size_t>(j0 + q)]));
+  };
+  // Task t is (row block t / units, panels of unit t % units): a thread's run of tasks reuses one A block from L2.
+  parallel_for(row_blocks * units, std::max<int64_t>(1, kGrainMacs / task_macs), [&](int64_t s, int64_t e) {
+    alignas(64) int32_t tile[kMr * kNr], wide[kMr * 2 * kNr], second[kMr * kNr];
     for (int64_t t = s; t < e; ++t) {
-      const int64_t rb = t / panels, p = t % panels;
+      const int64_t rb = t / units, p = (t % units) * span;
       const int64_t j0 = p * kNr, cols = std::min(kNr, n - j0);
       const int8_t* panel = b.data.data() + p * kp * kNr;
+      const bool pair = pa.as_bytes && p + 1 < panels;
       for (int64_t i = rb * kRowBlock; i < std::min(m, (rb + 1) * kRowBlock); i += kMr) {
-        tile_of(pa.data.data() + i * kp, kp, panel, tile);
-        sink(tile, i, std::min(kMr, m - i), j0, cols);
+        const int64_t rows = std::min(kMr, m - i);
+        if (!pa.as_bytes) {
+          tile_of(pa.data.data() + i * kp, kp, panel, tile);
+        } else if (!pair) {
+          tile_vnni(pa.bytes.data() + i * kp, kp, panel, tile);
+          unshift(tile, j0, cols);
+        } else {
+          tile_vnni_pair(pa.bytes.data() + i * kp, kp, panel, panel + kp * kNr, wide);
+          for (int64_t r = 0; r < kMr; ++r) {
+            std::memcpy(tile + r * kNr, wide + r * 2 * kNr, sizeof(int32_t) * kNr);
+            std::memcpy(second + r * kNr, wide + r * 2 * kNr + kNr, sizeof(int32_t) * kNr);
+          }
+          const int64_t j1 = j0 + kNr, cols1 = std::min(kNr, n - j1);
+          unshift(tile, j0, cols);
+          unshift(second, j1, cols1);
+          sink(tile, i, rows, j0, cols);
+          sink(second, i, rows, j1, cols1);
+          continue;
+        }
+        sink(tile, i, rows, j0, cols);
       }
     }
   });
@@ -292,6 +447,7 @@ const char* int8_path_name(Int8Path path) {
   switch (path) {
     case Int8Path::Scalar: return "scalar";
     case Int8Path::Avx2: return "avx2";
+    case Int8Path::Vnni: return "vnni";
   }
   return "?";
 }
@@ -300,6 +456,8 @@ bool int8_path_available(Int8Path path) {
   switch (path) {
     case Int8Path::Scalar: return true;
     case Int8Path::Avx2: return cpu_has_avx2_fma();
+    case Int8Path::Vnni:
+      return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
   }
   return false;
 }

@@ -2,7 +2,7 @@
 // every product and every sum formed exactly on every path (no 16-bit saturation: see gemm_int8.cpp), and a
 // dequantizing epilogue to f32 with per-tensor or per-row/per-column scales and zero points. B is packed once
 // (PackedInt8Weights) and reused by every call, as a Linear layer's weight would be.
-// BURN_CPU_INT8=scalar|avx2 forces a path (tests, measurements). Private to the plugin.
+// BURN_CPU_INT8=scalar|avx2|vnni forces a path (tests, measurements). Private to the plugin.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +11,10 @@
 
 namespace burn::cpu {
 
-enum class Int8Path : uint8_t { Scalar, Avx2 };
+enum class Int8Path : uint8_t { Scalar, Avx2, Vnni };
 
 const char* int8_path_name(Int8Path path);
-// Whether this CPU can run `path` (Avx2 needs AVX2).
+// Whether this CPU can run `path` (Avx2 needs AVX2 and FMA; Vnni also AVX512-VNNI and AVX512VL).
 bool int8_path_available(Int8Path path);
 // The path every int8 GEMM takes: BURN_CPU_INT8 when set (ValueError for an unknown name, Unsupported for a path
 // this CPU lacks), else the best one available.
