@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <utility>
 
 namespace burn::collective {
 
@@ -39,9 +40,13 @@ const char* reduce_op_name(ReduceOp op) {
 
 namespace {
 
-long version_major(const char* v) {
-  if (!v || *v < '0' || *v > '9') return -1;
-  return std::strtol(v, nullptr, 10);
+// "major.minor..." as {major, minor}; {-1, -1} when it does not start so.
+std::pair<long, long> version_of(const char* v) {
+  if (!v || *v < '0' || *v > '9') return {-1, -1};
+  char* end = nullptr;
+  const long major = std::strtol(v, &end, 10);
+  if (*end != '.' || end[1] < '0' || end[1] > '9') return {major, -1};
+  return {major, std::strtol(end + 1, nullptr, 10)};
 }
 
 // Vets what a collective plugin's create() returned before anything is called through it.
@@ -52,9 +57,16 @@ std::string check_engine_object(void* object, std::string_view name) {
            std::to_string(sizeof(BurnCollectiveObject)) + " (not made by BURN_COLLECTIVE_PLUGIN?)";
   }
   const std::string built = o->burn_collective_version ? o->burn_collective_version : "";
-  if (version_major(o->burn_collective_version) != BURN_COLLECTIVE_VERSION_MAJOR) {
+  // The Transport and Engine classes cross the boundary: their vtables change with the interface, which semver
+  // lets a 0.x minor do (0.2: Transport::exchange_calls and all_reduce_checked), so below 1.0 the minors match too.
+  const auto [major, minor] = version_of(o->burn_collective_version);
+  if (major != BURN_COLLECTIVE_VERSION_MAJOR) {
     return "built against burn-collective " + built + ", host is burn-collective " + BURN_COLLECTIVE_VERSION +
            " (the majors must match)";
+  }
+  if (major == 0 && minor != BURN_COLLECTIVE_VERSION_MINOR) {
+    return "built against burn-collective " + built + ", host is burn-collective " + BURN_COLLECTIVE_VERSION +
+           " (below 1.0 the minors must match too: the engine interface changes with them)";
   }
   if (!o->engine) return "create() returned no engine";
   const std::string made = o->engine->name();

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "burn/collective/communicator.hpp"
+#include "burn/collective/engine.hpp"
 #include "burn/collective/launcher.hpp"
 #include "launch_job.hpp"
 
@@ -379,3 +380,17 @@ TEST_F(Environment, ReadmeExample) {
 }
 
 }  // namespace
+
+// An engine built against burn-collective 0.1 (tests/stale_engine_plugin.cpp), whose Transport vtable lacks 0.2's
+// methods, is refused when first asked for, naming both versions (run by collective.stale_engine_refused, which
+// points BURN_PLUGIN_PATH at the test-only plugin folder).
+TEST(EngineVersion, AnEngineBuiltAgainstAnOlderMinorIsRefusedNamingBothVersions) {
+  const char* path = std::getenv("BURN_PLUGIN_PATH");
+  if (!path || std::string(path) != BURN_COLLECTIVE_TEST_PLUGIN_DIR)
+    GTEST_SKIP() << "needs BURN_PLUGIN_PATH=" << BURN_COLLECTIVE_TEST_PLUGIN_DIR;
+  const std::string e = error_of([] { engine("stale"); });
+  EXPECT_NE(e.find("built against burn-collective 0.1.0, host is burn-collective " BURN_COLLECTIVE_VERSION),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("below 1.0 the minors must match too"), std::string::npos) << e;
+}

@@ -94,7 +94,8 @@ BURN_COLLECTIVE_API std::vector<std::string> engine_names();
 
 extern "C" {
 // What a collective plugin's create() returns: the burn-collective version it was compiled against
-// (its major must be the host's: the Engine and Transport vtables cross the boundary) and the engine.
+// (its major must be the host's, and below 1.0 its minor too: the Engine and Transport vtables cross the
+// boundary) and the engine.
 struct BurnCollectiveObject {
   uint32_t struct_size;                 // sizeof(BurnCollectiveObject) when built
   const char* burn_collective_version;  // BURN_COLLECTIVE_VERSION when built
