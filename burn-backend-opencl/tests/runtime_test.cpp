@@ -1377,5 +1377,36 @@ TEST(OpenClHalf, OpsComputeInF32AndRoundOnceAsTheCpuPlugin) {
   }
 }
 
+// Long lines in both modes of reduce.kernel and scan.kernel (BURN_OPENCL_REDUCE): a work-group per chunk
+// with its tree in local memory (the GPU path, forced here on PoCL) and a work-item per chunk in order;
+// against the cpu plugin, exact where the order cannot matter (max, argmax with ties, ints).
+TEST(OpenClRuntime, ReductionsAndScansInBothKernelModes) {
+  REQUIRE_DEVICE();
+  const BackendPtr cpu = plugins::create_backend("cpu");
+  std::vector<double> fv, iv;
+  for (int i = 0; i < 3 * 9000; ++i) {
+    fv.push_back(std::sin(i * 0.37) * 3);
+    iv.push_back(static_cast<double>((i * 7919) % 201 - 100));
+  }
+  fv[100] = fv[4321] = 5;  // a tie at the maximum: argmax gives the first index
+  for (const char* mode : {"tree", "lines"}) {
+    setenv("BURN_OPENCL_REDUCE", mode, 1);
+    const std::string m(mode);
+    const auto [a, ac] = on_both(be, *cpu, fv, Shape{3, 9000}, DType::F32);
+    const auto [b, bc] = on_both(be, *cpu, iv, Shape{3, 9000}, DType::I32);
+    expect_close(be, be.sum_dim(a, 1), *cpu, cpu->sum_dim(ac, 1), 1e-4, m + " sum_dim");
+    expect_close(be, be.mean(a), *cpu, cpu->mean(ac), 1e-4, m + " mean");
+    expect_same(be, be.max_dim(a, 1), *cpu, cpu->max_dim(ac, 1), m + " max_dim");
+    expect_same(be, be.argmax(a, 1), *cpu, cpu->argmax(ac, 1), m + " argmax");
+    expect_same(be, be.argmin(be.permute(a, {1, 0}), 0), *cpu, cpu->argmin(cpu->permute(ac, {1, 0}), 0), m + " argmin");
+    expect_same(be, be.sum_dim(b, 1), *cpu, cpu->sum_dim(bc, 1), m + " i32 sum_dim");
+    expect_same(be, be.min(b), *cpu, cpu->min(bc), m + " i32 min");
+    expect_same(be, be.cumsum(b, 1), *cpu, cpu->cumsum(bc, 1), m + " i32 cumsum");
+    expect_same(be, be.cummax(a, 1), *cpu, cpu->cummax(ac, 1), m + " cummax");
+    expect_close(be, be.cumsum(a, 1), *cpu, cpu->cumsum(ac, 1), 1e-3, m + " cumsum");
+  }
+  unsetenv("BURN_OPENCL_REDUCE");
+}
+
 }  // namespace
 }  // namespace burn::opencl

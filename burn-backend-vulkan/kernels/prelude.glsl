@@ -144,6 +144,14 @@ uint lid() { return gl_LocalInvocationID.x; }
 int lid_y() { return int(gl_LocalInvocationID.y); }
 #define group_at(a) int(gl_WorkGroupID[a])
 #define groups_at(a) int(gl_NumWorkGroups[a])
+// Subgroups, where the host defines HAS_SUBGROUP_ARITH (the device has subgroup arithmetic): the
+// invocation's index in its subgroup, the subgroup's index in the workgroup, the workgroup's subgroups.
+// The host names the reduction itself (subgroupAdd, ...), as SUBGROUP_OP.
+#ifdef HAS_SUBGROUP_ARITH
+#define sg_lid() gl_SubgroupInvocationID
+#define sg_id() gl_SubgroupID
+#define sg_count() gl_NumSubgroups
+#endif
 // Workgroup arrays: GLSL declares them at file scope, OpenCL C in the kernel's outermost scope, so a kernel
 // names its arrays in both places, SHARED_ARRAYS_FILE(SHARED_ARRAY(T, name, size) ...) before KERNEL_PARAMS
 // and SHARED_ARRAYS_KERNEL(the same) first in the body; each language keeps one.

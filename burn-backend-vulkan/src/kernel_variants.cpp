@@ -291,13 +291,13 @@ void indexing(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
 void reduce_family(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
   struct PassLayout {
     int x_mode;
-    size_t rank, red_rank;
+    size_t rank;
     bool index64;
   };
   // Passes after the first read partial states along contiguous rows of `chunks` (mode 2 over one dim,
   // or mode 1 for a single line); first passes read any view.
-  const PassLayout first_shapes[] = {{2, 2, 1, false}, {0, 1, 2, true}, {1, 0, 3, false}, {2, 3, 1, true}};
-  const PassLayout later_shapes[] = {{2, 1, 1, false}, {1, 0, 1, true}};
+  const PassLayout first_shapes[] = {{2, 2, false}, {0, 1, true}, {1, 0, false}, {2, 3, true}};
+  const PassLayout later_shapes[] = {{2, 1, false}, {1, 0, true}};
   constexpr OpId kFolds[] = {OpId::sum, OpId::mean, OpId::prod,   OpId::max,    OpId::min,
                              OpId::any, OpId::all,  OpId::argmax, OpId::argmin, OpId::var};
   // Every pass kind of a spec (row passes only, for features that change nothing else).
@@ -308,8 +308,9 @@ void reduce_family(std::vector<KernelVariant>& out, const DeviceFeatures& f) {
         for (bool row : {false, true}) {
           if (rows_only && !row) continue;
           const PassLayout& l = first ? first_shapes[k++ % 4] : later_shapes[k++ % 2];
-          const Defines defs = reduce_pass_defines(spec, ReducePassKind{first, last, row}, l.x_mode, l.rank, l.red_rank,
-                                                   l.index64, feats, kDevice);
+          // An arg reduction's last passes alternate writing the values or not.
+          const ReducePassKind kind{first, last, row, (k & 1) == 0};
+          const Defines defs = reduce_pass_defines(spec, kind, l.x_mode, l.rank, l.index64, feats, kDevice);
           out.push_back({"reduce", with_workgroup(defs, kReduceGroup), {}});
         }
   };

@@ -1,15 +1,19 @@
-// Reductions and scans on the device (burn-gpu/kernels/reduce_chunks.kernel, scan_lines.kernel): sum, mean, prod, max,
-// min, any, all over one dim or the whole tensor, argmax/argmin with or without the values, cumsum,
-// cumprod, cummax, cummin. A reduction runs in passes, as the vulkan plugin's lines mode: an invocation
-// folds a chunk of 256 elements of a line in order into a partial state, the next pass folds the
-// partials, until one chunk per line is left, so a long f32 sum is a tree of short in-order sums. A scan
-// walks each line in order (an invocation per line), as the cpu backend. Accumulators follow the cpu
-// backend: floats in their type, ints in their type (the mean of i32 in i64).
+// Reductions and scans on the device (burn-gpu/kernels/reduce.kernel, scan.kernel), with the vulkan plugin's
+// mode choice: sum, mean, prod, max, min, any, all over one dim or the whole tensor, argmax/argmin with or
+// without the values, cumsum, cumprod, cummax, cummin. A reduction runs in passes: each folds chunks of
+// every line into partial states (a work-group per chunk of 4096 with a tree for long contiguous lines on
+// GPUs, a work-item per chunk of 256 folded in order otherwise), until one chunk per line is left, so a
+// long f32 sum is a tree of short in-order sums. A scan walks each line in order (a work-item per line), or
+// for long lines scans blocks from the scanned block totals (a work-group per block on GPUs).
+// Accumulators follow the cpu backend: floats in their type, ints in their type (the mean of i32 in i64).
 #include "ops/reduce.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
+#include "burn/gpu/reduce.hpp"
 #include "burn/gpu/views.hpp"
 #include "burn/tensor/error.hpp"
 #include "launch.hpp"
@@ -18,8 +22,8 @@ namespace burn::opencl {
 
 namespace {
 
-// Elements an invocation folds in order (the vulkan plugin's column chunk).
-constexpr int64_t kChunk = 256;
+using gpu::kReduceGroup;
+using gpu::kReduceRowChunk;
 bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16; }
 bool is_numeric(DType d) { return is_float_dtype(d) || d == DType::I64 || d == DType::I32; }
 bool is_any_all(OpId op) { return op == OpId::any || op == OpId::all || op == OpId::any_dim || op == OpId::all_dim; }
@@ -56,10 +60,19 @@ struct Source {
 };
 
 struct Pass {
-  bool first = true, last = true;
+  bool first = true, last = true, row = false;
   int64_t lines = 0, total = 0, chunk = 0, chunks = 1;
   bool index64 = false;
 };
+
+// Work-groups with a tree in local memory (GPUs) or a work-item per chunk or block (CPU-type devices, as the
+// vulkan plugin decides); BURN_OPENCL_REDUCE=tree or =lines forces one.
+bool workgroup_trees(const DeviceProfile& profile) {
+  const char* env = std::getenv("BURN_OPENCL_REDUCE");
+  if (env && std::string_view(env) == "tree") return true;
+  if (env && std::string_view(env) == "lines") return false;
+  return !profile.is_cpu();
+}
 
 gpu::Defines pass_defines(const ReduceSpec& s, const Pass& p, bool want_values, const DeviceProfile& profile) {
   const DType second = DType::I64;
@@ -72,6 +85,13 @@ gpu::Defines pass_defines(const ReduceSpec& s, const Pass& p, bool want_values, 
   d.emplace_back("INIT", s.init);
   if (p.first) d.emplace_back("FIRST", "1");
   if (p.last) d.emplace_back("LAST", "1");
+  if (p.row) {
+    d.emplace_back("ROW", "1");
+    if (!s.subgroup.empty()) {
+      d.emplace_back("HAS_SUBGROUP_ARITH", "1");
+      d.emplace_back("SUBGROUP_OP", s.subgroup);
+    }
+  }
   if (s.kind == ReduceKind::Arg) {
     d.emplace_back("KIND_ARG", "1");
     d.emplace_back("BETTER(v, w)", s.better);
@@ -89,7 +109,7 @@ void run_pass(const OpenClBackend& be, const ReduceSpec& s, const Source& src, c
   Context& ctx = be.context();
   gpu::Layout starts = src.starts;
   starts.index64 = starts.index64 || p.index64;
-  Launch lc(ctx, "reduce_chunks", s.op);
+  Launch lc(ctx, "reduce", s.op);
   lc.use(pass_defines(s, p, want_values, ctx.profile()));
   lc.layout_args({starts.mode(0)}, starts.rank(), starts.index64, {"X"});
   auto tensor = [&](const ClPtr& t, bool write) {
@@ -98,18 +118,24 @@ void run_pass(const OpenClBackend& be, const ReduceSpec& s, const Source& src, c
     else
       lc.no_tensor();
   };
+  // X3 and Y3 are var's partial counts, which this plugin does not run.
   tensor(src.x, false);
   tensor(src.x2, false);
+  lc.no_tensor();
   tensor(y, true);
   tensor(y2, true);
+  lc.no_tensor();
   lc.layout_block(starts);
   std::vector<int64_t> red = src.red_shape;
   red.insert(red.end(), src.red_strides.begin(), src.red_strides.end());
   lc.index_block(red, starts.index64);
   lc.i64(src.n).i64(p.total).i64(src.red_shape.size() == 1 ? src.red_strides[0] : 0);
-  lc.i64(p.lines * p.chunks).i64(p.chunks).i64(p.chunk);
+  lc.i64(p.lines * p.chunks).i64(p.chunks).i64(p.chunk).i64(0);
   lc.i32(static_cast<int32_t>(src.red_shape.size()));
-  lc.run_1d(p.lines * p.chunks);
+  if (p.row)
+    lc.run_groups(p.lines * p.chunks, kReduceGroup);
+  else
+    lc.run_1d(p.lines * p.chunks);
 }
 
 // Reduces every line of src into y (values) and y2 (arg: indices), pass after pass.
@@ -120,9 +146,11 @@ void reduce_lines(const OpenClBackend& be, const ReduceSpec& s, Source src, int6
   p.lines = lines;
   p.total = src.n;
   p.index64 = index64;
-  p.chunk = kChunk;
   const bool want_values = y != nullptr;
+  const bool trees = workgroup_trees(be.context().profile());
   for (;;) {
+    p.row = gpu::reduce_rows(src.red_shape, src.red_strides, src.n, lines, trees);
+    p.chunk = p.row ? kReduceRowChunk : gpu::kReduceLineChunk;
     p.chunks = std::max<int64_t>(1, (src.n + p.chunk - 1) / p.chunk);
     p.last = p.chunks == 1;
     if (p.last) {
@@ -222,28 +250,72 @@ OpId scan_fold(OpId scan) {
   }
 }
 
+// Partial states of s's fold (a plain one) over chunks of kReduceRowChunk elements of x's lines along dim:
+// [lines * chunks] in s.acc, chunk c of line j at j * chunks + c (a scan's block totals).
+ClPtr reduce_chunks(const OpenClBackend& be, const ReduceSpec& s, const ClPtr& x, size_t dim, int64_t& chunks) {
+  gpu::Lines l;
+  const Source src = along(x, dim, l);
+  Pass p;
+  p.row = workgroup_trees(be.context().profile());
+  p.last = false;
+  p.lines = l.count;
+  p.total = l.n;
+  p.chunk = kReduceRowChunk;
+  p.chunks = chunks = std::max<int64_t>(1, (l.n + kReduceRowChunk - 1) / kReduceRowChunk);
+  p.index64 = l.starts.index64;
+  ClPtr part = be.alloc(Shape{l.count * p.chunks}, s.acc, s.op);
+  if (l.count > 0) run_pass(be, s, src, part, nullptr, true, p);
+  return part;
+}
+
+// y = the inclusive scan of x along dim with s's fold (y contiguous, of x's shape), as the vulkan plugin:
+// long lines, when few or contiguous, in blocks from their scanned block totals.
+void scan_into(const OpenClBackend& be, const ReduceSpec& s, OpId fold, const ClPtr& x, size_t dim, const ClPtr& y) {
+  Context& ctx = be.context();
+  const gpu::Lines l = gpu::lines_along(view_of(*x), dim, &y->shape());
+  if (l.count == 0 || l.n == 0) return;
+  const bool blocked = gpu::scan_blocked(l);
+  ClPtr prefix;
+  int64_t chunks = 1;
+  if (blocked) {
+    const ClPtr totals = reduce_chunks(be, s, x, dim, chunks);
+    prefix = be.alloc(Shape{l.count, chunks}, s.acc, s.op);
+    const ClPtr rows = make_view(totals, Shape{l.count, chunks}, {chunks, 1}, 0);
+    scan_into(be, reduce_spec(fold, s.acc, ctx.profile(), s.op), fold, rows, 1, prefix);
+  }
+  const bool tree_blocks = blocked && workgroup_trees(ctx.profile());
+  Launch lc(ctx, "scan", s.op);
+  gpu::Defines d;
+  add_operand_defines(d, "X", s.in, ctx.profile(), s.op);
+  add_operand_defines(d, "Y", s.in, ctx.profile(), s.op);
+  add_operand_defines(d, "P", s.acc, ctx.profile(), s.op);
+  d.emplace_back("ACC", s.acc_cl);
+  d.emplace_back("INIT", s.init);
+  d.emplace_back("STEP(a, b)", s.step);
+  if (tree_blocks) d.emplace_back("BLOCKED", "1");
+  lc.use(d);
+  lc.layout_args({l.starts.mode(0), l.starts.mode(1)}, l.starts.rank(), l.starts.index64, {"X", "Y"});
+  lc.buffer(*x, false).buffer(*y, true);
+  if (prefix)
+    lc.buffer(*prefix, false);
+  else
+    lc.no_tensor();
+  lc.layout_block(l.starts);
+  lc.i64(l.n).i64(l.stride).i64(l.out_stride).i64(l.count).i64(chunks).i64(blocked ? kReduceRowChunk : l.n);
+  if (tree_blocks)
+    lc.run_groups(l.count * chunks, kReduceGroup);
+  else
+    lc.run_1d(l.count * chunks);
+}
+
 Prim scan(const OpenClBackend& be, OpId op, const Prim& xp, size_t dim) {
   const char* name = op_info(op).name;
   const ClPtr x = be.cl(xp, name);
   gpu::check_dim(name, x->shape(), dim);
-  const ReduceSpec s = reduce_spec(scan_fold(op), x->dtype(), be.context().profile(), name);
+  const OpId fold = scan_fold(op);
+  const ReduceSpec s = reduce_spec(fold, x->dtype(), be.context().profile(), name);
   ClPtr y = be.alloc(x->shape(), x->dtype(), name);
-  const gpu::Lines l = gpu::lines_along(view_of(*x), dim, &y->shape());
-  if (l.count == 0 || l.n == 0) return y;
-  Context& ctx = be.context();
-  Launch lc(ctx, "scan_lines", name);
-  gpu::Defines d;
-  add_operand_defines(d, "X", s.in, ctx.profile(), name);
-  add_operand_defines(d, "Y", s.in, ctx.profile(), name);
-  d.emplace_back("ACC", s.acc_cl);
-  d.emplace_back("INIT", s.init);
-  d.emplace_back("STEP(a, b)", s.step);
-  lc.use(d);
-  lc.layout_args({l.starts.mode(0), l.starts.mode(1)}, l.starts.rank(), l.starts.index64, {"X", "Y"});
-  lc.buffer(*x, false).buffer(*y, true);
-  lc.layout_block(l.starts);
-  lc.i64(l.n).i64(l.stride).i64(l.out_stride).i64(l.count);
-  lc.run_1d(l.count);
+  scan_into(be, s, fold, x, dim, y);
   return y;
 }
 
@@ -269,6 +341,7 @@ ReduceSpec reduce_spec(OpId op, DType d, const DeviceProfile& profile, const cha
     case OpId::mean_dim:
       s.init = "CVT(ACC, 0)";
       s.step = "((a) + (b))";
+      s.subgroup = "sub_group_reduce_add";
       if (op == OpId::mean || op == OpId::mean_dim)
         s.finish = is_float_dtype(d) ? "((a) / CVT(ACC, ARG(total)))"
                                      : "(ARG(total) == 0 ? CVT(ACC, 0) : (a) / CVT(ACC, ARG(total)))";
@@ -285,6 +358,8 @@ ReduceSpec reduce_spec(OpId op, DType d, const DeviceProfile& profile, const cha
       const bool mx = op == OpId::max || op == OpId::max_dim;
       s.init = mx ? lowest(s.acc) : highest(s.acc);
       s.step = mx ? "b_max(a, b)" : "b_min(a, b)";
+      // Float sub-group max/min leave NaN to the driver; NaN must propagate.
+      if (!is_float_dtype(d)) s.subgroup = mx ? "sub_group_reduce_max" : "sub_group_reduce_min";
       break;
     }
     case OpId::any:
@@ -313,6 +388,9 @@ ReduceSpec reduce_spec(OpId op, DType d, const DeviceProfile& profile, const cha
     }
     default: throw Unsupported(s.op, "is not a reduction of the OpenCL reduce kernel");
   }
+  // Sub-group arithmetic (cl_khr_subgroups: add, min, max) on 32-bit accumulators, as the vulkan plugin.
+  const bool narrow = s.acc_cl == "float" || s.acc_cl == "int" || s.acc_cl == "uint";
+  if (!profile.has_extension("cl_khr_subgroups") || !narrow || s.kind != ReduceKind::Plain) s.subgroup.clear();
   return s;
 }
 

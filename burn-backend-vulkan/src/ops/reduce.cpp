@@ -1,4 +1,4 @@
-// Reductions on the device (kernels/reduce.comp): sum, mean, prod, max, min, any, all over one dim or the
+// Reductions on the device (burn-gpu/kernels/reduce.kernel): sum, mean, prod, max, min, any, all over one dim or the
 // whole tensor, argmax/argmin with or without the values, var. A reduction runs in passes: each folds
 // chunks of every line into partial states (a workgroup per chunk with a tree for long contiguous
 // lines, an invocation per chunk for short or strided ones), until one chunk per line is left, so a
@@ -18,8 +18,6 @@ namespace burn::vulkan {
 
 namespace {
 
-// Elements an invocation folds in order in the column pass (the cpu's column kernels fold 512).
-constexpr int64_t kColChunk = 256;
 constexpr int64_t kIndex32 = int64_t{1} << 31;
 
 bool is_float_dtype(DType d) { return d == DType::F32 || d == DType::F64 || d == DType::F16; }
@@ -73,8 +71,8 @@ void run_pass(const VulkanBackend& be, const ReduceSpec& s, const Source& src, c
   Layout starts = src.starts;
   starts.index64 = starts.index64 || p.index64;
   Dispatch dp(ctx, "reduce", s.op);
-  dp.use(reduce_pass_defines(s, p, starts.mode(0), starts.rank(), src.red_shape.size(), starts.index64,
-                             ctx.profile().features, ctx.profile().name));
+  dp.use(reduce_pass_defines(s, p, starts.mode(0), starts.rank(), starts.index64, ctx.profile().features,
+                             ctx.profile().name));
   // Absent operands (partials of other kinds, arg values not wanted) get address 0.
   auto address = [&](const VkPtr& t, bool write) {
     if (t)
@@ -94,17 +92,11 @@ void run_pass(const VulkanBackend& be, const ReduceSpec& s, const Source& src, c
   dp.args(Dispatch::index_array(red, starts.index64));
   dp.push_i64(src.n).push_i64(p.total).push_i64(src.red_shape.size() == 1 ? src.red_strides[0] : 0);
   dp.push_i64(p.lines * p.chunks).push_i64(p.chunks).push_i64(p.chunk).push_i64(p.correction);
+  dp.push_i32(static_cast<int32_t>(src.red_shape.size()));
   if (p.row)
     run_groups(dp, p.lines * p.chunks, kReduceGroup);
   else
     dp.run_1d(p.lines * p.chunks, kReduceGroup);
-}
-
-// A workgroup per chunk for long lines that are contiguous (or few, or not one stride); an invocation
-// per chunk otherwise, whose neighbours read neighbouring lines.
-bool use_rows(const Source& src, int64_t lines, bool trees) {
-  if (src.n < 64 || !trees) return false;
-  return src.red_shape.size() > 1 || src.red_strides[0] == 1 || lines < 16;
 }
 
 std::vector<VkPtr> partials(const VulkanBackend& be, const ReduceSpec& s, int64_t count) {
@@ -126,10 +118,11 @@ void reduce_lines(const VulkanBackend& be, const ReduceSpec& s, Source src, int6
   p.total = src.n;
   p.correction = correction;
   p.index64 = index64;
+  p.values = s.kind != ReduceKind::Arg || dst.y != nullptr;
   const bool trees = workgroup_trees(be.context());
   for (;;) {
-    p.row = use_rows(src, lines, trees);
-    p.chunk = p.row ? kRowChunk : kColChunk;
+    p.row = gpu::reduce_rows(src.red_shape, src.red_strides, src.n, lines, trees);
+    p.chunk = p.row ? kRowChunk : gpu::kReduceLineChunk;
     p.chunks = std::max<int64_t>(1, (src.n + p.chunk - 1) / p.chunk);
     p.last = p.chunks == 1;
     if (p.last) {
@@ -276,8 +269,8 @@ ReduceSpec reduce_spec(OpId op, DType d, const DeviceFeatures& f, const std::str
       s.step = "((a) + (b))";
       s.subgroup = "subgroupAdd";
       if (op == OpId::mean || op == OpId::mean_dim)
-        s.finish =
-            is_float_dtype(d) ? "((a) / ACC(pc.total))" : "(pc.total == int64_t(0) ? ACC(0) : (a) / ACC(pc.total))";
+        s.finish = is_float_dtype(d) ? "((a) / ACC(ARG(total)))"
+                                     : "(ARG(total) == int64_t(0) ? ACC(0) : (a) / ACC(ARG(total)))";
       break;
     case OpId::prod:
     case OpId::prod_dim:
@@ -328,8 +321,8 @@ ReduceSpec reduce_spec(OpId op, DType d, const DeviceFeatures& f, const std::str
   return s;
 }
 
-Defines reduce_pass_defines(const ReduceSpec& s, const ReducePassKind& p, int x_mode, size_t rank, size_t red_rank,
-                            bool index64, const DeviceFeatures& f, const std::string& device) {
+Defines reduce_pass_defines(const ReduceSpec& s, const ReducePassKind& p, int x_mode, size_t rank, bool index64,
+                            const DeviceFeatures& f, const std::string& device) {
   // X2/Y2 hold the partial indices (arg) or M2 (var), X3/Y3 the partial counts (var); every pass declares
   // all six operands, the unused ones at address 0.
   const DType second = s.kind == ReduceKind::Arg ? DType::I64 : s.acc;
@@ -341,7 +334,6 @@ Defines reduce_pass_defines(const ReduceSpec& s, const ReducePassKind& p, int x_
   add_operand_defines(d, "Y2", second, f, device, s.op);
   add_operand_defines(d, "Y3", s.acc, f, device, s.op);
   add_layout_defines(d, {x_mode}, rank, index64, {"X"});
-  d.emplace_back("RED_RANK", std::to_string(red_rank));
   d.emplace_back("ACC", s.acc_glsl);
   if (p.first) d.emplace_back("FIRST", "1");
   if (p.last) d.emplace_back("LAST", "1");
@@ -350,6 +342,7 @@ Defines reduce_pass_defines(const ReduceSpec& s, const ReducePassKind& p, int x_
       d.emplace_back("KIND_ARG", "1");
       d.emplace_back("INIT", s.init);
       d.emplace_back("BETTER(v, w)", s.better);
+      if (p.last && p.values) d.emplace_back("WANT_VALUES", "1");
       break;
     case ReduceKind::Var: d.emplace_back("KIND_VAR", "1"); break;
     case ReduceKind::Plain:

@@ -8,16 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "burn/gpu/reduce.hpp"
 #include "dispatch.hpp"
 #include "runtime/compiler.hpp"
 #include "vulkan_backend.hpp"
 
 namespace burn::vulkan {
 
-// Elements per workgroup of the reduce kernel's row pass and of the scan kernel's blocks (256
-// invocations x 16 elements): both must fold the same chunks.
-inline constexpr int64_t kRowChunk = 4096;
-inline constexpr uint32_t kReduceGroup = 256;
+// Elements per workgroup of the reduce kernel's row pass and of the scan kernel's blocks, shared with the
+// opencl plugin (burn/gpu/reduce.hpp).
+inline constexpr int64_t kRowChunk = gpu::kReduceRowChunk;
+inline constexpr uint32_t kReduceGroup = gpu::kReduceGroup;
 // Invocations per workgroup of the scan kernel's line passes, and of the sort kernel's passes (bitonic
 // networks; runs and merges).
 inline constexpr uint32_t kScanLineGroup = 64;
@@ -41,9 +42,9 @@ inline Lines lines_along(const VulkanTensor& x, size_t dim, const Shape* out = n
 // The dtype of a reduction's partial states (its accumulator): f16 folds in f32; the mean of i32 in i64.
 DType accumulator_dtype(OpId op, DType dtype);
 
-// One reduction on one dtype: reduce.comp's defines and the dtypes of its result and partial states.
+// One reduction on one dtype: burn-gpu/kernels/reduce.kernel's defines and the dtypes of its result and partial states.
 // Plain folds one accumulator (ACC: INIT, LIFT(v) of an element, STEP(a, b), FINISH(a)), Arg a value
-// and its index (BETTER(v, w)), Var a count, mean and M2. scan.comp folds with the same defines.
+// and its index (BETTER(v, w)), Var a count, mean and M2. scan.kernel folds with the same defines.
 enum class ReduceKind { Plain, Arg, Var };
 struct ReduceSpec {
   const char* op;  // the op named in errors
@@ -64,19 +65,19 @@ inline ReduceSpec reduce_spec(OpId fold, DType dtype, const Context& ctx, const 
 // cummin; Unsupported for any other op.
 OpId scan_fold(OpId scan);
 
-// Which pass of a reduction a launch of kernels/reduce.comp is: FIRST reads the tensor (else partial
-// states), LAST writes the result (else partial states), ROW runs a workgroup per chunk (else an
-// invocation per chunk).
+// Which pass of a reduction a launch of burn-gpu/kernels/reduce.kernel is: FIRST reads the tensor (else
+// partial states), LAST writes the result (else partial states), ROW runs a workgroup per chunk (else an
+// invocation per chunk); `values`: an arg reduction's last pass writes the values too.
 struct ReducePassKind {
-  bool first = true, last = true, row = false;
+  bool first = true, last = true, row = false, values = true;
 };
-// Every define of kernels/reduce.comp for one pass of `spec` (the launcher and the compile-everything
-// test): the lines' starts over X in layout mode `x_mode` (0, 1, 2) over `rank` dims, `red_rank`
-// reduced dims (1: one stride), 32- or 64-bit indices.
-Defines reduce_pass_defines(const ReduceSpec& spec, const ReducePassKind& pass, int x_mode, size_t rank,
-                            size_t red_rank, bool index64, const DeviceFeatures& features, const std::string& device);
+// Every define of burn-gpu/kernels/reduce.kernel for one pass of `spec` (the launcher and the
+// compile-everything test): the lines' starts over X in layout mode `x_mode` (0, 1, 2) over `rank` dims,
+// 32- or 64-bit indices (the reduced dims' rank is an argument).
+Defines reduce_pass_defines(const ReduceSpec& spec, const ReducePassKind& pass, int x_mode, size_t rank, bool index64,
+                            const DeviceFeatures& features, const std::string& device);
 
-// Every define of kernels/scan.comp for `spec`'s fold over lines of X into Y (layout modes of X and Y
+// Every define of burn-gpu/kernels/scan.kernel for `spec`'s fold over lines of X into Y (layout modes of X and Y
 // over `rank` dims): BLOCKED for a workgroup per block (GPUs), else an invocation per line or block.
 Defines scan_defines(const ReduceSpec& spec, bool blocked, const std::vector<int>& modes, size_t rank, bool index64,
                      const DeviceFeatures& features, const std::string& device);

@@ -1,4 +1,4 @@
-// Scans on the device (kernels/scan.comp): cumsum, cumprod, cummax, cummin along a dim of any view, into a
+// Scans on the device (burn-gpu/kernels/scan.kernel): cumsum, cumprod, cummax, cummin along a dim of any view, into a
 // contiguous tensor. Short or many lines: an invocation per line, in order. Long lines: reduce-then-scan
 // (the reduce kernel's block totals, scanned by this same op on [lines, blocks], then every block scanned
 // from its prefix: by a workgroup on GPUs, by an invocation on CPU-type devices), so no invocation walks
@@ -41,9 +41,7 @@ void scan_into(const VulkanBackend& be, const ReduceSpec& spec, OpId fold, const
   Context& ctx = be.context();
   const Lines l = lines_along(*x, dim, &y->shape());
   if (l.count == 0 || l.n == 0) return;
-  // Blocks pay off once a line spans several of them and there are too few lines to fill the device,
-  // or the line is contiguous.
-  const bool blocked = l.n > kRowChunk && (l.count < 1024 || l.stride == 1);
+  const bool blocked = gpu::scan_blocked(l);
   const bool trees = workgroup_trees(ctx);
   VkPtr prefix;
   int64_t chunks = 1;
