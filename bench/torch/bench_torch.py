@@ -289,9 +289,12 @@ def roberta_twin():
     return RobertaModel(Config())
 
 
-def nn_roberta_base(batch):
-    """RoBERTa-base inference: eval, [batch, 128] token ids, an all-ones attention mask."""
+def nn_roberta_base(batch, int8=False):
+    """RoBERTa-base inference: eval, [batch, 128] token ids, an all-ones attention mask; `int8`: its Linear
+    layers through torch's quantize_dynamic (qint8), the int8 rows' peer."""
     model = roberta_twin().eval()
+    if int8:
+        model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
     ids = torch.randint(3, 50000, (batch, 128))
     mask = torch.ones_like(ids)
 
@@ -348,20 +351,9 @@ def nn_resnet18_int8(batch):
     return run
 
 
-def nn_roberta_base_int8(batch):
-    model = torch.ao.quantization.quantize_dynamic(roberta_twin().eval(), {torch.nn.Linear}, dtype=torch.qint8)
-    ids = torch.randint(3, 50000, (batch, 128))
-    mask = torch.ones_like(ids)
-
-    def run():
-        with torch.inference_mode():
-            return model(ids, mask)
-    return run
-
-
 for _batch in (1, 8):
     CASES[f"nn_resnet18_int8_onnx_infer/b{_batch}_224"] = lambda batch=_batch: nn_resnet18_int8(batch)
-    CASES[f"nn_roberta_base_int8_onnx_infer/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base_int8(batch)
+    CASES[f"nn_roberta_base_int8_onnx_infer/b{_batch}_s128"] = lambda batch=_batch: nn_roberta_base(batch, int8=True)
 
 # Records: torch.save / torch.load of the ResNet-50 state dict whose shapes are in
 # bench/record_resnet50_shapes.txt, floats normal(0, 0.02), int64 counters 0: the workload of
