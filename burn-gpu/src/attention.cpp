@@ -9,18 +9,6 @@
 
 namespace burn::gpu {
 
-namespace {
-
-// The furthest element of a view from its start (for the index width).
-int64_t span_of(const View& t) {
-  int64_t s = 0;
-  for (size_t d = 0; d < t.shape.rank(); ++d)
-    if (t.shape[d] > 0) s += (t.shape[d] - 1) * std::abs(t.strides[d]);
-  return s;
-}
-
-}  // namespace
-
 AttentionTiles attention_tiles(bool cpu_like, uint64_t max_workgroup, uint64_t shared_memory, int64_t e, int64_t ev,
                                DType dtype) {
   AttentionTiles a;
@@ -58,7 +46,7 @@ AttentionPlan attention_plan(const View& q, const View& k, const View& v, const 
     }
     // 0 along dims of size 1 (broadcast or never stepped).
     for (size_t d = 0; d < 4; ++d) p.strides.push_back(t->shape[d] == 1 ? 0 : t->strides[d]);
-    span = std::max(span, span_of(*t) + 1);
+    span = std::max(span, view_extent(*t));
   }
   p.index64 = span >= (int64_t{1} << 31);
   return p;

@@ -87,15 +87,14 @@ Lines lines_along(const View& x, size_t dim, const Shape* out) {
 
 namespace {
 constexpr int64_t kIndex32 = int64_t{1} << 31;
+}  // namespace
 
-// The elements x's offsets span (1 + the farthest offset from index 0).
-int64_t span_of(const View& x) {
+int64_t view_extent(const View& x) {
   int64_t span = 0;
   for (size_t d = 0; d < x.shape.rank(); ++d)
     if (x.shape[d] > 1) span += (x.shape[d] - 1) * std::abs(x.strides[d]);
   return span + 1;
 }
-}  // namespace
 
 SortPlan plan_sort(const View& x, size_t dim, std::optional<int64_t> k, const char* op, const std::string& device) {
   check_dim(op, x.shape, dim);
@@ -133,7 +132,7 @@ ArgwherePlan plan_argwhere(const View& x, int64_t tile) {
   p.layout = collapse(x.shape, {x.strides});
   p.layout.shape = x.shape.dims();
   p.layout.strides = {x.strides};
-  p.layout.index64 = p.layout.index64 || span_of(x) >= kIndex32 || p.n >= kIndex32 || (p.tiles + 1) * tile >= kIndex32;
+  p.layout.index64 = p.layout.index64 || view_extent(x) >= kIndex32 || p.n >= kIndex32 || (p.tiles + 1) * tile >= kIndex32;
   return p;
 }
 
@@ -220,7 +219,7 @@ Layout broadcast_layout(const Shape& shape, const std::vector<View>& operands) {
 }
 
 bool gemm_index64(const View& lhs, const View& rhs, int64_t c_elements) {
-  return c_elements >= kIndex32 || lhs.offset + span_of(lhs) > kIndex32 || rhs.offset + span_of(rhs) > kIndex32;
+  return c_elements >= kIndex32 || lhs.offset + view_extent(lhs) > kIndex32 || rhs.offset + view_extent(rhs) > kIndex32;
 }
 
 }  // namespace burn::gpu

@@ -30,6 +30,8 @@ View slice_view(const View& x, const Slices& ranges, const char* op);
 View permute_view(const View& x, const Axes& axes);
 View expand_view(const View& x, const Shape& shape);
 View flip_view(const View& x, const Axes& axes);
+// The elements a view's offsets span from index 0: 1 + its farthest offset (for the index width).
+int64_t view_extent(const View& x);
 
 // IndexError naming the op when dim is not a dim of shape.
 void check_dim(const char* op, const Shape& shape, size_t dim);
