@@ -513,6 +513,14 @@ case("qdq_float_path_forms_op19", 19,
                    init("xzc", rng.integers(100, 150, 3).astype(np.uint8)), init("cw", full_range_w(4, 3, 3, 3)),
                    init("cws", f32(0.005))])
 
+# QLinearMatMul's f16 scales (opset 21), on matmul_integer and requantized with the f32 multiplier.
+case("qlinear_matmul_f16_scales_op21", 21,
+     [N("QLinearMatMul", ["a", "as", "az", "w", "ws", "wz", "ys", "yz"], ["y"])],
+     [("a", full_range_x(3, 5, 16))], ["y"],
+     initializers=[init("as", h16(0.05)), init("az", np.array(120, np.uint8)), init("w", full_range_w(16, 6)),
+                   init("ws", rng.uniform(0.005, 0.015, 6).astype(np.float16)), init("wz", np.zeros(6, np.int8)),
+                   init("ys", h16(0.3)), init("yz", np.array(100, np.uint8))])
+
 
 def main():
     # Written beside the committed cases and swapped in only when every case ran in ONNX Runtime.

@@ -578,9 +578,9 @@ void expect_onnx_runtime_outputs(const std::string& name, const std::vector<Tens
 // ConvInteger and QLinearConv of 1 to 3 spatial dims and grouped, MatMulInteger and QLinearMatMul with a batched b,
 // QDQ Convs, the benchmark's QDQ CNN with its Gemm and dynamic-quantized MLP; QDQ products with f16 scales, with
 // weights that are not constants under computed activation parameters, with activation parameters per row, and
-// QLinearMatMul's per-batch b parameters and 1-D b) run on trace<cpu>: their outputs are ONNX Runtime's (exact for
-// the integer ones), and every product ran as the integer op matmul_integer (the cpu plugin's int8 GEMM), none as a
-// float or f64 matmul or conv.
+// QLinearMatMul's per-batch b parameters, 1-D b and f16 scales) run on trace<cpu>: their outputs are ONNX Runtime's
+// (exact for the integer ones), and every product ran as the integer op matmul_integer (the cpu plugin's int8 GEMM),
+// none as a float or f64 matmul or conv.
 TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
   Device dev = Device::get("trace<cpu>");
   auto* counters = static_cast<TraceCounters*>(dev->query_interface("trace"));
@@ -613,7 +613,8 @@ TEST(OnnxQuant, QuantizedMatMulsRunOnTheIntegerOp) {
                                                  {"qdq_conv_computed_weight_op19", 2},  // two groups
                                                  {"qdq_matmul_per_row_activation_op19", 2},
                                                  // b [2, K, N]: 2; MatMulInteger and QLinearMatMul of a 1-D b: 1 each
-                                                 {"qlinear_matmul_batched_params_op19", 4}};
+                                                 {"qlinear_matmul_batched_params_op19", 4},
+                                                 {"qlinear_matmul_f16_scales_op21", 1}};
   for (const auto& [name, products] : cases) {
     SCOPED_TRACE(name);
     const std::vector<TensorHandle> out = run_opset_case(name, dev, counters);
