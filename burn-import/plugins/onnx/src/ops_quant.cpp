@@ -376,7 +376,8 @@ std::optional<bool> integer_form(const Dequantized& d, int64_t kept) {
   return true;
 }
 
-std::optional<H> flat(const std::optional<H>& z) { return z ? std::optional<H>(api::reshape(*z, {-1})) : z; }
+// A zero point as the integer op's 1-D form ([1], [M] or [N]).
+std::optional<H> zero_point_1d(const std::optional<H>& z) { return z ? std::optional<H>(api::reshape(*z, {-1})) : z; }
 
 // burn.internal/QDQMatMul, which fuse_qdq_products makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw) or
 // Gemm (its attributes kept): inputs qa, sa, za, qw, sw, zw and a Gemm's bias. On the integer op when the
@@ -398,8 +399,8 @@ Hs qdq_matmul(OpContext& c) {
   if (pa && pw && dequantized_dtype(opset, w.scale.prim->dtype()) == out && (!gemm || (ra == 2 && rw == 2)) &&
       (!bias || bias->prim->dtype() == out)) {
     const H qa = trans_a ? api::permute(a.q, {1, 0}) : a.q, qw = trans_b ? api::permute(w.q, {1, 0}) : w.q;
-    if (integer_op_fits(qa, qw, flat(a.zp), flat(w.zp))) {
-      const H acc = integer_matmul(qa, qw, flat(a.zp), flat(w.zp));
+    if (integer_op_fits(qa, qw, zero_point_1d(a.zp), zero_point_1d(w.zp))) {
+      const H acc = integer_matmul(qa, qw, zero_point_1d(a.zp), zero_point_1d(w.zp));
       const H sa = *pa ? row_view(f32(a.scale), rw == 1) : scalar_view(f32(a.scale));
       const H sw = *pw ? f32(w.scale) : scalar_view(f32(w.scale));
       H y = api::mul(api::cast(acc, DType::F32), api::mul(sa, sw));
@@ -427,7 +428,7 @@ Hs qdq_conv(OpContext& c) {
   const DType out = dequantized_dtype(opset, x.scale.prim->dtype());
   const auto px = integer_form(x, -1), pw = integer_form(w, 0);
   if (px && pw && dequantized_dtype(opset, w.scale.prim->dtype()) == out && (!bias || bias->prim->dtype() == out))
-    if (auto acc = conv_integer_op(c, x.q, w.q, x.zp, flat(w.zp))) {
+    if (auto acc = conv_integer_op(c, x.q, w.q, x.zp, zero_point_1d(w.zp))) {
       std::vector<int64_t> channels(shape_of(*acc).rank(), 1);  // [1, Cout, 1...]
       channels[1] = -1;
       const H scale =
