@@ -730,6 +730,55 @@ TEST(OnnxQuant, QdqScaleTypes) {
   }
 }
 
+// One DequantizeLinear read by two QDQ products (an activation feeding several projections) is dropped with them:
+// its subtraction of the zero point never runs. Read also by a graph output, it is kept and runs once.
+TEST(OnnxQuant, DequantizeLinearReadOnlyByFusedProductsIsDropped) {
+  Device dev = Device::get("trace<cpu>");
+  auto* counters = static_cast<TraceCounters*>(dev->query_interface("trace"));
+  ASSERT_NE(counters, nullptr);
+  const int64_t M = 2, K = 6, N = 3;
+  std::vector<int64_t> a(M * K), w(K * N);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int64_t>((i * 73 + 5) % 256);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int64_t>((i * 29 + 1) % 256) - 128;
+  const auto ints = [&](const std::vector<int64_t>& v, Shape s, DType dt) {
+    return api::cast(api::from_data(dev, TensorData::from_vector(v, s), Kind::Int), dt);
+  };
+  const auto scale = [&](double v) {
+    return api::from_data(dev, TensorData::from_vector(std::vector<float>{static_cast<float>(v)}, Shape{}),
+                          Kind::Float);
+  };
+  for (bool ad_is_output : {false, true}) {
+    SCOPED_TRACE(ad_is_output ? "ad also an output" : "ad read by the products only");
+    GraphBuilder g(19);
+    for (const char* x : {"aq", "sa", "za", "wq", "sw"}) g.input(x);
+    g.node("DequantizeLinear", {"aq", "sa", "za"}, "ad");
+    g.node("DequantizeLinear", {"wq", "sw"}, "wd");
+    g.node("MatMul", {"ad", "wd"}, "y1");
+    g.node("MatMul", {"ad", "wd"}, "y2");
+    auto* outputs = g.m.mutable_graph()->mutable_output();
+    outputs->Clear();  // GraphBuilder makes every node output a graph output
+    for (const char* y : {"y1", "y2"}) outputs->Add()->set_name(y);
+    if (ad_is_output) outputs->Add()->set_name("ad");
+    auto model = burn::onnx::OnnxModel::parse(g.m.SerializeAsString(), "shared_dq.onnx", {dev, false});
+    counters->reset();
+    const auto out = model->forward({ints(a, Shape{M, K}, DType::U8), scale(0.02), ints({128}, Shape{}, DType::U8),
+                                     ints(w, Shape{K, N}, DType::I8), scale(0.005)});
+    EXPECT_EQ(counters->count(OpId::matmul_integer), 2u);
+    EXPECT_EQ(counters->count(OpId::sub), ad_is_output ? 1u : 0u);
+    ASSERT_EQ(out.size(), ad_is_output ? 3u : 2u);
+    std::vector<double> want(M * N);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += (a[i * K + k] - 128) * w[k * N + j];
+        want[i * N + j] = static_cast<double>(acc) * 0.02 * 0.005;
+      }
+    for (size_t o = 0; o < 2; ++o)
+      api::into_data(out[o]).assert_approx_eq(TensorData::from_vector(want, Shape{M, N}).convert(DType::F32), 1e-5,
+                                              1e-6);
+  }
+}
+
 // MatMulInteger's a zero points per row, in ONNX's N-D form ([..., M, 1], one row per batch entry) and 1-D ([M]),
 // under a batched b: ONNX Runtime takes a per-tensor a zero point only, so no fixture has them. They run on the
 // integer op, one call per batch entry, and match the int64 sums.

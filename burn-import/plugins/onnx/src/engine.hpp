@@ -114,8 +114,8 @@ void add_random_ops(std::vector<OpRow>& rows);
 // (any values, scales and zero points, not blocked) becomes one burn.internal/QDQMatMul or QDQConv node reading the
 // two DequantizeLinear's inputs, with the product's attributes and the DequantizeLinear's axes and `opset` (the
 // default domain's); it runs on the integer op when its operands' forms allow and as the nodes it replaced otherwise.
-// A DequantizeLinear it was the only reader of (`uses`: reads of each value by nodes, subgraphs and graph outputs)
-// is removed.
+// A DequantizeLinear whose every reader was rewritten (`uses`: reads of each value by nodes, subgraphs and graph
+// outputs) is removed.
 void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses, int opset);
 // The implementation of `op` at `opset`, or nullptr.
 const OpRow* find_op(const std::string& op, int opset);

@@ -581,7 +581,7 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     t->set_type(::onnx::AttributeProto::INT);
     t->set_i(v);
   };
-  std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
+  std::unordered_map<std::string, int> fused_reads;  // of each DequantizeLinear output, by the rewritten products
   for (int i = 0; i < g.node_size(); ++i) {
     ::onnx::NodeProto& mm = *g.mutable_node(i);
     const bool conv = mm.op_type() == "Conv", gemm = mm.op_type() == "Gemm";
@@ -603,9 +603,8 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     const std::string bias = mm.input_size() == 3 ? mm.input(2) : "";
     const int64_t a_axis = axis_of(a), w_axis = axis_of(w);
     const auto attributes = mm.attribute();  // a Conv's window and groups, a Gemm's transposes, alpha and beta
-    // A DequantizeLinear whose output only this product read is no longer computed.
-    if (uses.count(mm.input(0)) && uses.at(mm.input(0)) == 1) drop[static_cast<size_t>(da)] = true;
-    if (uses.count(mm.input(1)) && uses.at(mm.input(1)) == 1) drop[static_cast<size_t>(dw)] = true;
+    ++fused_reads[mm.input(0)];
+    ++fused_reads[mm.input(1)];
     mm.Clear();
     mm.set_op_type(conv ? "QDQConv" : "QDQMatMul");
     mm.set_domain("burn.internal");
@@ -619,9 +618,17 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     if (gemm) int_attr(mm, "gemm", 1);
     mm.add_output(out);
   }
+  // A DequantizeLinear whose every reader was rewritten (one activation feeding several products, say) is no longer
+  // computed.
+  const auto unread = [&](const ::onnx::NodeProto& n) {
+    if (n.op_type() != "DequantizeLinear" || n.output_size() != 1) return false;
+    const auto f = fused_reads.find(n.output(0));
+    const auto u = uses.find(n.output(0));
+    return f != fused_reads.end() && u != uses.end() && f->second == u->second;
+  };
   ::onnx::GraphProto kept;
   for (int i = 0; i < g.node_size(); ++i)
-    if (!drop[static_cast<size_t>(i)]) *kept.add_node() = std::move(*g.mutable_node(i));
+    if (!unread(g.node(i))) *kept.add_node() = std::move(*g.mutable_node(i));
   g.mutable_node()->Swap(kept.mutable_node());
 }
 
