@@ -22,7 +22,8 @@ rng = np.random.default_rng(0)
 F = TensorProto.FLOAT
 NP_TO_ONNX = {np.dtype(np.float32): F, np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32,
               np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8,
-              np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.float64): TensorProto.DOUBLE}
+              np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.float64): TensorProto.DOUBLE,
+              np.dtype(np.float16): TensorProto.FLOAT16}
 
 cases = []
 
@@ -425,6 +426,102 @@ quantized_case("dynamic_quantized_mlp_op19", 19,
                 init("b2", rand(48) * 0.1), init("w3", rand(48, 16) * 0.2), init("b3", rand(16) * 0.1)])
 
 
+# The remaining QDQ forms (appended: the cases above keep their random inputs). fuse_qdq_products rewrites any
+# DequantizeLinear pair into a MatMul, Gemm or Conv and the node decides at run time. On matmul_integer
+# (OnnxQuant.QuantizedMatMulsRunOnTheIntegerOp): f16 scales (opset 19: the products and biases in f16), weights that
+# are not constants (a Transpose or Reshape of an int8 initializer, a graph input) under an activation whose scale and
+# zero point are computed (DynamicQuantizeLinear), activation scales and zero points per row of a (a MatMul's axis
+# -2, a transposed Gemm's axis 1, with alpha and beta), QLinearMatMul's b parameters per batch entry ([B, 1, N]) and
+# a 1-D b for MatMulInteger and QLinearMatMul.
+def h16(v):
+    return np.array(v, dtype=np.float16)
+
+
+case("qdq_matmul_f16_scales_op19", 19,
+     [N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]), N("DequantizeLinear", ["w", "ws"], ["wd"], axis=1),
+      N("MatMul", ["xd", "wd"], ["m"]), N("Add", ["m", "b"], ["y"]),
+      N("DequantizeLinear", ["w2", "ws2", "wz2"], ["wd2"], axis=0), N("Gemm", ["xd", "wd2", "b2"], ["g"], transB=1)],
+     [("xq", full_range_x(3, 16))], ["y", "g"],
+     initializers=[init("xs", h16(0.02)), init("xz", np.array(128, np.uint8)), init("w", full_range_w(16, 8)),
+                   init("ws", rng.uniform(0.001, 0.01, 8).astype(np.float16)), init("b", rand(8).astype(np.float16)),
+                   init("w2", full_range_w(5, 16)), init("ws2", rng.uniform(0.001, 0.01, 5).astype(np.float16)),
+                   init("wz2", rng.integers(-5, 5, 5).astype(np.int8)), init("b2", rand(5).astype(np.float16))])
+case("qdq_conv_f16_scales_op19", 19,
+     [N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]), N("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+      N("Conv", ["xd", "wd", "b"], ["y"], pads=[1, 1, 1, 1])],
+     [("xq", full_range_x(2, 3, 6, 5))], ["y"],
+     initializers=[init("xs", h16(0.03)), init("xz", np.array(120, np.uint8)), init("w", full_range_w(4, 3, 3, 3)),
+                   init("ws", rng.uniform(0.002, 0.01, 4).astype(np.float16)), init("wz", np.zeros(4, np.int8)),
+                   init("b", rand(4).astype(np.float16))])
+case("qdq_computed_weights_op19", 19,
+     [N("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]), N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+      N("Transpose", ["wt"], ["w"], perm=[1, 0]), N("DequantizeLinear", ["w", "ws"], ["wd"], axis=1),
+      N("MatMul", ["xd", "wd"], ["y"]),
+      N("DequantizeLinear", ["wi", "wis", "wiz"], ["wid"]), N("MatMul", ["xd", "wid"], ["yi"])],
+     [("x", rand(2, 3, 16)), ("wi", full_range_w(16, 6))], ["y", "yi"],
+     initializers=[init("wt", full_range_w(8, 16)), init("ws", rng.uniform(0.001, 0.01, 8).astype(np.float32)),
+                   init("wis", f32(0.004)), init("wiz", np.array(3, np.int8))])
+case("qdq_conv_computed_weight_op19", 19,
+     [N("QuantizeLinear", ["x", "xs", "xz"], ["xq"]), N("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+      N("Reshape", ["wf", "shape"], ["w"]), N("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+      N("Conv", ["xd", "wd", "b"], ["y"], group=2, strides=[2, 1])],
+     [("x", rand(2, 4, 7, 6))], ["y"],
+     initializers=[init("xs", f32(0.03)), init("xz", np.array(128, np.uint8)), init("wf", full_range_w(6 * 2 * 3 * 3)),
+                   init("shape", i64(6, 2, 3, 3)), init("ws", rng.uniform(0.002, 0.01, 6).astype(np.float32)),
+                   init("wz", rng.integers(-4, 4, 6).astype(np.int8)), init("b", rand(6))])
+case("qdq_matmul_per_row_activation_op19", 19,
+     [N("DequantizeLinear", ["aq", "as", "az"], ["ad"], axis=1),
+      N("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=1), N("MatMul", ["ad", "wd"], ["y"]),
+      N("DequantizeLinear", ["atq", "ats", "atz"], ["atd"], axis=1),
+      N("DequantizeLinear", ["wt", "wts"], ["wtd"], axis=0),
+      N("Gemm", ["atd", "wtd", "bt"], ["g"], transA=1, transB=1, alpha=0.5, beta=2.0)],
+     [("aq", full_range_x(2, 4, 16)), ("atq", full_range_x(16, 3))], ["y", "g"],
+     initializers=[init("as", rng.uniform(0.01, 0.03, 4).astype(np.float32)),
+                   init("az", rng.integers(100, 150, 4).astype(np.uint8)), init("w", full_range_w(16, 5)),
+                   init("ws", rng.uniform(0.001, 0.01, 5).astype(np.float32)), init("wz", np.zeros(5, np.int8)),
+                   init("ats", rng.uniform(0.01, 0.03, 3).astype(np.float32)),
+                   init("atz", rng.integers(100, 150, 3).astype(np.uint8)), init("wt", full_range_w(5, 16)),
+                   init("wts", rng.uniform(0.001, 0.01, 5).astype(np.float32)), init("bt", rand(5))])
+case("qlinear_matmul_batched_params_op19", 19,
+     [N("QLinearMatMul", ["a", "as", "az", "w", "ws", "wz", "ys", "yz"], ["y"]),
+      N("MatMulInteger", ["a", "v", "az", "vz"], ["yv"]),
+      N("QLinearMatMul", ["a", "as", "az", "v", "vs", "vz", "ys", "yz"], ["yq"])],
+     [("a", full_range_x(2, 4, 16))], ["y", "yv", "yq"],
+     initializers=[init("as", f32(0.05)), init("az", np.array(120, np.uint8)), init("w", full_range_w(2, 16, 6)),
+                   init("ws", rng.uniform(0.005, 0.015, (2, 1, 6)).astype(np.float32)),
+                   init("wz", rng.integers(-3, 3, (2, 1, 6)).astype(np.int8)), init("ys", f32(0.3)),
+                   init("yz", np.array(100, np.uint8)), init("v", full_range_w(16)), init("vs", f32(0.01)),
+                   init("vz", np.array(2, np.int8))])
+# Forms that stay off the integer op (docs/decisions.md, "quantized forms off the integer op"), against ONNX Runtime
+# in OnnxQuant.FormsOffTheIntegerOpMatchOnnxRuntime: activation parameters per index of the summed axis (a MatMul's
+# K, a Conv's input channels), a weight's per K, and DequantizeLinear's int32 values.
+case("qdq_float_path_forms_op19", 19,
+     [N("DequantizeLinear", ["aq", "ak", "azk"], ["ad"], axis=-1), N("DequantizeLinear", ["w", "ws"], ["wd"]),
+      N("MatMul", ["ad", "wd"], ["y_k"]),
+      N("DequantizeLinear", ["aq", "as"], ["ad2"]), N("DequantizeLinear", ["w", "wk"], ["wdk"], axis=0),
+      N("MatMul", ["ad2", "wdk"], ["y_wk"]),
+      N("DequantizeLinear", ["ai", "ais"], ["aid"]), N("MatMul", ["aid", "wd"], ["y_i32"]),
+      N("DequantizeLinear", ["xq", "xc", "xzc"], ["xd"], axis=1), N("DequantizeLinear", ["cw", "cws"], ["cwd"]),
+      N("Conv", ["xd", "cwd"], ["y_c"], pads=[1, 1, 1, 1])],
+     [("aq", full_range_x(3, 16)), ("ai", rng.integers(-40000, 40000, (3, 16)).astype(np.int32)),
+      ("xq", full_range_x(2, 3, 5, 5))], ["y_k", "y_wk", "y_i32", "y_c"],
+     initializers=[init("ak", rng.uniform(0.01, 0.03, 16).astype(np.float32)),
+                   init("azk", rng.integers(100, 150, 16).astype(np.uint8)), init("w", full_range_w(16, 5)),
+                   init("ws", f32(0.004)), init("as", f32(0.02)),
+                   init("wk", rng.uniform(0.001, 0.01, 16).astype(np.float32)), init("ais", f32(0.0001)),
+                   init("xc", rng.uniform(0.01, 0.03, 3).astype(np.float32)),
+                   init("xzc", rng.integers(100, 150, 3).astype(np.uint8)), init("cw", full_range_w(4, 3, 3, 3)),
+                   init("cws", f32(0.005))])
+
+# QLinearMatMul's f16 scales (opset 21), on matmul_integer and requantized with the f32 multiplier.
+case("qlinear_matmul_f16_scales_op21", 21,
+     [N("QLinearMatMul", ["a", "as", "az", "w", "ws", "wz", "ys", "yz"], ["y"])],
+     [("a", full_range_x(3, 5, 16))], ["y"],
+     initializers=[init("as", h16(0.05)), init("az", np.array(120, np.uint8)), init("w", full_range_w(16, 6)),
+                   init("ws", rng.uniform(0.005, 0.015, 6).astype(np.float16)), init("wz", np.zeros(6, np.int8)),
+                   init("ys", h16(0.3)), init("yz", np.array(100, np.uint8))])
+
+
 def main():
     # Written beside the committed cases and swapped in only when every case ran in ONNX Runtime.
     staging = out_root + ".new"
@@ -441,7 +538,8 @@ def main():
         for i, (n, a) in enumerate(c["inputs"]):
             with open(os.path.join(d, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(a, n).SerializeToString())
-            feeds[n] = {"dtype": str(a.dtype), "dims": list(a.shape), "data": a.flatten().tolist()}
+            data = a.view(np.uint16) if a.dtype == np.float16 else a  # float16 travels as its bit patterns
+            feeds[n] = {"dtype": str(a.dtype), "dims": list(a.shape), "data": data.flatten().tolist()}
         request.append({"name": c["name"], "model": os.path.join(d, "model.onnx"), "feeds": feeds,
                         "outputs": c["outputs"]})
     with tempfile.TemporaryDirectory() as tmp:
@@ -454,7 +552,8 @@ def main():
     for c in cases:
         d = os.path.join(staging, c["name"], "test_data_set_0")
         for i, o in enumerate(results[c["name"]]):
-            a = np.array(o["data"], dtype=o["dtype"]).reshape(o["dims"])
+            a = (np.array(o["data"], dtype=np.uint16).view(np.float16) if o["dtype"] == "float16"
+                 else np.array(o["data"], dtype=o["dtype"])).reshape(o["dims"])
             with open(os.path.join(d, f"output_{i}.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(a, c["outputs"][i]).SerializeToString())
     if os.path.isdir(out_root):

@@ -8,13 +8,16 @@ import { createRequire } from "node:module";
 const require = createRequire(new URL("../../bench/onnxruntime/package.json", import.meta.url));
 const ort = require("onnxruntime-node");
 
-// NumPy dtype names to ONNX Runtime's tensor types and typed arrays.
+// NumPy dtype names to ONNX Runtime's tensor types and typed arrays; float16 travels as its bit patterns.
 const TYPES = {
   float32: ["float32", Float32Array], float64: ["float64", Float64Array], int64: ["int64", BigInt64Array],
   int32: ["int32", Int32Array], int8: ["int8", Int8Array], uint8: ["uint8", Uint8Array], bool: ["bool", Uint8Array],
+  float16: ["float16", Uint16Array],
 };
 const BACK = { float32: "float32", float64: "float64", int64: "int64", int32: "int32", int8: "int8", uint8: "uint8",
-               bool: "bool" };
+               bool: "bool", float16: "float16" };
+// A float16 output's bit patterns, whichever array type this onnxruntime-node returns it in.
+const bits16 = (d) => (d instanceof Uint16Array ? d : new Uint16Array(d.buffer, d.byteOffset, d.length));
 
 const [reqPath, resPath] = process.argv.slice(2);
 const request = JSON.parse(readFileSync(reqPath, "utf8"));
@@ -45,7 +48,8 @@ for (const c of request) {
   result[c.name] = c.outputs.map((n) => {
     const t = out[n];
     if (!(t.type in BACK)) throw new Error(`${c.name}: output ${n} has type ${t.type}`);
-    const data = Array.from(t.data, (v) => (typeof v === "bigint" ? Number(v) : t.type === "bool" ? !!v : v));
+    const data = t.type === "float16" ? Array.from(bits16(t.data))
+               : Array.from(t.data, (v) => (typeof v === "bigint" ? Number(v) : t.type === "bool" ? !!v : v));
     return { dtype: BACK[t.type], dims: t.dims, data };
   });
   console.log(`${c.name}: ${c.outputs.length} output(s)`);

@@ -110,13 +110,13 @@ void add_rnn_ops(std::vector<OpRow>& rows);
 void add_spectral_ops(std::vector<OpRow>& rows);
 void add_sequence_ops(std::vector<OpRow>& rows);
 void add_random_ops(std::vector<OpRow>& rows);
-// The loader's rewrite of QDQ products (ops_quant.cpp): a MatMul or Conv of two DequantizeLinear outputs, the
-// weight's a constant int8/uint8 ([K, N] with f32 scales per tensor or per column; [Cout, Cg, k...] with f32 scales
-// per tensor or per output channel), the activation's with an f32 scale and zero point per tensor, becomes one
-// burn.internal/QDQMatMul or QDQConv node on the integer op (a Conv keeps its attributes and bias); a
-// DequantizeLinear it was the only reader of (`uses`: reads of each value by nodes, subgraphs and graph outputs) is
-// removed.
-void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses);
+// The loader's rewrite of QDQ products (ops_quant.cpp): a MatMul, Gemm or Conv of two DequantizeLinear outputs
+// (any values, scales and zero points, not blocked) becomes one burn.internal/QDQMatMul or QDQConv node reading the
+// two DequantizeLinear's inputs, with the product's attributes and the DequantizeLinear's axes and `opset` (the
+// default domain's); it runs on the integer op when its operands' forms allow and as the nodes it replaced otherwise.
+// A DequantizeLinear whose every reader was rewritten (`uses`: reads of each value by nodes, subgraphs and graph
+// outputs) is removed.
+void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses, int opset);
 // The implementation of `op` at `opset`, or nullptr.
 const OpRow* find_op(const std::string& op, int opset);
 
@@ -133,6 +133,10 @@ ConvWindow conv_window(OpContext& c, const Shape& x, const Shape& weight);
 H conv_node(OpContext& c, const H& x, const H& weight, const std::optional<H>& bias);
 // NumPy matmul of operands of rank >= 2 whose ranks differ: the lower one gains leading dims.
 H matmul_nd(H a, H b);
+// ONNX's MatMul (NumPy's matmul, 1-D operands included) and Gemm (the node's transA, transB, alpha, beta) of a, b
+// and the optional bias (ops_matmul.cpp).
+H matmul_node(H a, H b);
+H gemm_node(OpContext& c, H a, H b, const std::optional<H>& bias);
 // Reduces over `axes` (normalised, any order) keeping them, with a *_dim OpId.
 H reduce_axes(OpId op, H h, const std::vector<int64_t>& axes);
 

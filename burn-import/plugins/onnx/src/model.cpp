@@ -462,7 +462,7 @@ std::unique_ptr<OnnxModel> OnnxModel::parse(const std::string& bytes, const std:
         if (!x.empty()) ++uses[x];
     }
     for (const auto& o : I.proto.graph().output()) ++uses[o.name()];
-    fuse_qdq_products(*I.proto.mutable_graph(), uses);
+    fuse_qdq_products(*I.proto.mutable_graph(), uses, I.opset);
   }
   const auto& g = I.proto.graph();
   auto slot_of = [&](const std::string& n) {

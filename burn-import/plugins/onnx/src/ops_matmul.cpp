@@ -10,33 +10,9 @@ namespace {
 
 using Hs = std::vector<H>;
 
-Hs matmul(OpContext& c) {
-  H a = c.in(0), b = c.in(1);
-  size_t ra = c.rank(0), rb = c.rank(1);
-  // NumPy's 1-D rules: a vector operand gains a dim that the result then drops.
-  if (ra == 1) a = api::unsqueeze_dims(a, {0});
-  if (rb == 1) b = api::unsqueeze_dims(b, {1});
-  H y = matmul_nd(a, b);
-  size_t ry = shape_of(y).rank();
-  if (rb == 1) y = api::squeeze_dims(y, {static_cast<int64_t>(ry) - 1});
-  if (ra == 1) y = api::squeeze_dims(y, {static_cast<int64_t>(shape_of(y).rank()) - (rb == 1 ? 1 : 2)});
-  return {y};
-}
+Hs matmul(OpContext& c) { return {matmul_node(c.in(0), c.in(1))}; }
 
-Hs gemm(OpContext& c) {
-  H a = c.in(0), b = c.in(1);
-  if (c.attr_i("transA", 0)) a = api::swap_dims(a, 0, 1);
-  if (c.attr_i("transB", 0)) b = api::swap_dims(b, 0, 1);
-  double alpha = c.attr_f("alpha", 1.0), beta = c.attr_f("beta", 1.0);
-  H y = api::matmul(a, b);
-  if (alpha != 1.0) y = api::mul_scalar(y, Scalar(alpha));
-  if (c.has(2) && beta != 0.0) {
-    H bias = c.in(2);
-    if (beta != 1.0) bias = api::mul_scalar(bias, Scalar(beta));
-    y = api::add(y, bias);
-  }
-  return {y};
-}
+Hs gemm(OpContext& c) { return {gemm_node(c, c.in(0), c.in(1), c.has(2) ? std::optional<H>(c.in(2)) : std::nullopt)}; }
 
 Hs einsum(OpContext& c) {
   std::vector<H> xs;
@@ -66,6 +42,28 @@ Hs det(OpContext& c) {
 }
 
 }  // namespace
+
+H matmul_node(H a, H b) {
+  const size_t ra = shape_of(a).rank(), rb = shape_of(b).rank();
+  // NumPy's 1-D rules: a vector operand gains a dim that the result then drops.
+  if (ra == 1) a = api::unsqueeze_dims(a, {0});
+  if (rb == 1) b = api::unsqueeze_dims(b, {1});
+  H y = matmul_nd(a, b);
+  size_t ry = shape_of(y).rank();
+  if (rb == 1) y = api::squeeze_dims(y, {static_cast<int64_t>(ry) - 1});
+  if (ra == 1) y = api::squeeze_dims(y, {static_cast<int64_t>(shape_of(y).rank()) - (rb == 1 ? 1 : 2)});
+  return y;
+}
+
+H gemm_node(OpContext& c, H a, H b, const std::optional<H>& bias) {
+  if (c.attr_i("transA", 0)) a = api::swap_dims(a, 0, 1);
+  if (c.attr_i("transB", 0)) b = api::swap_dims(b, 0, 1);
+  double alpha = c.attr_f("alpha", 1.0), beta = c.attr_f("beta", 1.0);
+  H y = api::matmul(a, b);
+  if (alpha != 1.0) y = api::mul_scalar(y, Scalar(alpha));
+  if (bias && beta != 0.0) y = api::add(y, beta != 1.0 ? api::mul_scalar(*bias, Scalar(beta)) : *bias);
+  return y;
+}
 
 void add_matmul_ops(std::vector<OpRow>& r) {
   const int k = kMaxOpset;

@@ -1,9 +1,9 @@
 // Quantization: MatMulInteger, QLinearMatMul and the loader's QDQ MatMuls, Gemms and Convs (fuse_qdq_products) on the
 // table's integer op matmul_integer (the cpu plugin's int8 GEMM; a batched b as one call per batch entry), ConvInteger
-// and QLinearConv of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear,
-// DynamicQuantizeLinear and the forms the op does not take (zero points of other shapes or dtypes, non-f32 scales)
-// computed in f64, exact for 8-bit values. And the optimizers of the ai.onnx.preview.training domain (Adagrad,
-// Momentum, Adam) as the arithmetic their specs give.
+// and QLinearConv of any spatial rank and group count on it through im2col; QuantizeLinear, DequantizeLinear and
+// DynamicQuantizeLinear elementwise. The forms the integer op cannot give exactly (docs/decisions.md, "quantized
+// forms off the integer op") compute as ONNX defines them, dequantized, in f64 where exactness needs it. And the
+// optimizers of the ai.onnx.preview.training domain (Adagrad, Momentum, Adam) as the arithmetic their specs give.
 #include <cmath>
 #include <unordered_map>
 
@@ -52,22 +52,24 @@ H dequantize(const H& x, const H& scale, const std::optional<H>& zp) {
   return api::mul(v, f64(scale));
 }
 
-// The axis of per-axis parameters; checked only when the scale is per-axis (1-D with several values).
-int64_t param_axis(OpContext& c) {
-  size_t r = c.rank(0);
-  bool per_axis = c.rank(1) == 1 && c.shape(1)[0] != 1;
-  return per_axis ? c.axis(c.attr_i("axis", 1), r) : 0;
-}
-
 // Opset 21's blocked quantization (scales per block of an axis) is not implemented.
 void refuse_blocks(OpContext& c) {
   if (c.attr_i("block_size", 0) != 0) c.unsupported("block_size " + std::to_string(c.attr_i("block_size", 0)));
 }
 
+// The axis of per-axis parameters (`axis_attr`, the node's attribute) of x; checked only when the scale is per-axis
+// (1-D with several values).
+int64_t param_axis(OpContext& c, const H& x, const H& scale, int64_t axis_attr) {
+  const Shape& s = shape_of(scale);
+  return s.rank() == 1 && s[0] != 1 ? c.axis(axis_attr, shape_of(x).rank()) : 0;
+}
+
+std::optional<H> opt_in(OpContext& c, size_t i) { return c.has(i) ? std::optional<H>(c.in(i)) : std::nullopt; }
+
 Hs quantize_linear(OpContext& c) {
   refuse_blocks(c);
   size_t r = c.rank(0);
-  int64_t axis = param_axis(c);
+  int64_t axis = param_axis(c, c.in(0), c.in(1), c.attr_i("axis", 1));
   DType out = c.has(2) ? c.dtype(2) : DType::U8;
   if (!c.has(2) && c.has_attr("output_dtype")) {  // opset 21: the type when no zero point gives it
     int64_t t = c.attr_i("output_dtype", 0);
@@ -80,21 +82,29 @@ Hs quantize_linear(OpContext& c) {
   return {quantize(c.in(0), along(c.in(1), r, axis), zp, out)};
 }
 
-Hs dequantize_linear(OpContext& c) {
-  refuse_blocks(c);
-  size_t r = c.rank(0);
-  int64_t axis = param_axis(c);
-  std::optional<H> zp = c.has(2) ? std::optional<H>(along(c.in(2), r, axis)) : std::nullopt;
-  // The output takes the scale's float type from opset 19 (f32 before).
-  DType out = c.opset() >= 19 && is_float(c.dtype(1)) ? c.dtype(1) : DType::F32;
+// The type DequantizeLinear gives: the scale's float type from opset 19 (f32 before).
+DType dequantized_dtype(int opset, DType scale) { return opset >= 19 && is_float(scale) ? scale : DType::F32; }
+
+// DequantizeLinear of x by its scale and zero point at `opset` of the default domain, `axis_attr` its axis attribute.
+H dequantize_linear_of(OpContext& c, const H& x, const H& scale, const std::optional<H>& zp, int64_t axis_attr,
+                       int opset) {
+  const size_t r = shape_of(x).rank();
+  const int64_t axis = param_axis(c, x, scale, axis_attr);
+  const std::optional<H> z = zp ? std::optional<H>(along(*zp, r, axis)) : std::nullopt;
+  const DType out = dequantized_dtype(opset, scale.prim->dtype());
   // 8-bit values to f32 by an f32 scale in f32: x - zp is exact and its product rounds once, as the exact f64
   // product cast to f32 does.
-  if (out == DType::F32 && c.dtype(1) == DType::F32 && int8(c.in(0)) && (!zp || int8(*zp))) {
-    H v = api::cast(c.in(0), DType::F32);
-    if (zp) v = api::sub(v, api::cast(*zp, DType::F32));
-    return {api::mul(v, along(c.in(1), r, axis))};
+  if (out == DType::F32 && scale.prim->dtype() == DType::F32 && int8(x) && (!z || int8(*z))) {
+    H v = api::cast(x, DType::F32);
+    if (z) v = api::sub(v, api::cast(*z, DType::F32));
+    return api::mul(v, along(scale, r, axis));
   }
-  return {api::cast(dequantize(c.in(0), along(c.in(1), r, axis), zp), out)};
+  return api::cast(dequantize(x, along(scale, r, axis), z), out);
+}
+
+Hs dequantize_linear(OpContext& c) {
+  refuse_blocks(c);
+  return {dequantize_linear_of(c, c.in(0), c.in(1), opt_in(c, 2), c.attr_i("axis", 1), c.opset())};
 }
 
 Hs dynamic_quantize_linear(OpContext& c) {
@@ -130,12 +140,16 @@ std::optional<std::vector<int64_t>> matmul_batch(const Shape& as, const Shape& b
 // A zero point of ONNX's N-D form, one row of a ([..., M, 1]) or one column of b ([..., 1, N]) per batch entry.
 bool per_batch(const std::optional<H>& z) { return z && shape_of(*z).rank() >= 2 && numel(*z) != 1; }
 
-// Whether matmul_integer takes a @ b with these zero points: u8/i8 operands, b of rank >= 2 (batched: one call per
-// batch entry), a of rank >= 1, each zero point one value, a 1-D one per row of a (per column of b), or the N-D form
-// per batch entry ([..., M, 1] for a, [..., 1, N] for b).
+// b as matmul_integer's 2-D (or batched) right operand: a 1-D b [K] is one column ([K, 1], dropped from the result).
+H column_if_vector(const H& b) { return shape_of(b).rank() == 1 ? api::reshape(b, {-1, 1}) : b; }
+
+// Whether matmul_integer takes a @ b with these zero points: u8/i8 operands of rank >= 1 (a batched b: one call per
+// batch entry), each zero point one value, a 1-D one per row of a (per column of b), or the N-D form per batch entry
+// ([..., M, 1] for a, [..., 1, N] for b).
 bool integer_op_fits(const H& a, const H& b, const std::optional<H>& za, const std::optional<H>& zb) {
-  const Shape &as = shape_of(a), &bs = shape_of(b);
-  if (!int8(a) || !int8(b) || bs.rank() < 2 || as.rank() < 1) return false;
+  if (!int8(a) || !int8(b) || shape_of(a).rank() < 1 || shape_of(b).rank() < 1) return false;
+  const Shape& as = shape_of(a);
+  const Shape bs = shape_of(b).rank() == 1 ? Shape{shape_of(b)[0], 1} : shape_of(b);
   if (as[as.rank() - 1] != bs[bs.rank() - 2]) return false;  // the f64 path names the mismatch
   const auto batch = matmul_batch(as, bs);
   if (!batch) return false;
@@ -155,13 +169,15 @@ bool integer_op_fits(const H& a, const H& b, const std::optional<H>& za, const s
   return fits(za, m, 1) && fits(zb, 1, n);
 }
 
-// a @ b less their zero points on the integer op (i32), NumPy's matmul: a 1-D a is one row (dropped from the
-// result); a batched b (rank > 2) broadcasts with a's batch dims and runs as one matmul_integer per batch entry (the
-// op takes a 2-D b), one call when b's batch dims are all 1 and no zero point is per batch entry.
-H integer_matmul(const H& a, const H& b, const std::optional<H>& za, const std::optional<H>& zb) {
+// a @ b less their zero points on the integer op (i32), NumPy's matmul: a 1-D a is one row, a 1-D b one column
+// (each dropped from the result); a batched b (rank > 2) broadcasts with a's batch dims and runs as one
+// matmul_integer per batch entry (the op takes a 2-D b), one call when b's batch dims are all 1 and no zero point is
+// per batch entry.
+H integer_matmul(const H& a, const H& b_in, const std::optional<H>& za, const std::optional<H>& zb) {
   const auto flat = [](const std::optional<H>& z) {
     return z && numel(*z) == 1 ? std::optional<H>(api::reshape(*z, {1})) : z;
   };
+  const H b = column_if_vector(b_in);
   const Shape &as = shape_of(a), &bs = shape_of(b);
   const H a2 = as.rank() == 1 ? api::reshape(a, {1, -1}) : a;
   const Shape& a2s = shape_of(a2);
@@ -169,7 +185,7 @@ H integer_matmul(const H& a, const H& b, const std::optional<H>& za, const std::
   const std::vector<int64_t> batch = *matmul_batch(as, bs);
   std::vector<int64_t> out = batch;
   if (as.rank() != 1) out.push_back(m);
-  out.push_back(n);
+  if (shape_of(b_in).rank() != 1) out.push_back(n);
   if (bs.num_elements() == k * n && !per_batch(za) && !per_batch(zb))  // one call; the op keeps a's batch dims
     return api::reshape(api::matmul_integer(a2, api::reshape(b, {k, n}), flat(za), flat(zb)), out);
   // Each operand (and N-D zero point) broadcast to the batch and flattened to [B, rows, cols].
@@ -193,8 +209,6 @@ H integer_matmul(const H& a, const H& b, const std::optional<H>& za, const std::
                                         zbb ? std::optional<H>(entry(*zbb, i, {n})) : flat(zb)));
   return api::reshape(api::stack(parts, 0), out);
 }
-
-std::optional<H> opt_in(OpContext& c, size_t i) { return c.has(i) ? std::optional<H>(c.in(i)) : std::nullopt; }
 
 Hs matmul_integer(OpContext& c) {
   if (integer_op_fits(c.in(0), c.in(1), opt_in(c, 2), opt_in(c, 3)))
@@ -277,78 +291,154 @@ bool f32_scale(const H& s, int64_t n) {
   return s.prim->dtype() == DType::F32 && (numel(s) == 1 || (shape_of(s).rank() == 1 && shape_of(s)[0] == n));
 }
 
-// ONNX Runtime's requantization of an i32 accumulator: the multiplier sa * sb / sy in f32 (sb per tensor or per
-// output channel, viewed as `view`), float(acc) times it, rounded half to even, plus the output's zero point zy,
-// saturated to zy's type.
-H requantize(const H& acc, const H& sa, const H& sb, const H& sy, const H& zy, const std::vector<int64_t>& view) {
-  const H mult =
-      api::reshape(api::div(api::mul(api::reshape(sa, {-1}), api::reshape(sb, {-1})), api::reshape(sy, {-1})), view);
+// A scale the integer paths take: f32, or f16 / bf16 (widened to f32 exactly); f64 is no ONNX scale type.
+bool real_scale(const H& s) { return is_float(s.prim->dtype()) && s.prim->dtype() != DType::F64; }
+
+H f32(const H& h) { return h.prim->dtype() == DType::F32 ? h : api::cast(h, DType::F32); }
+
+// A parameter of one value as a 0-d tensor (it broadcasts into any result without changing its rank).
+H scalar_view(const H& p) { return api::reshape(p, std::vector<int64_t>{}); }
+
+// A parameter one value or one per row of a ([M] viewed as [M, 1]; as [M] when b is 1-D: the result has no columns).
+H row_view(const H& p, bool b_vector) {
+  if (numel(p) == 1) return scalar_view(p);
+  return api::reshape(p, b_vector ? std::vector<int64_t>{-1} : std::vector<int64_t>{-1, 1});
+}
+
+// ONNX Runtime's requantization of an i32 accumulator: float(acc) times the multiplier `mult` (sa * sb / sy in f32,
+// viewed to broadcast), rounded half to even, plus the output's zero point zy (viewed likewise), saturated to zy's
+// type.
+H requantize(const H& acc, const H& mult, const H& zy) {
   H y = api::unary(OpId::round, api::mul(api::cast(acc, DType::F32), mult));
-  y = api::add(y, api::cast(api::reshape(zy, {1}), DType::F32));
+  y = api::add(y, api::cast(zy, DType::F32));
   const DType out = zy.prim->dtype();
   const double lo = out == DType::U8 ? 0 : -128, hi = out == DType::U8 ? 255 : 127;
   return api::cast(api::clamp(y, Scalar(lo), Scalar(hi)), out);
 }
 
+// QLinearMatMul: a's and y's scales and zero points per tensor or per row of a ([M]), b's per tensor, per column
+// ([N]) or ONNX Runtime's N-D form per batch entry ([..., 1, N]); scales f32 (f16 and bf16 from opset 21).
 Hs qlinear_matmul(OpContext& c) {
   const H &a = c.in(0), &b = c.in(3);
-  const int64_t n = shape_of(b).rank() >= 2 ? shape_of(b)[shape_of(b).rank() - 1] : -1;
-  if (integer_op_fits(a, b, c.in(2), c.in(5)) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) &&
-      f32_scale(c.in(6), 1) && numel(c.in(7)) == 1) {
+  const size_t ra = c.rank(0), rb = c.rank(3);
+  const bool b_vector = rb == 1;
+  const auto rows = [&](const H& p) {
+    return numel(p) == 1 || (ra >= 2 && shape_of(p).rank() == 1 && shape_of(p)[0] == c.shape(0)[ra - 2]);
+  };
+  const auto cols = [&](const H& p) {
+    const Shape& s = shape_of(p);
+    return numel(p) == 1 || (rb >= 2 && s.rank() >= 1 && s.rank() <= rb && s[s.rank() - 1] == c.shape(3)[rb - 1] &&
+                             (s.rank() == 1 || s[s.rank() - 2] == 1));
+  };
+  if (integer_op_fits(a, b, c.in(2), c.in(5)) && real_scale(c.in(1)) && real_scale(c.in(4)) && real_scale(c.in(6)) &&
+      rows(c.in(1)) && cols(c.in(4)) && rows(c.in(6)) && rows(c.in(7)) && int8(c.in(7))) {
     const H acc = integer_matmul(a, b, c.in(2), c.in(5));
-    return {requantize(acc, c.in(1), c.in(4), c.in(6), c.in(7), {-1})};
+    const H sb = numel(c.in(4)) == 1 ? scalar_view(f32(c.in(4))) : f32(c.in(4));
+    const H mult = api::div(api::mul(row_view(f32(c.in(1)), b_vector), sb), row_view(f32(c.in(6)), b_vector));
+    return {requantize(acc, mult, row_view(c.in(7), b_vector))};
   }
-  return {quantize(api::matmul(dequantize(a, c.in(1), c.in(2)), dequantize(b, c.in(4), c.in(5))), c.in(6), c.in(7),
-                   c.dtype(7))};
+  // Other forms (empty batches, types ONNX does not give): dequantized in f64, a's and y's parameters per row.
+  const auto per_row = [&](const H& p, size_t r, size_t axis) {
+    return ra >= 2 && r > axis ? along(p, r, static_cast<int64_t>(axis)) : p;
+  };
+  const H y = matmul_node(dequantize(a, per_row(c.in(1), ra, ra - 2), per_row(c.in(2), ra, ra - 2)),
+                          dequantize(b, c.in(4), c.in(5)));
+  const size_t ry = shape_of(y).rank(), y_row = ry - (b_vector ? 1 : 2);
+  return {quantize(y, per_row(c.in(6), ry, y_row), per_row(c.in(7), ry, y_row), c.dtype(7))};
 }
 
-// burn.internal/QDQMatMul, which fuse_qdq_products makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw), and
-// of a Gemm (alpha and beta 1, a not transposed) with its transB and bias: inputs qa, sa, za, qw, sw, zw and the
-// bias (any float). On the integer op: float(sum (qa - za)(qw - zw)) * (sa * sw) in f32, the sum exact, the product
-// of the dequantized operands up to f32 rounding, plus the bias; otherwise the two DequantizeLinear and the MatMul or
+// The operand of a burn.internal QDQ node: a DequantizeLinear's values q, scale, zero point and axis attribute.
+struct Dequantized {
+  H q, scale;
+  std::optional<H> zp;
+  int64_t axis;
+};
+
+Dequantized dequantized_input(OpContext& c, size_t first, const char* axis_attr) {
+  return {c.in(first), c.in(first + 1), opt_in(c, first + 2), c.attr_i(axis_attr, 1)};
+}
+
+// Whether the integer op takes d's values (u8/i8, the zero point of their type) and parameters (a real_scale):
+// false for a scale and zero point of one value, true for ones per index of the values' axis `kept` (a's rows, b's
+// columns, a conv weight's output channels: axes the product does not sum over, so their scales factor out of the
+// sum); nullopt otherwise (a kept of -1: one value only).
+std::optional<bool> integer_form(const Dequantized& d, int64_t kept) {
+  if (!int8(d.q) || !real_scale(d.scale) || (d.zp && d.zp->prim->dtype() != d.q.prim->dtype())) return std::nullopt;
+  const Shape& qs = shape_of(d.q);
+  const int64_t r = static_cast<int64_t>(qs.rank()), axis = d.axis < 0 ? d.axis + r : d.axis;
+  const auto one = [](const H& p) { return numel(p) == 1 && shape_of(p).rank() <= 1; };
+  const auto per_kept = [&](const H& p) {
+    const Shape& ps = shape_of(p);
+    return kept >= 0 && axis == kept && ps.rank() == 1 && ps[0] == qs[static_cast<size_t>(kept)];
+  };
+  if (one(d.scale)) return d.zp && !one(*d.zp) ? std::nullopt : std::optional<bool>(false);
+  if (!per_kept(d.scale) || (d.zp && !one(*d.zp) && !per_kept(*d.zp))) return std::nullopt;
+  return true;
+}
+
+// A zero point as the integer op's 1-D form ([1], [M] or [N]).
+std::optional<H> zero_point_1d(const std::optional<H>& z) { return z ? std::optional<H>(api::reshape(*z, {-1})) : z; }
+
+// burn.internal/QDQMatMul, which fuse_qdq_products makes of DequantizeLinear(qa) -> MatMul <- DequantizeLinear(qw) or
+// Gemm (its attributes kept): inputs qa, sa, za, qw, sw, zw and a Gemm's bias. On the integer op when the
+// parameters factor out of the sum (per tensor, a's per row, b's per column) and the scales are real_scale:
+// float(sum (qa - za)(qw - zw)) * (sa * sw) in f32, the sum exact, the product of the dequantized operands up to f32
+// rounding, a Gemm's alpha, then the output's type and the bias; otherwise the two DequantizeLinear and the MatMul or
 // Gemm it replaced.
 Hs qdq_matmul(OpContext& c) {
-  const H& qa = c.in(0);
-  const bool trans_b = c.attr_i("transB", 0) != 0;  // a Gemm's [N, K] weight, its scale per row
-  const H qw = trans_b ? api::permute(c.in(3), {1, 0}) : c.in(3);
-  const std::optional<H> za = opt_in(c, 2), zw = opt_in(c, 5), bias = opt_in(c, 6);
-  const int64_t n = shape_of(qw).rank() == 2 ? shape_of(qw)[1] : -1;
-  const DType out = c.dtype(1);
-  const auto with_bias = [&](const H& y) { return bias ? api::add(y, *bias) : y; };
-  if (integer_op_fits(qa, qw, za, zw) && f32_scale(c.in(1), 1) && f32_scale(c.in(4), n) && (!za || numel(*za) == 1) &&
-      (!bias || c.dtype(6) == out)) {
-    const H acc = integer_matmul(qa, qw, za, zw);
-    return {with_bias(
-        api::mul(api::cast(acc, DType::F32), api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1}))))};
+  const Dequantized a = dequantized_input(c, 0, "a_axis"), w = dequantized_input(c, 3, "w_axis");
+  const std::optional<H> bias = opt_in(c, 6);
+  const int opset = static_cast<int>(c.attr_i("opset", kMaxOpset));
+  const bool gemm = c.attr_i("gemm", 0) != 0;
+  const bool trans_a = gemm && c.attr_i("transA", 0) != 0, trans_b = gemm && c.attr_i("transB", 0) != 0;
+  const DType out = dequantized_dtype(opset, a.scale.prim->dtype());
+  const int64_t ra = static_cast<int64_t>(shape_of(a.q).rank()), rw = static_cast<int64_t>(shape_of(w.q).rank());
+  // The axes the sum keeps, of the stored values: a's rows and b's columns (a Gemm's transposed operand's swapped).
+  const auto pa = integer_form(a, ra < 2 ? -1 : trans_a ? 1 : ra - 2);
+  const auto pw = integer_form(w, rw < 2 ? -1 : trans_b ? 0 : rw - 1);
+  if (pa && pw && dequantized_dtype(opset, w.scale.prim->dtype()) == out && (!gemm || (ra == 2 && rw == 2)) &&
+      (!bias || bias->prim->dtype() == out)) {
+    const H qa = trans_a ? api::permute(a.q, {1, 0}) : a.q, qw = trans_b ? api::permute(w.q, {1, 0}) : w.q;
+    if (integer_op_fits(qa, qw, zero_point_1d(a.zp), zero_point_1d(w.zp))) {
+      const H acc = integer_matmul(qa, qw, zero_point_1d(a.zp), zero_point_1d(w.zp));
+      const H sa = *pa ? row_view(f32(a.scale), rw == 1) : scalar_view(f32(a.scale));
+      const H sw = *pw ? f32(w.scale) : scalar_view(f32(w.scale));
+      H y = api::mul(api::cast(acc, DType::F32), api::mul(sa, sw));
+      const double alpha = gemm ? c.attr_f("alpha", 1.0) : 1.0, beta = gemm ? c.attr_f("beta", 1.0) : 1.0;
+      if (alpha != 1.0) y = api::mul_scalar(y, Scalar(alpha));
+      if (out != DType::F32) y = api::cast(y, out);
+      if (bias && beta != 0.0) y = api::add(y, beta != 1.0 ? api::mul_scalar(*bias, Scalar(beta)) : *bias);
+      return {y};
+    }
   }
-  const int64_t axis = trans_b ? 0 : 1;
-  H a = api::cast(dequantize(qa, c.in(1), za), out);
-  H w = api::cast(
-      dequantize(c.in(3), along(c.in(4), c.rank(3), axis), zw ? std::optional<H>(along(*zw, c.rank(3), axis)) : zw),
-      out);
-  return {with_bias(matmul_nd(a, trans_b ? api::permute(w, {1, 0}) : w))};
+  const H x = dequantize_linear_of(c, a.q, a.scale, a.zp, a.axis, opset);
+  const H wd = dequantize_linear_of(c, w.q, w.scale, w.zp, w.axis, opset);
+  return {gemm ? gemm_node(c, x, wd, bias) : matmul_node(x, wd)};
 }
 
 // burn.internal/QDQConv, which fuse_qdq_products makes of DequantizeLinear(qx) -> Conv <- DequantizeLinear(qw) with
-// the Conv's attributes: inputs qx, sx, zx, qw, sw, zw and the Conv's bias (any float). On the integer op:
-// float(sum (qx - zx)(qw - zw)) * (sx * sw) in f32 per output channel, plus the bias; otherwise the two
-// DequantizeLinear and the Conv it replaced.
+// the Conv's attributes: inputs qx, sx, zx, qw, sw, zw and the Conv's bias (any float). On the integer op when x's
+// parameters are per tensor (its channels are summed over) and w's per tensor or per output channel, the scales
+// real_scale: float(sum (qx - zx)(qw - zw)) * (sx * sw) in f32 per output channel, then the output's type and the
+// bias; otherwise the two DequantizeLinear and the Conv it replaced.
 Hs qdq_conv(OpContext& c) {
-  const std::optional<H> zx = opt_in(c, 2), zw = opt_in(c, 5), bias = opt_in(c, 6);
-  const int64_t cout = c.rank(3) >= 1 ? c.shape(3)[0] : -1;
-  const DType out = c.dtype(1);
-  if (f32_scale(c.in(1), 1) && f32_scale(c.in(4), cout) && (!bias || c.dtype(6) == out))
-    if (auto acc = conv_integer_op(c, c.in(0), c.in(3), zx, zw)) {
+  const Dequantized x = dequantized_input(c, 0, "a_axis"), w = dequantized_input(c, 3, "w_axis");
+  const std::optional<H> bias = opt_in(c, 6);
+  const int opset = static_cast<int>(c.attr_i("opset", kMaxOpset));
+  const DType out = dequantized_dtype(opset, x.scale.prim->dtype());
+  const auto px = integer_form(x, -1), pw = integer_form(w, 0);
+  if (px && pw && dequantized_dtype(opset, w.scale.prim->dtype()) == out && (!bias || bias->prim->dtype() == out))
+    if (auto acc = conv_integer_op(c, x.q, w.q, x.zp, zero_point_1d(w.zp))) {
       std::vector<int64_t> channels(shape_of(*acc).rank(), 1);  // [1, Cout, 1...]
       channels[1] = -1;
-      const H scale = api::reshape(api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1})), channels);
-      const H y = api::mul(api::cast(*acc, DType::F32), scale);
+      const H scale =
+          api::reshape(api::mul(api::reshape(f32(x.scale), {-1}), api::reshape(f32(w.scale), {-1})), channels);
+      H y = api::mul(api::cast(*acc, DType::F32), scale);
+      if (out != DType::F32) y = api::cast(y, out);
       return {bias ? api::add(y, api::reshape(*bias, channels)) : y};
     }
-  const H x = api::cast(dequantize(c.in(0), c.in(1), zx), out);
-  const H w = api::cast(
-      dequantize(c.in(3), along(c.in(4), c.rank(3), 0), zw ? std::optional<H>(along(*zw, c.rank(3), 0)) : zw), out);
-  return {conv_node(c, x, w, bias)};
+  return {conv_node(c, dequantize_linear_of(c, x.q, x.scale, x.zp, x.axis, opset),
+                    dequantize_linear_of(c, w.q, w.scale, w.zp, w.axis, opset), bias)};
 }
 
 Hs qlinear_conv(OpContext& c) {
@@ -360,7 +450,10 @@ Hs qlinear_conv(OpContext& c) {
       std::vector<int64_t> channels(shape_of(*acc).rank(), 1);  // [1, Cout, 1...]
       channels[1] = -1;
       const H a = c.has(8) ? api::add(*acc, api::reshape(c.in(8), channels)) : *acc;
-      return {requantize(a, c.in(1), c.in(4), c.in(6), c.in(7), channels)};
+      const H mult = api::reshape(
+          api::div(api::mul(api::reshape(c.in(1), {-1}), api::reshape(c.in(4), {-1})), api::reshape(c.in(6), {-1})),
+          channels);
+      return {requantize(a, mult, scalar_view(c.in(7)))};
     }
   H x = dequantize(c.in(0), c.in(1), c.in(2));
   H w = dequantize(c.in(3), along(c.in(4), c.rank(3), 0), along(c.in(5), c.rank(3), 0));
@@ -465,26 +558,13 @@ const ::onnx::AttributeProto* find_attr(const ::onnx::NodeProto& n, const char* 
   return nullptr;
 }
 
-int64_t proto_numel(const ::onnx::TensorProto& t) {
-  int64_t n = 1;
-  for (int64_t d : t.dims()) n *= d;
-  return n;
-}
-
 }  // namespace
 
-void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses) {
-  std::unordered_map<std::string, const ::onnx::TensorProto*> inits;
-  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::string, int>& uses, int opset) {
   std::unordered_map<std::string, int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (const auto& o : g.node(i).output())
       if (!o.empty()) producer[o] = i;
-  const auto init = [&](const ::onnx::NodeProto& n, int i) -> const ::onnx::TensorProto* {
-    if (i >= n.input_size() || n.input(i).empty()) return nullptr;
-    auto it = inits.find(n.input(i));
-    return it == inits.end() ? nullptr : it->second;
-  };
   const auto default_domain = [](const ::onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; };
   // The DequantizeLinear producing `v` (per tensor or per axis, not blocked), or -1.
   const auto dq_of = [&](const std::string& v) {
@@ -495,70 +575,60 @@ void fuse_qdq_products(::onnx::GraphProto& g, const std::unordered_map<std::stri
     if (const auto* b = find_attr(n, "block_size"); b && b->i() != 0) return -1;
     return it->second;
   };
-  const auto f32_init = [](const ::onnx::TensorProto* t) { return t && t->data_type() == ::onnx::TensorProto::FLOAT; };
-  std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
+  const auto int_attr = [](::onnx::NodeProto& n, const char* name, int64_t v) {
+    ::onnx::AttributeProto* t = n.add_attribute();
+    t->set_name(name);
+    t->set_type(::onnx::AttributeProto::INT);
+    t->set_i(v);
+  };
+  std::unordered_map<std::string, int> fused_reads;  // of each DequantizeLinear output, by the rewritten products
   for (int i = 0; i < g.node_size(); ++i) {
     ::onnx::NodeProto& mm = *g.mutable_node(i);
     const bool conv = mm.op_type() == "Conv", gemm = mm.op_type() == "Gemm";
-    const auto attr_is = [&](const char* name, double value) {
-      const auto* a = find_attr(mm, name);
-      return !a || (a->type() == ::onnx::AttributeProto::FLOAT ? a->f() : static_cast<double>(a->i())) == value;
-    };
-    // A Gemm as a MatMul plus its bias: a not transposed, alpha and beta 1.
-    if (gemm && !(attr_is("transA", 0) && attr_is("alpha", 1) && attr_is("beta", 1))) continue;
     if (!default_domain(mm) || !(conv || gemm ? mm.input_size() == 2 || mm.input_size() == 3
                                               : mm.op_type() == "MatMul" && mm.input_size() == 2))
       continue;
+    // Any values, scales and zero points: the node decides at run time whether the integer op takes them.
     const int da = dq_of(mm.input(0)), dw = dq_of(mm.input(1));
     if (da < 0 || dw < 0 || da == dw) continue;
     const ::onnx::NodeProto &a = g.node(da), &w = g.node(dw);
-    // The weight: a constant int8 or uint8, [K, N] with its f32 scale per tensor or per column (axis 1) for a
-    // MatMul (a Gemm's transB: [N, K], per row), [Cout, Cg, k...] with its scale per tensor or per output channel
-    // (axis 0) for a Conv.
-    const ::onnx::TensorProto* wq = init(w, 0);
-    const int rank = wq ? wq->dims_size() : 0;
-    if (!wq || (conv ? rank < 3 : rank != 2) ||
-        (wq->data_type() != ::onnx::TensorProto::INT8 && wq->data_type() != ::onnx::TensorProto::UINT8))
-      continue;
-    const ::onnx::TensorProto* ws = init(w, 1);
-    const auto* axis = find_attr(w, "axis");
-    const int channel = conv || (gemm && !attr_is("transB", 0)) ? 0 : 1;  // the axis a per-channel scale runs along
-    const int64_t axis_value = axis ? (axis->i() < 0 ? axis->i() + rank : axis->i()) : 1;  // ONNX's default: 1
-    const bool per_channel =
-        ws && ws->dims_size() == 1 && ws->dims(0) == wq->dims(channel) && ws->dims(0) != 1 && axis_value == channel;
-    if (!f32_init(ws) || (proto_numel(*ws) != 1 && !per_channel)) continue;
-    // The activation: an f32 scale and a zero point per tensor, both constants.
-    const ::onnx::TensorProto* as = init(a, 1);
-    if (!f32_init(as) || proto_numel(*as) != 1) continue;
-    const bool has_za = a.input_size() > 2 && !a.input(2).empty();
-    if (has_za && (!init(a, 2) || proto_numel(*init(a, 2)) != 1)) continue;
+    const auto axis_of = [](const ::onnx::NodeProto& n) {
+      const auto* x = find_attr(n, "axis");
+      return x ? x->i() : 1;  // ONNX's default
+    };
+    const auto zero_point = [](const ::onnx::NodeProto& n) { return n.input_size() > 2 ? n.input(2) : std::string(); };
     const std::string out = mm.output(0), name = mm.name();
-    const std::string za = has_za ? a.input(2) : "", zw = w.input_size() > 2 ? w.input(2) : "";
-    const std::string qa = a.input(0), sa = a.input(1), qw = w.input(0), sw = w.input(1);
+    const std::string qa = a.input(0), sa = a.input(1), za = zero_point(a), qw = w.input(0), sw = w.input(1),
+                      zw = zero_point(w);
     const std::string bias = mm.input_size() == 3 ? mm.input(2) : "";
-    const auto attributes = mm.attribute();  // a Conv's window and groups
-    const bool trans_b = gemm && !attr_is("transB", 0);
-    // A DequantizeLinear whose output only this product read is no longer computed.
-    if (uses.count(mm.input(0)) && uses.at(mm.input(0)) == 1) drop[static_cast<size_t>(da)] = true;
-    if (uses.count(mm.input(1)) && uses.at(mm.input(1)) == 1) drop[static_cast<size_t>(dw)] = true;
+    const int64_t a_axis = axis_of(a), w_axis = axis_of(w);
+    const auto attributes = mm.attribute();  // a Conv's window and groups, a Gemm's transposes, alpha and beta
+    ++fused_reads[mm.input(0)];
+    ++fused_reads[mm.input(1)];
     mm.Clear();
     mm.set_op_type(conv ? "QDQConv" : "QDQMatMul");
     mm.set_domain("burn.internal");
     mm.set_name(name);
     for (const std::string* x : {&qa, &sa, &za, &qw, &sw, &zw}) mm.add_input(*x);
     if (!bias.empty()) mm.add_input(bias);
-    if (conv) *mm.mutable_attribute() = attributes;
-    if (trans_b) {
-      ::onnx::AttributeProto* t = mm.add_attribute();
-      t->set_name("transB");
-      t->set_type(::onnx::AttributeProto::INT);
-      t->set_i(1);
-    }
+    *mm.mutable_attribute() = attributes;
+    int_attr(mm, "a_axis", a_axis);
+    int_attr(mm, "w_axis", w_axis);
+    int_attr(mm, "opset", opset);
+    if (gemm) int_attr(mm, "gemm", 1);
     mm.add_output(out);
   }
+  // A DequantizeLinear whose every reader was rewritten (one activation feeding several products, say) is no longer
+  // computed.
+  const auto unread = [&](const ::onnx::NodeProto& n) {
+    if (n.op_type() != "DequantizeLinear" || n.output_size() != 1) return false;
+    const auto f = fused_reads.find(n.output(0));
+    const auto u = uses.find(n.output(0));
+    return f != fused_reads.end() && u != uses.end() && f->second == u->second;
+  };
   ::onnx::GraphProto kept;
   for (int i = 0; i < g.node_size(); ++i)
-    if (!drop[static_cast<size_t>(i)]) *kept.add_node() = std::move(*g.mutable_node(i));
+    if (!unread(g.node(i))) *kept.add_node() = std::move(*g.mutable_node(i));
   g.mutable_node()->Swap(kept.mutable_node());
 }
 
