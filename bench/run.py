@@ -726,8 +726,8 @@ def main():
     reps, min_time, warmup = (3, 0.1, 0.05) if a.quick else (6, 0.25, 0.1)
     bin_dir = os.path.join(a.build_dir, "bin")
     todo = [c for c in cases() if (not a.quick or c.name in QUICK_CASES) and (not a.only or re.search(a.only, c.name))]
-    twins = {c.f32_twin for c in todo if c.f32_twin} - {c.name for c in todo}
-    todo = [c for c in cases() if c in todo or c.name in twins]  # --only: the f32 twins its rows are divided by
+    keep = {c.name for c in todo} | {c.f32_twin for c in todo if c.f32_twin}  # --only: the twins its rows divide by
+    todo = [c for c in cases() if c.name in keep]
     remote_rows = remote_table.selected(a.only, a.quick)
     missing = [p for p in programs(todo, epoch_and_fusion=not a.only, remote=remote_rows)
                if not os.path.exists(os.path.join(bin_dir, p))]
