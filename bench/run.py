@@ -33,6 +33,7 @@ ROOT = os.path.dirname(HERE)
 THREADS = 2
 M16, M64 = 16 << 20, 64 << 20
 F32 = 4
+BF16 = 2
 
 
 class Case:
@@ -66,6 +67,7 @@ def cases():
             Case(f"exp/{label}", "elementwise", "mem", 2 * n * F32, "elementwise"),
             Case(f"gelu/{label}", "elementwise", "mem", 2 * n * F32, "elementwise"),
             Case(f"chain_exp_relu_affine/{label}", "elementwise", "mem", 2 * n * F32, "elementwise"),
+            Case(f"relu/{label}", "elementwise", "mem", 2 * n * F32, "elementwise"),
         ]
     n, rows = 4096 * 4096, 4096
     out += [
@@ -160,6 +162,22 @@ def cases():
         Case("nn_linear_int8_dynamic/768-3072_b128", "nn", "gemm", linear, "int8 linear",
              f32_twin="nn_linear_f32/768-3072_b128"),
     ]
+    # bf16: the memory-bound ops and the 1024³ product on bf16 tensors, each against its f32 twin above and
+    # PyTorch's bf16; the cast f32 -> bf16 has no f32 twin
+    for label, n in (("16M", M16), ("64M", M64)):
+        for op, operands in (("add", 2), ("mul", 2), ("exp", 1), ("gelu", 1), ("relu", 1)):
+            # gelu's erf runs at about 17% of the triad in f32 (the Ops rows): compute-bound, no 0.6x to gain
+            group = "bf16 compute-bound" if op == "gelu" else "bf16 memory-bound"
+            out.append(Case(f"{op}_bf16/{label}", "elementwise", "mem", (operands + 1) * n * BF16, group,
+                            f32_twin=f"{op}/{label}"))
+        out.append(Case(f"cast_f32_bf16/{label}", "elementwise", "mem", n * (F32 + BF16), "bf16 memory-bound"))
+    n, rows = 4096 * 4096, 4096
+    out += [
+        Case("sum_bf16/4096x4096", "reduce", "read", n * BF16 + BF16, "bf16 memory-bound", f32_twin="sum/4096x4096"),
+        Case("sum_dim_last_bf16/4096x4096", "reduce", "read", n * BF16 + rows * BF16, "bf16 memory-bound",
+             f32_twin="sum_dim_last/4096x4096"),
+        Case("matmul_bf16/1024", "matmul", "gemm", 2.0 * 1024 ** 3, "bf16 matmul", f32_twin="matmul/1024"),
+    ]
     # records: a ResNet-50 state dict (102 MB) saved and loaded, against torch.save/load
     for recorder in ("zstd", "zstd_level0", "hdf5"):
         out += [
@@ -183,13 +201,15 @@ TARGETS = {"matmul": 1.05, "elementwise": 0.5, "softmax": 0.7, "reduction": 1.0,
            "resnet18 onnx inference": None,  # its target (1.1x) is against burn-nn's ResNet-18, not PyTorch
            "pytorch load": 1.0, "resnet50 inference": 0.6, "roberta inference": 0.6, "roberta train step": 0.7,
            "roberta onnx inference": None,
-           "int8 onnx inference": None}
+           "int8 onnx inference": None,
+           "bf16 memory-bound": None, "bf16 compute-bound": None, "bf16 matmul": None}  # bf16 against PyTorch's bf16: reported (issue 31)
 # The fixed cost against libtorch, C++ to C++.
 LIBTORCH_TARGETS = {"fixed cost": 0.5, "autodiff fixed cost": 0.5}
 # burn against ONNX Runtime, for the cases with an ONNX Runtime peer (None: reported, no target).
 ORT_TARGETS = {"resnet18 inference": 1.2, "resnet50 inference": 1.0, "roberta inference": 1.0}
-# burn against its own f32 twin (Case.f32_twin): 1.6x faster at least (issue 31).
-F32_TWIN_TARGETS = {"int8 linear": 0.625}
+# burn against its own f32 twin (Case.f32_twin), issue 31: int8 1.6x faster at least; bf16 memory-bound ops at most
+# 0.6x their f32 time (half the bytes), the bf16 1024³ matmul at most 1.3x (f32 GEMM on widened operands).
+F32_TWIN_TARGETS = {"int8 linear": 0.625, "bf16 memory-bound": 0.6, "bf16 matmul": 1.3}
 INT8_LINEAR_WHAT = (
     "A Linear 768→3072 with bias on [128, 768], forward only on `cpu`: f32 (`nn_linear_f32`) and under "
     "`nn::quantize_dynamic` (`nn_linear_int8_dynamic`: the weight int8 per output channel, each input row quantized "
@@ -199,6 +219,18 @@ INT8_LINEAR_WHAT = (
     "row at most PyTorch's int8 time (≤ 1.0) and at least 1.6x faster than burn's f32 row (burn/burn f32 ≤ 0.625); "
     "the f32 row is the baseline ('—'). '% of limit' of the int8 rows: their multiply-adds, counted as the f32 "
     "layer's flops, over the f32 SGEMM limit.")
+BF16_WHAT = (
+    "The elementwise ops (16M and 64M elements), the sums (4096x4096) and `matmul` 1024³ on bf16 tensors on `cpu` "
+    "(f32 values cast to bf16 before the timing): the cpu plugin computes in f32 and rounds each result once (issue 31 "
+    "pt 1), the elementwise ops in L1-sized tiles widened and narrowed around the f32 instruction, the reductions "
+    "with the f32 kernel reading spans widened into a small buffer, the product as the f32 GEMM on operands widened "
+    "whole. `cast_f32_bf16`: `x.cast(DType::BF16)` of an f32 tensor. Against PyTorch's bf16 (`a.to(torch.bfloat16)`, "
+    "then the same op; reported, no target: Debian's torch 1.13 multiplies bf16 matrices about 17x slower than f32) "
+    "and against burn's own f32 row of the same op (the Ops section): targets (issue 31 pt 6) burn bf16 / burn f32 "
+    "≤ 0.6 for the memory-bound rows, ≤ 1.3 for the product. `gelu_bf16` is compute-bound (its f32 row runs at about "
+    "a sixth of the triad: the erf), so its ratio is reported with no target; the cast has no f32 twin ('—'). "
+    "'% of limit': the "
+    "16-bit bytes moved over the triad (read limit for the sums), the product's flops over the f32 SGEMM limit.")
 FIXED_COST_WHAT = {"tiny_add/1x8": "`a + b` on 1x8", "autodiff_tiny_add/1x8": "recording `a + b` on 1x8, `a` requiring grad"}
 
 # The page's tables: (title, target groups, what the rows measure and what their target means).
@@ -227,6 +259,7 @@ SECTIONS = [
      "against ONNX Runtime on the same file, and against PyTorch's own int8 of the same networks (eager static "
      "quantization of torchvision's quantizable ResNet-18, `quantize_dynamic` of the RoBERTa twin; engine onednn); "
      "no target for them ('—'), the ratios are reported."),
+    ("Reduced precision (bf16)", ("bf16 memory-bound", "bf16 compute-bound", "bf16 matmul"), BF16_WHAT),
     ("Records", ("record save", "record load"),
      "A ResNet-50 state dict (102 MB) saved and loaded by each burn-record recorder against `torch.save` / "
      "`torch.load`. Target: at most PyTorch's time (≤ 1.0); the durable `torch.save` column (fsync and rename, "
@@ -413,9 +446,10 @@ def met(ratio, target):
     return "n/a" if ratio is None else ("yes" if ratio <= target else f"no (+{100 * (ratio / target - 1):.1f}%)")
 
 
-def table(rows, limits, libtorch=True, ort=None):
+def table(rows, limits, libtorch=True, ort=None, twins=None):
     """rows: (case, burn, PyTorch, libtorch) results; libtorch is None for cases without the C++ peer.
-    libtorch: add the C++ peer's columns; ort (case name -> ONNX Runtime result): add ONNX Runtime's."""
+    libtorch: add the C++ peer's columns; ort (case name -> ONNX Runtime result): add ONNX Runtime's; twins (case
+    name -> burn median, every row of the run): where the rows' f32 twins are looked up (default: among rows)."""
     with_limit = any(case.kind != "none" for case, _, _, _ in rows)  # records and import have no limit
     head = ["case", "burn-cpp median", "PyTorch median", "burn/PyTorch", "target", "met"]
     if with_limit:
@@ -425,7 +459,7 @@ def table(rows, limits, libtorch=True, ort=None):
                  "met vs libtorch (≤ " + "/".join(sorted({str(t) for t in LIBTORCH_TARGETS.values()})) + ")"]
     if ort is not None:
         head += ["ONNX Runtime median", "burn/ORT", "target vs ORT", "met vs ORT"]
-    twin_ns = {case.name: b.get("median_ns") for case, b, _, _ in rows}  # the f32 twins' times, by name
+    twin_ns = twins or {case.name: b.get("median_ns") for case, b, _, _ in rows}  # the f32 twins' times, by name
     with_twin = any(case.f32_twin for case, _, _, _ in rows)
     if with_twin:
         head += ["burn/burn f32", "target vs burn f32", "met vs burn f32"]
@@ -537,6 +571,7 @@ FUSION_WHAT = ("Each fused case on `fusion<cpu>` next to its unfused twin on `cp
 def sections(rows, limits, meta, durable=None, epoch=None, fusion=None, dist=None, remote=None):
     """The page's tables in order: (title, what it measures, markdown table or '' when not run)."""
     out = []
+    twins = {case.name: b.get("median_ns") for case, b, _, _ in rows}  # an f32 twin may be another section's row
     for title, groups, what in SECTIONS:
         mine = [r for r in rows if r[0].group in groups]
         if title == "Ops":
@@ -547,9 +582,9 @@ def sections(rows, limits, meta, durable=None, epoch=None, fusion=None, dist=Non
                     text += (f"\n\nFixed cost per op ({FIXED_COST_WHAT[c.name]}): burn-cpp {mops(b)}, "
                              f"libtorch (C++) {mops(lt)}, PyTorch (from Python) {mops(t)}.")
         elif title in ("Model inference", "Quantized (int8)"):
-            text = table(mine, limits, libtorch=False, ort=meta.get("onnxruntime", {})) if mine else ""
+            text = table(mine, limits, libtorch=False, ort=meta.get("onnxruntime", {}), twins=twins) if mine else ""
         else:
-            text = table(mine, limits, libtorch=False) if mine else ""
+            text = table(mine, limits, libtorch=False, twins=twins) if mine else ""
         if title == "Records" and durable:
             text += "\n\nThe saves against a durable `torch.save` (reference):\n\n" + durable_table(mine, durable)
         out.append((title, what, text))
@@ -691,6 +726,8 @@ def main():
     reps, min_time, warmup = (3, 0.1, 0.05) if a.quick else (6, 0.25, 0.1)
     bin_dir = os.path.join(a.build_dir, "bin")
     todo = [c for c in cases() if (not a.quick or c.name in QUICK_CASES) and (not a.only or re.search(a.only, c.name))]
+    keep = {c.name for c in todo} | {c.f32_twin for c in todo if c.f32_twin}  # --only: the twins its rows divide by
+    todo = [c for c in cases() if c.name in keep]
     remote_rows = remote_table.selected(a.only, a.quick)
     missing = [p for p in programs(todo, epoch_and_fusion=not a.only, remote=remote_rows)
                if not os.path.exists(os.path.join(bin_dir, p))]

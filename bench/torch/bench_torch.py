@@ -30,27 +30,31 @@ M16 = 16 << 20
 M64 = 64 << 20
 
 
-def uniform(*shape):
-    return torch.rand(*shape, dtype=torch.float32) * 2 - 1
+BF16 = torch.bfloat16
 
 
-def unary(n, fn):
-    x = uniform(n)
+def uniform(*shape, dtype=torch.float32):
+    """Uniform in [-1, 1) made in f32, then converted to `dtype` (the bf16 cases)."""
+    return (torch.rand(*shape, dtype=torch.float32) * 2 - 1).to(dtype)
+
+
+def unary(n, fn, dtype=torch.float32):
+    x = uniform(n, dtype=dtype)
     return lambda: fn(x)
 
 
-def binary(n, fn):
-    a, b = uniform(n), uniform(n)
+def binary(n, fn, dtype=torch.float32):
+    a, b = uniform(n, dtype=dtype), uniform(n, dtype=dtype)
     return lambda: fn(a, b)
 
 
-def matmul(shape_a, shape_b):
-    a, b = uniform(*shape_a), uniform(*shape_b)
+def matmul(shape_a, shape_b, dtype=torch.float32):
+    a, b = uniform(*shape_a, dtype=dtype), uniform(*shape_b, dtype=dtype)
     return lambda: torch.matmul(a, b)
 
 
-def on_4096x4096(fn):
-    x = uniform(4096, 4096)
+def on_4096x4096(fn, dtype=torch.float32):
+    x = uniform(4096, 4096, dtype=dtype)
     return lambda: fn(x)
 
 
@@ -80,7 +84,18 @@ for label, n in (("16M", M16), ("64M", M64)):
         f"exp/{label}": (lambda n=n: unary(n, torch.exp)),
         f"gelu/{label}": (lambda n=n: unary(n, F.gelu)),
         f"chain_exp_relu_affine/{label}": (lambda n=n: unary(n, lambda x: torch.exp(torch.relu(x * 2 + 1)))),
+        f"relu/{label}": (lambda n=n: unary(n, torch.relu)),
+        # bf16: the inputs made as a PyTorch user makes them (f32 .to(torch.bfloat16)), the op on bf16 tensors
+        f"add_bf16/{label}": (lambda n=n: binary(n, lambda a, b: a + b, BF16)),
+        f"mul_bf16/{label}": (lambda n=n: binary(n, lambda a, b: a * b, BF16)),
+        f"exp_bf16/{label}": (lambda n=n: unary(n, torch.exp, BF16)),
+        f"gelu_bf16/{label}": (lambda n=n: unary(n, F.gelu, BF16)),
+        f"relu_bf16/{label}": (lambda n=n: unary(n, torch.relu, BF16)),
+        f"cast_f32_bf16/{label}": (lambda n=n: unary(n, lambda x: x.to(torch.bfloat16))),
     })
+CASES["matmul_bf16/1024"] = lambda: matmul((1024, 1024), (1024, 1024), BF16)
+CASES["sum_bf16/4096x4096"] = lambda: on_4096x4096(lambda x: x.sum(), BF16)
+CASES["sum_dim_last_bf16/4096x4096"] = lambda: on_4096x4096(lambda x: x.sum(dim=1, keepdim=True), BF16)
 
 
 def conv_case(x_shape, w_shape, stride, padding, backward):

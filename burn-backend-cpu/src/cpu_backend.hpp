@@ -71,6 +71,12 @@ FusedExecutor& fused_executor();
 Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, const ConvOptions& options,
                         const Prim& residual, bool relu);
 
+// The f32 result of reduction `op` (sum, mean, prod, max, min and their _dim forms, argmax, argmin; `dim` for
+// the _dim ones and the arg ones) over an f16/bf16 tensor, as the f32 op gives it on the widened tensor, bit
+// for bit: the same kernel reads spans widened into a small buffer, so the input crosses memory once in its
+// 16-bit form (src/ops/reduce.cpp). Null for any other op: the half decorator then promotes.
+Prim reduce_widened(OpId op, const Prim& x, size_t dim);
+
 // The plugin's backend: a CpuBackend inside the decorator that computes f16 and bf16 through the f32
 // kernels (src/half_backend.cpp). CpuBackend alone refuses them, as storage-only.
 std::unique_ptr<Backend> make_cpu_backend();

@@ -2,7 +2,7 @@
 // runs in f32 on the widened values and its float results are rounded once to the input's format
 // (round to nearest even, NaN kept and quiet); reductions, GEMM and convolution accumulate in f32
 // because they are the f32 kernels. The plugin's backend is this decorator around CpuBackend, routing
-// each op of the table one of three ways:
+// each op of the table one of four ways:
 //   native:  the kernel copies element bits (creation, layout, gather, mask_where, embedding, ...): straight
 //            through;
 //   tile:    elementwise ops (numeric, compare, float_math, activation): an op that is one instruction of
@@ -12,6 +12,9 @@
 //            and narrowing the result into the output; the others (atan2, powf, is_nan, ...) run the
 //            whole f32 op on tiles of kWideningTile elements of contiguous operands. Either way the data crosses
 //            memory once, in its 16-bit form;
+//   reduce:  sum, mean, prod, max, min (all and _dim), argmax, argmin: the f32 reduction kernel reads the
+//            input through a source that widens each span into a small buffer (reduce_widened, ops/reduce.cpp):
+//            the same folds in the same order as on the widened tensor, one pass over the 16-bit input;
 //   promote: everything else (and tile ops over broadcast or strided operands): the inputs are widened
 //            to f32 tensors (panels for GEMM and convolution are the whole operands), the f32 op runs,
 //            its float outputs are narrowed.
@@ -21,6 +24,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -162,8 +166,23 @@ class CpuHalfBackend final : public ForwardingBackend {
           if (Prim out = run_instruction(*in, h, args...)) return out;
         if (tileable(args...)) return run_tiles(op, h, call, args...);
       }
+      if (Prim out = reduction(op, args...)) return narrow(std::move(out), h);
     }
     return narrow(call(widen(std::forward<A>(args))...), h);
+  }
+
+  // A reduction of one half tensor by the f32 kernel over widened spans (reduce_widened); null for other ops.
+  template <typename... A>
+  static Prim reduction(OpId op, const A&... args) {
+    using Args = std::tuple<std::decay_t<A>...>;
+    if constexpr (std::is_same_v<Args, std::tuple<Prim>>) {
+      return reduce_widened(op, args..., 0);
+    } else if constexpr (std::is_same_v<Args, std::tuple<Prim, size_t>>) {
+      const auto& [x, dim] = std::tie(args...);
+      return reduce_widened(op, x, dim);
+    } else {
+      return nullptr;
+    }
   }
 
   // An argument of the f32 call: half tensors widened, a half dtype argument made f32.

@@ -267,6 +267,24 @@ TEST_P(CpuHalf, ReductionsGemmAndConvAccumulateInF32) {
   expect_rounded(be->softmax(y, 1), f32.softmax(wy, 1), "softmax");
   expect_rounded(be->max_dim(x, 1), f32.max_dim(wx, 1), "max_dim");
   EXPECT_EQ(be->into_data(be->argmax(y, 1)), f32.into_data(f32.argmax(wy, 1)));
+  // The reductions read the half input through widened spans (reduce_widened): every lane shape of the f32
+  // kernel, whole rows split over the threads, columns narrower and wider than a task's, NaN in max/argmin.
+  const Prim big = values(Shape{3, 70001}, 14);
+  const Prim bigc = be->clamp(be->mask_fill(big, be->is_nan(big), Scalar(0.5)), Scalar(-4.0), Scalar(4.0));
+  const Prim wbig = wide(big), wbigc = wide(bigc);
+  expect_rounded(be->sum(bigc), f32.sum(wbigc), "sum of 210k");
+  expect_rounded(be->mean_dim(bigc, 1), f32.mean_dim(wbigc, 1), "mean_dim of long rows");
+  expect_rounded(be->sum_dim(bigc, 0), f32.sum_dim(wbigc, 0), "sum_dim over 3 rows of 70001 columns");
+  expect_rounded(be->max(big), f32.max(wbig), "max with NaN");
+  expect_rounded(be->min_dim(big, 1), f32.min_dim(wbig, 1), "min_dim with NaN");
+  EXPECT_EQ(be->into_data(be->argmin(big, 1)), f32.into_data(f32.argmin(wbig, 1)));
+  const Prim cols = be->reshape(bigc, Shape{70001, 3});
+  expect_rounded(be->sum_dim(cols, 0), f32.sum_dim(f32.reshape(wbigc, Shape{70001, 3}), 0), "sum_dim of 3 columns");
+  EXPECT_EQ(be->into_data(be->argmax(cols, 0)), f32.into_data(f32.argmax(f32.reshape(wbigc, Shape{70001, 3}), 0)));
+  const Prim small = be->mul_scalar(y, Scalar(0.5));
+  expect_rounded(be->prod_dim(small, 1), f32.prod_dim(wide(small), 1), "prod_dim");
+  expect_rounded(be->sum_dim(be->permute(y, {1, 0}), 1), f32.sum_dim(f32.permute(wy, {1, 0}), 1),
+                 "sum_dim of a transposed view");
   const PrimPair sorted = be->sort(y, 1, true, true);
   expect_rounded(sorted.first, f32.sort(wy, 1, true, true).first, "sort values");
   EXPECT_EQ(be->into_data(sorted.second), f32.into_data(f32.sort(wy, 1, true, true).second));

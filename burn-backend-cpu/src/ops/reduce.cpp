@@ -12,6 +12,7 @@
 #include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
+#include "half_convert.hpp"
 #include "ops/math_util.hpp"
 #include "ops/reduce_kernels.hpp"
 
@@ -204,7 +205,95 @@ PrimPair sort_impl(const char* op, const Prim& xp, size_t dim, int64_t keep, boo
   });
 }
 
+// ---- f16/bf16 input: the f32 kernels over widened spans ----
+
+// A reduction kernel's source over a contiguous f16/bf16 input: each span is widened into a buffer, read
+// ahead up to the claim's end (as the fused executor's PrologueSource) so that short lanes share one widening.
+struct WidenedSource {
+  static constexpr int64_t kMaxSpan = 4096;
+  const uint16_t* x;
+  DType h;
+  int64_t end;  // the claim's last flat index + 1 when its spans are contiguous, else -1
+  std::vector<float> buf{};
+  int64_t ws = 0, we = 0;  // the flat range held in buf
+
+  const float* span(int64_t a, int64_t b) {
+    if (a >= ws && b <= we) return buf.data() + (a - ws);
+    ws = a;
+    we = std::max(b, std::min(a + kMaxSpan, end));
+    if (buf.size() < static_cast<size_t>(we - ws)) buf.resize(static_cast<size_t>(we - ws));
+    widen_to_f32(h, x + ws, buf.data(), we - ws);
+    return buf.data();
+  }
+};
+
+template <template <typename> class OpT>
+Prim reduce_widened_lanes(const CpuPtr& x, const Shape& out_shape, Lanes l) {
+  const CpuPtr out = alloc(out_shape, DType::F32);
+  const uint16_t* p = x->data<uint16_t>();
+  const DType h = x->dtype();
+  auto src = [&](int64_t end) { return WidenedSource{p, h, end}; };
+  reduce_lanes<OpT<float>, float>(src, out->data<float>(), l);
+  return out;
+}
+
+template <bool kMax>
+Prim arg_widened(const CpuPtr& x, size_t dim, const char* op) {
+  const Shape out_shape = shape_rules::reduce_dim(x->shape(), dim, true, op);
+  const CpuPtr idx = alloc(out_shape, DType::I64);
+  if (out_shape.num_elements() == 0) return idx;
+  const uint16_t* p = x->data<uint16_t>();
+  const DType h = x->dtype();
+  auto src = [&](int64_t end) { return WidenedSource{p, h, end}; };
+  arg_lanes<kMax, float>(src, nullptr, idx->data<int64_t>(), lanes_of(x->shape(), dim));
+  return idx;
+}
+
 }  // namespace
+
+Prim reduce_widened(OpId op, const Prim& xp, size_t dim) {
+  const char* name = op_info(op).name;
+  switch (op) {
+    case OpId::sum:
+    case OpId::mean:
+    case OpId::prod:
+    case OpId::max:
+    case OpId::min:
+    case OpId::sum_dim:
+    case OpId::mean_dim:
+    case OpId::prod_dim:
+    case OpId::max_dim:
+    case OpId::min_dim:
+    case OpId::argmax:
+    case OpId::argmin: break;
+    default: return nullptr;
+  }
+  const CpuTensor* t = xp ? dynamic_cast<const CpuTensor*>(xp.get()) : nullptr;
+  if (!t || !is_half(t->dtype())) return nullptr;
+  const CpuPtr x = contiguous(as_cpu(xp, name));
+  const Shape& s = x->shape();
+  const Lanes all{1, s.num_elements(), 1};
+  switch (op) {
+    case OpId::sum: return reduce_widened_lanes<SumOp>(x, shape_rules::reduce_all(s, false, name), all);
+    case OpId::mean: return reduce_widened_lanes<MeanOp>(x, shape_rules::reduce_all(s, false, name), all);
+    case OpId::prod: return reduce_widened_lanes<ProdOp>(x, shape_rules::reduce_all(s, false, name), all);
+    case OpId::max: return reduce_widened_lanes<MaxOp>(x, shape_rules::reduce_all(s, true, name), all);
+    case OpId::min: return reduce_widened_lanes<MinOp>(x, shape_rules::reduce_all(s, true, name), all);
+    case OpId::sum_dim:
+      return reduce_widened_lanes<SumOp>(x, shape_rules::reduce_dim(s, dim, false, name), lanes_of(s, dim));
+    case OpId::mean_dim:
+      return reduce_widened_lanes<MeanOp>(x, shape_rules::reduce_dim(s, dim, false, name), lanes_of(s, dim));
+    case OpId::prod_dim:
+      return reduce_widened_lanes<ProdOp>(x, shape_rules::reduce_dim(s, dim, false, name), lanes_of(s, dim));
+    case OpId::max_dim:
+      return reduce_widened_lanes<MaxOp>(x, shape_rules::reduce_dim(s, dim, true, name), lanes_of(s, dim));
+    case OpId::min_dim:
+      return reduce_widened_lanes<MinOp>(x, shape_rules::reduce_dim(s, dim, true, name), lanes_of(s, dim));
+    case OpId::argmax: return arg_widened<true>(x, dim, name);
+    case OpId::argmin: return arg_widened<false>(x, dim, name);
+    default: return nullptr;
+  }
+}
 
 // ---- overrides ----
 
