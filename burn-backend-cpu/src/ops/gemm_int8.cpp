@@ -67,12 +67,19 @@ PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded, 
       int32_t sum = 0;  // |sum| <= 255 * K, far inside int32 for every allowed K
       const T* src = a + i * lda;
       if (as_bytes) {
+        // A group's 4 bytes move as one word; s8 + 128 as u8 is the byte with its top bit flipped.
         uint8_t* row = p.bytes.data() + (i - i % kVr) * k_padded + (i % kVr) * kInt8KGroup;
-        for (int64_t kk = 0; kk < k; ++kk) {
-          row[(kk / kInt8KGroup) * kVr * kInt8KGroup + kk % kInt8KGroup] =
-              static_cast<uint8_t>(int32_t{src[kk]} + shift);
-          sum += src[kk];
+        const uint32_t flip = p.shifted ? 0x80808080u : 0u;
+        const int64_t full = k / kInt8KGroup;
+        for (int64_t g = 0; g < full; ++g) {
+          uint32_t word;
+          std::memcpy(&word, src + g * kInt8KGroup, sizeof(word));
+          word ^= flip;
+          std::memcpy(row + g * kVr * kInt8KGroup, &word, sizeof(word));
         }
+        for (int64_t kk = full * kInt8KGroup; kk < k; ++kk)
+          row[full * kVr * kInt8KGroup + kk % kInt8KGroup] = static_cast<uint8_t>(int32_t{src[kk]} + shift);
+        for (int64_t kk = 0; kk < k; ++kk) sum += src[kk];
       } else {
         int16_t* row = p.data.data() + i * k_padded;
         for (int64_t kk = 0; kk < k; ++kk) {
@@ -280,6 +287,7 @@ struct Dequant {
   std::vector<double> sa, za, row_sums;        // per row of A
   std::vector<double> sb, zb, col_sums, bias;  // per column of B
   double k = 0;
+  bool has_zb = false;  // any B zero point not 0 (quantize_dynamic's symmetric weights have none)
 };
 
 void expand(std::span<const float> v, int64_t count, std::vector<double>& out) {
@@ -378,8 +386,8 @@ BURN_VNNI void dequant_tile_avx512(const int32_t* tile, int64_t rows, int64_t co
       const __mmask8 mk = cols - j >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (cols - j)) - 1);
       // The maskz forms: GCC 12 warns that the unmasked ones' _mm512_undefined_* source is uninitialized.
       const __m512d c = _mm512_maskz_cvtepi32_pd(mk, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + j)));
-      const __m512d q = _mm512_add_pd(_mm512_sub_pd(c, _mm512_mul_pd(za, _mm512_maskz_loadu_pd(mk, cs + j))),
-                                      _mm512_mul_pd(_mm512_maskz_loadu_pd(mk, zb + j), w));
+      __m512d q = _mm512_sub_pd(c, _mm512_mul_pd(za, _mm512_maskz_loadu_pd(mk, cs + j)));
+      if (d.has_zb) q = _mm512_add_pd(q, _mm512_mul_pd(_mm512_maskz_loadu_pd(mk, zb + j), w));
       const __m512d v = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(sa, _mm512_maskz_loadu_pd(mk, sb + j)), q),
                                       _mm512_maskz_loadu_pd(mk, bias + j));
       _mm256_mask_storeu_ps(o + j, mk, _mm512_maskz_cvtpd_ps(mk, v));
@@ -404,6 +412,7 @@ void gemm_f32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, co
   d.row_sums.assign(pa.row_sums.begin(), pa.row_sums.end());
   expand(ep.b.scale, b.n, d.sb);
   expand(ep.b.zero_point, b.n, d.zb);
+  d.has_zb = std::any_of(d.zb.begin(), d.zb.end(), [](double z) { return z != 0.0; });
   d.col_sums.assign(b.col_sums.begin(), b.col_sums.end());
   if (ep.bias.empty())
     d.bias.assign(static_cast<size_t>(b.n), 0.0);
