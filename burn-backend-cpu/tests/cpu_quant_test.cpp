@@ -104,6 +104,41 @@ TEST_F(CpuQuantTest, RowsQuantizeAsTheContractSays) {
   EXPECT_EQ(bad[0] + bad[1], 0);
 }
 
+// The AVX-512 quantizer (where the CPU has it) against the portable one, bit for bit: row lengths around the
+// 16-lane step, ranges from tiny to huge, -0, NaN and infinities, rows of one sign.
+TEST_F(CpuQuantTest, QuantizersAgree) {
+  const int64_t m = 9;
+  for (int64_t k : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{100}, int64_t{768}}) {
+    SCOPED_TRACE(::testing::Message() << "k = " << k);
+    std::vector<float> x;
+    for (int64_t i = 0; i < m; ++i) {
+      const std::vector<float> row = normal_values(static_cast<size_t>(k), 7000 + static_cast<uint32_t>(i * k),
+                                                   i == 0 ? 1e-30f : (i == 1 ? 1e30f : float(i)));
+      x.insert(x.end(), row.begin(), row.end());
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      x[static_cast<size_t>(2 * k + j)] = std::abs(x[static_cast<size_t>(2 * k + j)]) + 0.5f;  // all positive
+      x[static_cast<size_t>(3 * k + j)] = -std::abs(x[static_cast<size_t>(3 * k + j)]);        // all <= 0
+    }
+    x[static_cast<size_t>(3 * k)] = -0.0f;
+    x[static_cast<size_t>(4 * k + k / 2)] = NAN;
+    x[static_cast<size_t>(5 * k + k - 1)] = -INFINITY;
+    x[static_cast<size_t>(6 * k)] = INFINITY;
+    std::fill_n(x.begin() + 7 * k, k, -0.0f);
+    const size_t n = x.size();
+    std::vector<uint8_t> q1(n), q2(n), bad1(m), bad2(m);
+    std::vector<float> s1(m), s2(m);
+    std::vector<int32_t> z1(m), z2(m);
+    quantize_rows_u8(x.data(), m, k, q1.data(), s1.data(), z1.data(), bad1.data());
+    quantize_rows_u8_portable(x.data(), m, k, q2.data(), s2.data(), z2.data(), bad2.data());
+    EXPECT_EQ(q1, q2);
+    EXPECT_EQ(z1, z2);
+    EXPECT_EQ(bad1, bad2);
+    for (int64_t i = 0; i < m; ++i) EXPECT_EQ(std::memcmp(&s1[i], &s2[i], sizeof(float)), 0) << "scale of row " << i;
+    EXPECT_EQ(bad1[4] + bad1[5] + bad1[6], 3);
+  }
+}
+
 TEST_F(CpuQuantTest, IntegerPartEqualsInt64ReferenceOnEveryPath) {
   SKIP_IF_INT8_PATH_MISSING();
   struct Case {

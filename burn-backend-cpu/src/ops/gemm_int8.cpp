@@ -5,8 +5,8 @@
 // of int16 products are exact int32; the int32 accumulation is exact up to int8_gemm_max_k.
 // With AVX512-VNNI (and AVX512VL), vpdpbusd multiplies u8 by s8 and adds the four products of a 32-bit lane
 // straight into int32: each u8 x s8 product fits int16 and the sum does not saturate (vpdpbusd, not vpdpbusds), so
-// it is exact too; on zmm, the group rows of two panels of the same packing side by side, 64 multiply-adds per
-// instruction. A is packed as bytes for it, s8 A shifted by +128 into u8 and each tile corrected by 128 * col_sums.
+// it is exact too; on zmm, one 16-column panel's group row per register, 64 multiply-adds per instruction. A is
+// packed as bytes for it, s8 A shifted by +128 into u8 and each tile corrected by 128 * col_sums.
 #include "ops/gemm_int8.hpp"
 
 #include <immintrin.h>
@@ -27,16 +27,23 @@ namespace burn::cpu {
 namespace {
 
 constexpr const char* kOp = "gemm_int8";
-constexpr int64_t kMr = 4;                        // rows of one micro-tile (4 x 8 int32)
-constexpr int64_t kNr = kInt8PanelCols;           // columns of one micro-tile: one B panel
-constexpr int64_t kRowBlock = 64;                 // A rows per task: 64 x K int16 stays in L2 while panels stream
-constexpr int64_t kGrainMacs = int64_t{1} << 18;  // multiply-adds below which a task is not split off
+constexpr int64_t kNr = kInt8PanelCols;             // columns of a B panel
+constexpr int64_t kGroupBytes = kInt8KGroup * kNr;  // one group row of a panel: 16 columns x 4 k
+constexpr int64_t kMr = 4;                          // rows of the AVX2 and scalar tile (4 x 8 int32)
+constexpr int64_t kHalf = kNr / 2;                  // their columns: half a panel, one ymm of int32
+constexpr int64_t kVr = 8;                          // rows of the VNNI tile
+constexpr int64_t kVp = 3;                          // its panels: 8 x 48 int32, 24 zmm accumulators of 32
+constexpr int64_t kTileCols = kVp * kNr;            // the tile buffer's row: the widest tile any path writes
+constexpr int64_t kRowBlock = 64;                   // A rows per task: 64 x K int16 stays in L2 while panels stream
+constexpr int64_t kVnniRowBlock = 128;              // 128 x K bytes likewise; a task's 3 panels stay in L1/L2 for it
+constexpr int64_t kGrainMacs = int64_t{1} << 18;    // multiply-adds below which a task is not split off
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
-// A, m_padded x k_padded (zero padding: padded k meets B's zero rows, padded rows are dropped), widened to int16
-// (scalar and AVX2 paths) or as bytes (VNNI: s8 shifted by +128 into u8, `shifted`), and each row's sum of the
-// unshifted values for B's zero-point correction.
+// A, zero-padded (padded k meets B's zero rows, padded rows are dropped): widened to int16 row-major (scalar and
+// AVX2 paths, rows padded to kMr), or as bytes in the VNNI tile's order (`as_bytes`: per block of kVr rows, group
+// by group, the rows' 4 bytes side by side, so a tile reads one 32-byte run per group; s8 shifted by +128 into u8,
+// `shifted`), and each row's sum of the unshifted values for B's zero-point correction.
 struct PackedA {
   int64_t m = 0, k = 0, k_padded = 0;
   std::vector<int16_t> data;
@@ -49,7 +56,7 @@ template <typename T>
 PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded, bool as_bytes) {
   PackedA p{
       m, k, k_padded, {}, {}, as_bytes, as_bytes && std::is_signed_v<T>, std::vector<int32_t>(static_cast<size_t>(m))};
-  const size_t size = static_cast<size_t>(round_up(m, kMr) * k_padded);
+  const size_t size = static_cast<size_t>(round_up(m, as_bytes ? kVr : kMr) * k_padded);
   if (as_bytes)
     p.bytes.assign(size, 0);
   else
@@ -60,11 +67,19 @@ PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded, 
       int32_t sum = 0;  // |sum| <= 255 * K, far inside int32 for every allowed K
       const T* src = a + i * lda;
       if (as_bytes) {
-        uint8_t* row = p.bytes.data() + i * k_padded;
-        for (int64_t kk = 0; kk < k; ++kk) {
-          row[kk] = static_cast<uint8_t>(int32_t{src[kk]} + shift);
-          sum += src[kk];
+        // A group's 4 bytes move as one word; s8 + 128 as u8 is the byte with its top bit flipped.
+        uint8_t* row = p.bytes.data() + (i - i % kVr) * k_padded + (i % kVr) * kInt8KGroup;
+        const uint32_t flip = p.shifted ? 0x80808080u : 0u;
+        const int64_t full = k / kInt8KGroup;
+        for (int64_t g = 0; g < full; ++g) {
+          uint32_t word;
+          std::memcpy(&word, src + g * kInt8KGroup, sizeof(word));
+          word ^= flip;
+          std::memcpy(row + g * kVr * kInt8KGroup, &word, sizeof(word));
         }
+        for (int64_t kk = full * kInt8KGroup; kk < k; ++kk)
+          row[full * kVr * kInt8KGroup + kk % kInt8KGroup] = static_cast<uint8_t>(int32_t{src[kk]} + shift);
+        for (int64_t kk = 0; kk < k; ++kk) sum += src[kk];
       } else {
         int16_t* row = p.data.data() + i * k_padded;
         for (int64_t kk = 0; kk < k; ++kk) {
@@ -78,33 +93,34 @@ PackedA pack_a(const T* a, int64_t lda, int64_t m, int64_t k, int64_t k_padded, 
   return p;
 }
 
-// One micro-tile: tile[r * kNr + j] = sum_k a[r][k] * panel[k][j] for 4 rows of packed A.
-using TileFn = void (*)(const int16_t* a, int64_t k_padded, const int8_t* panel, int32_t* tile);
+// One micro-tile of the int16 paths: tile[r * ldt + j] = sum_k a[r][k] * B[k][j] for 4 rows of packed A and the 8
+// columns of half a panel (`half` points at the half's first group row; group rows are kGroupBytes apart).
+using TileFn = void (*)(const int16_t* a, int64_t k_padded, const int8_t* half, int32_t* tile, int64_t ldt);
 
 // The reference: the same sums in plain int32 arithmetic, for CPUs without AVX2 and to test the others against.
-void tile_scalar(const int16_t* a, int64_t k_padded, const int8_t* panel, int32_t* tile) {
+void tile_scalar(const int16_t* a, int64_t k_padded, const int8_t* half, int32_t* tile, int64_t ldt) {
   for (int64_t r = 0; r < kMr; ++r) {
-    int32_t acc[kNr] = {};
+    int32_t acc[kHalf] = {};
     const int16_t* ar = a + r * k_padded;
     for (int64_t g = 0; g < k_padded / kInt8KGroup; ++g) {
-      const int8_t* bg = panel + g * kInt8KGroup * kNr;
+      const int8_t* bg = half + g * kGroupBytes;
       const int16_t* ag = ar + g * kInt8KGroup;
-      for (int64_t j = 0; j < kNr; ++j)
+      for (int64_t j = 0; j < kHalf; ++j)
         for (int64_t q = 0; q < kInt8KGroup; ++q) acc[j] += int32_t{ag[q]} * int32_t{bg[j * kInt8KGroup + q]};
     }
-    std::memcpy(tile + r * kNr, acc, sizeof(acc));
+    std::memcpy(tile + r * ldt, acc, sizeof(acc));
   }
 }
 
-// AVX2: per group of 4 k, B's 32 bytes widen to two vectors of 16 int16 (columns 0-3 and 4-7, 4 k each) and
+// AVX2: per group of 4 k, the half's 32 bytes widen to two vectors of 16 int16 (columns 0-3 and 4-7, 4 k each) and
 // each row's 4 A values are broadcast as one 64-bit pattern; vpmaddwd gives, per column, two exact int32 pair
 // sums (k0k1 and k2k3) that accumulate apart and are added once at the end (vphaddd).
-BURN_AVX2_FMA void tile_avx2(const int16_t* a, int64_t k_padded, const int8_t* panel, int32_t* tile) {
+BURN_AVX2_FMA void tile_avx2(const int16_t* a, int64_t k_padded, const int8_t* half, int32_t* tile, int64_t ldt) {
   __m256i acc[kMr][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
   const int64_t groups = k_padded / kInt8KGroup;
   for (int64_t g = 0; g < groups; ++g) {
-    const int8_t* bg = panel + g * kInt8KGroup * kNr;
+    const int8_t* bg = half + g * kGroupBytes;
     const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bg)));
     const __m256i b1 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bg + 16)));
     for (int64_t r = 0; r < kMr; ++r) {
@@ -118,106 +134,56 @@ BURN_AVX2_FMA void tile_avx2(const int16_t* a, int64_t k_padded, const int8_t* p
   for (int64_t r = 0; r < kMr; ++r) {
     // hadd per 128-bit lane: [c0 c1 c4 c5 | c2 c3 c6 c7]; the permute puts the columns in order.
     const __m256i h = _mm256_hadd_epi32(acc[r][0], acc[r][1]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tile + r * kNr), _mm256_permute4x64_epi64(h, 0xD8));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tile + r * ldt), _mm256_permute4x64_epi64(h, 0xD8));
   }
 }
 
-// AVX512-VNNI: per group of 4 k, B's 32 bytes are 8 columns x 4 k, one 32-bit lane per column, and each row's 4
-// u8 values broadcast to every lane; vpdpbusd adds each lane's 4 products to its column. Two accumulators per row
-// (even and odd groups) keep 8 independent chains in flight over vpdpbusd's latency.
-// A row's 4 bytes of a group in every lane, broadcast straight from memory (a load, no shuffle port).
-__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m256i quad(const uint8_t* p) {
-  return _mm256_broadcastd_epi32(_mm_loadu_si32(p));
-}
+#define BURN_VNNI __attribute__((target("avx2,avx512f,avx512vl,avx512vnni")))
 
 // acc += the u8 x s8 products of a and b, lane by lane, in place: GCC 12 copies the accumulator of
-// _mm256_dpbusd_epi32 around the loop (two register moves per instruction, which made the loop front-end bound).
-__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline void dpbusd(__m256i& acc, __m256i a, __m256i b) {
+// _mm512_dpbusd_epi32 around the loop (two register moves per instruction, which made the loop front-end bound).
+BURN_VNNI [[gnu::always_inline]] inline void dpbusd(__m512i& acc, __m512i a, __m512i b) {
   asm("vpdpbusd %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
 }
 
-__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) void tile_vnni(const uint8_t* a, int64_t k_padded,
-                                                                           const int8_t* panel, int32_t* tile) {
-  // Written out per accumulator: as an array of them the compiler shuffled registers in the loop.
-  const uint8_t *a0 = a, *a1 = a + k_padded, *a2 = a + 2 * k_padded, *a3 = a + 3 * k_padded;
-  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  const auto* bg = reinterpret_cast<const __m256i*>(panel);  // one 32-byte row per group
-  const int64_t groups = k_padded / kInt8KGroup;
-  int64_t g = 0;
-  for (; g + 1 < groups; g += 2) {
-    const __m256i b0 = _mm256_loadu_si256(bg + g), b1 = _mm256_loadu_si256(bg + g + 1);
-    const int64_t o = g * kInt8KGroup;
-    dpbusd(c00, quad(a0 + o), b0);
-    dpbusd(c10, quad(a1 + o), b0);
-    dpbusd(c20, quad(a2 + o), b0);
-    dpbusd(c30, quad(a3 + o), b0);
-    dpbusd(c01, quad(a0 + o + kInt8KGroup), b1);
-    dpbusd(c11, quad(a1 + o + kInt8KGroup), b1);
-    dpbusd(c21, quad(a2 + o + kInt8KGroup), b1);
-    dpbusd(c31, quad(a3 + o + kInt8KGroup), b1);
+// AVX512-VNNI, R rows (of a block of kVr) x NP panels: per group of 4 k, each panel's 64-byte group row is 16
+// columns x 4 k, one 32-bit lane per column, and each row's 4 u8 values are broadcast to every lane; vpdpbusd adds
+// each lane's 4 products to its column, 64 multiply-adds an instruction. R x NP independent accumulators cover its
+// latency, and each B load serves R rows: 11 loads per 24 vpdpbusd at 8 x 3, where the old 4 x 16 tile did 1.5
+// loads (and half a vinserti64x4) per vpdpbusd. `a` is one block of packed A (kVr rows interleaved per group), `b`
+// the first panel, panels `panel_stride` bytes apart.
+template <int R, int NP>
+BURN_VNNI void tile_vnni(const uint8_t* a, int64_t groups, const int8_t* b, int64_t panel_stride, int32_t* tile) {
+  __m512i c[R][NP];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 3
+    for (int p = 0; p < NP; ++p) c[r][p] = _mm512_setzero_si512();
+  for (int64_t g = 0; g < groups; ++g) {
+    __m512i bv[NP];
+#pragma GCC unroll 3
+    for (int p = 0; p < NP; ++p) bv[p] = _mm512_loadu_si512(b + p * panel_stride + g * kGroupBytes);
+    const uint8_t* ag = a + g * kVr * kInt8KGroup;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, ag + r * kInt8KGroup, sizeof(quad));
+      const __m512i av = _mm512_set1_epi32(quad);
+#pragma GCC unroll 3
+      for (int p = 0; p < NP; ++p) dpbusd(c[r][p], av, bv[p]);
+    }
   }
-  if (g < groups) {
-    const __m256i b0 = _mm256_loadu_si256(bg + g);
-    const int64_t o = g * kInt8KGroup;
-    dpbusd(c00, quad(a0 + o), b0);
-    dpbusd(c10, quad(a1 + o), b0);
-    dpbusd(c20, quad(a2 + o), b0);
-    dpbusd(c30, quad(a3 + o), b0);
-  }
-  auto* t = reinterpret_cast<__m256i*>(tile);
-  _mm256_storeu_si256(t, _mm256_add_epi32(c00, c01));
-  _mm256_storeu_si256(t + 1, _mm256_add_epi32(c10, c11));
-  _mm256_storeu_si256(t + 2, _mm256_add_epi32(c20, c21));
-  _mm256_storeu_si256(t + 3, _mm256_add_epi32(c30, c31));
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 3
+    for (int p = 0; p < NP; ++p) _mm512_storeu_si512(tile + r * kTileCols + p * kNr, c[r][p]);
 }
 
-// Two panels at once on zmm: each group's two 32-byte rows (panel p, panel p + 1) side by side in one register, so
-// one vpdpbusd does 64 multiply-adds; out is 4 rows x 16 columns (panel p's 8, then panel p + 1's).
-__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m512i quad512(const uint8_t* p) {
-  return _mm512_set1_epi32(_mm_cvtsi128_si32(_mm_loadu_si32(p)));
-}
-__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline void dpbusd512(__m512i& acc, __m512i a, __m512i b) {
-  asm("vpdpbusd %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
-}
-// Group g's rows of the two panels in one register.
-__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) inline __m512i both(const __m256i* p0, const __m256i* p1,
-                                                                                int64_t g) {
-  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(p0 + g)), _mm256_loadu_si256(p1 + g), 1);
-}
-__attribute__((target("avx2,avx512f,avx512vl,avx512vnni"))) void tile_vnni_pair(const uint8_t* a, int64_t k_padded,
-                                                                                const int8_t* panel0,
-                                                                                const int8_t* panel1, int32_t* out) {
-  const uint8_t *a0 = a, *a1 = a + k_padded, *a2 = a + 2 * k_padded, *a3 = a + 3 * k_padded;
-  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  const auto* p0 = reinterpret_cast<const __m256i*>(panel0);
-  const auto* p1 = reinterpret_cast<const __m256i*>(panel1);
-  const int64_t groups = k_padded / kInt8KGroup;
-  int64_t g = 0;
-  for (; g + 1 < groups; g += 2) {
-    const __m512i b0 = both(p0, p1, g), b1 = both(p0, p1, g + 1);
-    const int64_t o = g * kInt8KGroup;
-    dpbusd512(c00, quad512(a0 + o), b0);
-    dpbusd512(c10, quad512(a1 + o), b0);
-    dpbusd512(c20, quad512(a2 + o), b0);
-    dpbusd512(c30, quad512(a3 + o), b0);
-    dpbusd512(c01, quad512(a0 + o + kInt8KGroup), b1);
-    dpbusd512(c11, quad512(a1 + o + kInt8KGroup), b1);
-    dpbusd512(c21, quad512(a2 + o + kInt8KGroup), b1);
-    dpbusd512(c31, quad512(a3 + o + kInt8KGroup), b1);
-  }
-  if (g < groups) {
-    const __m512i b0 = both(p0, p1, g);
-    const int64_t o = g * kInt8KGroup;
-    dpbusd512(c00, quad512(a0 + o), b0);
-    dpbusd512(c10, quad512(a1 + o), b0);
-    dpbusd512(c20, quad512(a2 + o), b0);
-    dpbusd512(c30, quad512(a3 + o), b0);
-  }
-  _mm512_storeu_si512(out, _mm512_add_epi32(c00, c01));
-  _mm512_storeu_si512(out + 16, _mm512_add_epi32(c10, c11));
-  _mm512_storeu_si512(out + 32, _mm512_add_epi32(c20, c21));
-  _mm512_storeu_si512(out + 48, _mm512_add_epi32(c30, c31));
-}
+// [first R rows only][panels - 1]: a block's last rows, or a short A (a batch-1 Linear), skip the padded rows'
+// work when at most 4 of the 8 are real.
+using VnniTileFn = void (*)(const uint8_t*, int64_t, const int8_t*, int64_t, int32_t*);
+constexpr VnniTileFn kVnniTiles[2][kVp] = {{tile_vnni<4, 1>, tile_vnni<4, 2>, tile_vnni<4, 3>},
+                                           {tile_vnni<kVr, 1>, tile_vnni<kVr, 2>, tile_vnni<kVr, 3>}};
 
 // ---- the choice --------------------------------------------------------------------------------------
 
@@ -264,53 +230,44 @@ void check_gemm_args(bool a_signed, int64_t lda, int64_t m, const PackedInt8Weig
                               ", the longest " + (a_signed ? "s8" : "u8") + " x s8 dot product exact in int32");
 }
 
-// Runs every 4 x 8 tile of A x B over the pool and hands it to sink(tile, row, rows, col, cols), where rows and
-// cols count the tile's valid entries. The VNNI path computes two panels' tiles at once (4 x 16, zmm).
+// Runs every tile of A x B over the pool and hands it to sink(tile, i, rows, j, cols): rows x cols valid entries
+// at tile[r * kTileCols + q] for C's rows i.. and columns j... The VNNI path's tiles are 8 x 48 (3 panels), the
+// others' 4 x 16 (a panel, as two 4 x 8 halves).
 template <typename Sink>
 void for_each_tile(const PackedA& pa, const PackedInt8Weights& b, const Sink& sink) {
   const int64_t m = pa.m, n = b.n, kp = b.k_padded, panels = b.panels();
   if (m == 0 || n == 0) return;
+  const bool vnni = pa.as_bytes;
   const TileFn tile_of = tile_fn();
-  const int64_t span = pa.as_bytes ? 2 : 1;  // panels per task
+  const int64_t span = vnni ? kVp : 1;  // panels per task
+  const int64_t tile_rows = vnni ? kVr : kMr, block = vnni ? kVnniRowBlock : kRowBlock;
   const int64_t units = (panels + span - 1) / span;
-  const int64_t row_blocks = (m + kRowBlock - 1) / kRowBlock;
-  const int64_t task_macs = std::min(m, kRowBlock) * span * kNr * std::max<int64_t>(kp, 1);
+  const int64_t row_blocks = (m + block - 1) / block;
+  const int64_t task_macs = std::min(m, block) * span * kNr * std::max<int64_t>(kp, 1);
   // sum_k (a + 128) b = sum_k a b + 128 * col_sum. For K past u8's exact length the shifted sum wraps in
   // vpdpbusd's int32 lanes; the true sum fits int32, so the difference taken modulo 2^32 is still exact.
-  const auto unshift = [&](int32_t* tile, int64_t j0, int64_t cols) {
-    if (!pa.shifted) return;
-    for (int64_t r = 0; r < kMr; ++r)
+  const auto unshift = [&](int32_t* tile, int64_t rows, int64_t j0, int64_t cols) {
+    for (int64_t r = 0; r < rows; ++r)
       for (int64_t q = 0; q < cols; ++q)
-        tile[r * kNr + q] = static_cast<int32_t>(static_cast<uint32_t>(tile[r * kNr + q]) -
-                                                 static_cast<uint32_t>(128 * b.col_sums[static_cast<size_t>(j0 + q)]));
+        tile[r * kTileCols + q] = static_cast<int32_t>(static_cast<uint32_t>(tile[r * kTileCols + q]) -
+                                                       static_cast<uint32_t>(128 * b.col_sums[j0 + q]));
   };
-  // Task t is (row block t / units, panels of unit t % units): a thread's run of tasks reuses one A block from L2.
+  // Task t is (row block t / units, panels of unit t % units): a thread's run of tasks reuses one A block from L2,
+  // and with one row block (a Linear's batch) the threads split N, each streaming its own part of B.
   parallel_for(row_blocks * units, std::max<int64_t>(1, kGrainMacs / task_macs), [&](int64_t s, int64_t e) {
-    alignas(64) int32_t tile[kMr * kNr], wide[kMr * 2 * kNr], second[kMr * kNr];
+    alignas(64) int32_t tile[kVr * kTileCols];
     for (int64_t t = s; t < e; ++t) {
-      const int64_t rb = t / units, p = (t % units) * span;
-      const int64_t j0 = p * kNr, cols = std::min(kNr, n - j0);
+      const int64_t rb = t / units, p = (t % units) * span, np = std::min(span, panels - p);
+      const int64_t j0 = p * kNr, cols = std::min(np * kNr, n - j0);
       const int8_t* panel = b.data.data() + p * kp * kNr;
-      const bool pair = pa.as_bytes && p + 1 < panels;
-      for (int64_t i = rb * kRowBlock; i < std::min(m, (rb + 1) * kRowBlock); i += kMr) {
-        const int64_t rows = std::min(kMr, m - i);
-        if (!pa.as_bytes) {
-          tile_of(pa.data.data() + i * kp, kp, panel, tile);
-        } else if (!pair) {
-          tile_vnni(pa.bytes.data() + i * kp, kp, panel, tile);
-          unshift(tile, j0, cols);
+      for (int64_t i = rb * block; i < std::min(m, (rb + 1) * block); i += tile_rows) {
+        const int64_t rows = std::min(tile_rows, m - i);
+        if (vnni) {
+          kVnniTiles[rows > 4][np - 1](pa.bytes.data() + i * kp, kp / kInt8KGroup, panel, kp * kNr, tile);
+          if (pa.shifted) unshift(tile, rows, j0, cols);
         } else {
-          tile_vnni_pair(pa.bytes.data() + i * kp, kp, panel, panel + kp * kNr, wide);
-          for (int64_t r = 0; r < kMr; ++r) {
-            std::memcpy(tile + r * kNr, wide + r * 2 * kNr, sizeof(int32_t) * kNr);
-            std::memcpy(second + r * kNr, wide + r * 2 * kNr + kNr, sizeof(int32_t) * kNr);
-          }
-          const int64_t j1 = j0 + kNr, cols1 = std::min(kNr, n - j1);
-          unshift(tile, j0, cols);
-          unshift(second, j1, cols1);
-          sink(tile, i, rows, j0, cols);
-          sink(second, i, rows, j1, cols1);
-          continue;
+          tile_of(pa.data.data() + i * kp, kp, panel, tile, kTileCols);
+          if (cols > kHalf) tile_of(pa.data.data() + i * kp, kp, panel + kHalf * kInt8KGroup, tile + kHalf, kTileCols);
         }
         sink(tile, i, rows, j0, cols);
       }
@@ -324,7 +281,7 @@ void gemm_s32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, in
   const PackedA pa = pack_a(a, lda, m, b.k, b.k_padded);
   for_each_tile(pa, b, [&](const int32_t* tile, int64_t i, int64_t rows, int64_t j, int64_t cols) {
     for (int64_t r = 0; r < rows; ++r)
-      std::memcpy(c + (i + r) * ldc + j, tile + r * kNr, static_cast<size_t>(cols) * sizeof(int32_t));
+      std::memcpy(c + (i + r) * ldc + j, tile + r * kTileCols, static_cast<size_t>(cols) * sizeof(int32_t));
   });
 }
 
@@ -334,6 +291,7 @@ struct Dequant {
   std::vector<double> sa, za, row_sums;        // per row of A
   std::vector<double> sb, zb, col_sums, bias;  // per column of B
   double k = 0;
+  bool has_zb = false;  // any B zero point not 0 (quantize_dynamic's symmetric weights have none)
 };
 
 void expand(std::span<const float> v, int64_t count, std::vector<double>& out) {
@@ -385,7 +343,7 @@ void gemm_s32_zp(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b,
       int32_t* o = c + (i + r) * ldc + j;
       for (int64_t q = 0; q < cols; ++q) {
         const int64_t zb_j = at(zb, j + q), cs = b.col_sums[static_cast<size_t>(j + q)];
-        o[q] = static_cast<int32_t>(int64_t{tile[r * kNr + q]} - za_r * cs - zb_j * rs + b.k * za_r * zb_j);
+        o[q] = static_cast<int32_t>(int64_t{tile[r * kTileCols + q]} - za_r * cs - zb_j * rs + b.k * za_r * zb_j);
       }
     }
   });
@@ -405,10 +363,38 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void dequant_tile(co
     const double sa = d.sa[static_cast<size_t>(i0 + r)], za = d.za[static_cast<size_t>(i0 + r)];
     const double rs = d.row_sums[static_cast<size_t>(i0 + r)];
     float* o = out + (i0 + r) * ldo + j0;
-    const int32_t* t = tile + r * kNr;
+    const int32_t* t = tile + r * kTileCols;
     for (int64_t j = 0; j < cols; ++j) {
       const double q = double(t[j]) - za * cs[j] - zb[j] * rs + d.k * za * zb[j];
       o[j] = static_cast<float>(sa * sb[j] * q + bias[j]);
+    }
+  }
+}
+
+// The same on AVX-512 (the VNNI path's CPUs), 8 columns a step, the sum regrouped as c - za * colsum +
+// zb * (K * za - rowsum): every product and sum an integer below 2^53, so still exact, and the scaling the
+// same two roundings, (sa * sb) * q, then + bias (no FMA there: -ffp-contract=off, the bits the tests compare).
+BURN_VNNI void dequant_tile_avx512(const int32_t* tile, int64_t rows, int64_t cols, const Dequant& d, int64_t i0,
+                                   int64_t j0, float* out, int64_t ldo) {
+  const double* sb = d.sb.data() + j0;
+  const double* zb = d.zb.data() + j0;
+  const double* cs = d.col_sums.data() + j0;
+  const double* bias = d.bias.data() + j0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const size_t i = static_cast<size_t>(i0 + r);
+    const __m512d sa = _mm512_set1_pd(d.sa[i]), za = _mm512_set1_pd(d.za[i]);
+    const __m512d w = _mm512_set1_pd(d.k * d.za[i] - d.row_sums[i]);
+    float* o = out + (i0 + r) * ldo + j0;
+    const int32_t* t = tile + r * kTileCols;
+    for (int64_t j = 0; j < cols; j += 8) {
+      const __mmask8 mk = cols - j >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (cols - j)) - 1);
+      // The maskz forms: GCC 12 warns that the unmasked ones' _mm512_undefined_* source is uninitialized.
+      const __m512d c = _mm512_maskz_cvtepi32_pd(mk, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + j)));
+      __m512d q = _mm512_sub_pd(c, _mm512_mul_pd(za, _mm512_maskz_loadu_pd(mk, cs + j)));
+      if (d.has_zb) q = _mm512_add_pd(q, _mm512_mul_pd(_mm512_maskz_loadu_pd(mk, zb + j), w));
+      const __m512d v = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(sa, _mm512_maskz_loadu_pd(mk, sb + j)), q),
+                                      _mm512_maskz_loadu_pd(mk, bias + j));
+      _mm256_mask_storeu_ps(o + j, mk, _mm512_maskz_cvtpd_ps(mk, v));
     }
   }
 }
@@ -430,14 +416,16 @@ void gemm_f32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, co
   d.row_sums.assign(pa.row_sums.begin(), pa.row_sums.end());
   expand(ep.b.scale, b.n, d.sb);
   expand(ep.b.zero_point, b.n, d.zb);
+  d.has_zb = std::any_of(d.zb.begin(), d.zb.end(), [](double z) { return z != 0.0; });
   d.col_sums.assign(b.col_sums.begin(), b.col_sums.end());
   if (ep.bias.empty())
     d.bias.assign(static_cast<size_t>(b.n), 0.0);
   else
     expand(ep.bias, b.n, d.bias);
   d.k = static_cast<double>(b.k);
+  const auto dequant = pa.as_bytes ? dequant_tile_avx512 : dequant_tile;
   for_each_tile(pa, b, [&](const int32_t* tile, int64_t i, int64_t rows, int64_t j, int64_t cols) {
-    dequant_tile(tile, rows, cols, d, i, j, out, ldo);
+    dequant(tile, rows, cols, d, i, j, out, ldo);
   });
 }
 
@@ -496,8 +484,8 @@ PackedInt8Weights pack_int8_weights(const int8_t* b, int64_t k, int64_t n, int64
   w.k = k, w.n = n, w.k_padded = round_up(k, kInt8KGroup);
   w.data.assign(static_cast<size_t>(w.panels() * w.k_padded * kNr), 0);
   w.col_sums.assign(static_cast<size_t>(n), 0);
-  // One panel of kNr columns per task: the panels and their column sums are disjoint, so threads share nothing (a
-  // b made per call, such as the columns of an integer conv, is packed at the threads' pace).
+  // One panel of kNr columns per task: the panels and their column sums are disjoint, so threads share
+  // nothing (a b made per call, such as the columns of an integer conv, is packed at the threads' pace).
   parallel_for(w.panels(), std::max<int64_t>(1, 65536 / std::max<int64_t>(k * kNr, 1)), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t j0 = p * kNr, cols = std::min(n - j0, kNr);
@@ -505,7 +493,7 @@ PackedInt8Weights pack_int8_weights(const int8_t* b, int64_t k, int64_t n, int64
       int32_t* sums = w.col_sums.data() + j0;
       for (int64_t kk = 0; kk < k; ++kk) {
         const int8_t* row = b + kk * ldb + j0;
-        int8_t* dst = panel + (kk / kInt8KGroup) * kInt8KGroup * kNr + kk % kInt8KGroup;
+        int8_t* dst = panel + (kk / kInt8KGroup) * kGroupBytes + kk % kInt8KGroup;
         for (int64_t j = 0; j < cols; ++j) {
           dst[j * kInt8KGroup] = row[j];
           sums[j] += row[j];

@@ -23,10 +23,10 @@ Int8Path int8_path();
 Int8Path set_int8_path(Int8Path path);
 
 // B's packed layout: panels of kInt8PanelCols columns (the last one zero-padded), each panel K rounded up to
-// kInt8KGroup (zero rows) in groups of 4 k: byte (panel p, group g, column j, r) = B[4g + r][8p + j] at offset
-// p * k_padded * 8 + g * 32 + j * 4 + r. One 32-byte row of a group is what one AVX2 step (two 16-byte widening
-// loads) and one VNNI vpdpbusd on ymm read.
-constexpr int64_t kInt8PanelCols = 8;
+// kInt8KGroup (zero rows) in groups of 4 k: byte (panel p, group g, column j, r) = B[4g + r][16p + j] at offset
+// p * k_padded * 16 + g * 64 + j * 4 + r. One 64-byte row of a group is what one VNNI vpdpbusd on zmm reads; the
+// AVX2 and scalar tiles read it as two 8-column halves of 32 bytes.
+constexpr int64_t kInt8PanelCols = 16;
 constexpr int64_t kInt8KGroup = 4;
 
 struct PackedInt8Weights {

@@ -4,6 +4,8 @@
 // Packed weights are cached per weight storage and view: an entry holds the storage itself, which keeps the
 // storage's use count above one, so no op of this plugin writes into it in place (reusable(), cpu_tensor.hpp)
 // and the packed copy cannot go stale; a storage only the cache still holds is dropped on the next call.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -115,12 +117,17 @@ size_t quantized_linear_cached_weights() {
   return n;
 }
 
+namespace {
+
+// The default body's ops on a row's range, one rounding each: (hi - lo) / 255, clamped below; round(-lo / scale)
+// clamped.
+inline float row_scale(float lo, float hi) { return std::max((hi - lo) / 255.0f, 0x1p-126f); }
+inline float row_zero_point(float lo, float scale) { return std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f); }
+
 // x86-64-v3 where the CPU has it: nearbyint becomes an inline vroundps instead of a libm call per element (same
 // rounding, same bits).
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void quantize_rows_u8(const float* x, int64_t m, int64_t k,
-                                                                                  uint8_t* q, float* scales,
-                                                                                  int32_t* zero_points,
-                                                                                  uint8_t* bad_rows) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void quantize_rows_plain(
+    const float* x, int64_t m, int64_t k, uint8_t* q, float* scales, int32_t* zero_points, uint8_t* bad_rows) {
   for (int64_t i = 0; i < m; ++i) {
     const float* r = x + i * k;
     float lo = 0.0f, hi = 0.0f;
@@ -134,9 +141,7 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void quantize_rows_u
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
-    // The default body's ops, one rounding each: (hi - lo) / 255, clamped below; round(-lo / scale) clamped.
-    const float scale = std::max((hi - lo) / 255.0f, 0x1p-126f);
-    const float zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
+    const float scale = row_scale(lo, hi), zp = row_zero_point(lo, scale);
     uint8_t* qr = q + i * k;
     for (int64_t j = 0; j < k; ++j) {
       const float v = std::isfinite(r[j]) ? r[j] : 0.0f;
@@ -146,6 +151,61 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void quantize_rows_u
     zero_points[i] = static_cast<int32_t>(zp);
     bad_rows[i] = finite ? 0 : 1;
   }
+}
+
+// GCC 12 takes the AVX-512 intrinsics' _mm512_undefined_* sources for uninitialized reads.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The same on AVX-512, 16 values a step (GCC leaves the range pass above scalar: its branch on non-finite values).
+// Each lane's min/max starts at +0 and moves only to a strictly smaller/larger finite value, as the scalar loop's
+// does, so the lanes' min/max is the row's, -0 never taken; v / scale, round to nearest even, + zp and the clamp
+// are the scalar ops lane by lane.
+__attribute__((target("avx512f"))) void quantize_rows_avx512(const float* x, int64_t m, int64_t k, uint8_t* q,
+                                                             float* scales, int32_t* zero_points, uint8_t* bad_rows) {
+  const __m512 inf = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+  for (int64_t i = 0; i < m; ++i) {
+    const float* r = x + i * k;
+    __m512 lo = _mm512_setzero_ps(), hi = lo;
+    __mmask16 all_finite = 0xFFFF;
+    for (int64_t j = 0; j < k; j += 16) {
+      const __mmask16 in = k - j >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (k - j)) - 1);
+      const __m512 v = _mm512_maskz_loadu_ps(in, r + j);
+      const __mmask16 fin = _mm512_cmp_ps_mask(_mm512_abs_ps(v), inf, _CMP_LT_OQ);  // false for NaN and +-inf
+      all_finite &= static_cast<__mmask16>(fin | ~in);
+      lo = _mm512_mask_min_ps(lo, fin, v, lo);  // v < lo ? v : lo
+      hi = _mm512_mask_max_ps(hi, fin, v, hi);  // v > hi ? v : hi
+    }
+    const float row_lo = _mm512_reduce_min_ps(lo);
+    const float scale = row_scale(row_lo, _mm512_reduce_max_ps(hi)), zp = row_zero_point(row_lo, scale);
+    const __m512 vs = _mm512_set1_ps(scale), vz = _mm512_set1_ps(zp), top = _mm512_set1_ps(255.0f);
+    uint8_t* qr = q + i * k;
+    for (int64_t j = 0; j < k; j += 16) {
+      const __mmask16 in = k - j >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (k - j)) - 1);
+      const __m512 raw = _mm512_maskz_loadu_ps(in, r + j);
+      const __m512 v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(raw), inf, _CMP_LT_OQ), raw);
+      const __m512 t =
+          _mm512_add_ps(_mm512_roundscale_ps(_mm512_div_ps(v, vs), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vz);
+      const __m512 c = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), top);
+      _mm512_mask_cvtepi32_storeu_epi8(qr + j, in, _mm512_cvtps_epi32(c));
+    }
+    scales[i] = scale;
+    zero_points[i] = static_cast<int32_t>(zp);
+    bad_rows[i] = all_finite == 0xFFFF ? 0 : 1;
+  }
+}
+#pragma GCC diagnostic pop
+
+}  // namespace
+
+void quantize_rows_u8_portable(const float* x, int64_t m, int64_t k, uint8_t* q, float* scales, int32_t* zero_points,
+                               uint8_t* bad_rows) {
+  quantize_rows_plain(x, m, k, q, scales, zero_points, bad_rows);
+}
+
+void quantize_rows_u8(const float* x, int64_t m, int64_t k, uint8_t* q, float* scales, int32_t* zero_points,
+                      uint8_t* bad_rows) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  (avx512 ? quantize_rows_avx512 : quantize_rows_plain)(x, m, k, q, scales, zero_points, bad_rows);
 }
 
 Prim CpuBackend::quantized_linear(Prim x, Prim w_values, Prim w_scales, Prim w_zero_points, Prim bias) {
