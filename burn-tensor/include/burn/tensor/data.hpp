@@ -67,11 +67,23 @@ constexpr DType dtype_of<bool>() {
 }
 
 namespace detail {
-// The memory behind TensorData. Blocks of 2 MiB and more are mapped on their own, 2 MiB-aligned for
-// transparent huge pages (50 page faults for 100 MB instead of 25,000), and kept when freed for a block
-// of the same size up to BURN_HOST_CACHE_BYTES; smaller ones come from malloc. OutOfMemory if refused.
+// The memory behind TensorData, and the cpu plugin's buffers from 64 KiB to 1 MiB. Blocks of 2 MiB and
+// more are mapped on their own, 2 MiB-aligned for transparent huge pages (50 page faults for 100 MB
+// instead of 25,000), and kept when freed for a block of the same size up to BURN_HOST_CACHE_BYTES;
+// blocks from kHostBlockMinBytes to 2 MiB come from malloc in power-of-two classes and are kept when
+// freed up to BURN_HOST_SMALL_CACHE_BYTES (default 64 MiB; glibc would return them to the system
+// between a training step and the next); smaller ones come from malloc. Blocks of kHostBlockMinBytes
+// and more are 64-byte aligned. OutOfMemory if refused.
+inline constexpr size_t kHostBlockMinBytes = size_t{64} << 10;
 BURN_TENSOR_API void* host_alloc(size_t bytes);
 BURN_TENSOR_API void host_free(void* p, size_t bytes) noexcept;
+// Bytes held in the two caches of freed blocks now, and their budgets.
+struct HostCacheStats {
+  size_t small_held = 0, small_budget = 0, large_held = 0, large_budget = 0;
+};
+BURN_TENSOR_API HostCacheStats host_cache_stats();
+// Gives every cached block back (to glibc or the system).
+BURN_TENSOR_API void host_cache_trim() noexcept;
 }  // namespace detail
 
 // The allocator of a tensor's bytes: host_alloc, and elements made without a value are left
