@@ -14,6 +14,8 @@
 #include <thread>
 #include <typeinfo>
 
+#include "burn/tensor/data.hpp"
+#include "burn/tensor/detail/host_cache.hpp"
 #include "elementwise.hpp"
 #include "ops/blas.hpp"
 #include "storage_pool.hpp"
@@ -59,6 +61,10 @@ Storage::Storage(size_t n) : bytes(n) {
     // Large buffers come from the pool (page-aligned, pages already faulted in when reused).
     if (n >= kPoolMinBytes) {
       data = pool_acquire(n);
+    } else if (n >= detail::kHostBlockMinBytes) {
+      // burn-tensor's cache of mid-sized blocks (64-byte aligned), shared with TensorData's bytes:
+      // glibc would trim them off its heap between steps and fault them in again.
+      data = detail::host_alloc(n);
     } else {
       // malloc and round up by hand: glibc's aligned_alloc splits a larger chunk and frees the rest,
       // which merges into the top chunk and consolidates the fastbins on every small tensor.
@@ -67,6 +73,8 @@ Storage::Storage(size_t n) : bytes(n) {
     }
   } catch (const std::bad_alloc&) {
     data = nullptr;  // the pool's own bookkeeping could not grow: the same answer as a refused mapping
+  } catch (const OutOfMemory&) {
+    data = nullptr;  // host_alloc's refusal, answered below with this op's name
   }
   if (!data) throw OutOfMemory(alloc_op(), "the system refused " + std::to_string(n) + " bytes for a tensor");
   stats().add(n);
@@ -77,6 +85,8 @@ Storage::~Storage() {
   stats().sub(bytes);
   if (bytes >= kPoolMinBytes)
     pool_release(data, bytes);
+  else if (bytes >= detail::kHostBlockMinBytes)
+    detail::host_free(data, bytes);
   else
     std::free(block_);
 }

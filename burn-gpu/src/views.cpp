@@ -132,7 +132,8 @@ ArgwherePlan plan_argwhere(const View& x, int64_t tile) {
   p.layout = collapse(x.shape, {x.strides});
   p.layout.shape = x.shape.dims();
   p.layout.strides = {x.strides};
-  p.layout.index64 = p.layout.index64 || view_extent(x) >= kIndex32 || p.n >= kIndex32 || (p.tiles + 1) * tile >= kIndex32;
+  p.layout.index64 =
+      p.layout.index64 || view_extent(x) >= kIndex32 || p.n >= kIndex32 || (p.tiles + 1) * tile >= kIndex32;
   return p;
 }
 

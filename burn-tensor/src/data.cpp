@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
@@ -12,7 +13,17 @@
 #include <mutex>
 #include <sstream>
 
+#include "burn/tensor/detail/host_cache.hpp"
 #include "burn/tensor/scalar.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define BURN_HOST_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define BURN_HOST_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define BURN_HOST_POISON(p, n) ((void)(p), (void)(n))
+#define BURN_HOST_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 namespace burn {
 
@@ -93,21 +104,32 @@ constexpr size_t kHugePage = size_t{2} << 20;
 #else
 constexpr size_t kHugePage = size_t{2} << 20;
 #endif
+constexpr bool kSanitized = kHugePage == std::numeric_limits<size_t>::max();
+// Blocks below this come from malloc, those from kHostBlockMinBytes up to it from the small cache.
+constexpr size_t kSmallMax = size_t{2} << 20;
 
 [[noreturn]] void refused(size_t bytes) {
   const char* op = current_op();
   throw OutOfMemory(*op ? op : "TensorData", "the system refused " + std::to_string(bytes) + " bytes");
 }
 
-// Freed mappings kept for a later block of the same length (loading a model again, converting it
-// again): the kernel then neither faults nor zeroes their pages again (glibc's heap does the same for
-// smaller blocks; that is where torch.load's repeated loads get their speed). Bounded by
-// BURN_HOST_CACHE_BYTES (default 256 MiB, 0: off); the least recently freed go first.
+size_t env_bytes(const char* name, size_t fallback) {
+  const char* env = std::getenv(name);
+  return env ? std::strtoull(env, nullptr, 10) : fallback;
+}
+
+void unmap(void* p, size_t len) noexcept { ::munmap(p, len); }
+void free_block(void* p, size_t) noexcept { std::free(p); }
+
+// Freed blocks kept for a later block of the same length: mappings of 2 MiB and more (loading a model
+// again, converting it again: the kernel then neither faults nor zeroes their pages again), and, in a
+// second cache, malloc'd blocks from 64 KiB to 2 MiB in power-of-two classes (a training step's
+// mid-sized buffers: glibc trims its heap's freed top between steps, and the next step faults those
+// pages in again at 20-30 us a page on a VM). Bounded by a byte budget; the least recently freed go
+// first. Under ASan a kept block is poisoned, so a use after free is still caught.
 class MapCache {
  public:
-  MapCache() {
-    if (const char* env = std::getenv("BURN_HOST_CACHE_BYTES")) budget_ = std::strtoull(env, nullptr, 10);
-  }
+  MapCache(size_t budget, void (*release)(void*, size_t) noexcept) : budget_(budget), release_(release) {}
   void* take(size_t len) {
     std::lock_guard lock(mutex_);
     for (size_t i = blocks_.size(); i-- > 0;) {  // the most recently freed first: likeliest in cache
@@ -115,32 +137,52 @@ class MapCache {
       void* p = blocks_[i].p;
       held_ -= len;
       blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+      BURN_HOST_UNPOISON(p, len);
       return p;
     }
     return nullptr;
   }
-  // False when the block is not kept (the caller unmaps it).
+  // False when the block is not kept (the caller releases it).
   bool keep(void* p, size_t len) noexcept {
     Block evicted[8];
     size_t n_evicted = 0;
+    bool kept = false;
     {
       std::lock_guard lock(mutex_);
-      if (len > budget_ || blocks_.size() >= kMaxBlocks) return false;
-      while (held_ + len > budget_ && n_evicted < std::size(evicted)) {
-        evicted[n_evicted++] = blocks_.front();
-        held_ -= blocks_.front().len;
-        blocks_.erase(blocks_.begin());
+      if (len <= budget_ && blocks_.size() < kMaxBlocks) {
+        while (held_ + len > budget_ && n_evicted < std::size(evicted)) {
+          evicted[n_evicted++] = blocks_.front();
+          held_ -= blocks_.front().len;
+          blocks_.erase(blocks_.begin());
+        }
+        if (held_ + len <= budget_) {
+          BURN_HOST_POISON(p, len);
+          blocks_.push_back({p, len});  // reserved up front: cannot throw
+          held_ += len;
+          kept = true;
+        }
       }
-      if (held_ + len > budget_) {
-        for (size_t i = 0; i < n_evicted; ++i) ::munmap(evicted[i].p, evicted[i].len);
-        return false;
-      }
-      blocks_.push_back({p, len});  // reserved up front: cannot throw
-      held_ += len;
     }
-    for (size_t i = 0; i < n_evicted; ++i) ::munmap(evicted[i].p, evicted[i].len);
-    return true;
+    for (size_t i = 0; i < n_evicted; ++i) {
+      BURN_HOST_UNPOISON(evicted[i].p, evicted[i].len);
+      release_(evicted[i].p, evicted[i].len);
+    }
+    return kept;
   }
+  void trim() noexcept {
+    std::lock_guard lock(mutex_);
+    for (const Block& b : blocks_) {
+      BURN_HOST_UNPOISON(b.p, b.len);
+      release_(b.p, b.len);
+    }
+    blocks_.clear();
+    held_ = 0;
+  }
+  size_t held() {
+    std::lock_guard lock(mutex_);
+    return held_;
+  }
+  size_t budget() const { return budget_; }
 
  private:
   struct Block {
@@ -155,12 +197,17 @@ class MapCache {
     return v;
   }();
   size_t held_ = 0;
-  size_t budget_ = size_t{256} << 20;
+  const size_t budget_;
+  void (*const release_)(void*, size_t) noexcept;
 };
 
 // Never destroyed: blocks may be freed during static destruction.
 MapCache& map_cache() {
-  static auto* cache = new MapCache;
+  static auto* cache = new MapCache(env_bytes("BURN_HOST_CACHE_BYTES", size_t{256} << 20), unmap);
+  return *cache;
+}
+MapCache& small_cache() {
+  static auto* cache = new MapCache(env_bytes("BURN_HOST_SMALL_CACHE_BYTES", size_t{64} << 20), free_block);
   return *cache;
 }
 
@@ -168,14 +215,32 @@ size_t page_rounded(size_t bytes) {
   static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
+
+// 64-byte aligned (the cpu plugin's buffers), from malloc: what is not cached goes back to glibc.
+void* aligned_block(size_t bytes) {
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) refused(bytes);
+  return p;
+}
 }  // namespace
 
 void* host_alloc(size_t bytes) {
-  if (bytes < kHugePage) {
+  if (bytes < kHostBlockMinBytes) {
     void* p = std::malloc(std::max<size_t>(bytes, 1));
     if (!p) refused(bytes);
     return p;
   }
+  if (bytes < kSmallMax) {
+    MapCache& cache = small_cache();
+    if (cache.budget() == 0) return aligned_block(bytes);
+    const size_t cls = std::bit_ceil(bytes);
+    void* p = cache.take(cls);
+    if (!p) p = aligned_block(cls);
+    // The class's slack past the block is not the caller's: ASan reports a write there.
+    BURN_HOST_POISON(static_cast<char*>(p) + bytes, cls - bytes);
+    return p;
+  }
+  if (bytes < kHugePage) return aligned_block(bytes);  // sanitized builds
   // Map 2 MiB more than asked, keep the 2 MiB-aligned part: the kernel backs whole aligned 2 MiB
   // ranges with huge pages (the tail past the last one gets small pages, so nothing is wasted).
   const size_t len = page_rounded(bytes);
@@ -195,9 +260,27 @@ void* host_alloc(size_t bytes) {
 
 void host_free(void* p, size_t bytes) noexcept {
   if (!p) return;
+  if (bytes < kHostBlockMinBytes) return std::free(p);
+  if (bytes < kSmallMax) {
+    MapCache& cache = small_cache();
+    if (cache.budget() == 0) return std::free(p);
+    const size_t cls = std::bit_ceil(bytes);
+    BURN_HOST_UNPOISON(static_cast<char*>(p) + bytes, cls - bytes);
+    if (!cache.keep(p, cls)) std::free(p);
+    return;
+  }
   if (bytes < kHugePage) return std::free(p);
   const size_t len = page_rounded(bytes);
   if (!map_cache().keep(p, len)) ::munmap(p, len);
+}
+
+HostCacheStats host_cache_stats() {
+  return {small_cache().held(), small_cache().budget(), map_cache().held(), map_cache().budget()};
+}
+
+void host_cache_trim() noexcept {
+  small_cache().trim();
+  map_cache().trim();
 }
 
 }  // namespace detail

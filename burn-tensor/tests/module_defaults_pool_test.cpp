@@ -191,8 +191,15 @@ TEST_F(ModuleDefaults, Embedding) {
   same(cpu_->embedding(w, idx), def_->embedding(w, idx), "embedding");
   Prim g = rand(Shape{2, 3, 5});
   same(cpu_->embedding_backward(w, g, idx), def_->embedding_backward(w, g, idx), "embedding_backward");
+  // I32 indices (widened) and a transposed view (packed) give the same rows as the I64 ones.
+  Prim idx32 = cpu_->cast(idx, DType::I32);
+  same(cpu_->embedding(w, idx32), def_->embedding(w, idx), "embedding of I32 indices");
+  same(cpu_->embedding_backward(w, g, idx32), def_->embedding_backward(w, g, idx), "embedding_backward of I32");
+  Prim idx_t = cpu_->permute(ints({0, 3, 6, 1, 3, 6}, Shape{3, 2}), {1, 0});
+  same(cpu_->embedding(w, idx_t), def_->embedding(w, idx), "embedding of transposed indices");
   Prim bad = ints({0, 7}, Shape{2});
   EXPECT_THROW(cpu_->embedding(w, bad), IndexError);
+  EXPECT_THROW(cpu_->embedding(w, cpu_->cast(bad, DType::I32)), IndexError);
   EXPECT_THROW(def_->embedding(w, bad), IndexError);
 }
 

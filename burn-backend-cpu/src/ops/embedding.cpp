@@ -11,9 +11,9 @@ namespace burn::cpu {
 
 namespace {
 
-std::vector<int64_t> checked_indices(const Prim& indices, int64_t vocab, const char* op) {
-  std::vector<int64_t> idx = pool_detail::load_indices(as_cpu(indices, op));
-  for (int64_t i : idx)
+pool_detail::Indices checked_indices(const Prim& indices, int64_t vocab, const char* op) {
+  pool_detail::Indices idx = pool_detail::load_indices(as_cpu(indices, op));
+  for (int64_t i : idx.span)
     if (i < 0 || i >= vocab)
       throw IndexError(op,
                        "index " + std::to_string(i) + " is out of range for " + std::to_string(vocab) + " embeddings");
@@ -21,7 +21,7 @@ std::vector<int64_t> checked_indices(const Prim& indices, int64_t vocab, const c
 }
 
 template <typename T>
-void accumulate_rows(const T* g, const std::vector<int64_t>& idx, T* out, int64_t e) {
+void accumulate_rows(const T* g, std::span<const int64_t> idx, T* out, int64_t e) {
   const int64_t n = static_cast<int64_t>(idx.size());
   parallel_for(e, std::max<int64_t>(16, 65536 / std::max<int64_t>(1, n)), [&](int64_t c0, int64_t c1) {
     for (int64_t i = 0; i < n; ++i) {
@@ -38,7 +38,8 @@ Prim CpuBackend::embedding(Prim weight, Prim indices) {
   const CpuPtr wc = contiguous(as_cpu(weight, "embedding"));
   const Shape os = shape_rules::embedding(wc->shape(), indices->shape());
   const int64_t v = wc->shape()[0], e = wc->shape()[1];
-  const std::vector<int64_t> idx = checked_indices(indices, v, "embedding");
+  const pool_detail::Indices loaded = checked_indices(indices, v, "embedding");
+  const std::span<const int64_t> idx = loaded.span;
   CpuPtr out = alloc(os, wc->dtype());
   const size_t row = static_cast<size_t>(e) * dtype_size(wc->dtype());
   const auto* src = static_cast<const uint8_t*>(wc->raw());
@@ -55,7 +56,8 @@ Prim CpuBackend::embedding_backward(Prim weight, Prim grad_out, Prim indices) {
   if (dt != DType::F32 && dt != DType::F64)
     return Backend::embedding_backward(std::move(weight), std::move(grad_out), std::move(indices));
   const Shape ws = weight->shape();
-  const std::vector<int64_t> idx = checked_indices(indices, ws[0], "embedding_backward");
+  const pool_detail::Indices loaded = checked_indices(indices, ws[0], "embedding_backward");
+  const std::span<const int64_t> idx = loaded.span;
   const CpuPtr gc = contiguous(as_cpu(grad_out, "embedding_backward"));
   CpuPtr out = alloc(ws, dt);
   std::memset(out->raw(), 0, static_cast<size_t>(ws.num_elements()) * dtype_size(dt));

@@ -427,8 +427,7 @@ void avg_pool_bwd(const T* go, T* gi, const Geometry& g, const Pool3& q, bool ci
 
 // grad_in[plane][idx[o]] += grad_out[o], one plane per task.
 template <typename T>
-void scatter_planes(const T* go, const std::vector<int64_t>& idx, T* gi, int64_t planes, int64_t in_len,
-                    int64_t out_len) {
+void scatter_planes(const T* go, std::span<const int64_t> idx, T* gi, int64_t planes, int64_t in_len, int64_t out_len) {
   parallel_for(planes, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       T* plane = gi + p * in_len;
@@ -443,7 +442,8 @@ void scatter_planes(const T* go, const std::vector<int64_t>& idx, T* gi, int64_t
 Prim scatter_by_indices(Prim x, Prim grad_out, Prim indices, const char* op) {
   const CpuPtr xc = as_cpu(x, op);
   const CpuPtr gc = contiguous(as_cpu(grad_out, op));
-  const std::vector<int64_t> idx = load_indices(as_cpu(indices, op));
+  const Indices loaded = load_indices(as_cpu(indices, op));
+  const std::span<const int64_t> idx = loaded.span;
   const Shape& s = xc->shape();
   CpuPtr out = alloc(s, xc->dtype());
   const int64_t planes = s[0] * s[1];

@@ -67,9 +67,9 @@ constexpr DType dtype_of<bool>() {
 }
 
 namespace detail {
-// The memory behind TensorData. Blocks of 2 MiB and more are mapped on their own, 2 MiB-aligned for
-// transparent huge pages (50 page faults for 100 MB instead of 25,000), and kept when freed for a block
-// of the same size up to BURN_HOST_CACHE_BYTES; smaller ones come from malloc. OutOfMemory if refused.
+// The memory behind TensorData (and the cpu plugin's mid-sized buffers): cached when freed, mapped 2 MiB-aligned
+// for transparent huge pages from 2 MiB on, 64-byte aligned from 64 KiB on; the caches and their budgets are in
+// detail/host_cache.hpp. OutOfMemory if refused.
 BURN_TENSOR_API void* host_alloc(size_t bytes);
 BURN_TENSOR_API void host_free(void* p, size_t bytes) noexcept;
 }  // namespace detail
