@@ -442,7 +442,7 @@ void scatter_planes(const T* go, std::span<const int64_t> idx, T* gi, int64_t pl
 Prim scatter_by_indices(Prim x, Prim grad_out, Prim indices, const char* op) {
   const CpuPtr xc = as_cpu(x, op);
   const CpuPtr gc = contiguous(as_cpu(grad_out, op));
-  const Indices loaded = load_indices(as_cpu(indices, op));
+  const IndexSpan loaded = load_indices(as_cpu(indices, op));
   const std::span<const int64_t> idx = loaded.span;
   const Shape& s = xc->shape();
   CpuPtr out = alloc(s, xc->dtype());

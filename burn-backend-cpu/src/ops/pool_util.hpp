@@ -84,12 +84,12 @@ inline int64_t window_work(int64_t outputs, const Pool3& q) {
 // Index tensors (I64 or I32) read as int64: an I64 tensor's own buffer when contiguous (the indices of
 // max_pool are; a copy into a std::vector zero-filled and faulted in 0.8-1.6 MB of glibc's heap every
 // backward of the CNN), else widened or packed into a cpu buffer. `span` points into `tensor`.
-struct Indices {
+struct IndexSpan {
   CpuPtr tensor;
   std::span<const int64_t> span;
 };
 
-inline Indices load_indices(const CpuPtr& idx) {
+inline IndexSpan load_indices(const CpuPtr& idx) {
   CpuPtr c = contiguous(idx);
   const auto n = static_cast<size_t>(c->shape().num_elements());
   if (c->dtype() == DType::I32) {
