@@ -162,6 +162,10 @@ endfunction()
 # ctest fixtures, registered once whichever component's tests ask first: `fuzz.configure` and `fuzz.build`
 # (labels fuzz, record, import). Sets BURN_FUZZ_DIR (the folder the fuzzers run in; executables under
 # its build/) in the caller's scope, empty without Clang (then no fuzz test is registered).
+# Seconds each libFuzzer target (the recorders' and the importers') runs under ctest's `fuzz` label: a
+# regression screen from the committed seeds on every CI run; long runs are by hand (tests/fuzz/CMakeLists.txt).
+set(BURN_FUZZ_RUN_SECONDS 10 CACHE STRING "Seconds each libFuzzer target runs under ctest (label fuzz)")
+
 function(burn_add_fuzz_project)
   find_program(BURN_CLANGXX clang++)
   find_program(BURN_CLANG clang)

@@ -30,7 +30,7 @@ namespace burn::conformance::fuzz {
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__)
-constexpr double kDefaultSeconds = 60;  // CI's asan stage; a sanitized execution is ~10x slower
+constexpr double kDefaultSeconds = 30;  // CI's asan stage; a sanitized execution is ~10x slower
 constexpr double kCaseSeconds = 60;
 #else
 constexpr double kDefaultSeconds = 20;
