@@ -1,3 +1,4 @@
+// The GPU backends' shared test code (the header says what): comparisons with the cpu plugin, Philox, fusion pairs.
 #include "gpu_test_support.hpp"
 
 #include <gtest/gtest.h>
