@@ -495,27 +495,12 @@ class Prologue {
   bool untiled_ = false;            // a chain reading flat inputs and storing only outputs: eval skips the tiles
 };
 
-// A reduction kernel's source (ops/reduce_kernels.hpp) that computes the prologue: each span is
-// evaluated into a buffer, read ahead up to the chunk's end so that short lanes share one evaluation.
+// A reduction kernel's source (ops/reduce_kernels.hpp) that computes the prologue's register `reg`.
 template <typename T>
-struct PrologueSource {
-  static constexpr int64_t kMaxSpan = 4096;
-  const Prologue* pro;
-  Prologue::Ctx ctx;
-  int32_t reg;
-  int64_t end;  // the chunk's last flat index + 1 when its spans are contiguous, else -1
-  std::vector<T> buf{};
-  int64_t ws = 0, we = 0;  // the flat range held in buf
-
-  const T* span(int64_t a, int64_t b) {
-    if (a >= ws && b <= we) return buf.data() + (a - ws);
-    ws = a;
-    we = std::max(b, std::min(a + kMaxSpan, end));
-    if (buf.size() < static_cast<size_t>(we - ws)) buf.resize(static_cast<size_t>(we - ws));
-    pro->eval(ctx, ws, we - ws, reg, buf.data());
-    return buf.data();
-  }
-};
+auto prologue_source(const Prologue& pro, int32_t reg, int64_t end) {
+  return reducek::make_filled_source<T>(
+      end, [&pro, ctx = pro.context(), reg](int64_t s, int64_t n, T* dst) mutable { pro.eval(ctx, s, n, reg, dst); });
+}
 
 bool reduce_supported(const FusedProgram& p, const FusedInstr& in) {
   const bool norm = in.op == OpId::layer_norm || in.op == OpId::rms_norm;
@@ -624,7 +609,7 @@ void run_reduce(const FusedProgram& p, const FusedInstr& red, const Prologue& pr
     });
   }
   dispatch<Dtypes::Numeric>(dt, name, [&]<typename T>() {
-    auto make = [&](int64_t end) { return PrologueSource<T>{&pro, pro.context(), arg, end}; };
+    auto make = [&](int64_t end) { return prologue_source<T>(pro, arg, end); };
     switch (red.op) {
       case OpId::sum_dim: return reduce_lanes<SumOp<T>, T>(make, static_cast<T*>(out), l);
       case OpId::mean_dim: return reduce_lanes<MeanOp<T>, T>(make, static_cast<T*>(out), l);

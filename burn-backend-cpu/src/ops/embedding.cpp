@@ -5,14 +5,14 @@
 
 #include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
-#include "pool_util.hpp"
+#include "ops/index_util.hpp"
 
 namespace burn::cpu {
 
 namespace {
 
-pool_detail::IndexSpan checked_indices(const Prim& indices, int64_t vocab, const char* op) {
-  pool_detail::IndexSpan idx = pool_detail::load_indices(as_cpu(indices, op));
+IndexSpan checked_indices(const Prim& indices, int64_t vocab, const char* op) {
+  IndexSpan idx = load_indices(indices, op);
   for (int64_t i : idx.span)
     if (i < 0 || i >= vocab)
       throw IndexError(op,
@@ -38,7 +38,7 @@ Prim CpuBackend::embedding(Prim weight, Prim indices) {
   const CpuPtr wc = contiguous(as_cpu(weight, "embedding"));
   const Shape os = shape_rules::embedding(wc->shape(), indices->shape());
   const int64_t v = wc->shape()[0], e = wc->shape()[1];
-  const pool_detail::IndexSpan loaded = checked_indices(indices, v, "embedding");
+  const IndexSpan loaded = checked_indices(indices, v, "embedding");
   const std::span<const int64_t> idx = loaded.span;
   CpuPtr out = alloc(os, wc->dtype());
   const size_t row = static_cast<size_t>(e) * dtype_size(wc->dtype());
@@ -56,7 +56,7 @@ Prim CpuBackend::embedding_backward(Prim weight, Prim grad_out, Prim indices) {
   if (dt != DType::F32 && dt != DType::F64)
     return Backend::embedding_backward(std::move(weight), std::move(grad_out), std::move(indices));
   const Shape ws = weight->shape();
-  const pool_detail::IndexSpan loaded = checked_indices(indices, ws[0], "embedding_backward");
+  const IndexSpan loaded = checked_indices(indices, ws[0], "embedding_backward");
   const std::span<const int64_t> idx = loaded.span;
   const CpuPtr gc = contiguous(as_cpu(grad_out, "embedding_backward"));
   CpuPtr out = alloc(ws, dt);

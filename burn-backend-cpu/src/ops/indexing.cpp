@@ -1,5 +1,6 @@
 // CPU indexing ops: gather, scatter_add, select, select_add, mask_where, mask_fill, argwhere.
 // Copies move raw element bits, so the gather/select/mask family works for every dtype (f16 included).
+// Also load_indices (ops/index_util.hpp), which the pool and embedding kernels read their indices with.
 #include <array>
 #include <cstring>
 #include <string>
@@ -9,41 +10,33 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "elementwise.hpp"
+#include "ops/index_util.hpp"
 #include "ops/math_util.hpp"
 
 namespace burn::cpu {
 
-namespace {
-
-// Index values as a contiguous i64 buffer; DTypeError naming `op` for a non-integer index dtype.
-struct Indices {
-  CpuPtr tensor;  // contiguous i64
-  const int64_t* data = nullptr;
-  const Shape& shape() const { return tensor->shape(); }
-};
-
-Indices read_indices(const Prim& p, const char* op) {
-  CpuPtr t = as_cpu(p, op);
+IndexSpan load_indices(const Prim& indices, const char* op) {
+  CpuPtr t = as_cpu(indices, op);
   if (t->dtype() != DType::I64 && t->dtype() != DType::I32)
     throw DTypeError(op, "indices must be i64 or i32, got " + std::string(dtype_name(t->dtype())));
-  Indices out;
   if (t->dtype() == DType::I64) {
-    out.tensor = contiguous(t);
+    t = contiguous(t);
   } else {
     CpuPtr wide = alloc(t->shape(), DType::I64);
-    {
-      const LoopPlan<1> plan(t->shape(), {broadcast_strides(*t, t->shape())});
-      const int32_t* src = t->data<int32_t>();
-      int64_t* dst = wide->data<int64_t>();
-      for_each_row(plan, kElementwiseGrain, [&](int64_t ob, int64_t len, const int64_t* offs, const int64_t* in) {
-        for (int64_t j = 0; j < len; ++j) dst[ob + j] = src[offs[0] + j * in[0]];
-      });
-    }
-    out.tensor = wide;
+    const LoopPlan<1> plan(t->shape(), {broadcast_strides(*t, t->shape())});
+    const int32_t* src = t->data<int32_t>();
+    int64_t* dst = wide->data<int64_t>();
+    for_each_row(plan, kElementwiseGrain, [&](int64_t ob, int64_t len, const int64_t* offs, const int64_t* in) {
+      for (int64_t j = 0; j < len; ++j) dst[ob + j] = src[offs[0] + j * in[0]];
+    });
+    t = std::move(wide);
   }
-  out.data = out.tensor->data<int64_t>();
-  return out;
+  const int64_t* data = t->data<int64_t>();
+  const auto n = static_cast<size_t>(t->shape().num_elements());
+  return {std::move(t), std::span<const int64_t>(data, n)};
 }
+
+namespace {
 
 [[noreturn]] void index_out_of_range(const char* op, int64_t value, size_t dim, int64_t size) {
   throw IndexError(op, "index " + std::to_string(value) + " is out of range for dim " + std::to_string(dim) +
@@ -96,9 +89,9 @@ struct Walker {
 
 Prim CpuBackend::gather(Prim x, size_t dim, Prim indices) {
   const CpuPtr t = as_cpu(x, "gather");
-  const Indices idx = read_indices(indices, "gather");
+  const IndexSpan idx = load_indices(indices, "gather");
   const Shape& xs = t->shape();
-  const Shape& is = idx.shape();
+  const Shape& is = idx.tensor->shape();
   CpuPtr out = alloc(shape_rules::gather(xs, dim, is), t->dtype());
   if (is.num_elements() == 0) return out;
   std::vector<int64_t> xst = t->strides();
@@ -108,7 +101,7 @@ Prim CpuBackend::gather(Prim x, size_t dim, Prim indices) {
   by_size(t->dtype(), [&]<typename E>() {
     const E* src = static_cast<const E*>(t->raw());
     E* dst = static_cast<E*>(out->raw());
-    const int64_t* ip = idx.data;
+    const int64_t* ip = idx.span.data();
     for_each_row(plan, kElementwiseGrain, [&](int64_t ob, int64_t len, const int64_t* offs, const int64_t* in) {
       for (int64_t j = 0; j < len; ++j) {
         const int64_t k = ip[offs[0] + j * in[0]];
@@ -123,11 +116,11 @@ Prim CpuBackend::gather(Prim x, size_t dim, Prim indices) {
 Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   const CpuTensor* t = as_cpu(x, "scatter_add").get();
   const CpuPtr v = as_cpu(values, "scatter_add");
-  const Indices idx = read_indices(indices, "scatter_add");
+  const IndexSpan idx = load_indices(indices, "scatter_add");
   require_dtypes<Dtypes::Addable>("scatter_add", t->dtype());
   require_same_dtype(t->dtype(), v->dtype(), "scatter_add");
   const Shape xs = t->shape();
-  const Shape& is = idx.shape();
+  const Shape& is = idx.tensor->shape();
   shape_rules::scatter_add(xs, dim, is, v->shape());
   CpuPtr out;
   if (reusable(x, xs, t->dtype())) {
@@ -153,7 +146,7 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
   const int64_t dim_size = xs[dim];
   const int64_t groups = is.num_elements() / len;
   dispatch<Dtypes::Computing>(t->dtype(), "scatter_add", [&]<typename T>() {
-    const int64_t* ip = idx.data;
+    const int64_t* ip = idx.span.data();
     const T* vp = v->data<T>();
     T* op = out->data<T>();
     parallel_for(groups, std::max<int64_t>(1, 4096 / len), [&](int64_t b, int64_t e) {
@@ -172,12 +165,12 @@ Prim CpuBackend::scatter_add(Prim x, size_t dim, Prim indices, Prim values) {
 
 Prim CpuBackend::select(Prim x, size_t dim, Prim indices) {
   const CpuPtr t = contiguous(as_cpu(x, "select"));
-  const Indices idx = read_indices(indices, "select");
+  const IndexSpan idx = load_indices(indices, "select");
   const Shape& xs = t->shape();
-  const Shape out_shape = shape_rules::select(xs, dim, idx.shape());
-  const int64_t k = idx.shape()[0], dim_size = xs[dim];
+  const Shape out_shape = shape_rules::select(xs, dim, idx.tensor->shape());
+  const int64_t k = idx.tensor->shape()[0], dim_size = xs[dim];
   for (int64_t i = 0; i < k; ++i)
-    if (idx.data[i] < 0 || idx.data[i] >= dim_size) index_out_of_range("select", idx.data[i], dim, dim_size);
+    if (idx.span[i] < 0 || idx.span[i] >= dim_size) index_out_of_range("select", idx.span[i], dim, dim_size);
   CpuPtr out = alloc(out_shape, t->dtype());
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < dim; ++d) outer *= xs[d];
@@ -186,7 +179,7 @@ Prim CpuBackend::select(Prim x, size_t dim, Prim indices) {
   const size_t row = static_cast<size_t>(inner) * dtype_size(t->dtype());
   const auto* src = static_cast<const uint8_t*>(t->raw());
   auto* dst = static_cast<uint8_t*>(out->raw());
-  const int64_t* ip = idx.data;
+  const int64_t* ip = idx.span.data();
   // One memcpy per (outer, selected index) row of `inner` elements.
   parallel_for(outer * k, std::max<int64_t>(1, kElementwiseGrain / inner), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
@@ -200,14 +193,14 @@ Prim CpuBackend::select(Prim x, size_t dim, Prim indices) {
 Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   const CpuTensor* t = as_cpu(x, "select_add").get();
   const CpuPtr v = contiguous(as_cpu(values, "select_add"));
-  const Indices idx = read_indices(indices, "select_add");
+  const IndexSpan idx = load_indices(indices, "select_add");
   require_dtypes<Dtypes::Addable>("select_add", t->dtype());
   require_same_dtype(t->dtype(), v->dtype(), "select_add");
   const Shape xs = t->shape();
-  shape_rules::select_add(xs, dim, idx.shape(), v->shape());
-  const int64_t k = idx.shape()[0], dim_size = xs[dim];
+  shape_rules::select_add(xs, dim, idx.tensor->shape(), v->shape());
+  const int64_t k = idx.tensor->shape()[0], dim_size = xs[dim];
   for (int64_t i = 0; i < k; ++i)
-    if (idx.data[i] < 0 || idx.data[i] >= dim_size) index_out_of_range("select_add", idx.data[i], dim, dim_size);
+    if (idx.span[i] < 0 || idx.span[i] >= dim_size) index_out_of_range("select_add", idx.span[i], dim, dim_size);
   CpuPtr out;
   if (reusable(x, xs, t->dtype())) {
     out = std::static_pointer_cast<CpuTensor>(x);
@@ -225,7 +218,7 @@ Prim CpuBackend::select_add(Prim x, size_t dim, Prim indices, Prim values) {
   dispatch<Dtypes::Computing>(t->dtype(), "select_add", [&]<typename T>() {
     const T* vp = v->data<T>();
     T* op = out->data<T>();
-    const int64_t* ip = idx.data;
+    const int64_t* ip = idx.span.data();
     parallel_for(outer * chunks, std::max<int64_t>(1, kElementwiseGrain / (chunk * std::max<int64_t>(k, 1))),
                  [&](int64_t b, int64_t e) {
                    for (int64_t task = b; task < e; ++task) {

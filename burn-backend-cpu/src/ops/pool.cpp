@@ -11,6 +11,7 @@
 #include "burn/tensor/shape_rules.hpp"
 #include "convert.hpp"
 #include "cpu_backend.hpp"
+#include "ops/index_util.hpp"
 #include "ops/math_util.hpp"
 #include "ops/simd_avx2.hpp"
 #include "pool_util.hpp"
@@ -442,7 +443,7 @@ void scatter_planes(const T* go, std::span<const int64_t> idx, T* gi, int64_t pl
 Prim scatter_by_indices(Prim x, Prim grad_out, Prim indices, const char* op) {
   const CpuPtr xc = as_cpu(x, op);
   const CpuPtr gc = contiguous(as_cpu(grad_out, op));
-  const IndexSpan loaded = load_indices(as_cpu(indices, op));
+  const IndexSpan loaded = load_indices(indices, op);
   const std::span<const int64_t> idx = loaded.span;
   const Shape& s = xc->shape();
   CpuPtr out = alloc(s, xc->dtype());

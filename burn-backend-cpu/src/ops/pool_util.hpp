@@ -1,11 +1,10 @@
 // Private helpers of the cpu pool and resample kernels: NC<spatial> inputs seen as planes of
-// (D, H, W) with unit leading dims for 1-D and 2-D, index loading, and per-thread scratch rows.
+// (D, H, W) with unit leading dims for 1-D and 2-D, and per-thread scratch rows.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <new>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -79,28 +78,6 @@ inline int64_t window_work(int64_t outputs, const Pool3& q) {
   for (int i = 0; i < 3; ++i)
     if (__builtin_mul_overflow(w, q.k[i], &w)) return INT64_MAX;
   return w;
-}
-
-// Index tensors (I64 or I32) read as int64: an I64 tensor's own buffer when contiguous (the indices of
-// max_pool are; a copy into a std::vector zero-filled and faulted in 0.8-1.6 MB of glibc's heap every
-// backward of the CNN), else widened or packed into a cpu buffer. `span` points into `tensor`.
-struct IndexSpan {
-  CpuPtr tensor;
-  std::span<const int64_t> span;
-};
-
-inline IndexSpan load_indices(const CpuPtr& idx) {
-  CpuPtr c = contiguous(idx);
-  const auto n = static_cast<size_t>(c->shape().num_elements());
-  if (c->dtype() == DType::I32) {
-    CpuPtr wide = alloc(c->shape(), DType::I64);
-    const int32_t* p = c->data<int32_t>();
-    int64_t* w = wide->data<int64_t>();
-    for (size_t i = 0; i < n; ++i) w[i] = p[i];
-    c = std::move(wide);
-  }
-  const int64_t* p = c->data<int64_t>();
-  return {std::move(c), std::span<const int64_t>(p, n)};
 }
 
 // PyTorch's max rule: a NaN wins and stays.

@@ -207,32 +207,17 @@ PrimPair sort_impl(const char* op, const Prim& xp, size_t dim, int64_t keep, boo
 
 // ---- f16/bf16 input: the f32 kernels over widened spans ----
 
-// A reduction kernel's source over a contiguous f16/bf16 input: each span is widened into a buffer, read
-// ahead up to the claim's end (as the fused executor's PrologueSource) so that short lanes share one widening.
-struct WidenedSource {
-  static constexpr int64_t kMaxSpan = 4096;
-  const uint16_t* x;
-  DType h;
-  int64_t end;  // the claim's last flat index + 1 when its spans are contiguous, else -1
-  std::vector<float> buf{};
-  int64_t ws = 0, we = 0;  // the flat range held in buf
-
-  const float* span(int64_t a, int64_t b) {
-    if (a >= ws && b <= we) return buf.data() + (a - ws);
-    ws = a;
-    we = std::max(b, std::min(a + kMaxSpan, end));
-    if (buf.size() < static_cast<size_t>(we - ws)) buf.resize(static_cast<size_t>(we - ws));
-    widen_to_f32(h, x + ws, buf.data(), we - ws);
-    return buf.data();
-  }
-};
+// A reduction kernel's source over a contiguous f16/bf16 input: its spans widened to f32.
+auto widened_source(const uint16_t* x, DType h, int64_t end) {
+  return make_filled_source<float>(end, [x, h](int64_t s, int64_t n, float* dst) { widen_to_f32(h, x + s, dst, n); });
+}
 
 template <template <typename> class OpT>
 Prim reduce_widened_lanes(const CpuPtr& x, const Shape& out_shape, Lanes l) {
   const CpuPtr out = alloc(out_shape, DType::F32);
   const uint16_t* p = x->data<uint16_t>();
   const DType h = x->dtype();
-  auto src = [&](int64_t end) { return WidenedSource{p, h, end}; };
+  auto src = [&](int64_t end) { return widened_source(p, h, end); };
   reduce_lanes<OpT<float>, float>(src, out->data<float>(), l);
   return out;
 }
@@ -244,7 +229,7 @@ Prim arg_widened(const CpuPtr& x, size_t dim, const char* op) {
   if (out_shape.num_elements() == 0) return idx;
   const uint16_t* p = x->data<uint16_t>();
   const DType h = x->dtype();
-  auto src = [&](int64_t end) { return WidenedSource{p, h, end}; };
+  auto src = [&](int64_t end) { return widened_source(p, h, end); };
   arg_lanes<kMax, float>(src, nullptr, idx->data<int64_t>(), lanes_of(x->shape(), dim));
   return idx;
 }

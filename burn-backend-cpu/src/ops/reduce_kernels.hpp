@@ -3,7 +3,8 @@
 // reduction folds the same values in the same order as the eager one and gives the same bits.
 // A kernel sees its input as contiguous outer x n x inner lanes and reads it through a source:
 // span(a, b) returns the elements [a, b) of that flat index space. The eager source points into the
-// input (DenseSource); the fused one computes the program's prologue into a buffer first.
+// input (DenseSource); a FilledSource computes its spans into a buffer first (f16/bf16 widened to f32, the
+// fused program's prologue).
 #pragma once
 
 #include <algorithm>
@@ -141,6 +142,31 @@ struct DenseSource {
   const T* x;
   const T* span(int64_t a, int64_t) const { return x + a; }
 };
+
+// A source whose spans are computed into a buffer by fill(start, count, dst): each span is read ahead up
+// to the claim's end, so that short lanes share one fill. make_filled_source<T>(end, fill) makes one.
+template <typename T, typename Fill>
+struct FilledSource {
+  static constexpr int64_t kMaxSpan = 4096;
+  Fill fill;
+  int64_t end;  // the claim's last flat index + 1 when its spans are contiguous, else -1
+  std::vector<T> buf{};
+  int64_t ws = 0, we = 0;  // the flat range held in buf
+
+  const T* span(int64_t a, int64_t b) {
+    if (a >= ws && b <= we) return buf.data() + (a - ws);
+    ws = a;
+    we = std::max(b, std::min(a + kMaxSpan, end));
+    if (buf.size() < static_cast<size_t>(we - ws)) buf.resize(static_cast<size_t>(we - ws));
+    fill(ws, we - ws, buf.data());
+    return buf.data();
+  }
+};
+
+template <typename T, typename Fill>
+FilledSource<T, Fill> make_filled_source(int64_t end, Fill fill) {
+  return {std::move(fill), end};
+}
 
 // Rows [k, k + count) of the lane block (o, columns j0..j0+w) at row stride `stride`; count <= k1 - k
 // is what the source can hand out at once.
