@@ -21,6 +21,18 @@ namespace burn::cpu::conv_detail {
 // (that setting keeps the im2col + OpenBLAS path, for comparisons and for testing that path).
 bool blocked_conv_enabled();
 
+// Which micro-kernels the blocked kernels run: AVX2/FMA (8 lanes) or AVX-512F (16 lanes, wider register
+// blocks); both give the same results up to the order of the sums.
+enum class ConvIsa : uint8_t { Avx2, Avx512 };
+const char* conv_isa_name(ConvIsa isa);
+// Whether this CPU can run `isa` (Avx2: AVX2 and FMA; Avx512: those and AVX512F).
+bool conv_isa_available(ConvIsa isa);
+// The kernels every blocked conv takes: BURN_CPU_CONV_ISA when set (read once; ValueError for an unknown
+// name, Unsupported for kernels this CPU lacks), else the widest available.
+ConvIsa conv_isa();
+// Test hook: forces `isa` (Unsupported when the CPU lacks it) and returns the kernels that were in use.
+ConvIsa set_conv_isa(ConvIsa isa);
+
 // Whether the blocked backward kernels take this shape (measured per shape; see the comment in the
 // source): no zero-size dim, a kernel larger than 1x1, and weights per group that stay in L2.
 bool blocked_conv_fits(const Dims& m, const Geo3& g);
