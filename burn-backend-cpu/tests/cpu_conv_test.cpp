@@ -263,7 +263,7 @@ INSTANTIATE_TEST_SUITE_P(
 // against the double reference, the input, weight and bias gradients against im2col + OpenBLAS, and the two
 // kernel sets against each other, on shapes whose edges the 8- and 16-lane register blocks cut differently:
 // channel counts that are no multiple of 8 or 16, padding, stride 2 (input gradient by columns), groups with
-// dilation, 1x1 convs (small and wide pointwise tiles) and a 32 -> 32 plane of 34x30 (8 x 48 tiles).
+// dilation, 1x1 convs (8 x 32 and 8 x 48 pointwise tiles) and a 32 -> 32 plane of 34x30.
 class CpuConvIsa : public CpuBackendTest {};
 
 TEST_F(CpuConvIsa, Avx512KernelsMatchAvx2AndTheReference) {

@@ -249,6 +249,7 @@ void blocked_conv_grad_weight(const float* x, const float* gy, float* gw, float*
             for (int64_t c = 0; c < mo; ++c) bsum[c] += row_sum(src + c * g.out_size, len);
         });
         const AMat a{region + tl.q0, 0, 1, pl.off.data()};
+        // 8 x 32 on AVX-512 (12 x 32 measured 20-25% slower on conv_block_step).
         if (wide)
           tile_gemm<8, 2, 16>(kc, mo, tl.n, a, BMat{gyt, mop, nullptr}, DenseC{acc + gi * kc * mop, mop}, nullptr,
                               true);
