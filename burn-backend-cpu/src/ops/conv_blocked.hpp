@@ -3,8 +3,9 @@
 // rows it reads stays in L2, the taps of a few pixels are packed from it through an offset table into a
 // contiguous micro-panel, and a register-blocked FMA micro-kernel runs on those (no im2col matrix); the
 // pool runs one tile per task, so there is no GEMM threading to share, no full-size column buffer and no
-// extra pass for the bias. Large weights are cut into panels of output channels (a task per tile and
-// panel) and 1x1 convs run as plain GEMMs on the same micro-kernel (forward only). conv.cpp keeps im2col
+// extra pass for the bias; where the CPU also has AVX512F the micro-kernels are 16-lane ones (conv_isa()).
+// Large weights are cut into panels of output channels (a task per tile and panel) and 1x1 convs run as
+// plain GEMMs on the same micro-kernels (forward only). conv.cpp keeps im2col
 // + OpenBLAS for f64, for CPUs without AVX2/FMA and for the shapes blocked_conv_forward_fits /
 // blocked_conv_fits turn down. The kernels: conv_blocked_forward.cpp and conv_blocked_backward.cpp, over
 // the tiling and input regions of conv_blocked_tiles.hpp/.cpp and the tile GEMM of conv_blocked_gemm.hpp.
@@ -59,7 +60,8 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
 void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, int64_t channels, int64_t len,
                          const ConvEpilogue& ep);
 // C [rows x 24] (row stride ldc) = A [rows x kc] (row stride lda, k contiguous) x B [kc x 24] (row stride
-// ldb), + C when `load`: the forward's 4 x 24 micro-kernel over every 4 rows.
+// ldb), + C when `load`: the forward's AVX2 4 x 24 micro-kernel over every 4 rows (on every CPU: Winograd's
+// 24-block tasks are no multiple of 16 lanes).
 void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
                    int64_t ldc, bool load);
 
