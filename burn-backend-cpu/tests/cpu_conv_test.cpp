@@ -3,7 +3,8 @@
 // (stride 1 read from x, strided ones from a compact copy); and the Winograd forward (conv_winograd.cpp)
 // on the 3x3 stride-1 shapes it takes. Each is compared with a naive double reference and with the
 // im2col + OpenBLAS path (BURN_CPU_CONV=gemm), the Winograd ones also with the direct kernel
-// (BURN_CPU_CONV=direct), and the epilogue with the separate ops.
+// (BURN_CPU_CONV=direct), and the epilogue with the separate ops. The blocked kernels' AVX-512 micro-kernels
+// are checked against the AVX2 ones on odd shapes (CpuConvIsa).
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cpu_test_fixture.hpp"
+#include "ops/conv_blocked.hpp"
 #include "ops/conv_winograd.hpp"
 
 namespace burn::cpu {
@@ -256,6 +258,78 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{1, 256, 14, 14}, {256, 256, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
         Case{{1, 63, 40, 40}, {32, 63, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
         Case{{1, 32, 40, 40}, {32, 32, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 1, false}));
+
+// The blocked kernels with the AVX2 and the AVX-512 micro-kernels (forced through set_conv_isa): the forward
+// against the double reference, the input, weight and bias gradients against im2col + OpenBLAS, and the two
+// kernel sets against each other, on shapes whose edges the 8- and 16-lane register blocks cut differently:
+// channel counts that are no multiple of 8 or 16, padding, stride 2 (input gradient by columns), groups with
+// dilation, 1x1 convs (8 x 32 and 8 x 48 pointwise tiles) and a 32 -> 32 plane of 34x30.
+class CpuConvIsa : public CpuBackendTest {};
+
+TEST_F(CpuConvIsa, Avx512KernelsMatchAvx2AndTheReference) {
+  if (!conv_detail::conv_isa_available(conv_detail::ConvIsa::Avx512)) GTEST_SKIP() << "no AVX512F";
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  const std::vector<Case> cases{Case{{2, 19, 11, 13}, {21, 19, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+                                Case{{2, 13, 12, 15}, {35, 13, 3, 3}, {2, 2}, {1, 0}, {1, 1}, 1, true},
+                                Case{{1, 18, 9, 10}, {12, 6, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 3, false},
+                                Case{{2, 17, 7, 9}, {19, 17, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+                                Case{{1, 20, 30, 31}, {40, 20, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false},
+                                Case{{1, 32, 34, 30}, {32, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true}};
+  const conv_detail::ConvIsa before = conv_detail::set_conv_isa(conv_detail::ConvIsa::Avx2);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c));
+    const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);
+    const ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
+    const Prim xp = f32(x, Shape(c.x)), wp = f32(w, Shape(c.w)), bp = c.bias ? f32(bias, Shape{c.w[0]}) : nullptr;
+    std::vector<int64_t> out;
+    const std::vector<double> want = reference(c, x, w, bias, out);
+    const Shape ys = b.conv(xp, wp, bp, o)->shape();
+    const Prim gy = f32(randoms(ys.num_elements(), 5), ys);
+    const auto run = [&](const char* path) {
+      EXPECT_EQ(path ? setenv("BURN_CPU_CONV", path, 1) : unsetenv("BURN_CPU_CONV"), 0);
+      const Prims g = b.conv_backward(xp, wp, gy, o, true);
+      std::vector<std::vector<float>> r{vals<float>(b.conv(xp, wp, bp, o)), vals<float>(g[0]), vals<float>(g[1]),
+                                        vals<float>(g[2])};
+      EXPECT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+      return r;
+    };
+    const auto gemm = run("gemm");
+    const double n_gx = static_cast<double>(c.w[0] / c.groups * prod(c.w, 2));
+    const double n_gw = static_cast<double>(c.x[0] * ys.num_elements() / (ys[0] * ys[1]));
+    const double tols[4] = {1e-5 * std::sqrt(static_cast<double>(prod(c.w, 1))) * 4, 1e-5 * std::sqrt(n_gx) * 4,
+                            1e-5 * std::sqrt(n_gw) * 4, 1e-5 * std::sqrt(n_gw) * 4};
+    std::vector<std::vector<std::vector<float>>> got;
+    for (conv_detail::ConvIsa isa : {conv_detail::ConvIsa::Avx2, conv_detail::ConvIsa::Avx512}) {
+      conv_detail::set_conv_isa(isa);
+      ASSERT_EQ(conv_detail::conv_isa(), isa);
+      got.push_back(run(nullptr));
+      const auto& r = got.back();
+      ASSERT_EQ(r[0].size(), want.size()) << conv_detail::conv_isa_name(isa);
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(r[0][i], want[i], tols[0]) << conv_detail::conv_isa_name(isa) << " y element " << i;
+      for (int k = 1; k < 4; ++k) {
+        ASSERT_EQ(r[static_cast<size_t>(k)].size(), gemm[static_cast<size_t>(k)].size());
+        for (size_t i = 0; i < gemm[static_cast<size_t>(k)].size(); ++i)
+          ASSERT_NEAR(r[static_cast<size_t>(k)][i], gemm[static_cast<size_t>(k)][i], tols[k])
+              << conv_detail::conv_isa_name(isa) << " gradient " << k << " element " << i;
+      }
+    }
+    for (int k = 0; k < 4; ++k)
+      for (size_t i = 0; i < got[0][static_cast<size_t>(k)].size(); ++i)
+        ASSERT_NEAR(got[1][static_cast<size_t>(k)][i], got[0][static_cast<size_t>(k)][i], tols[k])
+            << "result " << k << " element " << i;
+  }
+  conv_detail::set_conv_isa(before);
+}
+
+// A kernel set the CPU lacks is refused by name.
+TEST_F(CpuConvIsa, SetConvIsaRefusesKernelsTheCpuLacks) {
+  for (conv_detail::ConvIsa isa : {conv_detail::ConvIsa::Avx2, conv_detail::ConvIsa::Avx512})
+    if (!conv_detail::conv_isa_available(isa)) EXPECT_THROW(conv_detail::set_conv_isa(isa), Unsupported);
+  if (conv_detail::conv_isa_available(conv_detail::ConvIsa::Avx2))
+    EXPECT_EQ(conv_detail::set_conv_isa(conv_detail::set_conv_isa(conv_detail::ConvIsa::Avx2)),
+              conv_detail::ConvIsa::Avx2);
+}
 
 }  // namespace
 }  // namespace burn::cpu

@@ -3,8 +3,9 @@
 // rows it reads stays in L2, the taps of a few pixels are packed from it through an offset table into a
 // contiguous micro-panel, and a register-blocked FMA micro-kernel runs on those (no im2col matrix); the
 // pool runs one tile per task, so there is no GEMM threading to share, no full-size column buffer and no
-// extra pass for the bias. Large weights are cut into panels of output channels (a task per tile and
-// panel) and 1x1 convs run as plain GEMMs on the same micro-kernel (forward only). conv.cpp keeps im2col
+// extra pass for the bias; where the CPU also has AVX512F the micro-kernels are 16-lane ones (conv_isa()).
+// Large weights are cut into panels of output channels (a task per tile and panel) and 1x1 convs run as
+// plain GEMMs on the same micro-kernels (forward only). conv.cpp keeps im2col
 // + OpenBLAS for f64, for CPUs without AVX2/FMA and for the shapes blocked_conv_forward_fits /
 // blocked_conv_fits turn down. The kernels: conv_blocked_forward.cpp and conv_blocked_backward.cpp, over
 // the tiling and input regions of conv_blocked_tiles.hpp/.cpp and the tile GEMM of conv_blocked_gemm.hpp.
@@ -20,6 +21,18 @@ namespace burn::cpu::conv_detail {
 // True when the kernels below may run: the CPU has AVX2 and FMA, and BURN_CPU_CONV is not "gemm"
 // (that setting keeps the im2col + OpenBLAS path, for comparisons and for testing that path).
 bool blocked_conv_enabled();
+
+// Which micro-kernels the blocked kernels run: AVX2/FMA (8 lanes) or AVX-512F (16 lanes, wider register
+// blocks); both give the same results up to the order of the sums.
+enum class ConvIsa : uint8_t { Avx2, Avx512 };
+const char* conv_isa_name(ConvIsa isa);
+// Whether this CPU can run `isa` (Avx2: AVX2 and FMA; Avx512: those and AVX512F).
+bool conv_isa_available(ConvIsa isa);
+// The kernels every blocked conv takes: BURN_CPU_CONV_ISA when set (read once; ValueError for an unknown
+// name, Unsupported for kernels this CPU lacks), else the widest available.
+ConvIsa conv_isa();
+// Test hook: forces `isa` (Unsupported when the CPU lacks it) and returns the kernels that were in use.
+ConvIsa set_conv_isa(ConvIsa isa);
 
 // Whether the blocked backward kernels take this shape (measured per shape; see the comment in the
 // source): no zero-size dim, a kernel larger than 1x1, and weights per group that stay in L2.
@@ -47,7 +60,8 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
 void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, int64_t channels, int64_t len,
                          const ConvEpilogue& ep);
 // C [rows x 24] (row stride ldc) = A [rows x kc] (row stride lda, k contiguous) x B [kc x 24] (row stride
-// ldb), + C when `load`: the forward's 4 x 24 micro-kernel over every 4 rows.
+// ldb), + C when `load`: the forward's AVX2 4 x 24 micro-kernel over every 4 rows (on every CPU: Winograd's
+// 24-block tasks are no multiple of 16 lanes).
 void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
                    int64_t ldc, bool load);
 

@@ -1,10 +1,13 @@
 // The blocked f32 conv's forward (see conv_blocked.hpp): which shapes it takes, the implicit-GEMM tiles
 // of a k > 1 conv, the plain-GEMM tiles of a 1x1 conv, and the epilogue the fused executor asks for.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "burn/tensor/error.hpp"
 #include "cpu_tensor.hpp"
 #include "ops/conv_blocked.hpp"
 #include "ops/conv_blocked_gemm.hpp"
@@ -49,8 +52,51 @@ BURN_AVX2_FMA void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_
     const int n = static_cast<int>(std::min<int64_t>(4, rows - i));
     const float* ap[4];
     for (int r = 0; r < 4; ++r) ap[r] = a + (i + std::min(r, n - 1)) * lda;
-    micro_kernel<4, 3>(kc, ap, 1, b, ldb, c + i * ldc, ldc, n, 24, nullptr, load);
+    micro_kernel<4, 3, 8>(kc, ap, 1, b, ldb, c + i * ldc, ldc, n, 24, nullptr, load);
   }
+}
+
+namespace {
+
+ConvIsa conv_isa_from_env() {
+  const char* env = std::getenv("BURN_CPU_CONV_ISA");
+  if (!env || !*env) return conv_isa_available(ConvIsa::Avx512) ? ConvIsa::Avx512 : ConvIsa::Avx2;
+  for (ConvIsa isa : {ConvIsa::Avx2, ConvIsa::Avx512}) {
+    if (std::strcmp(env, conv_isa_name(isa)) != 0) continue;
+    if (!conv_isa_available(isa))
+      throw Unsupported("BURN_CPU_CONV_ISA", std::string("'") + env + "' asks for conv kernels this CPU lacks (" +
+                                                 (isa == ConvIsa::Avx2 ? "AVX2 and FMA" : "AVX512F") + ")");
+    return isa;
+  }
+  throw ValueError("BURN_CPU_CONV_ISA", std::string("unknown conv kernel ISA '") + env + "'; expected avx2 or avx512");
+}
+
+// The kernels in use: -1 until the first blocked conv reads BURN_CPU_CONV_ISA.
+std::atomic<int> g_conv_isa{-1};
+
+}  // namespace
+
+const char* conv_isa_name(ConvIsa isa) { return isa == ConvIsa::Avx2 ? "avx2" : "avx512"; }
+
+bool conv_isa_available(ConvIsa isa) {
+  return cpu_has_avx2_fma() && (isa == ConvIsa::Avx2 || __builtin_cpu_supports("avx512f"));
+}
+
+ConvIsa conv_isa() {
+  int v = g_conv_isa.load(std::memory_order_relaxed);
+  if (v < 0) {
+    v = static_cast<int>(conv_isa_from_env());
+    g_conv_isa.store(v, std::memory_order_relaxed);
+  }
+  return static_cast<ConvIsa>(v);
+}
+
+ConvIsa set_conv_isa(ConvIsa isa) {
+  if (!conv_isa_available(isa))
+    throw Unsupported("set_conv_isa", std::string("this CPU cannot run the ") + conv_isa_name(isa) + " conv kernels");
+  const ConvIsa before = conv_isa();
+  g_conv_isa.store(static_cast<int>(isa), std::memory_order_relaxed);
+  return before;
 }
 
 bool blocked_conv_enabled() {
@@ -78,11 +124,11 @@ bool blocked_conv_forward_fits(const Dims& m, const Geo3& g) {
 
 namespace {
 
-// The forward kernel with an MR x 8 NV micro-kernel over the tiles of plan pl (mp output channels a panel).
-template <int MR, int NV>
+// The forward kernel with an MR x W NV micro-kernel over the tiles of plan pl (mp output channels a panel).
+template <int MR, int NV, int W>
 void forward_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
                    const Plan& pl, int64_t mp, int64_t threads, const ConvEpilogue& ep) {
-  constexpr int64_t NR = 8 * NV;
+  constexpr int64_t NR = W * NV;
   const int64_t units = m.n * m.groups, panels = ceil_div(m.mo, mp);
   const int64_t ldc = round_up(pl.split ? pl.width : pl.tq, NR);
   // Tasks (unit, tile, panel), panels innermost, are claimed one at a time (their outputs are disjoint,
@@ -117,8 +163,8 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
           }
           pack_gather<NR>(kc, region, pl.off.data() + k0, segs, nseg, dst);
         };
-        tile_gemm<MR, NV>(rows, tl.n, m.kc, a, BMat{region, 0, pl.off.data()}, DenseC{yg + p0, g.out_size}, bias_g,
-                          false, false, pack);
+        tile_gemm<MR, NV, W>(rows, tl.n, m.kc, a, BMat{region, 0, pl.off.data()}, DenseC{yg + p0, g.out_size}, bias_g,
+                             false, false, pack);
         apply_conv_epilogue(y, (yg - y) + p0, g.out_size, rows, tl.n, ep);
         continue;
       }
@@ -133,7 +179,7 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
         const int64_t q = tl.q0 + j;
         return {yg + (tl.oy0 + q / pl.pitch) * g.out[2] + tl.ox0 + q % pl.pitch, g.out_size};
       };
-      tile_gemm<MR, NV>(rows, tl.n, m.kc, a, BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias_g, false);
+      tile_gemm<MR, NV, W>(rows, tl.n, m.kc, a, BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias_g, false);
       for (int64_t j = 0; j < tl.n; j += NR) {
         if (direct(j)) continue;
         pl.runs(tl, tl.q0 + j, tl.q0 + std::min(tl.n, j + NR), [&](int64_t q, int64_t oy, int64_t ox, int64_t len) {
@@ -159,7 +205,7 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
 // 1x1 convs without padding: per group y_g [Mo, L] = W_g [Mo, Cg] x_g [Cg, L], B read straight from x
 // (stride 1) or from a compact copy of the strided pixels of a tile (made once per tile and thread).
 // Tasks are (unit, tile of tn pixels, panel of mp output channels), panels innermost.
-template <int MR, int NV>
+template <int MR, int NV, int W>
 void pointwise_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
                      int64_t mp, int64_t tn, int64_t threads, const ConvEpilogue& ep) {
   const int64_t L = g.out_size, units = m.n * m.groups, panels = ceil_div(m.mo, mp), tiles = ceil_div(L, tn);
@@ -204,8 +250,8 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
         b = BMat{cols, tn, nullptr};
       }
       float* yg = y + (n * m.cout + gi * m.mo + c0) * L + p0;
-      tile_gemm<MR, NV>(rows, np, m.cg, AMat{w + (gi * m.mo + c0) * m.cg, m.cg, 1, nullptr}, b, DenseC{yg, L},
-                        bias ? bias + gi * m.mo + c0 : nullptr, false, true);
+      tile_gemm<MR, NV, W>(rows, np, m.cg, AMat{w + (gi * m.mo + c0) * m.cg, m.cg, 1, nullptr}, b, DenseC{yg, L},
+                           bias ? bias + gi * m.mo + c0 : nullptr, false, true);
       apply_conv_epilogue(y, yg - y, L, rows, np, ep);
     }
   });
@@ -226,6 +272,16 @@ int64_t padded_columns(const Plan& pl, int64_t nr) {
 
 void blocked_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
                           const ConvEpilogue& ep) {
+  // The kernels of each ISA: a wide one (nr) and, for small planes, a narrow one (nr_small) when it
+  // computes 10% fewer columns. AVX2: 4 x 24 and 6 x 16 (12 of the 16 ymm registers accumulate);
+  // AVX-512: 8 x 48 and 8 x 32 (24 and 16 of the 32 zmm registers; k > 1 convs take 8 x 32 only, below).
+  const bool wide = conv_isa() == ConvIsa::Avx512;
+  const int64_t nr = wide ? 48 : 24, nr_small = wide ? 32 : 16;
+  const auto run_forward = [&](bool small, const Plan& pl, int64_t mp, int64_t threads) {
+    if (wide) return forward_tiles<8, 2, 16>(x, w, bias, y, m, g, pl, mp, threads, ep);
+    if (small) return forward_tiles<6, 2, 8>(x, w, bias, y, m, g, pl, mp, threads, ep);
+    forward_tiles<4, 3, 8>(x, w, bias, y, m, g, pl, mp, threads, ep);
+  };
   const int64_t units = m.n * m.groups;
   const int64_t threads = threads_for(m, g);
   // Weights past kWeightBytes are cut into panels of kMc output channels, each a task of its own with a
@@ -233,30 +289,36 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
   const int64_t mp = m.mo * m.kc * 4 <= kWeightBytes ? m.mo : std::min(m.mo, kMc), panels = ceil_div(m.mo, mp);
   if (g.ksize == 1) {
     const int64_t L = g.out_size;
-    const int64_t tn = tile_width(mp * 4, kOutBytes, L, units * panels, 24, threads);
-    if (L < (1 << 12) && round_up(L, 16) * 10 < round_up(L, 24) * 9)
-      return pointwise_tiles<6, 2>(x, w, bias, y, m, g, mp, std::min(round_up(L, 16), round_up(tn, 16)), threads, ep);
-    return pointwise_tiles<4, 3>(x, w, bias, y, m, g, mp, tn, threads, ep);
+    const int64_t tn = tile_width(mp * 4, kOutBytes, L, units * panels, nr, threads);
+    if (L < (1 << 12) && round_up(L, nr_small) * 10 < round_up(L, nr) * 9) {
+      const int64_t tn_small = std::min(round_up(L, nr_small), round_up(tn, nr_small));
+      if (wide) return pointwise_tiles<8, 2, 16>(x, w, bias, y, m, g, mp, tn_small, threads, ep);
+      return pointwise_tiles<6, 2, 8>(x, w, bias, y, m, g, mp, tn_small, threads, ep);
+    }
+    if (wide) return pointwise_tiles<8, 3, 16>(x, w, bias, y, m, g, mp, tn, threads, ep);
+    return pointwise_tiles<4, 3, 8>(x, w, bias, y, m, g, mp, tn, threads, ep);
   }
   // Dense plans when they compute fewer columns than pitch plans (they pack a little slower).
   // Weights cut into panels are streamed from L3 once per tile: such convs take regions of up to twice
   // kRegionBytes, for fewer tiles (ResNet's 7x7 stride-2 conv at batch 1: one tile instead of four).
   const int64_t region_bytes = mp < m.mo ? 2 * kRegionBytes : kRegionBytes;
-  const auto plan = [&](int64_t nr) {
-    const Plan pd(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, true, region_bytes);
+  const auto plan = [&](int64_t r) {
+    const Plan pd(g, m.cg, kOutBytes, mp * 4, r, units * panels, threads, true, region_bytes);
     if (!pd.dense) return pd;
-    Plan pp(g, m.cg, kOutBytes, mp * 4, nr, units * panels, threads, false, region_bytes);
-    return padded_columns(pd, nr) < padded_columns(pp, nr) ? pd : pp;
+    Plan pp(g, m.cg, kOutBytes, mp * 4, r, units * panels, threads, false, region_bytes);
+    return padded_columns(pd, r) < padded_columns(pp, r) ? pd : pp;
   };
-  const Plan p24 = plan(24);
-  // Small planes take 6 x 16 when it computes 10% fewer columns. (On 7x7, 49 pixels are 48 + a thin panel
-  // either way: 4 x 24 measured 0.95-1.0x the time of 6 x 16 there, at b1 and b8.)
-  if (p24.tiles * p24.tq < (1 << 12)) {
-    const Plan p16 = plan(16);
-    const int64_t c16 = padded_columns(p16, 16), c24 = padded_columns(p24, 24);
-    if (c16 * 10 < c24 * 9) return forward_tiles<6, 2>(x, w, bias, y, m, g, p16, mp, threads, ep);
+  // AVX-512 runs 8 x 32 on every plane: 8 x 48 computed more padding columns and was no faster per column
+  // (1 thread: conv_block_step 7.3-7.8 ms against 7.8-8.1, the 7x7 stride-2 stem 1.36-1.40 ms against 1.45-1.57).
+  if (wide) return run_forward(true, plan(nr_small), mp, threads);
+  const Plan pw = plan(nr);
+  // Small planes take the narrow kernel when it computes 10% fewer columns. (AVX2, on 7x7: 49 pixels are
+  // 48 + a thin panel either way; 4 x 24 measured 0.95-1.0x the time of 6 x 16 there, at b1 and b8.)
+  if (pw.tiles * pw.tq < (1 << 12)) {
+    const Plan ps = plan(nr_small);
+    if (padded_columns(ps, nr_small) * 10 < padded_columns(pw, nr) * 9) return run_forward(true, ps, mp, threads);
   }
-  forward_tiles<4, 3>(x, w, bias, y, m, g, p24, mp, threads, ep);
+  run_forward(false, pw, mp, threads);
 }
 
 }  // namespace burn::cpu::conv_detail

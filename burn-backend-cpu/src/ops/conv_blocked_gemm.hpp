@@ -1,8 +1,9 @@
 // The blocked f32 conv's tile GEMM (see conv_blocked.hpp): the register-blocked FMA micro-kernels, the
 // packing of B micro-panels and the loop over a tile, as templates for the forward and backward files
 // that instantiate them. Private to the conv_blocked_*.cpp files: every function here runs AVX2/FMA code
-// and carries the target attribute itself (each instantiation too), so nothing is compiled for AVX2
-// outside them; call only when blocked_conv_enabled().
+// (the micro-kernels of W = 16 lanes AVX-512F code) and carries the target attribute itself (each
+// instantiation too), so nothing is compiled for AVX2 or AVX-512 outside them; call only when
+// blocked_conv_enabled(), and the 16-lane kernels only when conv_isa() is ConvIsa::Avx512.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,36 @@
 #include "ops/conv_util.hpp"
 #include "ops/simd_avx2.hpp"
 
+#define BURN_AVX512F __attribute__((target("avx2,fma,avx512f")))
+
 namespace burn::cpu::conv_detail {
+
+// The vector operations of the micro-kernel, 8 lanes (AVX2/FMA) or 16 (AVX-512F). Not always_inline, so
+// that the ISA-neutral micro_body compiles; micro_body is always inlined into its ISA's micro_kernel, so
+// they are only ever called from code of their own target (the same vector ABI, even at -O0), and that
+// micro_kernel's flatten attribute inlines them.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <int W>
+struct Lanes;
+template <>
+struct Lanes<8> {
+  using V = __m256;
+  BURN_AVX2_FMA static inline V zero() { return _mm256_setzero_ps(); }
+  BURN_AVX2_FMA static inline V splat(const float* p) { return _mm256_broadcast_ss(p); }
+  BURN_AVX2_FMA static inline V load(const float* p) { return _mm256_loadu_ps(p); }
+  BURN_AVX2_FMA static inline void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  BURN_AVX2_FMA static inline V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+};
+template <>
+struct Lanes<16> {
+  using V = __m512;
+  BURN_AVX512F static inline V zero() { return _mm512_setzero_ps(); }
+  BURN_AVX512F static inline V splat(const float* p) { return _mm512_set1_ps(*p); }
+  BURN_AVX512F static inline V load(const float* p) { return _mm512_loadu_ps(p); }
+  BURN_AVX512F static inline void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  BURN_AVX512F static inline V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+};
 
 // The left operand of a tile GEMM: element (i, k) at p[(roff ? roff[i] : i * rs) + k * ks].
 struct AMat {
@@ -27,15 +57,18 @@ struct BMat {
   const int64_t* koff;
 };
 
-// C[rows x cols] of one MR x NR block (NR = 8 NV) = A[rows x kc] B[kc x NR] + (C when `load`, else the
-// per-row bias, or 0). `ap` holds the MR row pointers of A (rows past `rows` repeat the last one and
-// are dropped); B row k is b + k * ldb (a packed micro-panel); columns past `cols` are computed and dropped.
-template <int MR, int NV>
-BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks, const float* b, int64_t ldb, float* c,
-                                int64_t ldc, int rows, int cols, const float* bias, bool load) {
-  constexpr int NR = 8 * NV;
+// C[rows x cols] of one MR x NR block (NR = W NV, W lanes a vector) = A[rows x kc] B[kc x NR] + (C when `load`, else
+// the per-row bias, or 0). `ap` holds the MR row pointers of A (rows past `rows` repeat the last one and are dropped);
+// B row k is b + k * ldb (a packed micro-panel); columns past `cols` are computed and dropped.
+template <int MR, int NV, int W>
+[[gnu::always_inline]] inline void micro_body(int64_t kc, const float* const* ap, int64_t aks, const float* b,
+                                              int64_t ldb, float* c, int64_t ldc, int rows, int cols, const float* bias,
+                                              bool load) {
+  using L = Lanes<W>;
+  using V = typename L::V;
+  constexpr int NR = W * NV;
   const bool full = rows == MR && cols == NR;
-  alignas(32) float edge[MR * NR];
+  alignas(64) float edge[MR * NR];
   float* cp = c;
   int64_t cld = ldc;
   if (!full) {
@@ -47,12 +80,12 @@ BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
         for (int j = 0; j < cols; ++j) edge[r * NR + j] = c[r * ldc + j];
     }
   }
-  __m256 acc[MR][NV];
+  V acc[MR][NV];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
-    const __m256 init = bias ? _mm256_broadcast_ss(bias + std::min(r, rows - 1)) : _mm256_setzero_ps();
+    const V init = bias ? L::splat(bias + std::min(r, rows - 1)) : L::zero();
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[r][v] = load ? _mm256_loadu_ps(cp + r * cld + 8 * v) : init;
+    for (int v = 0; v < NV; ++v) acc[r][v] = load ? L::load(cp + r * cld + W * v) : init;
   }
   const float* a[MR];
 #pragma GCC unroll 8
@@ -64,34 +97,50 @@ BURN_AVX2_FMA void micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
     const int64_t ak = k * aks;
     if constexpr (NV <= 3) {
       // Few B vectors: hold them, broadcast one A value at a time (MR + NV + 1 registers beside C).
-      __m256 bv[NV];
+      V bv[NV];
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) bv[v] = _mm256_loadu_ps(bk + 8 * v);
+      for (int v = 0; v < NV; ++v) bv[v] = L::load(bk + W * v);
 #pragma GCC unroll 8
       for (int r = 0; r < MR; ++r) {
-        const __m256 av = _mm256_broadcast_ss(a[r] + ak);
+        const V av = L::splat(a[r] + ak);
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+        for (int v = 0; v < NV; ++v) acc[r][v] = L::fma(av, bv[v], acc[r][v]);
       }
     } else {
-      __m256 av[MR];
+      V av[MR];
 #pragma GCC unroll 8
-      for (int r = 0; r < MR; ++r) av[r] = _mm256_broadcast_ss(a[r] + ak);
+      for (int r = 0; r < MR; ++r) av[r] = L::splat(a[r] + ak);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) {
-        const __m256 bv = _mm256_loadu_ps(bk + 8 * v);
+        const V bv = L::load(bk + W * v);
 #pragma GCC unroll 8
-        for (int r = 0; r < MR; ++r) acc[r][v] = _mm256_fmadd_ps(av[r], bv, acc[r][v]);
+        for (int r = 0; r < MR; ++r) acc[r][v] = L::fma(av[r], bv, acc[r][v]);
       }
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) _mm256_storeu_ps(cp + r * cld + 8 * v, acc[r][v]);
+    for (int v = 0; v < NV; ++v) L::store(cp + r * cld + W * v, acc[r][v]);
   if (!full)
     for (int r = 0; r < rows; ++r)
       for (int j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * NR + j];
+}
+
+#pragma GCC diagnostic pop
+
+// micro_body for each ISA: W = 8 (AVX2/FMA) or 16 (AVX-512F; call only when conv_isa() is Avx512).
+template <int MR, int NV, int W>
+BURN_AVX2_FMA [[gnu::flatten]] std::enable_if_t<W == 8> micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
+                                                                     const float* b, int64_t ldb, float* c, int64_t ldc,
+                                                                     int rows, int cols, const float* bias, bool load) {
+  micro_body<MR, NV, W>(kc, ap, aks, b, ldb, c, ldc, rows, cols, bias, load);
+}
+template <int MR, int NV, int W>
+BURN_AVX512F [[gnu::flatten]] std::enable_if_t<W == 16> micro_kernel(int64_t kc, const float* const* ap, int64_t aks,
+                                                                     const float* b, int64_t ldb, float* c, int64_t ldc,
+                                                                     int rows, int cols, const float* bias, bool load) {
+  micro_body<MR, NV, W>(kc, ap, aks, b, ldb, c, ldc, rows, cols, bias, load);
 }
 
 // A last panel of at most kThin columns when A's rows are contiguous in k (the forward): per column a
@@ -209,15 +258,16 @@ BURN_AVX2_FMA void pack_gather(int64_t kc, const float* region, const int64_t* k
   }
 }
 
-// C[M x n] = A[M x K] B[K x n] (+ C when `accumulate`, else + bias per row when not null); every B row
+// C[M x n] = A[M x K] B[K x n] (+ C when `accumulate`, else + bias per row when not null) with the
+// MR x NR micro-kernel of W lanes (NR = W NV; W = 16 only when conv_isa() is Avx512); every B row
 // holds n rounded up to NR readable floats (`exact_b`: only n); cmap(j) places the C columns of panel j.
 // Each kc x NR micro-panel of B is first packed contiguously, once for all M rows: read in place through
 // the tap offsets, every row of it spans two or three cache lines.
 // `pack(kc, k0, j, dst)`, when given, packs the micro-panel instead (rows k0.. k0 + kc, columns j.. j + NR).
-template <int MR, int NV, typename CMap, typename Pack = std::nullptr_t>
+template <int MR, int NV, int W, typename CMap, typename Pack = std::nullptr_t>
 void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, const CMap& cmap, const float* bias,
                bool accumulate, bool exact_b = false, const Pack& pack = nullptr) {
-  constexpr int64_t NR = 8 * NV;
+  constexpr int64_t NR = W * NV;
   // Row blocks of at most about kMc rows, equal in size so that no thin block is left at the end.
   const int64_t MC = round_up(ceil_div(M, ceil_div(M, kMc)), MR);
   const int64_t kstep = ceil_div(K, ceil_div(K, kKc));
@@ -254,7 +304,7 @@ void tile_gemm(int64_t M, int64_t n, int64_t K, const AMat& a, const BMat& b, co
           if (thin)
             thin_kernel<MR>(kc, ap, bt, kstep, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
           else
-            micro_kernel<MR, NV>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
+            micro_kernel<MR, NV, W>(kc, ap, a.ks, packed, NR, cp.p + i * cp.ld, cp.ld, rows, cols, bias_here, load);
         }
       }
     }
