@@ -5,13 +5,13 @@
 
 #include <immintrin.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "burn/tensor/error.hpp"
 #include "convert.hpp"
+#include "kernel_choice.hpp"
 
 // GCC 12 warns that the AVX-512 intrinsics' own _mm512_undefined_* placeholders may be used uninitialised
 // (they are masked out); nothing of this file's is.
@@ -177,28 +177,32 @@ Path path_of(HalfIsa isa) {
   return {widen_f16_scalar, widen_bf16_scalar, narrow_f16_scalar, narrow_bf16_scalar};
 }
 
-HalfIsa best_isa() {
-  if (half_isa_available(HalfIsa::Avx512)) return HalfIsa::Avx512;
-  if (half_isa_available(HalfIsa::Avx2)) return HalfIsa::Avx2;
-  return HalfIsa::Scalar;
-}
-
-HalfIsa isa_from_env() {
-  const char* env = std::getenv("BURN_CPU_HALF");
-  if (!env || !*env) return best_isa();
-  for (HalfIsa isa : {HalfIsa::Scalar, HalfIsa::Avx2, HalfIsa::Avx512}) {
-    if (std::strcmp(env, half_isa_name(isa)) != 0) continue;
-    if (!half_isa_available(isa))
-      throw Unsupported("BURN_CPU_HALF", std::string("'") + env + "' asks for conversions this CPU lacks (" +
-                                             (isa == HalfIsa::Avx2 ? "AVX2 and F16C" : "AVX512F") + ")");
-    return isa;
+const char* half_variant_name(int v) {
+  switch (static_cast<HalfIsa>(v)) {
+    case HalfIsa::Scalar: return "scalar";
+    case HalfIsa::Avx2: return "avx2";
+    case HalfIsa::Avx512: return "avx512";
   }
-  throw ValueError("BURN_CPU_HALF",
-                   std::string("unknown conversion path '") + env + "'; expected scalar, avx2 or avx512");
+  return "?";
 }
 
-// The path in use: -1 until the first conversion reads BURN_CPU_HALF.
-std::atomic<int> g_isa{-1};
+bool half_variant_available(int v) {
+  switch (static_cast<HalfIsa>(v)) {
+    case HalfIsa::Scalar: return true;
+    case HalfIsa::Avx2: return cpu_has("avx2");
+    case HalfIsa::Avx512: return cpu_has("avx512f");
+  }
+  return false;
+}
+
+const char* half_variant_requirement(int v) {
+  return static_cast<HalfIsa>(v) == HalfIsa::Avx2 ? "AVX2 and F16C" : "AVX512F";
+}
+
+constexpr KernelChoiceSpec kHalfIsaSpec{
+    "BURN_CPU_HALF",   "set_half_isa",         "conversion path",       "conversions", 3,
+    half_variant_name, half_variant_available, half_variant_requirement};
+KernelChoice g_isa{kHalfIsaSpec};
 
 const Path& current_path() {
   static const Path paths[3] = {path_of(HalfIsa::Scalar), path_of(HalfIsa::Avx2), path_of(HalfIsa::Avx512)};
@@ -207,45 +211,18 @@ const Path& current_path() {
 
 }  // namespace
 
-const char* half_isa_name(HalfIsa isa) {
-  switch (isa) {
-    case HalfIsa::Scalar: return "scalar";
-    case HalfIsa::Avx2: return "avx2";
-    case HalfIsa::Avx512: return "avx512";
-  }
-  return "?";
-}
+const char* half_isa_name(HalfIsa isa) { return half_variant_name(static_cast<int>(isa)); }
 
-bool half_isa_available(HalfIsa isa) {
-  switch (isa) {
-    case HalfIsa::Scalar: return true;
-    case HalfIsa::Avx2: return cpu_has("avx2");
-    case HalfIsa::Avx512: return cpu_has("avx512f");
-  }
-  return false;
-}
+bool half_isa_available(HalfIsa isa) { return half_variant_available(static_cast<int>(isa)); }
 
 bool half_isa_has_bf16_instructions() {
   static const bool ok = cpu_has("avx512f") && cpu_has("avx512bf16");
   return ok;
 }
 
-HalfIsa half_isa() {
-  int v = g_isa.load(std::memory_order_relaxed);
-  if (v < 0) {
-    v = static_cast<int>(isa_from_env());
-    g_isa.store(v, std::memory_order_relaxed);
-  }
-  return static_cast<HalfIsa>(v);
-}
+HalfIsa half_isa() { return static_cast<HalfIsa>(g_isa.get()); }
 
-HalfIsa set_half_isa(HalfIsa isa) {
-  if (!half_isa_available(isa))
-    throw Unsupported("set_half_isa", std::string("this CPU cannot run the ") + half_isa_name(isa) + " conversions");
-  const HalfIsa before = half_isa();
-  g_isa.store(static_cast<int>(isa), std::memory_order_relaxed);
-  return before;
-}
+HalfIsa set_half_isa(HalfIsa isa) { return static_cast<HalfIsa>(g_isa.set(static_cast<int>(isa))); }
 
 void widen_to_f32(DType from, const uint16_t* in, float* out, int64_t n) {
   const Path& p = current_path();

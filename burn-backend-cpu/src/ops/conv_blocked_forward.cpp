@@ -1,7 +1,6 @@
 // The blocked f32 conv's forward (see conv_blocked.hpp): which shapes it takes, the implicit-GEMM tiles
 // of a k > 1 conv, the plain-GEMM tiles of a 1x1 conv, and the epilogue the fused executor asks for.
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "cpu_tensor.hpp"
+#include "kernel_choice.hpp"
 #include "ops/conv_blocked.hpp"
 #include "ops/conv_blocked_gemm.hpp"
 #include "ops/elementwise_fns.hpp"
@@ -58,46 +58,30 @@ BURN_AVX2_FMA void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_
 
 namespace {
 
-ConvIsa conv_isa_from_env() {
-  const char* env = std::getenv("BURN_CPU_CONV_ISA");
-  if (!env || !*env) return conv_isa_available(ConvIsa::Avx512) ? ConvIsa::Avx512 : ConvIsa::Avx2;
-  for (ConvIsa isa : {ConvIsa::Avx2, ConvIsa::Avx512}) {
-    if (std::strcmp(env, conv_isa_name(isa)) != 0) continue;
-    if (!conv_isa_available(isa))
-      throw Unsupported("BURN_CPU_CONV_ISA", std::string("'") + env + "' asks for conv kernels this CPU lacks (" +
-                                                 (isa == ConvIsa::Avx2 ? "AVX2 and FMA" : "AVX512F") + ")");
-    return isa;
-  }
-  throw ValueError("BURN_CPU_CONV_ISA", std::string("unknown conv kernel ISA '") + env + "'; expected avx2 or avx512");
+const char* conv_variant_name(int v) { return v == static_cast<int>(ConvIsa::Avx2) ? "avx2" : "avx512"; }
+
+bool conv_variant_available(int v) {
+  return cpu_has_avx2_fma() && (v == static_cast<int>(ConvIsa::Avx2) || __builtin_cpu_supports("avx512f"));
 }
 
-// The kernels in use: -1 until the first blocked conv reads BURN_CPU_CONV_ISA.
-std::atomic<int> g_conv_isa{-1};
+const char* conv_variant_requirement(int v) {
+  return v == static_cast<int>(ConvIsa::Avx2) ? "AVX2 and FMA" : "AVX512F";
+}
+
+constexpr KernelChoiceSpec kConvIsaSpec{
+    "BURN_CPU_CONV_ISA", "set_conv_isa",         "conv kernel ISA",       "conv kernels", 2,
+    conv_variant_name,   conv_variant_available, conv_variant_requirement};
+KernelChoice g_conv_isa{kConvIsaSpec};
 
 }  // namespace
 
-const char* conv_isa_name(ConvIsa isa) { return isa == ConvIsa::Avx2 ? "avx2" : "avx512"; }
+const char* conv_isa_name(ConvIsa isa) { return conv_variant_name(static_cast<int>(isa)); }
 
-bool conv_isa_available(ConvIsa isa) {
-  return cpu_has_avx2_fma() && (isa == ConvIsa::Avx2 || __builtin_cpu_supports("avx512f"));
-}
+bool conv_isa_available(ConvIsa isa) { return conv_variant_available(static_cast<int>(isa)); }
 
-ConvIsa conv_isa() {
-  int v = g_conv_isa.load(std::memory_order_relaxed);
-  if (v < 0) {
-    v = static_cast<int>(conv_isa_from_env());
-    g_conv_isa.store(v, std::memory_order_relaxed);
-  }
-  return static_cast<ConvIsa>(v);
-}
+ConvIsa conv_isa() { return static_cast<ConvIsa>(g_conv_isa.get()); }
 
-ConvIsa set_conv_isa(ConvIsa isa) {
-  if (!conv_isa_available(isa))
-    throw Unsupported("set_conv_isa", std::string("this CPU cannot run the ") + conv_isa_name(isa) + " conv kernels");
-  const ConvIsa before = conv_isa();
-  g_conv_isa.store(static_cast<int>(isa), std::memory_order_relaxed);
-  return before;
-}
+ConvIsa set_conv_isa(ConvIsa isa) { return static_cast<ConvIsa>(g_conv_isa.set(static_cast<int>(isa))); }
 
 bool blocked_conv_enabled() {
   if (!cpu_has_avx2_fma()) return false;

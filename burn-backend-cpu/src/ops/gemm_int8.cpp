@@ -12,7 +12,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -21,6 +20,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "cpu_tensor.hpp"
+#include "kernel_choice.hpp"
 #include "ops/simd_avx2.hpp"
 
 namespace burn::cpu {
@@ -187,29 +187,33 @@ constexpr VnniTileFn kVnniTiles[2][kVp] = {{tile_vnni<4, 1>, tile_vnni<4, 2>, ti
 
 // ---- the choice --------------------------------------------------------------------------------------
 
-constexpr Int8Path kPaths[] = {Int8Path::Scalar, Int8Path::Avx2, Int8Path::Vnni};
-
-Int8Path best_path() {
-  for (Int8Path p : {Int8Path::Vnni, Int8Path::Avx2})
-    if (int8_path_available(p)) return p;
-  return Int8Path::Scalar;
-}
-
-Int8Path path_from_env() {
-  const char* env = std::getenv("BURN_CPU_INT8");
-  if (!env || !*env) return best_path();
-  for (Int8Path p : kPaths) {
-    if (std::strcmp(env, int8_path_name(p)) != 0) continue;
-    if (!int8_path_available(p))
-      throw Unsupported("BURN_CPU_INT8", std::string("'") + env + "' asks for int8 kernels this CPU lacks (" +
-                                             (p == Int8Path::Vnni ? "AVX512-VNNI and AVX512VL" : "AVX2") + ")");
-    return p;
+const char* int8_variant_name(int v) {
+  switch (static_cast<Int8Path>(v)) {
+    case Int8Path::Scalar: return "scalar";
+    case Int8Path::Avx2: return "avx2";
+    case Int8Path::Vnni: return "vnni";
   }
-  throw ValueError("BURN_CPU_INT8", std::string("unknown int8 GEMM path '") + env + "'; expected scalar, avx2 or vnni");
+  return "?";
 }
 
-// The path in use: -1 until the first GEMM reads BURN_CPU_INT8.
-std::atomic<int> g_path{-1};
+bool int8_variant_available(int v) {
+  switch (static_cast<Int8Path>(v)) {
+    case Int8Path::Scalar: return true;
+    case Int8Path::Avx2: return cpu_has_avx2_fma();
+    case Int8Path::Vnni:
+      return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+  }
+  return false;
+}
+
+const char* int8_variant_requirement(int v) {
+  return static_cast<Int8Path>(v) == Int8Path::Vnni ? "AVX512-VNNI and AVX512VL" : "AVX2";
+}
+
+constexpr KernelChoiceSpec kInt8PathSpec{
+    "BURN_CPU_INT8",   "set_int8_path",        "int8 GEMM path",        "int8 kernels", 3,
+    int8_variant_name, int8_variant_available, int8_variant_requirement};
+KernelChoice g_path{kInt8PathSpec};
 
 TileFn tile_fn() { return int8_path() == Int8Path::Avx2 ? tile_avx2 : tile_scalar; }
 
@@ -431,41 +435,13 @@ void gemm_f32(const T* a, int64_t lda, int64_t m, const PackedInt8Weights& b, co
 
 }  // namespace
 
-const char* int8_path_name(Int8Path path) {
-  switch (path) {
-    case Int8Path::Scalar: return "scalar";
-    case Int8Path::Avx2: return "avx2";
-    case Int8Path::Vnni: return "vnni";
-  }
-  return "?";
-}
+const char* int8_path_name(Int8Path path) { return int8_variant_name(static_cast<int>(path)); }
 
-bool int8_path_available(Int8Path path) {
-  switch (path) {
-    case Int8Path::Scalar: return true;
-    case Int8Path::Avx2: return cpu_has_avx2_fma();
-    case Int8Path::Vnni:
-      return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-  }
-  return false;
-}
+bool int8_path_available(Int8Path path) { return int8_variant_available(static_cast<int>(path)); }
 
-Int8Path int8_path() {
-  int v = g_path.load(std::memory_order_relaxed);
-  if (v < 0) {
-    v = static_cast<int>(path_from_env());
-    g_path.store(v, std::memory_order_relaxed);
-  }
-  return static_cast<Int8Path>(v);
-}
+Int8Path int8_path() { return static_cast<Int8Path>(g_path.get()); }
 
-Int8Path set_int8_path(Int8Path path) {
-  if (!int8_path_available(path))
-    throw Unsupported("set_int8_path", std::string("this CPU cannot run the ") + int8_path_name(path) + " int8 GEMM");
-  const Int8Path before = int8_path();
-  g_path.store(static_cast<int>(path), std::memory_order_relaxed);
-  return before;
-}
+Int8Path set_int8_path(Int8Path path) { return static_cast<Int8Path>(g_path.set(static_cast<int>(path))); }
 
 int64_t int8_gemm_max_k(bool a_signed) {
   const int64_t max_product = a_signed ? 128 * 128 : 255 * 128;
