@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   std::optional<DType> autocast;
   bool int8_accuracy = false;
+  train::DataParallelConfig dp_config;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--model"))
       model = argv[i + 1];
@@ -147,12 +148,14 @@ int main(int argc, char** argv) {
       autocast = DType::BF16;
     else if (!std::strcmp(argv[i], "--autocast") && !std::strcmp(argv[i + 1], "f16"))
       autocast = DType::F16;
+    else if (!std::strcmp(argv[i], "--first-bucket-bytes"))
+      dp_config.first_bucket_bytes = std::strtoull(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--int8-accuracy"))
       int8_accuracy = std::strcmp(argv[i + 1], "0") != 0;
     else {
       std::fprintf(stderr,
                    "usage: %s [--model mlp|cnn] [--epochs N] [--batch-size B] [--workers W] [--epsilon E] [--seed S] "
-                   "[--autocast bf16|f16] [--int8-accuracy 0|1]\n",
+                   "[--autocast bf16|f16] [--int8-accuracy 0|1] [--first-bucket-bytes N (data parallel)]\n",
                    argv[0]);
       return 2;
     }
@@ -174,7 +177,7 @@ int main(int argc, char** argv) {
                      comm.world_size(), batch);
         return 2;
       }
-      dp = std::make_unique<train::DataParallel>(comm);
+      dp = std::make_unique<train::DataParallel>(comm, dp_config);
     }
     if (model == "mlp")
       return run(bench::make_mlp(Device::get("autodiff<cpu>")), model, epochs, batch, workers, epsilon, seed, autocast,

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <burn/nn.hpp>
 #include <burn/optim.hpp>
 #include <cmath>
@@ -126,9 +127,9 @@ optim::Optimizer make_optimizer(const std::string& kind) {
 std::vector<float> train_dp(collective::Communicator& c, const std::string& kind, size_t bucket, int steps,
                             std::vector<std::vector<std::vector<std::string>>>* layouts = nullptr,
                             std::vector<float>* after_first = nullptr, train::DataParallel::StepStats* stats = nullptr,
-                            bool overlap = true) {
+                            bool overlap = true, size_t first_bucket = 1u << 20) {
   const Device ad = Device::get("autodiff<cpu>");
-  train::DataParallel dp(c, {.bucket_bytes = bucket, .overlap = overlap});
+  train::DataParallel dp(c, {.bucket_bytes = bucket, .first_bucket_bytes = first_bucket, .overlap = overlap});
   Net net = dp.broadcast(make_net(ad, 0));
   optim::Optimizer opt = make_optimizer(kind);
   data::DataLoader<Item, Batch> loader(make_items(64), batcher(ad),
@@ -201,6 +202,23 @@ int run_steps() {
     bool fixed = small.size() == 5;
     for (size_t s = 2; s < small.size(); ++s) fixed = fixed && small[s] == small[1];
     expect(fixed && small[1].size() == 4, kind + ": 4 buckets of one parameter each, the same from step 2 on");
+    // A first bucket of at most fc2's 72 bytes (the default is 1 MiB, as PyTorch's): fc2 alone in it, fc1 in the
+    // 25 MB second, from step 2 on; the same values as one bucket.
+    std::vector<std::vector<std::vector<std::string>>> firsts;
+    const auto first_small = train_dp(c, kind, 25u << 20, 5, &firsts, nullptr, nullptr, true, 72);
+    const auto all_under = [](const std::vector<std::string>& paths, const std::string& prefix) {
+      return !paths.empty() &&
+             std::all_of(paths.begin(), paths.end(), [&](const std::string& p) { return p.rfind(prefix, 0) == 0; });
+    };
+    expect(firsts.size() == 5 && firsts[1].size() == 2 && all_under(firsts[1][0], "fc2.") &&
+               all_under(firsts[1][1], "fc1."),
+           kind + ": a first bucket of 72 bytes holds fc2 alone, the second fc1 (" +
+               std::to_string(firsts.size() > 1 ? firsts[1].size() : 0) + " buckets)");
+    if (w == 2) {
+      expect(bitwise(first_small, dp), kind + ": a small first bucket bitwise equal to one bucket");
+    } else {
+      expect(worst(first_small, dp) <= kBound, kind + ": a small first bucket equal to one bucket within the bound");
+    }
     // Backward finishes the last layer first: its gradients are the first ready, the first sent.
     expect(!small.empty() && small[1].size() == 4 && small[1][0][0].rfind("fc2.", 0) == 0 &&
                small[1][3][0].rfind("fc1.", 0) == 0,

@@ -116,7 +116,8 @@ struct DataParallel::Impl {
     cv.notify_all();
   }
 
-  // Buckets of at most bucket_bytes over `order` (indices into params), one dtype per bucket.
+  // Buckets of at most bucket_bytes over `order` (indices into params), the first of at most
+  // first_bucket_bytes, one dtype per bucket.
   void make_buckets(const std::vector<size_t>& order) {
     buckets.clear();
     bucket_of.assign(params.size(), 0);
@@ -124,8 +125,11 @@ struct DataParallel::Impl {
     for (size_t i : order) {
       const nn::ParamBase& p = *params[i].param;
       const size_t size = static_cast<size_t>(p.num_elements()) * dtype_size(p.dtype());
+      const size_t limit = buckets.size() == 1 && config.first_bucket_bytes != 0
+                               ? std::min(config.first_bucket_bytes, config.bucket_bytes)
+                               : config.bucket_bytes;
       if (buckets.empty() || buckets.back().dtype != p.dtype() ||
-          (bytes + size > config.bucket_bytes && !buckets.back().params.empty())) {
+          (bytes + size > limit && !buckets.back().params.empty())) {
         buckets.emplace_back();
         buckets.back().dtype = p.dtype();
         bytes = 0;
