@@ -116,20 +116,17 @@ struct DataParallel::Impl {
     cv.notify_all();
   }
 
-  // Buckets of at most bucket_bytes over `order` (indices into params), the first of at most
-  // first_bucket_bytes, one dtype per bucket.
+  // Buckets over `order` (indices into params), one dtype per bucket, each closed as soon as it holds at least
+  // its limit (PyTorch's rule, so a bucket exceeds it by at most its last parameter): first_bucket_bytes for the
+  // first, bucket_bytes for the others.
   void make_buckets(const std::vector<size_t>& order) {
     buckets.clear();
     bucket_of.assign(params.size(), 0);
     size_t bytes = 0;
+    bool closed = true;
     for (size_t i : order) {
       const nn::ParamBase& p = *params[i].param;
-      const size_t size = static_cast<size_t>(p.num_elements()) * dtype_size(p.dtype());
-      const size_t limit = buckets.size() == 1 && config.first_bucket_bytes != 0
-                               ? std::min(config.first_bucket_bytes, config.bucket_bytes)
-                               : config.bucket_bytes;
-      if (buckets.empty() || buckets.back().dtype != p.dtype() ||
-          (bytes + size > limit && !buckets.back().params.empty())) {
+      if (closed || buckets.back().dtype != p.dtype()) {
         buckets.emplace_back();
         buckets.back().dtype = p.dtype();
         bytes = 0;
@@ -138,8 +135,10 @@ struct DataParallel::Impl {
       b.params.push_back(i);
       b.offsets.push_back(b.elements);
       b.elements += p.num_elements();
-      bytes += size;
+      bytes += static_cast<size_t>(p.num_elements()) * dtype_size(p.dtype());
       bucket_of[i] = buckets.size() - 1;
+      const bool first = buckets.size() == 1 && config.first_bucket_bytes != 0;
+      closed = bytes >= (first ? std::min(config.first_bucket_bytes, config.bucket_bytes) : config.bucket_bytes);
     }
   }
 

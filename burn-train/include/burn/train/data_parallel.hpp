@@ -29,12 +29,12 @@
 namespace burn::train {
 
 struct DataParallelConfig {
-  // Gradients are all-reduced in buckets of about this many bytes (PyTorch's 25 MB). A parameter
-  // larger than a bucket has a bucket of its own; 1 gives every parameter its own (per-parameter).
+  // Gradients are all-reduced in buckets of about this many bytes (PyTorch's 25 MB): a bucket takes
+  // parameters until it holds at least this many, as PyTorch's do; 1 gives every parameter its own.
   size_t bucket_bytes = 25u << 20;
-  // The first bucket (the gradients backward finishes first) holds at most this many bytes (PyTorch's 1 MiB
-  // first bucket), so its all-reduce starts early in backward instead of after a whole 25 MB's worth of
-  // layers; 0, or a value of at least bucket_bytes: the first bucket is like the others.
+  // The same for the first bucket (the gradients backward finishes first; PyTorch's 1 MiB), so its
+  // all-reduce starts early in backward instead of after a whole 25 MB's worth of layers; 0, or a value of
+  // at least bucket_bytes: the first bucket is like the others.
   size_t first_bucket_bytes = 1u << 20;
   // For each all-reduce; 0: the communicator's default (BURN_COLLECTIVE_TIMEOUT_S).
   collective::Communicator::Timeout timeout{0};
