@@ -12,7 +12,7 @@
 namespace burn::cpu {
 namespace {
 
-constexpr const char* kEnv = "BURN_TEST_KERNEL_CHOICE";
+constexpr const char* kEnv = "KERNEL_CHOICE_TEST_VARIANT";  // not a BURN_ variable: this test's own
 bool g_available[3] = {true, true, true};
 
 const char* name(int v) { return v == 0 ? "narrow" : v == 1 ? "middle" : "wide"; }
