@@ -1,0 +1,135 @@
+// The bf16 register route for the simple elementwise maps (see half_map.hpp): one loop per op and conversion
+// path, the widening, the f32 op's per-element function and the rounding in the same registers. Each op's
+// function is the one the fused executor's instruction applies to f32 (fused_executor.cpp's exec), so the
+// result is that instruction's, rounded once by convert.hpp's float_to_bfloat.
+#include "half_map.hpp"
+
+#include "convert.hpp"
+#include "elementwise.hpp"
+#include "ops/elementwise_fns.hpp"
+
+namespace burn::cpu {
+
+namespace {
+
+// The loops, generic over the per-element function; each entry point below compiles them for one ISA (the
+// callee is inlined into a caller of a wider target, so it vectorises at that width).
+template <typename F>
+[[gnu::always_inline]] inline void map_loop(const uint16_t* x, uint16_t* y, int64_t n, F f) {
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) y[i] = float_to_bfloat(f(bfloat_to_float(x[i])));
+}
+template <typename F>
+[[gnu::always_inline]] inline void zip_loop(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n, F f) {
+#pragma GCC ivdep
+  for (int64_t i = 0; i < n; ++i) y[i] = float_to_bfloat(f(bfloat_to_float(a[i]), bfloat_to_float(b[i])));
+}
+
+#define BURN_BF16_MAP_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma")))
+#define BURN_BF16_MAP_AVX2 __attribute__((target("avx2")))
+
+template <typename F>
+BURN_BF16_MAP_AVX512 void map_avx512(const uint16_t* x, uint16_t* y, int64_t n, F f) {
+  map_loop(x, y, n, f);
+}
+template <typename F>
+BURN_BF16_MAP_AVX2 void map_avx2(const uint16_t* x, uint16_t* y, int64_t n, F f) {
+  map_loop(x, y, n, f);
+}
+template <typename F>
+void map_scalar(const uint16_t* x, uint16_t* y, int64_t n, F f) {
+  map_loop(x, y, n, f);
+}
+template <typename F>
+BURN_BF16_MAP_AVX512 void zip_avx512(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n, F f) {
+  zip_loop(a, b, y, n, f);
+}
+template <typename F>
+BURN_BF16_MAP_AVX2 void zip_avx2(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n, F f) {
+  zip_loop(a, b, y, n, f);
+}
+template <typename F>
+void zip_scalar(const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n, F f) {
+  zip_loop(a, b, y, n, f);
+}
+
+template <typename F>
+void map(HalfIsa isa, const uint16_t* const* x, uint16_t* y, int64_t n, F f) {
+  switch (isa) {
+    case HalfIsa::Avx512: return map_avx512(x[0], y, n, f);
+    case HalfIsa::Avx2: return map_avx2(x[0], y, n, f);
+    case HalfIsa::Scalar: break;
+  }
+  map_scalar(x[0], y, n, f);
+}
+template <typename F>
+void zip(HalfIsa isa, const uint16_t* const* x, uint16_t* y, int64_t n, F f) {
+  switch (isa) {
+    case HalfIsa::Avx512: return zip_avx512(x[0], x[1], y, n, f);
+    case HalfIsa::Avx2: return zip_avx2(x[0], x[1], y, n, f);
+    case HalfIsa::Scalar: break;
+  }
+  zip_scalar(x[0], x[1], y, n, f);
+}
+
+}  // namespace
+
+bool bf16_map_supported(const FusedInstr& in) {
+  switch (in.op) {
+    case OpId::add:
+    case OpId::sub:
+    case OpId::mul:
+    case OpId::div:
+    case OpId::maximum:
+    case OpId::minimum: return in.n_args == 2;
+    case OpId::add_scalar:
+    case OpId::sub_scalar:
+    case OpId::mul_scalar:
+    case OpId::div_scalar:
+    case OpId::neg:
+    case OpId::abs:
+    case OpId::clamp:
+    case OpId::clamp_min:
+    case OpId::clamp_max:
+    case OpId::recip:
+    case OpId::square:
+    case OpId::relu:
+    case OpId::leaky_relu: return in.n_args == 1;
+    default: return false;
+  }
+}
+
+// The functions are exec's for T = float, case by case.
+void run_bf16_map(const FusedInstr& in, HalfIsa isa, const uint16_t* const* x, uint16_t* y, int64_t n) {
+  const float s0 = scalar_as<float>(in.scalars[0]);
+  switch (in.op) {
+    case OpId::add: return zip(isa, x, y, n, [](float a, float b) { return wrap_add(a, b); });
+    case OpId::sub: return zip(isa, x, y, n, [](float a, float b) { return wrap_sub(a, b); });
+    case OpId::mul: return zip(isa, x, y, n, [](float a, float b) { return wrap_mul(a, b); });
+    case OpId::div: return zip(isa, x, y, n, [](float a, float b) { return div_of(a, b); });
+    case OpId::maximum: return zip(isa, x, y, n, [](float a, float b) { return max_of(a, b); });
+    case OpId::minimum: return zip(isa, x, y, n, [](float a, float b) { return min_of(a, b); });
+    case OpId::add_scalar: return map(isa, x, y, n, [s0](float v) { return wrap_add(v, s0); });
+    case OpId::sub_scalar: return map(isa, x, y, n, [s0](float v) { return wrap_sub(v, s0); });
+    case OpId::mul_scalar: return map(isa, x, y, n, [s0](float v) { return wrap_mul(v, s0); });
+    case OpId::div_scalar: return map(isa, x, y, n, [s0](float v) { return div_of(v, s0); });
+    case OpId::neg: return map(isa, x, y, n, [](float v) { return wrap_sub(0.0f, v); });
+    case OpId::abs: return map(isa, x, y, n, [](float v) { return abs_of(v); });
+    case OpId::clamp: {
+      const float hi = scalar_as<float>(in.scalars[1]);
+      return map(isa, x, y, n, [s0, hi](float v) { return clamp_of(v, s0, hi); });
+    }
+    case OpId::clamp_min: return map(isa, x, y, n, [s0](float v) { return clamp_min_of(v, s0); });
+    case OpId::clamp_max: return map(isa, x, y, n, [s0](float v) { return clamp_max_of(v, s0); });
+    case OpId::recip: return map(isa, x, y, n, [](float v) { return 1.0f / v; });
+    case OpId::square: return map(isa, x, y, n, [](float v) { return v * v; });
+    case OpId::relu: return map(isa, x, y, n, [](float v) { return relu_of(v); });
+    case OpId::leaky_relu: {
+      const float sl = static_cast<float>(in.params[0]);
+      return map(isa, x, y, n, [sl](float v) { return leaky_relu_of(v, sl); });
+    }
+    default: throw Error(op_info(in.op).name, "internal: the bf16 register route was given an op it does not run");
+  }
+}
+
+}  // namespace burn::cpu
