@@ -9,7 +9,7 @@
 //            the fused executor (fused_instr.hpp: add, exp, gelu, the comparisons, ...) runs in one parallel
 //            split over the output, each task widening L1-sized tiles of its operands (broadcast and
 //            strided ones gathered first) into stack buffers, running the instruction's f32 loop on them
-//            and narrowing the result into the output (bf16 simple maps over contiguous operands: one loop
+//            and narrowing the result into the output (bf16 simple maps and exp over contiguous operands: one loop
 //            widening, computing and rounding in registers, half_map.hpp); the others (atan2, powf, is_nan, ...) run the
 //            whole f32 op on tiles of kWideningTile elements of contiguous operands. Either way the data crosses
 //            memory once, in its 16-bit form;
@@ -298,10 +298,10 @@ class CpuHalfBackend final : public ForwardingBackend {
       }
     }
     uint8_t* const obase = out->template data<uint8_t>();
-    if (h == DType::BF16 && bf16_map_supported(in) &&
+    const HalfIsa isa = half_isa();
+    if (h == DType::BF16 && bf16_map_supported(in, isa) &&
         std::all_of(feed.begin(), feed.begin() + in.n_args, [](Feed f) { return f == Feed::Flat; })) {
-      // The simple maps over contiguous operands: widening, op and rounding in registers (half_map.hpp).
-      const HalfIsa isa = half_isa();
+      // The simple maps and exp over contiguous operands: widening, op and rounding in registers (half_map.hpp).
       parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
         const uint16_t* x[3] = {};
         for (size_t i = 0; i < in.n_args; ++i) x[i] = src[i]->template data<uint16_t>() + s;

@@ -4,9 +4,14 @@
 // result is that instruction's, rounded once by convert.hpp's float_to_bfloat.
 #include "half_map.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "convert.hpp"
 #include "elementwise.hpp"
+#include "half_simd.hpp"
 #include "ops/elementwise_fns.hpp"
+#include "ops/simd_avx2.hpp"
 
 namespace burn::cpu {
 
@@ -72,10 +77,59 @@ void zip(HalfIsa isa, const uint16_t* const* x, uint16_t* y, int64_t n, F f) {
   zip_scalar(x[0], x[1], y, n, f);
 }
 
+// exp: the f32 exp op's own exp8 (exp_f32_avx2's, 16 lanes a step) between the widening and the rounding. The
+// tail goes through a zero-padded block: exp8 gives each lane the same bits whatever its neighbours.
+BURN_AVX2_FMA void exp_bf16_avx2(const uint16_t* x, uint16_t* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    narrow_bf16x16_avx2(exp8(widen_bf16x8_avx2(x + i)), exp8(widen_bf16x8_avx2(x + i + 8)), y + i);
+  if (i < n) {
+    uint16_t in[16] = {}, out[16];
+    std::memcpy(in, x + i, static_cast<size_t>(n - i) * sizeof(uint16_t));
+    narrow_bf16x16_avx2(exp8(widen_bf16x8_avx2(in)), exp8(widen_bf16x8_avx2(in + 8)), out);
+    std::memcpy(y + i, out, static_cast<size_t>(n - i) * sizeof(uint16_t));
+  }
+}
+
+#define BURN_BF16_EXP_AVX512BF16 __attribute__((target("avx2,fma,avx512f,avx512vl,avx512bf16")))
+
+// exp8 of 8 bf16 lanes, rounded to bf16 and stored. exp8's own test picks the lanes' arithmetic: when it takes
+// exp8_normal every result is a normal float, which vcvtneps2bf16 rounds as float_to_bfloat does (it only differs
+// on f32 denormals, and NaN comes out quiet alike); otherwise exp8_full_range and the integer rounding.
+BURN_BF16_EXP_AVX512BF16 [[gnu::always_inline]] inline void exp_bf16x8_avx512bf16(const uint16_t* x, uint16_t* y) {
+  const __m256 v = widen_bf16x8_avx2(x);
+  const __m256 av = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+  if (_mm256_movemask_ps(_mm256_cmp_ps(av, _mm256_set1_ps(kExpNormal), _CMP_GT_OQ)) != 0) [[unlikely]] {
+    const __m256i r = round_bf16_avx2(exp8_full_range(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y),
+                     _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+    return;
+  }
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(y), reinterpret_cast<__m128i>(_mm256_cvtneps_pbh(exp8_normal(v))));
+}
+
+// exp_bf16_avx2 where the CPU has AVX512-BF16: the rounding is one instruction on exp8_normal's lanes.
+BURN_BF16_EXP_AVX512BF16 void exp_bf16_avx512bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    exp_bf16x8_avx512bf16(x + i, y + i);
+    exp_bf16x8_avx512bf16(x + i + 8, y + i + 8);
+  }
+  for (; i < n; i += 8) {
+    uint16_t in[8] = {}, out[8];
+    const int64_t len = std::min<int64_t>(8, n - i);
+    std::memcpy(in, x + i, static_cast<size_t>(len) * sizeof(uint16_t));
+    exp_bf16x8_avx512bf16(in, out);
+    std::memcpy(y + i, out, static_cast<size_t>(len) * sizeof(uint16_t));
+  }
+}
+
 }  // namespace
 
-bool bf16_map_supported(const FusedInstr& in) {
+bool bf16_map_supported(const FusedInstr& in, HalfIsa isa) {
   switch (in.op) {
+    // The exp op's f32 exp is exp8 wherever the CPU has AVX2 and FMA; the scalar conversion path keeps the tiles.
+    case OpId::exp: return in.n_args == 1 && isa != HalfIsa::Scalar && cpu_has_avx2_fma();
     case OpId::add:
     case OpId::sub:
     case OpId::mul:
@@ -103,6 +157,9 @@ bool bf16_map_supported(const FusedInstr& in) {
 void run_bf16_map(const FusedInstr& in, HalfIsa isa, const uint16_t* const* x, uint16_t* y, int64_t n) {
   const float s0 = scalar_as<float>(in.scalars[0]);
   switch (in.op) {
+    case OpId::exp:
+      if (isa == HalfIsa::Avx512 && half_isa_has_bf16_instructions()) return exp_bf16_avx512bf16(x[0], y, n);
+      return exp_bf16_avx2(x[0], y, n);
     case OpId::add: return zip(isa, x, y, n, [](float a, float b) { return wrap_add(a, b); });
     case OpId::sub: return zip(isa, x, y, n, [](float a, float b) { return wrap_sub(a, b); });
     case OpId::mul: return zip(isa, x, y, n, [](float a, float b) { return wrap_mul(a, b); });

@@ -309,10 +309,10 @@ TEST_P(CpuHalf, ReductionsGemmAndConvAccumulateInF32) {
   expect_rounded(be->embedding(y, idx), f32.embedding(wy, idx), "embedding");
 }
 
-// The simple maps (bf16 ones run widening, op and rounding in registers, half_map.hpp) on every conversion path:
+// The simple maps and exp (bf16 ones run widening, op and rounding in registers, half_map.hpp) on every conversion path:
 // every bit pattern of the format as the left operand (denormals, NaN payloads, infinities, both zeros) against a
 // shuffle of them, sizes with vector tails and several parallel tasks; each result the f32 op's rounded once.
-TEST_P(CpuHalf, SimpleMapsOverEveryPatternOnEveryPath) {
+TEST_P(CpuHalf, SimpleMapsAndExpOverEveryPatternOnEveryPath) {
   for (const int64_t n : {int64_t{65536 + 37}, int64_t{31}, int64_t{1}}) {
     std::vector<uint8_t> abytes(static_cast<size_t>(n) * 2), bbytes(abytes.size());
     std::vector<uint16_t> perm(65536);
@@ -346,6 +346,7 @@ TEST_P(CpuHalf, SimpleMapsOverEveryPatternOnEveryPath) {
       expect_rounded(be->square(a), f32.square(wa), "square");
       expect_rounded(be->relu(a), f32.relu(wa), "relu");
       expect_rounded(be->leaky_relu(a, 0.01), f32.leaky_relu(wa, 0.01), "leaky_relu");
+      expect_rounded(be->exp(a), f32.exp(wa), "exp");
     });
   }
 }
