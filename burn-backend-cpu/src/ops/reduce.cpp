@@ -11,6 +11,7 @@
 
 #include "burn/tensor/shape_rules.hpp"
 #include "cpu_backend.hpp"
+#include "convert.hpp"
 #include "cpu_tensor.hpp"
 #include "half_convert.hpp"
 #include "ops/math_util.hpp"
@@ -212,11 +213,28 @@ auto widened_source(const uint16_t* x, DType h, int64_t end) {
   return make_filled_source<float>(end, [x, h](int64_t s, int64_t n, float* dst) { widen_to_f32(h, x + s, dst, n); });
 }
 
+// A span of a bf16 input read in place, each element widened as the kernel reads it (bfloat_to_float: a shift), so
+// the f32 kernel's loops fold straight from the 16-bit data: no buffer to write and read back, the same folds.
+struct Bf16View {
+  const uint16_t* p;
+  float operator[](int64_t i) const { return bfloat_to_float(p[i]); }
+  Bf16View operator+(int64_t k) const { return {p + k}; }
+};
+struct Bf16Source {
+  static constexpr int64_t kMaxSpan = std::numeric_limits<int64_t>::max();
+  const uint16_t* x;
+  Bf16View span(int64_t a, int64_t) const { return {x + a}; }
+};
+
 template <template <typename> class OpT>
 Prim reduce_widened_lanes(const CpuPtr& x, const Shape& out_shape, Lanes l) {
   const CpuPtr out = alloc(out_shape, DType::F32);
   const uint16_t* p = x->data<uint16_t>();
   const DType h = x->dtype();
+  if (h == DType::BF16) {
+    reduce_lanes<OpT<float>, float>([p](int64_t) { return Bf16Source{p}; }, out->data<float>(), l);
+    return out;
+  }
   auto src = [&](int64_t end) { return widened_source(p, h, end); };
   reduce_lanes<OpT<float>, float>(src, out->data<float>(), l);
   return out;
