@@ -10,12 +10,13 @@
 //            split over the output, each task widening L1-sized tiles of its operands (broadcast and
 //            strided ones gathered first) into stack buffers, running the instruction's f32 loop on them
 //            and narrowing the result into the output (bf16 simple maps and exp over contiguous operands: one loop
-//            widening, computing and rounding in registers, half_map.hpp); the others (atan2, powf, is_nan, ...) run the
-//            whole f32 op on tiles of kWideningTile elements of contiguous operands. Either way the data crosses
+//            widening, computing and rounding in registers, half_map.hpp); the others (atan2, powf, is_nan, ...) run
+//            the whole f32 op on tiles of kWideningTile elements of contiguous operands. Either way the data crosses
 //            memory once, in its 16-bit form;
 //   reduce:  sum, mean, prod, max, min (all and _dim), argmax, argmin: the f32 reduction kernel reads the
-//            input through a source that widens each span into a small buffer (reduce_widened, ops/reduce.cpp):
-//            the same folds in the same order as on the widened tensor, one pass over the 16-bit input;
+//            input through a source that widens each span into a small buffer (reduce_widened, ops/reduce.cpp;
+//            bf16 sums, products and extremes read in place, each element widened as the kernel's loop loads
+//            it): the same folds in the same order as on the widened tensor, one pass over the 16-bit input;
 //   promote: everything else (and tile ops over broadcast or strided operands): the inputs are widened
 //            to f32 tensors (panels for GEMM and convolution are the whole operands), the f32 op runs,
 //            its float outputs are narrowed.

@@ -309,8 +309,8 @@ TEST_P(CpuHalf, ReductionsGemmAndConvAccumulateInF32) {
   expect_rounded(be->embedding(y, idx), f32.embedding(wy, idx), "embedding");
 }
 
-// The simple maps and exp (bf16 ones run widening, op and rounding in registers, half_map.hpp) on every conversion path:
-// every bit pattern of the format as the left operand (denormals, NaN payloads, infinities, both zeros) against a
+// The simple maps and exp (bf16 ones run widening, op and rounding in registers, half_map.hpp) on every conversion
+// path: every bit pattern of the format as the left operand (denormals, NaN payloads, infinities, both zeros) against a
 // shuffle of them, sizes with vector tails and several parallel tasks; each result the f32 op's rounded once.
 TEST_P(CpuHalf, SimpleMapsAndExpOverEveryPatternOnEveryPath) {
   for (const int64_t n : {int64_t{65536 + 37}, int64_t{31}, int64_t{1}}) {

@@ -823,9 +823,22 @@ TEST(CpuExp, ScalarAndSoftmaxFormsGiveExp8sBits) {
 // exp16, the f32 exp loop's and the bf16 exp's on AVX-512 CPUs, gives exp8's bits: every 997th bit pattern and
 // the edges, each placed once among lanes that take exp16_normal and once beside one that takes the full range.
 BURN_AVX512_FMA void exp16_twin(uint64_t& diff) {
-  std::vector<float> xs = {0.0f, -0.0f, 1.0f, -1.0f, 87.0f, -87.0f, 87.5f, 88.72283f, 88.72284f, 89.5f,
-                           -87.33654f, -103.97208f, -104.5f, std::numeric_limits<float>::infinity(),
-                           -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> xs = {0.0f,
+                           -0.0f,
+                           1.0f,
+                           -1.0f,
+                           87.0f,
+                           -87.0f,
+                           87.5f,
+                           88.72283f,
+                           88.72284f,
+                           89.5f,
+                           -87.33654f,
+                           -103.97208f,
+                           -104.5f,
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN()};
   for (uint64_t u = 0; u <= 0xffffffffu; u += 997) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(u)));
   alignas(64) float in[16], wide[16];
   alignas(32) float narrow[8];
@@ -850,7 +863,8 @@ TEST(CpuExp, SixteenLaneFormGivesExp8sBits) {
   std::vector<float> x(1000), got(1000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = -110.0f + 0.2f * static_cast<float>(i);
   exp_f32(x.data(), got.data(), static_cast<int64_t>(x.size()));
-  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(vexp_table(x[i]))) << x[i];
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(vexp_table(x[i]))) << x[i];
 }
 
 // softmax's exp (exp8_nonpos on AVX2, vexp elsewhere) over its whole argument range, x - max from 0 down

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "burn/tensor/shape_rules.hpp"
-#include "cpu_backend.hpp"
 #include "convert.hpp"
+#include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "half_convert.hpp"
 #include "ops/math_util.hpp"

@@ -27,10 +27,10 @@ inline bool cpu_has_avx512f() {
 // The tables of 2^(j/8) twice over: vpermps on zmm reads the low 4 bits of each index, vpermps on ymm the
 // low 3, so entry j and j + 8 must agree.
 namespace exp_table {
-inline constexpr float kPow2Eighths16[16] = {
-    kPow2Eighths[0], kPow2Eighths[1], kPow2Eighths[2], kPow2Eighths[3], kPow2Eighths[4], kPow2Eighths[5],
-    kPow2Eighths[6], kPow2Eighths[7], kPow2Eighths[0], kPow2Eighths[1], kPow2Eighths[2], kPow2Eighths[3],
-    kPow2Eighths[4], kPow2Eighths[5], kPow2Eighths[6], kPow2Eighths[7]};
+inline constexpr float kPow2Eighths16[16] = {kPow2Eighths[0], kPow2Eighths[1], kPow2Eighths[2], kPow2Eighths[3],
+                                             kPow2Eighths[4], kPow2Eighths[5], kPow2Eighths[6], kPow2Eighths[7],
+                                             kPow2Eighths[0], kPow2Eighths[1], kPow2Eighths[2], kPow2Eighths[3],
+                                             kPow2Eighths[4], kPow2Eighths[5], kPow2Eighths[6], kPow2Eighths[7]};
 inline constexpr int32_t kPow2EighthsLessIndex16[16] = {
     kPow2EighthsLessIndex[0], kPow2EighthsLessIndex[1], kPow2EighthsLessIndex[2], kPow2EighthsLessIndex[3],
     kPow2EighthsLessIndex[4], kPow2EighthsLessIndex[5], kPow2EighthsLessIndex[6], kPow2EighthsLessIndex[7],
