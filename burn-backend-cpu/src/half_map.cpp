@@ -1,7 +1,8 @@
-// The bf16 register route for the simple elementwise maps (see half_map.hpp): one loop per op and conversion
-// path, the widening, the f32 op's per-element function and the rounding in the same registers. Each op's
-// function is the one the fused executor's instruction applies to f32 (fused_executor.cpp's exec), so the
-// result is that instruction's, rounded once by convert.hpp's float_to_bfloat.
+// The bf16 register route for the simple elementwise maps and exp (see half_map.hpp): one loop per op and
+// conversion path, the widening, the f32 op's per-element function and the rounding in the same registers. Each
+// op's function is the one the fused executor's instruction applies to f32 (fused_executor.cpp's exec; for exp,
+// exp8 or exp16, the f32 exp loop's), so the result is that instruction's, rounded once as convert.hpp's
+// float_to_bfloat rounds.
 #include "half_map.hpp"
 
 #include <cstring>
@@ -97,14 +98,15 @@ BURN_AVX2_FMA void exp_bf16_avx2(const uint16_t* x, uint16_t* y, int64_t n) {
 
 #define BURN_BF16_EXP_AVX512BF16 __attribute__((target("avx512f,avx512bf16,avx2,fma")))
 
-// exp of 16 bf16 lanes, rounded to bf16 and stored. exp16 is exp8 on 16 lanes (the same bits), and its test
-// picks the arithmetic: when it takes exp16_normal every result is a normal float, which vcvtneps2bf16 rounds
-// as float_to_bfloat does (it differs only on f32 denormals; NaN comes out quiet alike); otherwise
-// exp16_full_range and the integer rounding.
+// 16 bf16 values as f32 (a shift: exact).
 BURN_BF16_EXP_AVX512BF16 [[gnu::always_inline]] inline __m512 widen_bf16x16_avx512(const uint16_t* x) {
   const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)));
   return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
 }
+// exp of 16 bf16 lanes, rounded to bf16 and stored. exp16 is exp8 on 16 lanes (the same bits), and its test
+// picks the arithmetic: when it takes exp16_normal every result is a normal float, which vcvtneps2bf16 rounds
+// as float_to_bfloat does (it differs only on f32 denormals; NaN comes out quiet alike); otherwise
+// exp16_full_range and the integer rounding.
 BURN_BF16_EXP_AVX512BF16 [[gnu::always_inline]] inline void exp_bf16x16_avx512bf16(const uint16_t* x, uint16_t* y) {
   const __m512 v = widen_bf16x16_avx512(x);
   if (exp16_outside_normal(v) != 0) [[unlikely]] {
