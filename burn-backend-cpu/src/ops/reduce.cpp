@@ -16,6 +16,7 @@
 #include "half_convert.hpp"
 #include "ops/math_util.hpp"
 #include "ops/reduce_kernels.hpp"
+#include "ops/simd_avx2.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -225,6 +226,20 @@ struct Bf16Source {
   const uint16_t* x;
   Bf16View span(int64_t a, int64_t) const { return {x + a}; }
 };
+
+// The fold of a bf16 row compiled for AVX2 where the CPU has it (this file is built for the x86-64 baseline, and the
+// conversions make the SSE2 loop the bound at 1 thread): the same 16 lanes in the same order, so the same bits.
+// reduce_lanes' call finds these through Bf16Source's namespace (more specialised than the generic fold).
+template <class Op, typename T>
+[[gnu::flatten]] BURN_AVX2_FMA typename Op::A reduce_row_avx2(Bf16Source& src, Lanes l, int64_t o, int64_t k0,
+                                                              int64_t len) {
+  return reducek::reduce_row<Op, T, Bf16Source>(src, l, o, k0, len);
+}
+template <class Op, typename T>
+typename Op::A reduce_row(Bf16Source& src, Lanes l, int64_t o, int64_t k0, int64_t len) {
+  if (cpu_has_avx2_fma()) return reduce_row_avx2<Op, T>(src, l, o, k0, len);
+  return reducek::reduce_row<Op, T, Bf16Source>(src, l, o, k0, len);
+}
 
 template <template <typename> class OpT>
 Prim reduce_widened_lanes(const CpuPtr& x, const Shape& out_shape, Lanes l) {
