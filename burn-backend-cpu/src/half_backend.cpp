@@ -9,12 +9,14 @@
 //            the fused executor (fused_instr.hpp: add, exp, gelu, the comparisons, ...) runs in one parallel
 //            split over the output, each task widening L1-sized tiles of its operands (broadcast and
 //            strided ones gathered first) into stack buffers, running the instruction's f32 loop on them
-//            and narrowing the result into the output; the others (atan2, powf, is_nan, ...) run the
-//            whole f32 op on tiles of kWideningTile elements of contiguous operands. Either way the data crosses
+//            and narrowing the result into the output (bf16 simple maps and exp over contiguous operands: one loop
+//            widening, computing and rounding in registers, half_map.hpp); the others (atan2, powf, is_nan, ...) run
+//            the whole f32 op on tiles of kWideningTile elements of contiguous operands. Either way the data crosses
 //            memory once, in its 16-bit form;
 //   reduce:  sum, mean, prod, max, min (all and _dim), argmax, argmin: the f32 reduction kernel reads the
-//            input through a source that widens each span into a small buffer (reduce_widened, ops/reduce.cpp):
-//            the same folds in the same order as on the widened tensor, one pass over the 16-bit input;
+//            input through a source that widens each span into a small buffer (reduce_widened, ops/reduce.cpp;
+//            bf16 sums, products and extremes read in place, each element widened as the kernel's loop loads
+//            it): the same folds in the same order as on the widened tensor, one pass over the 16-bit input;
 //   promote: everything else (and tile ops over broadcast or strided operands): the inputs are widened
 //            to f32 tensors (panels for GEMM and convolution are the whole operands), the f32 op runs,
 //            its float outputs are narrowed.
@@ -34,6 +36,7 @@
 #include "elementwise.hpp"
 #include "fused_instr.hpp"
 #include "half_convert.hpp"
+#include "half_map.hpp"
 
 namespace burn::cpu {
 
@@ -296,6 +299,17 @@ class CpuHalfBackend final : public ForwardingBackend {
       }
     }
     uint8_t* const obase = out->template data<uint8_t>();
+    const HalfIsa isa = half_isa();
+    if (h == DType::BF16 && bf16_map_supported(in, isa) &&
+        std::all_of(feed.begin(), feed.begin() + in.n_args, [](Feed f) { return f == Feed::Flat; })) {
+      // The simple maps and exp over contiguous operands: widening, op and rounding in registers (half_map.hpp).
+      parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
+        const uint16_t* x[3] = {};
+        for (size_t i = 0; i < in.n_args; ++i) x[i] = src[i]->template data<uint16_t>() + s;
+        run_bf16_map(in, isa, x, reinterpret_cast<uint16_t*>(obase) + s, e - s);
+      });
+      return out;
+    }
     parallel_for(n, kElementwiseGrain, [&](int64_t s, int64_t e) {
       alignas(64) float buf[4][kInstrTile];
       alignas(64) uint16_t staged[kInstrTile];

@@ -11,6 +11,7 @@
 
 #include "burn/tensor/error.hpp"
 #include "convert.hpp"
+#include "half_simd.hpp"
 #include "kernel_choice.hpp"
 
 // GCC 12 warns that the AVX-512 intrinsics' own _mm512_undefined_* placeholders may be used uninitialised
@@ -55,33 +56,12 @@ BURN_HALF_AVX2 void narrow_f16_avx2(const float* in, uint16_t* out, int64_t n) {
 }
 BURN_HALF_AVX2 void widen_bf16_avx2(const uint16_t* in, float* out, int64_t n) {
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(w, 16));
-  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, widen_bf16x8_avx2(in + i));
   widen_bf16_scalar(in + i, out + i, n - i);
-}
-// float_to_bfloat on 8 lanes, the result in the low 16 bits of each 32-bit lane.
-BURN_HALF_AVX2 [[gnu::always_inline]] inline __m256i round_bf16_avx2(__m256 v) {
-  const __m256i u = _mm256_castps_si256(v);
-  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
-  const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
-  // |u| > inf bits, as a signed compare: both sides are below 2^31.
-  const __m256i nan =
-      _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-  return _mm256_blendv_epi8(rounded, quiet, nan);
 }
 BURN_HALF_AVX2 void narrow_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i lo = round_bf16_avx2(_mm256_loadu_ps(in + i));
-    const __m256i hi = round_bf16_avx2(_mm256_loadu_ps(in + i + 8));
-    // packus works within 128-bit halves (lo0 hi0 lo1 hi1); the permute puts them in order. No lane
-    // saturates: every value is below 2^16.
-    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), packed);
-  }
+  for (; i + 16 <= n; i += 16) narrow_bf16x16_avx2(_mm256_loadu_ps(in + i), _mm256_loadu_ps(in + i + 8), out + i);
   narrow_bf16_scalar(in + i, out + i, n - i);
 }
 

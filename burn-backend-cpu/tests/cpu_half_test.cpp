@@ -3,6 +3,7 @@
 // in f16/bf16 against the f32 kernels' results rounded once (bitwise).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -306,6 +307,48 @@ TEST_P(CpuHalf, ReductionsGemmAndConvAccumulateInF32) {
   // embedding copies rows of 16-bit values (the native route): the same bits as the f32 rows rounded.
   const Prim idx = be->from_data(TensorData::from_vector(std::vector<int64_t>{7, 0, 7, 3}, Shape{4}));
   expect_rounded(be->embedding(y, idx), f32.embedding(wy, idx), "embedding");
+}
+
+// The simple maps and exp (bf16 ones run widening, op and rounding in registers, half_map.hpp) on every conversion
+// path: every bit pattern of the format as the left operand (denormals, NaN payloads, infinities, both zeros) against a
+// shuffle of them, sizes with vector tails and several parallel tasks; each result the f32 op's rounded once.
+TEST_P(CpuHalf, SimpleMapsAndExpOverEveryPatternOnEveryPath) {
+  for (const int64_t n : {int64_t{65536 + 37}, int64_t{31}, int64_t{1}}) {
+    std::vector<uint8_t> abytes(static_cast<size_t>(n) * 2), bbytes(abytes.size());
+    std::vector<uint16_t> perm(65536);
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<uint16_t>(i);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(static_cast<uint32_t>(n)));
+    for (int64_t i = 0; i < n; ++i) {
+      const auto ai = static_cast<uint16_t>((i * 40503) & 0xffff), bi = perm[static_cast<size_t>(i) & 0xffff];
+      std::memcpy(&abytes[static_cast<size_t>(i) * 2], &ai, 2);
+      std::memcpy(&bbytes[static_cast<size_t>(i) * 2], &bi, 2);
+    }
+    const Prim a = be->from_data(TensorData(Shape{n}, h, abytes)), b = be->from_data(TensorData(Shape{n}, h, bbytes));
+    const Prim wa = wide(a), wb = wide(b);
+    for_each_isa([&](HalfIsa) {
+      SCOPED_TRACE(n);
+      expect_rounded(be->add(a, b), f32.add(wa, wb), "add");
+      expect_rounded(be->sub(a, b), f32.sub(wa, wb), "sub");
+      expect_rounded(be->mul(a, b), f32.mul(wa, wb), "mul");
+      expect_rounded(be->div(a, b), f32.div(wa, wb), "div");
+      expect_rounded(be->maximum(a, b), f32.maximum(wa, wb), "maximum");
+      expect_rounded(be->minimum(a, b), f32.minimum(wa, wb), "minimum");
+      expect_rounded(be->add_scalar(a, Scalar(0.3)), f32.add_scalar(wa, Scalar(0.3)), "add_scalar");
+      expect_rounded(be->sub_scalar(a, Scalar(-2.5)), f32.sub_scalar(wa, Scalar(-2.5)), "sub_scalar");
+      expect_rounded(be->mul_scalar(a, Scalar(1e-3)), f32.mul_scalar(wa, Scalar(1e-3)), "mul_scalar");
+      expect_rounded(be->div_scalar(a, Scalar(7.0)), f32.div_scalar(wa, Scalar(7.0)), "div_scalar");
+      expect_rounded(be->neg(a), f32.neg(wa), "neg");
+      expect_rounded(be->abs(a), f32.abs(wa), "abs");
+      expect_rounded(be->clamp(a, Scalar(-1.0), Scalar(2.5)), f32.clamp(wa, Scalar(-1.0), Scalar(2.5)), "clamp");
+      expect_rounded(be->clamp_min(a, Scalar(-0.5)), f32.clamp_min(wa, Scalar(-0.5)), "clamp_min");
+      expect_rounded(be->clamp_max(a, Scalar(0.75)), f32.clamp_max(wa, Scalar(0.75)), "clamp_max");
+      expect_rounded(be->recip(a), f32.recip(wa), "recip");
+      expect_rounded(be->square(a), f32.square(wa), "square");
+      expect_rounded(be->relu(a), f32.relu(wa), "relu");
+      expect_rounded(be->leaky_relu(a, 0.01), f32.leaky_relu(wa, 0.01), "leaky_relu");
+      expect_rounded(be->exp(a), f32.exp(wa), "exp");
+    });
+  }
 }
 
 TEST_P(CpuHalf, SupportsAnswersForTheF32Route) {

@@ -17,7 +17,9 @@
 #include "cpu_tensor.hpp"
 #include "cpu_test_fixture.hpp"
 #include "ops/blas.hpp"
+#include "ops/elementwise_fns.hpp"
 #include "ops/simd_avx2.hpp"
+#include "ops/simd_avx512.hpp"
 #include "ops/softmax_kernels.hpp"
 #include "storage_pool.hpp"
 
@@ -816,6 +818,53 @@ TEST(CpuExp, ScalarAndSoftmaxFormsGiveExp8sBits) {
   exp8_twins(scalar_diff, nonpos_diff);
   EXPECT_EQ(scalar_diff, 0u);
   EXPECT_EQ(nonpos_diff, 0u);
+}
+
+// exp16, the f32 exp loop's and the bf16 exp's on AVX-512 CPUs, gives exp8's bits: every 997th bit pattern and
+// the edges, each placed once among lanes that take exp16_normal and once beside one that takes the full range.
+BURN_AVX512_FMA void exp16_twin(uint64_t& diff) {
+  std::vector<float> xs = {0.0f,
+                           -0.0f,
+                           1.0f,
+                           -1.0f,
+                           87.0f,
+                           -87.0f,
+                           87.5f,
+                           88.72283f,
+                           88.72284f,
+                           89.5f,
+                           -87.33654f,
+                           -103.97208f,
+                           -104.5f,
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN()};
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 997) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(u)));
+  alignas(64) float in[16], wide[16];
+  alignas(32) float narrow[8];
+  for (const float other : {0.5f, 100.0f}) {
+    for (size_t i = 0; i < xs.size(); i += 8) {
+      for (size_t j = 0; j < 16; ++j) in[j] = j < 8 && i + j < xs.size() ? xs[i + j] : other;
+      _mm512_store_ps(wide, exp16(_mm512_load_ps(in)));
+      _mm256_store_ps(narrow, exp8(_mm256_load_ps(in)));
+      for (int j = 0; j < 8; ++j)
+        diff += std::bit_cast<uint32_t>(wide[j]) != std::bit_cast<uint32_t>(narrow[j]) &&
+                !(wide[j] != wide[j] && narrow[j] != narrow[j]);
+    }
+  }
+}
+
+TEST(CpuExp, SixteenLaneFormGivesExp8sBits) {
+  if (!cpu_has_avx512f()) GTEST_SKIP() << "exp16 needs AVX512F";
+  uint64_t diff = 0;
+  exp16_twin(diff);
+  EXPECT_EQ(diff, 0u);
+  // The f32 exp op's loop (exp16 here) against exp8 over a vector body and a masked tail.
+  std::vector<float> x(1000), got(1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -110.0f + 0.2f * static_cast<float>(i);
+  exp_f32(x.data(), got.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(vexp_table(x[i]))) << x[i];
 }
 
 // softmax's exp (exp8_nonpos on AVX2, vexp elsewhere) over its whole argument range, x - max from 0 down

@@ -4,7 +4,8 @@
 // A kernel sees its input as contiguous outer x n x inner lanes and reads it through a source:
 // span(a, b) returns the elements [a, b) of that flat index space. The eager source points into the
 // input (DenseSource); a FilledSource computes its spans into a buffer first (f16/bf16 widened to f32, the
-// fused program's prologue).
+// fused program's prologue). reduce_lanes also takes a source whose spans are views of another element type,
+// read through [] and +, converting as they are read (bf16 in place, reduce.cpp).
 #pragma once
 
 #include <algorithm>
@@ -192,7 +193,7 @@ typename Op::A reduce_row(Src& src, Lanes l, int64_t o, int64_t k0, int64_t len)
   A total = Op::init();
   for (int64_t b0 = 0; b0 < len; b0 += kRowBlock) {
     const int64_t b1 = std::min(len, b0 + kRowBlock), m = b1 - b0;
-    const T* p = src.span(o * l.n + k0 + b0, o * l.n + k0 + b1);
+    const auto p = src.span(o * l.n + k0 + b0, o * l.n + k0 + b1);
     A lane[kLanes];
     for (int j = 0; j < kLanes; ++j) lane[j] = Op::init();
     int64_t i = 0;
@@ -224,9 +225,9 @@ void reduce_cols(Src& src, Lanes l, int64_t o, int64_t j0, int64_t w, int64_t k0
     for (int64_t j = 0; j < w; ++j) part[j] = Op::init();
     for (int64_t k = kb; k < ke;) {
       int64_t count, stride;
-      const T* r0 = lane_rows(src, l, o, j0, w, k, ke, count, stride);
+      const auto r0 = lane_rows(src, l, o, j0, w, k, ke, count, stride);
       for (int64_t c = 0; c < count; ++c) {
-        const T* r = r0 + c * stride;
+        const auto r = r0 + c * stride;
         for (int64_t j = 0; j < w; ++j) part[j] = Op::step(part[j], r[j]);
       }
       k += count;
