@@ -22,7 +22,7 @@ namespace burn {
 // quantized_linear; 6: its matmul_integer). The
 // table's fingerprint (kOpTableHashAtAbi, in op_table.hpp) is checked here at compile time and by the
 // plugin host at load time.
-#define BURN_PLUGIN_ABI_VERSION 6
+#define BURN_PLUGIN_ABI_VERSION 7
 
 namespace detail {
 // Fails with both values in the instantiation note, so the new fingerprint is in the error message.
