@@ -108,6 +108,43 @@ TEST(ModuleGrad, ConvWithOneTrackedInput) {
   }
 }
 
+// x untracked (a network's first conv, over its data), weight and bias tracked: the backward kernels are
+// asked for no input gradient, and the weight's and bias's match central differences.
+TEST(ModuleGrad, ConvWithUntrackedInputAndTrackedWeightAndBias) {
+  const ConvOptions o{.stride = {2}, .padding = {1}};
+  gradcheck([&](const Hs& xs) { return api::conv(xs[0], xs[1], xs[2], o); },
+            {untracked(rnd(Shape{2, 2, 5, 4}, 113)), rnd(Shape{3, 2, 3, 3}, 114), rnd(Shape{3}, 115)});
+  const ConvTransposeOptions t{.stride = {2}, .padding = {1}};
+  gradcheck([&](const Hs& xs) { return api::conv_transpose(xs[0], xs[1], xs[2], t); },
+            {untracked(rnd(Shape{1, 2, 3, 3}, 116)), rnd(Shape{2, 3, 2, 3}, 117), rnd(Shape{3}, 118)});
+}
+
+// The same in f32 on the blocked kernels' shapes (a 3x3 32 -> 32 conv block): the weight and bias gradients
+// with x untracked are bitwise those with x tracked, and x gets none.
+TEST(ModuleGrad, ConvBlockWithUntrackedInputGivesTheSameWeightGradients) {
+  const ConvOptions same{.padding = {1}};
+  const auto f32 = [](const TensorData& d) { return api::cast(on(plain(), d), DType::F32); };
+  const H x = f32(rnd(Shape{2, 32, 12, 12}, 119));
+  const H w1 = api::set_require_grad(f32(rnd(Shape{32, 32, 3, 3}, 120, -0.1, 0.1)), true);
+  const H w2 = api::set_require_grad(f32(rnd(Shape{32, 32, 3, 3}, 121, -0.1, 0.1)), true);
+  const H b1 = api::set_require_grad(f32(rnd(Shape{32}, 122)), true);
+  const H b2 = api::set_require_grad(f32(rnd(Shape{32}, 123)), true);
+  const H seed = f32(rnd(Shape{2, 32, 12, 12}, 124));
+  const auto step = [&](const H& in) {
+    const H h = api::unary(OpId::relu, api::conv(in, w1, b1, same));
+    return api::backward(api::reduce_all(OpId::sum, api::mul(api::conv(h, w2, b2, same), seed)), {});
+  };
+  const H xt = api::set_require_grad(x, true);
+  Gradients with_x = step(xt), without_x = step(x);
+  ASSERT_TRUE(api::grad(xt, with_x).has_value());
+  EXPECT_FALSE(api::grad(x, without_x).has_value());
+  for (const H* p : {&w1, &w2, &b1, &b2}) {
+    const std::optional<H> a = api::grad(*p, with_x), b = api::grad(*p, without_x);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(api::into_data(*a).to_vec<float>(), api::into_data(*b).to_vec<float>());
+  }
+}
+
 // Composite fallback: the default body (bilinear gathers, masks, grouped matmul) recorded op by op.
 TEST(ModuleGrad, DeformConv2d) {
   // offset_groups 1, weight_groups 2, with mask and bias.

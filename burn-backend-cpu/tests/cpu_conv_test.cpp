@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <ostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cpu_test_fixture.hpp"
@@ -134,7 +136,7 @@ TEST_P(CpuConvBlocked, GradientsMatchTheGemmPath) {
   const Prim gy = f32(randoms(ys.num_elements(), 5), ys);
   const auto grads = [&](const char* path) {
     EXPECT_EQ(path ? setenv("BURN_CPU_CONV", path, 1) : unsetenv("BURN_CPU_CONV"), 0);
-    const Prims g = b.conv_backward(xp, wp, gy, o, true);
+    const Prims g = b.conv_backward(xp, wp, gy, o, ConvGradMask{});
     EXPECT_EQ(unsetenv("BURN_CPU_CONV"), 0);
     return std::vector<std::vector<float>>{vals<float>(g[0]), vals<float>(g[1]), vals<float>(g[2])};
   };
@@ -287,7 +289,7 @@ TEST_F(CpuConvIsa, Avx512KernelsMatchAvx2AndTheReference) {
     const Prim gy = f32(randoms(ys.num_elements(), 5), ys);
     const auto run = [&](const char* path) {
       EXPECT_EQ(path ? setenv("BURN_CPU_CONV", path, 1) : unsetenv("BURN_CPU_CONV"), 0);
-      const Prims g = b.conv_backward(xp, wp, gy, o, true);
+      const Prims g = b.conv_backward(xp, wp, gy, o, ConvGradMask{});
       std::vector<std::vector<float>> r{vals<float>(b.conv(xp, wp, bp, o)), vals<float>(g[0]), vals<float>(g[1]),
                                         vals<float>(g[2])};
       EXPECT_EQ(unsetenv("BURN_CPU_CONV"), 0);
@@ -329,6 +331,94 @@ TEST_F(CpuConvIsa, SetConvIsaRefusesKernelsTheCpuLacks) {
   if (conv_detail::conv_isa_available(conv_detail::ConvIsa::Avx2))
     EXPECT_EQ(conv_detail::set_conv_isa(conv_detail::set_conv_isa(conv_detail::ConvIsa::Avx2)),
               conv_detail::ConvIsa::Avx2);
+}
+
+// conv_backward and conv_transpose_backward asked for each subset of {x, weight, bias}: the gradients asked
+// for are bitwise those of the call that asks for all three, the others null, on every path the shapes take:
+// the Winograd input gradient (3x3 stride 1), the blocked kernels (stride 2, groups, 1-D, 3-D) with each kernel
+// set the CPU has, their direct kernel and im2col + OpenBLAS (BURN_CPU_CONV), f64, and f16 and bf16 through
+// the plugin's half decorator.
+class CpuConvMask : public CpuBackendTest {
+ protected:
+  static std::vector<unsigned char> bits(Backend& be, const Prim& p) {
+    const TensorData d = be.into_data(p);
+    const auto* raw = static_cast<const unsigned char*>(d.raw());
+    return {raw, raw + d.bytes().size()};
+  }
+  // Every mask against the full call of the same backend, op and inputs.
+  template <typename Call>
+  static void expect_masked_bitwise(Backend& be, const Call& call, const std::string& what) {
+    const Prims full = call(ConvGradMask{});
+    ASSERT_EQ(full.size(), 3u) << what;
+    for (const Prim& p : full) ASSERT_TRUE(p) << what;
+    for (int bitsel = 0; bitsel < 8; ++bitsel) {
+      const ConvGradMask mask{(bitsel & 1) != 0, (bitsel & 2) != 0, (bitsel & 4) != 0};
+      const bool asked[3] = {mask.x, mask.weight, mask.bias};
+      const Prims got = call(mask);
+      ASSERT_EQ(got.size(), 3u) << what;
+      for (size_t i = 0; i < 3; ++i) {
+        ASSERT_EQ(static_cast<bool>(got[i]), asked[i]) << what << " mask " << bitsel << " gradient " << i;
+        if (!asked[i]) continue;
+        EXPECT_EQ(got[i]->dtype(), full[i]->dtype()) << what << " mask " << bitsel << " gradient " << i;
+        EXPECT_EQ(got[i]->shape(), full[i]->shape()) << what << " mask " << bitsel << " gradient " << i;
+        EXPECT_TRUE(bits(be, got[i]) == bits(be, full[i])) << what << " mask " << bitsel << " gradient " << i;
+      }
+    }
+  }
+};
+
+TEST_F(CpuConvMask, EachSubsetIsBitwiseTheFullCallOnEveryPath) {
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  const std::vector<Case> cases{Case{{2, 16, 12, 12}, {24, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, true},
+                                Case{{2, 13, 11, 9}, {19, 13, 3, 3}, {2, 2}, {1, 0}, {1, 1}, 1, true},
+                                Case{{1, 12, 9, 10}, {12, 4, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 3, true},
+                                Case{{2, 8, 7, 9}, {10, 8, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+                                Case{{2, 6, 17}, {8, 6, 5}, {2}, {2}, {1}, 1, true},
+                                Case{{1, 4, 5, 6, 7}, {6, 4, 3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, true}};
+  std::vector<conv_detail::ConvIsa> isas;
+  for (conv_detail::ConvIsa isa : {conv_detail::ConvIsa::Avx2, conv_detail::ConvIsa::Avx512})
+    if (conv_detail::conv_isa_available(isa)) isas.push_back(isa);
+  const conv_detail::ConvIsa before = isas.empty() ? conv_detail::ConvIsa::Avx2 : conv_detail::conv_isa();
+  const std::unique_ptr<Backend> plugin = make_cpu_backend();  // with the f16/bf16 decorator
+  int checked = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c));
+    const ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
+    // The transposed conv of the same weights runs from the conv's output shape back to x's.
+    ConvTransposeOptions t;
+    t.stride = c.stride, t.padding = c.padding, t.dilation = c.dilation, t.groups = c.groups;
+    const Prim x = f32(randoms(prod(c.x, 0), 1), Shape(c.x)), w = f32(randoms(prod(c.w, 0), 2), Shape(c.w));
+    const Shape ys = b.conv(x, w, nullptr, o)->shape();
+    const Prim gy = f32(randoms(ys.num_elements(), 5), ys);
+    // The conv's weight read as a transposed one ([C_in = Cout, C_out / groups, k]), with the output padding
+    // that gives back x's spatial size.
+    for (size_t i = 0; i + 2 < c.x.size(); ++i)
+      t.padding_out.push_back(
+          c.x[i + 2] - ((ys[i + 2] - 1) * c.stride[i] - 2 * c.padding[i] + c.dilation[i] * (c.w[i + 2] - 1) + 1));
+    const auto both = [&](Backend& be, const Prim& xx, const Prim& ww, const Prim& gg, const std::string& what) {
+      expect_masked_bitwise(
+          be, [&](const ConvGradMask& m) { return be.conv_backward(xx, ww, gg, o, m); }, "conv " + what);
+      // conv_transpose's x is the conv's grad_out, its grad_out the conv's input.
+      expect_masked_bitwise(
+          be, [&](const ConvGradMask& m) { return be.conv_transpose_backward(gg, ww, xx, t, m); },
+          "conv_transpose " + what);
+      ++checked;
+    };
+    for (const char* path : {static_cast<const char*>(nullptr), "gemm", "direct"}) {
+      if (path) ASSERT_EQ(setenv("BURN_CPU_CONV", path, 1), 0);
+      for (conv_detail::ConvIsa isa : isas) {
+        conv_detail::set_conv_isa(isa);
+        both(b, x, w, gy, std::string("f32 ") + (path ? path : "default") + " " + conv_detail::conv_isa_name(isa));
+      }
+      if (isas.empty()) both(b, x, w, gy, std::string("f32 ") + (path ? path : "default"));
+      ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+    }
+    if (!isas.empty()) conv_detail::set_conv_isa(before);
+    both(b, b.cast(x, DType::F64), b.cast(w, DType::F64), b.cast(gy, DType::F64), "f64");
+    for (DType h : {DType::F16, DType::BF16})
+      both(*plugin, plugin->cast(x, h), plugin->cast(w, h), plugin->cast(gy, h), std::string(dtype_name(h)));
+  }
+  EXPECT_GE(checked, 6 * 6);
 }
 
 }  // namespace

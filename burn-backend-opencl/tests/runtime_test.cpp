@@ -897,7 +897,7 @@ TEST(OpenClRuntime, ConvAndItsBackward) {
       const std::vector<double> got = down(y),
                                 want = conv2d_reference(x, w, bias, xs, ws, k.s, k.p, k.d, k.groups, oh, ow);
       for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << i;
-      const Prims grads = be.conv_backward(px, pw, pg, o, true);
+      const Prims grads = be.conv_backward(px, pw, pg, o, ConvGradMask{});
       const std::vector<double> gx = down(grads[0]), gw = down(grads[1]), gb = down(grads[2]);
       const double yg = dot(conv2d_reference(x, w, {}, xs, ws, k.s, k.p, k.d, k.groups, oh, ow), g);
       EXPECT_NEAR(dot(x, gx), yg, tol * 10 * (1 + std::abs(yg)));
@@ -926,12 +926,25 @@ TEST(OpenClRuntime, ConvAndItsBackward) {
       }
       // Its backward from a gradient shaped like x: the conv of that gradient, the weight gradient with the
       // roles swapped, the channel sums.
-      const Prims tg = be.conv_transpose_backward(pg, tw, px, t, true);
+      const Prims tg = be.conv_transpose_backward(pg, tw, px, t, ConvGradMask{});
       const std::vector<double> tgx = down(tg[0]), tgw = down(tg[1]);
       const std::vector<double> conv_x = conv2d_reference(x, w, {}, xs, ws, k.s, k.p, k.d, k.groups, oh, ow);
       for (size_t i = 0; i < tgx.size(); ++i) ASSERT_NEAR(tgx[i], conv_x[i], tol * (1 + std::abs(conv_x[i]))) << i;
       EXPECT_NEAR(dot(w, tgw), yg, tol * 10 * (1 + std::abs(yg)));
       EXPECT_EQ(tg[2]->shape(), (Shape{k.c}));
+      // Asked for one gradient each, the kernels return it (the same values) and null for the others.
+      const Prims only_w = be.conv_backward(px, pw, pg, o, ConvGradMask{false, true, false});
+      ASSERT_EQ(only_w.size(), 3u);
+      EXPECT_FALSE(only_w[0]);
+      EXPECT_FALSE(only_w[2]);
+      ASSERT_TRUE(only_w[1]);
+      EXPECT_EQ(down(only_w[1]), gw);
+      const Prims only_x = be.conv_transpose_backward(pg, tw, px, t, ConvGradMask{true, false, false});
+      ASSERT_EQ(only_x.size(), 3u);
+      ASSERT_TRUE(only_x[0]);
+      EXPECT_FALSE(only_x[1]);
+      EXPECT_FALSE(only_x[2]);
+      EXPECT_EQ(down(only_x[0]), tgx);
     }
   EXPECT_TRUE(be.supports(OpId::conv, DType::F32));
   EXPECT_TRUE(be.supports(OpId::conv_transpose_backward, DType::F64) == ctx->profile().fp64);

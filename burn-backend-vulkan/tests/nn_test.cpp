@@ -536,9 +536,11 @@ TEST(VulkanNn, ConvForwardAndBackwardMatchTheCpuOnBothGemmShapes) {
         expect_close(be->conv(on(*be, x), on(*be, w), b.on_vk(*be), c.options), *be, want, cpu, d, "conv " + what,
                      kConvTol);
         const TensorData g = random_data(want->shape(), d, 74);
-        expect_prims(be->conv_backward(on(*be, x), on(*be, w), on(*be, g), c.options, true), *be,
-                     cpu.conv_backward(up(cpu, x), up(cpu, w), up(cpu, g), c.options, true), cpu, d,
-                     "conv_backward " + what, kConvTol);
+        // All three gradients, and the weight's alone (the first conv of a network: no input gradient).
+        for (const ConvGradMask& m : {ConvGradMask{}, ConvGradMask{false, true, false}})
+          expect_prims(be->conv_backward(on(*be, x), on(*be, w), on(*be, g), c.options, m), *be,
+                       cpu.conv_backward(up(cpu, x), up(cpu, w), up(cpu, g), c.options, m), cpu, d,
+                       "conv_backward " + what, kConvTol);
       }
 }
 
@@ -570,9 +572,10 @@ TEST(VulkanNn, ConvTransposeForwardAndBackwardMatchTheCpuOnBothGemmShapes) {
         expect_close(be->conv_transpose(on(*be, x), on(*be, w), b.on_vk(*be), c.options), *be, want, cpu, d,
                      "conv_transpose " + what, kConvTol);
         const TensorData g = random_data(want->shape(), d, 84);
-        for (bool bias_grad : {true, false})
-          expect_prims(be->conv_transpose_backward(on(*be, x), on(*be, w), on(*be, g), c.options, bias_grad), *be,
-                       cpu.conv_transpose_backward(up(cpu, x), up(cpu, w), up(cpu, g), c.options, bias_grad), cpu, d,
+        for (const ConvGradMask& m :
+             {ConvGradMask{}, ConvGradMask{true, false, false}, ConvGradMask{false, true, true}})
+          expect_prims(be->conv_transpose_backward(on(*be, x), on(*be, w), on(*be, g), c.options, m), *be,
+                       cpu.conv_transpose_backward(up(cpu, x), up(cpu, w), up(cpu, g), c.options, m), cpu, d,
                        "conv_transpose_backward " + what, kConvTol);
       }
 }
@@ -590,8 +593,8 @@ TEST(VulkanNn, ConvOfViewsAndEmptyBatches) {
   const TensorData e = TensorData::from_vector(std::vector<float>{}, Shape{0, 3, 5, 5});
   const TensorData ge = TensorData::from_vector(std::vector<float>{}, Shape{0, 4, 5, 5});
   const TensorData w3 = random_data(Shape{4, 3, 3, 3}, DType::F32, 93);
-  expect_prims(vk.conv_backward(on(vk, e), on(vk, w3), on(vk, ge), o, true), vk,
-               cpu.conv_backward(on(cpu, e), on(cpu, w3), on(cpu, ge), o, true), cpu, DType::F32,
+  expect_prims(vk.conv_backward(on(vk, e), on(vk, w3), on(vk, ge), o, ConvGradMask{}), vk,
+               cpu.conv_backward(on(cpu, e), on(cpu, w3), on(cpu, ge), o, ConvGradMask{}), cpu, DType::F32,
                "conv_backward of an empty batch");
 }
 

@@ -40,6 +40,7 @@ struct Args {
   InterpolateOptions interpolate;
   GridSampleOptions grid_sample;
   AttentionOptions attention;
+  ConvGradMask conv_grads;
 
   // Ones of the parameter's dtype (zeros for indices, true for masks): no division by zero, every index
   // in range.
@@ -141,6 +142,10 @@ InterpolateOptions Args::get<InterpolateOptions>(std::string_view) {
 template <>
 GridSampleOptions Args::get<GridSampleOptions>(std::string_view) {
   return grid_sample;
+}
+template <>
+ConvGradMask Args::get<ConvGradMask>(std::string_view) {
+  return conv_grads;
 }
 template <>
 AttentionOptions Args::get<AttentionOptions>(std::string_view) {

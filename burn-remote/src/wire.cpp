@@ -148,6 +148,11 @@ void put(Writer& w, const GridSampleOptions& o) {
   w.u8(static_cast<uint8_t>(o.padding));
   put(w, o.align_corners);
 }
+void put(Writer& w, const ConvGradMask& m) {
+  put(w, m.x);
+  put(w, m.weight);
+  put(w, m.bias);
+}
 void put(Writer& w, const AttentionOptions& o) {
   put(w, o.causal);
   put(w, o.scale.has_value());
@@ -262,6 +267,14 @@ GridSampleOptions get<GridSampleOptions>(Reader& r) {
       get_enum<GridSamplePadding>(r, static_cast<uint8_t>(GridSamplePadding::Reflection), "grid sample padding");
   o.align_corners = r.boolean("align_corners");
   return o;
+}
+template <>
+ConvGradMask get<ConvGradMask>(Reader& r) {
+  ConvGradMask m;
+  m.x = r.boolean("conv grad mask x");
+  m.weight = r.boolean("conv grad mask weight");
+  m.bias = r.boolean("conv grad mask bias");
+  return m;
 }
 template <>
 AttentionOptions get<AttentionOptions>(Reader& r) {

@@ -98,6 +98,7 @@ void put(Writer& w, const UnfoldOptions& o);
 void put(Writer& w, const PoolOptions& o);
 void put(Writer& w, const InterpolateOptions& o);
 void put(Writer& w, const GridSampleOptions& o);
+void put(Writer& w, const ConvGradMask& m);
 void put(Writer& w, const AttentionOptions& o);
 inline void put(Writer& w, bool v) { w.u8(v ? 1 : 0); }
 inline void put(Writer& w, int64_t v) { w.i64(v); }
@@ -134,6 +135,8 @@ template <>
 InterpolateOptions get<InterpolateOptions>(Reader& r);
 template <>
 GridSampleOptions get<GridSampleOptions>(Reader& r);
+template <>
+ConvGradMask get<ConvGradMask>(Reader& r);
 template <>
 AttentionOptions get<AttentionOptions>(Reader& r);
 template <>

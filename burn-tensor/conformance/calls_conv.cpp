@@ -43,15 +43,27 @@ UnfoldOptions unfold_options(const json& a) {
   return o;
 }
 
-// {grad_x, grad_weight, grad_bias}: the bias gradient must be null exactly when not asked for;
-// the nulls are dropped from the compared outputs.
-Hs grads(Hs r, bool bias_grad, const char* op) {
+// The gradients a backward case asks for: attrs "x_grad" and "weight_grad" (default true), "bias_grad"
+// (default false).
+ConvGradMask grad_mask(const json& a) {
+  return {!a.contains("x_grad") || a.at("x_grad").get<bool>(),
+          !a.contains("weight_grad") || a.at("weight_grad").get<bool>(), opt_flag(a, "bias_grad")};
+}
+
+// {grad_x, grad_weight, grad_bias}: each must be null exactly when not asked for; the nulls are dropped
+// from the compared outputs.
+Hs grads(Hs r, const ConvGradMask& mask, const char* op) {
   if (r.size() != 3) throw std::runtime_error(std::string(op) + " returned " + std::to_string(r.size()) + " outputs");
-  if (static_cast<bool>(r[2].prim) != bias_grad)
-    throw std::runtime_error(std::string(op) + ": grad_bias is " + (r[2].prim ? "present" : "null") +
-                             " with bias_grad = " + (bias_grad ? "true" : "false"));
-  if (!bias_grad) r.pop_back();
-  return r;
+  const bool asked[3] = {mask.x, mask.weight, mask.bias};
+  const char* names[3] = {"grad_x", "grad_weight", "grad_bias"};
+  Hs out;
+  for (size_t i = 0; i < 3; ++i) {
+    if (static_cast<bool>(r[i].prim) != asked[i])
+      throw std::runtime_error(std::string(op) + ": " + names[i] + " is " + (r[i].prim ? "present" : "null") +
+                               " but was " + (asked[i] ? "" : "not ") + "asked for");
+    if (asked[i]) out.push_back(std::move(r[i]));
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,8 +75,8 @@ void add_conv_calls(CallTable& t) {
     return one(api::conv(std::move(in.at(0)), in.at(1), bias, conv_options(a)));
   };
   t["conv_backward"] = [](const Device&, Hs& in, const json& a) {
-    const bool bg = opt_flag(a, "bias_grad");
-    return grads(api::conv_backward(std::move(in.at(0)), in.at(1), in.at(2), conv_options(a), bg), bg, "conv_backward");
+    const ConvGradMask m = grad_mask(a);
+    return grads(api::conv_backward(std::move(in.at(0)), in.at(1), in.at(2), conv_options(a), m), m, "conv_backward");
   };
   t["conv_transpose"] = [](const Device&, Hs& in, const json& a) {
     size_t next = 2;
@@ -72,8 +84,8 @@ void add_conv_calls(CallTable& t) {
     return one(api::conv_transpose(std::move(in.at(0)), in.at(1), bias, transpose_options(a)));
   };
   t["conv_transpose_backward"] = [](const Device&, Hs& in, const json& a) {
-    const bool bg = opt_flag(a, "bias_grad");
-    return grads(api::conv_transpose_backward(std::move(in.at(0)), in.at(1), in.at(2), transpose_options(a), bg), bg,
+    const ConvGradMask m = grad_mask(a);
+    return grads(api::conv_transpose_backward(std::move(in.at(0)), in.at(1), in.at(2), transpose_options(a), m), m,
                  "conv_transpose_backward");
   };
   t["deform_conv2d"] = [](const Device&, Hs& in, const json& a) {

@@ -45,6 +45,14 @@ class ConvDefaults : public ::testing::Test {
           << what << " element " << i << ": " << g[i] << " vs " << w[i];
   }
 
+  // A backward's {grad_x, grad_weight, grad_bias} present exactly where `mask` asked.
+  static void expect_masked(const Prims& r, const ConvGradMask& mask, const std::string& what) {
+    ASSERT_EQ(r.size(), 3u) << what;
+    EXPECT_EQ(static_cast<bool>(r[0]), mask.x) << what << " grad_x";
+    EXPECT_EQ(static_cast<bool>(r[1]), mask.weight) << what << " grad_weight";
+    EXPECT_EQ(static_cast<bool>(r[2]), mask.bias) << what << " grad_bias";
+  }
+
   static std::vector<int64_t> out_sizes(const std::vector<int64_t>& in, const std::vector<int64_t>& k,
                                         const ConvOptions& o) {
     std::vector<int64_t> out;
@@ -91,8 +99,11 @@ TEST_F(ConvDefaults, ConvAndBackwardMatchCpuKernels) {
               std::vector<int64_t> ys{2, 3 * groups};
               for (int64_t v : out_sizes(in, k, o)) ys.push_back(v);
               Prim gy = rand(Shape(ys), dt);
-              Prims got = def_->conv_backward(x, w, gy, o, bias), want = cpu_->conv_backward(x, w, gy, o, bias);
+              // Every subset of {x, weight} over the cases: the gradients not asked for are null on both.
+              const ConvGradMask mask{cases % 4 != 3, cases % 5 != 4, bias};
+              Prims got = def_->conv_backward(x, w, gy, o, mask), want = cpu_->conv_backward(x, w, gy, o, mask);
               ASSERT_EQ(got.size(), 3u);
+              expect_masked(want, mask, what);
               for (size_t i = 0; i < 3; ++i) expect_close(got[i], want[i], what + " grad " + std::to_string(i), dt);
               ++cases;
             }
@@ -130,8 +141,11 @@ TEST_F(ConvDefaults, ConvTransposeAndBackwardMatchCpuKernels) {
                                        " d=" + std::to_string(dil) + " g=" + std::to_string(groups);
               expect_close(def_->conv_transpose(x, w, b, o), cpu_->conv_transpose(x, w, b, o), what, dt);
               Prim gy = rand(Shape(ys), dt);
-              Prims got = def_->conv_transpose_backward(x, w, gy, o, bias);
-              Prims want = cpu_->conv_transpose_backward(x, w, gy, o, bias);
+              const ConvGradMask mask{cases % 4 != 3, cases % 5 != 4, bias};
+              Prims got = def_->conv_transpose_backward(x, w, gy, o, mask);
+              Prims want = cpu_->conv_transpose_backward(x, w, gy, o, mask);
+              ASSERT_EQ(got.size(), 3u);
+              expect_masked(want, mask, what);
               for (size_t i = 0; i < 3; ++i) expect_close(got[i], want[i], what + " grad " + std::to_string(i), dt);
               ++cases;
             }

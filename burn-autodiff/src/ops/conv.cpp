@@ -23,6 +23,9 @@ Hs conv_grads(Step& s, const H& g, Prims r) {
 // Both conv backward kernels read x and the weight; with only the bias tracked neither is kept.
 uint32_t conv_saves(const Prim& x, const Prim& weight) { return tracked(x) || tracked(weight) ? in(0) | in(1) : 0u; }
 
+// The kernels compute only the gradients the step needs (no input gradient for a conv over plain data).
+ConvGradMask needed(Step& s) { return {s.needs(0), s.needs(1), s.needs(2)}; }
+
 }  // namespace
 
 Prim AutodiffBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
@@ -35,7 +38,7 @@ Prim AutodiffBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& op
       [options](Step& s, const H& g) -> Hs {
         if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, channel_sum(g)};
         return conv_grads(s, g,
-                          s.device()->conv_backward(s.input(0).prim, s.input(1).prim, g.prim, options, s.needs(2)));
+                          s.device()->conv_backward(s.input(0).prim, s.input(1).prim, g.prim, options, needed(s)));
       });
 }
 
@@ -51,7 +54,7 @@ Prim AutodiffBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvT
       [options](Step& s, const H& g) -> Hs {
         if (!s.needs(0) && !s.needs(1)) return {H{}, H{}, channel_sum(g)};
         return conv_grads(
-            s, g, s.device()->conv_transpose_backward(s.input(0).prim, s.input(1).prim, g.prim, options, s.needs(2)));
+            s, g, s.device()->conv_transpose_backward(s.input(0).prim, s.input(1).prim, g.prim, options, needed(s)));
       });
 }
 

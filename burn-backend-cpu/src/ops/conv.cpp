@@ -192,14 +192,15 @@ void conv_grad_input(const T* gy, const T* w, T* gx, const Dims& m, const Geo3& 
 }
 
 // gw [Cout, Cg, K] = sum over images of gy_g [Mo, L] x cols_g^T [L, Kc]; gb [Cout] = sums of gy per
-// channel when not null. Small groups run in parallel (each owns its slice of gw); one big group
-// accumulates image after image.
+// channel when not null (gw may be null then: only gb, the same sums). Small groups run in parallel (each
+// owns its slice of gw); one big group accumulates image after image.
 template <typename T>
 void conv_grad_weight(const T* x, const T* gy, T* gw, T* gb, const Dims& m, const Geo3& g) {
   if constexpr (std::is_same_v<T, float>)
     if (blocked(m, g)) return conv_detail::blocked_conv_grad_weight(x, gy, gw, gb, m, g);
   const int64_t L = g.out_size;
   if (gb) channel_sums<T>(gy, gb, m.n, m.cout, L);
+  if (!gw) return;
   const auto group = [&](int64_t gi, int64_t n0, int64_t n1, T* out, bool par) {
     std::unique_ptr<T[]> buf = g.pointwise ? nullptr : scratch<T>(m.kc, L);
     for (int64_t n = n0; n < n1; ++n) {
@@ -309,18 +310,22 @@ Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, con
   return y;
 }
 
-Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
+// The kernels run only for the gradients `mask` asks for; the others come back null.
+Prims CpuBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options,
+                                const ConvGradMask& mask) {
   static constexpr const char* op = "conv_backward";
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op), gy = cpu_in(grad_out, op);
   const Shape &xs = a->shape(), &ws = w->shape();
   ConvOptions o = options;
   const Geo3 g = conv_geo(xs, ws, o, shape_rules::conv(xs, ws, nullptr, o, op));
   const Dims m(xs[0], xs[1], ws[0], o.groups, g);
-  CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
-  CpuPtr gb = bias_grad ? alloc(Shape{ws[0]}, a->dtype()) : nullptr;
+  CpuPtr gx = mask.x ? alloc(xs, a->dtype()) : nullptr, gw = mask.weight ? alloc(ws, a->dtype()) : nullptr;
+  CpuPtr gb = mask.bias ? alloc(Shape{ws[0]}, a->dtype()) : nullptr;
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
-    conv_grad_input<T>(gy->data<T>(), w->data<T>(), gx->data<T>(), m, g);
-    conv_grad_weight<T>(a->data<T>(), gy->data<T>(), gw->data<T>(), gb ? gb->data<T>() : nullptr, m, g);
+    if (gx) conv_grad_input<T>(gy->data<T>(), w->data<T>(), gx->data<T>(), m, g);
+    if (gw || gb)
+      conv_grad_weight<T>(a->data<T>(), gy->data<T>(), gw ? gw->data<T>() : nullptr, gb ? gb->data<T>() : nullptr, m,
+                          g);
     return Prims{gx, gw, gb};
   });
 }
@@ -345,7 +350,7 @@ Prim CpuBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTransp
 }
 
 Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
-                                          bool bias_grad) {
+                                          const ConvGradMask& mask) {
   static constexpr const char* op = "conv_transpose_backward";
   CpuPtr a = cpu_in(x, op), w = cpu_in(weight, op), gy = cpu_in(grad_out, op);
   const Shape &xs = a->shape(), &ws = w->shape();
@@ -354,11 +359,11 @@ Prims CpuBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, co
   const Geo3 g = transpose_geo(xs, ws, o, ys);
   const int64_t cout = ys[1];
   const Dims m(xs[0], cout, ws[0], o.groups, g);
-  CpuPtr gx = alloc(xs, a->dtype()), gw = alloc(ws, a->dtype());
-  CpuPtr gb = bias_grad ? alloc(Shape{cout}, a->dtype()) : nullptr;
+  CpuPtr gx = mask.x ? alloc(xs, a->dtype()) : nullptr, gw = mask.weight ? alloc(ws, a->dtype()) : nullptr;
+  CpuPtr gb = mask.bias ? alloc(Shape{cout}, a->dtype()) : nullptr;
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prims {
-    conv_forward<T>(gy->data<T>(), w->data<T>(), nullptr, gx->data<T>(), m, g);
-    conv_grad_weight<T>(gy->data<T>(), a->data<T>(), gw->data<T>(), nullptr, m, g);
+    if (gx) conv_forward<T>(gy->data<T>(), w->data<T>(), nullptr, gx->data<T>(), m, g);
+    if (gw) conv_grad_weight<T>(gy->data<T>(), a->data<T>(), gw->data<T>(), nullptr, m, g);
     if (gb) channel_sums<T>(gy->data<T>(), gb->data<T>(), m.n, cout, g.in_size);
     return Prims{gx, gw, gb};
   });

@@ -75,7 +75,8 @@ std::vector<float> grad_input_weights(const float* w, const Dims& m, const Geo3&
 // gx [N, C, in] = the input gradient of the conv for gy [N, Cout, L].
 void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const Dims& m, const Geo3& g);
 
-// gw [Cout, Cg, K] = the weight gradient; when gb is not null, also gb [Cout] = sums of gy per channel.
+// gw [Cout, Cg, K] = the weight gradient; when gb is not null, also gb [Cout] = sums of gy per channel
+// (gw may be null then: only gb).
 void blocked_conv_grad_weight(const float* x, const float* gy, float* gw, float* gb, const Dims& m, const Geo3& g);
 
 }  // namespace burn::cpu::conv_detail

@@ -214,7 +214,8 @@ void blocked_conv_grad_input(const float* gy, const float* w, float* gx, const D
 // gw^T [Kc, Mo] per group = sum over tiles of A [Kc, tile] (the region, through the tap offsets) x
 // gy_tile^T [tile, Mo]: the micro-kernel runs along output channels (NR = 32: 3 x 32 on AVX2, 8 x 32 on
 // AVX-512) with the tile's pixels as the reduction (junk pixels have zero rows in gy^T); each thread adds
-// into its own partial gw^T, and the partials are summed and transposed at the end.
+// into its own partial gw^T, and the partials are summed and transposed at the end. With gw null only gb
+// is made, by the same tiles and sums (so it is bitwise the gb of a call that also makes gw).
 void blocked_conv_grad_weight(const float* x, const float* gy, float* gw, float* gb, const Dims& m, const Geo3& g) {
   constexpr int64_t NR = 32;
   const int64_t kc = m.kc, mo = m.mo, mop = round_up(mo, NR), units = m.n * m.groups;
@@ -223,31 +224,35 @@ void blocked_conv_grad_weight(const float* x, const float* gy, float* gw, float*
   const int64_t tq = pl.split ? pl.width : pl.tq;
   const int64_t chunks = std::min(units * pl.tiles, threads);
   const bool wide = conv_isa() == ConvIsa::Avx512;
+  const bool weights = gw != nullptr;
   const int64_t wsize = m.groups * kc * mop;
   // The partials live in the calling thread's scratch (no page faults per call); one pool thread may run
   // several chunks, so each chunk has its own slice.
-  float* part = conv_scratch(2, chunks * wsize);
+  float* part = weights ? conv_scratch(2, chunks * wsize) : nullptr;
   std::vector<double> bpart(gb ? static_cast<size_t>(chunks * m.cout) : 0, 0.0);
   parallel_for(chunks, 1, [&](int64_t s, int64_t e) {
-    float* region = conv_scratch(0, pl.region);
-    float* gyt = conv_scratch(1, tq * mop);
+    float* region = weights ? conv_scratch(0, pl.region) : nullptr;
+    float* gyt = weights ? conv_scratch(1, tq * mop) : nullptr;
     for (int64_t ch = s; ch < e; ++ch) {
-      float* acc = part + ch * wsize;
-      std::fill(acc, acc + wsize, 0.0f);
+      float* acc = weights ? part + ch * wsize : nullptr;
+      if (weights) std::fill(acc, acc + wsize, 0.0f);
       for (int64_t t = units * pl.tiles * ch / chunks; t < units * pl.tiles * (ch + 1) / chunks; ++t) {
         const int64_t u = t / pl.tiles, n = u / m.groups, gi = u % m.groups;
         const Plan::Tile tl = pl.tile(t % pl.tiles);
-        build_region(x + (n * m.c + gi * m.cg) * g.in_size, pl, tl, region);
-        // gy_tile^T [n, mop]: row q - q0 holds the channels of pixel q; junk pixels and padding channels are 0.
-        std::fill(gyt, gyt + tl.n * mop, 0.0f);
+        if (weights) {
+          build_region(x + (n * m.c + gi * m.cg) * g.in_size, pl, tl, region);
+          // gy_tile^T [n, mop]: row q - q0 holds the channels of pixel q; junk pixels and padding channels are 0.
+          std::fill(gyt, gyt + tl.n * mop, 0.0f);
+        }
         const float* gyg = gy + (n * m.cout + gi * mo) * g.out_size + tl.oz * g.out[1] * g.out[2];
         double* bsum = gb ? bpart.data() + ch * m.cout + gi * mo : nullptr;
         pl.runs(tl, tl.q0, tl.q0 + tl.n, [&](int64_t q, int64_t oy, int64_t ox, int64_t len) {
           const float* src = gyg + oy * g.out[2] + ox;
-          transpose_run(src, g.out_size, mo, len, gyt + (q - tl.q0) * mop, mop);
+          if (weights) transpose_run(src, g.out_size, mo, len, gyt + (q - tl.q0) * mop, mop);
           if (bsum)
             for (int64_t c = 0; c < mo; ++c) bsum[c] += row_sum(src + c * g.out_size, len);
         });
+        if (!weights) continue;
         const AMat a{region + tl.q0, 0, 1, pl.off.data()};
         // 8 x 32 on AVX-512 (12 x 32 measured 20-25% slower on conv_block_step).
         if (wide)
@@ -259,17 +264,18 @@ void blocked_conv_grad_weight(const float* x, const float* gy, float* gw, float*
     }
   });
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(kc * chunks, 1));
-  parallel_for(m.groups * mo, grain, [&](int64_t s, int64_t e) {
-    for (int64_t r = s; r < e; ++r) {
-      const int64_t gi = r / mo, co = r % mo;
-      float* dst = gw + r * kc;
-      for (int64_t k = 0; k < kc; ++k) {
-        float acc = 0.0f;
-        for (int64_t ch = 0; ch < chunks; ++ch) acc += part[ch * wsize + (gi * kc + k) * mop + co];
-        dst[k] = acc;
+  if (weights)
+    parallel_for(m.groups * mo, grain, [&](int64_t s, int64_t e) {
+      for (int64_t r = s; r < e; ++r) {
+        const int64_t gi = r / mo, co = r % mo;
+        float* dst = gw + r * kc;
+        for (int64_t k = 0; k < kc; ++k) {
+          float acc = 0.0f;
+          for (int64_t ch = 0; ch < chunks; ++ch) acc += part[ch * wsize + (gi * kc + k) * mop + co];
+          dst[k] = acc;
+        }
       }
-    }
-  });
+    });
   if (gb)
     for (int64_t c = 0; c < m.cout; ++c) {
       double acc = 0;

@@ -90,7 +90,8 @@ Prim OpenClBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& opti
   return conv_with_epilogue(*this, std::move(x), std::move(weight), std::move(bias), options, {});
 }
 
-Prims OpenClBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
+Prims OpenClBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options,
+                                   const ConvGradMask& mask) {
   static constexpr const char* op = "conv_backward";
   const ClPtr a = nn::float_operand(*this, x, nullptr, op, "input");
   const DType dt = a->dtype();
@@ -101,10 +102,11 @@ Prims OpenClBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const Con
   if (gy->shape() != ys)
     throw ShapeError(op, "grad_out " + gy->shape().to_string() + " does not match the output " + ys.to_string());
   const ConvGeo g = gpu::conv_geo(a->shape(), w->shape(), o, ys);
-  const ClPtr gx = alloc(a->shape(), dt, op), gw = alloc(w->shape(), dt, op);
-  const ClPtr gb = bias_grad ? alloc(Shape{g.cout}, dt, op) : nullptr;
-  run_conv(*this, ConvMode::grad_input, g, nullptr, gy, w, nullptr, gx, op);
-  run_conv(*this, ConvMode::grad_weight, g, a, gy, nullptr, nullptr, gw, op);
+  const ClPtr gx = mask.x ? alloc(a->shape(), dt, op) : nullptr;
+  const ClPtr gw = mask.weight ? alloc(w->shape(), dt, op) : nullptr;
+  const ClPtr gb = mask.bias ? alloc(Shape{g.cout}, dt, op) : nullptr;
+  if (gx) run_conv(*this, ConvMode::grad_input, g, nullptr, gy, w, nullptr, gx, op);
+  if (gw) run_conv(*this, ConvMode::grad_weight, g, a, gy, nullptr, nullptr, gw, op);
   if (gb) run_conv(*this, ConvMode::bias_grad, g, nullptr, gy, nullptr, nullptr, gb, op);
   return {gx, gw, gb};
 }
@@ -129,7 +131,7 @@ Prim OpenClBackend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTra
 }
 
 Prims OpenClBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
-                                             bool bias_grad) {
+                                             const ConvGradMask& mask) {
   static constexpr const char* op = "conv_transpose_backward";
   const ClPtr a = nn::float_operand(*this, x, nullptr, op, "input");
   const DType dt = a->dtype();
@@ -140,10 +142,11 @@ Prims OpenClBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out,
   if (gy->shape() != ys)
     throw ShapeError(op, "grad_out " + gy->shape().to_string() + " does not match the output " + ys.to_string());
   const ConvGeo g = gpu::transpose_geo(a->shape(), w->shape(), o, ys);
-  const ClPtr gx = alloc(a->shape(), dt, op), gw = alloc(w->shape(), dt, op);
-  const ClPtr gb = bias_grad ? alloc(Shape{g.c}, dt, op) : nullptr;
-  run_conv(*this, ConvMode::forward, g, gy, nullptr, w, nullptr, gx, op);
-  run_conv(*this, ConvMode::grad_weight, g, gy, a, nullptr, nullptr, gw, op);
+  const ClPtr gx = mask.x ? alloc(a->shape(), dt, op) : nullptr;
+  const ClPtr gw = mask.weight ? alloc(w->shape(), dt, op) : nullptr;
+  const ClPtr gb = mask.bias ? alloc(Shape{g.c}, dt, op) : nullptr;
+  if (gx) run_conv(*this, ConvMode::forward, g, gy, nullptr, w, nullptr, gx, op);
+  if (gw) run_conv(*this, ConvMode::grad_weight, g, gy, a, nullptr, nullptr, gw, op);
   if (gb) run_conv(*this, ConvMode::bias_grad, gpu::transpose_bias_geo(g), nullptr, gy, nullptr, nullptr, gb, op);
   return {gx, gw, gb};
 }

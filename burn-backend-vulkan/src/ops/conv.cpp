@@ -111,16 +111,18 @@ Prim conv_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, Prim bias,
   return y;
 }
 
-Prims VulkanBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
+Prims VulkanBackend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options,
+                                   const ConvGradMask& mask) {
   static constexpr const char* op = "conv_backward";
   auto [a, w] = operands(*this, x, weight, op);
   const VkPtr gy = nn::optional_operand(*this, grad_out, a->dtype(), op, "grad_out");
   ConvOptions o = options;
   const ConvGeo g = gpu::conv_geo(a->shape(), w->shape(), o, shape_rules::conv(a->shape(), w->shape(), nullptr, o, op));
-  VkPtr gx = alloc(a->shape(), a->dtype()), gw = alloc(w->shape(), a->dtype());
-  VkPtr gb = bias_grad ? alloc(Shape{g.cout}, a->dtype()) : nullptr;
-  launch(*this, ConvMode::grad_input, g, nullptr, gy, w, nullptr, gx, op);
-  launch(*this, ConvMode::grad_weight, g, a, gy, nullptr, nullptr, gw, op);
+  VkPtr gx = mask.x ? alloc(a->shape(), a->dtype()) : nullptr;
+  VkPtr gw = mask.weight ? alloc(w->shape(), a->dtype()) : nullptr;
+  VkPtr gb = mask.bias ? alloc(Shape{g.cout}, a->dtype()) : nullptr;
+  if (gx) launch(*this, ConvMode::grad_input, g, nullptr, gy, w, nullptr, gx, op);
+  if (gw) launch(*this, ConvMode::grad_weight, g, a, gy, nullptr, nullptr, gw, op);
   if (gb) launch(*this, ConvMode::bias_grad, g, nullptr, gy, nullptr, nullptr, gb, op);
   return {gx, gw, gb};
 }
@@ -139,17 +141,18 @@ Prim conv_transpose_with_epilogue(const VulkanBackend& be, Prim x, Prim weight, 
 }
 
 Prims VulkanBackend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
-                                             bool bias_grad) {
+                                             const ConvGradMask& mask) {
   static constexpr const char* op = "conv_transpose_backward";
   auto [a, w] = operands(*this, x, weight, op);
   const VkPtr gy = nn::optional_operand(*this, grad_out, a->dtype(), op, "grad_out");
   ConvTransposeOptions o = options;
   const ConvGeo g = gpu::transpose_geo(a->shape(), w->shape(), o,
                                        shape_rules::conv_transpose(a->shape(), w->shape(), nullptr, o, op));
-  VkPtr gx = alloc(a->shape(), a->dtype()), gw = alloc(w->shape(), a->dtype());
-  VkPtr gb = bias_grad ? alloc(Shape{g.c}, a->dtype()) : nullptr;
-  launch(*this, ConvMode::forward, g, gy, nullptr, w, nullptr, gx, op);
-  launch(*this, ConvMode::grad_weight, g, gy, a, nullptr, nullptr, gw, op);
+  VkPtr gx = mask.x ? alloc(a->shape(), a->dtype()) : nullptr;
+  VkPtr gw = mask.weight ? alloc(w->shape(), a->dtype()) : nullptr;
+  VkPtr gb = mask.bias ? alloc(Shape{g.c}, a->dtype()) : nullptr;
+  if (gx) launch(*this, ConvMode::forward, g, gy, nullptr, w, nullptr, gx, op);
+  if (gw) launch(*this, ConvMode::grad_weight, g, gy, a, nullptr, nullptr, gw, op);
   if (gb) launch(*this, ConvMode::bias_grad, gpu::transpose_bias_geo(g), nullptr, gy, nullptr, nullptr, gb, op);
   return {gx, gw, gb};
 }

@@ -20,7 +20,7 @@ namespace burn::onnx_export {
 // not kept.
 using Arg = std::variant<std::monostate, Prim, Prims, Shape, DType, Scalar, int64_t, double, bool, Axes, Slices,
                          ConvOptions, ConvTransposeOptions, DeformConvOptions, UnfoldOptions, PoolOptions,
-                         InterpolateOptions, GridSampleOptions, AttentionOptions>;
+                         InterpolateOptions, GridSampleOptions, AttentionOptions, ConvGradMask>;
 
 inline Arg to_arg(const Prim& p) { return p; }
 inline Arg to_arg(const Prims& p) { return p; }

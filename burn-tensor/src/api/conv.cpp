@@ -36,6 +36,16 @@ void check_companion(const H& x, const H& t, const char* what, const char* op) {
 
 const Shape* shape_of(const OptH& h) { return h ? &shape(*h) : nullptr; }
 
+// A conv backward kernel's {grad_x, grad_weight, grad_bias} on `dev`: always three, null where not asked for
+// (whatever the backend returned there).
+Hs mask_grads(const Device& dev, Prims r, const ConvGradMask& mask) {
+  r.resize(3);
+  const bool asked[3] = {mask.x, mask.weight, mask.bias};
+  Hs hs;
+  for (size_t i = 0; i < 3; ++i) hs.push_back(H{dev, asked[i] ? std::move(r[i]) : Prim{}});
+  return hs;
+}
+
 }  // namespace
 
 H conv(H x, const H& weight0, const OptH& bias0, const ConvOptions& options) {
@@ -50,7 +60,7 @@ H conv(H x, const H& weight0, const OptH& bias0, const ConvOptions& options) {
   return with(x, b.conv(std::move(x.prim), weight->prim, *bias ? (*bias)->prim : Prim{}, o));
 }
 
-Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& options, bool bias_grad) {
+Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& options, const ConvGradMask& mask) {
   static constexpr const char* op = "conv_backward";
   check_tensors(x, weight, std::nullopt, op);
   ConvOptions o = options;
@@ -59,11 +69,7 @@ Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& opt
   check_grad_out(x, grad_out, out, op);
   Backend& b = be(x, op);
   const Device dev = x.device;
-  Prims r = b.conv_backward(std::move(x.prim), weight.prim, grad_out.prim, o, bias_grad);
-  Hs hs;
-  for (size_t i = 0; i < 3; ++i) hs.push_back(H{dev, i < r.size() ? r[i] : Prim{}});
-  if (!bias_grad) hs[2].prim.reset();
-  return hs;
+  return mask_grads(dev, b.conv_backward(std::move(x.prim), weight.prim, grad_out.prim, o, mask), mask);
 }
 
 H conv_transpose(H x, const H& weight0, const OptH& bias0, const ConvTransposeOptions& options) {
@@ -79,7 +85,7 @@ H conv_transpose(H x, const H& weight0, const OptH& bias0, const ConvTransposeOp
 }
 
 Hs conv_transpose_backward(H x, const H& weight, const H& grad_out, const ConvTransposeOptions& options,
-                           bool bias_grad) {
+                           const ConvGradMask& mask) {
   static constexpr const char* op = "conv_transpose_backward";
   check_tensors(x, weight, std::nullopt, op);
   ConvTransposeOptions o = options;
@@ -88,11 +94,7 @@ Hs conv_transpose_backward(H x, const H& weight, const H& grad_out, const ConvTr
   check_grad_out(x, grad_out, out, op);
   Backend& b = be(x, op);
   const Device dev = x.device;
-  Prims r = b.conv_transpose_backward(std::move(x.prim), weight.prim, grad_out.prim, o, bias_grad);
-  Hs hs;
-  for (size_t i = 0; i < 3; ++i) hs.push_back(H{dev, i < r.size() ? r[i] : Prim{}});
-  if (!bias_grad) hs[2].prim.reset();
-  return hs;
+  return mask_grads(dev, b.conv_transpose_backward(std::move(x.prim), weight.prim, grad_out.prim, o, mask), mask);
 }
 
 H deform_conv2d(H x, const H& offset, const H& weight, const OptH& mask, const OptH& bias,

@@ -214,14 +214,14 @@ Prim Backend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options) {
   return add_bias(*this, conv_forward(*this, std::move(x), weight, g, o.groups), std::move(bias));
 }
 
-Prims Backend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, bool bias_grad) {
+Prims Backend::conv_backward(Prim x, Prim weight, Prim grad_out, const ConvOptions& options, const ConvGradMask& mask) {
   ConvOptions o = options;
   const Geo g = conv_geo(weight, o, shape_rules::conv(x->shape(), weight->shape(), nullptr, o, "conv_backward"));
   const int64_t c = x->shape()[1];
   const std::vector<int64_t> in = spatial(x->shape());
-  Prim gx = conv_grad_input(*this, grad_out, weight, c, in, g, o.groups);
-  Prim gw = conv_grad_weight(*this, std::move(x), grad_out, weight->shape(), g, o.groups);
-  Prim gb = bias_grad ? channel_sums(*this, grad_out) : Prim{};
+  Prim gx = mask.x ? conv_grad_input(*this, grad_out, weight, c, in, g, o.groups) : Prim{};
+  Prim gw = mask.weight ? conv_grad_weight(*this, std::move(x), grad_out, weight->shape(), g, o.groups) : Prim{};
+  Prim gb = mask.bias ? channel_sums(*this, grad_out) : Prim{};
   return {std::move(gx), std::move(gw), std::move(gb)};
 }
 
@@ -234,13 +234,13 @@ Prim Backend::conv_transpose(Prim x, Prim weight, Prim bias, const ConvTranspose
 }
 
 Prims Backend::conv_transpose_backward(Prim x, Prim weight, Prim grad_out, const ConvTransposeOptions& options,
-                                       bool bias_grad) {
+                                       const ConvGradMask& mask) {
   ConvTransposeOptions o = options;
   shape_rules::conv_transpose(x->shape(), weight->shape(), nullptr, o, "conv_transpose_backward");
   const Geo g = transpose_geo(x, weight, o);
-  Prim gx = conv_forward(*this, grad_out, weight, g, o.groups);
-  Prim gw = conv_grad_weight(*this, grad_out, std::move(x), weight->shape(), g, o.groups);
-  Prim gb = bias_grad ? channel_sums(*this, grad_out) : Prim{};
+  Prim gx = mask.x ? conv_forward(*this, grad_out, weight, g, o.groups) : Prim{};
+  Prim gw = mask.weight ? conv_grad_weight(*this, grad_out, std::move(x), weight->shape(), g, o.groups) : Prim{};
+  Prim gb = mask.bias ? channel_sums(*this, grad_out) : Prim{};
   return {std::move(gx), std::move(gw), std::move(gb)};
 }
 

@@ -19,10 +19,10 @@ namespace burn {
 
 // The plugin ABI: bump once per release that changes the op table, the Backend class layout or a type
 // that crosses the boundary (4: TensorData's bytes come from host_alloc, freed by host_free; 5: the quant group's
-// quantized_linear; 6: its matmul_integer). The
-// table's fingerprint (kOpTableHashAtAbi, in op_table.hpp) is checked here at compile time and by the
+// quantized_linear; 6: its matmul_integer; 7: conv_backward and conv_transpose_backward take a ConvGradMask).
+// The table's fingerprint (kOpTableHashAtAbi, in op_table.hpp) is checked here at compile time and by the
 // plugin host at load time.
-#define BURN_PLUGIN_ABI_VERSION 6
+#define BURN_PLUGIN_ABI_VERSION 7
 
 namespace detail {
 // Fails with both values in the instantiation note, so the new fingerprint is in the error message.

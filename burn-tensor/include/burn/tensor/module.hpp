@@ -17,10 +17,12 @@ using OptH = std::optional<TensorHandle>;
 
 // conv family (NC<spatial>; weight [C_out, C_in / groups, k...]; transposed weight [C_in, C_out / groups, k...])
 BURN_TENSOR_API H conv(H x, const H& weight, const OptH& bias, const ConvOptions& options);
-BURN_TENSOR_API Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& options, bool bias_grad);
+// The *_backward functions return {grad_x, grad_weight, grad_bias}, null where `mask` did not ask for it.
+BURN_TENSOR_API Hs conv_backward(H x, const H& weight, const H& grad_out, const ConvOptions& options,
+                                 const ConvGradMask& mask = {});
 BURN_TENSOR_API H conv_transpose(H x, const H& weight, const OptH& bias, const ConvTransposeOptions& options);
 BURN_TENSOR_API Hs conv_transpose_backward(H x, const H& weight, const H& grad_out, const ConvTransposeOptions& options,
-                                           bool bias_grad);
+                                           const ConvGradMask& mask = {});
 BURN_TENSOR_API H deform_conv2d(H x, const H& offset, const H& weight, const OptH& mask, const OptH& bias,
                                 const DeformConvOptions& options);
 BURN_TENSOR_API H unfold(H x, const UnfoldOptions& options);  // [N, C, H, W] -> [N, C * kh * kw, L]

@@ -25,6 +25,15 @@ struct ConvTransposeOptions {
   int64_t groups = 1;
 };
 
+// Which gradients conv_backward and conv_transpose_backward compute, as PyTorch's convolution_backward
+// output_mask: the entries of {grad_x, grad_weight, grad_bias} not asked for come back null (an input
+// that nobody differentiates, such as a network's first conv's data, costs no input gradient).
+struct ConvGradMask {
+  bool x = true;
+  bool weight = true;
+  bool bias = true;
+};
+
 // torchvision.ops.deform_conv2d.
 struct DeformConvOptions {
   std::vector<int64_t> stride;

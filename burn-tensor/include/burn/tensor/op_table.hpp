@@ -173,9 +173,9 @@
   X(activation,  log_softmax,                 DEFAULT, GRAD,     MEMORY,  Prim,       (Prim, x), (size_t, dim)) \
   /* module ops: NC<spatial> layout; bias, mask and weight primitives may be null (absent) */ \
   X(conv,        conv,                        DEFAULT, GRAD,     COMPUTE, Prim,       (Prim, x), (Prim, weight), (Prim, bias), (const ConvOptions&, options)) \
-  X(conv,        conv_backward,               DEFAULT, BACKWARD, COMPUTE, Prims,      (Prim, x), (Prim, weight), (Prim, grad_out), (const ConvOptions&, options), (bool, bias_grad)) \
+  X(conv,        conv_backward,               DEFAULT, BACKWARD, COMPUTE, Prims,      (Prim, x), (Prim, weight), (Prim, grad_out), (const ConvOptions&, options), (const ConvGradMask&, mask)) \
   X(conv,        conv_transpose,              DEFAULT, GRAD,     COMPUTE, Prim,       (Prim, x), (Prim, weight), (Prim, bias), (const ConvTransposeOptions&, options)) \
-  X(conv,        conv_transpose_backward,     DEFAULT, BACKWARD, COMPUTE, Prims,      (Prim, x), (Prim, weight), (Prim, grad_out), (const ConvTransposeOptions&, options), (bool, bias_grad)) \
+  X(conv,        conv_transpose_backward,     DEFAULT, BACKWARD, COMPUTE, Prims,      (Prim, x), (Prim, weight), (Prim, grad_out), (const ConvTransposeOptions&, options), (const ConvGradMask&, mask)) \
   X(conv,        deform_conv2d,               DEFAULT, GRAD,     COMPUTE, Prim,       (Prim, x), (Prim, offset), (Prim, weight), (Prim, mask), (Prim, bias), (const DeformConvOptions&, options)) \
   X(conv,        unfold,                      DEFAULT, GRAD,     MEMORY,  Prim,       (Prim, x), (const UnfoldOptions&, options)) \
   X(conv,        fold,                        DEFAULT, GRAD,     MEMORY,  Prim,       (Prim, cols), (const Shape&, output_size), (const UnfoldOptions&, options)) \
@@ -258,6 +258,6 @@ inline constexpr uint64_t kOpTableHash = detail::op_table_hash();
 // The fingerprint this table had when BURN_PLUGIN_ABI_VERSION (backend.hpp) was last set. A change to
 // the rows fails to compile until it is updated (the error prints the new value); bump the ABI version
 // too unless it was already bumped since the last release.
-inline constexpr uint64_t kOpTableHashAtAbi = 5288305109849252101ull;
+inline constexpr uint64_t kOpTableHashAtAbi = 15543092854029288493ull;
 
 }  // namespace burn
