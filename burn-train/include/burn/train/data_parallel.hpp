@@ -32,10 +32,13 @@ struct DataParallelConfig {
   // Gradients are all-reduced in buckets of about this many bytes (PyTorch's 25 MB): a bucket takes
   // parameters until it holds at least this many, as PyTorch's do; 1 gives every parameter its own.
   size_t bucket_bytes = 25u << 20;
-  // The same for the first bucket (the gradients backward finishes first; PyTorch's 1 MiB), so its
-  // all-reduce starts early in backward instead of after a whole 25 MB's worth of layers; 0, or a value of
-  // at least bucket_bytes: the first bucket is like the others.
-  size_t first_bucket_bytes = 1u << 20;
+  // The same for the first bucket (the gradients backward finishes first), so that its all-reduce starts
+  // early in backward; 0 (the default), or a value of at least bucket_bytes: the first bucket is like the
+  // others. PyTorch's is 1 MiB; burn's default is 0 because its ranks get all the cores between them
+  // (cores / ranks threads each), so an early all-reduce takes CPU from backward: on 2 ranks of a 2-core
+  // machine 1 MiB made the Fashion-MNIST CNN epoch ~10 % slower (docs/decisions.md). With spare cores or a
+  // real network link, 1u << 20 is PyTorch's setting.
+  size_t first_bucket_bytes = 0;
   // For each all-reduce; 0: the communicator's default (BURN_COLLECTIVE_TIMEOUT_S).
   collective::Communicator::Timeout timeout{0};
   // true: a bucket is all-reduced as soon as its gradients are final, while backward still runs.
