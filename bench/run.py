@@ -340,10 +340,14 @@ def run_ort(case, iters, reps):
     model exported once per machine, the same iterations and repetitions as the burn side."""
     if not os.path.isdir(os.path.join(ORT_DIR, "node_modules", "onnxruntime-node")):
         return {"error": "no bench/onnxruntime/node_modules (ONNXRUNTIME_NODE_INSTALL=skip npm install there)"}
-    if case.ort_model in INT8_ONNX:
-        model = int8_onnx(case.ort_model)
-    else:
-        model = roberta_onnx() if case.ort_model == "roberta-base" else torchvision_onnx(case.ort_model)
+    try:
+        if case.ort_model in INT8_ONNX:
+            model = int8_onnx(case.ort_model)
+        else:
+            model = roberta_onnx() if case.ort_model == "roberta-base" else torchvision_onnx(case.ort_model)
+    except subprocess.CalledProcessError as e:  # the export's own error (a missing torchvision, say) in the column
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        return {"error": f"exporting {case.ort_model} failed: {err.strip()[-300:]}"}
     out = subprocess.run(["node", os.path.join(ORT_DIR, "bench_ort.mjs"), model, str(case.ort_batch), str(THREADS),
                           str(max(iters, 1)), str(reps)], capture_output=True, text=True, env=env())
     if out.returncode != 0:

@@ -40,16 +40,22 @@ if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
   exit 1
 fi
 
-# libtorch is the C++ peer of the fixed-cost cases. Only the benchmarks want it (CI and
-# scripts/install-deps.sh do not), so it is installed here; without it those cases lack that column.
-if [ "$(dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null || true)" != "install ok installed" ]; then
+# Debian packages only the benchmarks want (CI and scripts/install-deps.sh do not), installed here: libtorch is
+# the C++ peer of the fixed-cost cases, torchvision builds the PyTorch side of the ResNet cases and their ONNX
+# exports. Without one, the cases that need it say why in their column.
+bench_packages=(libtorch-dev python3-torchvision)
+missing=()
+for p in "${bench_packages[@]}"; do
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
   sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
   apt_get() { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@" </dev/null >/dev/null; }
-  echo "bench/run.sh: installing libtorch-dev (the C++ peer of the fixed-cost cases)" >&2
-  if ! apt_get install -y --no-install-recommends libtorch-dev \
-     && ! { apt_get update && apt_get install -y --no-install-recommends libtorch-dev; }; then
-    echo "bench/run.sh: could not install libtorch-dev; running without the libtorch column" >&2
+  echo "bench/run.sh: installing ${missing[*]} (the benchmarks' peers)" >&2
+  if ! apt_get install -y --no-install-recommends "${missing[@]}" \
+     && ! { apt_get update && apt_get install -y --no-install-recommends "${missing[@]}"; }; then
+    echo "bench/run.sh: could not install ${missing[*]}; the cases that need them will say so" >&2
   fi
 fi
 
