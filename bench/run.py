@@ -314,6 +314,15 @@ def int8_onnx(name):
     return model
 
 
+def preparation_error(e):
+    """A failed export, quantization or fixture script (a missing Python package, say) as the case's error, so the
+    row says why and the run goes on."""
+    err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+    lines = err.strip().splitlines()
+    script = next((os.path.basename(a) for a in e.cmd if str(a).endswith(".py")), " ".join(e.cmd[:2]))
+    return f"{script} failed: {lines[-1] if lines else 'exit %d' % e.returncode}"
+
+
 def resnet18_pt_files():
     """The torch.save files of the import cases, written by bench_torch.py's own function (both sides load them)."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import bench_torch; "
@@ -345,9 +354,8 @@ def run_ort(case, iters, reps):
             model = int8_onnx(case.ort_model)
         else:
             model = roberta_onnx() if case.ort_model == "roberta-base" else torchvision_onnx(case.ort_model)
-    except subprocess.CalledProcessError as e:  # the export's own error (a missing torchvision, say) in the column
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        return {"error": f"exporting {case.ort_model} failed: {err.strip()[-300:]}"}
+    except subprocess.CalledProcessError as e:
+        return {"error": preparation_error(e)}
     out = subprocess.run(["node", os.path.join(ORT_DIR, "bench_ort.mjs"), model, str(case.ort_batch), str(THREADS),
                           str(max(iters, 1)), str(reps)], capture_output=True, text=True, env=env())
     if out.returncode != 0:
@@ -372,14 +380,17 @@ def run_burn(bin_dir, case, reps, min_time, warmup, program=None, extra_env=None
            "--benchmark_format=json", "--benchmark_enable_random_interleaving=false"]
     e = env()
     e.update(extra_env or {})
-    if "roberta" in case.name and "onnx" in case.name:
-        e["BURN_BENCH_ROBERTA_ONNX"] = roberta_onnx()
-    elif "onnx" in case.name:
-        e["BURN_BENCH_RESNET18_ONNX"] = torchvision_onnx("resnet18")
-    if case.ort_model in INT8_ONNX:
-        e[INT8_ONNX[case.ort_model][0]] = int8_onnx(case.ort_model)
-    if case.program == "import":
-        resnet18_pt_files()
+    try:
+        if "roberta" in case.name and "onnx" in case.name:
+            e["BURN_BENCH_ROBERTA_ONNX"] = roberta_onnx()
+        elif "onnx" in case.name:
+            e["BURN_BENCH_RESNET18_ONNX"] = torchvision_onnx("resnet18")
+        if case.ort_model in INT8_ONNX:
+            e[INT8_ONNX[case.ort_model][0]] = int8_onnx(case.ort_model)
+        if case.program == "import":
+            resnet18_pt_files()
+    except subprocess.CalledProcessError as err:
+        return {"error": [preparation_error(err)]}
     out = subprocess.run(cmd, capture_output=True, text=True, env=e)
     if out.returncode != 0 or not out.stdout.strip():
         return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:] or ["exit %d" % out.returncode]}

@@ -42,8 +42,9 @@ fi
 
 # Debian packages only the benchmarks want (CI and scripts/install-deps.sh do not), installed here: libtorch is
 # the C++ peer of the fixed-cost cases, torchvision builds the PyTorch side of the ResNet cases and their ONNX
-# exports. Without one, the cases that need it say why in their column.
-bench_packages=(libtorch-dev python3-torchvision)
+# exports, onnx writes the int8 models (bench/onnxruntime/quantize_onnx.py). Without one, the cases that need it
+# say why in their column.
+bench_packages=(libtorch-dev python3-torchvision python3-onnx)
 missing=()
 for p in "${bench_packages[@]}"; do
   [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")

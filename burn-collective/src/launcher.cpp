@@ -3,8 +3,11 @@
 #include "burn/collective/launcher.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,22 +68,26 @@ std::string random_hex() {
 struct SignalMask {
   sigset_t set{}, old{};
   bool active = false;
+  int fd = -1;  // a signalfd of the set: poll() wakes for a signal as for a rank's end (-1: not available)
   explicit SignalMask(bool on) : active(on) {
     sigemptyset(&set);
     for (int s : kForwarded) sigaddset(&set, s);
-    if (active) pthread_sigmask(SIG_BLOCK, &set, &old);
+    if (active) {
+      pthread_sigmask(SIG_BLOCK, &set, &old);
+      fd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    }
   }
   ~SignalMask() {
+    if (fd >= 0) ::close(fd);
     if (active) pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
-  // A pending forwarded signal, waiting at most `wait`; 0 when none.
-  int take(std::chrono::milliseconds wait) const {
-    if (!active) {
-      std::this_thread::sleep_for(wait);
-      return 0;
-    }
-    timespec ts{0, static_cast<long>(std::chrono::nanoseconds(wait).count())};
-    const int s = sigtimedwait(&set, nullptr, &ts);
+  SignalMask(const SignalMask&) = delete;
+  SignalMask& operator=(const SignalMask&) = delete;
+  // A pending forwarded signal, taken without waiting; 0 when none.
+  int take() const {
+    if (!active) return 0;
+    timespec now{0, 0};
+    const int s = sigtimedwait(&set, nullptr, &now);
     return s > 0 ? s : 0;
   }
 };
@@ -88,8 +95,28 @@ struct SignalMask {
 struct Rank {
   RankStatus status;
   bool running = false;
+  int pidfd = -1;  // readable once the rank has ended (-1 where the kernel has no pidfd_open)
   Clock::time_point term_sent{};
 };
+
+// Sleeps until a running rank ends, a forwarded signal arrives or `wait` passes. On the ranks' pidfds the first
+// rank to end is seen at once: with a fixed sleep, a peer that fails because of it (its socket closed) can end in
+// the same sleep, and the sweep, which goes in rank order, could not tell which ended first.
+void wait_for_event(const std::vector<Rank>& ranks, const SignalMask& mask, std::chrono::milliseconds wait) {
+  std::vector<pollfd> fds;
+  for (const auto& r : ranks)
+    if (r.running && r.pidfd >= 0) fds.push_back({r.pidfd, POLLIN, 0});
+  if (mask.fd >= 0) fds.push_back({mask.fd, POLLIN, 0});
+  ::poll(fds.data(), fds.size(), static_cast<int>(wait.count()));  // EINTR: the sweep runs early, which is harmless
+}
+
+void close_pidfds(std::vector<Rank>& ranks) {
+  for (auto& r : ranks)
+    if (r.pidfd >= 0) {
+      ::close(r.pidfd);
+      r.pidfd = -1;
+    }
+}
 
 pid_t spawn_rank(const LaunchOptions& o, int rank, const std::vector<std::string>& base_env, const std::string& url,
                  const std::string& run_id) {
@@ -230,11 +257,14 @@ LaunchResult launch(const LaunchOptions& o) {
       r.status.rank = i;
       r.status.pid = spawn_rank(o, i, base_env, url, run_id);
       r.running = true;
+      // The raw call: glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage for C++.
+      r.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, r.status.pid, 0));
     }
   } catch (...) {
     stop_all(SIGKILL);
     for (auto& r : ranks)
       if (r.running) ::waitpid(r.status.pid, nullptr, 0);
+    close_pidfds(ranks);
     if (own_dir) fs::remove_all(dir);
     throw;
   }
@@ -243,6 +273,7 @@ LaunchResult launch(const LaunchOptions& o) {
   bool stopping = false;
   size_t running = ranks.size();
   while (running > 0) {
+    std::vector<Rank*> ended;
     for (auto& r : ranks) {
       if (!r.running) continue;
       int status = 0;
@@ -256,6 +287,13 @@ LaunchResult launch(const LaunchOptions& o) {
       if (WIFEXITED(status)) r.status.exit_code = WEXITSTATUS(status);
       if (WIFSIGNALED(status)) r.status.signal = WTERMSIG(status);
       ::kill(-r.status.pid, SIGKILL);  // what the rank left in its group
+      ended.push_back(&r);
+    }
+    // Of ranks found ended in one sweep, one killed by a signal is taken as the first failure: the others most
+    // likely failed because it died, and the sweep cannot tell their order.
+    std::stable_partition(ended.begin(), ended.end(), [](const Rank* r) { return r->status.signal != 0; });
+    for (Rank* rp : ended) {
+      Rank& r = *rp;
       const bool failed = r.status.signal != 0 || r.status.exit_code != 0;
       // The first rank that fails gives the job its exit code; ranks stopped by the launcher do not.
       if (failed && !stopping && result.failed_rank < 0) {
@@ -271,7 +309,8 @@ LaunchResult launch(const LaunchOptions& o) {
       }
     }
     if (running == 0) break;
-    if (const int sig = mask.take(std::chrono::milliseconds(5)); sig != 0) {
+    wait_for_event(ranks, mask, std::chrono::milliseconds(5));
+    if (const int sig = mask.take(); sig != 0) {
       if (!stopping) {
         result.exit_code = 128 + sig;
         result.summary = std::string("the launcher got ") + strsignal(sig) + ", forwarded to every rank";
@@ -290,6 +329,7 @@ LaunchResult launch(const LaunchOptions& o) {
       stop_all(SIGTERM);
     }
   }
+  close_pidfds(ranks);
   for (auto& r : ranks) result.ranks.push_back(r.status);
   if (result.summary.empty()) result.summary = "every rank exited with code 0";
   if (own_dir) {
