@@ -31,6 +31,7 @@
 #include "ops/conv_blocked.hpp"
 #include "ops/conv_util.hpp"
 #include "ops/conv_winograd.hpp"
+#include "ops/math_util.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -305,8 +306,18 @@ Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, con
   CpuPtr r = residual ? as_cpu(residual, op) : nullptr;
   if (r && (r->dtype() != DType::F32 || r->shape() != ys || !r->is_contiguous())) return nullptr;
   CpuPtr y = alloc(ys, DType::F32);
-  fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, y->data<float>(), m, g,
-                    {r ? r->data<float>() : nullptr, relu});
+  const conv_detail::ConvEpilogue ep{r ? r->data<float>() : nullptr, relu};
+  float* yd = y->data<float>();
+  if (!ep.residual) {
+    fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, yd, m, g, ep);
+    return y;
+  }
+  // A residual is added (then relu) in one pass over the finished output, not per tile: inside the tiles its
+  // reads competed with the packed panels for L2 and ResNet-50 at batch 1 ran 4 % slower fused than as three ops
+  // (the pass: 6 % faster than them, interleaved A/B in the journal). The same operations per element: the same bits.
+  fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, yd, m, g, {});
+  parallel_for(ys.num_elements(), kGrain,
+               [&](int64_t s, int64_t e) { conv_detail::apply_conv_epilogue(yd, s, 0, 1, e - s, ep); });
   return y;
 }
 
