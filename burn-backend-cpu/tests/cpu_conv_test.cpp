@@ -172,11 +172,11 @@ TEST_P(CpuConvBlocked, WinogradTakesTheShapesMarkedForIt) {
   ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
 }
 
-// conv_with_epilogue (the residual add and relu run by each task on its finished tile, for the fused
-// executor) against the separate conv, add and relu ops, bit for bit, on every branch: pitch tiles
-// (panels stored in place and panels copied out past junk columns), dense tiles with thin panels, tiles
-// that are pieces of a row, 1x1 GEMMs, K in chunks and weights in panels. The residual's values are as
-// large as the conv's, so the relu clips about half of the sums.
+// conv_with_epilogue (a relu run by each task on its finished tile, a residual add and relu in one pass over
+// the finished output; for the fused executor) against the separate conv, add and relu ops, bit for bit, on every
+// branch: pitch tiles (panels stored in place and panels copied out past junk columns), dense tiles with thin panels,
+// tiles that are pieces of a row, 1x1 GEMMs, K in chunks and weights in panels. The residual's values are as large as
+// the conv's, so the relu clips about half of the sums.
 TEST_P(CpuConvBlocked, EpilogueInTheKernelEqualsTheSeparateOps) {
   const Case& c = GetParam();
   const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);

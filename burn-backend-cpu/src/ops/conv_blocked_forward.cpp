@@ -17,10 +17,9 @@ namespace burn::cpu::conv_detail {
 
 // The forward's epilogue on `channels` rows of `len` finished results each, from y + off (row stride
 // out_size): + the residual at the same offsets, then relu; the operations of the separate add and relu
-// ops, in their order, so the bits are theirs. A task runs it on its tile once the sums are done: the
-// results are then in L2, and each row of the residual is read in order, which the hardware prefetcher
-// follows (applied per micro-kernel block instead, the residual's rows a plane apart made the fused
-// conv + add + relu of a 56x56 layer 4-7% slower than the three ops).
+// ops, in their order, so the bits are theirs. A task runs it on its tile once the sums are done (results
+// still in L2). conv_with_epilogue (conv.cpp) passes the tiles a relu alone and runs a residual's epilogue
+// over the whole finished output: inside the tiles the residual's reads competed with the packed panels.
 BURN_AVX2_FMA void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, int64_t channels, int64_t len,
                                        const ConvEpilogue& ep) {
   if (!ep.any() || len <= 0) return;
@@ -44,24 +43,6 @@ BURN_AVX2_FMA void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, 
     }
   }
 }
-
-// Asks for the residual rows that apply_conv_epilogue(y, off, out_size, channels, len, ep) will read, into L2,
-// before the tile's sums: they arrive while the micro-kernels run. Without it the epilogue waited on a cache
-// miss at each of the tile's short residual rows (a plane apart; too short for the hardware prefetcher), and
-// the fused conv + add + relu of ResNet-50's bottlenecks cost twice the separate add and relu ops.
-namespace {
-
-void prefetch_conv_residual(int64_t off, int64_t out_size, int64_t channels, int64_t len, const ConvEpilogue& ep) {
-  if (!ep.residual || len <= 0) return;
-  for (int64_t i = 0; i < channels; ++i) {
-    const char* r = reinterpret_cast<const char*>(ep.residual + off + i * out_size);
-    const int64_t bytes = len * static_cast<int64_t>(sizeof(float));
-    for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(r + b, _MM_HINT_T1);
-    _mm_prefetch(r + bytes - 1, _MM_HINT_T1);
-  }
-}
-
-}  // namespace
 
 // A C micro-panel per 4 rows of A; see the header.
 BURN_AVX2_FMA void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb,
@@ -165,7 +146,6 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
           }
           pack_gather<NR>(kc, region, pl.off.data() + k0, segs, nseg, dst);
         };
-        prefetch_conv_residual((yg - y) + p0, g.out_size, rows, tl.n, ep);
         tile_gemm<MR, NV, W>(rows, tl.n, m.kc, a, BMat{region, 0, pl.off.data()}, DenseC{yg + p0, g.out_size}, bias_g,
                              false, false, pack);
         apply_conv_epilogue(y, (yg - y) + p0, g.out_size, rows, tl.n, ep);
@@ -189,7 +169,6 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
           if (first < 0) first = oy * g.out[2] + ox;
           last = oy * g.out[2] + ox + len;
         });
-        if (first >= 0) prefetch_conv_residual((yg - y) + first, g.out_size, rows, last - first, ep);
       }
       tile_gemm<MR, NV, W>(rows, tl.n, m.kc, a, BMat{region + tl.q0, 0, pl.off.data()}, cmap, bias_g, false);
       for (int64_t j = 0; j < tl.n; j += NR) {
@@ -254,7 +233,6 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
         b = BMat{cols, tn, nullptr};
       }
       float* yg = y + (n * m.cout + gi * m.mo + c0) * L + p0;
-      prefetch_conv_residual(yg - y, L, rows, np, ep);
       tile_gemm<MR, NV, W>(rows, np, m.cg, AMat{w + (gi * m.mo + c0) * m.cg, m.cg, 1, nullptr}, b, DenseC{yg, L},
                            bias ? bias + gi * m.mo + c0 : nullptr, false, true);
       apply_conv_epilogue(y, yg - y, L, rows, np, ep);
