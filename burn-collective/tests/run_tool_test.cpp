@@ -151,17 +151,22 @@ TEST_F(BurnRun, ARankKilledByASignalGives128PlusTheSignal) {
   EXPECT_NE(r.output.find("was killed by signal 9"), std::string::npos) << r.output;
 }
 
-// Rank 1 holds a FIFO open and is SIGKILLed; rank 0 reads the FIFO and exits with 3 at its end of file, a
-// millisecond after, as a peer does when a collective's socket closes. The job is rank 1's: the launcher waits on
-// the ranks' pidfds, so it sees rank 1 end first, and of two ranks found ended at once takes the signalled one.
+// Rank 1 is SIGKILLed; rank 0 waits until rank 1 has ended (a zombie, or already reaped) and exits with 3 at
+// once, as a peer does when a collective's socket closes. The job is rank 1's: the launcher waits on the ranks'
+// pidfds, so it sees rank 1 end first, and of two ranks found ended in one sweep takes the signalled one (the old
+// launcher, a 5 ms sleep and a sweep in rank order, named rank 0 in most rounds).
 TEST_F(BurnRun, APeerFailingBecauseARankDiedDoesNotTakeItsPlace) {
-  const std::string fifo = (dir_ / "fifo").string();
-  const std::string script = "if [ \"$RANK\" = 1 ]; then while [ ! -p " + fifo + " ]; do sleep 0.01; done; exec 3>" +
-                             fifo + "; sleep 0.1; kill -9 $$; fi; mkfifo " + fifo + "; cat " + fifo +
-                             " >/dev/null; exit 3";
+  const std::string pid_file = (dir_ / "pid1").string();
+  const std::string script = "if [ \"$RANK\" = 1 ]; then echo $$ > " + pid_file + ".tmp; mv " + pid_file + ".tmp " +
+                             pid_file +
+                             "; sleep 0.1; kill -9 $$; fi; "
+                             "while [ ! -s " +
+                             pid_file + " ]; do sleep 0.01; done; p=$(cat " + pid_file +
+                             "); "
+                             "while [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; do :; done; exit 3";
   for (int round = 0; round < 5; ++round) {
     std::error_code ec;
-    fs::remove(fifo, ec);
+    fs::remove(pid_file, ec);
     const Ran r = burn_run({"--nproc-per-node", "2", "--", "sh", "-c", script});
     ASSERT_FALSE(r.timed_out) << r.output;
     EXPECT_EQ(r.exit_code, 128 + SIGKILL) << "round " << round << ": " << r.output;
