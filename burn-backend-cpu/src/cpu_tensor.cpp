@@ -254,7 +254,10 @@ void copy_strided(const CpuTensor& src, CpuTensor& dst) {
 bool reusable(const Prim& p, const Shape& shape, DType dtype) {
   if (!p || p.use_count() != 1) return false;
   auto* t = dynamic_cast<CpuTensor*>(p.get());
-  return t && t->dtype() == dtype && t->is_contiguous() && t->shape() == shape && t->storage().use_count() == 1;
+  if (!(t && t->dtype() == dtype && t->is_contiguous() && t->shape() == shape && t->storage().use_count() == 1))
+    return false;
+  t->storage()->writes.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 CpuPtr make_view(const CpuPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset) {

@@ -22,6 +22,8 @@ struct Storage {
   Storage& operator=(const Storage&) = delete;
   void* data = nullptr;
   size_t bytes = 0;
+  // Times reusable() let an op write its result here in place (how the pack cache knows a weight changed).
+  std::atomic<uint64_t> writes{0};
 
  private:
   void* block_ = nullptr;  // what malloc returned for a small buffer (data is rounded up from it)
@@ -67,7 +69,7 @@ CpuPtr contiguous(const CpuPtr& x);
 // A contiguous copy of any strided tensor into `dst` (same shape and dtype, dst contiguous).
 void copy_strided(const CpuTensor& src, CpuTensor& dst);
 // True when `p` is the caller's only handle to a contiguous buffer of this shape and dtype that
-// nothing else views, so an elementwise op may write its result there.
+// nothing else views, so an elementwise op may write its result there (counted in Storage::writes).
 bool reusable(const Prim& p, const Shape& shape, DType dtype);
 // A view with new shape/strides/offset over x's storage.
 CpuPtr make_view(const CpuPtr& x, Shape shape, std::vector<int64_t> strides, int64_t offset);

@@ -1,19 +1,14 @@
 // The cpu kernels of the quant group. quantized_linear: each row of x quantized to u8 here, in the f32 arithmetic of
 // burn-tensor's default body (src/defaults/quant.cpp), then gemm_int8_dequant against the weight packed once.
 // matmul_integer: gemm_int8_zp against b packed once (a u8 b as s8 b - 128, its zero point moved alike).
-// Packed weights are cached per weight storage and view: an entry holds the storage itself, which keeps the
-// storage's use count above one, so no op of this plugin writes into it in place (reusable(), cpu_tensor.hpp)
-// and the packed copy cannot go stale; a storage only the cache still holds is dropped on the next call.
+// Packed weights are cached per weight storage and view (ops/pack_cache.hpp), packed at their first call.
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -21,76 +16,31 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "ops/gemm_int8.hpp"
+#include "ops/pack_cache.hpp"
 #include "ops/quant.hpp"
 
 namespace burn::cpu {
 
 namespace {
 
-// A weight is a view of a storage: its offset, strides, dims and dtype (i8, or u8 packed shifted).
-struct ViewKey {
-  int64_t offset;
-  std::vector<int64_t> strides, dims;
-  DType dtype;
-  bool operator<(const ViewKey& o) const {
-    return std::tie(offset, strides, dims, dtype) < std::tie(o.offset, o.strides, o.dims, o.dtype);
-  }
-};
-
-// The packed weights of the views of one storage, and the storage itself, held so that its use count stays
-// above one while cached (no in-place write can reach it); dropped once the cache is its only holder.
-struct StorageEntry {
-  std::shared_ptr<Storage> storage;
-  std::map<ViewKey, std::shared_ptr<const PackedInt8Weights>> views;
-};
-
-struct PackedCache {
-  std::mutex mutex;
-  std::map<const Storage*, StorageEntry> entries;
-  uint64_t packs = 0;
-
-  // Drops the storages nothing but the cache holds any more. Caller holds the mutex.
-  void sweep() {
-    for (auto it = entries.begin(); it != entries.end();)
-      it = it->second.storage.use_count() == 1 ? entries.erase(it) : std::next(it);
-  }
-};
-
-PackedCache& packed_cache() {
-  static PackedCache cache;
+PackCache<PackedInt8Weights>& packed_cache() {
+  static PackCache<PackedInt8Weights> cache(PackWhen::FirstCall, pack_cache_budget());
   return cache;
 }
 
 std::shared_ptr<const PackedInt8Weights> packed_weights(const CpuPtr& w) {
-  PackedCache& c = packed_cache();
-  ViewKey key{w->offset(), w->strides(), w->shape().dims(), w->dtype()};
-  {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    c.sweep();
-    auto it = c.entries.find(w->storage().get());
-    if (it != c.entries.end()) {
-      auto v = it->second.views.find(key);
-      if (v != it->second.views.end()) return v->second;
-    }
-  }
-  const CpuPtr wc = contiguous(w);
-  const int64_t k = w->shape()[0], n = w->shape()[1];
-  std::shared_ptr<const PackedInt8Weights> packed;
-  if (w->dtype() == DType::U8) {
+  const auto pack = [](const CpuPtr& v) {
+    const CpuPtr wc = contiguous(v);
+    const int64_t k = v->shape()[0], n = v->shape()[1];
+    if (v->dtype() != DType::U8) return pack_int8_weights(wc->data<int8_t>(), k, n, n);
     // u8 b is packed as s8 b - 128; the caller moves its zero point by -128 too, so (b - zb) is unchanged.
     std::vector<int8_t> shifted(static_cast<size_t>(k * n));
     const uint8_t* src = wc->data<uint8_t>();
     for (size_t i = 0; i < shifted.size(); ++i) shifted[i] = static_cast<int8_t>(int32_t{src[i]} - 128);
-    packed = std::make_shared<const PackedInt8Weights>(pack_int8_weights(shifted.data(), k, n, n));
-  } else {
-    packed = std::make_shared<const PackedInt8Weights>(pack_int8_weights(wc->data<int8_t>(), k, n, n));
-  }
-  std::lock_guard<std::mutex> lock(c.mutex);
-  ++c.packs;
-  StorageEntry& e = c.entries[w->storage().get()];
-  e.storage = w->storage();
-  e.views.insert_or_assign(std::move(key), packed);
-  return packed;
+    return pack_int8_weights(shifted.data(), k, n, n);
+  };
+  const auto bytes = [](const PackedInt8Weights& p) { return p.data.size() + p.col_sums.size() * sizeof(int32_t); };
+  return packed_cache().get(w, pack, bytes);
 }
 
 // A contiguous f32 (or i32) copy of a small operand as a host vector.
@@ -103,19 +53,9 @@ std::vector<T> host_values(const Prim& p, const char* op) {
 
 }  // namespace
 
-uint64_t quantized_linear_packs() {
-  std::lock_guard<std::mutex> lock(packed_cache().mutex);
-  return packed_cache().packs;
-}
+uint64_t quantized_linear_packs() { return packed_cache().packs(); }
 
-size_t quantized_linear_cached_weights() {
-  PackedCache& c = packed_cache();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  c.sweep();
-  size_t n = 0;
-  for (const auto& [storage, e] : c.entries) n += e.views.size();
-  return n;
-}
+size_t quantized_linear_cached_weights() { return packed_cache().cached(); }
 
 namespace {
 
