@@ -1,7 +1,7 @@
 // The blocked f32 conv's tile GEMM (see conv_blocked.hpp): the register-blocked FMA micro-kernels, the
 // packing of B micro-panels and the loop over a tile, as templates for the forward and backward files
-// that instantiate them. Private to the conv_blocked_*.cpp files: every function here runs AVX2/FMA code
-// (the micro-kernels of W = 16 lanes AVX-512F code) and carries the target attribute itself (each
+// that instantiate them, and of the packed f32 GEMM (gemm_packed.cpp). Private to those files: every function here runs
+// AVX2/FMA code (the micro-kernels of W = 16 lanes AVX-512F code) and carries the target attribute itself (each
 // instantiation too), so nothing is compiled for AVX2 or AVX-512 outside them; call only when
 // blocked_conv_enabled(), and the 16-lane kernels only when conv_isa() is ConvIsa::Avx512.
 #pragma once

@@ -1,6 +1,9 @@
 // Batched matmul on the cpu backend (torch.matmul semantics for operands of equal rank >= 2): f32/f64
 // through OpenBLAS GEMM (ops/blas.hpp), reading strided and transposed views in place; i64/i32 with a blocked loop.
+// An f32 right operand that comes back unchanged (a layer's weight at inference) is packed once and multiplied
+// by the packed GEMM (ops/gemm_packed.hpp), which does not repack it on every call as OpenBLAS does.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <type_traits>
@@ -10,7 +13,9 @@
 #include "cpu_backend.hpp"
 #include "cpu_tensor.hpp"
 #include "ops/blas.hpp"
+#include "ops/gemm_packed.hpp"
 #include "ops/math_util.hpp"
+#include "ops/pack_cache.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -35,6 +40,27 @@ std::optional<GemmLayout> gemm_layout(const CpuTensor& t) {
   if ((rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1)))
     return GemmLayout{true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
   return std::nullopt;
+}
+
+PackCache<PackedRhs>& packed_rhs_cache() {
+  static PackCache<PackedRhs> cache(PackWhen::SecondCall, pack_cache_budget());
+  return cache;
+}
+
+// Whether f32 products may take the packed GEMM: the CPU has its kernels and BURN_CPU_PACKED_MATMUL is not
+// "off" (read once).
+bool packed_matmul_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("BURN_CPU_PACKED_MATMUL");
+    return packed_gemm_available() && !(env && std::strcmp(env, "off") == 0);
+  }();
+  return on;
+}
+
+// The packed form of b (k x n, as `lb` reads it) when the cache holds or now makes one, else nullptr.
+std::shared_ptr<const PackedRhs> packed_rhs(const CpuPtr& b, const GemmLayout& lb, int64_t k, int64_t n) {
+  const auto pack = [&](const CpuPtr& v) { return pack_rhs(v->data<float>(), lb.ld, lb.trans, k, n); };
+  return packed_rhs_cache().get(b, pack, [](const PackedRhs& p) { return p.bytes(); });
 }
 
 template <typename T>
@@ -66,6 +92,9 @@ void int_gemm_rows(const T* a, const T* b, T* c, int64_t row0, int64_t row1, int
 }
 
 }  // namespace
+
+uint64_t packed_matmul_packs() { return packed_rhs_cache().packs(); }
+size_t packed_matmul_cached() { return packed_rhs_cache().cached(); }
 
 Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
   static constexpr const char* op = "matmul";
@@ -127,6 +156,17 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
       for (int64_t i = 1; fold && i < batch; ++i) fold = b_off[i] == b_off[0] && a_off[i] - a_off[i - 1] == m * la->ld;
       // Many products: whole matrices per pool task (each GEMM then runs on its task's thread); a
       // few big ones: one after another, each split over the pool.
+      // One right operand for every row (batch 1 or folded), A's rows in place, more than a vector product:
+      // the packed GEMM when b is (now) packed.
+      if constexpr (std::is_same_v<T, float>) {
+        const int64_t rows = fold ? batch * m : m;
+        if ((fold || batch == 1) && !la->trans && rows > 1 && n > 1 && packed_matmul_enabled()) {
+          if (const auto packed = packed_rhs(b, *lb, k, n)) {
+            packed_gemm(rows, pa + a_off[0], la->ld, *packed, pc, n);
+            return out;
+          }
+        }
+      }
       if (fold) {
         gemm<T>(*la, *lb, batch * m, n, k, pa + a_off[0], pb + b_off[0], pc);
       } else if (batch > 1 && (work < kBlasSerialWork || batch >= 2 * static_cast<int64_t>(num_threads()))) {
