@@ -1,7 +1,7 @@
 // The packed f32 GEMM (ops/gemm_packed.hpp) against a double reference over odd shapes, both layouts of B and
-// both micro-kernel widths; and matmul's pack cache: a right operand packed at the second call that finds it
-// unwritten, never after an in-place write in between, dropped with its storage, and not at all under
-// BURN_CPU_PACKED_MATMUL=off (the cpu.packed_matmul_off run).
+// both micro-kernel widths; and matmul's pack cache: a right operand kept from the second call that finds it
+// unwritten, never after an in-place write in between, dropped with its storage, the same bits before and after,
+// and nothing kept under BURN_CPU_PACKED_MATMUL=off (the cpu.packed_matmul_off run).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -145,6 +145,29 @@ TEST_F(CpuPackedMatmul, AWeightIsPackedAtItsSecondUnchangedCallAndOnlyThen) {
   EXPECT_EQ(packed_matmul_packs(), expected);
   expect_near(vals<float>(b.matmul(x, w)), want, k);
   EXPECT_EQ(packed_matmul_packs(), expected) << "the third call reuses the packed copy";
+}
+
+// A resumed training run must equal a straight one: the same product gives the same bits whether its right
+// operand is packed for the call (first call, a weight just loaded) or taken from the cache (a weight that a
+// validation pass already packed); transposed (a backward's W^T) and plain.
+TEST_F(CpuPackedMatmul, AProductHasTheSameBitsBeforeAndAfterItsOperandIsCached) {
+  const int64_t m = 37, k = 300, n = 70;
+  const Prim x = f32(uniform_values(static_cast<size_t>(m * k), 61), {m, k});
+  for (bool trans : {false, true}) {
+    SCOPED_TRACE(trans ? "w viewed transposed" : "w as stored");
+    const Prim w = trans ? b.permute(f32(uniform_values(static_cast<size_t>(n * k), 62), {n, k}), {1, 0})
+                         : f32(uniform_values(static_cast<size_t>(k * n), 62), {k, n});
+    const size_t cached = packed_matmul_cached();
+    const std::vector<float> first = vals<float>(b.matmul(x, w));
+    const std::vector<float> second = vals<float>(b.matmul(x, w));
+    const std::vector<float> third = vals<float>(b.matmul(x, w));
+    if (!switched_off()) ASSERT_EQ(packed_matmul_cached(), cached + 1) << "the control: the third call used the cache";
+    ASSERT_EQ(first.size(), static_cast<size_t>(m * n));
+    for (size_t i = 0; i < first.size(); ++i) {
+      ASSERT_EQ(std::memcmp(&first[i], &second[i], sizeof(float)), 0) << "element " << i << " of the second call";
+      ASSERT_EQ(std::memcmp(&first[i], &third[i], sizeof(float)), 0) << "element " << i << " of the third call";
+    }
+  }
 }
 
 TEST_F(CpuPackedMatmul, AWeightWrittenInPlaceBetweenCallsIsNotPacked) {

@@ -53,9 +53,16 @@ PackedRhs pack_rhs(const float* b, int64_t ldb, bool trans, int64_t k, int64_t n
                  for (int64_t q = s; q < e; ++q) {
                    const int64_t j0 = q * nr, cols = std::min(nr, n - j0);
                    float* dst = out + q * k * nr;
+                   // B's rows read in order either way (a transposed B: one panel column per row of B).
+                   if (trans) {
+                     for (int64_t j = 0; j < cols; ++j) {
+                       const float* src = b + (j0 + j) * ldb;
+                       for (int64_t r = 0; r < k; ++r) dst[r * nr + j] = src[r];
+                     }
+                   }
                    for (int64_t r = 0; r < k; ++r) {
                      float* row = dst + r * nr;
-                     for (int64_t j = 0; j < cols; ++j) row[j] = trans ? b[(j0 + j) * ldb + r] : b[r * ldb + j0 + j];
+                     if (!trans) std::copy(b + r * ldb + j0, b + r * ldb + j0 + cols, row);
                      std::fill(row + cols, row + nr, 0.0f);
                    }
                  }

@@ -1,7 +1,9 @@
 // Batched matmul on the cpu backend (torch.matmul semantics for operands of equal rank >= 2): f32/f64
 // through OpenBLAS GEMM (ops/blas.hpp), reading strided and transposed views in place; i64/i32 with a blocked loop.
-// An f32 right operand that comes back unchanged (a layer's weight at inference) is packed once and multiplied
-// by the packed GEMM (ops/gemm_packed.hpp), which does not repack it on every call as OpenBLAS does.
+// f32 products with one right operand for all rows run the packed GEMM (ops/gemm_packed.hpp) instead: a right
+// operand that comes back unchanged (a layer's weight at inference) is packed once and kept, any other is packed
+// for its call, so a product's bits never depend on whether its operand was cached (a resumed run equals a
+// straight one).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -57,10 +59,11 @@ bool packed_matmul_enabled() {
   return on;
 }
 
-// The packed form of b (k x n, as `lb` reads it) when the cache holds or now makes one, else nullptr.
+// The packed form of b (k x n, as `lb` reads it): the cache's, or one made for this call when it keeps none.
 std::shared_ptr<const PackedRhs> packed_rhs(const CpuPtr& b, const GemmLayout& lb, int64_t k, int64_t n) {
   const auto pack = [&](const CpuPtr& v) { return pack_rhs(v->data<float>(), lb.ld, lb.trans, k, n); };
-  return packed_rhs_cache().get(b, pack, [](const PackedRhs& p) { return p.bytes(); });
+  if (auto cached = packed_rhs_cache().get(b, pack, [](const PackedRhs& p) { return p.bytes(); })) return cached;
+  return std::make_shared<const PackedRhs>(pack(b));
 }
 
 template <typename T>
@@ -154,19 +157,17 @@ Prim CpuBackend::matmul(Prim lhs, Prim rhs) {
       // fold the batch into M for one big GEMM.
       bool fold = batch > 1 && !la->trans;
       for (int64_t i = 1; fold && i < batch; ++i) fold = b_off[i] == b_off[0] && a_off[i] - a_off[i - 1] == m * la->ld;
-      // Many products: whole matrices per pool task (each GEMM then runs on its task's thread); a
-      // few big ones: one after another, each split over the pool.
       // One right operand for every row (batch 1 or folded), A's rows in place, more than a vector product:
-      // the packed GEMM when b is (now) packed.
+      // the packed GEMM, whether or not b was packed before (the same bits either way).
       if constexpr (std::is_same_v<T, float>) {
         const int64_t rows = fold ? batch * m : m;
         if ((fold || batch == 1) && !la->trans && rows > 1 && n > 1 && packed_matmul_enabled()) {
-          if (const auto packed = packed_rhs(b, *lb, k, n)) {
-            packed_gemm(rows, pa + a_off[0], la->ld, *packed, pc, n);
-            return out;
-          }
+          packed_gemm(rows, pa + a_off[0], la->ld, *packed_rhs(b, *lb, k, n), pc, n);
+          return out;
         }
       }
+      // Many products: whole matrices per pool task (each GEMM then runs on its task's thread); a
+      // few big ones: one after another, each split over the pool.
       if (fold) {
         gemm<T>(*la, *lb, batch * m, n, k, pa + a_off[0], pb + b_off[0], pc);
       } else if (batch > 1 && (work < kBlasSerialWork || batch >= 2 * static_cast<int64_t>(num_threads()))) {
