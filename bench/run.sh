@@ -35,16 +35,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  echo "bench/run.sh: /usr/bin/python3 cannot import torch (Debian: apt-get install python3-torch)" >&2
-  exit 1
-fi
-
-# Debian packages only the benchmarks want (CI and scripts/install-deps.sh do not), installed here: libtorch is
-# the C++ peer of the fixed-cost cases, torchvision builds the PyTorch side of the ResNet cases and their ONNX
-# exports, onnx writes the int8 models (bench/onnxruntime/quantize_onnx.py). Without one, the cases that need it
-# say why in their column.
-bench_packages=(libtorch-dev python3-torchvision python3-onnx)
+# Debian packages only the benchmarks want (CI and scripts/install-deps.sh do not), installed here: PyTorch is the
+# peer of every table (without it the run stops below), libtorch the C++ peer of the fixed-cost cases, torchvision
+# builds the PyTorch side of the ResNet cases and their ONNX exports, onnx writes the int8 models
+# (bench/onnxruntime/quantize_onnx.py). Without one of the last three, the cases that need it say why in their column.
+bench_packages=(python3-torch libtorch-dev python3-torchvision python3-onnx)
 missing=()
 for p in "${bench_packages[@]}"; do
   [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")
@@ -58,6 +53,11 @@ if [ ${#missing[@]} -gt 0 ]; then
      && ! { apt_get update && apt_get install -y --no-install-recommends "${missing[@]}"; }; then
     echo "bench/run.sh: could not install ${missing[*]}; the cases that need them will say so" >&2
   fi
+fi
+
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo "bench/run.sh: /usr/bin/python3 cannot import torch (Debian: apt-get install python3-torch)" >&2
+  exit 1
 fi
 
 # ONNX Runtime is the second peer of the inference cases (npm onnxruntime-node, bench/onnxruntime); like
