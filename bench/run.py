@@ -240,8 +240,8 @@ SECTIONS = [
      "One op through the public `Tensor` API on `cpu` (the autodiff rows on `autodiff<cpu>`) against the same op "
      "in PyTorch; the two fixed-cost rows also against libtorch, C++ to C++. Target: burn/PyTorch at most the "
      "family's ratio (`TARGETS` in bench/run.py); '—': compared with PyTorch and the machine's limit only. The "
-     "f32 matmul rows multiply the same right operand each iteration, which the cpu plugin packs once (a weight's "
-     "case; PyTorch repacks it per call); a one-off product runs on OpenBLAS."),
+     "f32 matmul rows multiply the same right operand each iteration, which the cpu plugin packs once and keeps (a "
+     "weight's case; PyTorch repacks it per call); a one-off product is packed for its call."),
     ("Model inference", ("resnet18 inference", "resnet50 inference", "roberta inference", "resnet18 onnx inference",
                          "roberta onnx inference"),
      "ResNet-18/50 (224×224, batch norms folded) and RoBERTa-base (sequence 128) forward passes built from burn-nn "
