@@ -1,5 +1,6 @@
 // The machine's GEMM limit: raw OpenBLAS SGEMM on n x n f32 (default 2048) with a set thread count.
-// Prints one JSON object: {"n":..., "threads":..., "best_gflops":..., "median_gflops":...}.
+// Prints one JSON object: {"n":..., "threads":..., "core":..., "best_gflops":..., "median_gflops":...}; the core is
+// the one OpenBLAS chose (its own detection, or OPENBLAS_CORETYPE), so the page can say which kernels set the limit.
 #include <cblas.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <vector>
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" char* openblas_get_corename(void);
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 2048;
@@ -36,7 +38,9 @@ int main(int argc, char** argv) {
     gflops.push_back(2.0 * n * n * static_cast<double>(n) / s / 1e9);
   }
   std::sort(gflops.begin(), gflops.end());
-  std::printf("{\"n\": %d, \"threads\": %d, \"best_gflops\": %.3f, \"median_gflops\": %.3f, \"check\": %g}\n", n,
-              threads, gflops.back(), gflops[gflops.size() / 2], static_cast<double>(c[0]));
+  std::printf(
+      "{\"n\": %d, \"threads\": %d, \"core\": \"%s\", \"best_gflops\": %.3f, \"median_gflops\": %.3f, "
+      "\"check\": %g}\n",
+      n, threads, openblas_get_corename(), gflops.back(), gflops[gflops.size() / 2], static_cast<double>(c[0]));
   return 0;
 }
