@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -34,6 +36,19 @@ inline const Device& ad() {
 template <size_t D>
 Tensor<D> input(const Shape& s) {
   return Tensor<D>::random(s, Distribution::uniform(-1.0, 1.0), cpu());
+}
+
+// What `make()` returns, made once per process and `key` and kept: Google Benchmark calls a case's function for
+// its warm-up and again for each repetition, so a model made inside it is new at every call, and each repetition
+// of a slow case (one or two iterations) times a cold model, its weights packed and its buffers first touched,
+// instead of the steady inference (or training) that the PyTorch and ONNX Runtime sides time on a model made once.
+// Never destroyed: tensors must not outlive the plugins at exit.
+template <typename T, typename Make>
+T& made_once(const std::string& key, Make make) {
+  static auto* made = new std::map<std::string, std::unique_ptr<T>>();
+  auto it = made->find(key);
+  if (it == made->end()) it = made->emplace(key, std::make_unique<T>(make())).first;
+  return *it->second;
 }
 
 // Registers `fn(state)` under `name` (the name the torch side and the table use).
