@@ -23,6 +23,24 @@ namespace {
 
 using namespace reducek;
 
+// A contiguous input read in place, as DenseSource, whose row folds run compiled for AVX2 where the CPU has it:
+// this file is built for the x86-64 baseline. The same 16 lanes are folded in the same order (no operator
+// multiplies, so nothing contracts into an FMA): the same bits as the baseline fold and the fused executor's.
+// reduce_lanes' call finds these through the source's namespace, as for Bf16Source below.
+template <typename T>
+struct WideDenseSource : DenseSource<T> {};
+
+template <class Op, typename T>
+[[gnu::flatten]] BURN_AVX2_FMA typename Op::A reduce_row_avx2(WideDenseSource<T>& src, Lanes l, int64_t o, int64_t k0,
+                                                              int64_t len) {
+  return reducek::reduce_row<Op, T, DenseSource<T>>(src, l, o, k0, len);
+}
+template <class Op, typename T>
+typename Op::A reduce_row(WideDenseSource<T>& src, Lanes l, int64_t o, int64_t k0, int64_t len) {
+  if (cpu_has_avx2_fma()) return reduce_row_avx2<Op, T>(src, l, o, k0, len);
+  return reducek::reduce_row<Op, T, DenseSource<T>>(src, l, o, k0, len);
+}
+
 template <template <typename> class OpT, bool kOutBool = false>
 Prim reduce_dim(const char* op, const Prim& xp, size_t dim, bool any_dtype = false) {
   const CpuPtr x = contiguous(as_cpu(xp, op));
@@ -31,7 +49,7 @@ Prim reduce_dim(const char* op, const Prim& xp, size_t dim, bool any_dtype = fal
   auto run = [&]<typename T>() -> Prim {
     using Op = OpT<T>;
     const CpuPtr out = alloc(out_shape, kOutBool ? DType::Bool : x->dtype());
-    reduce_lanes<Op, T>([&](int64_t) { return DenseSource<T>{x->data<T>()}; }, out->data<typename Op::O>(), l);
+    reduce_lanes<Op, T>([&](int64_t) { return WideDenseSource<T>{{x->data<T>()}}; }, out->data<typename Op::O>(), l);
     return out;
   };
   if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
@@ -45,7 +63,7 @@ Prim reduce_all(const char* op, const Prim& xp, bool any_dtype = false) {
   auto run = [&]<typename T>() -> Prim {
     using Op = OpT<T>;
     const CpuPtr out = alloc(shape_rules::reduce_all(x->shape(), false, op), kOutBool ? DType::Bool : x->dtype());
-    reduce_lanes<Op, T>([&](int64_t) { return DenseSource<T>{x->data<T>()}; }, out->data<typename Op::O>(), l);
+    reduce_lanes<Op, T>([&](int64_t) { return WideDenseSource<T>{{x->data<T>()}}; }, out->data<typename Op::O>(), l);
     return out;
   };
   if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
@@ -86,7 +104,7 @@ void var_lanes(const T* x, T* out, Lanes l, int64_t correction) {
       const int64_t w = std::min(kCols, inner - j0);
       const T* base = x + o * n * inner + j0;
       if (inner == 1) {
-        const T m = reduce_row<SumOp<T>>(base, n) / static_cast<T>(n);
+        const T m = reducek::reduce_row<SumOp<T>>(base, n) / static_cast<T>(n);
         T lane[kLanes] = {};
         int64_t i = 0;
         for (; i + kLanes <= n; i += kLanes)
