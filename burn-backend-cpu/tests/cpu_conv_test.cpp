@@ -255,9 +255,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{1, 64, 40, 41}, {20, 64, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false, true},
         Case{{1, 64, 31, 30}, {17, 64, 3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, true, true},
         Case{{3, 64, 14, 15}, {72, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, true},
-        // ... and what it leaves: too few blocks for its weights (ResNet's 256-channel 14x14 layer at
-        // batch 1), 63 input channels, and dilation 2.
-        Case{{1, 256, 14, 14}, {256, 256, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+        // ResNet's 256-channel 14x14 layer at batch 1 (49 blocks); and what it leaves: too few blocks (a 7x7
+        // plane at batch 1, 16 blocks, as ResNet's 512-channel layer), 63 input channels, and dilation 2.
+        Case{{1, 256, 14, 14}, {256, 256, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, true},
+        Case{{1, 256, 7, 7}, {256, 256, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
         Case{{1, 63, 40, 40}, {32, 63, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
         Case{{1, 32, 40, 40}, {32, 32, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 1, false}));
 
@@ -276,7 +277,11 @@ TEST_F(CpuConvIsa, Avx512KernelsMatchAvx2AndTheReference) {
                                 Case{{1, 18, 9, 10}, {12, 6, 3, 3}, {1, 1}, {2, 2}, {2, 2}, 3, false},
                                 Case{{2, 17, 7, 9}, {19, 17, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
                                 Case{{1, 20, 30, 31}, {40, 20, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false},
-                                Case{{1, 32, 34, 30}, {32, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true}};
+                                Case{{1, 32, 34, 30}, {32, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+                                // Winograd's tasks of 24 (AVX2) and 32 blocks (AVX-512): 216 blocks in two
+                                // passes of input channels, 37 outputs (rows 8 x 4 + 5); and padding 2.
+                                Case{{2, 200, 17, 23}, {37, 200, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, true},
+                                Case{{1, 64, 31, 30}, {17, 64, 3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, true, true}};
   const conv_detail::ConvIsa before = conv_detail::set_conv_isa(conv_detail::ConvIsa::Avx2);
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::PrintToString(c));
@@ -322,6 +327,37 @@ TEST_F(CpuConvIsa, Avx512KernelsMatchAvx2AndTheReference) {
             << "result " << k << " element " << i;
   }
   conv_detail::set_conv_isa(before);
+}
+
+// A weight that inference convolves again unwritten has its Winograd transform made once, at the second call
+// (as the packed GEMM's weights, ops/pack_cache.hpp), and the cached transform gives the bits of the transform made
+// for one call; a weight of another storage with the same shape gets its own.
+TEST_F(CpuConvIsa, WinogradTransformsAReusedWeightOnce) {
+  ASSERT_EQ(unsetenv("BURN_CPU_CONV"), 0);
+  const Case c{{1, 64, 30, 33}, {160, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true, true};
+  const conv_detail::Geo3 g({30, 33}, {30, 33}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
+  if (!conv_detail::blocked_conv_enabled() || !conv_detail::winograd_conv_fits(conv_detail::Dims(1, 64, 160, 1, g), g))
+    GTEST_SKIP() << "the Winograd forward does not run here";
+  const ConvOptions o{c.stride, c.padding, c.padding, c.dilation, c.groups};
+  const Prim xp = f32(randoms(prod(c.x, 0), 1), Shape(c.x)), bp = f32(randoms(c.w[0], 3), Shape{c.w[0]});
+  const std::vector<float> w = randoms(prod(c.w, 0), 2);
+  const Prim wp = f32(w, Shape(c.w));
+  const uint64_t before = conv_detail::winograd_weight_transforms();
+  std::vector<std::vector<float>> ys;
+  for (int call = 0; call < 3; ++call) {
+    ys.push_back(vals<float>(b.conv(xp, wp, bp, o)));
+    EXPECT_EQ(conv_detail::winograd_weight_transforms(), before + (call == 0 ? 0 : 1)) << "call " << call;
+  }
+  for (int call = 1; call < 3; ++call)
+    ASSERT_EQ(0, std::memcmp(ys[0].data(), ys[static_cast<size_t>(call)].data(), ys[0].size() * sizeof(float)))
+        << "call " << call;
+  std::vector<float> w2 = w;
+  for (float& v : w2) v = -v;
+  const std::vector<float> y2 = vals<float>(b.conv(xp, f32(w2, Shape(c.w)), nullptr, o));
+  const std::vector<float> bias = vals<float>(bp);
+  const size_t plane = ys[0].size() / static_cast<size_t>(c.w[0]);
+  for (size_t i = 0; i < y2.size(); ++i)  // conv(x, -w) = -(conv(x, w) + bias - bias)
+    ASSERT_NEAR(y2[i], -(ys[0][i] - bias[i / plane]), 1e-4) << "element " << i;
 }
 
 // A kernel set the CPU lacks is refused by name.

@@ -134,17 +134,19 @@ bool blocked_forward(const Dims& m, const Geo3& g) {
 }
 
 // The f32 forward on the AVX2 kernels (blocked_forward(m, g) holds): Winograd where it fits, else direct.
+// `weight`: the tensor w points into when it is a layer's weight (the key of Winograd's cached transform), or null.
 void fast_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
-                       const conv_detail::ConvEpilogue& ep = {}) {
-  if (conv_detail::winograd_conv_fits(m, g)) return conv_detail::winograd_conv_forward(x, w, bias, y, m, g, ep);
+                       const conv_detail::ConvEpilogue& ep = {}, const CpuPtr& weight = nullptr) {
+  if (conv_detail::winograd_conv_fits(m, g)) return conv_detail::winograd_conv_forward(x, w, bias, y, m, g, ep, weight);
   conv_detail::blocked_conv_forward(x, w, bias, y, m, g, ep);
 }
 
 // y [N, Cout, L] = conv(x [N, C, in], w [Cout, Cg, K]) + bias (bias [Cout] or null).
 template <typename T>
-void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, const Geo3& g) {
+void conv_forward(const T* x, const T* w, const T* bias, T* y, const Dims& m, const Geo3& g,
+                  const CpuPtr& weight = nullptr) {
   if constexpr (std::is_same_v<T, float>)
-    if (blocked_forward(m, g)) return fast_conv_forward(x, w, bias, y, m, g);
+    if (blocked_forward(m, g)) return fast_conv_forward(x, w, bias, y, m, g, {}, weight);
   const int64_t L = g.out_size;
   run_tasks(m.n * m.groups, m.mo * L * m.kc, [&](int64_t t, bool par) {
     const int64_t n = t / m.groups, gi = t % m.groups;
@@ -285,7 +287,7 @@ Prim CpuBackend::conv(Prim x, Prim weight, Prim bias, const ConvOptions& options
   CpuPtr y = alloc(ys, a->dtype());
   if (y->shape().num_elements() == 0) return y;  // no output channels: no columns to build either
   return dispatch<Dtypes::Float>(a->dtype(), op, [&]<typename T>() -> Prim {
-    conv_forward<T>(a->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y->data<T>(), m, g);
+    conv_forward<T>(a->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y->data<T>(), m, g, w);
     return y;
   });
 }
@@ -309,13 +311,13 @@ Prim conv_with_epilogue(const Prim& x, const Prim& weight, const Prim& bias, con
   const conv_detail::ConvEpilogue ep{r ? r->data<float>() : nullptr, relu};
   float* yd = y->data<float>();
   if (!ep.residual) {
-    fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, yd, m, g, ep);
+    fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, yd, m, g, ep, w);
     return y;
   }
   // A residual is added (then relu) in one pass over the finished output, not per tile: inside the tiles its
   // reads competed with the packed panels for L2 and ResNet-50 at batch 1 ran 4 % slower fused than as three ops
   // (the pass: 6 % faster than them, interleaved A/B in the journal). The same operations per element: the same bits.
-  fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, yd, m, g, {});
+  fast_conv_forward(a->data<float>(), w->data<float>(), b ? b->data<float>() : nullptr, yd, m, g, {}, w);
   parallel_for(ys.num_elements(), kGrain,
                [&](int64_t s, int64_t e) { conv_detail::apply_conv_epilogue(yd, s, 0, 1, e - s, ep); });
   return y;

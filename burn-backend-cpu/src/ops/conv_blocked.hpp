@@ -60,9 +60,13 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
 void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, int64_t channels, int64_t len,
                          const ConvEpilogue& ep);
 // C [rows x 24] (row stride ldc) = A [rows x kc] (row stride lda, k contiguous) x B [kc x 24] (row stride
-// ldb), + C when `load`: the forward's AVX2 4 x 24 micro-kernel over every 4 rows (on every CPU: Winograd's
-// 24-block tasks are no multiple of 16 lanes).
+// ldb), + C when `load`: the forward's AVX2 4 x 24 micro-kernel over every 4 rows (Winograd's tasks of
+// 24 blocks where the convs run AVX2 kernels).
 void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
+                   int64_t ldc, bool load);
+// The same for C [rows x 32] on the AVX-512 8 x 32 micro-kernel (Winograd's tasks of 32 blocks where
+// conv_isa() is Avx512).
+void gemm_rows_x32(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
                    int64_t ldc, bool load);
 
 // The input gradient of a stride-1 conv is a forward conv of gy with the weights flipped in space and

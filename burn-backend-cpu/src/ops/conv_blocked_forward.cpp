@@ -44,15 +44,27 @@ BURN_AVX2_FMA void apply_conv_epilogue(float* y, int64_t off, int64_t out_size, 
   }
 }
 
-// A C micro-panel per 4 rows of A; see the header.
-BURN_AVX2_FMA void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb,
-                                 float* c, int64_t ldc, bool load) {
-  for (int64_t i = 0; i < rows; i += 4) {
-    const int n = static_cast<int>(std::min<int64_t>(4, rows - i));
-    const float* ap[4];
-    for (int r = 0; r < 4; ++r) ap[r] = a + (i + std::min(r, n - 1)) * lda;
-    micro_kernel<4, 3, 8>(kc, ap, 1, b, ldb, c + i * ldc, ldc, n, 24, nullptr, load);
+// C [rows x W NV] on the MR x (W NV) micro-kernel over every MR rows of A; see the header. Runs no vector code of
+// its own: micro_kernel carries its ISA's target.
+template <int MR, int NV, int W>
+void gemm_rows(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
+               int64_t ldc, bool load) {
+  for (int64_t i = 0; i < rows; i += MR) {
+    const int n = static_cast<int>(std::min<int64_t>(MR, rows - i));
+    const float* ap[MR];
+    for (int r = 0; r < MR; ++r) ap[r] = a + (i + std::min(r, n - 1)) * lda;
+    micro_kernel<MR, NV, W>(kc, ap, 1, b, ldb, c + i * ldc, ldc, n, W * NV, nullptr, load);
   }
+}
+
+void gemm_rows_x24(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
+                   int64_t ldc, bool load) {
+  gemm_rows<4, 3, 8>(kc, a, lda, rows, b, ldb, c, ldc, load);
+}
+
+void gemm_rows_x32(int64_t kc, const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb, float* c,
+                   int64_t ldc, bool load) {
+  gemm_rows<8, 2, 16>(kc, a, lda, rows, b, ldb, c, ldc, load);
 }
 
 namespace {

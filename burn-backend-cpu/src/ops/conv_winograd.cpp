@@ -1,35 +1,39 @@
 // Winograd F(2x2, 3x3) forward (see conv_winograd.hpp). With d a 4x4 input patch and g a 3x3 filter, a
 // 2x2 output block is A^T [(G g G^T) . (B^T d B)] A; summed over input channels, the 16 products of each
 // block are 16 GEMMs U_k [Cout x C] x V_k [C x blocks], one per position k of the 4x4 transform.
-// A task takes 24 consecutive output blocks (one 4 x 24 micro-kernel panel wide) and a panel of output
-// channels: it transforms the blocks' input patches into V (in L2), runs the 16 GEMMs into M (in L2) and
-// transforms M into the outputs with the bias and the epilogue, so V and M never reach memory.
-// Every function that runs AVX2/FMA code carries the target attribute and has internal linkage.
+// A task takes 24 consecutive output blocks (one AVX2 4 x 24 micro-kernel panel wide; 32 blocks for the
+// AVX-512 8 x 32 one where conv_isa() is Avx512) and a panel of output channels: it transforms the blocks' input
+// patches into V (in L2), runs the 16 GEMMs into M (in L2) and transforms M into the outputs with the bias and the
+// epilogue, so V and M never reach memory. Every function that runs AVX2/FMA code carries the target attribute and has
+// internal linkage.
 #include "ops/conv_winograd.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "cpu_tensor.hpp"
+#include "ops/pack_cache.hpp"
 #include "ops/simd_avx2.hpp"
 
 namespace burn::cpu::conv_detail {
 namespace {
 
-// Output blocks per task: the micro-kernel's panel width.
-constexpr int64_t kBlocks = 24;
-// Floats a V row holds: its 24 blocks and room for a run's last 8-block store to overhang (into the
-// next run's blocks, written after it, or into columns the GEMM does not read), so no store is masked
-// (masked stores are slow on AMD: they were a third of the input transform's time).
-constexpr int64_t kVRow = 32;
-// Input channels per GEMM pass: V (16 x kCc rows of kVRow floats, 256 KiB) stays in L2 beside M.
+// Output blocks per task: the micro-kernel's panel width, 24 (AVX2) or 32 (AVX-512).
+constexpr int64_t kBlocksAvx2 = 24, kBlocksAvx512 = 32;
+// Floats a V row holds past its blocks: room for a run's last 8-block store to overhang (into the next
+// run's blocks, written after it, or into columns the GEMM does not read), so no store is masked (masked
+// stores are slow on AMD: they were a third of the input transform's time).
+constexpr int64_t kVRowSlack = 8;
+// Input channels per GEMM pass: V (16 x kCc rows of 32 or 40 floats, 256 or 320 KiB) stays in L2 beside M.
 constexpr int64_t kCc = 128;
-// Output channels per task at most: M (16 x kCop x 24 floats, 192 KiB) stays in L2 beside V.
+// Output channels per task at most: M (16 x kCop x 24 or 32 floats, 192 or 256 KiB) stays in L2 beside V.
 constexpr int64_t kCop = 128;
 
 // The 16 planes of V, M and U lie this many floats more than their size apart: planes of a multiple of 4 KiB
-// (24 blocks x 128 channels is 12 KiB) would put the 16 streams of the transforms in one L1 set.
+// (32 blocks x 128 channels is 16 KiB) would put the 16 streams of the transforms in one L1 set.
 constexpr int64_t kPlaneSkew = 16;
 
 // The filter transform's three operations on one value or on 8 lanes, the same per lane, so the vector
@@ -190,6 +194,34 @@ struct Run {
   int64_t n, by, bx, len, col;
 };
 
+// u's 16 planes lie this many floats apart.
+int64_t winograd_plane_stride(int64_t cout, int64_t c) { return cout * c + kPlaneSkew; }
+
+// The transformed weights of one conv's weight tensor [cout, c, 3, 3], kept for inference.
+struct WinogradWeights {
+  std::vector<float> u;  // [16][cout][c], planes winograd_plane_stride apart
+  int64_t cout, c;
+  size_t bytes() const { return u.size() * sizeof(float); }
+};
+
+// Kept from the second call that finds a weight unwritten (inference; a trained weight changes every step).
+PackCache<WinogradWeights>& winograd_weights_cache() {
+  static PackCache<WinogradWeights> cache(PackWhen::SecondCall, pack_cache_budget());
+  return cache;
+}
+
+// The cached transform of `weight` for a conv of cout x c filters; nullptr when the cache keeps none (yet).
+std::shared_ptr<const WinogradWeights> winograd_weights(const CpuPtr& weight, int64_t cout, int64_t c) {
+  const auto make = [&](const CpuPtr& wt) {
+    WinogradWeights p{std::vector<float>(static_cast<size_t>(16 * winograd_plane_stride(cout, c))), cout, c};
+    transform_weights(wt->data<float>(), p.u.data(), cout, c);
+    return p;
+  };
+  auto cached = winograd_weights_cache().get(weight, make, [](const WinogradWeights& p) { return p.bytes(); });
+  // The same view read as filters of another shape (a transposed conv's weight) is not the same transform.
+  return cached && cached->cout == cout && cached->c == c ? cached : nullptr;
+}
+
 }  // namespace
 
 bool winograd_conv_fits(const Dims& m, const Geo3& g) {
@@ -203,33 +235,45 @@ bool winograd_conv_fits(const Dims& m, const Geo3& g) {
   const char* env = std::getenv("BURN_CPU_CONV");
   if (env && std::strcmp(env, "direct") == 0) return false;
   const int64_t blocks = m.n * ceil_div(g.out[1], 2) * ceil_div(g.out[2], 2);
-  return blocks >= std::max<int64_t>(160, m.c * m.cout / 256);
+  // Enough blocks to fill the tasks' panels and, for a transform made per call (training), to pay for it. With
+  // the transform cached (inference), ResNet-18's layers on Zen 5 (2 threads, AVX-512, medians of 2 alternated
+  // rounds): 256 -> 256 at 14x14 b1 (49 blocks) 0.47 against 0.75-0.80 ms direct, 512 -> 512 at 7x7 b8 (128)
+  // 4.5-4.9 against 5.8-6.6 ms, but at b1 (16 blocks, half a 32-block panel) 0.90-1.16 against 0.84-0.85 ms.
+  // Made per call, the transform (16/9 of the weights written) takes back about what those gain.
+  return blocks >= std::max<int64_t>(m.c >= 256 ? 40 : 160, m.c * m.cout / 2048);
 }
 
 void winograd_conv_forward(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
-                           const ConvEpilogue& ep) {
+                           const ConvEpilogue& ep, const CpuPtr& weight) {
   const int64_t h = g.in[1], wd = g.in[2], ho = g.out[1], wo = g.out[2];
   const int64_t bh = ceil_div(ho, 2), bwid = ceil_div(wo, 2), per_image = bh * bwid, blocks = m.n * per_image;
-  const int64_t cout = m.cout, c = m.c, panels = ceil_div(blocks, kBlocks);
+  const bool wide = conv_isa() == ConvIsa::Avx512;
+  const int64_t kb = wide ? kBlocksAvx512 : kBlocksAvx2, vrow = kb + kVRowSlack;
+  const int64_t cout = m.cout, c = m.c, panels = ceil_div(blocks, kb);
   // Output channels in equal panels of at most kCop (tasks are (block panel, channel panel)).
   const int64_t splits = ceil_div(cout, kCop), cop = ceil_div(cout, splits), cc_max = std::min(c, kCc);
-  const int64_t ustride = cout * c + kPlaneSkew;
-  // From the buffer cache, not a thread's scratch: the transformed weights are 16/9 the weights' size
-  // and would otherwise stay allocated after the largest conv a thread ever ran.
-  const CpuPtr ut = alloc(Shape{16, ustride}, DType::F32);
-  float* u = ut->data<float>();
-  transform_weights(w, u, cout, c);
+  const int64_t ustride = winograd_plane_stride(cout, c);
+  const std::shared_ptr<const WinogradWeights> cached = weight ? winograd_weights(weight, cout, c) : nullptr;
+  CpuPtr ut;
+  const float* u = cached ? cached->u.data() : nullptr;
+  if (!u) {
+    // From the buffer cache, not a thread's scratch: the transformed weights are 16/9 the weights' size
+    // and would otherwise stay allocated after the largest conv a thread ever ran.
+    ut = alloc(Shape{16, ustride}, DType::F32);
+    transform_weights(w, ut->data<float>(), cout, c);
+    u = ut->data<float>();
+  }
   const int64_t total = panels * splits;
   TaskClaims claims(total);
   parallel_for(std::min<int64_t>(total, static_cast<int64_t>(num_threads())), 1, [&](int64_t chunk, int64_t) {
-    float* v = conv_scratch(5, 16 * (cc_max * kVRow + kPlaneSkew));
-    float* mm = conv_scratch(6, 16 * (cop * kBlocks + kPlaneSkew) + 8);  // + output_transform's overreach
-    float* out0 = conv_scratch(7, 2 * 2 * (kBlocks + 16));
-    float* out1 = out0 + 2 * (kBlocks + 16);
-    Run runs[kBlocks];
+    float* v = conv_scratch(5, 16 * (cc_max * vrow + kPlaneSkew));
+    float* mm = conv_scratch(6, 16 * (cop * kb + kPlaneSkew) + 8);  // + output_transform's overreach
+    float* out0 = conv_scratch(7, 2 * 2 * (kb + 16));
+    float* out1 = out0 + 2 * (kb + 16);
+    Run runs[kBlocksAvx512];
     for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
       const int64_t co0 = t % splits * cop, nco = std::min(cop, cout - co0);
-      const int64_t b0 = t / splits * kBlocks, nb = std::min(kBlocks, blocks - b0);
+      const int64_t b0 = t / splits * kb, nb = std::min(kb, blocks - b0);
       int nrun = 0;
       for (int64_t b = b0; b < b0 + nb;) {
         const int64_t n = b / per_image, r = b % per_image, by = r / bwid, bx = r % bwid;
@@ -237,26 +281,30 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
         runs[nrun++] = Run{n, by, bx, len, b - b0};
         b += len;
       }
-      const int64_t mstride = nco * kBlocks + kPlaneSkew;
+      const int64_t mstride = nco * kb + kPlaneSkew;
       for (int64_t c0 = 0; c0 < c; c0 += kCc) {
-        const int64_t cc = std::min(kCc, c - c0), vstride = cc * kVRow + kPlaneSkew;
-        if (nb < kBlocks) std::fill(v, v + 16 * vstride, 0.0f);  // the last panel's absent blocks
+        const int64_t cc = std::min(kCc, c - c0), vstride = cc * vrow + kPlaneSkew;
+        if (nb < kb) std::fill(v, v + 16 * vstride, 0.0f);  // the last panel's absent blocks
         for (int i = 0; i < nrun; ++i) {
           const Run& run = runs[i];
           const float* xn = x + (run.n * c + c0) * g.in_size;
           for (int64_t ci = 0; ci < cc; ++ci)
             input_transform(xn + ci * g.in_size, h, wd, 2 * run.by - g.p[1], 2 * run.bx - g.p[2], run.len,
-                            v + ci * kVRow + run.col, vstride);
+                            v + ci * vrow + run.col, vstride);
         }
-        for (int k = 0; k < 16; ++k)
-          gemm_rows_x24(cc, u + k * ustride + co0 * c + c0, c, nco, v + k * vstride, kVRow, mm + k * mstride, kBlocks,
-                        c0 > 0);
+        for (int k = 0; k < 16; ++k) {
+          const float* uk = u + k * ustride + co0 * c + c0;
+          if (wide)
+            gemm_rows_x32(cc, uk, c, nco, v + k * vstride, vrow, mm + k * mstride, kb, c0 > 0);
+          else
+            gemm_rows_x24(cc, uk, c, nco, v + k * vstride, vrow, mm + k * mstride, kb, c0 > 0);
+        }
       }
       for (int i = 0; i < nrun; ++i) {
         const Run& run = runs[i];
         const int64_t ox = 2 * run.bx, oy = 2 * run.by, len = std::min(2 * run.len, wo - ox);
         for (int64_t co = 0; co < nco; ++co) {
-          output_transform(mm + co * kBlocks + run.col, mstride, run.len, out0, out1);
+          output_transform(mm + co * kb + run.col, mstride, run.len, out0, out1);
           const int64_t plane = (run.n * cout + co0 + co) * g.out_size;
           const float* b = bias ? bias + co0 + co : nullptr;
           store_row(out0, b, y, plane + oy * wo + ox, g.out_size, len, ep);
@@ -266,5 +314,7 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
     }
   });
 }
+
+uint64_t winograd_weight_transforms() { return winograd_weights_cache().packs(); }
 
 }  // namespace burn::cpu::conv_detail
