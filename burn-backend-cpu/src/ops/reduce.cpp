@@ -23,22 +23,23 @@ namespace {
 
 using namespace reducek;
 
-// A contiguous input read in place, as DenseSource, whose row folds run compiled for AVX2 where the CPU has it:
-// this file is built for the x86-64 baseline. The same 16 lanes are folded in the same order (no operator
-// multiplies, so nothing contracts into an FMA): the same bits as the baseline fold and the fused executor's.
-// reduce_lanes' call finds these through the source's namespace, as for Bf16Source below.
-template <typename T>
-struct WideDenseSource : DenseSource<T> {};
+// A source (DenseSource: a contiguous input read in place; Bf16Source below) whose row folds run compiled for AVX2
+// where the CPU has it: this file is built for the x86-64 baseline (and for bf16 the conversions make the SSE2 loop
+// the bound at 1 thread). The same 16 lanes are folded in the same order (no operator multiplies, so nothing
+// contracts into an FMA): the same bits as the baseline fold and the fused executor's. reduce_lanes' call finds
+// these through AvxFold's namespace (more specialised than the generic fold).
+template <class Source>
+struct AvxFold : Source {};
 
-template <class Op, typename T>
-[[gnu::flatten]] BURN_AVX2_FMA typename Op::A reduce_row_avx2(WideDenseSource<T>& src, Lanes l, int64_t o, int64_t k0,
+template <class Op, typename T, class Source>
+[[gnu::flatten]] BURN_AVX2_FMA typename Op::A reduce_row_avx2(AvxFold<Source>& src, Lanes l, int64_t o, int64_t k0,
                                                               int64_t len) {
-  return reducek::reduce_row<Op, T, DenseSource<T>>(src, l, o, k0, len);
+  return reducek::reduce_row<Op, T, Source>(src, l, o, k0, len);
 }
-template <class Op, typename T>
-typename Op::A reduce_row(WideDenseSource<T>& src, Lanes l, int64_t o, int64_t k0, int64_t len) {
+template <class Op, typename T, class Source>
+typename Op::A reduce_row(AvxFold<Source>& src, Lanes l, int64_t o, int64_t k0, int64_t len) {
   if (cpu_has_avx2_fma()) return reduce_row_avx2<Op, T>(src, l, o, k0, len);
-  return reducek::reduce_row<Op, T, DenseSource<T>>(src, l, o, k0, len);
+  return reducek::reduce_row<Op, T, Source>(src, l, o, k0, len);
 }
 
 template <template <typename> class OpT, bool kOutBool = false>
@@ -49,7 +50,8 @@ Prim reduce_dim(const char* op, const Prim& xp, size_t dim, bool any_dtype = fal
   auto run = [&]<typename T>() -> Prim {
     using Op = OpT<T>;
     const CpuPtr out = alloc(out_shape, kOutBool ? DType::Bool : x->dtype());
-    reduce_lanes<Op, T>([&](int64_t) { return WideDenseSource<T>{{x->data<T>()}}; }, out->data<typename Op::O>(), l);
+    reduce_lanes<Op, T>([&](int64_t) { return AvxFold<DenseSource<T>>{{x->data<T>()}}; }, out->data<typename Op::O>(),
+                        l);
     return out;
   };
   if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
@@ -63,7 +65,8 @@ Prim reduce_all(const char* op, const Prim& xp, bool any_dtype = false) {
   auto run = [&]<typename T>() -> Prim {
     using Op = OpT<T>;
     const CpuPtr out = alloc(shape_rules::reduce_all(x->shape(), false, op), kOutBool ? DType::Bool : x->dtype());
-    reduce_lanes<Op, T>([&](int64_t) { return WideDenseSource<T>{{x->data<T>()}}; }, out->data<typename Op::O>(), l);
+    reduce_lanes<Op, T>([&](int64_t) { return AvxFold<DenseSource<T>>{{x->data<T>()}}; }, out->data<typename Op::O>(),
+                        l);
     return out;
   };
   if (any_dtype) return dispatch<Dtypes::Computing>(x->dtype(), op, run);
@@ -245,27 +248,13 @@ struct Bf16Source {
   Bf16View span(int64_t a, int64_t) const { return {x + a}; }
 };
 
-// The fold of a bf16 row compiled for AVX2 where the CPU has it (this file is built for the x86-64 baseline, and the
-// conversions make the SSE2 loop the bound at 1 thread): the same 16 lanes in the same order, so the same bits.
-// reduce_lanes' call finds these through Bf16Source's namespace (more specialised than the generic fold).
-template <class Op, typename T>
-[[gnu::flatten]] BURN_AVX2_FMA typename Op::A reduce_row_avx2(Bf16Source& src, Lanes l, int64_t o, int64_t k0,
-                                                              int64_t len) {
-  return reducek::reduce_row<Op, T, Bf16Source>(src, l, o, k0, len);
-}
-template <class Op, typename T>
-typename Op::A reduce_row(Bf16Source& src, Lanes l, int64_t o, int64_t k0, int64_t len) {
-  if (cpu_has_avx2_fma()) return reduce_row_avx2<Op, T>(src, l, o, k0, len);
-  return reducek::reduce_row<Op, T, Bf16Source>(src, l, o, k0, len);
-}
-
 template <template <typename> class OpT>
 Prim reduce_widened_lanes(const CpuPtr& x, const Shape& out_shape, Lanes l) {
   const CpuPtr out = alloc(out_shape, DType::F32);
   const uint16_t* p = x->data<uint16_t>();
   const DType h = x->dtype();
   if (h == DType::BF16) {
-    reduce_lanes<OpT<float>, float>([p](int64_t) { return Bf16Source{p}; }, out->data<float>(), l);
+    reduce_lanes<OpT<float>, float>([p](int64_t) { return AvxFold<Bf16Source>{{p}}; }, out->data<float>(), l);
     return out;
   }
   auto src = [&](int64_t end) { return widened_source(p, h, end); };
