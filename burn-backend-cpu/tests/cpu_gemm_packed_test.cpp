@@ -1,7 +1,7 @@
 // The packed f32 GEMM (ops/gemm_packed.hpp) against a double reference over odd shapes, both layouts of B and
 // both micro-kernel widths; and matmul's pack cache: a right operand kept from the second call that finds it
 // unwritten, never after an in-place write in between, dropped with its storage, the same bits before and after,
-// and nothing kept under BURN_CPU_PACKED_MATMUL=off (the cpu.packed_matmul_off run).
+// and nothing kept under BURN_CPU_PACKED_MATMUL=off (the cpu.packed_matmul_off run); and the cache's byte budget.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include "ops/blas.hpp"
 #include "ops/conv_blocked.hpp"
 #include "ops/gemm_packed.hpp"
+#include "ops/pack_cache.hpp"
 
 namespace burn::cpu {
 namespace {
@@ -214,6 +215,55 @@ TEST_F(CpuPackedMatmul, ThePackedCopyIsDroppedWithItsWeight) {
   EXPECT_EQ(packed_matmul_cached(), cached + 1);
   w.reset();
   EXPECT_EQ(packed_matmul_cached(), cached) << "nothing but the cache held the weight's storage";
+}
+
+// The byte budget of a pack cache (ops/pack_cache.hpp; a quarter of the RAM in the plugin): an operand whose packed
+// form does not fit is packed for its call and not kept, a full cache of second-call operands packs nothing more, and
+// the room comes back when a kept operand's storage is dropped.
+class PackCacheBudget : public CpuBackendTest {
+ protected:
+  using Packed = std::vector<float>;
+  static size_t bytes_of(const Packed& p) { return p.size() * sizeof(float); }
+  CpuPtr weight(uint32_t seed) { return as_cpu(f32(uniform_values(200, seed), {200}), "test"); }  // packs to 800 B
+  std::shared_ptr<const Packed> get(PackCache<Packed>& cache, const CpuPtr& w) {
+    return cache.get(
+        w, [](const CpuPtr& v) { return Packed(v->data<float>(), v->data<float>() + 200); }, bytes_of);
+  }
+};
+
+TEST_F(PackCacheBudget, AnOperandPastTheBudgetIsPackedForItsCallAndNotKept) {
+  PackCache<Packed> cache(PackWhen::FirstCall, 1000);
+  CpuPtr w1 = weight(1), w2 = weight(2);
+  ASSERT_TRUE(get(cache, w1));
+  EXPECT_EQ(cache.cached(), 1u);
+  const std::shared_ptr<const Packed> p2 = get(cache, w2);  // 800 + 800 > 1000
+  ASSERT_TRUE(p2) << "still packed for its call";
+  EXPECT_EQ((*p2)[7], w2->data<float>()[7]);
+  EXPECT_EQ(cache.cached(), 1u) << "not kept";
+  EXPECT_TRUE(get(cache, w2));
+  EXPECT_EQ(cache.packs(), 3u) << "packed again at each call";
+  EXPECT_TRUE(get(cache, w1));
+  EXPECT_EQ(cache.packs(), 3u) << "the kept operand is not packed again";
+  w1.reset();  // only the cache holds its storage now: its 800 bytes come back
+  EXPECT_TRUE(get(cache, w2));
+  EXPECT_EQ(cache.cached(), 1u);
+  EXPECT_TRUE(get(cache, w2));
+  EXPECT_EQ(cache.packs(), 4u) << "w2 kept once there was room";
+}
+
+TEST_F(PackCacheBudget, AFullCacheOfSecondCallOperandsPacksNothingMore) {
+  PackCache<Packed> cache(PackWhen::SecondCall, 800);
+  CpuPtr w1 = weight(1), w2 = weight(2);
+  EXPECT_FALSE(get(cache, w1)) << "a first call packs nothing";
+  ASSERT_TRUE(get(cache, w1));
+  EXPECT_EQ(cache.cached(), 1u);
+  for (int call = 0; call < 3; ++call) EXPECT_FALSE(get(cache, w2)) << "call " << call << ": the budget is used up";
+  EXPECT_EQ(cache.packs(), 1u);
+  w1.reset();
+  EXPECT_FALSE(get(cache, w2)) << "its first call since the room came back";
+  EXPECT_TRUE(get(cache, w2));
+  EXPECT_EQ(cache.packs(), 2u);
+  EXPECT_EQ(cache.cached(), 1u);
 }
 
 }  // namespace
