@@ -108,9 +108,10 @@ TEST_P(CpuConvBlocked, MatchesReferenceAndGemmPath) {
   std::vector<int64_t> out;
   const std::vector<double> want = reference(c, x, w, bias, out);
   // Each path the shape can take: the default (Winograd or blocked), im2col + OpenBLAS, and for the
-  // Winograd shapes the blocked direct kernel.
+  // Winograd shapes the blocked direct kernel and each of the two tilings, F(2x2, 3x3) and F(4x4, 3x3).
   std::vector<std::vector<float>> got{run(c, x, w, bias), run(c, x, w, bias, "gemm")};
-  if (c.winograd) got.push_back(run(c, x, w, bias, "direct"));
+  if (c.winograd)
+    for (const char* path : {"direct", "winograd2", "winograd4"}) got.push_back(run(c, x, w, bias, path));
   // Sums of up to a few thousand products of values in [-1, 1): f32 error grows with sqrt(Kc).
   const double kc = static_cast<double>(prod(c.w, 1));
   const double tol = 1e-5 * std::sqrt(kc) * 4;
@@ -125,7 +126,7 @@ TEST_P(CpuConvBlocked, MatchesReferenceAndGemmPath) {
 
 // The input and weight gradients on the default paths (the Winograd forward of gy for stride-1 input
 // gradients it takes, else the blocked kernels) against im2col + OpenBLAS, and the input gradient of
-// the Winograd shapes also against the blocked direct kernel; values as in the forward test.
+// the Winograd shapes also on the blocked direct kernel and each tiling; values as in the forward test.
 TEST_P(CpuConvBlocked, GradientsMatchTheGemmPath) {
   const Case& c = GetParam();
   const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2);
@@ -150,10 +151,12 @@ TEST_P(CpuConvBlocked, GradientsMatchTheGemmPath) {
     for (size_t i = 0; i < want[k].size(); ++i)
       ASSERT_NEAR(got[k][i], want[k][i], tols[k]) << "gradient " << k << " element " << i;
   }
-  if (c.winograd) {
-    const auto direct = grads("direct");
-    for (size_t i = 0; i < want[0].size(); ++i) ASSERT_NEAR(direct[0][i], got[0][i], tols[0]) << "element " << i;
-  }
+  if (c.winograd)
+    for (const char* path : {"direct", "winograd2", "winograd4"}) {
+      const auto other = grads(path);
+      for (size_t i = 0; i < want[0].size(); ++i)
+        ASSERT_NEAR(other[0][i], got[0][i], tols[0]) << path << " element " << i;
+    }
 }
 
 // The Winograd forward takes exactly the shapes marked for it, so none of them is silently tested on
@@ -314,6 +317,11 @@ TEST_F(CpuConvIsa, Avx512KernelsMatchAvx2AndTheReference) {
       ASSERT_EQ(r[0].size(), want.size()) << conv_detail::conv_isa_name(isa);
       for (size_t i = 0; i < want.size(); ++i)
         ASSERT_NEAR(r[0][i], want[i], tols[0]) << conv_detail::conv_isa_name(isa) << " y element " << i;
+      if (c.winograd) {  // the F(4x4, 3x3) tiling on this ISA's tasks (24 or 32 blocks)
+        const auto f43 = run("winograd4");
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_NEAR(f43[0][i], want[i], tols[0]) << conv_detail::conv_isa_name(isa) << " winograd4 y element " << i;
+      }
       for (int k = 1; k < 4; ++k) {
         ASSERT_EQ(r[static_cast<size_t>(k)].size(), gemm[static_cast<size_t>(k)].size());
         for (size_t i = 0; i < gemm[static_cast<size_t>(k)].size(); ++i)

@@ -4,6 +4,8 @@
 // fewer; the input and output transforms are adds only, and the weights are transformed (16/9 of their
 // size) on each call, or once for a weight that inference reuses unwritten (cached as the packed GEMM's
 // weights are, ops/pack_cache.hpp). Runs on the blocked kernels' micro-kernels, so on the same CPUs.
+// BURN_CPU_CONV=winograd4 takes F(4x4, 3x3) instead (36 multiplies a 4x4 block, 4x fewer than direct; not the
+// default until its input transform is cheaper: see the source).
 #pragma once
 
 #include <cstdint>
