@@ -341,6 +341,7 @@ struct Tiling {
   int64_t out;     // outputs a block side: 2 or 4
   int64_t planes;  // (out + 2)^2 products a block
   int64_t cc, cop;
+  int64_t cc_narrow;  // input channels a pass when all output channels fit half of cop (M half the size)
   void (*filters)(const float* w, float* u, int64_t cout, int64_t c, int64_t co);
   void (*input)(const float* plane, int64_t h, int64_t w, int64_t iy0, int64_t ix0, int64_t len, float* v,
                 int64_t kstride);
@@ -351,9 +352,12 @@ void output_transform23(const float* m, int64_t kstride, int64_t len, float* con
   output_transform(m, kstride, len, out[0], out[1]);
 }
 
-constexpr Tiling kF23{2, 16, kCc, kCop, transform_filters, input_transform, output_transform23};
-// 36 planes: V (36 x 64 rows of 32 or 40 floats, 288 or 360 KiB) and M (36 x 64 x 24 or 32, 216 or 288 KiB).
-constexpr Tiling kF43{4, 36, 64, 64, transform_filters43, input_transform43, output_transform43};
+constexpr Tiling kF23{2, 16, kCc, kCop, kCc, transform_filters, input_transform, output_transform23};
+// 36 planes: M (36 x 128 x 24 or 32 floats, 432 or 576 KiB) beside V of 32 input channels (144 or 180 KiB), or M
+// of at most 64 output channels beside V of 64. On Zen 5 (journal 2026-12-02) 128 -> 128 at 28x28 took 0.85x the
+// time with 32 x 128 than with 64 x 64 at b1 (V was transformed twice, once per channel panel), 64 -> 64 at 56x56
+// b8 1.07x with 32 x 64 than with 64 x 64.
+constexpr Tiling kF43{4, 36, 32, 128, 64, transform_filters43, input_transform43, output_transform43};
 
 // u's planes lie this many floats apart.
 int64_t winograd_plane_stride(int64_t cout, int64_t c) { return cout * c + kPlaneSkew; }
@@ -393,11 +397,12 @@ std::shared_ptr<const WinogradWeights> winograd_weights(const Tiling& t, const C
   return cached && cached->cout == cout && cached->c == c ? cached : nullptr;
 }
 
-// The tiling of a conv: F(2x2, 3x3), or F(4x4, 3x3) when BURN_CPU_CONV is winograd4. Not the default yet: on Zen 5
-// (2 threads, ResNet-18's layers, two alternated rounds) its GEMMs took 1.6x less time but its input transform a
-// third of the total, and it ran 0.83x F(2x2, 3x3)'s time for 64 channels at 56x56 b8, 0.95x for 128 at 28x28 b1,
-// but 1.08x for 64 at b1 (7 block panels for 2 threads) and 1.04x for 128 at b8; past 128 channels, where every
-// block panel streams U (4x the weights) from L3, up to 1.9x. BURN_CPU_CONV=winograd2 names the default.
+// The tiling of a conv: F(2x2, 3x3), or F(4x4, 3x3) when BURN_CPU_CONV is winograd4. Not the default: on Zen 5
+// (2 threads, ResNet-18's layers, two alternated rounds, F(4x4) / F(2x2) time) 128 -> 128 at 28x28 took 0.85x at
+// b1 and 0.92-0.97x at b8, 64 -> 64 at 56x56 0.80-0.84x at b8 but 1.10-1.19x at b1 (7 block panels for 2 threads),
+// 256 -> 256 at 14x14 1.3-1.7x (every block panel streams U, 4x the weights, from L3); its input transform is a
+// third of its time. Chosen for those layers alone it left ResNet-18 and ResNet-50 (b1, b8) unchanged within this
+// machine's noise, for more rounding error, so it waits for a cheaper input transform.
 const Tiling& tiling_for() {
   const char* env = std::getenv("BURN_CPU_CONV");
   return env && std::strcmp(env, "winograd4") == 0 ? kF43 : kF23;
@@ -433,7 +438,8 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
   const int64_t bh = ceil_div(ho, bo), bwid = ceil_div(wo, bo), per_image = bh * bwid, blocks = m.n * per_image;
   const int64_t cout = m.cout, c = m.c, panels = ceil_div(blocks, kb);
   // Output channels in equal panels of at most t.cop (tasks are (block panel, channel panel)).
-  const int64_t splits = ceil_div(cout, t.cop), cop = ceil_div(cout, splits), cc_max = std::min(c, t.cc);
+  const int64_t splits = ceil_div(cout, t.cop), cop = ceil_div(cout, splits);
+  const int64_t cc_step = 2 * cout <= t.cop ? t.cc_narrow : t.cc, cc_max = std::min(c, cc_step);
   const int64_t ustride = winograd_plane_stride(cout, c);
   const std::shared_ptr<const WinogradWeights> cached = weight ? winograd_weights(t, weight, cout, c) : nullptr;
   CpuPtr ut;
@@ -467,8 +473,8 @@ void winograd_conv_forward(const float* x, const float* w, const float* bias, fl
         b += len;
       }
       const int64_t mstride = nco * kb + kPlaneSkew;
-      for (int64_t c0 = 0; c0 < c; c0 += t.cc) {
-        const int64_t cc = std::min(t.cc, c - c0), vstride = cc * vrow + kPlaneSkew;
+      for (int64_t c0 = 0; c0 < c; c0 += cc_step) {
+        const int64_t cc = std::min(cc_step, c - c0), vstride = cc * vrow + kPlaneSkew;
         if (nb < kb) std::fill(v, v + np * vstride, 0.0f);  // the last panel's absent blocks
         for (int i = 0; i < nrun; ++i) {
           const Run& run = runs[i];
