@@ -269,10 +269,12 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
                           const ConvEpilogue& ep) {
   // The kernels of each ISA: a wide one (nr) and, for small planes, a narrow one (nr_small) when it
   // computes 10% fewer columns. AVX2: 4 x 24 and 6 x 16 (12 of the 16 ymm registers accumulate);
-  // AVX-512: 8 x 48 and 8 x 32 (24 and 16 of the 32 zmm registers; k > 1 convs take 8 x 32 only, below).
+  // AVX-512: 8 x 48 and 8 x 32 (24 and 16 of the 32 zmm registers; k > 1 convs take 8 x 48 only where it computes
+  // 10% fewer columns, below).
   const bool wide = conv_isa() == ConvIsa::Avx512;
   const int64_t nr = wide ? 48 : 24, nr_small = wide ? 32 : 16;
   const auto run_forward = [&](bool small, const Plan& pl, int64_t mp, int64_t threads) {
+    if (wide && !small) return forward_tiles<8, 3, 16>(x, w, bias, y, m, g, pl, mp, threads, ep);
     if (wide) return forward_tiles<8, 2, 16>(x, w, bias, y, m, g, pl, mp, threads, ep);
     if (small) return forward_tiles<6, 2, 8>(x, w, bias, y, m, g, pl, mp, threads, ep);
     forward_tiles<4, 3, 8>(x, w, bias, y, m, g, pl, mp, threads, ep);
@@ -303,9 +305,16 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
     Plan pp(g, m.cg, kOutBytes, mp * 4, r, units * panels, threads, false, region_bytes);
     return padded_columns(pd, r) < padded_columns(pp, r) ? pd : pp;
   };
-  // AVX-512 runs 8 x 32 on every plane: 8 x 48 computed more padding columns and was no faster per column
-  // (1 thread: conv_block_step 7.3-7.8 ms against 7.8-8.1, the 7x7 stride-2 stem 1.36-1.40 ms against 1.45-1.57).
-  if (wide) return run_forward(true, plan(nr_small), mp, threads);
+  // AVX-512 runs 8 x 32 unless 8 x 48 computes 10% fewer columns: 8 x 48 on every plane computed more padding
+  // columns and was no faster per column (1 thread: conv_block_step 7.3-7.8 ms against 7.8-8.1, the 7x7 stride-2
+  // stem 1.36-1.40 ms against 1.45-1.57).
+  if (wide) {
+    // 8 x 48 where it computes 10% fewer columns: 7x7 planes are 48 + a thin panel instead of 32 + 17 padded to 32
+    // (ResNet's 512-channel 7x7 convs at b1, 3 alternated rounds, min of 5: 675-824 against 868-914 µs).
+    const Plan ps = plan(nr_small), pw = plan(nr);
+    if (padded_columns(pw, nr) * 10 < padded_columns(ps, nr_small) * 9) return run_forward(false, pw, mp, threads);
+    return run_forward(true, ps, mp, threads);
+  }
   const Plan pw = plan(nr);
   // Small planes take the narrow kernel when it computes 10% fewer columns. (AVX2, on 7x7: 49 pixels are
   // 48 + a thin panel either way; 4 x 24 measured 0.95-1.0x the time of 6 x 16 there, at b1 and b8.)
