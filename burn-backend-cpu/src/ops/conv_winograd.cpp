@@ -32,9 +32,12 @@ constexpr int64_t kCc = 128;
 // Output channels per task at most: M (16 x kCop x 24 or 32 floats, 192 or 256 KiB) stays in L2 beside V.
 constexpr int64_t kCop = 128;
 
-// The 16 planes of V, M and U lie this many floats more than their size apart: planes of a multiple of 4 KiB
-// (32 blocks x 128 channels is 16 KiB) would put the 16 streams of the transforms in one L1 set.
+// The planes (16 or 36) of V, M and U lie this many floats more than their size apart: planes of a multiple of 4 KiB
+// (32 blocks x 128 channels is 16 KiB) would put the streams of the transforms in one L1 set.
 constexpr int64_t kPlaneSkew = 16;
+
+// The planes of the transformed weights u (Cout x C filters each) lie this many floats apart.
+int64_t winograd_plane_stride(int64_t cout, int64_t c) { return cout * c + kPlaneSkew; }
 
 // The filter transform's three operations on one value or on 8 lanes, the same per lane, so the vector
 // and the scalar filters of one conv round alike.
@@ -68,7 +71,7 @@ BURN_AVX2_FMA [[gnu::always_inline]] inline void filter_transform(const T (&f)[9
 BURN_AVX2_FMA void transform_filters(const float* w, float* u, int64_t cout, int64_t c, int64_t co) {
   const float* wc = w + co * c * 9;
   float* uc = u + co * c;
-  const int64_t kstride = cout * c + kPlaneSkew;
+  const int64_t kstride = winograd_plane_stride(cout, c);
   int64_t ci = 0;
   const __m256i nine = _mm256_setr_epi32(0, 9, 18, 27, 36, 45, 54, 63);
   for (; ci + 8 <= c; ci += 8) {
@@ -189,7 +192,7 @@ void filter_transform43(const float* f, float* out) {
 
 // The filters (co, ci) for ci in [0, c) of one output channel co into u [36][Cout][C] (planes kstride apart).
 void transform_filters43(const float* w, float* u, int64_t cout, int64_t c, int64_t co) {
-  const int64_t kstride = cout * c + kPlaneSkew;
+  const int64_t kstride = winograd_plane_stride(cout, c);
   for (int64_t ci = 0; ci < c; ++ci) {
     float out[36];
     filter_transform43(w + (co * c + ci) * 9, out);
@@ -358,9 +361,6 @@ constexpr Tiling kF23{2, 16, kCc, kCop, kCc, transform_filters, input_transform,
 // time with 32 x 128 than with 64 x 64 at b1 (V was transformed twice, once per channel panel), 64 -> 64 at 56x56
 // b8 1.07x with 32 x 64 than with 64 x 64.
 constexpr Tiling kF43{4, 36, 32, 128, 64, transform_filters43, input_transform43, output_transform43};
-
-// u's planes lie this many floats apart.
-int64_t winograd_plane_stride(int64_t cout, int64_t c) { return cout * c + kPlaneSkew; }
 
 // u [planes][Cout][C] = the transformed filters of w [Cout, C, 3, 3].
 void transform_weights(const Tiling& t, const float* w, float* u, int64_t cout, int64_t c) {
