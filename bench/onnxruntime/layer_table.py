@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""The per-layer table of ResNet-18: burn's per-op times against ONNX Runtime's per-node profile.
+"""The per-layer table of ResNet-18 or ResNet-50: burn's per-op times against ONNX Runtime's per-node profile.
 
   layer_table.py ORT_PROFILE.json... -- BURN_LAYERS.txt...
 
 ORT_PROFILE.json: traces written by profile_ort.mjs (the first 3 runs of each node, the warm-up, are
-skipped); BURN_LAYERS.txt: the output of burn-bench-resnet18-layers. burn's ops are grouped as ONNX
+skipped); BURN_LAYERS.txt: the output of burn-bench-resnet-layers. burn's ops are grouped as ONNX
 Runtime fuses them (a conv with its ReLU, or with the residual add and the ReLU; the stem's ReLU with the
 stem conv). Per layer: the minimum over all runs of each run's minimum (burn: wall; ORT: its node time,
 wall), and the median of burn's calling-thread CPU time. Prints a markdown table.
@@ -24,10 +24,11 @@ def ort(path):
     out = {}
     for n, v in times.items():
         v = v[3:] if len(v) > 3 else v
-        m = re.match(r"/(layer\d)/\1\.(\d)/(relu/Relu|conv2/Conv|downsample/downsample.0/Conv)", n)
+        m = re.match(r"/(layer\d)/\1\.(\d)/(relu/Relu|relu_1/Relu|conv2/Conv|conv3/Conv|downsample/downsample.0/Conv)", n)
         if m:
-            kind = {"relu/Relu": "conv1+relu", "conv2/Conv": "conv2+add+relu",
-                    "downsample/downsample.0/Conv": "downsample"}[m[3]]
+            # a basic block's last conv is conv2, a bottleneck's conv3 (its conv2 ends in relu_1)
+            kind = {"relu/Relu": "conv1+relu", "relu_1/Relu": "conv2+relu", "conv2/Conv": "conv2+add+relu",
+                    "conv3/Conv": "conv3+add+relu", "downsample/downsample.0/Conv": "downsample"}[m[3]]
             key = f"{m[1]}.{m[2]} {kind}"
         elif n.startswith("/relu/"):
             key = "stem conv+relu"
@@ -45,7 +46,13 @@ def ort(path):
 
 def burn(path):
     out = collections.defaultdict(lambda: [0.0, 0.0])
-    for line in open(path):
+    lines = open(path).readlines()
+    bottleneck = any(" conv3 " in line for line in lines)
+    last = "conv3+add+relu" if bottleneck else "conv2+add+relu"
+    groups = {"conv1": "conv1+relu", "relu1": "conv1+relu", "downsample": "downsample", "add": last,
+              "conv2": "conv2+relu" if bottleneck else last, "relu2": "conv2+relu" if bottleneck else last,
+              "conv3": last, "relu3": last}
+    for line in lines:
         m = re.match(r"^(.*?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)(?:\s+([\d.]+))?$", line)
         if not m or m[1] == "sum":
             continue
@@ -54,8 +61,7 @@ def burn(path):
             key = "stem conv+relu"
         elif name.startswith("layer"):
             block, op = name.split(" ")
-            key = block + " " + {"conv1": "conv1+relu", "relu1": "conv1+relu", "conv2": "conv2+add+relu",
-                                 "add": "conv2+add+relu", "relu2": "conv2+add+relu", "downsample": "downsample"}[op]
+            key = block + " " + groups[op]
         else:
             key = name
         out[key][0] += wall_min

@@ -1,7 +1,7 @@
 // Per-node profile of the ONNX Runtime peer: node profile_ort.mjs MODEL.onnx BATCH THREADS ITERS PREFIX.
 // Runs ITERS forwards after 3 warm-up ones with enableProfiling; ORT writes PREFIX_<date>.json (a Chrome
 // trace with each node's time per run) when the process ends; layer_table.py sets it against the output of
-// burn-bench-resnet18-layers. Prints the mean seconds per forward (profiling included).
+// burn-bench-resnet-layers. Prints the mean seconds per forward (profiling included).
 import { createRequire } from "module";
 const require = createRequire(import.meta.url);
 const ort = require("onnxruntime-node");
