@@ -1,6 +1,7 @@
 // Pooling and resampling on image-sized NCHW f32 tensors: max/avg pool 2x2 s2 and 3x3 s2 p1 on
-// (2, 32|128, 512, 512), max pool 3x3 s2 p1 on ResNet's (1, 64, 112, 112), and 2x bilinear / nearest
-// upsampling of (2, 32, 256, 256).
+// (2, 32|128, 512, 512), max pool 3x3 s2 p1 on ResNet's (1, 64, 112, 112), max pool 2x2 s2 with indices on
+// the small CNN's two pools at batch 32 (28x28 and 14x14 planes: rows of 14 and 7 outputs), and 2x bilinear /
+// nearest upsampling of (2, 32, 256, 256).
 #include "burn/tensor/module.hpp"
 #include "common.hpp"
 
@@ -41,6 +42,15 @@ void register_cases() {
     auto x = input<4>({1, 64, 112, 112});
     for (auto _ : st) benchmark::DoNotOptimize(module::max_pool2d(x, pool(3, 2, 1)));
   });
+  // The small CNN's pools in training (bench/nn_models.hpp, batch 32): short rows, cache-resident.
+  for (auto [c, hw] : {std::pair{32, 28}, std::pair{64, 14}}) {
+    add_case(
+        "max_pool2d_with_indices_2x2s2/32x" + std::to_string(c) + "x" + std::to_string(hw) + "x" + std::to_string(hw),
+        [c, hw](benchmark::State& st) {
+          auto x = input<4>({32, c, hw, hw});
+          for (auto _ : st) benchmark::DoNotOptimize(module::max_pool_with_indices<4>(x, pool(2, 2, 0)));
+        });
+  }
   for (auto [label, mode] :
        {std::pair{"bilinear", InterpolateMode::Linear}, std::pair{"nearest", InterpolateMode::Nearest},
         std::pair{"bicubic", InterpolateMode::Cubic}}) {
