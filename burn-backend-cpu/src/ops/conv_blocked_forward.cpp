@@ -197,13 +197,21 @@ void forward_tiles(const float* x, const float* w, const float* bias, float* y, 
   });
 }
 
+// The tiles of tn pixels of an L-pixel plane: a remainder of at most kThin pixels joins the last full tile
+// (its thin panel) instead of being a task of its own, which would stream the task's weight panel again for it.
+int64_t pointwise_tile_count(int64_t L, int64_t tn) {
+  const int64_t tiles = ceil_div(L, tn), rem = L % tn;
+  return tiles > 1 && rem != 0 && rem <= kThin ? tiles - 1 : tiles;
+}
+
 // 1x1 convs without padding: per group y_g [Mo, L] = W_g [Mo, Cg] x_g [Cg, L], B read straight from x
 // (stride 1) or from a compact copy of the strided pixels of a tile (made once per tile and thread).
 // Tasks are (unit, tile of tn pixels, panel of mp output channels), panels innermost.
 template <int MR, int NV, int W>
 void pointwise_tiles(const float* x, const float* w, const float* bias, float* y, const Dims& m, const Geo3& g,
                      int64_t mp, int64_t tn, int64_t threads, const ConvEpilogue& ep) {
-  const int64_t L = g.out_size, units = m.n * m.groups, panels = ceil_div(m.mo, mp), tiles = ceil_div(L, tn);
+  const int64_t L = g.out_size, units = m.n * m.groups, panels = ceil_div(m.mo, mp);
+  const int64_t tiles = pointwise_tile_count(L, tn), ld = tn + kThin;  // ld: a cols row, the longest tile
   const bool strided = !g.pointwise;
   const int64_t total = units * tiles * panels;
   TaskClaims claims(total);
@@ -211,12 +219,12 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
     int64_t src, dst, len;
   };
   parallel_for(std::min(total, threads), 1, [&](int64_t chunk, int64_t) {
-    float* cols = strided ? conv_scratch(0, m.cg * tn) : nullptr;
+    float* cols = strided ? conv_scratch(0, m.cg * ld) : nullptr;
     std::vector<Run> runs;
     int64_t built = -1;
     for (int64_t t; (t = claims.next(chunk > 0)) >= 0;) {
       const int64_t ut = t / panels, u = ut / tiles, n = u / m.groups, gi = u % m.groups;
-      const int64_t p0 = ut % tiles * tn, np = std::min(tn, L - p0);
+      const int64_t p0 = ut % tiles * tn, np = ut % tiles == tiles - 1 ? L - p0 : tn;
       const int64_t c0 = t % panels * mp, rows = std::min(mp, m.mo - c0);
       const float* xg = x + (n * m.c + gi * m.cg) * g.in_size;
       BMat b{xg + p0, g.in_size, nullptr};
@@ -233,7 +241,7 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
           for (int64_t c = 0; c < m.cg; ++c)
             for (const Run& run : runs) {
               const float* in = xg + c * g.in_size + run.src;
-              float* dst = cols + c * tn + run.dst;
+              float* dst = cols + c * ld + run.dst;
               if (g.s[2] == 2) {
                 every_other(in, run.len, dst);
               } else {
@@ -242,7 +250,7 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
             }
         }
         built = ut;
-        b = BMat{cols, tn, nullptr};
+        b = BMat{cols, ld, nullptr};
       }
       float* yg = y + (n * m.cout + gi * m.mo + c0) * L + p0;
       tile_gemm<MR, NV, W>(rows, np, m.cg, AMat{w + (gi * m.mo + c0) * m.cg, m.cg, 1, nullptr}, b, DenseC{yg, L},
@@ -252,15 +260,24 @@ void pointwise_tiles(const float* x, const float* w, const float* bias, float* y
   });
 }
 
-// Columns the micro-kernels compute for plan pl: its tiles' pixels (junk included) rounded up to nr, a
-// last panel of at most kThin columns (thin_kernel) counted as 4 a column.
+// Columns the micro-kernels compute for a tile of n pixels: n rounded up to nr, a last panel of at most
+// kThin columns (thin_kernel) counted as 4 a column.
+int64_t padded_columns(int64_t n, int64_t nr) {
+  const int64_t rem = n % nr;
+  return n - rem + (rem == 0 ? 0 : rem <= kThin ? 4 * rem : nr);
+}
+
+// The same over the tiles of plan pl (junk columns included).
 int64_t padded_columns(const Plan& pl, int64_t nr) {
   int64_t cols = 0;
-  for (int64_t t = 0; t < pl.tiles; ++t) {
-    const int64_t n = pl.tile(t).n, rem = n % nr;
-    cols += n - rem + (rem == 0 ? 0 : rem <= kThin ? 4 * rem : nr);
-  }
+  for (int64_t t = 0; t < pl.tiles; ++t) cols += padded_columns(pl.tile(t).n, nr);
   return cols;
+}
+
+// The same over an L-pixel plane cut into tiles of tn as pointwise_tiles cuts it.
+int64_t padded_columns(int64_t L, int64_t tn, int64_t nr) {
+  const int64_t tiles = pointwise_tile_count(L, tn);
+  return (tiles - 1) * padded_columns(tn, nr) + padded_columns(L - (tiles - 1) * tn, nr);
 }
 
 }  // namespace
@@ -287,8 +304,12 @@ void blocked_conv_forward(const float* x, const float* w, const float* bias, flo
   if (g.ksize == 1) {
     const int64_t L = g.out_size;
     const int64_t tn = tile_width(mp * 4, kOutBytes, L, units * panels, nr, threads);
-    if (L < (1 << 12) && round_up(L, nr_small) * 10 < round_up(L, nr) * 9) {
-      const int64_t tn_small = std::min(round_up(L, nr_small), round_up(tn, nr_small));
+    // The narrow kernel where it computes 10% fewer columns, a thin last panel counted as in padded_columns: 7x7
+    // planes take 48 + a thin panel in one tile instead of 64 columns (AVX-512, b1, 3 alternated rounds: ResNet-50's
+    // 2048 -> 512 conv 329-340 against 380-418 µs, 512 -> 2048 319-419 against 377-422, the 1024 -> 2048 stride-2
+    // downsample 682-773 against 787-1401).
+    const int64_t tn_small = std::min(round_up(L, nr_small), round_up(tn, nr_small));
+    if (L < (1 << 12) && padded_columns(L, tn_small, nr_small) * 10 < padded_columns(L, tn, nr) * 9) {
       if (wide) return pointwise_tiles<8, 2, 16>(x, w, bias, y, m, g, mp, tn_small, threads, ep);
       return pointwise_tiles<6, 2, 8>(x, w, bias, y, m, g, mp, tn_small, threads, ep);
     }
