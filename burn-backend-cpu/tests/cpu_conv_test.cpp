@@ -177,9 +177,9 @@ TEST_P(CpuConvBlocked, WinogradTakesTheShapesMarkedForIt) {
 
 // conv_with_epilogue (a relu run by each task on its finished tile, a residual add and relu in one pass over
 // the finished output; for the fused executor) against the separate conv, add and relu ops, bit for bit, on every
-// branch: pitch tiles (panels stored in place and panels copied out past junk columns), dense tiles with thin panels,
-// tiles that are pieces of a row, 1x1 GEMMs, K in chunks and weights in panels. The residual's values are as large as
-// the conv's, so the relu clips about half of the sums.
+// branch and with each ISA's micro-kernels: pitch tiles (panels stored in place and panels copied out past junk
+// columns), dense tiles with thin panels, tiles that are pieces of a row, 1x1 GEMMs, K in chunks and weights in panels.
+// The residual's values are as large as the conv's, so the relu clips about half of the sums.
 TEST_P(CpuConvBlocked, EpilogueInTheKernelEqualsTheSeparateOps) {
   const Case& c = GetParam();
   const std::vector<float> x = randoms(prod(c.x, 0), 1), w = randoms(prod(c.w, 0), 2), bias = randoms(c.w[0], 3);
@@ -193,17 +193,25 @@ TEST_P(CpuConvBlocked, EpilogueInTheKernelEqualsTheSeparateOps) {
   bool padded = false;
   for (int64_t p : c.padding) padded = padded || p != 0;
   const bool blocked = !(prod(c.w, 2) == 1 && padded);  // 1x1 convs with padding take the im2col path
-  for (int variant = 0; variant < 3; ++variant) {
-    const bool add = variant != 0, relu = variant != 1;
-    const Prim fused = conv_with_epilogue(xp, wp, bp, o, add ? rp : nullptr, relu);
-    ASSERT_EQ(fused != nullptr, blocked) << "variant " << variant;
-    if (!fused) continue;
-    Prim want = add ? b.add(plain, rp) : plain;
-    if (relu) want = b.relu(want);
-    const std::vector<float> got = vals<float>(fused), exp = vals<float>(want);
-    ASSERT_EQ(got.size(), exp.size());
-    ASSERT_EQ(0, std::memcmp(got.data(), exp.data(), got.size() * sizeof(float))) << "variant " << variant;
+  const conv_detail::ConvIsa before = conv_detail::conv_isa();
+  for (conv_detail::ConvIsa isa : {conv_detail::ConvIsa::Avx2, conv_detail::ConvIsa::Avx512}) {
+    if (!conv_detail::conv_isa_available(isa)) continue;
+    conv_detail::set_conv_isa(isa);
+    const Prim plain_isa = b.conv(xp, wp, bp, o);  // the separate ops on the same micro-kernels
+    for (int variant = 0; variant < 3; ++variant) {
+      const bool add = variant != 0, relu = variant != 1;
+      const Prim fused = conv_with_epilogue(xp, wp, bp, o, add ? rp : nullptr, relu);
+      ASSERT_EQ(fused != nullptr, blocked) << "variant " << variant;
+      if (!fused) continue;
+      Prim want = add ? b.add(plain_isa, rp) : plain_isa;
+      if (relu) want = b.relu(want);
+      const std::vector<float> got = vals<float>(fused), exp = vals<float>(want);
+      ASSERT_EQ(got.size(), exp.size());
+      ASSERT_EQ(0, std::memcmp(got.data(), exp.data(), got.size() * sizeof(float)))
+          << "variant " << variant << ", " << conv_detail::conv_isa_name(isa);
+    }
   }
+  conv_detail::set_conv_isa(before);
   // A residual of another shape is left to the separate ops.
   if (blocked) EXPECT_EQ(conv_with_epilogue(xp, wp, bp, o, f32({1.0f}, Shape{1}), true), nullptr);
 }
